@@ -1,0 +1,84 @@
+"""Every rule's embedded VALID/INVALID cases and its catalog page's examples."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchlint import catalog
+from torchlint.rule import Invalid, Valid, all_rules
+from torchlint.testing import lint_snippet
+
+RULES = all_rules()
+
+
+def _valid_cases():
+    for rule in RULES:
+        for i, case in enumerate(rule.VALID):
+            case = Valid(case) if isinstance(case, str) else case
+            yield pytest.param(rule, case, id=f"{rule.code}-valid-{i}")
+
+
+def _invalid_cases():
+    for rule in RULES:
+        for i, case in enumerate(rule.INVALID):
+            yield pytest.param(rule, case, id=f"{rule.code}-invalid-{i}")
+
+
+@pytest.mark.parametrize(("rule", "case"), list(_valid_cases()))
+def test_valid_case_is_not_reported(rule, case: Valid):
+    findings = lint_snippet(case.code, select=[rule.code], path=case.path, options={rule.code: case.options})
+    assert findings == [], f"{rule.code} reported on valid code:\n{case.code}\n{findings}"
+
+
+@pytest.mark.parametrize(("rule", "case"), list(_invalid_cases()))
+def test_invalid_case_is_reported(rule, case: Invalid):
+    findings = lint_snippet(case.code, select=[rule.code], path=case.path, options={rule.code: case.options})
+    assert findings, f"{rule.code} did not report on:\n{case.code}"
+    assert all(f.rule == rule.code and f.name == rule.name for f in findings)
+    if case.lines:
+        assert sorted(f.line for f in findings) == sorted(case.lines), findings
+    for f in findings:
+        assert case.message.lower() in f.message.lower(), (case.message, f.message)
+        assert f.severity == rule.severity
+
+
+def test_every_rule_has_enough_embedded_cases():
+    for rule in RULES:
+        if rule.code == "TL000":
+            continue
+        assert len(rule.VALID) >= 8, f"{rule.code}: {len(rule.VALID)} valid cases"
+        assert len(rule.INVALID) >= 8, f"{rule.code}: {len(rule.INVALID)} invalid cases"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_catalog_page_structure(rule):
+    text = catalog.page(rule.code, rule.name)
+    assert catalog.title(text) == f"{rule.code} {rule.name}"
+    sections = catalog.sections(text)
+    for heading in catalog.SECTIONS:
+        assert heading in sections, f"{rule.code} page lacks '## {heading}'"
+    assert catalog.first_paragraph(sections["What it does"])
+    assert catalog.code_blocks(sections["Example"]), "Example needs a ```python block"
+    assert catalog.code_blocks(sections["Use instead"]), "Use instead needs a ```python block"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_catalog_example_is_reported(rule):
+    sections = catalog.sections(catalog.page(rule.code, rule.name))
+    for block in catalog.code_blocks(sections["Example"]):
+        findings = lint_snippet(block, select=[rule.code], path="train.py")
+        assert findings, f"{rule.code}: catalog Example not reported:\n{block}"
+        assert {f.rule for f in findings} == {rule.code}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_catalog_use_instead_is_clean(rule):
+    sections = catalog.sections(catalog.page(rule.code, rule.name))
+    for block in catalog.code_blocks(sections["Use instead"]):
+        assert lint_snippet(block, select=[rule.code], path="train.py") == [], block
+
+
+def test_every_catalog_page_belongs_to_a_rule():
+    names = {f"{r.code}-{r.name}.md" for r in RULES}
+    pages = {p.name for p in catalog.catalog_dir().glob("*.md")} - {"README.md"}
+    assert pages <= names, f"pages without a rule: {pages - names}"

@@ -1,0 +1,195 @@
+"""Command line: ``torchlint check``, ``torchlint rules``, ``torchlint rule CODE``.
+
+Exit codes (as ruff): 0 no findings, 1 findings, 2 usage/configuration/internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from torchlint import __version__
+from torchlint.errors import TorchlintError, UsageError
+
+SUBCOMMANDS = ("check", "rules", "rule", "trace")
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own errors: exit 2 with our prefix
+        self.print_usage(sys.stderr)
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="torchlint", description="A static linter for PyTorch training and model code.")
+    parser.add_argument("--version", action="version", version=f"torchlint {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="lint files and directories (the default command)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("--select", type=_codes, action="extend", default=None, metavar="CODES",
+                       help="rules to enable, replacing the defaults: codes or prefixes, comma-separated, or ALL")
+    check.add_argument("--extend-select", type=_codes, action="extend", default=None, metavar="CODES",
+                       help="rules to enable on top of the selection")
+    check.add_argument("--ignore", type=_codes, action="extend", default=None, metavar="CODES", help="rules to disable")
+    check.add_argument("--format", default="full", metavar="FORMAT", help="full (default), concise, json, json-lines")
+    check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--config", metavar="FILE", help="use this pyproject.toml or torchlint.toml")
+    check.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    check.add_argument("--force-exclude", action="store_true",
+                       help="apply exclusions to paths given on the command line too (for pre-commit)")
+    check.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument("-v", "--verbose", action="store_true", help="print progress and tracebacks of internal errors")
+
+    rules = sub.add_parser("rules", help="list every rule")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    rule = sub.add_parser("rule", help="show a rule's catalog page")
+    rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
+    return parser
+
+
+def _normalise(argv: list[str]) -> list[str]:
+    """``torchlint PATHS...`` is ``torchlint check PATHS...``."""
+    if not argv:
+        return ["check"]
+    first = argv[0]
+    if first in SUBCOMMANDS or first in ("-h", "--help", "--version"):
+        return argv
+    return ["check", *argv]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    verbose = "-v" in args_list or "--verbose" in args_list
+    try:
+        args = build_parser().parse_args(_normalise(args_list))
+        if args.command == "rules":
+            return cmd_rules(args)
+        if args.command == "rule":
+            return cmd_rule(args)
+        if args.command == "trace":  # pragma: no cover - wired with the shape trace
+            raise UsageError("the trace command is not available in this build")
+        return cmd_check(args)
+    except TorchlintError as exc:
+        print(f"torchlint: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("torchlint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception as exc:  # noqa: BLE001 - never a traceback unless asked
+        if verbose:
+            traceback.print_exc()
+        print(f"torchlint: internal error: {type(exc).__name__}: {exc}"
+              + ("" if verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
+        return EXIT_ERROR
+
+
+# -- check -----------------------------------------------------------------------------
+
+def load_settings(args: argparse.Namespace):
+    from torchlint.config import build_settings, find_config
+
+    config_path: Path | None = None
+    if args.config and not args.isolated:
+        config_path = Path(args.config)
+        if not config_path.is_file():
+            raise UsageError(f"--config {args.config}: no such file")
+    elif not args.isolated:
+        start = Path(args.paths[0]) if args.paths else Path.cwd()
+        config_path = find_config(start if start.exists() else Path.cwd())
+    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore}
+    return build_settings(config_path, cli, force_exclude=args.force_exclude)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from torchlint.engine import lint_files
+    from torchlint.files import discover
+    from torchlint.formats import FORMAT_NAMES, Report, render
+    from torchlint.formats.text import render_statistics
+
+    if args.format not in FORMAT_NAMES:
+        raise UsageError(f"--format {args.format}: unknown format (accepted: {', '.join(FORMAT_NAMES)})")
+    settings = load_settings(args)
+    cwd = Path.cwd().resolve()
+    files = discover(args.paths, settings, cwd)
+    if args.show_files:
+        for f in files:
+            print(f.display)
+        return EXIT_CLEAN
+    if args.verbose:
+        where = settings.config_path or "no configuration file"
+        print(f"torchlint: {len(files)} file(s), settings from {where}", file=sys.stderr)
+    result = lint_files(files, settings, cwd)
+
+    color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    report = Report(result, settings, cwd, color=color, quiet=args.quiet)
+    text = render_statistics(report) if args.statistics else render(args.format, report)
+    if args.output_file:
+        try:
+            Path(args.output_file).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    for err in result.errors:
+        print(f"torchlint: error: rule {err.rule} failed on {err.path}: {err.error}"
+              + ("" if args.verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
+        if args.verbose and err.traceback:
+            print(err.traceback, file=sys.stderr)
+    if result.errors:
+        return EXIT_ERROR
+    if result.findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+# -- rules / rule ----------------------------------------------------------------------
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from torchlint.rule import all_rules
+
+    rules = all_rules()
+    if args.format == "json":
+        data = [{"code": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
+                 "summary": r.summary} for r in rules]
+        print(json.dumps(data, indent=2))
+        return EXIT_CLEAN
+    width = max(len(r.name) for r in rules)
+    print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} Summary")
+    for r in rules:
+        print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} {r.summary}")
+    return EXIT_CLEAN
+
+
+def cmd_rule(args: argparse.Namespace) -> int:
+    from torchlint import catalog
+    from torchlint.rule import all_rules
+
+    wanted = args.code.strip()
+    for r in all_rules():
+        if r.code == wanted.upper() or r.name == wanted.lower():
+            sys.stdout.write(catalog.page(r.code, r.name))
+            return EXIT_CLEAN
+    raise UsageError(f"unknown rule {wanted!r} (see `torchlint rules`)")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

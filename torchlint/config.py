@@ -1,0 +1,228 @@
+"""Configuration: ``[tool.torchlint]`` in ``pyproject.toml`` or a ``torchlint.toml``.
+
+Every key and value is checked; a bad one is a ``ConfigError`` (exit 2) that names the
+file, the key and what is accepted.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torchlint.errors import ConfigError, UsageError
+from torchlint.rule import Rule, all_rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+TOP_LEVEL_KEYS = {
+    "select": "list of rule codes or prefixes",
+    "ignore": "list of rule codes or prefixes",
+    "extend-select": "list of rule codes or prefixes",
+    "exclude": "list of gitignore-style patterns (replaces the defaults)",
+    "extend-exclude": "list of gitignore-style patterns",
+    "respect-gitignore": "true or false",
+    "per-file-ignores": 'table of pattern = ["TL001", ...]',
+    "cache-dir": "a directory path",
+    "trace": "table of shape-trace settings",
+}
+
+DEFAULT_EXCLUDE = [
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytype",
+    ".ruff_cache", ".svn", ".tox", ".venv", "venv", "__pypackages__", "_build", "buck-out",
+    "build", "dist", "node_modules", "site-packages", ".torchlint_cache", "__pycache__",
+]
+
+
+@dataclass
+class Settings:
+    """Everything a run needs, resolved from defaults, the config file and the CLI."""
+
+    enabled: frozenset[str]
+    rule_options: dict[str, dict[str, Any]]
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    extend_exclude: list[str] = field(default_factory=list)
+    respect_gitignore: bool = True
+    per_file_ignores: dict[str, frozenset[str]] = field(default_factory=dict)
+    force_exclude: bool = False
+    config_path: Path | None = None
+    # Patterns in exclude/per-file-ignores are relative to this directory.
+    root: Path = field(default_factory=Path.cwd)
+    cache_dir: Path | None = None
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    def options_for(self, rule: type[Rule]) -> dict[str, Any]:
+        return self.rule_options.get(rule.code) or rule.default_options()
+
+
+# -- locating and reading ---------------------------------------------------------------
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ``torchlint.toml``, or ``pyproject.toml`` with a ``[tool.torchlint]``
+    table, in ``start`` or its parents."""
+    start = start.resolve()
+    if start.is_file():
+        start = start.parent
+    for directory in (start, *start.parents):
+        candidate = directory / "torchlint.toml"
+        if candidate.is_file():
+            return candidate
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue  # not ours to complain about unless it holds our table
+            if isinstance(data.get("tool"), dict) and "torchlint" in data["tool"]:
+                return candidate
+    return None
+
+
+def read_table(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read config file {path}: not UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("torchlint", {})
+    else:
+        table = data.get("tool", {}).get("torchlint", data) if "tool" in data else data
+    if not isinstance(table, dict):
+        raise ConfigError(str(path), "tool.torchlint", "must be a table")
+    return table
+
+
+# -- selection ---------------------------------------------------------------------------
+
+def expand_selector(selector: str, source: str, key: str) -> set[str]:
+    """``TL001`` -> {TL001}; ``TL00`` -> every code starting so; ``ALL`` -> every rule."""
+    codes = [r.code for r in all_rules()]
+    sel = selector.strip().upper()
+    if sel == "ALL":
+        return set(codes)
+    matched = {c for c in codes if c.startswith(sel)} if sel else set()
+    if not matched:
+        raise ConfigError(source, key, f"unknown rule code or prefix {selector!r}", ", ".join(codes) + ", ALL")
+    return matched
+
+
+def resolve_selection(
+    layers: list[tuple[str, dict[str, list[str] | None]]],
+) -> frozenset[str]:
+    """Apply (source, {select, extend-select, ignore}) layers in order, config then CLI.
+
+    A layer's ``select`` replaces everything before it; ``extend-select`` adds; ``ignore``
+    removes.
+    """
+    enabled = {r.code for r in all_rules() if r.default_enabled}
+    for source, layer in layers:
+        if layer.get("select") is not None:
+            enabled = set()
+            for s in layer["select"]:
+                enabled |= expand_selector(s, source, "select")
+        for s in layer.get("extend-select") or ():
+            enabled |= expand_selector(s, source, "extend-select")
+        for s in layer.get("ignore") or ():
+            enabled -= expand_selector(s, source, "ignore")
+    return frozenset(enabled)
+
+
+# -- validation --------------------------------------------------------------------------
+
+def _str_list(value: Any, source: str, key: str) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(source, key, f"expected a list of strings, got {value!r}")
+    return list(value)
+
+
+def _rule_options(rule: type[Rule], table: Any, source: str) -> dict[str, Any]:
+    key_prefix = rule.name
+    if not isinstance(table, dict):
+        raise ConfigError(source, key_prefix, "must be a table of options")
+    options = rule.default_options()
+    for key, value in table.items():
+        spec = rule.options.get(key)
+        if spec is None:
+            accepted = ", ".join(sorted(rule.options)) or "no options"
+            raise ConfigError(source, f"{key_prefix}.{key}", f"unknown option for {rule.code}", accepted)
+        ok = isinstance(value, spec.kind) and not (isinstance(value, bool) and spec.kind in (int, float, (int, float)))
+        if ok and spec.item_kind is not None:
+            ok = all(isinstance(v, spec.item_kind) for v in value)
+        if not ok:
+            kind = spec.kind.__name__ if isinstance(spec.kind, type) else " or ".join(k.__name__ for k in spec.kind)
+            if spec.item_kind is not None:
+                kind += f" of {spec.item_kind.__name__}"
+            raise ConfigError(source, f"{key_prefix}.{key}", f"expected {kind}, got {value!r}", spec.description)
+        options[key] = value
+    return options
+
+
+def build_settings(
+    config_path: Path | None,
+    cli: dict[str, list[str] | None] | None = None,
+    *,
+    force_exclude: bool = False,
+    root: Path | None = None,
+) -> Settings:
+    """Resolve settings from the config file (if any) and CLI selection flags."""
+    table: dict[str, Any] = read_table(config_path) if config_path else {}
+    source = str(config_path) if config_path else "<defaults>"
+    rules_by_name = {r.name: r for r in all_rules()}
+
+    for key in table:
+        if key not in TOP_LEVEL_KEYS and key not in rules_by_name:
+            accepted = ", ".join(list(TOP_LEVEL_KEYS) + sorted(rules_by_name))
+            raise ConfigError(source, key, "unknown key", accepted)
+
+    layer: dict[str, list[str] | None] = {}
+    for key in ("select", "extend-select", "ignore"):
+        if key in table:
+            layer[key] = _str_list(table[key], source, key)
+    layers = [(source, layer)]
+    if cli:
+        layers.append(("command line", cli))
+    enabled = resolve_selection(layers)
+
+    settings = Settings(enabled=enabled, rule_options={}, force_exclude=force_exclude)
+    settings.config_path = config_path
+    settings.root = (root or (config_path.parent if config_path else Path.cwd())).resolve()
+    if "exclude" in table:
+        settings.exclude = _str_list(table["exclude"], source, "exclude")
+    if "extend-exclude" in table:
+        settings.extend_exclude = _str_list(table["extend-exclude"], source, "extend-exclude")
+    if "respect-gitignore" in table:
+        if not isinstance(table["respect-gitignore"], bool):
+            raise ConfigError(source, "respect-gitignore", f"expected true or false, got {table['respect-gitignore']!r}")
+        settings.respect_gitignore = table["respect-gitignore"]
+    if "per-file-ignores" in table:
+        pfi = table["per-file-ignores"]
+        if not isinstance(pfi, dict):
+            raise ConfigError(source, "per-file-ignores", "expected a table of pattern = [codes]")
+        for pattern, codes in pfi.items():
+            key = f"per-file-ignores.{pattern}"
+            expanded: set[str] = set()
+            for code in _str_list(codes, source, key):
+                expanded |= expand_selector(code, source, key)
+            settings.per_file_ignores[pattern] = frozenset(expanded)
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str):
+            raise ConfigError(source, "cache-dir", f"expected a path string, got {table['cache-dir']!r}")
+        settings.cache_dir = settings.root / table["cache-dir"]
+    if "trace" in table:
+        if not isinstance(table["trace"], dict):
+            raise ConfigError(source, "trace", "must be a table")
+        settings.trace = table["trace"]
+    for rule in all_rules():
+        if rule.name in table:
+            settings.rule_options[rule.code] = _rule_options(rule, table[rule.name], source)
+    return settings

@@ -1,0 +1,358 @@
+"""Per-file analysis state shared by every rule, filled in one walk of the tree.
+
+LibCST's ``QualifiedNameProvider`` and ``ScopeProvider`` are exact but cost several times
+the parse itself. Rules here need much less: what an imported name stands for
+(``from torch import optim as o`` makes ``o.SGD`` mean ``torch.optim.SGD``), each node's
+parent, and the enclosing loop, ``with``, function and class. ``FileContext`` records those
+while the ``Dispatcher`` walks the tree once for all rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterator
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from torchlint.finding import Finding
+
+if TYPE_CHECKING:
+    from torchlint.rule import Rule
+
+LOOP_TYPES = (cst.For, cst.While)
+FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
+SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
+
+
+def dotted_name(node: cst.CSTNode | None) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def module_dotted_name(module: cst.CSTNode) -> str:
+    """The dotted text of an import's module part (``a.b`` in ``from a.b import c``)."""
+    if isinstance(module, cst.Name):
+        return module.value
+    if isinstance(module, cst.Attribute):
+        return f"{module_dotted_name(module.value)}.{module.attr.value}"
+    return ""
+
+
+@dataclass
+class RuleError:
+    """An exception raised inside a rule: reported, never fatal to the run."""
+
+    rule: str
+    path: str
+    error: str
+    traceback: str
+
+
+class FileContext:
+    def __init__(self, path: str, module: cst.Module, text: str, module_name: str):
+        self.path = path
+        self.module = module
+        self.text = text
+        # Dotted name of this file derived from its path ("pkg/sub/mod.py" -> "pkg.sub.mod").
+        self.module_name = module_name
+        self.is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
+        # local name -> qualified name, for every import in the file (any scope).
+        self.imports: dict[str, str] = {}
+        self.star_imports: list[str] = []
+        self.facts: dict[str, Any] = {}
+        self.errors: list[RuleError] = []
+        self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._positions: Any = None
+        self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None]] = []
+        self._collect_module_imports(module.body)
+
+    # -- names -------------------------------------------------------------------------
+    def _collect_module_imports(self, body: Any) -> None:
+        """Top-level imports (also inside module-level if/try/with), before rules run."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, (cst.Import, cst.ImportFrom)):
+                        self.add_import(small)
+            elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.TryStar)):
+                self._collect_module_imports(stmt.body.body)
+                for extra in getattr(stmt, "handlers", ()) or ():
+                    self._collect_module_imports(extra.body.body)
+                orelse = getattr(stmt, "orelse", None)
+                while orelse is not None:
+                    self._collect_module_imports(orelse.body.body)
+                    orelse = getattr(orelse, "orelse", None)
+                final = getattr(stmt, "finalbody", None)
+                if final is not None:
+                    self._collect_module_imports(final.body.body)
+
+    def resolve_relative(self, level: int, module: str) -> str:
+        package = self.module_name.split(".") if self.module_name else []
+        if not self.is_package and package:
+            package = package[:-1]
+        if level > 1:
+            package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
+        base = ".".join(package)
+        if module:
+            return f"{base}.{module}" if base else module
+        return base
+
+    def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = module_dotted_name(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.imports[alias.asname.name.value] = full
+                else:
+                    head = full.split(".")[0]
+                    self.imports[head] = head
+            return
+        module = module_dotted_name(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        base = self.resolve_relative(level, module) if level else module
+        if isinstance(node.names, cst.ImportStar):
+            self.star_imports.append(base)
+            return
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else module_dotted_name(alias.name)
+            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+            self.imports[local] = f"{base}.{name}" if base else name
+
+    def qualified_name(self, node: cst.CSTNode | None) -> str | None:
+        """What a Name/Attribute chain refers to, with import aliases expanded.
+
+        ``o.SGD`` -> ``torch.optim.SGD`` after ``from torch import optim as o``; names that
+        are not imported come back as written (``self.optimizer``, ``model.eval``).
+        """
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        head, dot, rest = dotted.partition(".")
+        target = self.imports.get(head)
+        if target is None:
+            return dotted
+        return f"{target}{dot}{rest}"
+
+    def is_imported(self, node: cst.CSTNode | None) -> bool:
+        dotted = dotted_name(node)
+        return dotted is not None and dotted.partition(".")[0] in self.imports
+
+    # -- tree structure ----------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        node_ = self._parents.get(node)
+        while node_ is not None:
+            yield node_
+            node_ = self._parents.get(node_)
+
+    def enclosing(self, node: cst.CSTNode, types: type | tuple[type, ...], stop_at_scope: bool = False) -> cst.CSTNode | None:
+        """The nearest ancestor of ``types``; with ``stop_at_scope`` none beyond the enclosing
+        function/class/lambda."""
+        for anc in self.ancestors(node):
+            if isinstance(anc, types):
+                return anc
+            if stop_at_scope and isinstance(anc, SCOPE_TYPES):
+                return None
+        return None
+
+    def enclosing_function(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.FunctionDef):
+                return anc
+        return None
+
+    def enclosing_class(self, node: cst.CSTNode) -> cst.ClassDef | None:
+        """The class a node's method belongs to (the class directly containing the
+        enclosing function), or the class whose body holds the node."""
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.ClassDef):
+                return anc
+        return None
+
+    def enclosing_loops(self, node: cst.CSTNode) -> list[cst.For | cst.While]:
+        """Loops around ``node`` inside its own function (innermost first)."""
+        loops = []
+        for anc in self.ancestors(node):
+            if isinstance(anc, LOOP_TYPES):
+                loops.append(anc)
+            elif isinstance(anc, SCOPE_TYPES):
+                break
+        return loops
+
+    # -- positions and reports ---------------------------------------------------------
+    def position(self, node: cst.CSTNode) -> CodeRange:
+        """Source range of ``node`` (computed once per file, and only when needed)."""
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions[node]
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.position(node).start.line
+
+    def report(self, rule: "Rule", node: cst.CSTNode, message: str, *, extra: dict | None = None) -> None:
+        self._reports.append((rule, node, message, extra))
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for rule, node, message, extra in self._reports:
+            rng = self.position(node)
+            out.append(
+                Finding(
+                    rule=rule.code,
+                    name=rule.name,
+                    severity=rule.severity,
+                    path=self.path,
+                    line=rng.start.line,
+                    column=rng.start.column + 1,
+                    end_line=rng.end.line,
+                    end_column=rng.end.column + 1,
+                    message=message,
+                    extra=dict(extra or {}),
+                )
+            )
+        return out
+
+
+# Tokens and whitespace: never interesting to a rule, and about half of all nodes.
+TRIVIA = (
+    cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline,
+    cst.Comment, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+    cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Comma, cst.Semicolon, cst.Dot, cst.Colon,
+    cst.AssignEqual, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp,
+    cst.BaseAugOp, cst.Asynchronous, cst.ParamStar, cst.ParamSlash, cst.ImportStar,
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Non-trivia children of ``node``, in field order (source order for nearly every node).
+
+    Much cheaper than ``CSTNode.children``/``visit``, which rebuild every node they pass.
+    """
+    kind = type(node)
+    names = _CHILD_FIELDS.get(kind)
+    if names is None:
+        names = _CHILD_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    out = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            if not isinstance(value, TRIVIA):
+                out.append(value)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode) and not isinstance(item, TRIVIA):
+                    out.append(item)
+    return out
+
+
+def iter_nodes(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
+    """Pre-order walk below ``root`` (``root`` included), trivia skipped. With
+    ``into_scopes=False`` nested functions, lambdas and classes are yielded but not entered."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not into_scopes and node is not root and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        stack.extend(reversed(children(node)))
+
+
+def iter_calls(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.Call]:
+    for node in iter_nodes(root, into_scopes=into_scopes):
+        if isinstance(node, cst.Call):
+            yield node
+
+
+class Dispatcher:
+    """Walks the tree once, recording parents and calling every rule's ``visit_<Node>`` and
+    ``leave_<Node>`` methods (LibCST naming; trivia nodes such as whitespace, commas and
+    operators are not visited).
+
+    A rule that raises is reported (``FileContext.errors``) and dropped for the rest of the
+    file; the other rules go on.
+    """
+
+    def __init__(self, ctx: FileContext, rules: list["Rule"]):
+        self.ctx = ctx
+        self._visit: dict[type, list] = {}
+        self._leave: dict[type, list] = {}
+        self._by_name_visit: dict[str, list] = {}
+        self._by_name_leave: dict[str, list] = {}
+        self._rules = rules
+        self._dead: set[int] = set()
+        for rule in rules:
+            for attr in dir(type(rule)):
+                if attr.startswith("visit_"):
+                    self._by_name_visit.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+                elif attr.startswith("leave_"):
+                    self._by_name_leave.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+
+    def _handlers(self, cache: dict[type, list], by_name: dict[str, list], kind: type) -> list:
+        found = cache.get(kind)
+        if found is None:
+            found = cache[kind] = by_name.get(kind.__name__, [])
+        return found
+
+    def _call(self, handlers: list, node: cst.CSTNode) -> None:
+        for rule, method in handlers:
+            if id(rule) in self._dead:
+                continue
+            try:
+                method(node)
+            except Exception as exc:  # noqa: BLE001 - a rule bug must not end the run
+                self._fail(rule, exc)
+
+    def _fail(self, rule: "Rule", exc: BaseException) -> None:
+        self._dead.add(id(rule))
+        self.ctx.errors.append(RuleError(rule.code, self.ctx.path, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+        self.ctx._reports = [r for r in self.ctx._reports if r[0] is not rule]
+        self.ctx.facts.pop(rule.code, None)
+
+    def run(self) -> None:
+        ctx = self.ctx
+        parents = ctx._parents
+        visit_cache, leave_cache = self._visit, self._leave
+        by_visit, by_leave = self._by_name_visit, self._by_name_leave
+        stack: list[tuple[cst.CSTNode, bool]] = [(ctx.module, False)]
+        while stack:
+            node, leaving = stack.pop()
+            kind = type(node)
+            if leaving:
+                handlers = leave_cache.get(kind)
+                if handlers is None:
+                    handlers = self._handlers(leave_cache, by_leave, kind)
+                if handlers:
+                    self._call(handlers, node)
+                continue
+            if kind is cst.Import or kind is cst.ImportFrom:
+                ctx.add_import(node)  # imports inside functions; idempotent for the rest
+            handlers = visit_cache.get(kind)
+            if handlers is None:
+                handlers = self._handlers(visit_cache, by_visit, kind)
+            if handlers:
+                self._call(handlers, node)
+            stack.append((node, True))
+            kids = children(node)
+            for child in reversed(kids):
+                parents[child] = node
+                stack.append((child, False))
+        for rule in self._rules:
+            finish = getattr(rule, "finish", None)
+            if finish is not None and id(rule) not in self._dead:
+                try:
+                    finish()
+                except Exception as exc:  # noqa: BLE001
+                    self._fail(rule, exc)

@@ -1,0 +1,177 @@
+"""Running the rules: per file (a pure function of bytes and settings), then per project."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pathspec
+
+from torchlint.config import Settings
+from torchlint.context import Dispatcher, FileContext, RuleError
+from torchlint.files import SourceFile, discover
+from torchlint.finding import Finding
+from torchlint.noqa import Suppressions, scan
+from torchlint.project import FileRecord, Project, module_name_for
+from torchlint.rule import Rule, all_rules
+from torchlint.source import parse
+
+SYNTAX_ERROR = "TL000"
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding]
+    record: FileRecord
+    errors: list[RuleError] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding]
+    errors: list[RuleError]
+    files: list[str]
+
+    @property
+    def failed_files(self) -> list[Finding]:
+        return [f for f in self.findings if f.rule == SYNTAX_ERROR]
+
+
+def _rule_classes(enabled: Iterable[str]) -> list[type[Rule]]:
+    wanted = set(enabled)
+    return [r for r in all_rules() if r.code in wanted]
+
+
+def analyze_source(
+    path: str,
+    data: bytes,
+    enabled: frozenset[str],
+    rule_options: dict[str, dict[str, Any]] | None = None,
+) -> FileResult:
+    """Lint one file's bytes. Pure: no file system access, no imports of the linted code.
+
+    Findings are raw (no suppression applied yet); the record carries the file's
+    suppression comments and each rule's facts for the project pass.
+    """
+    rule_options = rule_options or {}
+    record = FileRecord(path=path, module_name=module_name_for(path), is_package=path.endswith(("__init__.py", "__init__.pyi")))
+    module, text, failure = parse(data)
+    if text is not None:
+        record.suppressions = scan(text)
+    if failure is not None or module is None or text is None:
+        record.parsed = False
+        findings = []
+        if SYNTAX_ERROR in enabled and failure is not None:
+            from torchlint.checks.tl000_syntax_error import SyntaxErrorRule as R
+
+            findings.append(
+                Finding(R.code, R.name, R.severity, path, failure.line, failure.column, failure.line, failure.column + 1,
+                        f"{failure.message}; nothing in this file was checked")
+            )
+        return FileResult(path, findings, record)
+
+    ctx = FileContext(path, module, text, record.module_name)
+    rules = []
+    for cls in _rule_classes(enabled):
+        if cls.code == SYNTAX_ERROR or not cls.might_apply(text):
+            continue
+        options = rule_options.get(cls.code) or cls.default_options()
+        rules.append(cls(ctx, options))
+    if rules:
+        try:
+            Dispatcher(ctx, rules).run()
+        except RecursionError as exc:  # pathological nesting that CPython's parser accepted
+            ctx.errors.append(RuleError("engine", path, f"RecursionError: {exc}", ""))
+    record.imports = ctx.imports
+    record.star_imports = ctx.star_imports
+    record.facts = ctx.facts
+    return FileResult(path, ctx.findings(), record, ctx.errors)
+
+
+def project_findings(records: list[FileRecord], settings: Settings) -> tuple[list[Finding], list[RuleError]]:
+    project = Project(records)
+    findings: list[Finding] = []
+    errors: list[RuleError] = []
+    for cls in _rule_classes(settings.enabled):
+        if cls.check_project is Rule.check_project:
+            continue
+        try:
+            findings.extend(cls.check_project(project, settings.options_for(cls)))
+        except Exception as exc:  # noqa: BLE001 - reported, never fatal
+            import traceback
+
+            errors.append(RuleError(cls.code, "<project>", f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+    return findings, errors
+
+
+class Suppressor:
+    """Drops findings silenced by ``# noqa`` comments or ``per-file-ignores``."""
+
+    def __init__(self, settings: Settings, records: dict[str, FileRecord], cwd: Path):
+        self.records = records
+        self.rules = [
+            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in settings.per_file_ignores.items()
+        ]
+        self.root = settings.root
+        self.cwd = cwd
+
+    def _relative(self, display: str) -> str:
+        path = (self.cwd / display).resolve()
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return display
+
+    def keep(self, finding: Finding) -> bool:
+        record = self.records.get(finding.path)
+        sup: Suppressions | None = record.suppressions if record else None
+        if sup is not None and sup.suppresses(finding.rule, finding.line):
+            return False
+        if self.rules:
+            rel = self._relative(finding.path)
+            for spec, codes in self.rules:
+                if finding.rule in codes and spec.match_file(rel):
+                    return False
+        return True
+
+
+def lint_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None) -> RunResult:
+    cwd = (cwd or Path.cwd()).resolve()
+    results: list[FileResult] = []
+    for source in files:
+        try:
+            data = source.path.read_bytes()
+        except OSError as exc:
+            data = None
+            error = exc.strerror or str(exc)
+        if data is None:
+            from torchlint.checks.tl000_syntax_error import SyntaxErrorRule as R
+
+            record = FileRecord(path=source.display, module_name=module_name_for(source.display), parsed=False)
+            findings = []
+            if SYNTAX_ERROR in settings.enabled:
+                findings.append(Finding(R.code, R.name, R.severity, source.display, 1, 1, 1, 1,
+                                        f"cannot read file: {error}; nothing in this file was checked"))
+            results.append(FileResult(source.display, findings, record))
+            continue
+        results.append(analyze_source(source.display, data, settings.enabled, settings.rule_options))
+    return finish(results, settings, cwd)
+
+
+def finish(results: list[FileResult], settings: Settings, cwd: Path) -> RunResult:
+    """The project pass, suppression and ordering, over every file's result."""
+    records = {r.path: r.record for r in results}
+    findings = [f for r in results for f in r.findings]
+    errors = [e for r in results for e in r.errors]
+    more, project_errors = project_findings(list(records.values()), settings)
+    findings.extend(more)
+    errors.extend(project_errors)
+    suppressor = Suppressor(settings, records, cwd)
+    kept = sorted((f for f in findings if f.rule in settings.enabled and suppressor.keep(f)), key=lambda f: f.sort_key)
+    return RunResult(kept, errors, sorted(records))
+
+
+def lint_paths(paths: list[str], settings: Settings, cwd: Path | None = None) -> RunResult:
+    return lint_files(discover(paths, settings, cwd), settings, cwd)

@@ -1,0 +1,88 @@
+"""The human formats: ``full`` (with a code frame, the default) and ``concise``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from torchlint.finding import Finding, Severity
+
+BOLD, RED, YELLOW, CYAN, DIM, RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[0m"
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"{code}{text}{RESET}" if color else text
+
+
+def headline(f: Finding, color: bool = False) -> str:
+    sev = RED if f.severity is Severity.ERROR else YELLOW
+    loc = _paint(f"{f.path}:{f.line}:{f.column}:", BOLD, color)
+    code = _paint(f.rule, BOLD + sev, color)
+    confirmed = " (confirmed by trace)" if f.confirmed else ""
+    return f"{loc} {code} [{f.name}] {f.message}{confirmed}"
+
+
+def summary(findings: list[Finding]) -> str:
+    if not findings:
+        return "All checks passed!"
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    warnings = len(findings) - errors
+    n = len(findings)
+    return f"Found {n} problem{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})."
+
+
+def _lines(cwd: Path, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+    if path not in cache:
+        try:
+            data = (cwd / path).read_bytes()
+            from torchlint.source import decode
+
+            cache[path] = decode(data).splitlines()
+        except (OSError, ValueError):
+            cache[path] = None
+    return cache[path]
+
+
+def frame(f: Finding, lines: list[str] | None, color: bool) -> str:
+    if not lines or f.line > len(lines):
+        return ""
+    first = max(1, f.line - 1)
+    last = min(len(lines), max(f.line, min(f.end_line, f.line + 3)) + 1)
+    width = len(str(last))
+    gutter = " " * width + " |"
+    out = [_paint(gutter, CYAN, color)]
+    for n in range(first, last + 1):
+        text = lines[n - 1].rstrip()
+        out.append(f"{_paint(str(n).rjust(width) + ' |', CYAN, color)} {text}".rstrip())
+        if n == f.line:
+            start = f.column - 1
+            end = f.end_column - 1 if f.end_line == f.line else len(text)
+            carets = "^" * max(1, end - start)
+            out.append(f"{_paint(gutter, CYAN, color)} {' ' * start}{_paint(carets + ' ' + f.rule, RED if f.severity is Severity.ERROR else YELLOW, color)}")
+    out.append(_paint(gutter, CYAN, color))
+    return "\n".join(out)
+
+
+def render_full(report) -> str:
+    cache: dict[str, list[str] | None] = {}
+    blocks = []
+    for f in report.result.findings:
+        blocks.append(headline(f, report.color) + "\n" + frame(f, _lines(report.cwd, f.path, cache), report.color) + "\n")
+    if not report.quiet:
+        blocks.append(summary(report.result.findings))
+    return "\n".join(blocks) + ("\n" if blocks else "")
+
+
+def render_concise(report) -> str:
+    lines = [headline(f, report.color) for f in report.result.findings]
+    if not report.quiet:
+        lines.append(summary(report.result.findings))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_statistics(report) -> str:
+    counts = Counter((f.rule, f.name) for f in report.result.findings)
+    lines = [f"{n:>5}\t{code}\t[{name}]" for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if not report.quiet:
+        lines.append(summary(report.result.findings))
+    return "\n".join(lines) + ("\n" if lines else "")

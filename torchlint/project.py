@@ -1,0 +1,117 @@
+"""The project-level pass: what one file needs to know about the others.
+
+It works only on ``FileRecord``s, the small JSON-serialisable summaries the per-file pass
+produces (never on trees), so per-file work can run in parallel and be cached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from torchlint.noqa import Suppressions
+
+
+def module_name_for(display_path: str) -> str:
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    path = display_path.lstrip("/")
+    for suffix in (".pyi", ".py"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+            break
+    parts = [p for p in path.split("/") if p not in ("", ".", "..")]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@dataclass
+class FileRecord:
+    path: str
+    module_name: str
+    is_package: bool = False
+    # local name -> qualified name (relative imports already made absolute)
+    imports: dict[str, str] = field(default_factory=dict)
+    star_imports: list[str] = field(default_factory=list)
+    # rule code -> that rule's facts about this file
+    facts: dict[str, Any] = field(default_factory=dict)
+    suppressions: Suppressions = field(default_factory=Suppressions)
+    parsed: bool = True
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "module_name": self.module_name,
+            "is_package": self.is_package,
+            "imports": self.imports,
+            "star_imports": self.star_imports,
+            "facts": self.facts,
+            "suppressions": self.suppressions.to_json(),
+            "parsed": self.parsed,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "FileRecord":
+        data = dict(data)
+        data["suppressions"] = Suppressions.from_json(data["suppressions"])
+        return cls(**data)
+
+
+class Project:
+    """Every linted file's record, with import resolution across them.
+
+    Module names come from paths, so ``from models.base import Backbone`` finds
+    ``src/models/base.py`` whatever directory was linted: a dotted name matches any record
+    whose module name ends with it, and among several the one nearest the importer wins.
+    """
+
+    def __init__(self, records: list[FileRecord]):
+        self.records = sorted(records, key=lambda r: r.path)
+        self._by_suffix: dict[str, list[FileRecord]] = {}
+        for record in self.records:
+            parts = record.module_name.split(".") if record.module_name else []
+            for i in range(len(parts)):
+                self._by_suffix.setdefault(".".join(parts[i:]), []).append(record)
+        self._by_path = {r.path: r for r in self.records}
+
+    def record(self, path: str) -> FileRecord | None:
+        return self._by_path.get(path)
+
+    def resolve_module(self, dotted: str, importer: FileRecord | None = None) -> FileRecord | None:
+        candidates = self._by_suffix.get(dotted)
+        if not candidates:
+            return None
+        if len(candidates) == 1 or importer is None:
+            return candidates[0]
+
+        def closeness(rec: FileRecord) -> tuple[int, str]:
+            a, b = rec.path.split("/"), importer.path.split("/")
+            common = 0
+            for x, y in zip(a, b):
+                if x != y:
+                    break
+                common += 1
+            return (-common, rec.path)
+
+        return min(candidates, key=closeness)
+
+    def resolve_symbol(
+        self, qualified: str, importer: FileRecord | None = None, _depth: int = 0
+    ) -> tuple[FileRecord, str] | None:
+        """``pkg.models.Backbone`` -> (record of pkg/models.py, "Backbone"), trying the longest
+        module prefix first. Follows one level of re-export through ``__init__`` imports."""
+        parts = qualified.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            record = self.resolve_module(".".join(parts[:cut]), importer)
+            if record is None:
+                continue
+            name = ".".join(parts[cut:])
+            head = name.split(".")[0]
+            if head in record.imports and record.imports[head] != qualified:
+                # re-exported (``from .base import Backbone`` in ``__init__.py``)
+                target = record.imports[head] + name[len(head):]
+                again = self.resolve_symbol(target, record, _depth + 1) if target != qualified and _depth < 8 else None
+                if again is not None:
+                    return again
+            return record, name
+        return None

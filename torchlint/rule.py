@@ -1,0 +1,104 @@
+"""The rule interface: one class per rule, Fixit-style, with embedded test cases.
+
+A rule subclasses ``Rule`` and defines LibCST-style ``visit_<Node>`` / ``leave_<Node>``
+methods. The engine walks each file's tree once and calls every enabled rule's methods
+(see ``torchlint.context``); rules ask the shared ``FileContext`` for qualified names,
+parents and enclosing scopes, and call ``self.report(node, message)``.
+
+A rule that needs facts from other files (class hierarchies, seed helpers) stores
+JSON-serialisable facts in ``self.ctx.facts[self.code]`` during the per-file pass and
+implements ``check_project``, which sees only those per-file records, never the trees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+
+import libcst as cst
+
+from torchlint.finding import Finding, Severity
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
+    from torchlint.project import Project
+
+
+@dataclass(frozen=True)
+class Option:
+    """A per-rule option, set under ``[tool.torchlint.<rule-name>]``."""
+
+    default: Any
+    kind: type | tuple[type, ...]
+    description: str
+    # For list options: the type of each item.
+    item_kind: type | None = None
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must not report. ``path`` lets a case pretend to live elsewhere."""
+
+    code: str
+    path: str = "example.py"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must report: ``line`` (1-based) of each expected finding, and text
+    every message must contain."""
+
+    code: str
+    lines: tuple[int, ...] = ()
+    message: str = ""
+    path: str = "example.py"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity] = Severity.WARNING
+    default_enabled: ClassVar[bool] = True
+    summary: ClassVar[str]
+    options: ClassVar[dict[str, Option]] = {}
+    # Substrings one of which must occur in the source for the rule to possibly fire;
+    # empty means "always run". Used to skip rules soundly.
+    requires_text: ClassVar[tuple[str, ...]] = ()
+
+    VALID: ClassVar[list[Valid | str]] = []
+    INVALID: ClassVar[list[Invalid]] = []
+
+    def __init__(self, ctx: "FileContext", options: dict[str, Any]):
+        self.ctx = ctx
+        self.opts = options
+
+    # -- reporting -------------------------------------------------------------------
+    def report(self, node: cst.CSTNode, message: str, *, extra: dict[str, Any] | None = None) -> None:
+        self.ctx.report(self, node, message, extra=extra)
+
+    # -- hooks -----------------------------------------------------------------------
+    @classmethod
+    def might_apply(cls, text: str) -> bool:
+        return not cls.requires_text or any(t in text for t in cls.requires_text)
+
+    @classmethod
+    def check_project(cls, project: "Project", options: dict[str, Any]) -> Iterable[Finding]:
+        """Project-level pass over every file's facts. Default: nothing."""
+        return ()
+
+    @classmethod
+    def default_options(cls) -> dict[str, Any]:
+        return {k: (list(v.default) if isinstance(v.default, list) else v.default) for k, v in cls.options.items()}
+
+
+def all_rules() -> list[type[Rule]]:
+    """Every rule class, ordered by code. Rules live one per module in ``torchlint.checks``."""
+    from torchlint import checks
+
+    return checks.discover()
+
+
+def rules_by_code() -> dict[str, type[Rule]]:
+    return {r.code: r for r in all_rules()}

@@ -1,0 +1,79 @@
+"""Reading and parsing one file: bytes in, a LibCST module (or a TL000 reason) out.
+
+Nothing here imports or executes the linted code.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+import warnings
+from dataclasses import dataclass
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    """Why a file could not be analysed, with a 1-based position."""
+
+    message: str
+    line: int = 1
+    column: int = 1
+
+
+def decode(data: bytes) -> str:
+    """Decode source bytes honouring a BOM and PEP 263 coding cookie.
+
+    Raises ``ParseFailure``-describing ``ValueError`` on binary or undecodable input.
+    """
+    if b"\x00" in data:
+        raise ValueError("binary file (contains NUL bytes), not Python source")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:  # unknown or inconsistent coding cookie
+        raise ValueError(str(exc)) from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise ValueError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def parse(data: bytes) -> tuple[cst.Module | None, str | None, ParseFailure | None]:
+    """Parse source bytes into a LibCST module.
+
+    Returns ``(module, text, None)`` or ``(None, text_or_None, failure)``.
+
+    CPython's own parser runs first: it is several times faster than LibCST's, gives the
+    familiar error messages, and refuses input that LibCST's native parser would crash the
+    whole process on (e.g. thousands of nested brackets, LibCST issues 619 and 1000), so such
+    files never reach LibCST.
+    """
+    try:
+        text = decode(data)
+    except ValueError as exc:
+        return None, None, ParseFailure(f"cannot read file: {exc}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            ast.parse(text, type_comments=False)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        col = exc.offset or 1
+        msg = exc.msg or "invalid syntax"
+        return None, text, ParseFailure(f"syntax error: {msg}", max(line, 1), max(col, 1))
+    except (RecursionError, MemoryError):
+        return None, text, ParseFailure("file is nested too deeply to analyse (the parser ran out of stack)")
+    except ValueError as exc:  # e.g. source code string cannot contain null bytes
+        return None, text, ParseFailure(f"cannot parse: {exc}")
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        return None, text, ParseFailure(f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1)
+    except (RecursionError, MemoryError):
+        return None, text, ParseFailure("file is nested too deeply to analyse (the parser ran out of stack)")
+    return module, text, None
