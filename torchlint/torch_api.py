@@ -1,0 +1,192 @@
+"""What PyTorch code looks like to the rules: shared recognisers, so every rule agrees on
+what a backward, an optimizer step, a no-grad region or a loss call is.
+
+Each function takes the file's ``FileContext`` (for import-aware qualified names) and a
+LibCST node. None of this imports torch.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchlint.context import FileContext, dotted_name
+
+# -- optimizers --------------------------------------------------------------------------
+
+OPTIMIZER_MODULES = ("torch.optim.", "torch.optim.optimizer.", "bitsandbytes.optim.", "apex.optimizers.",
+                     "transformers.optimization.", "timm.optim.", "torch.distributed.optim.")
+OPTIMIZER_CLASSES = {
+    "SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "Rprop", "NAdam", "RAdam",
+    "SparseAdam", "LBFGS", "ASGD", "Adafactor", "LAMB", "Lamb", "Lion", "FusedAdam", "FusedLAMB",
+    "Adam8bit", "AdamW8bit", "ZeroRedundancyOptimizer",
+}
+SCHEDULER_MODULE = "torch.optim.lr_scheduler."
+# Variable names that mean "an optimizer" when we cannot see its construction.
+_OPTIMIZER_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_[a-z0-9]+)?$|^[a-z0-9]+_(opt|optim|optimizer|optimiser)$|^(optimizers?|optimisers?)$")
+_SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
+
+
+def is_optimizer_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool:
+    """``torch.optim.SGD``, ``optim.AdamW``, ``bnb.optim.Adam8bit``, ... (not schedulers)."""
+    name = ctx.qualified_name(func)
+    if name is None:
+        return False
+    if name.startswith(SCHEDULER_MODULE):
+        return False
+    if name.startswith(OPTIMIZER_MODULES):
+        return True
+    return ctx.is_imported(func) and name.rsplit(".", 1)[-1] in OPTIMIZER_CLASSES
+
+
+def looks_like_optimizer_name(expr_text: str) -> bool:
+    """``opt``, ``optimizer``, ``opt_d``, ``g_optim``, ``self.optimizer`` (the last part)."""
+    last = expr_text.rsplit(".", 1)[-1].lower()
+    return bool(_OPTIMIZER_NAME.match(last)) and not _SCHEDULER_NAME.search(last)
+
+
+def expr_key(node: cst.BaseExpression) -> str | None:
+    """A stable textual key for a simple target/receiver: ``opt``, ``self.optimizer``,
+    ``optimizers[0]`` (subscript with a simple index), else None."""
+    dotted = dotted_name(node)
+    if dotted is not None:
+        return dotted
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+        base = expr_key(node.value)
+        index = node.slice[0].slice
+        if base is not None and isinstance(index, cst.Index):
+            inner = index.value
+            if isinstance(inner, (cst.Integer, cst.SimpleString)):
+                return f"{base}[{inner.value}]"
+            inner_key = dotted_name(inner)
+            if inner_key is not None:
+                return f"{base}[{inner_key}]"
+    return None
+
+
+# -- backward ----------------------------------------------------------------------------
+
+def backward_target(ctx: FileContext, call: cst.Call) -> cst.BaseExpression | None:
+    """If ``call`` is a backward, the expression whose gradient it computes, else None.
+
+    ``X.backward()``, ``torch.autograd.backward(X)``, ``scaler.scale(X).backward()``,
+    ``accelerator.backward(X)``, ``fabric.backward(X)``, ``self.manual_backward(X)``.
+    For ``scaler.scale(X).backward()`` the target is ``X``.
+    """
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value not in ("backward", "manual_backward"):
+        if ctx.qualified_name(func) == "torch.autograd.backward" and call.args:
+            return call.args[0].value
+        return None
+    receiver = func.value
+    if func.attr.value == "manual_backward":
+        return call.args[0].value if call.args else None
+    # accelerator.backward(loss), fabric.backward(loss), self.accelerator.backward(loss)
+    if call.args and not call.args[0].keyword:
+        first = call.args[0].value
+        recv = (dotted_name(receiver) or "").rsplit(".", 1)[-1].lower()
+        if recv in ("accelerator", "fabric", "engine", "deepspeed", "model_engine", "trainer", "strategy") or (
+            ctx.qualified_name(receiver) or ""
+        ).startswith(("accelerate.", "lightning.", "lightning_fabric.", "pytorch_lightning.")):
+            return first
+    # scaler.scale(X).backward()
+    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and receiver.func.attr.value == "scale" and receiver.args:
+        return receiver.args[0].value
+    return receiver
+
+
+def is_backward_call(ctx: FileContext, call: cst.Call) -> bool:
+    return backward_target(ctx, call) is not None
+
+
+# -- optimizer steps ---------------------------------------------------------------------
+
+def step_optimizer(ctx: FileContext, call: cst.Call, optimizers: set[str] | None = None) -> str | None:
+    """If ``call`` steps an optimizer, the optimizer's key (``opt``, ``self.optimizer``).
+
+    ``opt.step()``, ``opt.step(closure)``, ``scaler.step(opt)``; ``opt`` must be known as an
+    optimizer (in ``optimizers``, keys of variables assigned an optimizer construction) or be
+    named like one. Schedulers' ``.step()`` never counts.
+    """
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "step":
+        return None
+    receiver = func.value
+    key = expr_key(receiver)
+    # scaler.step(opt) / self.scaler.step(self.optimizer)
+    if key is not None and key.rsplit(".", 1)[-1].lower() in ("scaler", "grad_scaler", "amp_scaler", "loss_scaler") and call.args:
+        inner = expr_key(call.args[0].value)
+        return inner
+    if key is None:
+        return None
+    if optimizers is not None and key in optimizers:
+        return key
+    if looks_like_optimizer_name(key.split("[")[0]):
+        return key
+    return None
+
+
+# -- no-grad regions ---------------------------------------------------------------------
+
+NO_GRAD_CONTEXTS = {
+    "torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled", "torch.autograd.no_grad",
+    "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode",
+    "torch.autograd.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled", "torch.enable_grad",
+}
+
+
+def is_grad_mode_call(ctx: FileContext, expr: cst.BaseExpression) -> str | None:
+    """For ``torch.no_grad()``/``inference_mode()``/``set_grad_enabled(...)`` (with or without
+    the call), the short name (``no_grad``, ...), else None."""
+    target = expr.func if isinstance(expr, cst.Call) else expr
+    name = ctx.qualified_name(target)
+    if name in NO_GRAD_CONTEXTS:
+        return name.rsplit(".", 1)[-1]
+    return None
+
+
+def _disables_grad(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    kind = is_grad_mode_call(ctx, expr)
+    if kind in ("no_grad", "inference_mode"):
+        if kind == "inference_mode" and isinstance(expr, cst.Call) and expr.args:
+            arg = expr.args[0].value
+            return not (isinstance(arg, cst.Name) and arg.value == "False")
+        return True
+    if kind == "set_grad_enabled":
+        return True  # an explicit choice either way
+    return False
+
+
+def function_disables_grad(ctx: FileContext, func: cst.FunctionDef) -> bool:
+    """``@torch.no_grad()`` / ``@torch.inference_mode()`` decorated."""
+    return any(_disables_grad(ctx, d.decorator) for d in func.decorators)
+
+
+def in_no_grad(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """Inside ``with torch.no_grad():`` (or inference_mode / set_grad_enabled) or a
+    function decorated so, in any enclosing scope."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (cst.With,)):
+            if any(_disables_grad(ctx, item.item) for item in anc.items):
+                return True
+        elif isinstance(anc, cst.FunctionDef) and function_disables_grad(ctx, anc):
+            return True
+    return False
+
+
+# -- detaching ---------------------------------------------------------------------------
+
+DETACHING_METHODS = {"item", "detach", "tolist", "numpy", "cpu_numpy", "detach_"}
+DETACHING_FUNCTIONS = {"float", "int", "bool", "str", "len", "repr", "round"}
+
+
+def is_detached(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """``x.item()``, ``x.detach()``, ``x.tolist()``, ``x.cpu().numpy()``, ``float(x)``, ..."""
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in DETACHING_METHODS:
+            return True
+        if isinstance(func, cst.Name) and func.value in DETACHING_FUNCTIONS and not ctx.is_imported(func):
+            return True
+    return False
