@@ -75,8 +75,11 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue  # not ours to complain about unless it holds our table
+            except (OSError, UnicodeDecodeError):
+                continue
+            except tomllib.TOMLDecodeError as exc:
+                # It may hold our table: guessing would lint with the wrong settings.
+                raise UsageError(f"{candidate}: invalid TOML: {exc}") from None
             if isinstance(data.get("tool"), dict) and "torchlint" in data["tool"]:
                 return candidate
     return None

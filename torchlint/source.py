@@ -32,7 +32,15 @@ def decode(data: bytes) -> str:
         raise ValueError("binary file (contains NUL bytes), not Python source")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:  # unknown or inconsistent coding cookie
+    except SyntaxError as exc:  # unknown coding cookie, or bytes that are not UTF-8
+        if "invalid or missing encoding declaration" in str(exc):
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(
+                    f"cannot decode as utf-8 (byte {err.start}: {err.reason}); "
+                    "add a PEP 263 coding declaration if the file uses another encoding"
+                ) from None
         raise ValueError(str(exc)) from None
     try:
         text = data.decode(encoding)

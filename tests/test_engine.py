@@ -1,0 +1,139 @@
+"""The engine: one parse per file, TL000 for unreadable files, rule crashes contained."""
+
+from __future__ import annotations
+
+import json
+
+import libcst as cst
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from torchlint import checks
+from torchlint.engine import analyze_source
+from torchlint.finding import Severity
+from torchlint.rule import Invalid, Rule
+
+
+def _tl000(project, run, name: str, data: bytes) -> dict:
+    project.write(name, data)
+    project.write("ok.py", "x = 1\n")
+    code, out, err = run("check", "--format", "json", ".")
+    assert code == 1, err
+    rows = json.loads(out)
+    assert [r["path"] for r in rows] == [name]
+    assert rows[0]["rule"] == "TL000"
+    return rows[0]
+
+
+def test_syntax_error_position_and_other_files_still_linted(project, run):
+    row = _tl000(project, run, "broken.py", b"import torch\n\nfor x in range(3)\n    pass\n")
+    assert (row["line"], row["column"]) == (3, 18)
+    assert "expected ':'" in row["message"]
+
+
+def test_binary_file(project, run):
+    row = _tl000(project, run, "blob.py", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert "binary file" in row["message"]
+
+
+def test_undecodable_file(project, run):
+    row = _tl000(project, run, "latin.py", "x = 'caf\u00e9'\n".encode("latin-1"))
+    assert "cannot decode" in row["message"] or "utf-8" in row["message"].lower()
+
+
+def test_unknown_coding_cookie(project, run):
+    row = _tl000(project, run, "odd.py", b"# -*- coding: klingon -*-\nx = 1\n")
+    assert "klingon" in row["message"]
+
+
+def test_pep263_cookie_is_honoured(project, run):
+    project.write("latin.py", "# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n".encode("latin-1"))
+    project.write("bom.py", b"\xef\xbb\xbfx = 1\n")
+    assert run("check", ".")[0] == 0
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + "(" * 3000 + "1" + ")" * 3000 + "\n",  # crashes LibCST's native parser if it ever got there
+        "x = " + "-" * 50000 + "1\n",
+        "x = 1" + "+1" * 100000 + "\n",
+        "x = a" + ".b" * 60000 + "\n",
+    ],
+    ids=["brackets", "unary", "binop", "attributes"],
+)
+def test_pathological_nesting_is_reported_not_fatal(project, run, source):
+    row = _tl000(project, run, "deep.py", source.encode())
+    assert row["line"] == 1
+
+
+def test_linted_code_is_never_executed(project, run):
+    project.write("evil.py", "open('pwned', 'w').write('x')\nimport sys\nsys.exit(3)\n")
+    assert run("check", ".")[0] == 0
+    assert not (project.root / "pwned").exists()
+
+
+class _Crashy(Rule):
+    code = "TL990"
+    name = "crashy"
+    severity = Severity.WARNING
+    summary = "test rule that raises"
+    INVALID = [Invalid("f()\n")]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value == "boom":
+            raise ValueError("kaboom")
+        self.report(node, "a call")
+
+
+@pytest.fixture
+def with_crashy(monkeypatch):
+    original = checks.discover()
+    monkeypatch.setattr(checks, "discover", lambda: sorted([*original, _Crashy], key=lambda r: r.code))
+
+
+def test_rule_exception_is_contained(project, run, with_crashy):
+    project.write("a.py", "f()\nboom()\ng()\n")
+    project.write("b.py", "h()\n")
+    project.write("c.py", "def f(:\n")
+    code, out, err = run("check", "--select", "TL990,TL000", "--format", "concise", ".")
+    assert code == 2
+    assert "rule TL990 failed on a.py: ValueError: kaboom" in err
+    assert "Traceback" not in err
+    # the crashing rule's findings for a.py are dropped; other files and rules are reported
+    assert "b.py:1:1: TL990" in out
+    assert "c.py:1:7: TL000" in out
+    assert "a.py" not in out
+
+
+def test_rule_exception_traceback_with_verbose(project, run, with_crashy):
+    project.write("a.py", "boom()\n")
+    code, _, err = run("check", "--select", "TL990", "--verbose", ".")
+    assert code == 2 and "Traceback" in err and "kaboom" in err
+
+
+def test_positions_are_one_based_with_exclusive_end(with_crashy):
+    result = analyze_source("x.py", b"x = [\n  f(1,\n   2)]\n", frozenset({"TL990"}))
+    (finding,) = result.findings
+    assert (finding.line, finding.column, finding.end_line, finding.end_column) == (2, 3, 3, 6)
+
+
+def test_analysis_is_pure_and_records_are_serialisable():
+    data = b"from torch import optim as o\nimport torch.nn.functional as F\nfrom .utils import set_seed\n"
+    first = analyze_source("pkg/train.py", data, frozenset({"TL000"}))
+    second = analyze_source("pkg/train.py", data, frozenset({"TL000"}))
+    assert first.findings == second.findings
+    record = first.record.to_json()
+    assert json.loads(json.dumps(record)) == record
+    assert record["imports"] == {"o": "torch.optim", "F": "torch.nn.functional", "set_seed": "pkg.utils.set_seed"}
+    assert record["module_name"] == "pkg.train"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300) | st.text(alphabet="()[]{}:=+-*/ \n\tabcdefxyz0123456789.,'\"#\\", max_size=300).map(str.encode))
+def test_any_bytes_give_findings_never_exceptions(data):
+    result = analyze_source("fuzz.py", data, frozenset(r.code for r in checks.discover()))
+    assert result.errors == []
+    for finding in result.findings:
+        assert finding.line >= 1 and finding.column >= 1
