@@ -24,6 +24,16 @@ def _codes(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _jobs(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return n
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse's own errors: exit 2 with our prefix
         self.print_usage(sys.stderr)
@@ -51,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true",
                        help="apply exclusions to paths given on the command line too (for pre-commit)")
     check.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
+    check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                       help="analyse files in N processes (default: the number of CPU cores)")
+    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .torchlint_cache next to the configuration)")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument("-v", "--verbose", action="store_true", help="print progress and tracebacks of internal errors")
 
@@ -135,7 +149,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.verbose:
         where = settings.config_path or "no configuration file"
         print(f"torchlint: {len(files)} file(s), settings from {where}", file=sys.stderr)
-    result = lint_files(files, settings, cwd)
+    from torchlint.cache import Cache
+    from torchlint.pool import default_jobs
+
+    cache = None
+    if not args.no_cache:
+        directory = Path(args.cache_dir) if args.cache_dir else (settings.cache_dir or settings.root / ".torchlint_cache")
+        cache = Cache(directory.resolve(), settings.enabled, settings.rule_options)
+    result = lint_files(files, settings, cwd, jobs=args.jobs or default_jobs(), cache=cache)
+    if args.verbose and cache is not None:
+        print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
 
     color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     report = Report(result, settings, cwd, color=color, quiet=args.quiet)

@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from torchlint.finding import Finding
+from torchlint.imports import ImportTable
 
 if TYPE_CHECKING:
     from torchlint.rule import Rule
@@ -39,15 +40,6 @@ def dotted_name(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
-def module_dotted_name(module: cst.CSTNode) -> str:
-    """The dotted text of an import's module part (``a.b`` in ``from a.b import c``)."""
-    if isinstance(module, cst.Name):
-        return module.value
-    if isinstance(module, cst.Attribute):
-        return f"{module_dotted_name(module.value)}.{module.attr.value}"
-    return ""
-
-
 @dataclass
 class RuleError:
     """An exception raised inside a rule: reported, never fatal to the run."""
@@ -59,74 +51,29 @@ class RuleError:
 
 
 class FileContext:
-    def __init__(self, path: str, module: cst.Module, text: str, module_name: str):
+    def __init__(self, path: str, module: cst.Module, text: str, imports: ImportTable):
         self.path = path
         self.module = module
         self.text = text
         # Dotted name of this file derived from its path ("pkg/sub/mod.py" -> "pkg.sub.mod").
-        self.module_name = module_name
-        self.is_package = path.endswith("__init__.py") or path.endswith("__init__.pyi")
+        self.module_name = imports.module_name
+        self.is_package = imports.is_package
+        self.import_table = imports
         # local name -> qualified name, for every import in the file (any scope).
-        self.imports: dict[str, str] = {}
-        self.star_imports: list[str] = []
+        self.imports: dict[str, str] = imports.names
+        self.star_imports: list[str] = imports.star
         self.facts: dict[str, Any] = {}
         self.errors: list[RuleError] = []
         self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._positions: Any = None
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None]] = []
-        self._collect_module_imports(module.body)
 
     # -- names -------------------------------------------------------------------------
-    def _collect_module_imports(self, body: Any) -> None:
-        """Top-level imports (also inside module-level if/try/with), before rules run."""
-        for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, (cst.Import, cst.ImportFrom)):
-                        self.add_import(small)
-            elif isinstance(stmt, (cst.If, cst.Try, cst.With, cst.TryStar)):
-                self._collect_module_imports(stmt.body.body)
-                for extra in getattr(stmt, "handlers", ()) or ():
-                    self._collect_module_imports(extra.body.body)
-                orelse = getattr(stmt, "orelse", None)
-                while orelse is not None:
-                    self._collect_module_imports(orelse.body.body)
-                    orelse = getattr(orelse, "orelse", None)
-                final = getattr(stmt, "finalbody", None)
-                if final is not None:
-                    self._collect_module_imports(final.body.body)
-
     def resolve_relative(self, level: int, module: str) -> str:
-        package = self.module_name.split(".") if self.module_name else []
-        if not self.is_package and package:
-            package = package[:-1]
-        if level > 1:
-            package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
-        base = ".".join(package)
-        if module:
-            return f"{base}.{module}" if base else module
-        return base
+        return self.import_table.resolve_relative(level, module)
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
-        if isinstance(node, cst.Import):
-            for alias in node.names:
-                full = module_dotted_name(alias.name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self.imports[alias.asname.name.value] = full
-                else:
-                    head = full.split(".")[0]
-                    self.imports[head] = head
-            return
-        module = module_dotted_name(node.module) if node.module is not None else ""
-        level = len(node.relative)
-        base = self.resolve_relative(level, module) if level else module
-        if isinstance(node.names, cst.ImportStar):
-            self.star_imports.append(base)
-            return
-        for alias in node.names:
-            name = alias.name.value if isinstance(alias.name, cst.Name) else module_dotted_name(alias.name)
-            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
-            self.imports[local] = f"{base}.{name}" if base else name
+        self.import_table.add_cst(node)
 
     def qualified_name(self, node: cst.CSTNode | None) -> str | None:
         """What a Name/Attribute chain refers to, with import aliases expanded.

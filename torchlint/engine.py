@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import pathspec
 
@@ -15,9 +15,13 @@ from torchlint.finding import Finding
 from torchlint.noqa import Suppressions, scan
 from torchlint.project import FileRecord, Project, module_name_for
 from torchlint.rule import Rule, all_rules
-from torchlint.source import parse
+from torchlint.imports import ImportTable
+from torchlint.source import ParseFailure, check_syntax, parse_cst
 
 SYNTAX_ERROR = "TL000"
+
+if TYPE_CHECKING:
+    from torchlint.cache import Cache
 
 
 @dataclass
@@ -53,41 +57,49 @@ def analyze_source(
     """Lint one file's bytes. Pure: no file system access, no imports of the linted code.
 
     Findings are raw (no suppression applied yet); the record carries the file's
-    suppression comments and each rule's facts for the project pass.
+    suppression comments, its imports and each rule's facts for the project pass. The
+    LibCST tree is built only when some enabled rule might fire on the file's text.
     """
     rule_options = rule_options or {}
-    record = FileRecord(path=path, module_name=module_name_for(path), is_package=path.endswith(("__init__.py", "__init__.pyi")))
-    module, text, failure = parse(data)
+    is_package = path.endswith(("__init__.py", "__init__.pyi"))
+    record = FileRecord(path=path, module_name=module_name_for(path), is_package=is_package)
+    parsed, text, failure = check_syntax(data)
     if text is not None:
         record.suppressions = scan(text)
-    if failure is not None or module is None or text is None:
-        record.parsed = False
-        findings = []
-        if SYNTAX_ERROR in enabled and failure is not None:
-            from torchlint.checks.tl000_syntax_error import SyntaxErrorRule as R
+    if parsed is None:
+        return _unparsed(record, failure, enabled)
 
-            findings.append(
-                Finding(R.code, R.name, R.severity, path, failure.line, failure.column, failure.line, failure.column + 1,
-                        f"{failure.message}; nothing in this file was checked")
-            )
-        return FileResult(path, findings, record)
+    imports = ImportTable(record.module_name, is_package)
+    imports.scan_ast(parsed.tree.body)
+    record.imports, record.star_imports = imports.names, imports.star
+    classes = [c for c in _rule_classes(enabled) if c.code != SYNTAX_ERROR and c.might_apply(parsed.text)]
+    if not classes:
+        return FileResult(path, [], record)
 
-    ctx = FileContext(path, module, text, record.module_name)
-    rules = []
-    for cls in _rule_classes(enabled):
-        if cls.code == SYNTAX_ERROR or not cls.might_apply(text):
-            continue
-        options = rule_options.get(cls.code) or cls.default_options()
-        rules.append(cls(ctx, options))
-    if rules:
-        try:
-            Dispatcher(ctx, rules).run()
-        except RecursionError as exc:  # pathological nesting that CPython's parser accepted
-            ctx.errors.append(RuleError("engine", path, f"RecursionError: {exc}", ""))
-    record.imports = ctx.imports
-    record.star_imports = ctx.star_imports
+    module, failure = parse_cst(parsed.text)
+    if module is None:
+        return _unparsed(record, failure, enabled)
+    ctx = FileContext(path, module, parsed.text, imports)
+    rules = [cls(ctx, rule_options.get(cls.code) or cls.default_options()) for cls in classes]
+    try:
+        Dispatcher(ctx, rules).run()
+    except RecursionError as exc:  # pathological nesting that CPython's parser accepted
+        ctx.errors.append(RuleError("engine", path, f"RecursionError: {exc}", ""))
     record.facts = ctx.facts
     return FileResult(path, ctx.findings(), record, ctx.errors)
+
+
+def _unparsed(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:
+    record.parsed = False
+    findings = []
+    if SYNTAX_ERROR in enabled and failure is not None:
+        from torchlint.checks.tl000_syntax_error import SyntaxErrorRule as R
+
+        findings.append(
+            Finding(R.code, R.name, R.severity, record.path, failure.line, failure.column, failure.line,
+                    failure.column + 1, f"{failure.message}; nothing in this file was checked")
+        )
+    return FileResult(record.path, findings, record)
 
 
 def project_findings(records: list[FileRecord], settings: Settings) -> tuple[list[Finding], list[RuleError]]:
@@ -137,27 +149,51 @@ class Suppressor:
         return True
 
 
-def lint_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None) -> RunResult:
-    cwd = (cwd or Path.cwd()).resolve()
-    results: list[FileResult] = []
-    for source in files:
-        try:
-            data = source.path.read_bytes()
-        except OSError as exc:
-            data = None
-            error = exc.strerror or str(exc)
-        if data is None:
-            from torchlint.checks.tl000_syntax_error import SyntaxErrorRule as R
+def crashed_result(path: str, reason: str, enabled: frozenset[str]) -> FileResult:
+    """The result for a file that could not be analysed at all (unreadable, or it crashed
+    the process): a TL000 finding and an empty record."""
+    record = FileRecord(path=path, module_name=module_name_for(path))
+    return _unparsed(record, ParseFailure(reason), enabled)
 
-            record = FileRecord(path=source.display, module_name=module_name_for(source.display), parsed=False)
-            findings = []
-            if SYNTAX_ERROR in settings.enabled:
-                findings.append(Finding(R.code, R.name, R.severity, source.display, 1, 1, 1, 1,
-                                        f"cannot read file: {error}; nothing in this file was checked"))
-            results.append(FileResult(source.display, findings, record))
-            continue
-        results.append(analyze_source(source.display, data, settings.enabled, settings.rule_options))
-    return finish(results, settings, cwd)
+
+def lint_files(
+    files: list[SourceFile],
+    settings: Settings,
+    cwd: Path | None = None,
+    *,
+    jobs: int = 1,
+    cache: "Cache | None" = None,
+) -> RunResult:
+    """Lint files: cached results where the bytes are unchanged, the rest analysed in
+    ``jobs`` processes, then the project pass over every file's record."""
+    from torchlint.pool import analyze_all
+
+    cwd = (cwd or Path.cwd()).resolve()
+    results: list[FileResult | None] = [None] * len(files)
+    keys: dict[int, str] = {}
+
+    def todo():
+        for index, source in enumerate(files):
+            try:
+                data = source.path.read_bytes()
+            except OSError as exc:
+                results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
+                continue
+            if cache is not None:
+                key = keys[index] = cache.key(source.display, data)
+                hit = cache.get(source.display, key)
+                if hit is not None:
+                    results[index] = hit
+                    continue
+            yield index, source.display, data
+
+    def store(index: int, result: FileResult) -> None:
+        results[index] = result
+        if cache is not None and index in keys:
+            cache.put(keys[index], result)
+
+    analyze_all(todo(), len(files), settings.enabled, settings.rule_options, jobs, store)
+    return finish([r for r in results if r is not None], settings, cwd)
 
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path) -> RunResult:

@@ -51,15 +51,21 @@ def decode(data: bytes) -> str:
     return text
 
 
-def parse(data: bytes) -> tuple[cst.Module | None, str | None, ParseFailure | None]:
-    """Parse source bytes into a LibCST module.
+@dataclass
+class Parsed:
+    """A file that passed CPython's parser: its text and ``ast`` tree."""
 
-    Returns ``(module, text, None)`` or ``(None, text_or_None, failure)``.
+    text: str
+    tree: ast.Module
 
-    CPython's own parser runs first: it is several times faster than LibCST's, gives the
-    familiar error messages, and refuses input that LibCST's native parser would crash the
-    whole process on (e.g. thousands of nested brackets, LibCST issues 619 and 1000), so such
-    files never reach LibCST.
+
+def check_syntax(data: bytes) -> tuple[Parsed | None, str | None, ParseFailure | None]:
+    """Decode and parse with CPython's own parser.
+
+    Returns ``(parsed, text, None)`` or ``(None, text_or_None, failure)``. This runs first:
+    it is several times faster than LibCST's parser, gives the familiar error messages, and
+    refuses input that LibCST's native parser would crash the whole process on (thousands of
+    nested brackets, LibCST issues 619 and 1000), so such files never reach LibCST.
     """
     try:
         text = decode(data)
@@ -68,20 +74,27 @@ def parse(data: bytes) -> tuple[cst.Module | None, str | None, ParseFailure | No
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # invalid escape sequences and the like
-            ast.parse(text, type_comments=False)
+            tree = ast.parse(text)
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = exc.offset or 1
         msg = exc.msg or "invalid syntax"
         return None, text, ParseFailure(f"syntax error: {msg}", max(line, 1), max(col, 1))
     except (RecursionError, MemoryError):
-        return None, text, ParseFailure("file is nested too deeply to analyse (the parser ran out of stack)")
+        return None, text, ParseFailure(_TOO_DEEP)
     except ValueError as exc:  # e.g. source code string cannot contain null bytes
         return None, text, ParseFailure(f"cannot parse: {exc}")
+    return Parsed(text, tree), text, None
+
+
+def parse_cst(text: str) -> tuple[cst.Module | None, ParseFailure | None]:
+    """LibCST's tree, for text that ``check_syntax`` accepted."""
     try:
-        module = cst.parse_module(text)
+        return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
-        return None, text, ParseFailure(f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1)
+        return None, ParseFailure(f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1)
     except (RecursionError, MemoryError):
-        return None, text, ParseFailure("file is nested too deeply to analyse (the parser ran out of stack)")
-    return module, text, None
+        return None, ParseFailure(_TOO_DEEP)
+
+
+_TOO_DEEP = "file is nested too deeply to analyse (the parser ran out of stack)"

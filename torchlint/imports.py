@@ -1,0 +1,97 @@
+"""What imported names stand for: ``from torch import optim as o`` makes ``o`` mean
+``torch.optim``; relative imports become absolute using the file's path-derived module name.
+
+Module-level imports are read from CPython's ``ast`` tree (every file has one, even those no
+rule needs a LibCST tree for); imports inside functions are added from LibCST nodes during
+the rules' walk. Both feed the same table.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+
+def _cst_dotted(node: cst.CSTNode) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_cst_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+class ImportTable:
+    def __init__(self, module_name: str, is_package: bool):
+        self.module_name = module_name
+        self.is_package = is_package
+        self.names: dict[str, str] = {}  # local name -> qualified name
+        self.star: list[str] = []
+
+    def resolve_relative(self, level: int, module: str) -> str:
+        package = self.module_name.split(".") if self.module_name else []
+        if not self.is_package and package:
+            package = package[:-1]
+        if level > 1:
+            package = package[: len(package) - (level - 1)] if level - 1 <= len(package) else []
+        base = ".".join(package)
+        if module:
+            return f"{base}.{module}" if base else module
+        return base
+
+    # -- the two shapes of import ------------------------------------------------------
+    def add_module(self, full: str, asname: str | None) -> None:
+        """``import a.b.c`` binds ``a``; ``import a.b.c as x`` binds ``x`` to ``a.b.c``."""
+        if asname:
+            self.names[asname] = full
+        else:
+            head = full.split(".")[0]
+            self.names[head] = head
+
+    def add_from(self, module: str, level: int, names: list[tuple[str, str | None]] | None) -> None:
+        """``from module import name [as asname], ...``; ``names=None`` for ``import *``."""
+        base = self.resolve_relative(level, module) if level else module
+        if names is None:
+            self.star.append(base)
+            return
+        for name, asname in names:
+            self.names[asname or name] = f"{base}.{name}" if base else name
+
+    # -- adapters ----------------------------------------------------------------------
+    def add_ast(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                self.add_module(alias.name, alias.asname)
+            return
+        if len(node.names) == 1 and node.names[0].name == "*":
+            self.add_from(node.module or "", node.level, None)
+        else:
+            self.add_from(node.module or "", node.level, [(a.name, a.asname) for a in node.names])
+
+    def scan_ast(self, body: list[ast.stmt]) -> None:
+        """Module-level imports, also inside module-level if/try/with blocks."""
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self.add_ast(stmt)
+            elif isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
+                self.scan_ast(stmt.body)
+                for handler in getattr(stmt, "handlers", ()):
+                    self.scan_ast(handler.body)
+                self.scan_ast(getattr(stmt, "orelse", []))
+                self.scan_ast(getattr(stmt, "finalbody", []))
+
+    def add_cst(self, node: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                asname = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
+                self.add_module(_cst_dotted(alias.name), asname)
+            return
+        module = _cst_dotted(node.module) if node.module is not None else ""
+        if isinstance(node.names, cst.ImportStar):
+            self.add_from(module, len(node.relative), None)
+            return
+        names = []
+        for alias in node.names:
+            asname = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
+            names.append((_cst_dotted(alias.name), asname))
+        self.add_from(module, len(node.relative), names)
