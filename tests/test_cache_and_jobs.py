@@ -1,0 +1,123 @@
+"""The process pool and the cache give exactly the findings of a plain serial run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from torchlint import pool
+from torchlint.cache import Cache
+from torchlint.config import build_settings
+from torchlint.engine import lint_files
+from torchlint.files import discover
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """The fixtures plus enough extra files (some broken) to make the pool worth starting."""
+    shutil.copytree(REPO / "fixtures", tmp_path / "fixtures")
+    for i in range(30):
+        (tmp_path / "gen").mkdir(exist_ok=True)
+        body = "def broken(:\n" if i % 7 == 0 else f"import torch\n\nx{i} = torch.zeros({i})\n"
+        (tmp_path / "gen" / f"m{i:02}.py").write_text(body)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _run(root: Path, *, jobs: int, cache_dir: Path | None, cli=None):
+    settings = build_settings(None, cli, root=root)
+    cache = Cache(cache_dir, settings.enabled, settings.rule_options) if cache_dir else None
+    result = lint_files(discover(["."], settings, root), settings, root, jobs=jobs, cache=cache)
+    return [f.to_dict() for f in result.findings], cache
+
+
+def test_jobs_and_cache_do_not_change_findings(tree):
+    serial, _ = _run(tree, jobs=1, cache_dir=None)
+    assert serial, "the fixtures must give findings"
+    parallel, _ = _run(tree, jobs=2, cache_dir=None)
+    assert parallel == serial
+    cold, cache = _run(tree, jobs=2, cache_dir=tree / "c")
+    assert cold == serial and cache.hits == 0
+    warm, cache = _run(tree, jobs=2, cache_dir=tree / "c")
+    assert warm == serial
+    assert cache.misses == 0 and cache.hits == len(list(tree.rglob("*.py")))
+
+
+def test_cache_directory_is_tagged_and_ignored(tree):
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    assert (tree / "c" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    assert (tree / "c" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_edited_file_is_reanalysed(tree):
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    target = tree / "gen" / "m01.py"
+    target.write_text("def broken_now(:\n")
+    findings, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert cache.misses == 1
+    assert any(f["path"] == "gen/m01.py" and f["rule"] == "TL000" for f in findings)
+    target.write_text("x = 1\n")
+    findings, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert not any(f["path"] == "gen/m01.py" for f in findings)
+
+
+def test_corrupt_and_foreign_entries_are_ignored_and_rewritten(tree):
+    baseline, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    entries = sorted((tree / "c").rglob("*.json"))
+    assert entries
+    entries[0].write_text("{not json")
+    entries[1].write_bytes(b"\x00\xff garbage")
+    data = json.loads(entries[2].read_text())
+    data["path"] = "somewhere/else.py"  # an entry that claims another file
+    entries[2].write_text(json.dumps(data))
+    findings, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert findings == baseline
+    assert cache.misses == 3
+    findings, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert cache.misses == 0  # rewritten
+
+
+def test_settings_change_invalidates(tree):
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    findings, cache = _run(tree, jobs=1, cache_dir=tree / "c", cli={"select": ["ALL"], "ignore": ["TL000"]})
+    assert cache.hits == 0
+    assert "TL000" not in {f["rule"] for f in findings}
+
+
+def test_unwritable_cache_is_not_fatal(tree):
+    blocker = tree / "blocked"
+    blocker.write_text("a file where the cache directory should be")
+    findings, _ = _run(tree, jobs=1, cache_dir=blocker / "cache")
+    assert findings
+
+
+def test_crashing_worker_is_isolated_to_its_file(tree, monkeypatch):
+    expected, _ = _run(tree, jobs=1, cache_dir=None)
+    real = pool.analyze_source
+
+    def dies_on_one_file(path, data, enabled, options):
+        if path == "gen/m03.py":
+            os._exit(139)  # what a segfault in the native parser looks like to the pool
+        return real(path, data, enabled, options)
+
+    monkeypatch.setattr(pool, "analyze_source", dies_on_one_file)
+    findings, _ = _run(tree, jobs=2, cache_dir=None)
+    crashed = [f for f in findings if f["path"] == "gen/m03.py"]
+    assert len(crashed) == 1 and crashed[0]["rule"] == "TL000"
+    assert "crashed" in crashed[0]["message"]
+    assert [f for f in findings if f["path"] != "gen/m03.py"] == [f for f in expected if f["path"] != "gen/m03.py"]
+
+
+def test_cli_flags(tree, run):
+    code, out, _ = run("check", "--jobs", "2", "--cache-dir", "cc", "--format", "json", ".")
+    assert code == 1 and (tree / "cc" / "CACHEDIR.TAG").exists()
+    code2, out2, _ = run("check", "--jobs", "1", "--no-cache", "--format", "json", ".")
+    assert (code2, json.loads(out2)) == (code, json.loads(out))
+    assert not (tree / ".torchlint_cache").exists()
+    assert run("check", "--jobs", "0", ".")[0] == 2
