@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-v", "--verbose", action="store_true", help="print progress and tracebacks of internal errors")
 
     rules = sub.add_parser("rules", help="list every rule")
-    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
     rule = sub.add_parser("rule", help="show a rule's catalog page")
     rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
@@ -195,11 +195,22 @@ def cmd_rules(args: argparse.Namespace) -> int:
                  "summary": r.summary} for r in rules]
         print(json.dumps(data, indent=2))
         return EXIT_CLEAN
+    if args.format == "markdown":
+        print(rules_markdown(rules), end="")
+        return EXIT_CLEAN
     width = max(len(r.name) for r in rules)
     print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} Summary")
     for r in rules:
         print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} {r.summary}")
     return EXIT_CLEAN
+
+
+def rules_markdown(rules) -> str:
+    """The README's rules table."""
+    lines = ["| Code | Name | Default | Severity | Summary |", "| --- | --- | --- | --- | --- |"]
+    for r in rules:
+        lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | {r.summary} |")
+    return "\n".join(lines) + "\n"
 
 
 def cmd_rule(args: argparse.Namespace) -> int:

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Speed and memory of `torchlint check` on the real-code corpus.
+
+    python benchmarks/corpus.py            # everything, one run
+    python benchmarks/corpus.py --quick    # skip TorchFix and the 20,000-file tree
+
+Prints, from one run: LibCST parse-only (serial), torchlint cold (--no-cache, default jobs),
+torchlint warm (nothing changed), torchlint after one file changed, a single-file run (the
+pre-commit case), TorchFix `--select ALL -j <cores>` (installed in the benchmark's own
+virtual environment), the ratios between them, and peak memory; then peak memory on a tree
+of 20,000 generated files. The corpus comes from ../shared/corpus/fetch.sh (or
+$TORCHLINT_CORPUS_SRC). Targets are reported, not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+# Runs a command and prints its wall time and the peak RSS of it and of its largest child.
+MEASURE = r"""
+import resource, subprocess, sys, time
+t = time.perf_counter()
+proc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+wall = time.perf_counter() - t
+child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"{wall} {proc.returncode} {child}")
+if proc.returncode not in (0, 1):
+    sys.stderr.write(proc.stderr.decode(errors="replace")[-2000:])
+"""
+
+PARSE_ONLY = r"""
+import sys, time, libcst
+from pathlib import Path
+files = [p for p in Path(sys.argv[1]).rglob("*.py")]
+t = time.perf_counter()
+for p in files:
+    try:
+        libcst.parse_module(p.read_bytes())
+    except Exception:
+        pass
+print(time.perf_counter() - t, len(files))
+"""
+
+
+def corpus_dir() -> Path:
+    if os.environ.get("TORCHLINT_CORPUS_SRC"):
+        return Path(os.environ["TORCHLINT_CORPUS_SRC"])
+    fetch = REPO.parent / "shared" / "corpus" / "fetch.sh"
+    out = subprocess.run(["bash", str(fetch)], check=True, capture_output=True, text=True).stdout
+    return Path(out.strip().splitlines()[-1])
+
+
+def measure(cmd: list[str], cwd: Path) -> tuple[float, int, int]:
+    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], cwd=cwd, check=True, capture_output=True, text=True)
+    if out.stderr:
+        sys.stderr.write(out.stderr)
+    wall, code, rss = out.stdout.split()
+    return float(wall), int(code), int(rss)
+
+
+def torchlint(*args: str) -> list[str]:
+    return [sys.executable, "-m", "torchlint", "check", "--isolated", "-q", *args]
+
+
+def torchfix_python(workdir: Path) -> Path | None:
+    env_dir = workdir / "torchfix-venv"
+    venv.create(env_dir, with_pip=True)
+    py = env_dir / "bin" / "python"
+    proc = subprocess.run([str(py), "-m", "pip", "install", "-q", "torchfix==0.7.0"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"  (TorchFix could not be installed: {proc.stderr.strip()[-300:]})")
+        return None
+    return py
+
+
+def generate_tree(root: Path, count: int) -> None:
+    model = (REPO / "fixtures" / "buggy_project" / "model.py").read_text()
+    train = (REPO / "fixtures" / "buggy_project" / "train.py").read_text()
+    for i in range(count):
+        d = root / f"pkg{i // 500:03}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"m{i:05}.py").write_text(model if i % 2 else train.replace("from model import", f"from pkg{i // 500:03}.m{i + 1:05} import"))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="skip TorchFix and the generated tree")
+    ap.add_argument("--generated", type=int, default=20000, help="files in the generated tree (default 20000)")
+    args = ap.parse_args()
+
+    src = corpus_dir()
+    with tempfile.TemporaryDirectory(prefix="torchlint-bench-") as tmp:
+        work = Path(tmp)
+        corpus = work / "corpus"
+        shutil.copytree(src, corpus)
+        files = sorted(corpus.rglob("*.py"))
+        lines = sum(p.read_bytes().count(b"\n") for p in files)
+        print(f"corpus: {len(files)} files, {lines} lines, {CORES} cores, Python {sys.version.split()[0]}")
+
+        out = subprocess.run([sys.executable, "-c", PARSE_ONLY, str(corpus)], check=True, capture_output=True, text=True)
+        parse_s = float(out.stdout.split()[0])
+        cache = work / "cache"
+        cold_s, code, cold_rss = measure(torchlint("--no-cache", "."), corpus)
+        measure(torchlint("--cache-dir", str(cache), "."), corpus)  # fill the cache
+        warm_s, _, warm_rss = measure(torchlint("--cache-dir", str(cache), "."), corpus)
+        changed = files[len(files) // 2]
+        changed.write_text(changed.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        one_s, _, _ = measure(torchlint("--cache-dir", str(cache), "."), corpus)
+        single = corpus / "timm-1.0.31" / "train.py"
+        if not single.exists():
+            single = files[0]
+        single_s, _, single_rss = measure(torchlint("--no-cache", str(single.relative_to(corpus))), corpus)
+
+        rows = [
+            ("LibCST parse only, serial", parse_s, None),
+            (f"torchlint cold (--no-cache, -j {CORES})", cold_s, cold_rss),
+            ("torchlint warm (nothing changed)", warm_s, warm_rss),
+            ("torchlint, one file changed", one_s, None),
+            (f"torchlint single file ({single.name})", single_s, single_rss),
+        ]
+        torchfix_s = None
+        if not args.quick:
+            py = torchfix_python(work)
+            if py is not None:
+                torchfix_s, _, tf_rss = measure([str(py), "-m", "torchfix", "--select", "ALL", "-j", str(CORES), "."], corpus)
+                rows.append((f"TorchFix --select ALL -j {CORES}", torchfix_s, tf_rss))
+
+        print(f"\n{'run':<44} {'seconds':>8} {'peak RSS (largest process)':>28}")
+        for name, secs, rss in rows:
+            mem = f"{rss / 1024:.0f} MB" if rss else ""
+            print(f"{name:<44} {secs:>8.2f} {mem:>28}")
+        print("\nratios and targets")
+        print(f"  cold / LibCST parse-only        {cold_s / parse_s:6.2f}x   (target <= 1.0x)")
+        if torchfix_s:
+            print(f"  cold / TorchFix                 {cold_s / torchfix_s:6.2f}x   (target <= 0.1x)")
+        print(f"  warm                            {warm_s:6.2f}s   (target <= 1 s)")
+        print(f"  one file changed                {one_s:6.2f}s   (target <= 1.5 s)")
+        print(f"  single file cold                {single_s:6.2f}s   (target <= 0.5 s)")
+        print(f"  peak memory, cold, corpus       {cold_rss / 1024:6.0f} MB (target <= 500 MB)")
+
+        if not args.quick and args.generated:
+            gen = work / "generated"
+            generate_tree(gen, args.generated)
+            gen_s, _, gen_rss = measure(torchlint("--no-cache", "."), gen)
+            small = work / "generated-small"
+            generate_tree(small, args.generated // 10)
+            small_s, _, small_rss = measure(torchlint("--no-cache", "."), small)
+            print(f"\ngenerated trees (memory must not grow with the number of files)")
+            print(f"  {args.generated // 10:>6} files: {small_s:6.2f}s, peak RSS {small_rss / 1024:.0f} MB")
+            print(f"  {args.generated:>6} files: {gen_s:6.2f}s, peak RSS {gen_rss / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
