@@ -98,9 +98,10 @@ def _pre_commit(cwd: Path, env: dict[str, str], *args: str) -> subprocess.Comple
 
 
 def _hook_rules():
-    """The rules whose catalog Example the buggy files hold: every rule but TL000 when there
-    are any, else TL000 (a syntax error)."""
-    return [r for r in RULES if r.code != "TL000"] or [r for r in RULES if r.code == "TL000"]
+    """The rules whose catalog Example the buggy files hold: every rule on by default (the
+    hook runs with the default selection) but TL000 when there are any, else TL000 (a
+    syntax error)."""
+    return [r for r in RULES if r.code != "TL000" and r.default_enabled] or [r for r in RULES if r.code == "TL000"]
 
 
 def _write_files(project: Path, fixed: bool) -> dict[str, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from urllib.parse import quote
 
 from torchlint import __version__, catalog
@@ -76,9 +77,7 @@ def rule_descriptor(rule: type[Rule]) -> dict:
 
 
 def _artifact(path: str) -> dict:
-    if os.path.isabs(path):
-        from pathlib import Path
-
+    if os.path.isabs(path):  # a file outside the working directory
         return {"uri": Path(path).as_uri()}
     return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
 
