@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, action="extend", default=None, metavar="CODES",
                        help="rules to enable on top of the selection")
     check.add_argument("--ignore", type=_codes, action="extend", default=None, metavar="CODES", help="rules to disable")
-    check.add_argument("--format", default="full", metavar="FORMAT", help="full (default), concise, json, json-lines")
+    check.add_argument("--format", default="full", metavar="FORMAT",
+                       help="full (default), concise, json, json-lines, sarif, github, junit")
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -65,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="analyse files in N processes (default: the number of CPU cores)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .torchlint_cache next to the configuration)")
+    check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
+    check.add_argument("--write-baseline", metavar="FILE",
+                       help="record the current findings in FILE (see --baseline), then exit 0")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument("-v", "--verbose", action="store_true", help="print progress and tracebacks of internal errors")
 
@@ -141,6 +145,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(f"--format {args.format}: unknown format (accepted: {', '.join(FORMAT_NAMES)})")
     settings = load_settings(args)
     cwd = Path.cwd().resolve()
+    if args.baseline and args.write_baseline:
+        raise UsageError("--baseline and --write-baseline cannot be used together")
+    known = None
+    if args.baseline:
+        from torchlint import baseline
+
+        known = baseline.load(args.baseline, cwd)
     files = discover(args.paths, settings, cwd)
     if args.show_files:
         for f in files:
@@ -159,6 +170,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     result = lint_files(files, settings, cwd, jobs=args.jobs or default_jobs(), cache=cache)
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
+    if args.write_baseline:
+        from torchlint import baseline
+
+        n = baseline.write(args.write_baseline, result.findings, cwd)
+        if not args.quiet:
+            print(f"torchlint: wrote {n} finding(s) to {args.write_baseline}", file=sys.stderr)
+        for err in result.errors:  # the baseline may lack what a failed rule would have found
+            print(f"torchlint: error: rule {err.rule} failed on {err.path}: {err.error}", file=sys.stderr)
+        return EXIT_ERROR if result.errors else EXIT_CLEAN
+    if known is not None:
+        result.findings, matched = known.filter(result.findings, cwd)
+        if args.verbose:
+            print(f"torchlint: {matched} finding(s) hidden by the baseline {args.baseline}", file=sys.stderr)
 
     color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     report = Report(result, settings, cwd, color=color, quiet=args.quiet)

@@ -24,17 +24,20 @@ Renderer = Callable[[Report], str]
 
 
 def _registry() -> dict[str, Renderer]:
-    from torchlint.formats import json_format, text
+    from torchlint.formats import github, json_format, junit, sarif, text
 
     return {
         "full": text.render_full,
         "concise": text.render_concise,
         "json": json_format.render_json,
         "json-lines": json_format.render_json_lines,
+        "sarif": sarif.render_sarif,
+        "github": github.render_github,
+        "junit": junit.render_junit,
     }
 
 
-FORMAT_NAMES = ("full", "concise", "json", "json-lines")
+FORMAT_NAMES = ("full", "concise", "json", "json-lines", "sarif", "github", "junit")
 
 
 def render(name: str, report: Report) -> str:

@@ -1,0 +1,94 @@
+"""Stable finding fingerprints, shared by SARIF (``partialFingerprints``) and baselines.
+
+A fingerprint must survive edits that do not touch the finding (lines added or removed
+above it, the code moved within its file, re-indentation) and must tell apart two identical
+findings in one file. It is built from:
+
+* the rule code,
+* the text of the finding's first line with all whitespace removed,
+* the flagged text on that line (from the start column to the end column, or to the end of
+  the line for a multi-line finding), whitespace removed: two findings on one line differ,
+* and, appended as ``:N``, the 1-based occurrence of that (rule, digest) pair in the file,
+  counted in source order: two identical findings in one file differ.
+
+Line numbers, columns and messages are not part of it (messages may mention other lines).
+The shape, ``<16 hex digits>:<occurrence>``, follows GitHub's ``primaryLocationLineHash``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Callable, Sequence
+
+from torchlint.finding import Finding
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's own line ends (str.splitlines() knows more)
+_SPACE = re.compile(r"\s+")
+
+LineSource = Callable[[str], "list[str] | None"]
+
+
+def source_lines(text: str) -> list[str]:
+    return _NEWLINE.split(text)
+
+
+def file_lines(cwd: Path) -> LineSource:
+    """Reads (and caches) a finding's file, relative to ``cwd``; None when unreadable."""
+    cache: dict[str, list[str] | None] = {}
+
+    def lines(path: str) -> list[str] | None:
+        if path not in cache:
+            from torchlint.source import decode
+
+            try:
+                cache[path] = source_lines(decode((cwd / path).read_bytes()))
+            except (OSError, ValueError):
+                cache[path] = None
+        return cache[path]
+
+    return lines
+
+
+def _squash(text: str) -> str:
+    return _SPACE.sub("", text)
+
+
+def digest(finding: Finding, lines: list[str] | None) -> str:
+    """The position-independent part of a fingerprint (16 hex digits)."""
+    line_text = flagged = ""
+    if lines and 1 <= finding.line <= len(lines):
+        line_text = lines[finding.line - 1]
+        start = max(finding.column - 1, 0)
+        end = finding.end_column - 1 if finding.end_line == finding.line else len(line_text)
+        flagged = line_text[start:max(end, start)]
+    data = "\0".join((finding.rule, _squash(line_text), _squash(flagged)))
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def fingerprints(findings: Sequence[Finding], lines_of: LineSource) -> list[str]:
+    """One fingerprint per finding, in the order given.
+
+    Occurrences are counted over all of ``findings`` in each file, so pass every finding of
+    the run (before any baseline filtering)."""
+    by_path: dict[str, list[int]] = defaultdict(list)
+    for i, f in enumerate(findings):
+        by_path[f.path].append(i)
+    out = [""] * len(findings)
+    for path, indices in by_path.items():
+        lines = lines_of(path)
+        seen: Counter[str] = Counter()
+        order = sorted(indices, key=lambda i: (findings[i].line, findings[i].column, findings[i].end_line,
+                                               findings[i].end_column, findings[i].rule, findings[i].message))
+        for i in order:
+            d = digest(findings[i], lines)
+            seen[d] += 1
+            out[i] = f"{d}:{seen[d]}"
+    return out
+
+
+def for_run(findings: Sequence[Finding], cwd: Path) -> list[str]:
+    """Fingerprints of findings whose paths are relative to ``cwd`` (as the CLI reports them)."""
+    return fingerprints(findings, file_lines(cwd))

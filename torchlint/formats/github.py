@@ -1,0 +1,38 @@
+"""``github``: GitHub Actions workflow commands, one annotation per finding::
+
+    ::error file=train.py,line=37,col=13,endLine=37,endColumn=40,title=torchlint (TL001)::message
+
+``::error`` for error-severity rules, ``::warning`` for the others. Property values escape
+``%``, CR, LF, ``:`` and ``,``; the message escapes ``%``, CR and LF (GitHub's rules for
+workflow commands). Nothing else is printed, so a clean run prints nothing.
+"""
+
+from __future__ import annotations
+
+from torchlint.finding import Finding, Severity
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding) -> str:
+    command = "error" if f.severity is Severity.ERROR else "warning"
+    props = {
+        "file": f.path,
+        "line": str(f.line),
+        "col": str(f.column),
+        "endLine": str(max(f.end_line, f.line)),
+        "endColumn": str(f.end_column),
+        "title": f"torchlint ({f.rule})",
+    }
+    joined = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
+    return f"::{command} {joined}::{escape_data(f.message)}"
+
+
+def render_github(report) -> str:
+    return "".join(annotation(f) + "\n" for f in report.result.findings)

@@ -1,0 +1,157 @@
+"""``sarif``: SARIF 2.1.0, as GitHub code scanning (and other SARIF viewers) read it.
+
+One run. ``tool.driver.rules`` describes every enabled rule from its catalog page; each
+finding is a result with a ``%SRCROOT%``-relative location (``%SRCROOT%`` is the working
+directory, so run torchlint from the repository root) and the stable fingerprint that
+baselines use too. Files that could not be parsed are TL000 results and also tool execution
+notifications; internal rule errors are notifications and make the execution unsuccessful.
+Columns count Unicode code points (``columnKind``), 1-based, end column exclusive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from urllib.parse import quote
+
+from torchlint import __version__, catalog
+from torchlint.fingerprint import for_run
+from torchlint.finding import Finding, Severity
+from torchlint.rule import Rule, all_rules
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://github.com/torchlint/torchlint"
+SRCROOT = "%SRCROOT%"
+
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}
+
+
+def help_uri(rule: type[Rule]) -> str:
+    return f"{INFORMATION_URI}/blob/main/rules/{rule.code}-{rule.name}.md"
+
+
+def _page_body(rule: type[Rule]) -> str:
+    """The catalog page without its ``# CODE name`` title line."""
+    try:
+        text = catalog.page(rule.code, rule.name)
+    except OSError:
+        return rule.summary
+    lines = text.splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join(lines).strip() + "\n"
+
+
+def _full_description(rule: type[Rule]) -> str:
+    try:
+        sections = catalog.sections(catalog.page(rule.code, rule.name))
+    except OSError:
+        return rule.summary
+    return catalog.first_paragraph(sections.get("What it does", "")) or rule.summary
+
+
+def rule_descriptor(rule: type[Rule]) -> dict:
+    level = _LEVEL[rule.severity]
+    body = _page_body(rule)
+    tags = list(getattr(rule, "tags", None) or ("pytorch", "correctness"))
+    precision = getattr(rule, "precision", None) or ("very-high" if rule.code == "TL000" else "high")
+    problem_severity = getattr(rule, "problem_severity", None) or level
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _full_description(rule)},
+        "help": {"text": body, "markdown": body},
+        "helpUri": help_uri(rule),
+        "defaultConfiguration": {"level": level, "enabled": bool(rule.default_enabled)},
+        "properties": {
+            "tags": tags,
+            "precision": precision,
+            # GitHub reads the literal key "problem.severity" (as CodeQL writes it); the nested
+            # form is for readers that follow the documentation's dotted path.
+            "problem.severity": problem_severity,
+            "problem": {"severity": problem_severity},
+        },
+    }
+
+
+def _artifact(path: str) -> dict:
+    if os.path.isabs(path):  # a file outside the working directory
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+
+
+def _region(f: Finding) -> dict:
+    end_line = max(f.end_line, f.line)
+    end_column = max(f.end_column, f.column) if end_line == f.line else max(f.end_column, 1)
+    return {"startLine": f.line, "startColumn": f.column, "endLine": end_line, "endColumn": end_column}
+
+
+def _location(f: Finding) -> dict:
+    return {"physicalLocation": {"artifactLocation": _artifact(f.path), "region": _region(f)}}
+
+
+def build(report) -> dict:
+    result = report.result
+    findings: list[Finding] = result.findings
+    enabled = set(report.settings.enabled) | {f.rule for f in findings}
+    rules = [r for r in all_rules() if r.code in enabled]
+    index = {r.code: i for i, r in enumerate(rules)}
+
+    results = []
+    for f, fingerprint in zip(findings, for_run(findings, report.cwd)):
+        item = {
+            "ruleId": f.rule,
+            "level": _LEVEL[f.severity],
+            "message": {"text": f.message},
+            "locations": [_location(f)],
+            "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+        }
+        if f.rule in index:
+            item["ruleIndex"] = index[f.rule]
+        if f.confirmed is not None:
+            item["properties"] = {"confirmedByTrace": f.confirmed}
+        results.append(item)
+
+    notifications = []
+    for f in result.failed_files:
+        note = {
+            "level": "error",
+            "message": {"text": f"{f.path}: {f.message}"},
+            "locations": [_location(f)],
+            "descriptor": {"id": f.rule},
+        }
+        if f.rule in index:
+            note["associatedRule"] = {"id": f.rule, "index": index[f.rule]}
+        notifications.append(note)
+    for err in result.errors:
+        notifications.append({
+            "level": "error",
+            "message": {"text": f"rule {err.rule} failed on {err.path}: {err.error}"},
+            "descriptor": {"id": "internal-error"},
+        })
+
+    invocation: dict = {"executionSuccessful": not result.errors}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+
+    driver = {
+        "name": "torchlint",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [rule_descriptor(r) for r in rules],
+    }
+    run = {
+        "tool": {"driver": driver},
+        "invocations": [invocation],
+        "originalUriBaseIds": {SRCROOT: {"uri": report.cwd.as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render_sarif(report) -> str:
+    return json.dumps(build(report), indent=2, ensure_ascii=False) + "\n"
