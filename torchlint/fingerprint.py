@@ -21,35 +21,12 @@ import hashlib
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 from torchlint.finding import Finding
+from torchlint.source import LineSource, file_lines
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's own line ends (str.splitlines() knows more)
 _SPACE = re.compile(r"\s+")
-
-LineSource = Callable[[str], "list[str] | None"]
-
-
-def source_lines(text: str) -> list[str]:
-    return _NEWLINE.split(text)
-
-
-def file_lines(cwd: Path) -> LineSource:
-    """Reads (and caches) a finding's file, relative to ``cwd``; None when unreadable."""
-    cache: dict[str, list[str] | None] = {}
-
-    def lines(path: str) -> list[str] | None:
-        if path not in cache:
-            from torchlint.source import decode
-
-            try:
-                cache[path] = source_lines(decode((cwd / path).read_bytes()))
-            except (OSError, ValueError):
-                cache[path] = None
-        return cache[path]
-
-    return lines
 
 
 def _squash(text: str) -> str:

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 
 import libcst as cst
 
@@ -98,3 +101,29 @@ def parse_cst(text: str) -> tuple[cst.Module | None, ParseFailure | None]:
 
 
 _TOO_DEEP = "file is nested too deeply to analyse (the parser ran out of stack)"
+
+
+# -- reading lines back for reports (code frames, fingerprints) --------------------------
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's own line ends (str.splitlines() knows more)
+
+LineSource = Callable[[str], "list[str] | None"]
+
+
+def source_lines(text: str) -> list[str]:
+    return _NEWLINE.split(text)
+
+
+def file_lines(cwd: Path) -> LineSource:
+    """Reads (and caches) a finding's file, relative to ``cwd``; None when unreadable."""
+    cache: dict[str, list[str] | None] = {}
+
+    def lines(path: str) -> list[str] | None:
+        if path not in cache:
+            try:
+                cache[path] = source_lines(decode((cwd / path).read_bytes()))
+            except (OSError, ValueError):
+                cache[path] = None
+        return cache[path]
+
+    return lines

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
-
 from torchlint.finding import Finding, Severity
+from torchlint.source import file_lines
 
 BOLD, RED, YELLOW, CYAN, DIM, RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[0m"
 
@@ -31,18 +30,6 @@ def summary(findings: list[Finding]) -> str:
     return f"Found {n} problem{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})."
 
 
-def _lines(cwd: Path, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
-    if path not in cache:
-        try:
-            data = (cwd / path).read_bytes()
-            from torchlint.source import decode
-
-            cache[path] = decode(data).splitlines()
-        except (OSError, ValueError):
-            cache[path] = None
-    return cache[path]
-
-
 def frame(f: Finding, lines: list[str] | None, color: bool) -> str:
     if not lines or f.line > len(lines):
         return ""
@@ -64,10 +51,10 @@ def frame(f: Finding, lines: list[str] | None, color: bool) -> str:
 
 
 def render_full(report) -> str:
-    cache: dict[str, list[str] | None] = {}
+    lines_of = file_lines(report.cwd)
     blocks = []
     for f in report.result.findings:
-        blocks.append(headline(f, report.color) + "\n" + frame(f, _lines(report.cwd, f.path, cache), report.color) + "\n")
+        blocks.append(headline(f, report.color) + "\n" + frame(f, lines_of(f.path), report.color) + "\n")
     if not report.quiet:
         blocks.append(summary(report.result.findings))
     return "\n".join(blocks) + ("\n" if blocks else "")
