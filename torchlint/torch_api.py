@@ -75,9 +75,9 @@ def backward_target(ctx: FileContext, call: cst.Call) -> cst.BaseExpression | No
     For ``scaler.scale(X).backward()`` the target is ``X``.
     """
     func = call.func
+    if ctx.qualified_name(func) == "torch.autograd.backward":
+        return call.args[0].value if call.args else None
     if not isinstance(func, cst.Attribute) or func.attr.value not in ("backward", "manual_backward"):
-        if ctx.qualified_name(func) == "torch.autograd.backward" and call.args:
-            return call.args[0].value
         return None
     receiver = func.value
     if func.attr.value == "manual_backward":

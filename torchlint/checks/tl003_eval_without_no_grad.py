@@ -55,6 +55,7 @@ _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.In
              cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
 _STATEMENT_END = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _APPENDING = {"append", "extend", "add", "insert", "update", "appendleft", "put"}
+_GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
 _AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
 
 
@@ -88,6 +89,17 @@ def _refs(expr: cst.CSTNode) -> set[str]:
     return found
 
 
+def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
+    """``nn.Dropout(0.5)``, ``DropPath(0.1).eval()``, ``nn.ReLU().to(dev)``."""
+    while isinstance(expr, cst.Call):
+        if is_parameter_free_layer(ctx, expr.func):
+            return True
+        if not isinstance(expr.func, cst.Attribute):
+            return False
+        expr = expr.func.value
+    return False
+
+
 def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``model`` for ``model.to(dev).eval()``: the receiver under a chain of method calls."""
     while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
@@ -117,7 +129,8 @@ class EvalWithoutNoGrad(Rule):
     severity = Severity.WARNING
     default_enabled = True
     summary = "Model called after .eval() outside torch.no_grad(): autograd still records every activation"
-    requires_text = ("eval", "train(")
+    # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
+    requires_text = ("eval(", "train(")
 
     VALID = [
         # Evaluation under no_grad.
@@ -524,8 +537,10 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(self._scopes[-1].node, cst.Module) and node.args and _is_false(node.args[0].value) \
                     and is_grad_mode_call(self.ctx, node) == "set_grad_enabled":
                 self._module_no_grad = True
-        elif ("freeze" in attr.lower() and "unfreeze" not in attr.lower()) or "requires_grad" in attr.lower():
-            self._note_freeze(node, attr)
+        elif "eeze" in attr or "requires_grad" in attr:
+            low = attr.lower()
+            if "freeze" in low and "unfreeze" not in low or "requires_grad" in low:
+                self._note_freeze(node, attr)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         # p.requires_grad = False (for p in model.parameters())
@@ -602,7 +617,6 @@ class EvalWithoutNoGrad(Rule):
         set_grad_at: int | None = None
         grad_exprs: list[cst.CSTNode] = []
         assigns: dict[cst.CSTNode, set[str]] = {}  # value node -> keys it is stored into
-        grad_ctx_names: set[str] = set()
         wants_input_grad = False
         grad_wanted: set[str] = set()  # keys with gradient checkpointing switched on
         built: dict[str, list[tuple[int, bool]]] = {}  # key -> (index, is a parameter-free layer)
@@ -686,13 +700,11 @@ class EvalWithoutNoGrad(Rule):
                 assigns[value] = keys
                 root_expr = _chain_root(value)
                 root = expr_key(root_expr)
-                param_free = isinstance(root_expr, cst.Call) and is_parameter_free_layer(ctx, root_expr.func)
+                param_free = _builds_parameter_free_layer(ctx, value)
                 for key in keys:
                     if key != root:
                         reset(key, index)
                         built.setdefault(key, []).append((index, param_free))
-                if _mentions_grad_mode(ctx, value):
-                    grad_ctx_names |= keys
             elif isinstance(node, cst.For):
                 keys = set()
                 _target_keys(node.target, keys)
@@ -751,7 +763,7 @@ class EvalWithoutNoGrad(Rule):
                     break
             if chosen is None or chosen[0] in reported:
                 continue
-            if self._under_grad_context(call, grad_ctx_names):
+            if self._under_grad_context(call, assigns):
                 continue
             if grad_exprs:
                 if tainted is None:
@@ -792,7 +804,9 @@ class EvalWithoutNoGrad(Rule):
             node = anc
         return False
 
-    def _under_grad_context(self, node: cst.CSTNode, grad_ctx_names: set[str]) -> bool:
+    def _under_grad_context(self, node: cst.CSTNode, assigns: dict[cst.CSTNode, set[str]]) -> bool:
+        """Under a grad-mode ``with`` (also ``with ctx():`` after ``ctx = torch.no_grad if ...``
+        in the body, ``assigns``) or decorator, or in a Lightning evaluation hook."""
         ctx = self.ctx
         for anc in ctx.ancestors(node):
             if isinstance(anc, cst.With):
@@ -800,7 +814,9 @@ class EvalWithoutNoGrad(Rule):
                     if _mentions_grad_mode(ctx, item.item):
                         return True
                     expr = item.item.func if isinstance(item.item, cst.Call) else item.item
-                    if grad_ctx_names and expr_key(expr) in grad_ctx_names:
+                    key = expr_key(expr) if assigns else None
+                    if key is not None and any(key in keys and _mentions_grad_mode(ctx, value)
+                                               for value, keys in assigns.items()):
                         return True
             elif isinstance(anc, cst.FunctionDef):
                 if _is_eval_hook(anc.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in anc.decorators):
@@ -825,11 +841,10 @@ class EvalWithoutNoGrad(Rule):
         if not self._candidates:
             return
         ctx = self.ctx
-        helper_names = {c.function.name.value for c in self._candidates if c.function is not None}
         sites: dict[str, list[cst.Call]] = {}
         opaque: set[str] = set()
-        if helper_names:
-            self._collect_sites(helper_names, sites, opaque)
+        if any(c.function is not None for c in self._candidates):
+            self._collect_sites(sites, opaque)
         memo: dict[cst.FunctionDef, bool] = {}
         for cand in self._candidates:
             if self._module_no_grad and cand.scope_is_body:
@@ -847,15 +862,13 @@ class EvalWithoutNoGrad(Rule):
                 "`with torch.no_grad():` (or `torch.inference_mode()`)",
             )
 
-    def _collect_sites(self, names: set[str], sites: dict[str, list[cst.Call]], opaque: set[str]) -> None:
-        """Call sites of the helpers ``names`` (``f(...)``, ``self.f(...)``) in this file, and the
-        names also used some other way (passed as a callback: call sites unknown)."""
+    def _collect_sites(self, sites: dict[str, list[cst.Call]], opaque: set[str]) -> None:
+        """Call sites by callee name (``f(...)``, ``self.f(...)``) in this file, and the names
+        also used some other way (a function passed as a callback: call sites unknown)."""
         ctx = self.ctx
         for node in iter_nodes(ctx.module):
             if isinstance(node, cst.Name):
                 name = node.value
-                if name not in names:
-                    continue
                 parent = ctx.parent(node)
                 if isinstance(parent, cst.FunctionDef) and parent.name is node:
                     continue
@@ -885,7 +898,7 @@ class EvalWithoutNoGrad(Rule):
         seen.add(function)
         result = True
         for call in calls:
-            if self._under_grad_context(call, set()):
+            if self._under_grad_context(call, {}):
                 continue
             outer = self.ctx.enclosing_function(call)
             if outer is not None and (self._set_grad_before(outer, call) or
@@ -914,10 +927,15 @@ def _is_false(expr: cst.BaseExpression) -> bool:
 
 def _mentions_grad_mode(ctx, expr: cst.CSTNode) -> bool:
     """``torch.no_grad()``, ``torch.inference_mode``, ``nullcontext() if train else
-    torch.no_grad()``, ``torch.set_grad_enabled(flag)``, ``torch.enable_grad()``..."""
+    torch.no_grad()``, ``torch.set_grad_enabled(flag)``, ``torch.enable_grad()``, and project
+    wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``)."""
     for node in iter_nodes(expr):
-        if isinstance(node, (cst.Name, cst.Attribute)) and ctx.qualified_name(node) in NO_GRAD_CONTEXTS:
-            return True
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            name = ctx.qualified_name(node)
+            if name in NO_GRAD_CONTEXTS:
+                return True
+            if name is not None and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES):
+                return True
     return False
 
 
