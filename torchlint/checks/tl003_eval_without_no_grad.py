@@ -45,7 +45,6 @@ from torchlint.torch_api import (
     mode_switch,
 )
 
-_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 # Lightning runs these under no_grad/inference_mode itself.
 _EVAL_HOOKS = {"validation_step", "test_step", "predict_step", "validation_step_end", "test_step_end",
                "validation_epoch_end", "test_epoch_end"}
