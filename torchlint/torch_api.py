@@ -75,9 +75,9 @@ def backward_target(ctx: FileContext, call: cst.Call) -> cst.BaseExpression | No
     For ``scaler.scale(X).backward()`` the target is ``X``.
     """
     func = call.func
+    if ctx.qualified_name(func) == "torch.autograd.backward":
+        return call.args[0].value if call.args else None
     if not isinstance(func, cst.Attribute) or func.attr.value not in ("backward", "manual_backward"):
-        if ctx.qualified_name(func) == "torch.autograd.backward" and call.args:
-            return call.args[0].value
         return None
     receiver = func.value
     if func.attr.value == "manual_backward":
@@ -190,3 +190,58 @@ def is_detached(ctx: FileContext, expr: cst.BaseExpression) -> bool:
         if isinstance(func, cst.Name) and func.value in DETACHING_FUNCTIONS and not ctx.is_imported(func):
             return True
     return False
+
+
+# -- module train/eval mode --------------------------------------------------------------
+
+def mode_switch(call: cst.Call) -> bool | None:
+    """For ``m.eval()`` / ``m.train(False)`` / ``m.train(mode=False)``: False (to eval mode);
+    for ``m.train()`` / ``m.train(True)`` / ``m.train(flag)``: True (to training mode, or a
+    mode we cannot tell, which a rule should treat as "maybe training"); else None."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return None
+    attr = func.attr.value
+    if attr == "eval":
+        return False if not call.args else None
+    if attr != "train" or len(call.args) > 1:
+        return None
+    if not call.args:
+        return True
+    arg = call.args[0]
+    if arg.keyword is not None and arg.keyword.value != "mode":
+        return None
+    value = arg.value
+    if (isinstance(value, cst.Name) and value.value == "False") or (isinstance(value, cst.Integer) and value.value == "0"):
+        return False
+    return True
+
+
+# Layers without parameters: with inputs that do not require grad, autograd records nothing.
+PARAMETER_FREE_LAYERS = {
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
+    "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Softsign", "Softmax", "Softmax2d", "LogSoftmax", "Softmin",
+    "Threshold", "Tanhshrink", "Softshrink", "Hardshrink", "LogSigmoid", "GLU", "RReLU", "Identity", "Flatten",
+    "Unflatten", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
+    "MaxUnpool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
+    "ChannelShuffle", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance",
+}
+_DROP_LAYER = re.compile(r"^Drop[A-Z]|Dropout$|^DropPath")
+
+
+def is_parameter_free_layer(ctx: FileContext, func: cst.BaseExpression) -> bool:
+    """A constructor of a layer without parameters: ``nn.ReLU``, ``nn.Dropout``,
+    ``nn.MaxPool2d``, ``nn.Identity`` (from ``torch.nn``), or any ``Drop*``/``*Dropout`` class
+    (``DropPath``, ``DropBlock2d``), which by convention only zero activations."""
+    name = ctx.qualified_name(func)
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    if _DROP_LAYER.search(last):
+        return True
+    return last in PARAMETER_FREE_LAYERS and name.startswith(("torch.nn.", "nn."))

@@ -1,0 +1,458 @@
+"""TL003 eval-without-no-grad: fixtures, message text, multi-file behaviour and file-wide
+exemptions beyond the rule's embedded cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchlint.testing import lint_snippet, lint_tree
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def tl003(code: str, path: str = "example.py"):
+    return lint_snippet(code, select=["TL003"], path=path)
+
+
+def _project(name: str) -> dict[str, str]:
+    root = FIXTURES / name
+    return {p.relative_to(FIXTURES).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def test_buggy_fixture_reports_evaluate_forward():
+    findings = lint_tree(_project("buggy_project"), select=["TL003"], dedent=False)
+    assert [(f.path, f.line) for f in findings] == [("buggy_project/train.py", 24)]
+    assert "`model.eval()` (line 21)" in findings[0].message
+
+
+def test_clean_fixture_is_clean():
+    assert lint_tree(_project("clean_project"), select=["TL003"], dedent=False) == []
+
+
+def test_message_is_one_line_and_says_what_to_do():
+    (finding,) = tl003(
+        """
+        def evaluate(model, x):
+            model.eval()
+            return model(x)
+        """
+    )
+    msg = finding.message
+    assert "\n" not in msg
+    assert msg.startswith("`model(...)` runs after `model.eval()` (line 3)")
+    assert "autograd still records every activation" in msg
+    assert "with torch.no_grad():" in msg and "torch.inference_mode()" in msg
+    assert finding.rule == "TL003" and finding.name == "eval-without-no-grad"
+    assert (finding.line, finding.column) == (4, 12)
+
+
+def test_call_sites_in_other_files_do_not_count():
+    files = {
+        "pkg/infer.py": """
+            def predict(model, x):
+                model.eval()
+                return model(x)
+            """,
+        "pkg/run.py": """
+            import torch
+            from pkg.infer import predict
+
+            def main(model, x):
+                with torch.no_grad():
+                    return predict(model, x)
+            """,
+    }
+    findings = lint_tree(files, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/infer.py", 4)]
+
+
+def test_helper_passed_as_callback_is_still_reported():
+    findings = tl003(
+        """
+        import torch
+
+        def predict(model, x):
+            model.eval()
+            return model(x)
+
+        def main(model, x, engine):
+            with torch.no_grad():
+                predict(model, x)
+            engine.add_handler(predict)
+        """
+    )
+    assert [f.line for f in findings] == [6]
+
+
+def test_helper_called_only_from_no_grad_helpers_transitively():
+    assert tl003(
+        """
+        import torch
+
+        def _forward(model, x):
+            model.eval()
+            return model(x)
+
+        def _batch(model, xs):
+            return [_forward(model, x) for x in xs]
+
+        def evaluate(model, xs):
+            torch.set_grad_enabled(False)
+            return _batch(model, xs)
+
+        class Runner:
+            def _step(self, x):
+                self.net.eval()
+                return self.net(x)
+
+            def validation_step(self, batch, idx):
+                return self._step(batch)
+        """
+    ) == []
+
+
+def test_module_level_set_grad_enabled_is_per_file():
+    files = {
+        "script.py": """
+            import torch
+
+            def predict(model, x):
+                model.eval()
+                return model(x)
+
+            torch.set_grad_enabled(False)
+            """,
+        "lib.py": """
+            def predict(model, x):
+                model.eval()
+                return model(x)
+            """,
+    }
+    findings = lint_tree(files, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("lib.py", 4)]
+
+
+def test_module_level_set_grad_enabled_true_does_not_exempt_functions():
+    findings = tl003(
+        """
+        import torch
+
+        torch.set_grad_enabled(True)
+
+        def predict(model, x):
+            model.eval()
+            return model(x)
+        """
+    )
+    assert [f.line for f in findings] == [8]
+
+
+def test_frozen_teacher_in_init_is_not_reported_but_other_class_is():
+    findings = tl003(
+        """
+        import torch.nn as nn
+
+        class Distiller(nn.Module):
+            def __init__(self, teacher):
+                super().__init__()
+                self.teacher = teacher
+                for p in self.teacher.parameters():
+                    p.requires_grad = False
+
+            def soft_targets(self, x):
+                self.teacher.eval()
+                return self.teacher(x).softmax(-1)
+
+        class Other(nn.Module):
+            def soft_targets(self, x):
+                self.teacher.eval()
+                return self.teacher(x).softmax(-1)
+        """
+    )
+    assert [f.line for f in findings] == [18]
+
+
+@pytest.mark.parametrize(
+    "freeze",
+    [
+        "model.requires_grad_(False)",
+        "set_requires_grad(model, False)",
+        "freeze(model)",
+        "model.freeze()",
+        "for name, p in model.named_parameters():\n        p.requires_grad_(False)",
+    ],
+)
+def test_frozen_parameters_are_not_reported(freeze):
+    code = f"def run(model, x, freeze, set_requires_grad):\n    model.eval()\n    {freeze}\n    return model(x)\n"
+    assert tl003(code) == []
+
+
+def test_unfreeze_is_not_freezing():
+    # Lightning's unfreeze() turns gradients back on (and train mode): no file-wide exemption.
+    findings = tl003(
+        """
+        class Wrapper:
+            def setup(self):
+                self.net.unfreeze()
+
+            def predict(self, x):
+                self.net.eval()
+                return self.net(x)
+        """
+    )
+    assert [f.line for f in findings] == [8]
+
+
+def test_frozen_local_in_other_function_does_not_exempt():
+    findings = tl003(
+        """
+        def a(model):
+            model.requires_grad_(False)
+
+        def b(model, x):
+            model.eval()
+            return model(x)
+        """
+    )
+    assert [f.line for f in findings] == [7]
+
+
+def test_parameter_free_layers_and_grad_checkpointing():
+    assert tl003(
+        """
+        import torch
+        import torch.nn as nn
+        from timm.layers import DropPath
+
+        def test_dropout_is_identity_in_eval():
+            drop = nn.Dropout(0.5)
+            drop.eval()
+            assert torch.equal(drop(torch.ones(4)), torch.ones(4))
+            path = DropPath(0.2).eval()
+            assert torch.equal(path(torch.ones(4)), torch.ones(4))
+
+        def test_checkpointing_matches(model, x):
+            model.eval()
+            a = model(x)
+            model.set_grad_checkpointing()
+            assert torch.allclose(a, model(x))
+        """
+    ) == []
+
+
+def test_parameter_free_name_is_tracked_per_assignment():
+    findings = tl003(
+        """
+        import torch.nn as nn
+
+        def run(x, build):
+            m = nn.Identity()
+            m = build()
+            m.eval()
+            return m(x)
+        """
+    )
+    assert [f.line for f in findings] == [8]
+
+
+def test_input_requiring_grad_is_an_explicit_choice():
+    assert tl003(
+        """
+        import torch
+
+        def input_grad(model):
+            model.eval()
+            x = torch.randn(1, 3, requires_grad=True)
+            out = model(x)
+            return out
+        """
+    ) == []
+
+
+@pytest.mark.parametrize(
+    "branch",
+    [
+        "if flag:\n        model.eval()",
+        "try:\n        pass\n    except Exception:\n        model.eval()",
+        "for _ in range(1):\n        model.eval()",
+        "while flag:\n        model.eval()",
+        "model.eval() if flag else model.train()",
+        "print(model.eval())",
+    ],
+)
+def test_eval_that_may_not_run_is_not_reported(branch):
+    code = f"def run(model, x, flag):\n    {branch}\n    return model(x)\n"
+    assert tl003(code) == []
+
+
+@pytest.mark.parametrize(
+    "straight",
+    [
+        "with torch.no_grad():\n        model.eval()",
+        "try:\n        model.eval()\n    finally:\n        pass",
+        "model = model.to('cuda').eval()",
+        "model.eval().to('cuda')",
+        "model.train(mode=False)",
+        "model.train(0)",
+    ],
+)
+def test_eval_on_straight_line_is_reported(straight):
+    code = f"import torch\n\ndef run(model, x):\n    {straight}\n    return model(x)\n"
+    findings = tl003(code)
+    assert len(findings) == 1 and findings[0].message.startswith("`model(...)` runs after")
+
+
+def test_eval_and_forward_in_same_branch_are_reported():
+    findings = tl003(
+        """
+        def run(model, x, flag):
+            if flag:
+                model.eval()
+                y = model(x)
+                return y
+        """
+    )
+    assert [f.line for f in findings] == [5]
+
+
+def test_forward_before_eval_and_after_train_mode_with_variable():
+    assert tl003(
+        """
+        def loop(model, loader, opt, training):
+            for x in loader:
+                loss = model(x).sum()
+                loss.backward()
+                opt.step()
+                model.eval()
+            model.train(training)
+            return model(x)
+        """
+    ) == []
+
+
+def test_one_finding_per_eval_and_each_eval_reported():
+    findings = tl003(
+        """
+        def run(model, x):
+            model.eval()
+            a = model(x)
+            b = model.forward(x)
+            model.train()
+            c = model(x)
+            model.eval()
+            d = model(x)
+            return a, b, c, d
+        """
+    )
+    assert [f.line for f in findings] == [4, 9]
+
+
+def test_grad_context_from_variable_and_conditional():
+    assert tl003(
+        """
+        import contextlib
+        import torch
+
+        def run(model, x, training):
+            model.eval()
+            ctx = torch.enable_grad if training else torch.no_grad
+            with ctx():
+                a = model(x)
+            with contextlib.nullcontext() if training else torch.inference_mode():
+                b = model(x)
+            return a, b
+        """
+    ) == []
+
+
+def test_project_grad_mode_wrappers_are_trusted():
+    assert tl003(
+        """
+        from utils import maybe_no_grad, inference_mode_eval
+
+        def a(model, x, train):
+            model.eval()
+            with maybe_no_grad(not train):
+                return model(x)
+
+        @inference_mode_eval
+        def b(model, x):
+            model.eval()
+            return model(x)
+        """
+    ) == []
+
+
+def test_torch_no_grad_imported_by_name_and_alias():
+    assert tl003(
+        """
+        from torch import no_grad
+        from torch import inference_mode as im
+
+        def a(model, x):
+            model.eval()
+            with no_grad():
+                return model(x)
+
+        @im()
+        def b(model, x):
+            model.eval()
+            return model(x)
+        """
+    ) == []
+
+
+def test_backward_through_wrappers_counts_as_gradient_use():
+    assert tl003(
+        """
+        import torch
+
+        def attack(model, x, y, scaler, accelerator, criterion):
+            model.eval()
+            out = model(x)
+            losses = []
+            losses.append(criterion(out, y))
+            scaler.scale(sum(losses)).backward()
+            model.eval()
+            accelerator.backward(criterion(model(x), y))
+            model.eval()
+            torch.autograd.backward(model.forward(x).sum())
+        """
+    ) == []
+
+
+def test_module_body_forward_under_no_grad_and_noqa():
+    assert tl003(
+        """
+        import torch
+        import torchvision
+
+        model = torchvision.models.resnet18().eval()
+        with torch.inference_mode():
+            print(model(torch.randn(1, 3, 224, 224)))
+        other = torchvision.models.resnet18().eval()
+        print(other(torch.randn(1, 3, 224, 224)))  # noqa: TL003
+        """
+    ) == []
+
+
+def test_class_body_and_odd_code_do_not_raise():
+    # lint_snippet raises if the rule raised; only the class-body forward is a finding.
+    findings = tl003(
+        """
+        class A:
+            m = make()
+            m.eval()
+            y = m(1)
+
+        x = eval("1 + 1")
+        f = model.eval
+        (lambda: model.eval())()
+        getattr(model, "eval")()
+        model.eval()(x)
+        a.b().eval()
+        """
+    )
+    assert [f.line for f in findings] == [5]

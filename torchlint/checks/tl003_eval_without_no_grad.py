@@ -1,0 +1,955 @@
+"""TL003 eval-without-no-grad: a model put in eval mode, then called with autograd recording.
+
+``model.eval()`` only switches dropout and batch-norm to inference behaviour; it does not
+stop autograd. A forward of that same object later in the same function (or module body),
+outside ``torch.no_grad()``/``inference_mode()``/``set_grad_enabled(...)``, still saves every
+activation for a backward that never comes.
+
+How the rule decides, per function / module body (nested functions and lambdas are their
+own bodies):
+
+* an *eval event* is ``k.eval()``, ``k.train(False)`` or ``k = <expr>.eval()`` at statement
+  level, on a statement that runs whenever the forward runs (not inside an ``if``, loop or
+  ``except`` the forward is not also in);
+* a *forward* is ``k(...)`` or ``k.forward(...)`` on the same key (``model``,
+  ``self.teacher``, ``models[0]``), after the eval event;
+* between the two there is no ``k.train()``, no reassignment of ``k``, no call that may
+  train it (``train_one_epoch(k)``, ``trainer.fit(k)``) and no freezing of its parameters;
+* the forward is not under a grad-mode ``with`` or decorator, not after a plain
+  ``torch.set_grad_enabled(...)`` in its body or a module-level
+  ``torch.set_grad_enabled(False)``, its result does not flow into a backward or
+  ``torch.autograd.grad``, and the body does not ask for input gradients
+  (``x.requires_grad_()``);
+* Lightning evaluation hooks (``validation_step``, ``test_step``, ``predict_step``, ...) and
+  a submodule called inside its parent's ``forward`` are skipped, and so is a helper whose
+  every call site in the file runs under no-grad.
+
+One finding per eval event, at its first unprotected forward.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.finding import Severity
+from torchlint.rule import Invalid, Rule, Valid
+from torchlint.torch_api import (
+    NO_GRAD_CONTEXTS,
+    backward_target,
+    expr_key,
+    is_grad_mode_call,
+    is_parameter_free_layer,
+    mode_switch,
+)
+
+# Lightning runs these under no_grad/inference_mode itself.
+_EVAL_HOOKS = {"validation_step", "test_step", "predict_step", "validation_step_end", "test_step_end",
+               "validation_epoch_end", "test_epoch_end"}
+_EVAL_HOOK_PREFIXES = ("on_validation_", "on_test_", "on_predict_")
+# Nodes an eval call may sit under and still run whenever the code after it runs.
+_STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
+             cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
+_STATEMENT_END = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+_APPENDING = {"append", "extend", "add", "insert", "update", "appendleft", "put"}
+_GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
+_AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
+
+
+def _is_eval_hook(name: str) -> bool:
+    return name in _EVAL_HOOKS or name.startswith(_EVAL_HOOK_PREFIXES)
+
+
+def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            _target_keys(el.value, out)
+    elif isinstance(target, cst.StarredElement):
+        _target_keys(target.value, out)
+    elif isinstance(target, cst.Subscript):
+        _target_keys(target.value, out)
+    else:
+        key = dotted_name(target)
+        if key is not None:
+            out.add(key)
+
+
+def _refs(expr: cst.CSTNode) -> set[str]:
+    """Every name and attribute chain read in ``expr`` (``out.logits`` gives ``out.logits``,
+    ``out`` and ``logits``): generous on purpose, it only ever silences the rule."""
+    found = set()
+    for node in iter_nodes(expr):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            key = dotted_name(node)
+            if key is not None:
+                found.add(key)
+    return found
+
+
+def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
+    """``nn.Dropout(0.5)``, ``DropPath(0.1).eval()``, ``nn.ReLU().to(dev)``."""
+    while isinstance(expr, cst.Call):
+        if is_parameter_free_layer(ctx, expr.func):
+            return True
+        if not isinstance(expr.func, cst.Attribute):
+            return False
+        expr = expr.func.value
+    return False
+
+
+def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``model`` for ``model.to(dev).eval()``: the receiver under a chain of method calls."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        expr = expr.func.value
+    return expr
+
+
+@dataclass
+class _Scope:
+    node: cst.CSTNode
+    has_eval: bool = False
+
+
+@dataclass
+class _Candidate:
+    forward: cst.Call
+    eval_call: cst.Call
+    key: str
+    eval_text: str
+    function: cst.FunctionDef | None
+    scope_is_body: bool  # in a function or class body, not at module level
+
+
+class EvalWithoutNoGrad(Rule):
+    code = "TL003"
+    name = "eval-without-no-grad"
+    severity = Severity.WARNING
+    default_enabled = True
+    summary = "Model called after .eval() outside torch.no_grad(): autograd still records every activation"
+    # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
+    requires_text = ("eval(", "train(")
+
+    VALID = [
+        # Evaluation under no_grad.
+        Valid(
+            "import torch\n\n"
+            "def evaluate(model, loader):\n"
+            "    model.eval()\n"
+            "    with torch.no_grad():\n"
+            "        for x, y in loader:\n"
+            "            out = model(x)\n"
+        ),
+        # Decorated evaluation function (and inference_mode without the call).
+        Valid(
+            "import torch\n\n"
+            "@torch.no_grad()\n"
+            "def evaluate(model, x):\n"
+            "    model.eval()\n"
+            "    return model(x)\n\n"
+            "@torch.inference_mode\n"
+            "def predict(model, x):\n"
+            "    model.eval()\n"
+            "    return model.forward(x)\n"
+        ),
+        # eval() with no forward after it: export / scripting.
+        Valid(
+            "import torch\n\n"
+            "def export(model, x):\n"
+            "    model.eval()\n"
+            "    torch.onnx.export(model, x, 'model.onnx')\n"
+            "    traced = torch.jit.trace(model, x)\n"
+            "    scripted = torch.jit.script(model)\n"
+            "    return traced, scripted\n"
+        ),
+        # Back in training mode before the forward.
+        Valid(
+            "def step(model, x, opt):\n"
+            "    model.eval()\n"
+            "    model.train()\n"
+            "    loss = model(x).mean()\n"
+            "    loss.backward()\n"
+            "    opt.step()\n"
+        ),
+        # eval() in one function, forward in another.
+        Valid(
+            "def prepare(model):\n"
+            "    model.eval()\n\n"
+            "def run(model, x):\n"
+            "    return model(x)\n"
+        ),
+        # Forward inside a nested function / lambda: not the same function body.
+        Valid(
+            "def make_predictor(model):\n"
+            "    model.eval()\n"
+            "    def predict(x):\n"
+            "        return model(x)\n"
+            "    scores = lambda x: model(x).softmax(-1)\n"
+            "    return predict, scores\n"
+        ),
+        # Multi-item with: no_grad next to autocast.
+        Valid(
+            "import torch\n"
+            "from torch.cuda.amp import autocast\n\n"
+            "def evaluate(model, x):\n"
+            "    model.eval()\n"
+            "    with torch.no_grad(), autocast():\n"
+            "        return model(x)\n"
+        ),
+        # Plain set_grad_enabled statement earlier in the same function: an explicit choice.
+        Valid(
+            "import torch\n\n"
+            "def evaluate(model, x):\n"
+            "    torch.set_grad_enabled(False)\n"
+            "    model.eval()\n"
+            "    return model(x)\n"
+        ),
+        # set_grad_enabled as a context, any argument.
+        Valid(
+            "import torch\n\n"
+            "def run(model, x, training):\n"
+            "    model.eval()\n"
+            "    with torch.set_grad_enabled(training):\n"
+            "        return model(x)\n"
+        ),
+        # Module-level set_grad_enabled(False) in a script.
+        Valid(
+            "import torch\n\n"
+            "def predict(model, x):\n"
+            "    model.eval()\n"
+            "    return model(x)\n\n"
+            "if __name__ == '__main__':\n"
+            "    torch.set_grad_enabled(False)\n"
+            "    net = torch.hub.load('pytorch/vision', 'resnet18').eval()\n"
+            "    print(net(torch.randn(1, 3, 224, 224)))\n"
+        ),
+        # Distillation: frozen teacher under no_grad, student trains.
+        Valid(
+            "import torch\n\n"
+            "def distill(student, teacher, loader, opt, kd_loss):\n"
+            "    teacher.eval()\n"
+            "    student.train()\n"
+            "    for x, y in loader:\n"
+            "        with torch.no_grad():\n"
+            "            t = teacher(x)\n"
+            "        s = student(x)\n"
+            "        loss = kd_loss(s, t)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+        ),
+        # Frozen BatchNorm: eval() on a submodule while the parent trains.
+        Valid(
+            "import torch.nn as nn\n\n"
+            "def train_epoch(model, loader, opt, criterion):\n"
+            "    model.train()\n"
+            "    for m in model.modules():\n"
+            "        if isinstance(m, nn.BatchNorm2d):\n"
+            "            m.eval()\n"
+            "    model.backbone.eval()\n"
+            "    for x, y in loader:\n"
+            "        feats = model.backbone(x)\n"
+            "        loss = criterion(model.head(feats), y)\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+        ),
+        # Frozen submodule called in the parent's forward.
+        Valid(
+            "import torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        self.backbone.eval()\n"
+            "        return self.head(self.backbone(x))\n"
+        ),
+        # Adversarial example: the forward's loss is differentiated w.r.t. the input.
+        Valid(
+            "import torch\n"
+            "import torch.nn.functional as F\n\n"
+            "def fgsm(model, x, y, eps):\n"
+            "    model.eval()\n"
+            "    x = x.clone().requires_grad_(True)\n"
+            "    loss = F.cross_entropy(model(x), y)\n"
+            "    grad, = torch.autograd.grad(loss, x)\n"
+            "    return x + eps * grad.sign()\n"
+        ),
+        # Saliency: result backward-ed.
+        Valid(
+            "def saliency(model, x, target):\n"
+            "    model.eval()\n"
+            "    out = model(x)\n"
+            "    score = out[0, target]\n"
+            "    score.backward()\n"
+            "    return x.grad.abs()\n"
+        ),
+        # generate() is not a forward (and HF decorates it with no_grad).
+        Valid(
+            "def sample(model, ids):\n"
+            "    model.eval()\n"
+            "    return model.generate(ids, max_new_tokens=20)\n"
+        ),
+        # Lightning evaluation hooks run under no_grad.
+        Valid(
+            "import lightning as L\n\n"
+            "class Lit(L.LightningModule):\n"
+            "    def validation_step(self, batch, batch_idx):\n"
+            "        self.model.eval()\n"
+            "        return self.model(batch[0])\n\n"
+            "    def test_step(self, batch, batch_idx):\n"
+            "        self.eval()\n"
+            "        return self(batch[0])\n\n"
+            "    def predict_step(self, batch, batch_idx):\n"
+            "        self.eval()\n"
+            "        return self(batch)\n"
+        ),
+        # A helper whose every call site in the file is under no_grad.
+        Valid(
+            "import torch\n\n"
+            "def _predict(model, x):\n"
+            "    model.eval()\n"
+            "    return model(x)\n\n"
+            "def evaluate(model, loader):\n"
+            "    with torch.no_grad():\n"
+            "        return [_predict(model, x) for x in loader]\n\n"
+            "@torch.inference_mode()\n"
+            "def report(model, x):\n"
+            "    print(_predict(model, x))\n"
+        ),
+        # eval() only on one branch.
+        Valid(
+            "def run(model, x, evaluating):\n"
+            "    if evaluating:\n"
+            "        model.eval()\n"
+            "    return model(x)\n"
+        ),
+        # Reassigned (wrapped) after eval: not known to be the same object any more.
+        Valid(
+            "def run(model, x, wrap):\n"
+            "    model.eval()\n"
+            "    model = wrap(model)\n"
+            "    return model(x)\n"
+        ),
+        # Frozen model: requires_grad_(False) means autograd records nothing for its weights.
+        Valid(
+            "def features(encoder, x):\n"
+            "    encoder.eval()\n"
+            "    encoder.requires_grad_(False)\n"
+            "    return encoder(x)\n"
+        ),
+        # Handed to a training routine in between (it calls model.train()).
+        Valid(
+            "def main(model, loader, evaluate, train_one_epoch):\n"
+            "    model.eval()\n"
+            "    evaluate(model)\n"
+            "    train_one_epoch(model, loader)\n"
+            "    loss = model(next(iter(loader)))\n"
+            "    return loss\n"
+        ),
+        # enable_grad is an explicit choice to record.
+        Valid(
+            "import torch\n\n"
+            "def attack(model, x):\n"
+            "    model.eval()\n"
+            "    with torch.enable_grad():\n"
+            "        return model(x)\n"
+        ),
+        # Lightning training_step: the returned loss is backward-ed by the framework.
+        Valid(
+            "import lightning as L\n\n"
+            "class Lit(L.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        self.backbone.eval()\n"
+            "        feats = self.backbone(batch[0])\n"
+            "        loss = self.loss(self.head(feats), batch[1])\n"
+            "        return loss\n"
+        ),
+    ]
+
+    INVALID = [
+        # The fixture pattern: evaluate() without no_grad.
+        Invalid(
+            "import torch\n\n"
+            "def evaluate(model, loader):\n"
+            "    model.eval()\n"
+            "    correct = 0\n"
+            "    for images, labels in loader:\n"
+            "        logits = model(images)\n"
+            "        correct += (logits.argmax(1) == labels).sum().item()\n"
+            "    return correct\n",
+            lines=(7,),
+            message="after `model.eval()` (line 4)",
+        ),
+        # train(False) counts as eval(); forward() counts as a call.
+        Invalid(
+            "def predict(net, x):\n"
+            "    net.train(False)\n"
+            "    return net.forward(x)\n",
+            lines=(3,),
+            message="net.train(False)",
+        ),
+        # self.eval() in a module method, then self(x).
+        Invalid(
+            "import torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def predict(self, x):\n"
+            "        self.eval()\n"
+            "        return self(x).argmax(-1)\n",
+            lines=(6,),
+            message="torch.no_grad()",
+        ),
+        # Distillation: teacher called outside no_grad, its output not backward-ed.
+        Invalid(
+            "import torch\n\n"
+            "def distill(student, teacher, loader, opt, kd_loss):\n"
+            "    teacher.eval()\n"
+            "    for x, y in loader:\n"
+            "        t = teacher(x).softmax(-1).detach()\n"
+            "        with torch.no_grad():\n"
+            "            s = student(x)\n"
+            "        log = kd_loss(s, t)\n",
+            lines=(6,),
+            message="teacher",
+        ),
+        # eval() then train() then eval() again: the last eval counts.
+        Invalid(
+            "def run(model, x, y):\n"
+            "    model.eval()\n"
+            "    model.train()\n"
+            "    model.eval()\n"
+            "    return model(y)\n",
+            lines=(5,),
+            message="line 4",
+        ),
+        # Module-level script; set_grad_enabled only after the forward.
+        Invalid(
+            "import torch\n"
+            "import torchvision\n\n"
+            "model = torchvision.models.resnet18(weights='DEFAULT')\n"
+            "model.eval()\n"
+            "pred = model(torch.randn(1, 3, 224, 224)).argmax()\n"
+            "torch.set_grad_enabled(False)\n",
+            lines=(6,),
+            message="autograd still records",
+        ),
+        # Assignment form `m = Net().eval()`, self.attribute key, and no_grad() as a no-op statement.
+        Invalid(
+            "import torch\n\n"
+            "class Predictor:\n"
+            "    def __init__(self, build):\n"
+            "        self.model = build().to('cuda').eval()\n"
+            "        torch.no_grad()\n"
+            "        self.warm = self.model(torch.zeros(1, 3))\n",
+            lines=(7,),
+            message="self.model",
+        ),
+        # Forward under a with that is not a grad mode (autocast only).
+        Invalid(
+            "import torch\n\n"
+            "def evaluate(model, x):\n"
+            "    model.eval()\n"
+            "    with torch.autocast('cuda'):\n"
+            "        return model(x)\n",
+            lines=(6,),
+            message="inference_mode",
+        ),
+        # A helper with one call site under no_grad and one outside.
+        Invalid(
+            "import torch\n\n"
+            "def predict(model, x):\n"
+            "    model.eval()\n"
+            "    return model(x)\n\n"
+            "def evaluate(model, loader):\n"
+            "    with torch.no_grad():\n"
+            "        a = [predict(model, x) for x in loader]\n"
+            "    b = predict(model, loader[0])\n"
+            "    return a, b\n",
+            lines=(5,),
+            message="model(...)",
+        ),
+        # eval() inside a with block dominates the code after the block; one finding per eval.
+        Invalid(
+            "import contextlib\n\n"
+            "def evaluate(models, x):\n"
+            "    with contextlib.suppress(AttributeError):\n"
+            "        models[0].eval()\n"
+            "    a = models[0](x)\n"
+            "    b = models[0](x + 1)\n"
+            "    return a, b\n",
+            lines=(6,),
+            message="models[0].eval()",
+        ),
+        # The forward's result goes to a loss that is only logged, never backward-ed.
+        Invalid(
+            "def validate(model, loader, criterion, log):\n"
+            "    model.eval()\n"
+            "    for x, y in loader:\n"
+            "        out = model(x)\n"
+            "        loss = criterion(out, y)\n"
+            "        log(loss.item())\n"
+            "    other.backward()\n",
+            lines=(4,),
+            message="model.eval()",
+        ),
+    ]
+
+    # -- state ------------------------------------------------------------------------
+    def __init__(self, ctx, options):
+        super().__init__(ctx, options)
+        self._scopes: list[_Scope] = []
+        self._candidates: list[_Candidate] = []
+        self._module_no_grad = False
+        # (class or None, key) of modules whose parameters are frozen somewhere in the file.
+        self._frozen: set[tuple[cst.ClassDef | None, str]] = set()
+
+    # -- the walk ---------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes.append(_Scope(node))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self._leave_scope()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._scopes.append(_Scope(node))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._leave_scope()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._scopes.append(_Scope(node))
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self._leave_scope()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append(_Scope(node))
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._leave_scope()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if attr in ("eval", "train"):
+            if mode_switch(node) is False:
+                self._scopes[-1].has_eval = True
+        elif attr == "set_grad_enabled":
+            if isinstance(self._scopes[-1].node, cst.Module) and node.args and _is_false(node.args[0].value) \
+                    and is_grad_mode_call(self.ctx, node) == "set_grad_enabled":
+                self._module_no_grad = True
+        elif "eeze" in attr or "requires_grad" in attr:
+            low = attr.lower()
+            if "freeze" in low and "unfreeze" not in low or "requires_grad" in low:
+                self._note_freeze(node, attr)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # p.requires_grad = False (for p in model.parameters())
+        if not _is_false(node.value):
+            return
+        for target in node.targets:
+            t = target.target
+            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad":
+                self._freeze_key(t.value, node)
+
+    # -- freezing ---------------------------------------------------------------------
+    def _note_freeze(self, call: cst.Call, attr: str) -> None:
+        func = call.func
+        if isinstance(func, cst.Attribute) and attr == "requires_grad_":
+            if call.args and _is_false(call.args[0].value):
+                self._freeze_key(func.value, call)
+            return
+        if isinstance(func, cst.Attribute) and attr in ("freeze", "freeze_"):
+            self._freeze_key(func.value, call)
+            if not call.args:
+                return
+        # freeze(model), freeze_params(model), set_requires_grad(model, False)
+        if not call.args or call.args[0].keyword is not None:
+            return
+        if "requires_grad" in attr.lower() and not any(_is_false(a.value) for a in call.args[1:]):
+            return
+        self._freeze_key(call.args[0].value, call)
+
+    def _freeze_key(self, expr: cst.BaseExpression, at: cst.CSTNode) -> None:
+        key = expr_key(expr)
+        if key is None:
+            return
+        # p in `for p in model.parameters()` / `for name, p in model.named_parameters()` -> model
+        for anc in self.ctx.ancestors(at):
+            if isinstance(anc, cst.For):
+                loop_vars: set[str] = set()
+                _target_keys(anc.target, loop_vars)
+                if key in loop_vars:
+                    for call in iter_nodes(anc.iter):
+                        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                                call.func.attr.value in ("parameters", "named_parameters"):
+                            key = expr_key(call.func.value) or key
+                            break
+                    break
+            elif isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                break
+        self._frozen.add((self._owner(key, at), key))
+
+    def _owner(self, key: str, node: cst.CSTNode) -> cst.CSTNode | None:
+        """Where a key means one object: the class for ``self...``, else the function."""
+        if key == "self" or key.startswith("self."):
+            return self.ctx.enclosing_class(node)
+        return self.ctx.enclosing_function(node)
+
+    # -- per body ---------------------------------------------------------------------
+    def _leave_scope(self) -> None:
+        scope = self._scopes.pop()
+        if scope.has_eval:
+            self._analyze(scope.node)
+
+    def _analyze(self, scope: cst.CSTNode) -> None:
+        ctx = self.ctx
+        function = scope if isinstance(scope, cst.FunctionDef) else None
+        if function is not None:
+            if _is_eval_hook(function.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in function.decorators):
+                return
+        in_forward = function is not None and function.name.value in ("forward", "__call__")
+        returns_loss = function is not None and function.name.value == "training_step"
+
+        evals: list[tuple[int, str, cst.Call]] = []
+        resets: dict[str, list[int]] = {}
+        forwards: list[tuple[int, str, cst.Call]] = []
+        eval_keys: set[str] = set()
+        set_grad_at: int | None = None
+        grad_exprs: list[cst.CSTNode] = []
+        assigns: dict[cst.CSTNode, set[str]] = {}  # value node -> keys it is stored into
+        wants_input_grad = False
+        grad_wanted: set[str] = set()  # keys with gradient checkpointing switched on
+        built: dict[str, list[tuple[int, bool]]] = {}  # key -> (index, is a parameter-free layer)
+
+        def reset(key: str, index: int) -> None:
+            resets.setdefault(key, []).append(index)
+
+        for index, node in enumerate(iter_nodes(scope, into_scopes=False)):
+            if isinstance(node, cst.Call):
+                func = node.func
+                for arg in node.args:
+                    if arg.keyword is not None and arg.keyword.value == "requires_grad" and not _is_false(arg.value):
+                        wants_input_grad = True  # torch.randn(..., requires_grad=True)
+                mode = mode_switch(node)
+                if mode is not None:
+                    key = expr_key(func.value)
+                    if mode is False:
+                        if key is None:
+                            key = self._assigned_key(node)
+                        if key is not None:
+                            evals.append((index, key, node))
+                            eval_keys.add(key)
+                    elif key is not None:
+                        reset(key, index)
+                    continue
+                target = backward_target(ctx, node)
+                if target is not None:
+                    grad_exprs.append(target)
+                    continue
+                if isinstance(func, cst.Attribute):
+                    attr = func.attr.value
+                    if attr == "forward":
+                        key = expr_key(func.value)
+                        if key is not None and key in eval_keys:
+                            forwards.append((index, key, node))
+                        continue
+                    if attr == "requires_grad_" and not (node.args and _is_false(node.args[0].value)):
+                        wants_input_grad = True
+                    if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
+                        key = expr_key(func.value)
+                        if key is not None:
+                            grad_wanted.add(key)
+                    if attr.startswith(("train", "fit")) or "freeze" in attr or attr == "requires_grad_":
+                        key = expr_key(func.value)
+                        if key is not None:
+                            reset(key, index)
+                    if attr in _APPENDING:
+                        stored = expr_key(func.value)
+                        if stored is not None:
+                            assigns[node] = {stored}
+                key = expr_key(func)
+                if key is not None:
+                    if key in eval_keys:
+                        forwards.append((index, key, node))
+                        continue
+                    qualified = ctx.qualified_name(func) or key
+                    if qualified in _AUTOGRAD_GRAD:
+                        grad_exprs.append(node)
+                        continue
+                    if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
+                        if not isinstance(ctx.parent(node), cst.WithItem) and set_grad_at is None:
+                            set_grad_at = index
+                        continue
+                    last = key.rsplit(".", 1)[-1].lower()
+                    if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
+                        # train_one_epoch(model, ...), trainer.fit(model): may switch it back
+                        for arg in node.args:
+                            arg_key = expr_key(arg.value)
+                            if arg_key is not None:
+                                reset(arg_key, index)
+            elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                value = node.value
+                if value is None:
+                    continue
+                keys: set[str] = set()
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for t in targets:
+                    _target_keys(t, keys)
+                    if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not _is_false(value):
+                        wants_input_grad = True
+                assigns[value] = keys
+                root_expr = _chain_root(value)
+                root = expr_key(root_expr)
+                param_free = _builds_parameter_free_layer(ctx, value)
+                for key in keys:
+                    if key != root:
+                        reset(key, index)
+                        built.setdefault(key, []).append((index, param_free))
+            elif isinstance(node, cst.For):
+                keys = set()
+                _target_keys(node.target, keys)
+                for key in keys:
+                    reset(key, index)
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                keys = set()
+                _target_keys(node.asname.name, keys)
+                assigns[node.item] = keys
+                for key in keys:
+                    reset(key, index)
+            elif isinstance(node, cst.NamedExpr):
+                keys = set()
+                _target_keys(node.target, keys)
+                assigns[node.value] = keys
+                for key in keys:
+                    reset(key, index)
+            elif isinstance(node, cst.Del):
+                keys = set()
+                _target_keys(node.target, keys)
+                for key in keys:
+                    reset(key, index)
+            elif isinstance(node, cst.Return) and returns_loss and node.value is not None:
+                grad_exprs.append(node.value)
+
+        if not evals or not forwards or wants_input_grad:
+            return
+
+        tainted: set[str] | None = None
+        grad_nodes = set(grad_exprs)
+        reported: set[int] = set()
+        for f_index, key, call in forwards:
+            if in_forward and key.startswith("self."):
+                continue  # a submodule inside its parent's forward: the caller decides
+            if key in grad_wanted:
+                continue
+            made = [free for at, free in built.get(key, ()) if at < f_index]
+            if made and made[-1]:
+                continue  # nn.Dropout / DropPath / pooling: no parameters, nothing recorded
+            if set_grad_at is not None and set_grad_at < f_index:
+                continue
+            f_ancestors = None
+            chosen = None
+            key_resets = resets.get(key, ())
+            for e_index, e_key, e_call in reversed(evals):
+                if e_key != key or e_index >= f_index:
+                    continue
+                if any(e_index < r < f_index for r in key_resets):
+                    break  # back in training mode (or maybe): earlier evals are moot too
+                if f_ancestors is None:
+                    f_ancestors = set(ctx.ancestors(call))
+                if e_call in f_ancestors:
+                    continue
+                if self._dominates(e_call, f_ancestors):
+                    chosen = (e_index, e_call)
+                    break
+            if chosen is None or chosen[0] in reported:
+                continue
+            if self._under_grad_context(call, assigns):
+                continue
+            if grad_exprs:
+                if tainted is None:
+                    tainted = _taint(grad_exprs, assigns)
+                if self._flows_to_grad(call, grad_nodes, assigns, tainted):
+                    continue
+            reported.add(chosen[0])
+            e_call = chosen[1]
+            text = "train(False)" if e_call.func.attr.value == "train" else "eval()"
+            self._candidates.append(_Candidate(call, e_call, key, f"{key}.{text}", function,
+                                              not isinstance(scope, cst.Module)))
+
+    def _assigned_key(self, call: cst.Call) -> str | None:
+        """``model`` for ``model = Net().to(dev).eval()``."""
+        node: cst.CSTNode = call
+        for anc in self.ctx.ancestors(call):
+            if isinstance(anc, cst.Attribute) and anc.value is node or isinstance(anc, cst.Call) and anc.func is node:
+                node = anc
+                continue
+            if isinstance(anc, cst.Assign) and anc.value is node and len(anc.targets) == 1:
+                return expr_key(anc.targets[0].target)
+            if isinstance(anc, cst.AnnAssign) and anc.value is node:
+                return expr_key(anc.target)
+            return None
+        return None
+
+    def _dominates(self, e_call: cst.Call, f_ancestors: set[cst.CSTNode]) -> bool:
+        """Whether the statement holding ``e_call`` runs whenever the forward runs: every
+        node between it and the closest common ancestor is straight-line code."""
+        node: cst.CSTNode = e_call
+        for anc in self.ctx.ancestors(e_call):
+            if anc in f_ancestors:
+                return True
+            if isinstance(anc, cst.Attribute) and anc.value is node or isinstance(anc, cst.Call) and anc.func is node:
+                pass
+            elif not isinstance(anc, _STRAIGHT):
+                return False
+            node = anc
+        return False
+
+    def _under_grad_context(self, node: cst.CSTNode, assigns: dict[cst.CSTNode, set[str]]) -> bool:
+        """Under a grad-mode ``with`` (also ``with ctx():`` after ``ctx = torch.no_grad if ...``
+        in the body, ``assigns``) or decorator, or in a Lightning evaluation hook."""
+        ctx = self.ctx
+        for anc in ctx.ancestors(node):
+            if isinstance(anc, cst.With):
+                for item in anc.items:
+                    if _mentions_grad_mode(ctx, item.item):
+                        return True
+                    expr = item.item.func if isinstance(item.item, cst.Call) else item.item
+                    key = expr_key(expr) if assigns else None
+                    if key is not None and any(key in keys and _mentions_grad_mode(ctx, value)
+                                               for value, keys in assigns.items()):
+                        return True
+            elif isinstance(anc, cst.FunctionDef):
+                if _is_eval_hook(anc.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in anc.decorators):
+                    return True
+        return False
+
+    def _flows_to_grad(self, call: cst.Call, grad_nodes: set, assigns: dict, tainted: set[str]) -> bool:
+        node: cst.CSTNode = call
+        while node is not None:
+            if node in grad_nodes:
+                return True
+            stored = assigns.get(node)
+            if stored is not None and stored & tainted:
+                return True
+            if isinstance(node, _STATEMENT_END):
+                return False
+            node = self.ctx.parent(node)
+        return False
+
+    # -- after the walk: file-wide exemptions -----------------------------------------
+    def finish(self) -> None:
+        if not self._candidates:
+            return
+        ctx = self.ctx
+        sites: dict[str, list[cst.Call]] = {}
+        opaque: set[str] = set()
+        if any(c.function is not None for c in self._candidates):
+            self._collect_sites(sites, opaque)
+        memo: dict[cst.FunctionDef, bool] = {}
+        for cand in self._candidates:
+            if self._module_no_grad and cand.scope_is_body:
+                continue  # module-level torch.set_grad_enabled(False): functions run without grad
+            if (self._owner(cand.key, cand.forward), cand.key) in self._frozen:
+                continue
+            if cand.function is not None and self._helper_under_no_grad(cand.function, sites, opaque, memo, set()):
+                continue
+            line = ctx.position(cand.eval_call).start.line
+            self.report(
+                cand.forward,
+                f"`{cand.key}(...)` runs after `{cand.eval_text}` (line {line}) outside `torch.no_grad()`: "
+                "eval() only switches dropout/batch-norm, autograd still records every activation for a "
+                "backward that never comes, wasting memory and time; wrap the evaluation in "
+                "`with torch.no_grad():` (or `torch.inference_mode()`)",
+            )
+
+    def _collect_sites(self, sites: dict[str, list[cst.Call]], opaque: set[str]) -> None:
+        """Call sites by callee name (``f(...)``, ``self.f(...)``) in this file, and the names
+        also used some other way (a function passed as a callback: call sites unknown)."""
+        ctx = self.ctx
+        for node in iter_nodes(ctx.module):
+            if isinstance(node, cst.Name):
+                name = node.value
+                parent = ctx.parent(node)
+                if isinstance(parent, cst.FunctionDef) and parent.name is node:
+                    continue
+                if isinstance(parent, cst.Arg) and parent.keyword is node:
+                    continue
+                if isinstance(parent, (cst.ImportAlias, cst.AsName)):
+                    continue
+                holder: cst.CSTNode = node
+                if isinstance(parent, cst.Attribute) and parent.attr is node:
+                    holder = parent
+                    parent = ctx.parent(parent)
+                if isinstance(parent, cst.Call) and parent.func is holder:
+                    sites.setdefault(name, []).append(parent)
+                else:
+                    opaque.add(name)
+
+    def _helper_under_no_grad(self, function: cst.FunctionDef, sites: dict, opaque: set, memo: dict, seen: set) -> bool:
+        if function in memo:
+            return memo[function]
+        if function in seen:
+            return False
+        name = function.name.value
+        calls = sites.get(name)
+        if not calls or name in opaque:
+            memo[function] = False
+            return False
+        seen.add(function)
+        result = True
+        for call in calls:
+            if self._under_grad_context(call, {}):
+                continue
+            outer = self.ctx.enclosing_function(call)
+            if outer is not None and (self._set_grad_before(outer, call) or
+                                      self._helper_under_no_grad(outer, sites, opaque, memo, seen)):
+                continue
+            result = False
+            break
+        seen.discard(function)
+        memo[function] = result
+        return result
+
+    def _set_grad_before(self, function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+        """A plain ``torch.set_grad_enabled(...)`` in ``function`` before ``node``."""
+        for item in iter_nodes(function, into_scopes=False):
+            if item is node:
+                return False
+            if isinstance(item, cst.Call) and is_grad_mode_call(self.ctx, item) == "set_grad_enabled" \
+                    and not isinstance(self.ctx.parent(item), cst.WithItem):
+                return True
+        return False
+
+
+def _is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
+
+
+def _mentions_grad_mode(ctx, expr: cst.CSTNode) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode``, ``nullcontext() if train else
+    torch.no_grad()``, ``torch.set_grad_enabled(flag)``, ``torch.enable_grad()``, and project
+    wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``)."""
+    for node in iter_nodes(expr):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            name = ctx.qualified_name(node)
+            if name in NO_GRAD_CONTEXTS:
+                return True
+            if name is not None and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES):
+                return True
+    return False
+
+
+def _taint(grad_exprs: list[cst.CSTNode], assigns: dict[cst.CSTNode, set[str]]) -> set[str]:
+    """Keys whose value may reach a backward / autograd.grad (a fixpoint over assignments)."""
+    tainted: set[str] = set()
+    for expr in grad_exprs:
+        tainted |= _refs(expr)
+    pending = dict(assigns)
+    changed = True
+    while changed and pending:
+        changed = False
+        for value, keys in list(pending.items()):
+            if keys & tainted:
+                tainted |= _refs(value)
+                del pending[value]
+                changed = True
+    return tainted
