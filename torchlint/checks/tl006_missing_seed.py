@@ -55,6 +55,10 @@ _EXTERNAL_ROOTS = {
     "hashlib", "string", "textwrap", "traceback", "platform", "signal", "statistics", "struct",
     "queue", "heapq", "bisect", "weakref", "types", "importlib", "unittest", "pytest",
 }
+_CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+# ignite engines call their process function once per batch: a training loop.
+_ENGINES = ("ignite.engine.Engine", "ignite.engine.DeterministicEngine", "ignite.engine.engine.Engine",
+            "ignite.engine.deterministic.DeterministicEngine")
 # Method names that seed one generator object, not the global torch generator
 # (torch.Generator().manual_seed, rng.seed, env.seed).
 _OBJECT_SEED_METHODS = {"seed", "manual_seed", "initial_seed", "manual_seed_all"}
@@ -106,10 +110,15 @@ def is_lightning_trainer(ctx, func: cst.BaseExpression) -> bool:
 
 
 def is_main_guard(stmt: cst.CSTNode) -> bool:
-    """``if __name__ == "__main__":`` (either operand order)."""
-    if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison):
+    """``if __name__ == "__main__":`` (either operand order; also ``... and cond``)."""
+    return isinstance(stmt, cst.If) and _is_main_test(stmt.test)
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _is_main_test(test.left) or _is_main_test(test.right)
+    if not isinstance(test, cst.Comparison):
         return False
-    test = stmt.test
     if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.Equal):
         return False
     sides = (test.left, test.comparisons[0].comparator)
@@ -119,9 +128,10 @@ def is_main_guard(stmt: cst.CSTNode) -> bool:
 
 
 class _Loop:
-    __slots__ = ("backward", "step", "refs", "methods")
+    __slots__ = ("backward", "step", "refs", "methods", "nested")
 
     def __init__(self) -> None:
+        self.nested = False  # an engine driving a function nested in this unit (merged into it)
         self.backward = False
         self.step = False
         self.refs: set[str] = set()
@@ -132,7 +142,7 @@ class _Unit:
     """One function/method, module-level statement or main block."""
 
     __slots__ = ("key", "backward", "step", "fit", "loops", "loop", "depth", "refs", "methods",
-                 "imported", "seeds", "seedish_names")
+                 "imported", "seeds", "seedish_names", "seedish_calls", "nested")
 
     def __init__(self, key: str) -> None:
         self.key = key
@@ -146,7 +156,9 @@ class _Unit:
         self.methods: set[str] = set()    # x.<name>() on a non-imported receiver
         self.imported: set[str] = set()   # qualified names of imported functions called
         self.seeds: set[str] = set()      # generators seeded directly
-        self.seedish_names: set[str] = set()  # unresolved calls named like a seed helper
+        self.seedish_names: set[str] = set()  # x.<name>() calls named like a seed helper
+        self.seedish_calls: set[str] = set()  # <name>() calls named like a seed helper
+        self.nested: set[str] = set()     # names of functions nested in this unit
 
 
 class MissingSeed(Rule):
@@ -500,6 +512,7 @@ class MissingSeed(Rule):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self._stack:
+            self._stack[-1].nested.add(node.name.value)
             self._stack.append(self._stack[-1])  # nested def: part of the enclosing unit
             return
         name = node.name.value
@@ -585,6 +598,14 @@ class MissingSeed(Rule):
             or (isinstance(func.value, cst.Call) and is_lightning_trainer(ctx, func.value.func))
         ):
             unit.fit = True
+        if imported and qualified in _ENGINES and node.args:
+            # Engine(process_function): the function runs once per batch, as a loop body.
+            arg = node.args[0].value
+            if isinstance(arg, cst.Name):
+                engine = _Loop()
+                engine.refs.add(arg.value)
+                engine.nested = arg.value in unit.nested
+                unit.loops.append(engine)
         if imported:
             gens = known_generators(qualified)
             if gens is None:
@@ -594,6 +615,8 @@ class MissingSeed(Rule):
                 self.file_seeds |= gens
         elif isinstance(func, cst.Name):
             unit.refs.add(func.value)
+            if seedish(func.value):
+                unit.seedish_calls.add(func.value)
             if loop is not None:
                 loop.refs.add(func.value)
         elif isinstance(func, cst.Attribute):
@@ -624,11 +647,12 @@ class MissingSeed(Rule):
         return out
 
     def _class_and_bases(self, cls: str, seen: set[str] | None = None) -> list[str]:
+        """What ``cls(...)`` runs: its ``__init__``/``__post_init__`` and its same-file bases'."""
         seen = seen if seen is not None else set()
         if cls in seen:
             return []
         seen.add(cls)
-        out = list(self._class_methods.get(cls, ()))
+        out = [k for k in self._class_methods.get(cls, ()) if k.rsplit(".", 1)[-1] in _CONSTRUCTORS]
         for base in self._class_bases.get(cls, ()):
             if base in self._class_methods:
                 out.extend(self._class_and_bases(base, seen))
@@ -638,7 +662,7 @@ class MissingSeed(Rule):
         """A call named like a seed helper that is neither a same-file function nor method."""
         if any(n not in self._method_index for n in unit.seedish_names):
             return True
-        return any(seedish(n) and n not in self._functions and n not in self._class_methods for n in unit.refs)
+        return any(n not in self._functions and n not in self._class_methods for n in unit.seedish_calls)
 
     def _trains(self) -> dict[str, bool]:
         """Which units run a training loop (backward + step in a loop, or Lightning fit),
@@ -662,6 +686,8 @@ class MissingSeed(Rule):
                 if trains[k]:
                     break
                 inner = self._callees(loop.refs, loop.methods)
+                if loop.nested:  # the driven function is merged into this unit
+                    inner.append(k)
                 trains[k] = (loop.backward or any(backward.get(c) for c in inner)) and (
                     loop.step or any(step.get(c) for c in inner)
                 )
@@ -704,12 +730,17 @@ class MissingSeed(Rule):
             local = sorted(set(self._callees(unit.refs, unit.methods)) - {key})
             if seeds or imported or local:
                 helpers[key] = [sorted(seeds), imported, local]
-        for cls in self._class_methods:
-            helpers.setdefault(cls, [[], [], self._class_and_bases(cls)])
+        classes = {}
+        for cls, methods in self._class_methods.items():
+            helpers.setdefault(cls, [[], [], self._class_and_bases(cls)])  # what cls(...) runs
+            classes[cls] = methods + [
+                m for base in self._class_bases.get(cls, ()) for m in self._class_methods.get(base, ())
+            ]
         if defined:
             # A defined name absent from ``helpers`` seeds nothing and calls nothing imported.
             facts["defined"] = defined
             facts["helpers"] = helpers
+            facts["classes"] = classes
         entry = self._entry()
         if entry is not None:
             facts["entry"] = entry
@@ -824,7 +855,7 @@ class _Resolver:
         if rest:
             # A method (or attribute) of a class defined there: its own method, one it
             # inherits from a same-file base, or something torchlint cannot see.
-            members = facts["helpers"].get(head, [[], [], []])[2]
+            members = facts["classes"].get(head, ())
             suffix = "." + name.rsplit(".", 1)[-1]
             keys = [k for k in members if k == name or k.endswith(suffix)]
             if not keys:
