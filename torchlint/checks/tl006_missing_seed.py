@@ -14,6 +14,7 @@ file can answer (does ``from .utils import set_seed`` seed torch?) goes into
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any, Iterable
 
@@ -55,6 +56,8 @@ _EXTERNAL_ROOTS = {
     "hashlib", "string", "textwrap", "traceback", "platform", "signal", "statistics", "struct",
     "queue", "heapq", "bisect", "weakref", "types", "importlib", "unittest", "pytest",
 }
+# Names of values drawn for something other than training randomness.
+_INCIDENTAL = re.compile(r"port|seed|uuid|(^|_)(id|name|tag|run)$", re.IGNORECASE)
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 # ignite engines call their process function once per batch: a training loop.
 _ENGINES = ("ignite.engine.Engine", "ignite.engine.DeterministicEngine", "ignite.engine.engine.Engine",
@@ -302,6 +305,22 @@ class MissingSeed(Rule):
             "            self.optimizer.step()\n\n"
             "if __name__ == '__main__':\n"
             "    Recipe(cfg).train()\n"
+        ),
+        # Python's random only picks a free port, a run name and a seed (which is then used).
+        Valid(
+            "import os\n"
+            "import random\n"
+            "import torch\n\n"
+            "def main(seed=None):\n"
+            "    seed = seed or random.randint(0, 10000)\n"
+            "    torch.manual_seed(seed)\n"
+            "    os.environ['MASTER_PORT'] = str(random.randint(20000, 30000))\n"
+            "    run_name = f'run-{random.randint(0, 99)}'\n"
+            "    for x in data:\n"
+            "        model(x).backward()\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
         ),
         # A unittest file: the main block runs the tests, not the training helper.
         Valid(
@@ -578,7 +597,7 @@ class MissingSeed(Rule):
         if imported:
             use = random_use(qualified)
             if use is not None:
-                if use not in self.uses:
+                if use not in self.uses and not self._incidental(node):
                     shown = "np.random." + qualified[13:] if use == NUMPY else qualified
                     self.uses[use] = shown
                 return
@@ -632,6 +651,22 @@ class MissingSeed(Rule):
                 unit.refs.add(value.value)
                 if loop is not None:
                     loop.refs.add(value.value)
+
+    def _incidental(self, call: cst.Call) -> bool:
+        """A draw that picks a port, a seed, a run id or a name (``port = random.randint(..)``,
+        ``str(random.random())``, ``f"{random.randint(..)}"``): not training randomness, and
+        seeding it would even be wrong."""
+        for anc in self.ctx.ancestors(call):
+            if isinstance(anc, (cst.FormattedStringExpression, cst.SimpleStatementLine, cst.BaseSuite)):
+                return isinstance(anc, cst.FormattedStringExpression)
+            if isinstance(anc, cst.Call) and isinstance(anc.func, cst.Name) and anc.func.value in ("str", "hex"):
+                return True
+            if isinstance(anc, cst.Arg) and anc.keyword is not None and _INCIDENTAL.search(anc.keyword.value):
+                return True
+            if isinstance(anc, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
+                return any(_INCIDENTAL.search((expr_key(t) or "").rsplit(".", 1)[-1]) for t in targets)
+        return False
 
     # -- per-file conclusions ----------------------------------------------------------
     def _callees(self, refs: Iterable[str], methods: Iterable[str]) -> list[str]:
@@ -769,16 +804,40 @@ class MissingSeed(Rule):
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
         if not needs:
             return None
-        rng = self.ctx.position(self._entry_nodes[at])
+        line, column, end_line, end_column = self._place(at)
         return {
-            "line": rng.start.line,
-            "column": rng.start.column + 1,
-            "end_line": rng.end.line,
-            "end_column": rng.end.column + 1,
+            "line": line,
+            "column": column,
+            "end_line": end_line,
+            "end_column": end_column,
             "needs": needs,
             "uses": {g: self.uses[g] for g in needs if g in self.uses},
             "calls": sorted(imported),
         }
+
+    def _place(self, key: str) -> tuple[int, int, int, int]:
+        """1-based (line, column, end line, end column) of an entry unit's statement (the test
+        of a main guard). The position is needed before the project pass knows whether it
+        is reported, so it comes from the C parser's line table (ast), far cheaper than
+        LibCST's PositionProvider; ctx.position is the fallback."""
+        index = int(key[key.index(":") + 1:-1])
+        try:
+            tree = ast.parse(self.ctx.text)
+            j = sum(len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1 for st in self.ctx.module.body[:index])
+            node: ast.AST = tree.body[j]
+            if key.startswith("<main"):
+                if not isinstance(node, ast.If):
+                    raise ValueError("statement mismatch")
+                node = node.test
+            lines = self.ctx.text.splitlines()
+
+            def col(lineno: int, offset: int) -> int:  # ast offsets are UTF-8 bytes
+                return len(lines[lineno - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+            return node.lineno, col(node.lineno, node.col_offset), node.end_lineno, col(node.end_lineno, node.end_col_offset)
+        except (SyntaxError, ValueError, IndexError, TypeError, RecursionError, MemoryError):
+            rng = self.ctx.position(self._entry_nodes[key])
+            return rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1
 
     # -- project pass ------------------------------------------------------------------
     @classmethod
