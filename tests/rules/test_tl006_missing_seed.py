@@ -196,6 +196,17 @@ def test_static_method_seeder_of_an_imported_class():
     assert lines_and_paths(tl006({"proj/helpers.py": seeder, "proj/train.py": bad})) == [("proj/train.py", 10)]
 
 
+def test_project_module_that_seeds_when_imported():
+    config = "import torch\n\nSEED = 0\ntorch.manual_seed(SEED)\n"
+    files = {"proj/config.py": config, "proj/train.py": train_file("import config", "")}
+    assert tl006(files) == []
+    files = {"proj/config.py": "from config_base import *\nSEED = 0\n", "proj/train.py": train_file("from config import SEED", "")}
+    assert lines_and_paths(tl006(files)) == [("proj/train.py", 10)]
+    # Seeding inside a function of the imported module does not happen on import.
+    files = {"proj/config.py": "import torch\n\ndef f():\n    torch.manual_seed(0)\n", "proj/train.py": train_file("import config", "")}
+    assert lines_and_paths(tl006(files)) == [("proj/train.py", 10)]
+
+
 def test_library_modules_are_never_flagged_and_helpers_defined_elsewhere_do_not_seed_them():
     files = {"proj/loop.py": TRAIN_LOOP, "proj/utils.py": SEED_UTILS}
     assert tl006(files) == []

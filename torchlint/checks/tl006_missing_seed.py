@@ -776,6 +776,16 @@ class MissingSeed(Rule):
             facts["defined"] = defined
             facts["helpers"] = helpers
             facts["classes"] = classes
+        # Seeding at import time (module-level code): importing this module seeds.
+        on_import: set[str] = set()
+        for key in self._order:
+            unit = self.units.get(key)
+            if unit is not None and key.startswith("<top"):
+                on_import |= unit.seeds
+                if self._unresolved_seedish(unit):
+                    on_import |= set(ALL_GENERATORS)
+        if on_import:
+            facts["on_import"] = sorted(on_import)
         entry = self._entry()
         if entry is not None:
             facts["entry"] = entry
@@ -850,6 +860,10 @@ class MissingSeed(Rule):
                 continue
             needs = set(entry["needs"])
             resolver = _Resolver(project)
+            for qualified in set(record.imports.values()):
+                if not needs:
+                    break
+                needs -= resolver.on_import(qualified, record)
             for qualified in entry["calls"]:
                 if not needs:
                     break
@@ -924,6 +938,19 @@ class _Resolver:
                 out |= self._unit(record, k, depth)
             return out
         return self._unit(record, name, depth)
+
+    def on_import(self, qualified: str, importer) -> set[str]:
+        """What importing ``qualified`` (a module, or a name from one) seeds at import time."""
+        if known_generators(qualified) is not None:
+            return set()
+        found = self.project.resolve_module(qualified, importer)
+        if found is None:
+            symbol = self.project.resolve_symbol(qualified, importer)
+            found = symbol[0] if symbol is not None else None
+        if found is None or found is importer:
+            return set()
+        facts = found.facts.get("TL006") or {}
+        return set(facts.get("on_import", ()))
 
     def _unit(self, record, key: str, depth: int) -> set[str]:
         out: set[str] = set()
