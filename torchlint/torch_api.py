@@ -41,8 +41,9 @@ def is_optimizer_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool
 
 
 def looks_like_optimizer_name(expr_text: str) -> bool:
-    """``opt``, ``optimizer``, ``opt_d``, ``g_optim``, ``self.optimizer`` (the last part)."""
-    last = expr_text.rsplit(".", 1)[-1].lower()
+    """``opt``, ``optimizer``, ``opt_d``, ``g_optim``, ``self.optimizer``, ``self._optimizer``
+    (the last part)."""
+    last = expr_text.rsplit(".", 1)[-1].lower().lstrip("_")  # self._optimizer is private, still an optimizer
     return bool(_OPTIMIZER_NAME.match(last)) and not _SCHEDULER_NAME.search(last)
 
 

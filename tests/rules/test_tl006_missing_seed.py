@@ -1,0 +1,364 @@
+"""TL006 missing-seed beyond the embedded cases: seed helpers in other files, single-file
+linting, message text, facts, fixtures."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from torchlint.engine import analyze_source
+from torchlint.testing import lint_snippet, lint_tree
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+TRAIN_LOOP = """
+def train(model, loader, optimizer):
+    for x, y in loader:
+        loss = model(x)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def train_file(header: str, seed_call: str) -> str:
+    """A training script: ``header`` (imports), then the loop, then a main block that calls
+    ``seed_call`` (if any) and trains; see ``main_line``."""
+    body = f"{header}\n{TRAIN_LOOP}\n\nif __name__ == '__main__':\n"
+    if seed_call:
+        body += f"    {seed_call}\n"
+    body += "    train(model, loader, optimizer)\n"
+    return body
+
+
+def main_line(code: str) -> int:
+    return next(i for i, line in enumerate(code.splitlines(), 1) if line.startswith("if __name__"))
+
+
+def tl006(files: dict[str, str]) -> list:
+    return lint_tree(files, select=["TL006"])
+
+
+def lines_and_paths(findings) -> list[tuple[str, int]]:
+    return sorted((f.path, f.line) for f in findings)
+
+
+# -- seed helpers in other project files ---------------------------------------------------
+
+SEED_UTILS = """
+    import torch
+
+    def set_seed(seed):
+        torch.manual_seed(seed)
+
+    def fix_everything(seed):
+        torch.cuda.manual_seed_all(seed)
+
+    def numpy_only(seed):
+        import numpy as np
+        np.random.seed(seed)
+"""
+
+
+def test_relative_import_of_project_seed_helper_is_seeding():
+    files = {"proj/utils.py": SEED_UTILS, "proj/train.py": train_file("from .utils import set_seed", "set_seed(0)")}
+    assert tl006(files) == []
+
+
+def test_absolute_import_of_project_seed_helper_is_seeding():
+    files = {"proj/utils.py": SEED_UTILS, "proj/train.py": train_file("from utils import set_seed", "set_seed(0)")}
+    assert tl006(files) == []
+
+
+def test_module_import_of_helper_not_named_like_a_seeder_is_resolved():
+    files = {"proj/utils.py": SEED_UTILS, "proj/train.py": train_file("import utils", "utils.fix_everything(0)")}
+    assert tl006(files) == []
+    # The same call when utils is not linted: the name says nothing, so it is a finding.
+    alone = tl006({"proj/train.py": train_file("import utils", "utils.fix_everything(0)")})
+    assert [f.line for f in alone] == [10]
+    assert "never seeds torch" in alone[0].message
+
+
+def test_project_helper_that_only_seeds_numpy_is_a_finding():
+    files = {"proj/utils.py": SEED_UTILS, "proj/train.py": train_file("from utils import numpy_only", "numpy_only(0)")}
+    findings = tl006(files)
+    assert lines_and_paths(findings) == [("proj/train.py", 10)]
+    assert "never seeds torch" in findings[0].message
+
+
+def test_project_helper_named_set_seed_that_only_seeds_numpy_beats_the_name_fallback():
+    utils = """
+        import numpy as np
+
+        def set_seed(seed):
+            np.random.seed(seed)
+    """
+    train = train_file("from utils import set_seed", "set_seed(0)")
+    assert lines_and_paths(tl006({"proj/utils.py": utils, "proj/train.py": train})) == [("proj/train.py", 10)]
+    # Linting train.py alone: set_seed cannot be seen, its name counts as seeding.
+    assert tl006({"proj/train.py": train}) == []
+
+
+def test_single_file_imported_set_seed_is_not_a_finding():
+    assert lint_snippet(train_file("from utils import set_seed", "set_seed(0)"), select=["TL006"], path="train.py") == []
+    assert lint_snippet(train_file("from utils import seed_everything", "seed_everything(1)"), select=["TL006"]) == []
+
+
+def test_single_file_unknown_helper_not_named_like_a_seeder_is_a_finding():
+    findings = lint_snippet(train_file("from utils import setup", "setup()"), select=["TL006"], path="train.py")
+    assert [f.line for f in findings] == [10]
+
+
+def test_seed_helper_reached_transitively_through_project_files():
+    seeding = """
+        import torch
+
+        def init_rng(seed):
+            torch.manual_seed(seed)
+    """
+    setup_ok = """
+        from .seeding import init_rng
+
+        def setup(cfg):
+            configure_logging(cfg)
+            init_rng(cfg.seed)
+
+        def configure_logging(cfg):
+            pass
+    """
+    setup_bad = """
+        def setup(cfg):
+            configure_logging(cfg)
+
+        def configure_logging(cfg):
+            pass
+    """
+    train = train_file("from proj.common import setup", "setup(cfg)")
+    assert tl006({"proj/seeding.py": seeding, "proj/common.py": setup_ok, "proj/train.py": train}) == []
+    assert lines_and_paths(tl006({"proj/seeding.py": seeding, "proj/common.py": setup_bad, "proj/train.py": train})) == [
+        ("proj/train.py", 10)
+    ]
+
+
+def test_seed_helper_re_exported_from_a_package_init():
+    files = {
+        "proj/__init__.py": "from .seeding import seed_all\n",
+        "proj/seeding.py": "import torch\n\ndef seed_all(s):\n    torch.manual_seed(s)\n",
+        "train.py": train_file("from proj import seed_all", "seed_all(0)"),
+    }
+    assert tl006(files) == []
+    files["proj/seeding.py"] = "import random\n\ndef seed_all(s):\n    random.seed(s)\n"
+    assert lines_and_paths(tl006(files)) == [("train.py", 10)]
+
+
+def test_re_export_of_a_library_seeder_from_a_project_module():
+    files = {
+        "proj/utils.py": "from accelerate.utils import set_seed as seed_run\n",
+        "proj/train.py": train_file("from proj.utils import seed_run", "seed_run(0)"),
+    }
+    assert tl006(files) == []
+
+
+def test_imported_class_whose_constructor_seeds():
+    recipe = """
+        import torch
+
+        class Recipe:
+            def __init__(self, cfg):
+                torch.manual_seed(cfg.seed)
+
+            def report(self):
+                torch.cuda.manual_seed(0)
+    """
+    assert tl006({"proj/recipe.py": recipe, "proj/train.py": train_file("from recipe import Recipe", "Recipe(cfg)")}) == []
+    # A method that seeds is not run by the constructor.
+    recipe_late = recipe.replace("torch.manual_seed(cfg.seed)", "self.cfg = cfg")
+    findings = tl006({"proj/recipe.py": recipe_late, "proj/train.py": train_file("from recipe import Recipe", "Recipe(cfg)")})
+    assert lines_and_paths(findings) == [("proj/train.py", 10)]
+
+
+def test_static_method_seeder_of_an_imported_class():
+    seeder = """
+        import torch
+
+        class Seeder:
+            @staticmethod
+            def everything(seed):
+                torch.manual_seed(seed)
+
+            @staticmethod
+            def nothing(seed):
+                return seed
+    """
+    ok = train_file("from helpers import Seeder", "Seeder.everything(0)")
+    bad = train_file("from helpers import Seeder", "Seeder.nothing(0)")
+    assert tl006({"proj/helpers.py": seeder, "proj/train.py": ok}) == []
+    assert lines_and_paths(tl006({"proj/helpers.py": seeder, "proj/train.py": bad})) == [("proj/train.py", 10)]
+
+
+def test_project_module_that_seeds_when_imported():
+    config = "import torch\n\nSEED = 0\ntorch.manual_seed(SEED)\n"
+    files = {"proj/config.py": config, "proj/train.py": train_file("import config", "")}
+    assert tl006(files) == []
+    files = {"proj/config.py": "from config_base import *\nSEED = 0\n", "proj/train.py": train_file("from config import SEED", "")}
+    assert lines_and_paths(tl006(files)) == [("proj/train.py", 10)]
+    # Seeding inside a function of the imported module does not happen on import.
+    files = {"proj/config.py": "import torch\n\ndef f():\n    torch.manual_seed(0)\n", "proj/train.py": train_file("import config", "")}
+    assert lines_and_paths(tl006(files)) == [("proj/train.py", 10)]
+
+
+def test_library_modules_are_never_flagged_and_helpers_defined_elsewhere_do_not_seed_them():
+    files = {"proj/loop.py": TRAIN_LOOP, "proj/utils.py": SEED_UTILS}
+    assert tl006(files) == []
+
+
+# -- random / numpy -----------------------------------------------------------------------
+
+def test_random_message_names_the_call_and_the_fix():
+    code = train_file("import random\nimport torch", "torch.manual_seed(0)") + "    random.shuffle(loader)\n"
+    findings = lint_snippet(code, select=["TL006"])
+    assert len(findings) == 1
+    message = findings[0].message
+    assert "uses random.shuffle" in message
+    assert "never seeds Python's random" in message
+    assert "random.seed(seed)" in message
+    assert "torch" not in message.split(";")[0].replace("torch.manual_seed", "")
+
+
+def test_random_and_numpy_unseeded_in_one_message_and_torch_in_another():
+    code = train_file("import random\nfrom numpy.random import permutation", "") + (
+        "    random.choice(loader)\n    permutation(10)\n"
+    )
+    findings = sorted(lint_snippet(code, select=["TL006"]), key=lambda f: f.message)
+    assert [f.line for f in findings] == [11, 11]
+    torch_msg, rand_msg = findings[0].message, findings[1].message
+    assert torch_msg.startswith("training entry point never seeds torch")
+    assert "torch.manual_seed(seed)" in torch_msg
+    assert "random.choice and np.random.permutation" in rand_msg
+    assert "random.seed(seed) and np.random.seed(seed)" in rand_msg
+
+
+def test_project_helper_seeding_random_numpy_and_torch_clears_both_messages():
+    utils = """
+        import random
+        import numpy as np
+        import torch
+
+        def seed_everything(seed):
+            random.seed(seed)
+            np.random.seed(seed)
+            torch.manual_seed(seed)
+    """
+    train = train_file("import random\nfrom utils import seed_everything", "seed_everything(0)") + "    random.shuffle(loader)\n"
+    assert tl006({"proj/utils.py": utils, "proj/train.py": train}) == []
+    torch_only = utils.replace("random.seed(seed)\n", "pass\n", 1)
+    assert "np.random.seed(seed)" in torch_only and "    random.seed" not in torch_only
+    findings = tl006({"proj/utils.py": torch_only, "proj/train.py": train})
+    assert len(findings) == 1 and "never seeds Python's random" in findings[0].message
+
+
+def test_random_seeded_only_in_worker_init_fn_counts():
+    code = """
+        import random
+        import torch
+
+        def seed_worker(worker_id):
+            random.seed(torch.initial_seed() % 2**32)
+
+        def train(model, ds, optimizer):
+            for x in torch.utils.data.DataLoader(ds, worker_init_fn=seed_worker):
+                random.shuffle(x)
+                model(x).backward()
+                optimizer.step()
+
+        if __name__ == "__main__":
+            torch.manual_seed(0)
+            train(model, ds, optimizer)
+    """
+    assert lint_snippet(code, select=["TL006"]) == []
+
+
+# -- entry points -------------------------------------------------------------------------
+
+def test_main_guard_with_extra_condition_is_the_entry_point():
+    code = "import os\n" + TRAIN_LOOP + (
+        "\nif __name__ == '__main__' and not os.environ.get('CI'):\n    train(model, loader, optimizer)\n"
+    )
+    findings = lint_snippet(code, select=["TL006"])
+    assert [(f.line, f.column) for f in findings] == [(9, 4)]
+
+
+def test_ignite_engine_driving_a_nested_training_step():
+    code = """
+        from ignite.engine import Engine
+
+        def run(model, loader, optimizer):
+            def train_step(engine, batch):
+                loss = model(batch)
+                loss.backward()
+                optimizer.step()
+
+            trainer = Engine(train_step)
+            trainer.run(loader, max_epochs=3)
+
+        if __name__ == "__main__":
+            run(model, loader, optimizer)
+    """
+    assert [f.line for f in lint_snippet(code, select=["TL006"])] == [13]
+    seeded = code.replace("def run(model, loader, optimizer):", "def run(model, loader, optimizer):\n    torch.manual_seed(0)")
+    assert lint_snippet("import torch\n" + seeded, select=["TL006"]) == []
+
+
+def test_lightning_fit_from_lightning_pytorch_import():
+    code = """
+        from lightning.pytorch import Trainer, seed_everything
+
+        def main():
+            trainer = Trainer(max_epochs=1)
+            trainer.fit(model)
+
+        if __name__ == "__main__":
+            main()
+    """
+    assert [f.line for f in lint_snippet(code, select=["TL006"])] == [8]
+    assert lint_snippet(code.replace("    main()", "    seed_everything(7, workers=True)\n            main()"), select=["TL006"]) == []
+
+
+def test_noqa_on_the_entry_point_line_suppresses():
+    code = train_file("", "").replace("if __name__ == '__main__':", "if __name__ == '__main__':  # noqa: TL006")
+    assert lint_snippet(code, select=["TL006"]) == []
+
+
+def test_facts_are_json_serialisable_and_describe_the_file():
+    code = train_file("import random\nfrom utils import prepare", "prepare()") + "    random.random()\n"
+    result = analyze_source("train.py", code.encode(), frozenset({"TL006"}))
+    facts = json.loads(json.dumps(result.record.facts))["TL006"]
+    entry = facts["entry"]
+    assert entry["line"] == 11
+    assert entry["needs"] == ["torch", "random"]
+    assert entry["uses"] == {"random": "random.random"}
+    assert entry["calls"] == ["utils.prepare"]
+    assert "train" in facts["defined"]
+    helper = analyze_source("utils.py", textwrap.dedent(SEED_UTILS).encode(), frozenset({"TL006"})).record.facts["TL006"]
+    assert helper["helpers"]["set_seed"][0] == ["torch"]
+    assert helper["helpers"]["numpy_only"][0] == ["numpy"]
+    assert "entry" not in helper
+
+
+# -- fixtures -----------------------------------------------------------------------------
+
+def _fixture(name: str) -> dict[str, str]:
+    root = FIXTURES / name
+    return {p.relative_to(FIXTURES).as_posix(): p.read_text() for p in sorted(root.rglob("*.py"))}
+
+
+def test_buggy_fixture_reports_both_messages_at_the_main_guard():
+    findings = lint_tree(_fixture("buggy_project"), select=["TL006"], dedent=False)
+    assert [(f.path, f.line) for f in findings] == [("buggy_project/train.py", 45)] * 2
+    messages = sorted(f.message for f in findings)
+    assert messages[0].startswith("training entry point never seeds torch")
+    assert messages[1].startswith("uses random.shuffle but never seeds Python's random")
+
+
+def test_clean_fixture_is_clean():
+    assert lint_tree(_fixture("clean_project"), select=["TL006"], dedent=False) == []

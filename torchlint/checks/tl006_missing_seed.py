@@ -1,0 +1,975 @@
+"""TL006 missing-seed: a training entry point that never seeds torch (or uses Python's /
+numpy's global random generator without seeding it).
+
+Per-file pass (one walk): the file is cut into *units* -- each module-level function or
+method (nested defs merged into it), each module-level statement, and the
+``if __name__ == "__main__":`` block. For every unit we record backward/step calls (also per
+outermost loop), Lightning ``Trainer.fit`` calls, seeding calls, calls/references to
+same-file functions and classes, and calls to imported functions. ``finish`` then works out,
+inside the file, whether the entry point (main block and top-level statements, plus every
+same-file function they reach) runs a training loop and what it seeds. What only another
+file can answer (does ``from .utils import set_seed`` seed torch?) goes into
+``ctx.facts["TL006"]``, and ``check_project`` settles it from the other files' records.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Iterable
+
+import libcst as cst
+
+from torchlint.context import dotted_name
+from torchlint.finding import Finding, Severity
+from torchlint.rule import Invalid, Rule, Valid
+from torchlint.torch_api import backward_target, expr_key, is_optimizer_constructor, step_optimizer
+
+TORCH, RANDOM, NUMPY = "torch", "random", "numpy"
+ALL_GENERATORS = (TORCH, RANDOM, NUMPY)
+
+# torch.manual_seed, torch.cuda.manual_seed(_all), torch.random.manual_seed, other backends.
+_TORCH_SEED = re.compile(r"^torch(\.(cuda|random|xpu|mps|npu|hpu|mlu))?\.manual_seed(_all)?$")
+_LIGHTNING_ROOTS = ("lightning", "pytorch_lightning", "lightning_fabric")
+# Library seeders that seed Python's random, numpy and torch together.
+_SEED_ALL = {
+    "transformers.set_seed", "transformers.trainer_utils.set_seed", "transformers.enable_full_determinism",
+    "transformers.trainer_utils.enable_full_determinism", "accelerate.utils.set_seed",
+    "accelerate.utils.random.set_seed",
+}
+PY_RANDOM_USES = {
+    "random", "uniform", "randint", "randrange", "choice", "choices", "shuffle", "sample", "gauss",
+    "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate", "triangular",
+    "betavariate", "paretovariate", "weibullvariate", "getrandbits", "randbytes", "binomialvariate",
+}
+# numpy.random attributes that are not draws from the global generator.
+NUMPY_NOT_USES = {
+    "seed", "default_rng", "RandomState", "Generator", "SeedSequence", "get_state", "set_state",
+    "BitGenerator", "PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64", "bit_generator", "mtrand",
+}
+# Roots whose functions can never be a project seed helper: classified by name, never resolved.
+_EXTERNAL_ROOTS = {
+    "torch", "numpy", "random", "os", "sys", "math", "time", "json", "re", "logging", "typing",
+    "collections", "functools", "itertools", "warnings", "pathlib", "argparse", "copy", "dataclasses",
+    "inspect", "abc", "enum", "contextlib", "subprocess", "shutil", "glob", "pickle", "datetime",
+    "builtins", "operator", "io", "tempfile", "socket", "threading", "multiprocessing", "uuid",
+    "hashlib", "string", "textwrap", "traceback", "platform", "signal", "statistics", "struct",
+    "queue", "heapq", "bisect", "weakref", "types", "importlib", "unittest", "pytest",
+}
+# Names of values drawn for something other than training randomness.
+_INCIDENTAL = re.compile(r"port|seed|uuid|(^|_)(id|name|tag|run)$", re.IGNORECASE)
+_CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+# ignite engines call their process function once per batch: a training loop.
+_ENGINES = ("ignite.engine.Engine", "ignite.engine.DeterministicEngine", "ignite.engine.engine.Engine",
+            "ignite.engine.deterministic.DeterministicEngine")
+# Method names that seed one generator object, not the global torch generator
+# (torch.Generator().manual_seed, rng.seed, env.seed).
+_OBJECT_SEED_METHODS = {"seed", "manual_seed", "initial_seed", "manual_seed_all"}
+
+
+def seedish(name: str) -> bool:
+    """A name that reads like a seeding helper: set_seed, seed_everything, fix_seed, init_seeds."""
+    low = name.lower()
+    return "seed" in low and not low.startswith(("get", "_get", "initial", "worker_init")) and low != "seed_worker"
+
+
+def known_generators(qualified: str) -> set[str] | None:
+    """What a library function seeds, for names torchlint knows (None: not a known library
+    name, resolve it through the project or by its name)."""
+    root, _, rest = qualified.partition(".")
+    last = qualified.rsplit(".", 1)[-1]
+    if root in _LIGHTNING_ROOTS:
+        return set(ALL_GENERATORS) if last == "seed_everything" else None
+    if qualified in _SEED_ALL:
+        return set(ALL_GENERATORS)
+    if root == "torch":
+        return {TORCH} if _TORCH_SEED.match(qualified) else set()
+    if root == "random":
+        return {RANDOM} if rest == "seed" else set()
+    if root == "numpy":
+        return {NUMPY} if rest == "random.seed" else set()
+    if root in _EXTERNAL_ROOTS:
+        return set()
+    return None
+
+
+def random_use(qualified: str) -> str | None:
+    """``random`` / ``numpy`` when the call draws from that global generator."""
+    if qualified.startswith("random."):
+        return RANDOM if qualified[7:] in PY_RANDOM_USES else None
+    if qualified.startswith("numpy.random."):
+        rest = qualified[13:]
+        return NUMPY if "." not in rest and rest not in NUMPY_NOT_USES else None
+    return None
+
+
+def is_lightning_trainer(ctx, func: cst.BaseExpression) -> bool:
+    """``pl.Trainer``, ``lightning.Trainer``, ``L.Trainer.from_argparse_args`` (imported)."""
+    if not ctx.is_imported(func):
+        return False
+    name = ctx.qualified_name(func) or ""
+    parts = name.split(".")
+    return parts[0] in _LIGHTNING_ROOTS and "Trainer" in parts
+
+
+def is_main_guard(stmt: cst.CSTNode) -> bool:
+    """``if __name__ == "__main__":`` (either operand order; also ``... and cond``)."""
+    return isinstance(stmt, cst.If) and _is_main_test(stmt.test)
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _is_main_test(test.left) or _is_main_test(test.right)
+    if not isinstance(test, cst.Comparison):
+        return False
+    if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.Equal):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
+    return len(names) == 1 and len(strings) == 1
+
+
+class _Loop:
+    __slots__ = ("backward", "step", "refs", "methods", "nested")
+
+    def __init__(self) -> None:
+        self.nested = False  # an engine driving a function nested in this unit (merged into it)
+        self.backward = False
+        self.step = False
+        self.refs: set[str] = set()
+        self.methods: set[str] = set()
+
+
+class _Unit:
+    """One function/method, module-level statement or main block."""
+
+    __slots__ = ("key", "backward", "step", "fit", "loops", "loop", "depth", "refs", "methods",
+                 "imported", "seeds", "seedish_names", "seedish_calls", "nested")
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.backward = False
+        self.step = False
+        self.fit = False
+        self.loops: list[_Loop] = []
+        self.loop: _Loop | None = None  # the outermost loop being walked
+        self.depth = 0
+        self.refs: set[str] = set()       # bare names called or passed as arguments
+        self.methods: set[str] = set()    # x.<name>() on a non-imported receiver
+        self.imported: set[str] = set()   # qualified names of imported functions called
+        self.seeds: set[str] = set()      # generators seeded directly
+        self.seedish_names: set[str] = set()  # x.<name>() calls named like a seed helper
+        self.seedish_calls: set[str] = set()  # <name>() calls named like a seed helper
+        self.nested: set[str] = set()     # names of functions nested in this unit
+
+
+class MissingSeed(Rule):
+    code = "TL006"
+    name = "missing-seed"
+    severity = Severity.WARNING
+    summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
+    requires_text = ("backward", "fit(", "seed")
+
+    VALID = [
+        # Seeded with torch.manual_seed in the main block.
+        Valid(
+            "import torch\n\n"
+            "def train(model, loader, opt):\n"
+            "    for x, y in loader:\n"
+            "        loss = model(x).sum()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    torch.manual_seed(0)\n"
+            "    train(None, [], None)\n"
+        ),
+        # Seeded through a same-file helper that the main block calls.
+        Valid(
+            "import torch\n\n"
+            "def set_everything(seed):\n"
+            "    torch.cuda.manual_seed_all(seed)\n\n"
+            "def main():\n"
+            "    set_everything(1)\n"
+            "    optimizer = torch.optim.SGD([], lr=0.1)\n"
+            "    for batch in range(10):\n"
+            "        loss = batch\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
+        ),
+        # Library module: a training loop but no entry point.
+        Valid(
+            "def fit(model, loader, optimizer):\n"
+            "    for x, y in loader:\n"
+            "        model(x).backward()\n"
+            "        optimizer.step()\n"
+        ),
+        # Lightning: seed_everything before trainer.fit.
+        Valid(
+            "import lightning as L\n\n"
+            "if __name__ == '__main__':\n"
+            "    L.seed_everything(42)\n"
+            "    trainer = L.Trainer(max_epochs=3)\n"
+            "    trainer.fit(model)\n"
+        ),
+        # Hugging Face Trainer seeds itself from TrainingArguments.seed.
+        Valid(
+            "from transformers import Trainer, TrainingArguments\n\n"
+            "if __name__ == '__main__':\n"
+            "    trainer = Trainer(model=model, args=TrainingArguments('out', seed=0))\n"
+            "    trainer.train()\n"
+            "    trainer.fit = None\n"
+        ),
+        # An imported helper from a module outside the linted files, named like a seeder.
+        Valid(
+            "from utils import set_seed\n\n"
+            "if __name__ == '__main__':\n"
+            "    set_seed(0)\n"
+            "    for x in data:\n"
+            "        loss = model(x)\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+        ),
+        # Accelerate loop seeded with accelerate.utils.set_seed (random + numpy too).
+        Valid(
+            "import random\n"
+            "from accelerate import Accelerator\n"
+            "from accelerate.utils import set_seed\n\n"
+            "def main():\n"
+            "    accelerator = Accelerator()\n"
+            "    set_seed(42)\n"
+            "    for batch in loader:\n"
+            "        random.shuffle(batch)\n"
+            "        accelerator.backward(model(batch))\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
+        ),
+        # Entry point that only evaluates: no backward + step in a loop.
+        Valid(
+            "import torch\n\n"
+            "if __name__ == '__main__':\n"
+            "    model = torch.load('m.pt')\n"
+            "    for x in data:\n"
+            "        print(model(x))\n"
+        ),
+        # A scheduler step is not an optimizer step.
+        Valid(
+            "if __name__ == '__main__':\n"
+            "    for x in data:\n"
+            "        model(x).backward()\n"
+            "        lr_scheduler.step()\n"
+        ),
+        # Seeded at module top level; numpy through a default_rng generator.
+        Valid(
+            "import numpy as np\n"
+            "import torch\n"
+            "torch.manual_seed(0)\n"
+            "rng = np.random.default_rng(0)\n\n"
+            "def train():\n"
+            "    for x in rng.permutation(10):\n"
+            "        model(x).backward()\n"
+            "        opt.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    train()\n"
+        ),
+        # random and numpy used and seeded, torch seeded via a training function passed to
+        # mp.spawn (referenced, not called).
+        Valid(
+            "import random\n"
+            "import numpy as np\n"
+            "import torch\n"
+            "import torch.multiprocessing as mp\n\n"
+            "def worker(rank):\n"
+            "    random.seed(rank)\n"
+            "    np.random.seed(rank)\n"
+            "    torch.manual_seed(rank)\n"
+            "    for x in np.random.permutation(8):\n"
+            "        random.shuffle(x)\n"
+            "        model(x).backward()\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    mp.spawn(worker, nprocs=2)\n"
+        ),
+        # Seeding through a method of a same-file trainer class.
+        Valid(
+            "import torch\n\n"
+            "class Recipe:\n"
+            "    def __init__(self, cfg):\n"
+            "        torch.manual_seed(cfg.seed)\n"
+            "    def train(self):\n"
+            "        for batch in self.loader:\n"
+            "            self.model(batch).backward()\n"
+            "            self.optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    Recipe(cfg).train()\n"
+        ),
+        # Python's random only picks a free port, a run name and a seed (which is then used).
+        Valid(
+            "import os\n"
+            "import random\n"
+            "import torch\n\n"
+            "def main(seed=None):\n"
+            "    seed = seed or random.randint(0, 10000)\n"
+            "    torch.manual_seed(seed)\n"
+            "    os.environ['MASTER_PORT'] = str(random.randint(20000, 30000))\n"
+            "    run_name = f'run-{random.randint(0, 99)}'\n"
+            "    for x in data:\n"
+            "        model(x).backward()\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
+        ),
+        # A unittest file: the main block runs the tests, not the training helper.
+        Valid(
+            "import unittest\n\n"
+            "class T(unittest.TestCase):\n"
+            "    def test_train(self):\n"
+            "        for x in data:\n"
+            "            model(x).backward()\n"
+            "            opt.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    unittest.main()\n"
+        ),
+    ]
+    INVALID = [
+        # The fixture's shape: loop in train(), called from the main block.
+        Invalid(
+            "import torch\n\n"
+            "def train(model, loader):\n"
+            "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "    for x, y in loader:\n"
+            "        loss = model(x)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    train(model, loader)\n",
+            lines=(10,),
+            message="never seeds torch",
+        ),
+        # Defining a seed helper is not enough: it must be called.
+        Invalid(
+            "import torch\n\n"
+            "def set_seed(seed):\n"
+            "    torch.manual_seed(seed)\n\n"
+            "if __name__ == '__main__':\n"
+            "    for x in data:\n"
+            "        model(x).backward()\n"
+            "        opt.step()\n",
+            lines=(6,),
+            message="never seeds torch",
+        ),
+        # Seeding only Python's random and numpy does not seed torch.
+        Invalid(
+            "import random\n"
+            "import numpy as np\n\n"
+            "if __name__ == '__main__':\n"
+            "    random.seed(0)\n"
+            "    np.random.seed(0)\n"
+            "    for x in data:\n"
+            "        model(x).backward()\n"
+            "        opt.step()\n",
+            lines=(4,),
+            message="torch.manual_seed",
+        ),
+        # Top-level script, no main guard: reported at the first training statement.
+        Invalid(
+            "import torch\n"
+            "model = torch.nn.Linear(2, 2)\n"
+            "opt = torch.optim.Adam(model.parameters())\n"
+            "for x in data:\n"
+            "    model(x).sum().backward()\n"
+            "    opt.step()\n",
+            lines=(4,),
+            message="never seeds torch",
+        ),
+        # Lightning Trainer.fit without seed_everything.
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "def main():\n"
+            "    trainer = pl.Trainer(max_epochs=5)\n"
+            "    trainer.fit(model, datamodule=dm)\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n",
+            lines=(7,),
+            message="seed_everything",
+        ),
+        # An unresolved helper not named like a seeder does not count.
+        Invalid(
+            "from utils import setup\n\n"
+            "if __name__ == '__main__':\n"
+            "    setup()\n"
+            "    for x in data:\n"
+            "        accelerator.backward(model(x))\n"
+            "        optimizer.step()\n",
+            lines=(3,),
+            message="never seeds torch",
+        ),
+        # torch seeded, Python's random used unseeded: the second message.
+        Invalid(
+            "import random\n"
+            "import torch\n\n"
+            "def loader():\n"
+            "    items = list(range(10))\n"
+            "    random.shuffle(items)\n"
+            "    return items\n\n"
+            "if __name__ == '__main__':\n"
+            "    torch.manual_seed(0)\n"
+            "    for x in loader():\n"
+            "        model(x).backward()\n"
+            "        opt.step()\n",
+            lines=(9,),
+            message="never seeds Python's random",
+        ),
+        # numpy's global generator used unseeded (a default_rng elsewhere does not seed it).
+        Invalid(
+            "import numpy as np\n"
+            "import torch\n\n"
+            "if __name__ == '__main__':\n"
+            "    torch.manual_seed(0)\n"
+            "    rng = np.random.default_rng(0)\n"
+            "    for x in np.random.permutation(10):\n"
+            "        model(x).backward()\n"
+            "        opt.step()\n",
+            lines=(4,),
+            message="np.random.seed",
+        ),
+        # A loop that calls a same-file function doing backward + step.
+        Invalid(
+            "def train_step(batch):\n"
+            "    loss = model(batch)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n\n"
+            "if __name__ == '__main__':\n"
+            "    for batch in loader:\n"
+            "        train_step(batch)\n",
+            lines=(6,),
+            message="never seeds torch",
+        ),
+        # A torch.Generator seeded for the DataLoader does not seed model initialisation.
+        Invalid(
+            "import torch\n\n"
+            "def main():\n"
+            "    g = torch.Generator()\n"
+            "    g.manual_seed(0)\n"
+            "    for x in DataLoader(ds, generator=g):\n"
+            "        fabric.backward(model(x))\n"
+            "        optimizer.step()\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n",
+            lines=(10,),
+            message="never seeds torch",
+        ),
+    ]
+
+    def __init__(self, ctx, options: dict[str, Any]):
+        super().__init__(ctx, options)
+        self.units: dict[str, _Unit] = {}
+        self._stack: list[_Unit] = []          # function units (nested defs push their unit again)
+        self._classes: list[str] = []           # module-level class nesting, for method keys
+        self._class_pushed: list[bool] = []
+        self._loop_units: list[_Unit] = []
+        self._top_keys: dict[int, str] = {}
+        self._entry_nodes: dict[str, cst.CSTNode] = {}
+        self._order: list[str] = []             # entry unit keys in source order
+        self._class_methods: dict[str, list[str]] = {}
+        self._class_bases: dict[str, list[str]] = {}
+        self._functions: dict[str, str] = {}    # module-level def name -> unit key
+        self._method_index: dict[str, list[str]] = {}
+        self.optimizers: set[str] = set()
+        self.trainers: set[str] = set()
+        self.uses: dict[str, str] = {}          # generator -> first call drawing from it
+        self.file_seeds: set[str] = set()       # random/numpy seeded anywhere in the file
+
+    # -- units -------------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        for i, stmt in enumerate(node.body):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            if isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+            ):
+                continue
+            key = f"<main:{i}>" if is_main_guard(stmt) else f"<top:{i}>"
+            self._top_keys[id(stmt)] = key
+            self._entry_nodes[key] = stmt.test if isinstance(stmt, cst.If) and key.startswith("<main") else stmt
+            self._order.append(key)
+
+    def _unit(self, node: cst.CSTNode) -> _Unit | None:
+        """The unit ``node`` belongs to (None: a class body outside methods)."""
+        if self._stack:
+            return self._stack[-1]
+        if self._class_pushed and any(self._class_pushed):
+            return None
+        stmt = node
+        for anc in self.ctx.ancestors(node):
+            if isinstance(anc, cst.Module):
+                break
+            stmt = anc
+        key = self._top_keys.get(id(stmt))
+        if key is None:
+            return None
+        unit = self.units.get(key)
+        if unit is None:
+            unit = self.units[key] = _Unit(key)
+        return unit
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        module_level = not self._stack
+        self._class_pushed.append(module_level)
+        if module_level:
+            self._classes.append(node.name.value)
+            key = ".".join(self._classes)
+            self._class_methods.setdefault(key, [])
+            self._class_bases[key] = [n for n in (dotted_name(b.value) for b in node.bases) if n]
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        if self._class_pushed.pop():
+            self._classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self._stack:
+            self._stack[-1].nested.add(node.name.value)
+            self._stack.append(self._stack[-1])  # nested def: part of the enclosing unit
+            return
+        name = node.name.value
+        if self._classes:
+            cls = ".".join(self._classes)
+            key = f"{cls}.{name}"
+            self._class_methods[cls].append(key)
+            self._method_index.setdefault(name, []).append(key)
+        else:
+            key = name
+            self._functions[name] = key
+        unit = self.units.get(key)
+        if unit is None:
+            unit = self.units[key] = _Unit(key)
+        self._stack.append(unit)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._stack.pop()
+
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        unit = self._unit(node)
+        if unit is not None:
+            if unit.depth == 0:
+                unit.loop = _Loop()
+                unit.loops.append(unit.loop)
+            unit.depth += 1
+        self._loop_units.append(unit)
+
+    def _leave_loop(self, node: cst.CSTNode) -> None:
+        unit = self._loop_units.pop()
+        if unit is not None:
+            unit.depth -= 1
+            if unit.depth == 0:
+                unit.loop = None
+
+    visit_For = _enter_loop
+    leave_For = _leave_loop
+    visit_While = _enter_loop
+    leave_While = _leave_loop
+
+    # -- facts -------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if not isinstance(value, cst.Call):
+            return
+        if is_optimizer_constructor(self.ctx, value.func):
+            bucket = self.optimizers
+        elif is_lightning_trainer(self.ctx, value.func):
+            bucket = self.trainers
+        else:
+            return
+        for target in node.targets:
+            key = expr_key(target.target)
+            if key is not None:
+                bucket.add(key)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.ctx
+        unit = self._unit(node)
+        func = node.func
+        qualified = ctx.qualified_name(func)
+        imported = qualified is not None and ctx.is_imported(func)
+        if imported:
+            use = random_use(qualified)
+            if use is not None:
+                if use not in self.uses and not self._incidental(node):
+                    shown = "np.random." + qualified[13:] if use == NUMPY else qualified
+                    self.uses[use] = shown
+                return
+        if unit is None:
+            return
+        loop = unit.loop
+        if backward_target(ctx, node) is not None:
+            unit.backward = True
+            if loop is not None:
+                loop.backward = True
+        elif step_optimizer(ctx, node, self.optimizers) is not None:
+            unit.step = True
+            if loop is not None:
+                loop.step = True
+        elif isinstance(func, cst.Attribute) and func.attr.value == "fit" and (
+            expr_key(func.value) in self.trainers
+            or (isinstance(func.value, cst.Call) and is_lightning_trainer(ctx, func.value.func))
+        ):
+            unit.fit = True
+        if imported and qualified in _ENGINES and node.args:
+            # Engine(process_function): the function runs once per batch, as a loop body.
+            arg = node.args[0].value
+            if isinstance(arg, cst.Name):
+                engine = _Loop()
+                engine.refs.add(arg.value)
+                engine.nested = arg.value in unit.nested
+                unit.loops.append(engine)
+        if imported:
+            gens = known_generators(qualified)
+            if gens is None:
+                unit.imported.add(qualified)
+            elif gens:
+                unit.seeds |= gens
+                self.file_seeds |= gens
+        elif isinstance(func, cst.Name):
+            unit.refs.add(func.value)
+            if seedish(func.value):
+                unit.seedish_calls.add(func.value)
+            if loop is not None:
+                loop.refs.add(func.value)
+        elif isinstance(func, cst.Attribute):
+            method = func.attr.value
+            unit.methods.add(method)
+            if loop is not None:
+                loop.methods.add(method)
+            if seedish(method) and method not in _OBJECT_SEED_METHODS:
+                unit.seedish_names.add(method)
+        for arg in node.args:
+            value = arg.value
+            if isinstance(value, cst.Name) and not ctx.is_imported(value):
+                unit.refs.add(value.value)
+                if loop is not None:
+                    loop.refs.add(value.value)
+
+    def _incidental(self, call: cst.Call) -> bool:
+        """A draw that picks a port, a seed, a run id or a name (``port = random.randint(..)``,
+        ``str(random.random())``, ``f"{random.randint(..)}"``): not training randomness, and
+        seeding it would even be wrong."""
+        for anc in self.ctx.ancestors(call):
+            if isinstance(anc, (cst.FormattedStringExpression, cst.SimpleStatementLine, cst.BaseSuite)):
+                return isinstance(anc, cst.FormattedStringExpression)
+            if isinstance(anc, cst.Call) and isinstance(anc.func, cst.Name) and anc.func.value in ("str", "hex"):
+                return True
+            if isinstance(anc, cst.Arg) and anc.keyword is not None and _INCIDENTAL.search(anc.keyword.value):
+                return True
+            if isinstance(anc, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
+                return any(_INCIDENTAL.search((expr_key(t) or "").rsplit(".", 1)[-1]) for t in targets)
+        return False
+
+    # -- per-file conclusions ----------------------------------------------------------
+    def _callees(self, refs: Iterable[str], methods: Iterable[str]) -> list[str]:
+        out: list[str] = []
+        for name in refs:
+            key = self._functions.get(name)
+            if key is not None:
+                out.append(key)
+            elif name in self._class_methods:
+                out.extend(self._class_and_bases(name))
+        for name in methods:
+            out.extend(self._method_index.get(name, ()))
+        return out
+
+    def _class_and_bases(self, cls: str, seen: set[str] | None = None) -> list[str]:
+        """What ``cls(...)`` runs: its ``__init__``/``__post_init__`` and its same-file bases'."""
+        seen = seen if seen is not None else set()
+        if cls in seen:
+            return []
+        seen.add(cls)
+        out = [k for k in self._class_methods.get(cls, ()) if k.rsplit(".", 1)[-1] in _CONSTRUCTORS]
+        for base in self._class_bases.get(cls, ()):
+            if base in self._class_methods:
+                out.extend(self._class_and_bases(base, seen))
+        return out
+
+    def _unresolved_seedish(self, unit: _Unit) -> bool:
+        """A call named like a seed helper that is neither a same-file function nor method."""
+        if any(n not in self._method_index for n in unit.seedish_names):
+            return True
+        return any(n not in self._functions and n not in self._class_methods for n in unit.seedish_calls)
+
+    def _trains(self) -> dict[str, bool]:
+        """Which units run a training loop (backward + step in a loop, or Lightning fit),
+        directly or through same-file functions they call."""
+        units = self.units
+        callees = {k: self._callees(u.refs, u.methods) for k, u in units.items()}
+        backward = {k: u.backward for k, u in units.items()}
+        step = {k: u.step for k, u in units.items()}
+        changed = True
+        while changed:
+            changed = False
+            for k in units:
+                if not backward[k] and any(backward.get(c) for c in callees[k]):
+                    backward[k] = changed = True
+                if not step[k] and any(step.get(c) for c in callees[k]):
+                    step[k] = changed = True
+        trains = {}
+        for k, u in units.items():
+            trains[k] = u.fit
+            for loop in u.loops:
+                if trains[k]:
+                    break
+                inner = self._callees(loop.refs, loop.methods)
+                if loop.nested:  # the driven function is merged into this unit
+                    inner.append(k)
+                trains[k] = (loop.backward or any(backward.get(c) for c in inner)) and (
+                    loop.step or any(step.get(c) for c in inner)
+                )
+        changed = True
+        while changed:
+            changed = False
+            for k in units:
+                if not trains[k] and any(trains.get(c) for c in callees[k]):
+                    trains[k] = changed = True
+        return trains
+
+    def _reach(self, start: Iterable[str]) -> list[_Unit]:
+        seen: set[str] = set()
+        stack = [k for k in start if k in self.units]
+        out = []
+        while stack:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            unit = self.units.get(key)
+            if unit is None:
+                continue
+            out.append(unit)
+            stack.extend(self._callees(unit.refs, unit.methods))
+        return out
+
+    def finish(self) -> None:
+        facts: dict[str, Any] = {}
+        # Seed helpers of this file, for the files that import them.
+        defined = sorted(set(self._functions) | set(self._class_methods))
+        helpers: dict[str, list] = {}
+        for key, unit in self.units.items():
+            if key.startswith("<"):
+                continue
+            seeds = set(unit.seeds)
+            if self._unresolved_seedish(unit):
+                seeds |= set(ALL_GENERATORS)
+            imported = sorted(q for q in unit.imported if q.split(".")[0] not in _EXTERNAL_ROOTS)
+            local = sorted(set(self._callees(unit.refs, unit.methods)) - {key})
+            if seeds or imported or local:
+                helpers[key] = [sorted(seeds), imported, local]
+        classes = {}
+        for cls, methods in self._class_methods.items():
+            helpers.setdefault(cls, [[], [], self._class_and_bases(cls)])  # what cls(...) runs
+            classes[cls] = methods + [
+                m for base in self._class_bases.get(cls, ()) for m in self._class_methods.get(base, ())
+            ]
+        if defined:
+            # A defined name absent from ``helpers`` seeds nothing and calls nothing imported.
+            facts["defined"] = defined
+            facts["helpers"] = helpers
+            facts["classes"] = classes
+        # Seeding at import time (module-level code): importing this module seeds.
+        on_import: set[str] = set()
+        for key in self._order:
+            unit = self.units.get(key)
+            if unit is not None and key.startswith("<top"):
+                on_import |= unit.seeds
+                if self._unresolved_seedish(unit):
+                    on_import |= set(ALL_GENERATORS)
+        if on_import:
+            facts["on_import"] = sorted(on_import)
+        entry = self._entry()
+        if entry is not None:
+            facts["entry"] = entry
+        if facts:
+            self.ctx.facts[self.code] = facts
+
+    def _entry(self) -> dict[str, Any] | None:
+        if not self._order:
+            return None
+        trains = self._trains()
+        first = next((k for k in self._order if trains.get(k)), None)
+        if first is None:
+            return None
+        # The main block: the reported place whenever it trains; else the first training
+        # top-level statement.
+        main = next((k for k in self._order if k.startswith("<main") and trains.get(k)), None)
+        at = main or first
+        reached = self._reach(self._order)
+        seeds: set[str] = set(self.file_seeds) - {TORCH}
+        imported: set[str] = set()
+        for unit in reached:
+            seeds |= unit.seeds
+            if self._unresolved_seedish(unit):
+                seeds |= set(ALL_GENERATORS)
+            imported |= unit.imported
+        needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
+        if not needs:
+            return None
+        line, column, end_line, end_column = self._place(at)
+        return {
+            "line": line,
+            "column": column,
+            "end_line": end_line,
+            "end_column": end_column,
+            "needs": needs,
+            "uses": {g: self.uses[g] for g in needs if g in self.uses},
+            "calls": sorted(imported),
+        }
+
+    def _place(self, key: str) -> tuple[int, int, int, int]:
+        """1-based (line, column, end line, end column) of an entry unit's statement (the test
+        of a main guard). The position is needed before the project pass knows whether it
+        is reported, so it comes from the C parser's line table (ast), far cheaper than
+        LibCST's PositionProvider; ctx.position is the fallback."""
+        index = int(key[key.index(":") + 1:-1])
+        try:
+            tree = ast.parse(self.ctx.text)
+            j = sum(len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1 for st in self.ctx.module.body[:index])
+            node: ast.AST = tree.body[j]
+            if key.startswith("<main"):
+                if not isinstance(node, ast.If):
+                    raise ValueError("statement mismatch")
+                node = node.test
+            lines = self.ctx.text.splitlines()
+
+            def col(lineno: int, offset: int) -> int:  # ast offsets are UTF-8 bytes
+                return len(lines[lineno - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
+
+            return node.lineno, col(node.lineno, node.col_offset), node.end_lineno, col(node.end_lineno, node.end_col_offset)
+        except (SyntaxError, ValueError, IndexError, TypeError, RecursionError, MemoryError):
+            rng = self.ctx.position(self._entry_nodes[key])
+            return rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1
+
+    # -- project pass ------------------------------------------------------------------
+    @classmethod
+    def check_project(cls, project, options: dict[str, Any]) -> Iterable[Finding]:
+        findings = []
+        for record in project.records:
+            facts = record.facts.get(cls.code)
+            entry = facts.get("entry") if facts else None
+            if not entry:
+                continue
+            needs = set(entry["needs"])
+            resolver = _Resolver(project)
+            for qualified in set(record.imports.values()):
+                if not needs:
+                    break
+                needs -= resolver.on_import(qualified, record)
+            for qualified in entry["calls"]:
+                if not needs:
+                    break
+                needs -= resolver.generators(qualified, record)
+            for message in messages(needs, entry.get("uses", {})):
+                findings.append(
+                    Finding(
+                        rule=cls.code, name=cls.name, severity=cls.severity, path=record.path,
+                        line=entry["line"], column=entry["column"], end_line=entry["end_line"],
+                        end_column=entry["end_column"], message=message,
+                    )
+                )
+        return findings
+
+
+def messages(needs: set[str], uses: dict[str, str]) -> list[str]:
+    out = []
+    if TORCH in needs:
+        out.append(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model"
+        )
+    unseeded = [g for g in (RANDOM, NUMPY) if g in needs and g in uses]
+    if unseeded:
+        used = " and ".join(uses[g] for g in unseeded)
+        names = " or ".join("Python's random" if g == RANDOM else "numpy's global generator" for g in unseeded)
+        calls = " and ".join("random.seed(seed)" if g == RANDOM else "np.random.seed(seed)" for g in unseeded)
+        out.append(
+            f"uses {used} but never seeds {names}, so shuffling/augmentation/sampling differs on every "
+            f"run; call {calls} next to torch.manual_seed(seed)"
+        )
+    return out
+
+
+class _Resolver:
+    """What an imported call seeds, looked up in the other files' facts."""
+
+    def __init__(self, project) -> None:
+        self.project = project
+        self.seen: set[tuple[str, str]] = set()
+
+    def generators(self, qualified: str, importer, depth: int = 0) -> set[str]:
+        known = known_generators(qualified)
+        if known is not None:
+            return known
+        fallback = set(ALL_GENERATORS) if seedish(qualified.rsplit(".", 1)[-1]) else set()
+        if depth > 12:
+            return fallback
+        found = self.project.resolve_symbol(qualified, importer)
+        if found is None:
+            return fallback
+        record, name = found
+        head, dot, rest = name.partition(".")
+        if head in record.imports:  # re-exported from a module outside the project
+            return self.generators(record.imports[head] + dot + rest, record, depth + 1)
+        facts = record.facts.get("TL006")
+        if not record.parsed or facts is None or "defined" not in facts:
+            return fallback
+        if head not in facts["defined"]:
+            return fallback  # an alias, variable or something else torchlint cannot see
+        if rest:
+            # A method (or attribute) of a class defined there: its own method, one it
+            # inherits from a same-file base, or something torchlint cannot see.
+            members = facts["classes"].get(head, ())
+            suffix = "." + name.rsplit(".", 1)[-1]
+            keys = [k for k in members if k == name or k.endswith(suffix)]
+            if not keys:
+                return fallback
+            out: set[str] = set()
+            for k in keys:
+                out |= self._unit(record, k, depth)
+            return out
+        return self._unit(record, name, depth)
+
+    def on_import(self, qualified: str, importer) -> set[str]:
+        """What importing ``qualified`` (a module, or a name from one) seeds at import time."""
+        if known_generators(qualified) is not None:
+            return set()
+        found = self.project.resolve_module(qualified, importer)
+        if found is None:
+            symbol = self.project.resolve_symbol(qualified, importer)
+            found = symbol[0] if symbol is not None else None
+        if found is None or found is importer:
+            return set()
+        facts = found.facts.get("TL006") or {}
+        return set(facts.get("on_import", ()))
+
+    def _unit(self, record, key: str, depth: int) -> set[str]:
+        out: set[str] = set()
+        stack = [key]
+        helpers = record.facts["TL006"]["helpers"]
+        while stack:
+            k = stack.pop()
+            if (record.path, k) in self.seen:
+                continue
+            self.seen.add((record.path, k))
+            info = helpers.get(k)
+            if info is None:
+                continue
+            seeds, imported, local = info
+            out |= set(seeds)
+            for q in imported:
+                if len(out) == len(ALL_GENERATORS):
+                    return out
+                out |= self.generators(q, record, depth + 1)
+            stack.extend(local)
+        return out
+
