@@ -85,7 +85,7 @@ def main(argv: list[str]) -> int:
         os._exit(0)
     emit({"event": "ready", "torch": torch.__version__})
     for job in request["jobs"]:
-        emit({"event": "start", "id": job["id"]})
+        emit({"event": "start", "id": job["id"], "log": _log_position()})
         started = time.perf_counter()
         try:
             result = run_job(job, cwd)
@@ -96,7 +96,8 @@ def main(argv: list[str]) -> int:
         except BaseException as exc:  # noqa: BLE001 - a bug here must not lose the job
             result = {"status": "failed",
                       "failure": exception_failure("trace", exc, None, None)}
-        result.update(event="result", id=job["id"], seconds=round(time.perf_counter() - started, 4),
+        result.update(event="result", id=job["id"], log_end=_log_position(),
+                      seconds=round(time.perf_counter() - started, 4),
                       peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
         try:
             emit(result)
@@ -107,6 +108,16 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # user threads or atexit hooks must not keep the child alive
+
+
+def _log_position() -> int | None:
+    """Where the captured stdout/stderr file is now (the parent slices each job's output)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        return os.fstat(1).st_size
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def _apply_memory_limit(limit: int | None) -> None:
@@ -787,7 +798,8 @@ def exception_failure(phase: str, exc: BaseException, tracer: Tracer | None, mod
         failure["hint"] = ("the model needs real tensor values here (meta tensors have none); "
                            "rerun with --device cpu")
         failure["meta_limitation"] = True
-    if phase == "build" and device == "meta":
+    if phase == "build" and device == "meta" and not isinstance(exc, MemoryError) \
+            and "memory" not in failure["message"]:
         failure.setdefault("hint", "the constructor failed while building on the meta device; "
                            "if it loads weights or needs real values, try --device cpu")
     if tracer is None or model is None:
@@ -893,8 +905,13 @@ def flatten_source(history: list[tuple[str, str, list[int]]], k: int) -> str:
 
 
 def producer(history: list[tuple[str, str, list[int]]], dim: int, value: int) -> str:
-    for name, typ, shape in reversed(history):
-        if len(shape) > dim and shape[dim] == value and name:
+    """The layer that made ``value`` channels: the latest conv/norm/linear output, else any."""
+    for preferred in (True, False):
+        for name, typ, shape in reversed(history):
+            if not name or len(shape) <= dim or shape[dim] != value:
+                continue
+            if preferred and not typ.startswith(("Conv", "Linear", "BatchNorm", "GroupNorm")):
+                continue
             return f"`{name}` ({typ})"
     return ""
 

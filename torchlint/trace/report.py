@@ -115,10 +115,10 @@ def analyse_failure(failure: dict[str, Any], model_type: str = "") -> Problem:
             details.append(("module input", describe_args(failure["received"])))
     else:
         loc = user
-        phase = {"import": "importing the model's module", "build": "building the model",
-                 "forward": "the forward pass", "timeout": "the trace", "crash": "the trace",
-                 "trace": "the trace"}.get(failure.get("phase", ""), "the trace")
-        headline = f"{phase} failed: {failure.get('message', '')}"
+        phase = {"import": "importing the model's module failed: ",
+                 "build": "building the model failed: ", "forward": "the forward pass failed: ",
+                 "trace": "the trace failed: "}.get(failure.get("phase", ""), "")
+        headline = f"{phase}{failure.get('message', '')}"
         if user is not None and user.code:
             details.append(("code", user.code))
     if failure.get("expected"):

@@ -199,13 +199,14 @@ def _watch(proc: subprocess.Popen[bytes], reader: _Reader, log: Path, timeout: f
                 deadline = now + timeout
             elif kind == "start":
                 current = event.get("id")
-                log_start = _size(log)
+                log_start = event.get("log") if isinstance(event.get("log"), int) else _size(log)
                 deadline = now + timeout
             elif kind == "result":
                 job_id = event.pop("id", None)
                 event.pop("event", None)
+                end = event.pop("log_end", None)
                 if job_id is not None:
-                    out = _tail(_read_from(log, log_start))
+                    out = _tail(_read_from(log, log_start, end if isinstance(end, int) else None))
                     if out and event.get("status") == "failed":
                         event.setdefault("failure", {}).setdefault("output", out)
                     results[job_id] = event
@@ -235,10 +236,11 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _read_from(path: Path, offset: int) -> str:
+def _read_from(path: Path, offset: int, end: int | None = None) -> str:
     try:
         with open(path, "rb") as fh:
             fh.seek(offset)
-            return fh.read().decode("utf-8", "replace")
+            data = fh.read() if end is None else fh.read(max(0, end - offset))
+            return data.decode("utf-8", "replace")
     except OSError:  # pragma: no cover
         return ""
