@@ -136,7 +136,8 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
         failure = result.get("failure") or {}
         problem = report.analyse_failure(failure, result.get("model_type", ""))
         if not problem.tl100:
-            warn(f"--trace: could not trace {display}: {problem.headline}")
+            hint = f" ({failure['hint']})" if failure.get("hint") else ""
+            warn(f"--trace: could not trace {display}: {problem.headline}{hint}")
             continue
         fallback = None
         found = locate.find_class(path, name)
