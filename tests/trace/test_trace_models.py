@@ -179,7 +179,7 @@ def test_cuda_without_gpu(results):
 
 
 def test_timeout_kills_a_hang():
-    r = run_jobs([job("sleep", "sleeps.py", "Slow")], timeout=1.5, cwd=MODELS)["sleep"]
+    r = run_jobs([job("sleep", "sleeps.py", "Slow", device="cpu")], timeout=1.5, cwd=MODELS)["sleep"]
     assert r["status"] == "failed" and r["failure"]["phase"] == "timeout"
     assert "within 1.5 s" in r["failure"]["message"]
     assert r["failure"]["output"] == "sleeping forever"

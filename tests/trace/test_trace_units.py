@@ -311,3 +311,30 @@ def test_child_without_torch_reports_install_hint(in_repo, no_torch_env, monkeyp
     monkeypatch.setattr(command.importlib.util, "find_spec", lambda name, *a: object())
     with pytest.raises(UsageError, match=r"install torchlint\[trace\]"):
         command.run(_args("tests/trace/models/cnn.py:GoodCNN"), {}, None)
+
+
+def test_check_trace_candidates(tmp_path):
+    from torchlint.trace.confirm import candidate_classes
+
+    src = tmp_path / "models.py"
+    src.write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+        from .base import BaseThing
+
+        class A(nn.Module): pass
+        class B(A): pass
+        class C(torch.nn.Sequential): pass
+        class D(BaseThing): pass
+        class E(Exception): pass
+        class F(torch.utils.data.Dataset): pass
+        class G(LightningModule): pass
+        class H: pass
+    '''))
+    assert candidate_classes(src) == ["A", "B", "C", "D", "G"]
+    setup = tmp_path / "setup.py"
+    setup.write_text(src.read_text())
+    assert candidate_classes(setup) == []  # never imported: side effects by design
+    plain = tmp_path / "plain.py"
+    plain.write_text("class Net(Module):\n    pass\n")  # no torch in sight
+    assert candidate_classes(plain) == []

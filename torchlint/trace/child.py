@@ -18,7 +18,6 @@ import json
 import math
 import os
 import re
-import resource
 import sys
 import sysconfig
 import time
@@ -28,6 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from torchlint.trace import shapes
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None  # type: ignore[assignment]
 
 MAX_ROWS = 20000
 MAX_HISTORY = 4096
@@ -100,7 +104,7 @@ def main(argv: list[str]) -> int:
                       "failure": exception_failure("trace", exc, None, None)}
         result.update(event="result", id=job["id"], log_end=_log_position(),
                       seconds=round(time.perf_counter() - started, 4),
-                      peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+                      peak_rss_kb=_peak_rss_kb())
         try:
             emit(result)
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
@@ -110,6 +114,13 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # user threads or atexit hooks must not keep the child alive
+
+
+def _peak_rss_kb() -> int:
+    if resource is None:  # pragma: no cover
+        return 0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss // 1024 if sys.platform == "darwin" else rss  # bytes on macOS, KiB on Linux
 
 
 def _warm_meta(torch: Any) -> None:
@@ -134,7 +145,7 @@ def _log_position() -> int | None:
 
 
 def _apply_memory_limit(limit: int | None) -> None:
-    if not limit:
+    if not limit or resource is None or not hasattr(resource, "RLIMIT_AS"):
         return
     try:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -28,30 +29,35 @@ from torchlint.trace.command import require_torch
 from torchlint.trace.runner import run_jobs
 
 UNUSED_LAYER = "TL005"
-# Base classes that are certainly not nn.Module.
-_NOT_MODULE_BASES = {
-    "object", "Exception", "BaseException", "ValueError", "RuntimeError", "TypeError",
-    "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "NamedTuple", "TypedDict", "Protocol",
-    "ABC", "str", "int", "float", "dict", "list", "tuple", "set", "Generic", "Dataset",
-    "IterableDataset", "Sampler", "Optimizer", "LRScheduler", "_LRScheduler", "Function",
-}
+# Base names that mark a class as an nn.Module subclass without importing anything.
+_MODULE_BASE = re.compile(r"(Module|Sequential|ModuleList|ModuleDict|Model|Net|Network|Encoder|"
+                          r"Decoder|Block|Layer|Head|Backbone)$")
+# Files never imported by ``check --trace``: importing them has side effects by design.
+_NEVER_IMPORT = {"setup.py", "conftest.py", "noxfile.py", "fabfile.py", "manage.py"}
 # Skipped without a word: the class simply cannot be traced as is.
 _QUIET_ERRORS = {"needs-args", "no-forward", "not-a-module", "no-input-shape", "arity",
                  "target-not-found"}
 
 
-def _base_name(node: ast.expr) -> str:
+def _base_text(node: ast.expr) -> str:
     if isinstance(node, ast.Subscript):
         node = node.value
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - pragma: no cover
+        return ""
 
 
 def candidate_classes(path: Path) -> list[str]:
-    """Top-level classes in ``path`` that may be ``nn.Module`` subclasses (the child checks)."""
+    """Top-level classes in ``path`` that look like ``nn.Module`` subclasses.
+
+    A base counts when it is spelled like a torch module (``nn.Module``, ``nn.Sequential``,
+    ``torch.nn.X``, ``...Module``/``...Net``/``...Block``), is a class of this file that
+    counts, or comes from a relative import (a base class of the same project).  The child
+    checks ``issubclass(cls, nn.Module)`` for real before building anything.
+    """
+    if path.name in _NEVER_IMPORT:
+        return []
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -62,14 +68,27 @@ def candidate_classes(path: Path) -> list[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    names = []
+    relative = set()
     for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        bases = [_base_name(b) for b in node.bases]
-        if any(b and b not in _NOT_MODULE_BASES for b in bases):
-            names.append(node.name)
-    return names
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            relative.update(a.asname or a.name for a in node.names)
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    found: list[str] = []
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            if node.name in found:
+                continue
+            for base in node.bases:
+                text = _base_text(base)
+                last = text.rsplit(".", 1)[-1]
+                if (text.startswith(("nn.", "torch.nn.")) or _MODULE_BASE.search(last)
+                        or last in found or text in relative):
+                    found.append(node.name)
+                    changed = True
+                    break
+    return [n.name for n in classes if n.name in found]
 
 
 def _warn(message: str) -> None:

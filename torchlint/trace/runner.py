@@ -38,14 +38,35 @@ def default_memory_limit() -> int | None:
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parent.parent.parent)
-    paths = [root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in _site_dirs():
+        # Running from a source checkout: the child must find this torchlint too.  (An
+        # installed torchlint is found anyway; adding site-packages to PYTHONPATH would put
+        # it before the standard library.)
+        paths.insert(0, root)
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("PYTHONWARNINGS", "ignore")
     env.pop("PYTHONSTARTUP", None)
     if extra:
         env.update(extra)
     return env
+
+
+def _site_dirs() -> set[str]:
+    import site
+
+    dirs = set()
+    try:
+        dirs.update(site.getsitepackages())
+    except AttributeError:  # pragma: no cover - old virtualenv
+        pass
+    try:
+        dirs.add(site.getusersitepackages())
+    except AttributeError:  # pragma: no cover
+        pass
+    return {str(Path(d).resolve()) for d in dirs}
 
 
 def _tail(text: str) -> str:
@@ -80,10 +101,12 @@ class _Reader:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    killpg = getattr(os, "killpg", None)
+    if killpg is not None:
+        try:
+            killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         proc.kill()
     except ProcessLookupError:  # pragma: no cover
@@ -103,7 +126,7 @@ def _describe_exit(rc: int | None) -> str:
         except ValueError:
             name = f"signal {-rc}"
         text = f"was killed by {name}"
-        if -rc == signal.SIGKILL:
+        if -rc == getattr(signal, "SIGKILL", 9):
             text += " (out of memory?)"
         elif -rc == signal.SIGSEGV:
             text += " (a crash in native code)"
@@ -138,7 +161,7 @@ def run_jobs(
                     proc = subprocess.Popen(
                         [python or sys.executable, "-m", "torchlint.trace.child", str(req), str(res)],
                         cwd=cwd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                        env=child_env(env), start_new_session=True,
+                        env=child_env(env), start_new_session=hasattr(os, "setsid"),
                     )
                 except OSError as exc:
                     for job in pending:
