@@ -129,7 +129,7 @@ def test_check_trace_merges_findings(in_repo):
         Finding("TL001", "other", Severity.WARNING, "tests/trace/models/cnn.py", 1, 1, 1, 2, "untouched"),
     ]
     warnings = []
-    files = [MODELS / "cnn.py", MODELS / "misc.py"]
+    files = [MODELS / "cnn.py", MODELS / "misc.py", MODELS / "exits_at_import.py"]
     cfg = {"timeout": 60, "models": {"tests/trace/models/misc.py:MLP": {"args": [3, 4]}}}
     out = confirm.apply_trace(static, files, cfg, str(REPO / "pyproject.toml"), warn=warnings.append)
     by_rule = {}
@@ -146,5 +146,7 @@ def test_check_trace_merges_findings(in_repo):
     assert "in_features should be 16384 (= 64*16*16)" in fc1.message
     assert "inferred; no common input size ran" in fc1.message
     assert fc1.to_dict()["confirmed"] is True
-    # NeedsValues cannot run on meta: a warning with the hint, never a TL100.
-    assert len(warnings) == 1 and "misc.py:NeedsValues" in warnings[0] and "--device cpu" in warnings[0]
+    # NeedsValues cannot run on meta, exits_at_import.py calls sys.exit: warnings, not TL100.
+    assert len(warnings) == 2, warnings
+    assert "exits_at_import.py:Net" in warnings[0] and "sys.exit(3)" in warnings[0]
+    assert "misc.py:NeedsValues" in warnings[1] and "--device cpu" in warnings[1]

@@ -31,6 +31,8 @@ JOBS = [
     job("nan_cpu", "misc.py", "MakesNaN", device="cpu"),
     job("needs_values", "misc.py", "NeedsValues"),
     job("not_module", "misc.py", "NotAModel"),
+    {"id": "package", "target": {"file": None, "module": "pkg.model", "attr": "build",
+                                 "display": "pkg.model:build"}, "kwargs": {"dim": 8}, "device": "meta"},
     job("missing", "misc.py", "Nope"),
     job("exits", "exits_at_import.py", "Net"),
     job("greedy", "crashes.py", "Greedy"),
@@ -44,7 +46,7 @@ if not torch.cuda.is_available():
 
 @pytest.fixture(scope="module")
 def results():
-    return run_jobs(JOBS, timeout=60, memory_limit=4 << 30, cwd=MODELS.parents[2])
+    return run_jobs(JOBS, timeout=60, memory_limit=4 << 30, cwd=MODELS)
 
 
 def problem(result):
@@ -183,3 +185,11 @@ def test_timeout_kills_a_hang():
     assert r["status"] == "failed" and r["failure"]["phase"] == "timeout"
     assert "within 1.5 s" in r["failure"]["message"]
     assert r["failure"]["output"] == "sleeping forever"
+
+
+def test_failure_in_a_submodule_defined_in_another_file(results):
+    p = problem(results["package"])
+    assert p.tl100 and p.failure["module"]["name"] == "blocks.0.down"
+    assert p.failure["owner"]["qualname"] == "FeedForward" and p.failure["owner"]["path"] == ["down"]
+    assert p.location.path == MODELS / "pkg" / "layers.py" and p.location.line == 8
+    assert p.failure["fix"] == "in_features should be 32"

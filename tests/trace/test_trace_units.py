@@ -338,3 +338,26 @@ def test_check_trace_candidates(tmp_path):
     plain = tmp_path / "plain.py"
     plain.write_text("class Net(Module):\n    pass\n")  # no torch in sight
     assert candidate_classes(plain) == []
+
+
+def test_interrupted_parent_kills_the_child(monkeypatch, tmp_path):
+    """Ctrl-C while waiting: the child (in its own session) must not be left running."""
+    from torchlint.trace import runner
+
+    spawned = []
+    real_popen = runner.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        proc = real_popen([sys.executable, "-c", "import time; time.sleep(60)"], **{
+            k: v for k, v in kwargs.items() if k != "env"})
+        spawned.append(proc)
+        return proc
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner.subprocess, "Popen", popen)
+    monkeypatch.setattr(runner, "_watch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_jobs([{"id": "a"}], timeout=5, cwd=tmp_path)
+    assert spawned and spawned[0].poll() is not None

@@ -168,7 +168,11 @@ def run_jobs(
                         results[job["id"]] = {"status": "error", "error_kind": "spawn",
                                               "message": f"cannot start the trace process: {exc}"}
                     break
-                outcome = _watch(proc, _Reader(res), log, timeout, results)
+                try:
+                    outcome = _watch(proc, _Reader(res), log, timeout, results)
+                except BaseException:
+                    _kill(proc)  # Ctrl-C in torchlint: the child is in its own session
+                    raise
             current, ready, timed_out, log_start = outcome
             raw = log.read_bytes()
             output = raw.decode("utf-8", "replace")
