@@ -200,8 +200,8 @@ def run_job(job: dict[str, Any], cwd: str) -> dict[str, Any]:
         inference = infer_inputs(model)
         if inference is None:
             first = first_layer(model)
-            what = f"its first layer `{first[0]}` is {type(first[1]).__name__}" if first else \
-                "it has no layers with parameters"
+            what = (f"its first layer `{first[0]}` is a {type(first[1]).__name__}, which does not "
+                    "tell the input shape") if first else "it has no built-in layers with parameters"
             raise JobError("no-input-shape", f"cannot infer an input shape for "
                            f"{type(model).__name__}: {what}; pass --input-shape (e.g. "
                            "--input-shape 4,3,32,32)")
@@ -398,7 +398,14 @@ _ATTRS = ("in_features", "in_channels", "num_embeddings", "input_size", "batch_f
 
 
 def first_layer(model: Any) -> tuple[str, Any] | None:
+    """The first built-in layer with parameters, in registration (``__init__``) order.
+
+    User modules that own raw ``nn.Parameter``s (a positional embedding, a class token) are
+    skipped: their shape says nothing about the input.
+    """
     for name, mod in model.named_modules():
+        if not type(mod).__module__.startswith("torch.nn"):
+            continue
         if any(True for _ in mod.parameters(recurse=False)):
             return name, mod
     return None

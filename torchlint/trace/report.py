@@ -163,9 +163,9 @@ def human_bytes(n: int | float) -> str:
 
 def human_count(n: int) -> str:
     if n >= 10**9:
-        return f"{n:,} ({n / 1e9:.2f} B)"
+        return f"{n:,} = {n / 1e9:.2f} B"
     if n >= 10**6:
-        return f"{n:,} ({n / 1e6:.2f} M)"
+        return f"{n:,} = {n / 1e6:.2f} M"
     return f"{n:,}"
 
 
@@ -217,8 +217,8 @@ def render_table(result: dict[str, Any], target: str, device: str,
         out.append("")
     out.append("Totals")
     totals = totals_of(result)
-    out.append(f"  parameters:   {human_count(totals['params'])}, "
-               f"{human_bytes(totals['param_bytes'])}")
+    out.append(f"  parameters:   {human_count(totals['params'])} "
+               f"({human_bytes(totals['param_bytes'])})")
     if totals["buffer_bytes"]:
         out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
     batch = totals.get("batch")
