@@ -30,6 +30,8 @@ JOBS = [
     job("comment", "misc.py", "Commented"),
     job("nan_cpu", "misc.py", "MakesNaN", device="cpu"),
     job("needs_values", "misc.py", "NeedsValues"),
+    job("head_first", "misc.py", "HeadFirst"),
+    job("channels_last_check", "misc.py", "ChannelsLast", mode="check"),
     job("not_module", "misc.py", "NotAModel"),
     {"id": "package", "target": {"file": None, "module": "pkg.model", "attr": "build",
                                  "display": "pkg.model:build"}, "kwargs": {"dim": 8}, "device": "meta"},
@@ -45,8 +47,19 @@ if not torch.cuda.is_available():
 
 
 @pytest.fixture(scope="module")
-def results():
-    return run_jobs(JOBS, timeout=60, memory_limit=4 << 30, cwd=MODELS)
+def broken_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("broken") / "syntax_error.py"
+    path.write_text("import torch\n\nclass Broken(:\n    pass\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def results(broken_file):
+    syntax = job("syntax", "syntax_error.py", "Broken")
+    syntax["target"]["file"] = str(broken_file)
+    at = next(i for i, j in enumerate(JOBS) if j["id"] == "crash")
+    jobs = JOBS[:at] + [syntax] + JOBS[at:]  # before the crash: no extra child needed
+    return run_jobs(jobs, timeout=60, memory_limit=4 << 30, cwd=MODELS)
 
 
 def problem(result):
@@ -193,3 +206,21 @@ def test_failure_in_a_submodule_defined_in_another_file(results):
     assert p.failure["owner"]["qualname"] == "FeedForward" and p.failure["owner"]["path"] == ["down"]
     assert p.location.path == MODELS / "pkg" / "layers.py" and p.location.line == 8
     assert p.failure["fix"] == "in_features should be 32"
+
+
+def test_inference_follows_the_first_layer_called(results):
+    r = results["head_first"]
+    assert r["status"] == "ok", r.get("failure")
+    assert r["inferred_from"]["layer"] == "backbone.0"
+    assert r["inputs"] == [{"shape": [2, 3, 32, 32], "dtype": "float32"}]
+
+
+def test_channels_last_input_is_tried_before_reporting(results):
+    r = results["channels_last_check"]
+    assert r["status"] == "ok" and r["inputs"][0]["shape"] == [2, 32, 32, 3]
+
+
+def test_syntax_error_points_at_the_line(results, broken_file):
+    p = problem(results["syntax"])
+    assert p.failure["phase"] == "import" and "SyntaxError" in p.headline
+    assert p.location.path == broken_file and p.location.line == 3

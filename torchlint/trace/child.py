@@ -212,20 +212,26 @@ def run_job(job: dict[str, Any], cwd: str) -> dict[str, Any]:
     high = inference.high if inference else embedding_bound(model)
 
     modes = ["train", "eval"] if check else ["train"]
-    first_failure: dict[str, Any] | None = None
-    first_trace: dict[str, Any] | None = None
-    chosen = None
-    for i, specs in enumerate(candidates):
-        traced = trace_once(torch, model, specs, device, high, modes, rows=not check)
-        if traced.get("failure") is None:
-            chosen = (specs, traced)
-            break
-        if first_failure is None:
-            first_failure, first_trace = traced["failure"], traced
-            first_failure["inputs"] = [s.to_json() for s in specs]
-        if not (check and inference):
-            # An explicit shape is not second-guessed; an inferred one gets a hint below.
-            break
+    chosen, first_failure, first_trace = _attempt(torch, model, candidates, device, high, modes,
+                                                  check, inference is not None)
+    if chosen is None and inference is not None:
+        # The first layer in __init__ is not always the first one called (a head defined
+        # before the backbone): infer again from the layer forward really started with.
+        called = first_trace.get("first_layer") if first_trace else None
+        if called and called != inference.layer:
+            again = infer_from(called, dict(model.named_modules()).get(called))
+            if again is not None and len(again.candidates[0]) == len(candidates[0]):
+                inference, candidates = again, again.candidates
+                high = again.high or high
+                result["inferred_from"] = {"layer": again.layer, "type": again.layer_type,
+                                           "reason": again.reason + " (the first layer called)"}
+                chosen, first_failure, first_trace = _attempt(torch, model, candidates, device,
+                                                              high, modes, check, True)
+        if chosen is None and first_trace and first_failure is not None:
+            called = first_trace.get("first_layer")
+            if called is not None and called != inference.layer:
+                first_failure["shape_related"] = False  # the inferred input is in doubt
+                first_failure["inference_doubtful"] = True
     if chosen is None and inference is not None and not check and len(candidates) > 1:
         # Would another common size run?  Only a hint for the user, the failure stands.
         for specs in candidates[1:]:
@@ -248,6 +254,25 @@ def run_job(job: dict[str, Any], cwd: str) -> dict[str, Any]:
         result["cuda_peak_bytes"] = int(torch.cuda.max_memory_allocated())
         result["cuda_device"] = torch.cuda.get_device_name()
     return result
+
+
+def _attempt(torch: Any, model: Any, candidates: list[list[shapes.InputSpec]], device: str,
+             high: int | None, modes: list[str], check: bool, inferred: bool
+             ) -> tuple[Any, dict[str, Any] | None, dict[str, Any] | None]:
+    """Trace with each candidate input until one runs (``check`` with an inferred input) or
+    with the first one only.  Returns (chosen (specs, trace) or None, first failure, its trace)."""
+    first_failure: dict[str, Any] | None = None
+    first_trace: dict[str, Any] | None = None
+    for specs in candidates:
+        traced = trace_once(torch, model, specs, device, high, modes, rows=not check)
+        if traced.get("failure") is None:
+            return (specs, traced), first_failure, first_trace
+        if first_failure is None:
+            first_failure, first_trace = traced["failure"], traced
+            first_failure["inputs"] = [s.to_json() for s in specs]
+        if not (check and inferred):
+            break  # an explicit shape is not second-guessed; an inferred one gets a hint
+    return None, first_failure, first_trace
 
 
 def load_target(target: dict[str, Any], cwd: str) -> Any:
@@ -415,7 +440,12 @@ def infer_inputs(model: Any) -> shapes.Inference | None:
     first = first_layer(model)
     if first is None:
         return None
-    name, mod = first
+    return infer_from(*first)
+
+
+def infer_from(name: str, mod: Any) -> shapes.Inference | None:
+    if mod is None:
+        return None
     attrs = {}
     for key in _ATTRS:
         value = getattr(mod, key, None)
@@ -561,6 +591,7 @@ class Tracer:
         self.params_used: set[int] = set()
         self._counted: set[int] = set()
         self.in_hook = False  # our own tensor calls must not count as parameter use
+        self.first_layer: str | None = None  # the first built-in layer with parameters called
 
     # hooks -----------------------------------------------------------------
     def install(self) -> None:
@@ -578,6 +609,9 @@ class Tracer:
         try:
             key = id(mod)
             self.called.add(key)
+            if self.first_layer is None and type(mod).__module__.startswith("torch.nn") \
+                    and next(iter(mod._parameters.values()), None) is not None:
+                self.first_layer = self.names.get(key)
             row = None
             if self.recording:
                 if len(self.rows) < MAX_ROWS:
@@ -740,6 +774,7 @@ class Tracer:
             "activation_bytes": int(self.act_bytes),
             "nonfinite": self.nonfinite,
             "output": self.final_output,
+            "first_layer": self.first_layer,
         }
 
 
@@ -823,6 +858,9 @@ def exception_failure(phase: str, exc: BaseException, tracer: Tracer | None, mod
     frames = traceback.extract_tb(tb) if tb is not None else []
     user_frames = [frame_info(f) for f in frames if is_user_file(f.filename)]
     failure["traceback"] = user_frames[-8:]
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno and is_user_file(exc.filename):
+        user_frames.append({"file": str(Path(exc.filename).resolve()), "line": exc.lineno,
+                            "function": "<module>", "code": (exc.text or "").strip()})
     if user_frames:
         failure["user_frame"] = user_frames[-1]
     if device == "meta" and _META_PROBLEM.search(str(exc)):

@@ -153,6 +153,8 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
                     attrs[attr] = attrs.get(attr, False) or bool(used)
             continue
         failure = result.get("failure") or {}
+        if failure.get("exc_type") == "NotImplementedError":
+            continue  # an abstract base class: nothing to trace
         problem = report.analyse_failure(failure, result.get("model_type", ""))
         if not problem.tl100:
             hint = f" ({failure['hint']})" if failure.get("hint") else ""

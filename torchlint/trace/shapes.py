@@ -268,8 +268,11 @@ def infer_candidates(layer: str, type_name: str, attrs: dict[str, Any]) -> Infer
         else:
             sizes = {1: SIGNAL_LENGTHS, 2: IMAGE_SIZES, 3: VOLUME_SIZES}[d]
         names = {1: "(N, C, L)", 2: "(N, C, H, W)", 3: "(N, C, D, H, W)"}[d]
-        return Inference(layer, type_name, f"{type_name} in_channels={c} -> {names}",
-                         [one([n, c] + [s] * d) for s in sizes])
+        cands = [one([n, c] + [s] * d) for s in sizes]
+        if d == 2 and m.group(1) == "Conv":
+            # Channels-last pipelines permute (N, H, W, C) inside forward.
+            cands += [one([n, s, s, c]) for s in IMAGE_SIZES[:4]]
+        return Inference(layer, type_name, f"{type_name} in_channels={c} -> {names}", cands)
     if type_name in ("Embedding", "EmbeddingBag") and attrs.get("num_embeddings"):
         return Inference(layer, type_name,
                          f"{type_name} num_embeddings={attrs['num_embeddings']} -> integer (N, L)",

@@ -105,3 +105,33 @@ class NeedsValues(nn.Module):
 
 class NotAModel:
     pass
+
+
+class HeadFirst(nn.Module):
+    """The classifier is registered before the backbone: inference must not trust __init__ order."""
+
+    def __init__(self):
+        super().__init__()
+        self.classifier = nn.Linear(8, 10)
+        self.backbone = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.AdaptiveAvgPool2d(1), nn.Flatten())
+
+    def forward(self, x):
+        return self.classifier(self.backbone(x))
+
+
+class ChannelsLast(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return self.conv(x.permute(0, 3, 1, 2))
+
+
+class AbstractBase(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        raise NotImplementedError("subclasses implement forward")
