@@ -188,7 +188,13 @@ def input_summary(result: dict[str, Any]) -> str:
 
 def render_table(result: dict[str, Any], target: str, device: str,
                  problem: Problem | None) -> str:
-    out: list[str] = [f"Trace of {target} on {device}", f"Input: {input_summary(result)}", ""]
+    out: list[str] = [f"Trace of {target} on {device}"]
+    if "params" not in result:
+        # The model was never built (import failed, crash, timeout): only the problem.
+        if problem is not None:
+            out += ["", render_problem(problem), "", "Trace failed."]
+        return "\n".join(out)
+    out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
     rows = result.get("calls") or []
     if rows:
         table = [("#", "Module", "Type", "Input shapes", "Output shapes", "Params")]
@@ -222,9 +228,10 @@ def render_table(result: dict[str, Any], target: str, device: str,
     if totals["buffer_bytes"]:
         out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
     batch = totals.get("batch")
-    out.append(f"  activations:  ~{human_bytes(totals['activation_bytes'])} for one training step"
-               f"{f' at batch size {batch}' if batch is not None else ''} (estimate: leaf-module outputs"
-               f"{', up to the failure' if problem else ''})")
+    if rows or problem is None:
+        out.append(f"  activations:  ~{human_bytes(totals['activation_bytes'])} for one training "
+                   f"step{f' at batch size {batch}' if batch is not None else ''} (estimate: "
+                   f"leaf-module outputs{', up to the failure' if problem else ''})")
     if "cuda_peak_bytes" in result:
         out.append(f"  CUDA peak:    {human_bytes(result['cuda_peak_bytes'])} allocated on "
                    f"{result.get('cuda_device', 'the GPU')}")
@@ -233,7 +240,9 @@ def render_table(result: dict[str, Any], target: str, device: str,
                    f"{human_bytes(result.get('peak_rss_kb', 0) * 1024)}")
     out.append("")
     unused = result.get("unused") or []
-    if problem is not None:
+    if problem is not None and problem.failure.get("phase") != "forward":
+        pass  # the forward pass never started
+    elif problem is not None:
         out.append("Modules never called: not known (the forward pass did not finish)")
     elif unused:
         out.append("Modules never called:")
