@@ -97,7 +97,7 @@ def test_timeout_and_exit_are_failed_traces(in_repo, fake_child):
 
 
 def test_nonfinite_is_exit_1(in_repo, fake_child):
-    fake_child({"status": "nonfinite", "inputs": [{"shape": [2, 4], "dtype": "float32"}],
+    fake_child({"status": "nonfinite", "params": 25, "inputs": [{"shape": [2, 4], "dtype": "float32"}],
                 "calls": [], "nonfinite": [{"name": "log", "type": "NaNLayer", "nan": True,
                                             "inf": False, "inputs_finite": True}]})
     code, out = _run("tests/trace/models/misc.py:MakesNaN", "--device", "cpu")
