@@ -1,0 +1,191 @@
+"""``torchlint trace TARGET``: arguments and the run.
+
+The CLI calls :func:`add_arguments` on the ``trace`` sub-parser and then
+``run(args, trace_config, config_path)``, which returns the exit code (0 clean, 1 a failed
+forward or NaN/Inf, 2 never: usage problems raise :class:`torchlint.errors.UsageError`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from torchlint.errors import ConfigError, UsageError
+from torchlint.trace import INSTALL_HINT, report, shapes
+from torchlint.trace import config as trace_config_mod
+from torchlint.trace.runner import run_jobs
+from torchlint.trace.target import parse_target
+
+DEVICES = ("meta", "cpu", "cuda")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET",
+                        help="path/to/file.py:ClassName or package.module:factory_function")
+    parser.add_argument("--args", metavar="JSON", default=None,
+                        help="constructor positional arguments as a JSON list, e.g. '[10, 64]'")
+    parser.add_argument("--kwargs", metavar="JSON", default=None,
+                        help="constructor keyword arguments as a JSON object, e.g. '{\"hidden\": 64}'")
+    parser.add_argument("--input-shape", metavar="SHAPE", action="append", default=None,
+                        dest="input_shape",
+                        help="input shape, e.g. 4,3,32,32; repeat once per forward() input "
+                             "(default: the class's input-shape comment, else inferred)")
+    parser.add_argument("--dtype", action="append", default=None, metavar="DTYPE",
+                        help="input dtype (float32, int64 for token ids, ...): once for all "
+                             "inputs or once per --input-shape")
+    parser.add_argument("--device", choices=DEVICES, default=None,
+                        help="meta (default: no memory, no weights), cpu (real numbers, reports "
+                             "NaN/Inf) or cuda (reports peak GPU memory)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="kill the trace after this long (default 60, or trace.timeout)")
+    parser.add_argument("--memory-limit", default=None, metavar="SIZE", dest="memory_limit",
+                        help='address-space limit of the trace process, e.g. 8GiB; "none" to '
+                             "disable (default: 75%% of RAM, or trace.memory-limit)")
+    if "--format" not in parser._option_string_actions:  # noqa: SLF001 - the CLI may own it
+        parser.add_argument("--format", choices=("table", "json"), default="table",
+                            help="output format (default: table)")
+    if "--config" not in parser._option_string_actions:  # noqa: SLF001
+        parser.add_argument("--config", default=None, metavar="PATH",
+                            help="configuration file to read [tool.torchlint.trace] from")
+
+
+def require_torch() -> None:
+    if importlib.util.find_spec("torch") is None:
+        raise UsageError(f"the shape trace needs torch, which is not installed: install "
+                         f"torchlint[trace] ({INSTALL_HINT})")
+
+
+def _json_arg(text: str | None, flag: str, kind: type) -> Any:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{flag}: not valid JSON ({exc.msg}): {text!r}") from None
+    if not isinstance(value, kind):
+        want = "a JSON list, e.g. '[10, 64]'" if kind is list else "a JSON object, e.g. '{\"hidden\": 64}'"
+        raise UsageError(f"{flag}: expected {want}, got {text!r}")
+    return value
+
+
+def _cli_inputs(args: argparse.Namespace) -> list[shapes.InputSpec] | None:
+    if not args.input_shape:
+        if args.dtype:
+            raise UsageError("--dtype needs --input-shape (the inferred input picks its own dtype)")
+        return None
+    try:
+        parsed = [shapes.parse_shape_text(s) for s in args.input_shape]
+        return shapes.build_specs(parsed, args.dtype)
+    except shapes.ShapeError as exc:
+        raise UsageError(f"--input-shape/--dtype: {exc}") from None
+
+
+def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
+        config_path: str | None = None, *, stdout: TextIO | None = None) -> int:
+    stdout = stdout or sys.stdout
+    cfg = trace_config_mod.load(trace_config, config_path)
+    target = parse_target(args.target)
+    require_torch()
+
+    cli_args = _json_arg(args.args, "--args", list)
+    cli_kwargs = _json_arg(args.kwargs, "--kwargs", dict)
+    entry = (cfg.model_for_file(target.file, target.attr) if target.file
+             else cfg.model_for_module(target.module or "", target.attr))
+    ctor_args = cli_args if cli_args is not None else (entry.args if entry else [])
+    ctor_kwargs = cli_kwargs if cli_kwargs is not None else (entry.kwargs if entry else {})
+    inputs = _cli_inputs(args)
+    if inputs is None and entry is not None:
+        inputs = entry.inputs
+    device = args.device or cfg.device
+    timeout = args.timeout if args.timeout is not None else cfg.timeout
+    if timeout <= 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
+    memory = cfg.memory_limit
+    if getattr(args, "memory_limit", None) is not None:
+        try:
+            memory = trace_config_mod.parse_memory(args.memory_limit, "--memory-limit", "--memory-limit")
+        except ConfigError as exc:
+            raise UsageError(f"--memory-limit: {exc.problem} ({exc.accepted})") from None
+    if device == "cuda":
+        memory = None  # CUDA reserves a large address space; an RLIMIT_AS would break it
+
+    job = {"id": "trace", "target": target.job_target(), "args": ctor_args, "kwargs": ctor_kwargs,
+           "inputs": [s.to_json() for s in inputs] if inputs else None, "device": device,
+           "mode": "trace"}
+    result = run_jobs([job], timeout=timeout, memory_limit=memory)["trace"]
+
+    status = result.get("status")
+    if status == "error":
+        kind = result.get("error_kind")
+        if kind == "no-torch":
+            raise UsageError(f"the shape trace needs torch, which cannot be imported: install "
+                             f"torchlint[trace] ({INSTALL_HINT})")
+        message = result.get("message", "the trace could not run")
+        if result.get("output"):
+            message += "\n" + result["output"]
+        raise UsageError(message)
+
+    problem = None
+    findings = []
+    if status == "failed":
+        problem = report.analyse_failure(result.get("failure") or {}, result.get("model_type", ""))
+        if problem.tl100:
+            inputs_text = ", ".join(shapes.format_spec(s) for s in result.get("inputs") or [])
+            f = problem.finding(context=f"traced on {device} with input {inputs_text}")
+            if f is not None:
+                findings.append(f)
+    fmt = getattr(args, "format", "table") or "table"
+    if fmt == "json":
+        text = report.render_json(result, target.display, device, problem, findings)
+    else:
+        text = report.render_table(result, target.display, device, problem)
+    stdout.write(text + "\n")
+    stdout.flush()
+    if problem is not None or result.get("nonfinite"):
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point (``python -m torchlint.trace.command``), used by the tests and
+    the benchmark until the CLI wires ``torchlint trace`` in."""
+    from torchlint.errors import TorchlintError
+
+    parser = argparse.ArgumentParser(prog="torchlint trace")
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    table: dict[str, Any] | None = None
+    path = args.config
+    try:
+        if path is None and Path("pyproject.toml").is_file():
+            path = "pyproject.toml"
+        if path is not None:
+            table = _read_trace_table(Path(path))
+        return run(args, table, path)
+    except TorchlintError as exc:
+        print(f"torchlint: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def _read_trace_table(path: Path) -> dict[str, Any] | None:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), "toml", str(exc)) from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("torchlint", {})
+    return data.get("trace")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""The ``[tool.torchlint.trace]`` table.
+
+    [tool.torchlint.trace]
+    timeout = 60              # seconds per traced model (> 0)
+    memory-limit = "8GiB"     # address-space limit of the trace process; "none" to disable
+    device = "meta"           # default --device for `torchlint trace`: meta, cpu or cuda
+
+    [tool.torchlint.trace.models."models/net.py:Net"]     # or "pkg.module:factory"
+    args = [10]
+    kwargs = { hidden = 64 }
+    input-shape = [[4, 3, 32, 32]]    # one shape, or one per forward() input
+    dtype = "float32"                 # one for all inputs, or a list (int64 for token ids)
+
+Model keys with a file path are relative to the directory of the config file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torchlint.errors import ConfigError
+from torchlint.trace import shapes
+from torchlint.trace.runner import default_memory_limit
+
+DEVICES = ("meta", "cpu", "cuda")
+TOP_KEYS = ("timeout", "memory-limit", "device", "models")
+MODEL_KEYS = ("args", "kwargs", "input-shape", "dtype")
+DEFAULT_TIMEOUT = 60.0
+_UNITS = {"": 1 << 20, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
+          "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+@dataclass
+class ModelConfig:
+    args: list[Any] = field(default_factory=list)
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    inputs: list[shapes.InputSpec] | None = None
+
+
+@dataclass
+class TraceConfig:
+    timeout: float = DEFAULT_TIMEOUT
+    memory_limit: int | None = field(default_factory=default_memory_limit)
+    device: str = "meta"
+    models: dict[str, ModelConfig] = field(default_factory=dict)
+    base_dir: Path = field(default_factory=Path.cwd)
+
+    def model_for_file(self, path: Path, attr: str) -> ModelConfig | None:
+        path = path.resolve()
+        for key, model in self.models.items():
+            left, name = key.rsplit(":", 1)
+            if name != attr or not (left.endswith(".py") or "/" in left):
+                continue
+            for base in (self.base_dir, Path.cwd()):
+                if (base / left).resolve() == path:
+                    return model
+        return None
+
+    def model_for_module(self, module: str, attr: str) -> ModelConfig | None:
+        return self.models.get(f"{module}:{attr}")
+
+
+def parse_memory(value: Any, source: str, key: str) -> int | None:
+    accepted = 'a size in MiB (int) or a string like "8GiB", "512MiB"; 0 or "none" to disable'
+    if isinstance(value, bool):
+        raise ConfigError(source, key, f"{value!r} is not a size", accepted)
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ConfigError(source, key, f"{value!r} is negative", accepted)
+        return int(value * (1 << 20)) or None
+    if isinstance(value, str):
+        text = value.strip().lower().replace(" ", "")
+        if text in ("none", "off", "0", "unlimited"):
+            return None
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)([a-z]*)", text)
+        if m and m.group(2) in _UNITS:
+            return int(float(m.group(1)) * _UNITS[m.group(2)]) or None
+    raise ConfigError(source, key, f"{value!r} is not a size", accepted)
+
+
+def load(table: dict[str, Any] | None, config_path: str | None = None) -> TraceConfig:
+    """Validate the raw ``[tool.torchlint.trace]`` table (``None`` or ``{}``: defaults)."""
+    source = str(config_path) if config_path else "[tool.torchlint.trace]"
+    base = Path(config_path).resolve().parent if config_path else Path.cwd()
+    cfg = TraceConfig(base_dir=base)
+    table = table or {}
+    if not isinstance(table, dict):
+        raise ConfigError(source, "trace", "must be a table", ", ".join(TOP_KEYS))
+    for key, value in table.items():
+        dotted = f"trace.{key}"
+        if key == "timeout":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ConfigError(source, dotted, f"{value!r} is not a positive number of seconds",
+                                  "a number > 0, e.g. 60")
+            cfg.timeout = float(value)
+        elif key == "memory-limit":
+            cfg.memory_limit = parse_memory(value, source, dotted)
+        elif key == "device":
+            if value not in DEVICES:
+                raise ConfigError(source, dotted, f"unknown device {value!r}", ", ".join(DEVICES))
+            cfg.device = value
+        elif key == "models":
+            if not isinstance(value, dict):
+                raise ConfigError(source, dotted, "must be a table of targets",
+                                  '"path/file.py:ClassName" or "package.module:factory" keys')
+            for target, entry in value.items():
+                cfg.models[target] = _model(source, f'trace.models."{target}"', target, entry)
+        else:
+            raise ConfigError(source, dotted, "unknown key", ", ".join(TOP_KEYS))
+    return cfg
+
+
+def _model(source: str, key: str, target: str, entry: Any) -> ModelConfig:
+    if ":" not in target or not target.rsplit(":", 1)[1]:
+        raise ConfigError(source, key, "not a trace target",
+                          '"path/file.py:ClassName" or "package.module:factory"')
+    if not isinstance(entry, dict):
+        raise ConfigError(source, key, "must be a table", ", ".join(MODEL_KEYS))
+    model = ModelConfig()
+    shape_value = None
+    dtype_value = None
+    for k, v in entry.items():
+        if k == "args":
+            if not isinstance(v, list):
+                raise ConfigError(source, f"{key}.args", f"{v!r} is not a list", "a list, e.g. [10, 64]")
+            model.args = v
+        elif k == "kwargs":
+            if not isinstance(v, dict):
+                raise ConfigError(source, f"{key}.kwargs", f"{v!r} is not a table",
+                                  "a table, e.g. { hidden = 64 }")
+            model.kwargs = dict(v)
+        elif k == "input-shape":
+            shape_value = v
+        elif k == "dtype":
+            dtype_value = v
+        else:
+            raise ConfigError(source, f"{key}.{k}", "unknown key", ", ".join(MODEL_KEYS))
+    if dtype_value is not None and shape_value is None:
+        raise ConfigError(source, f"{key}.dtype", "dtype needs input-shape", "set input-shape too")
+    if shape_value is not None:
+        try:
+            if isinstance(shape_value, list) and shape_value and all(isinstance(s, list) for s in shape_value):
+                shape_list = [shapes.validate_shape(s) for s in shape_value]
+            else:
+                shape_list = [shapes.validate_shape(shape_value)]
+        except shapes.ShapeError as exc:
+            raise ConfigError(source, f"{key}.input-shape", str(exc),
+                              "a shape like [4, 3, 32, 32] or a list of shapes") from None
+        if dtype_value is None:
+            dtypes = None
+        elif isinstance(dtype_value, str):
+            dtypes = [dtype_value]
+        elif isinstance(dtype_value, list) and all(isinstance(d, str) for d in dtype_value):
+            dtypes = dtype_value
+        else:
+            raise ConfigError(source, f"{key}.dtype", f"{dtype_value!r} is not a dtype name",
+                              shapes.ACCEPTED_DTYPES)
+        try:
+            model.inputs = shapes.build_specs(shape_list, dtypes)
+        except shapes.ShapeError as exc:
+            raise ConfigError(source, f"{key}.dtype", str(exc), shapes.ACCEPTED_DTYPES) from None
+    return model

@@ -1,0 +1,324 @@
+"""Turn a child result into locations, TL100 findings and table/JSON output."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torchlint.finding import Finding, Severity
+from torchlint.trace import locate
+from torchlint.trace.shapes import format_spec
+
+RULE = "TL100"
+RULE_NAME = "shape-mismatch"
+
+
+@dataclass
+class Problem:
+    """A failed trace, located in the user's source."""
+
+    headline: str  # one line, without the location
+    tl100: bool  # a shape mismatch (TL100) rather than some other failure
+    location: locate.Location | None
+    details: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
+    failure: dict[str, Any] = field(default_factory=dict)
+
+    def finding(self, fallback: locate.Location | None = None, context: str = "") -> Finding | None:
+        loc = self.location or fallback
+        if loc is None:
+            return None
+        fix = self.failure.get("fix")
+        message = self.headline + (f"; {fix}" if fix else "") + (f" ({context})" if context else "")
+        extra = {k: self.failure[k] for k in ("expected", "fix", "received", "module", "inputs")
+                 if k in self.failure}
+        return Finding(RULE, RULE_NAME, Severity.ERROR, locate.relative_path(loc.path), loc.line,
+                       loc.column, loc.end_line, loc.end_column, message, confirmed=True,
+                       extra=extra)
+
+
+def _frame_location(frame: dict[str, Any] | None) -> locate.Location | None:
+    if not frame or not frame.get("file") or not frame.get("line"):
+        return None
+    return locate.line_location(Path(frame["file"]), frame["line"], frame.get("colno"),
+                                frame.get("end_colno"), frame.get("end_lineno"))
+
+
+def definition_location(failure: dict[str, Any]) -> locate.Location | None:
+    owner = failure.get("owner")
+    if not owner or not owner.get("file"):
+        return None
+    path = Path(owner["file"])
+    loc = locate.find_definition(path, owner["qualname"], owner.get("path") or [],
+                                 owner.get("class_line"))
+    if loc is None:
+        found = locate.find_class(path, owner["qualname"], owner.get("class_line"))
+        loc = found[1] if found else None
+    return loc
+
+
+def describe_value(d: Any) -> str:
+    if isinstance(d, list):
+        inner = ", ".join(describe_value(x) for x in d)
+        return f"({inner})" if len(d) != 1 else f"({inner},)"
+    if not isinstance(d, dict):
+        return str(d)
+    if "shape" in d:
+        return format_spec(d)
+    if "name" in d and "value" in d and isinstance(d["value"], (dict, list)):
+        return f"{d['name']}={describe_value(d['value'])}"
+    if "dict" in d:
+        return "{" + ", ".join(f"{k}: {describe_value(v)}" for k, v in d["dict"].items()) + "}"
+    if "value" in d:
+        return repr(d["value"])
+    return d.get("type", "?")
+
+
+def describe_args(items: Any) -> str:
+    if not isinstance(items, list):
+        return describe_value(items)
+    return ", ".join(describe_value(x) for x in items) or "-"
+
+
+def analyse_failure(failure: dict[str, Any], model_type: str = "") -> Problem:
+    kind = failure.get("kind")
+    module = failure.get("module") or {}
+    name = module.get("name", "")
+    label = f"`{name}` ({module.get('type')})" if name else f"`{module.get('type', model_type)}` (the model)"
+    user = _frame_location(failure.get("user_frame"))
+    details: list[tuple[str, str]] = []
+    tl100 = bool(failure.get("shape_related")) and failure.get("phase") == "forward"
+    if kind == "layer":
+        loc = definition_location(failure)
+        if failure.get("problem"):
+            headline = f"{label}: {failure['problem']}"
+        else:
+            headline = f"{label} failed: {failure.get('message', '')}"
+        if loc is not None and loc.code:
+            details.append(("defined", f"{loc.display_path()}:{loc.line}  {loc.code}"))
+        if user is not None:
+            details.append(("called", f"{user.display_path()}:{user.line}  {user.code}"))
+            if loc is None:
+                loc = user
+        details.append(("received", describe_args(failure.get("received", []))))
+    elif kind == "forward":
+        loc = user
+        where = f"{module.get('type', model_type)}.forward" if module else "forward"
+        headline = f"in {where} ({'`' + name + '`' if name else 'the model'}): " \
+                   f"{failure.get('problem') or failure.get('message', '')}"
+        if failure.get("problem"):
+            details.append(("error", failure.get("message", "")))
+        if user is not None and user.code:
+            details.append(("code", user.code))
+        if failure.get("received"):
+            details.append(("module input", describe_args(failure["received"])))
+    else:
+        loc = user
+        phase = {"import": "importing the model's module failed: ",
+                 "build": "building the model failed: ", "forward": "the forward pass failed: ",
+                 "trace": "the trace failed: "}.get(failure.get("phase", ""), "")
+        headline = f"{phase}{failure.get('message', '')}"
+        if user is not None and user.code:
+            details.append(("code", user.code))
+    if failure.get("expected"):
+        details.append(("expects", failure["expected"]))
+    if failure.get("fix"):
+        details.append(("fix", failure["fix"]))
+    if failure.get("fits"):
+        shown = ", ".join(format_spec(s) for s in failure["fits"])
+        arg = " ".join("--input-shape " + ",".join(map(str, s["shape"])) for s in failure["fits"])
+        details.append(("note", f"the input shape was inferred; the model runs with {shown}: if "
+                                f"that is the intended input, pass {arg}"))
+    if failure.get("hint"):
+        details.append(("hint", failure["hint"]))
+    if failure.get("output") and kind not in ("layer", "forward"):
+        details.append(("output", failure["output"]))
+    return Problem(headline, tl100, loc, details, failure)
+
+
+def render_problem(problem: Problem) -> str:
+    prefix = f"{problem.location}: " if problem.location else ""
+    code = f"{RULE} {RULE_NAME} " if problem.tl100 else ""
+    lines = [f"{prefix}{code}{problem.headline}"]
+    width = max((len(label) for label, _ in problem.details), default=0) + 1
+    for label, text in problem.details:
+        text_lines = str(text).splitlines() or [""]
+        lines.append(f"    {label + ':':<{width}} {text_lines[0]}")
+        for more in text_lines[1:]:
+            lines.append(f"    {'':<{width}} {more}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- sizes
+
+def human_bytes(n: int | float) -> str:
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
+def human_count(n: int) -> str:
+    if n >= 10**9:
+        return f"{n:,} = {n / 1e9:.2f} B"
+    if n >= 10**6:
+        return f"{n:,} = {n / 1e6:.2f} M"
+    return f"{n:,}"
+
+
+# --------------------------------------------------------------------------- table
+
+def _cell(text: str, width: int = 48) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def input_summary(result: dict[str, Any]) -> str:
+    inputs = ", ".join(format_spec(s) for s in result.get("inputs") or [])
+    if result.get("inputs_inferred") and result.get("inferred_from"):
+        inf = result["inferred_from"]
+        return f"{inputs} (inferred from `{inf['layer']}`: {inf['reason']})"
+    if result.get("inputs_from_comment"):
+        c = result["inputs_from_comment"]
+        return f"{inputs} (from the input-shape comment at {locate.relative_path(Path(c['file']))}:{c['line']})"
+    return inputs
+
+
+def render_table(result: dict[str, Any], target: str, device: str,
+                 problem: Problem | None) -> str:
+    out: list[str] = [f"Trace of {target} on {device}"]
+    if "params" not in result:
+        # The model was never built (import failed, crash, timeout): only the problem.
+        if problem is not None:
+            out += ["", render_problem(problem), "", "Trace failed."]
+        return "\n".join(out)
+    out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
+    rows = result.get("calls") or []
+    if rows:
+        table = [("#", "Module", "Type", "Input shapes", "Output shapes", "Params")]
+        for i, row in enumerate(rows, 1):
+            name = row["name"] or "(root)"
+            indent = "  " * row.get("depth", 0)
+            if row.get("failed"):
+                output = "FAILED"
+            elif "outputs" in row:
+                output = describe_value(row["outputs"]) if not isinstance(row["outputs"], list) \
+                    else describe_value(row["outputs"])
+            else:
+                output = "-"
+            params = f"{row['params']:,}" if "params" in row else ""
+            table.append((str(i), _cell(indent + name, 40), row["type"],
+                          _cell(describe_args(row.get("inputs", []))), _cell(output), params))
+        widths = [max(len(r[c]) for r in table) for c in range(6)]
+        for j, r in enumerate(table):
+            cells = [r[0].rjust(widths[0])] + [r[c].ljust(widths[c]) for c in range(1, 5)] + \
+                    [r[5].rjust(widths[5])]
+            out.append("  ".join(cells).rstrip())
+            if j == 0:
+                out.append("  ".join("-" * w for w in widths))
+        if result.get("calls_truncated"):
+            out.append(f"... (only the first {len(rows):,} calls are shown)")
+        out.append("")
+    out.append("Totals")
+    totals = totals_of(result)
+    out.append(f"  parameters:   {human_count(totals['params'])} "
+               f"({human_bytes(totals['param_bytes'])})")
+    if totals["buffer_bytes"]:
+        out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
+    batch = totals.get("batch")
+    if rows or problem is None:
+        out.append(f"  activations:  ~{human_bytes(totals['activation_bytes'])} for one training "
+                   f"step{f' at batch size {batch}' if batch is not None else ''} (estimate: "
+                   f"leaf-module outputs{', up to the failure' if problem else ''})")
+    if "cuda_peak_bytes" in result:
+        out.append(f"  CUDA peak:    {human_bytes(result['cuda_peak_bytes'])} allocated on "
+                   f"{result.get('cuda_device', 'the GPU')}")
+    if "seconds" in result:
+        out.append(f"  trace:        {result['seconds']:.2f} s, peak RSS of the trace process "
+                   f"{human_bytes(result.get('peak_rss_kb', 0) * 1024)}")
+    out.append("")
+    unused = result.get("unused") or []
+    if problem is not None and problem.failure.get("phase") != "forward":
+        pass  # the forward pass never started
+    elif problem is not None:
+        out.append("Modules never called: not known (the forward pass did not finish)")
+    elif unused:
+        out.append("Modules never called:")
+        for u in unused:
+            out.append(f"  {u['name']} ({u['type']}{', ' + format(u['params'], ',') + ' params' if u['params'] else ''})")
+    else:
+        out.append("Modules never called: none")
+    nonfinite = result.get("nonfinite") or []
+    if nonfinite:
+        out.append("")
+        out.append("NaN/Inf in layer outputs:")
+        origin = next((n for n in nonfinite if n.get("inputs_finite")), None)
+        for n in nonfinite:
+            what = " and ".join(w for w, flag in (("NaN", n.get("nan")), ("Inf", n.get("inf"))) if flag)
+            mark = "  <- first appears here (its inputs were finite)" if n is origin else ""
+            out.append(f"  {n['name'] or '(root)'} ({n['type']}): {what}{mark}")
+    if problem is not None:
+        out.append("")
+        out.append(render_problem(problem))
+    out.append("")
+    if problem is not None:
+        out.append("Trace failed.")
+    elif nonfinite:
+        out.append(f"Trace ran, but {len(nonfinite)} layer output(s) contain NaN/Inf.")
+    else:
+        out.append("Trace ran clean.")
+    return "\n".join(out)
+
+
+def totals_of(result: dict[str, Any]) -> dict[str, Any]:
+    inputs = result.get("inputs") or []
+    batch = inputs[0]["shape"][0] if inputs and inputs[0].get("shape") else None
+    return {"params": result.get("params", 0), "trainable_params": result.get("trainable_params", 0),
+            "param_bytes": result.get("param_bytes", 0), "buffer_bytes": result.get("buffer_bytes", 0),
+            "activation_bytes": result.get("activation_bytes", 0), "batch": batch}
+
+
+def render_json(result: dict[str, Any], target: str, device: str, problem: Problem | None,
+                findings: list[Finding]) -> str:
+    status = "failed" if problem is not None else ("nonfinite" if result.get("nonfinite") else "ok")
+    failure = None
+    if problem is not None:
+        loc = problem.location
+        failure = {
+            "message": problem.headline,
+            "rule": RULE if problem.tl100 else None,
+            "location": None if loc is None else {"path": loc.display_path(), "line": loc.line,
+                                                  "column": loc.column, "code": loc.code},
+            "details": {label: text for label, text in problem.details},
+            **{k: v for k, v in problem.failure.items()
+               if k in ("phase", "kind", "module", "received", "expected", "fix", "exc_type",
+                        "exc_message", "traceback", "hint", "fits", "output")},
+        }
+    doc = {
+        "target": target,
+        "device": device,
+        "status": status,
+        "inputs": result.get("inputs") or [],
+        "inputs_inferred": bool(result.get("inputs_inferred")),
+        "inferred_from": result.get("inferred_from"),
+        "model_type": result.get("model_type"),
+        "calls": [
+            {"name": r["name"], "type": r["type"], "depth": r.get("depth", 0),
+             "inputs": r.get("inputs", []), "outputs": r.get("outputs"),
+             "params": r.get("params"), "failed": bool(r.get("failed"))}
+            for r in result.get("calls") or []
+        ],
+        "calls_truncated": bool(result.get("calls_truncated")),
+        "totals": totals_of(result),
+        "unused": None if problem is not None else (result.get("unused") or []),
+        "nonfinite": result.get("nonfinite") or [],
+        "failure": failure,
+        "findings": [f.to_dict() for f in findings],
+        "seconds": result.get("seconds"),
+        "peak_rss_bytes": (result.get("peak_rss_kb") or 0) * 1024,
+    }
+    if "cuda_peak_bytes" in result:
+        doc["cuda_peak_bytes"] = result["cuda_peak_bytes"]
+    return json.dumps(doc, indent=2)
