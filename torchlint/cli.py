@@ -72,6 +72,16 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument("-v", "--verbose", action="store_true", help="print progress and tracebacks of internal errors")
 
+    check.add_argument("--trace", action="store_true",
+                       help="also build every nn.Module class on the meta device and run it: confirms TL005, "
+                            "adds TL100 shape mismatches (imports your code in a child process; needs torchlint[trace])")
+
+    trace = sub.add_parser("trace", help="run a model on fake inputs and report every layer's shapes (needs torchlint[trace])")
+    from torchlint.trace.command import add_arguments as add_trace_arguments
+
+    trace.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    add_trace_arguments(trace)
+
     rules = sub.add_parser("rules", help="list every rule")
     rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
@@ -99,8 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules(args)
         if args.command == "rule":
             return cmd_rule(args)
-        if args.command == "trace":  # pragma: no cover - wired with the shape trace
-            raise UsageError("the trace command is not available in this build")
+        if args.command == "trace":
+            return cmd_trace(args)
         return cmd_check(args)
     except TorchlintError as exc:
         print(f"torchlint: error: {exc}", file=sys.stderr)
@@ -167,7 +177,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.no_cache:
         directory = Path(args.cache_dir) if args.cache_dir else (settings.cache_dir or settings.root / ".torchlint_cache")
         cache = Cache(directory.resolve(), settings.enabled, settings.rule_options)
-    result = lint_files(files, settings, cwd, jobs=args.jobs or default_jobs(), cache=cache)
+    transform = None
+    if args.trace:
+        from torchlint.trace.confirm import apply_trace
+
+        config = str(settings.config_path) if settings.config_path else None
+        paths = [f.path for f in files]
+
+        def transform(findings):
+            return apply_trace(findings, paths, settings.trace, config)
+
+    result = lint_files(files, settings, cwd, jobs=args.jobs or default_jobs(), cache=cache, transform=transform)
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
     if args.write_baseline:
@@ -206,6 +226,21 @@ def cmd_check(args: argparse.Namespace) -> int:
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from torchlint.config import find_config, read_table
+    from torchlint.trace.command import run
+
+    config_path: Path | None = None
+    if args.config and not args.isolated:
+        config_path = Path(args.config)
+        if not config_path.is_file():
+            raise UsageError(f"--config {args.config}: no such file")
+    elif not args.isolated:
+        config_path = find_config(Path.cwd())
+    table = read_table(config_path).get("trace") if config_path else None
+    return run(args, table, str(config_path) if config_path else None)
 
 
 # -- rules / rule ----------------------------------------------------------------------

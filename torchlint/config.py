@@ -224,6 +224,9 @@ def build_settings(
     if "trace" in table:
         if not isinstance(table["trace"], dict):
             raise ConfigError(source, "trace", "must be a table")
+        from torchlint.trace.config import load as validate_trace
+
+        validate_trace(table["trace"], str(config_path) if config_path else None)  # no torch needed
         settings.trace = table["trace"]
     for rule in all_rules():
         if rule.name in table:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import pathspec
 
@@ -72,7 +72,7 @@ def analyze_source(
     imports = ImportTable(record.module_name, is_package)
     imports.scan_ast(parsed.tree.body)
     record.imports, record.star_imports = imports.names, imports.star
-    classes = [c for c in _rule_classes(enabled) if c.code != SYNTAX_ERROR and c.might_apply(parsed.text)]
+    classes = [c for c in _rule_classes(enabled) if c.code != SYNTAX_ERROR and not c.traced and c.might_apply(parsed.text)]
     if not classes:
         return FileResult(path, [], record)
 
@@ -163,6 +163,7 @@ def lint_files(
     *,
     jobs: int = 1,
     cache: "Cache | None" = None,
+    transform: Callable[[list[Finding]], list[Finding]] | None = None,
 ) -> RunResult:
     """Lint files: cached results where the bytes are unchanged, the rest analysed in
     ``jobs`` processes, then the project pass over every file's record."""
@@ -193,17 +194,25 @@ def lint_files(
             cache.put(keys[index], result)
 
     analyze_all(todo(), len(files), settings.enabled, settings.rule_options, jobs, store)
-    return finish([r for r in results if r is not None], settings, cwd)
+    return finish([r for r in results if r is not None], settings, cwd, transform)
 
 
-def finish(results: list[FileResult], settings: Settings, cwd: Path) -> RunResult:
-    """The project pass, suppression and ordering, over every file's result."""
+def finish(
+    results: list[FileResult],
+    settings: Settings,
+    cwd: Path,
+    transform: Callable[[list[Finding]], list[Finding]] | None = None,
+) -> RunResult:
+    """The project pass, then ``transform`` (the shape trace's merge), then suppression and
+    ordering, over every file's result."""
     records = {r.path: r.record for r in results}
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
     more, project_errors = project_findings(list(records.values()), settings)
     findings.extend(more)
     errors.extend(project_errors)
+    if transform is not None:
+        findings = transform(findings)
     suppressor = Suppressor(settings, records, cwd)
     kept = sorted((f for f in findings if f.rule in settings.enabled and suppressor.keep(f)), key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(records))

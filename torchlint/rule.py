@@ -63,6 +63,8 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     summary: ClassVar[str]
     options: ClassVar[dict[str, Option]] = {}
+    # True for rules whose findings come from the shape trace, not from reading the code.
+    traced: ClassVar[bool] = False
     # Substrings one of which must occur in the source for the rule to possibly fire;
     # empty means "always run". Used to skip rules soundly.
     requires_text: ClassVar[tuple[str, ...]] = ()
