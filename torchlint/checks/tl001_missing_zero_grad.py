@@ -456,6 +456,7 @@ class MissingZeroGrad(Rule):
         self._loop_info: dict[cst.CSTNode, tuple[cst.CSTNode, tuple]] = {}  # loop -> (scope, outer loops)
         self._optimizers: dict[str, str] = {}  # key -> constructor's last name
         self._aliases: dict[str, set[str]] = {}
+        self._partials: dict[str, cst.BaseExpression] = {}  # fn = functools.partial(f, ...)
 
     def _push(self, node: cst.CSTNode, cls: cst.ClassDef | None) -> None:
         top = self._frames[-1]
@@ -584,6 +585,9 @@ class MissingZeroGrad(Rule):
         if isinstance(value, cst.Call) and is_optimizer_constructor(self.ctx, value.func):
             self._optimizers[key] = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
             return
+        if isinstance(value, cst.Call) and value.args and (dotted_name(value.func) or "").endswith("partial"):
+            self._partials[key] = value.args[0].value
+            return
         other = expr_key(value)
         if other is not None:
             self._aliases.setdefault(key, set()).add(other)
@@ -604,6 +608,10 @@ class MissingZeroGrad(Rule):
                 e.key = key
                 receiver = expr_key(e.node.func.value)
                 e.ref = _closure_arg(e.node) if receiver == key else None  # not scaler.step(opt)
+                if e.ref is not None and self._resolve(e.ref, e.frame) is None:
+                    # The closure does the backward (and should clear); one we cannot see
+                    # (an object, a function from elsewhere) leaves nothing to judge.
+                    continue
             elif e.kind == "clear" and e.key is None:
                 receiver = e.ref
                 key = expr_key(receiver) if receiver is not None else None
@@ -737,7 +745,7 @@ class MissingZeroGrad(Rule):
         return False
 
     # -- helpers: call graph -----------------------------------------------------------
-    def _resolve(self, ref: cst.BaseExpression, frame: _Frame) -> cst.CSTNode | None:
+    def _resolve(self, ref: cst.BaseExpression, frame: _Frame, depth: int = 0) -> cst.CSTNode | None:
         if isinstance(ref, cst.Lambda):
             return ref
         if isinstance(ref, cst.Name):
@@ -745,6 +753,9 @@ class MissingZeroGrad(Rule):
                 found = self._defs.get(scope, {}).get(ref.value)
                 if found is not None:
                     return found
+            inner = self._partials.get(ref.value)
+            if inner is not None and depth < 3:
+                return self._resolve(inner, frame, depth + 1)
             return None
         if isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and frame.cls is not None:
             return self._method(frame.cls, ref.attr.value, 0)
