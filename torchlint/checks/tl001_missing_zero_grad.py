@@ -265,6 +265,47 @@ class MissingZeroGrad(Rule):
                 opt_a.step()
                 opt_b.step()
         """,
+        # Accumulation in the inner loop; the outer loop's zero_grad() is a per-epoch reset.
+        """
+        def fit(model, loader, optimizer, k, epochs):
+            for epoch in range(epochs):
+                optimizer.zero_grad()
+                for i, x in enumerate(loader):
+                    model(x).backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+        """,
+        # A closure we cannot see (built elsewhere) does the backward and the clearing.
+        """
+        from helpers import make_closure
+        def fit(model, loader, optimizer):
+            for x in loader:
+                optimizer.step(make_closure(model, x, optimizer))
+                model(x).backward()
+        """,
+        # The step in a local helper that also clears; the loop does the backward.
+        """
+        def fit(model, loader, optimizer, scaler):
+            def apply():
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad(set_to_none=True)
+            for x in loader:
+                scaler.scale(model(x)).backward()
+                apply()
+        """,
+        # Gradients replaced, not accumulated: p.grad = g before the step.
+        """
+        import torch
+        def fit(model, loader, optimizer):
+            for x in loader:
+                grads = torch.autograd.grad(model(x), list(model.parameters()))
+                model(x).backward()
+                for p, g in zip(model.parameters(), grads):
+                    p.grad = g
+                optimizer.step()
+        """,
     ]
 
     INVALID = [
@@ -435,6 +476,20 @@ class MissingZeroGrad(Rule):
             """,
             lines=(8,),
             message="g.step() in this loop",
+        ),
+        # Clearing between the backward and scaler.step(optimizer) in a Lightning manual step.
+        Invalid(
+            """
+            import lightning as L
+            class Model(L.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    self.manual_backward(self.model(batch).mean())
+                    opt.zero_grad()
+                    self.scaler.step(opt)
+            """,
+            lines=(7,),
+            message="opt.zero_grad() runs between the backward and self.scaler.step(opt)",
         ),
     ]
 
@@ -868,11 +923,13 @@ class MissingZeroGrad(Rule):
         )
 
     def _call_site(self, step: _Event, direct: list[_Event]) -> str:
+        """``train_step() at line 12``: where the loop reaches the step (positions are
+        computed only here, for a finding)."""
         for e in direct:
             for callee in self._callees_of(e):
                 if step.scope in self._reach(callee):
                     name = dotted_name(e.ref) if not isinstance(e.ref, cst.Lambda) else None
-                    return f"{name}()" if name else "a helper"
+                    return f"{name or 'a helper'}() at line {self.ctx.line_of(e.node)}"
         return "a helper"
 
     def _report_closure(self, step: _Event, reported: set, lbfgs: bool) -> None:
@@ -880,11 +937,13 @@ class MissingZeroGrad(Rule):
             return
         reported.add(step.node)
         text = _step_text(step.node, step.key)
-        why = "LBFGS evaluates it several times per step, so gradients add up" if lbfgs else "so gradients add up across calls"
+        if lbfgs:
+            why = "without clearing gradients; LBFGS evaluates it several times per step, so they add up"
+        else:
+            why = "and nothing in the loop clears the gradients, so they add up across iterations"
         self.report(
             step.node,
-            f"the closure passed to {text} calls backward() without clearing gradients ({why}); "
-            f"call {step.key}.zero_grad() at the start of the closure",
+            f"the closure passed to {text} calls backward() {why}; call {step.key}.zero_grad() at the start of the closure",
         )
 
     def _check_order(self, unit: cst.CSTNode, direct: list[_Event], reported: set) -> None:
@@ -893,6 +952,8 @@ class MissingZeroGrad(Rule):
         if not clears:
             return
         steps = [e for e in direct if e.kind == "step"]
+        # Only steps of this very iteration: not those of a nested loop, which has its own.
+        own = [s for s in steps if (s.loops[-1] if s.loops else s.scope) is unit]
         # Backwards, also those inside helpers and step closures, at their call sites.
         backs = []
         for e in direct:
@@ -905,7 +966,7 @@ class MissingZeroGrad(Rule):
                 continue
             if self._is_loop_variable(c):
                 continue
-            mine = [s for s in steps if self._same(c.key, s.key)]
+            mine = [s for s in own if self._same(c.key, s.key)]
             if not mine:
                 continue
             # 1. between the backward and the step of the same iteration
@@ -991,10 +1052,8 @@ def _closure_arg(call: cst.Call) -> cst.BaseExpression | None:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "closure":
             return arg.value
-    if call.args and call.args[0].keyword is None and call.args[0].star == "":
-        value = call.args[0].value
-        if isinstance(value, (cst.Name, cst.Lambda, cst.Attribute)):
-            return value
+    if call.args and call.args[0].keyword is None:
+        return call.args[0].value  # resolved later; a call or anything unknown is not judged
     return None
 
 
