@@ -306,6 +306,16 @@ class MissingZeroGrad(Rule):
                     p.grad = g
                 optimizer.step()
         """,
+        # A test building a fresh model and optimizer in every iteration: nothing carries over.
+        """
+        import torch
+        def test_optimizers(x):
+            for opt_cls in (torch.optim.SGD, torch.optim.Adam):
+                model = torch.nn.Linear(2, 1)
+                opt = opt_cls(model.parameters(), lr=0.1)
+                model(x).sum().backward()
+                opt.step()
+        """,
     ]
 
     INVALID = [
@@ -491,6 +501,18 @@ class MissingZeroGrad(Rule):
             lines=(7,),
             message="opt.zero_grad() runs between the backward and self.scaler.step(opt)",
         ),
+        # Fetching the same optimizer each iteration is not building a new one.
+        Invalid(
+            """
+            def fit(self, loader):
+                for batch in loader:
+                    opt = self.optimizers()
+                    self.manual_backward(self.model(batch))
+                    opt.step()
+            """,
+            lines=(6,),
+            message="opt.step() in this loop applies gradients that were never cleared",
+        ),
     ]
 
     # -- the walk ----------------------------------------------------------------------
@@ -639,7 +661,10 @@ class MissingZeroGrad(Rule):
             return
         if isinstance(value, cst.Call) and is_optimizer_constructor(self.ctx, value.func):
             self._optimizers[key] = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
+            self._add("bind", target, key=key)
             return
+        if isinstance(value, cst.Call) and value.args and looks_like_optimizer_name(key.split("[")[0]):
+            self._add("bind", target, key=key)  # opt = opt_cls(model.parameters()), create_optimizer(...)
         if isinstance(value, cst.Call) and value.args and (dotted_name(value.func) or "").endswith("partial"):
             self._partials[key] = value.args[0].value
             return
@@ -726,6 +751,8 @@ class MissingZeroGrad(Rule):
             if closure_backward and self._clears(closure_events, step.key, {step.key}):
                 continue
             for unit in minimal:
+                if self._built_in_iteration(step, units[unit]):
+                    continue
                 every = unit_events[unit]
                 stepped = {e.key for e in every if e.kind == "step"}
                 if self._clears(every, step.key, stepped):
@@ -753,6 +780,16 @@ class MissingZeroGrad(Rule):
                 self._check_order(unit, direct, reported)
 
     # -- helpers: optimizers -----------------------------------------------------------
+    def _built_in_iteration(self, step: _Event, direct: list[_Event]) -> bool:
+        """The optimizer is built anew in each iteration before it steps (``for cls in
+        (SGD, Adam): opt = cls(Net().parameters())``): typically over fresh parameters,
+        as in tests, so there is nothing left over to accumulate."""
+        in_unit = any(e is step for e in direct)
+        return any(
+            e.kind == "bind" and self._same(e.key, step.key) and (e.order < step.order or not in_unit)
+            for e in direct
+        )
+
     def _is_optimizer(self, key: str) -> bool:
         return key in self._optimizers or looks_like_optimizer_name(key.split("[")[0])
 
