@@ -316,6 +316,25 @@ class MissingZeroGrad(Rule):
                 model(x).sum().backward()
                 opt.step()
         """,
+        # Hugging Face Trainer: no per-batch body here.
+        """
+        from transformers import Trainer, TrainingArguments
+        def main(model, dataset):
+            args = TrainingArguments(output_dir="out", gradient_accumulation_steps=4)
+            trainer = Trainer(model=model, args=args, train_dataset=dataset)
+            trainer.train()
+        """,
+        # GAN cleared through the modules: a module's zero_grad() counts for every optimizer.
+        """
+        def train(netG, netD, loader, opt_g, opt_d, fabric):
+            for real in loader:
+                netD.zero_grad()
+                netG.zero_grad()
+                fabric.backward(netD(real).mean())
+                opt_d.step()
+                fabric.backward(netD(netG(real)).mean())
+                opt_g.step()
+        """,
     ]
 
     INVALID = [
@@ -529,7 +548,6 @@ class MissingZeroGrad(Rule):
         # parent scope (module / function / class) -> {name: FunctionDef}
         self._defs: dict[cst.CSTNode, dict[str, cst.FunctionDef]] = {}
         self._classes: dict[str, cst.ClassDef] = {}
-        self._def_frames: dict[cst.CSTNode, _Frame] = {}
         self._loop_info: dict[cst.CSTNode, tuple[cst.CSTNode, tuple]] = {}  # loop -> (scope, outer loops)
         self._optimizers: dict[str, str] = {}  # key -> constructor's last name
         self._aliases: dict[str, set[str]] = {}
@@ -543,7 +561,6 @@ class MissingZeroGrad(Rule):
             chain = (node,) + top.chain
         frame = _Frame(node, chain, cls)
         self._frames.append(frame)
-        self._def_frames[node] = frame
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         top = self._frames[-1]
@@ -763,8 +780,6 @@ class MissingZeroGrad(Rule):
                     self._report_closure(step, reported, lbfgs=self._is_lbfgs(step.key))
                 else:
                     self._report_missing(step, unit, units[unit], reported)
-            if not minimal and closure_backward and self._is_lbfgs(step.key):
-                self._report_closure(step, reported, lbfgs=True)
 
         # Closures outside any unit (an LBFGS step at module level or in a function).
         for e in kept:
