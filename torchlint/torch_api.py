@@ -24,7 +24,9 @@ OPTIMIZER_CLASSES = {
 }
 SCHEDULER_MODULE = "torch.optim.lr_scheduler."
 # Variable names that mean "an optimizer" when we cannot see its construction.
-_OPTIMIZER_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_[a-z0-9]+)?$|^[a-z0-9]+_(opt|optim|optimizer|optimiser)$|^(optimizers?|optimisers?)$")
+_OPTIMIZER_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_[a-z0-9]+|[0-9]+)?$|^[a-z0-9]+_(opt|optim|optimizer|optimiser)$|^(optimizers?|optimisers?)$")
+# ``optimizerG``, ``optD``: one capital letter naming the network.
+_OPTIMIZER_NAME_CASED = re.compile(r"^(opt|optim|optimizer|optimiser)[A-Z]$")
 _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 
 
@@ -41,10 +43,11 @@ def is_optimizer_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool
 
 
 def looks_like_optimizer_name(expr_text: str) -> bool:
-    """``opt``, ``optimizer``, ``opt_d``, ``g_optim``, ``self.optimizer``, ``self._optimizer``
-    (the last part)."""
-    last = expr_text.rsplit(".", 1)[-1].lower().lstrip("_")  # self._optimizer is private, still an optimizer
-    return bool(_OPTIMIZER_NAME.match(last)) and not _SCHEDULER_NAME.search(last)
+    """``opt``, ``optimizer``, ``opt_d``, ``g_optim``, ``self.optimizer`` (the last part);
+    also ``self._optimizer``, ``opt1`` and ``optimizerG``."""
+    raw = expr_text.rsplit(".", 1)[-1].strip("_")
+    last = raw.lower()
+    return bool(_OPTIMIZER_NAME.match(last) or _OPTIMIZER_NAME_CASED.match(raw)) and not _SCHEDULER_NAME.search(last)
 
 
 def expr_key(node: cst.BaseExpression) -> str | None:

@@ -1,0 +1,1144 @@
+"""TL001 missing-zero-grad: a training loop steps an optimizer without clearing gradients.
+
+How it works (one walk, then ``finish``):
+
+* While the tree is walked, every backward, optimizer step, gradient clearing and call of a
+  function that may be defined in this file is recorded as an event, with the function
+  (or lambda, or module) it sits in and the loops around it in that function.
+* A *unit* is a loop (``for``/``while``) or a Lightning ``training_step`` that calls
+  ``self.manual_backward`` (it runs once per batch) and is not itself called from a loop
+  here. What a unit does per iteration is the events in its body plus, transitively, those
+  of the local functions, same-class methods and step closures it calls.
+* For every optimizer step, the units whose iteration does a backward and that step are its
+  candidates; the innermost ones (no other candidate inside them) must clear that
+  optimizer's gradients somewhere in their iteration.
+* Two ordering mistakes are reported at the misplaced ``zero_grad()``: clearing between the
+  backward and the step, and clearing every iteration while the step only runs under a
+  gradient-accumulation ``if``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.finding import Severity
+from torchlint.rule import Invalid, Rule, Valid
+from torchlint.torch_api import (
+    backward_target,
+    expr_key,
+    is_optimizer_constructor,
+    looks_like_optimizer_name,
+    step_optimizer,
+)
+
+# Helpers whose name says they clear gradients (``self.optimizer_zero_grad()``,
+# ``zero_grad(model)``, ``self._reset_grads()``): their body may live in another file.
+_CLEARING_NAME = re.compile(r"zero_?grads?|clear_?grads?|reset_?grads?|grads?_to_none", re.IGNORECASE)
+# Names in an ``if`` test that mean "gradient accumulation boundary".
+_ACCUMULATION_NAME = re.compile(r"accum|sync_grad", re.IGNORECASE)
+_ALL = "*"  # a clearing that covers every optimizer (module.zero_grad(), p.grad = None)
+_MAX_BASES = 8
+
+
+@dataclass(eq=False)
+class _Event:
+    kind: str  # "backward" | "step" | "clear" | "call"
+    node: cst.CSTNode
+    order: int
+    scope: cst.CSTNode  # FunctionDef, Lambda or Module holding the event
+    loops: tuple  # loops around the event inside ``scope``, outermost first
+    frame: "_Frame"
+    key: str | None = None  # optimizer key (step/clear); _ALL for clear-everything
+    ref: cst.BaseExpression | None = None  # "call": what is called; "step": its closure
+
+
+@dataclass(eq=False)
+class _Frame:
+    node: cst.CSTNode
+    chain: tuple  # function scopes visible for bare names, innermost first, module last
+    cls: cst.ClassDef | None  # the class ``self`` refers to
+    loops: list = field(default_factory=list)
+
+
+class MissingZeroGrad(Rule):
+    code = "TL001"
+    name = "missing-zero-grad"
+    severity = Severity.ERROR
+    default_enabled = True
+    summary = "Training loop steps an optimizer without clearing gradients each iteration"
+    requires_text = ("backward",)
+
+    VALID = [
+        # The canonical loop.
+        """
+        import torch
+        def train(model, loader, loss_fn):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """,
+        # Clearing after the step, a module's zero_grad(), set_to_none, in a nested block.
+        """
+        import torch
+        def train(model, loader, opt, scaler, use_amp):
+            for step, (x, y) in enumerate(loader):
+                with torch.autocast("cuda", enabled=use_amp):
+                    loss = model(x, y)
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+                if True:
+                    model.zero_grad(set_to_none=True)
+        """,
+        # p.grad = None over the parameters; p.grad.zero_() in a helper the loop calls.
+        """
+        def reset(model):
+            for p in model.parameters():
+                if p.grad is not None:
+                    p.grad.zero_()
+        def train(model, loader, optimizer):
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                reset(model)
+            for x in loader:
+                model(x).sum().backward()
+                optimizer.step()
+                for p in model.parameters():
+                    p.grad = None
+        """,
+        # Gradient accumulation: step and clear together under the boundary test.
+        """
+        def train(model, loader, optimizer, accum_steps):
+            for i, (x, y) in enumerate(loader):
+                loss = model(x, y) / accum_steps
+                loss.backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        # GAN: both optimizers cleared; G's backward also fills D's grads, cleared by netD.zero_grad().
+        """
+        import torch
+        def train(netG, netD, loader, opt_g, opt_d, crit):
+            for real in loader:
+                opt_d.zero_grad()
+                d_loss = crit(netD(real), 1) + crit(netD(netG(real).detach()), 0)
+                d_loss.backward()
+                opt_d.step()
+                opt_g.zero_grad()
+                g_loss = crit(netD(netG(real)), 1)
+                g_loss.backward()
+                netD.zero_grad()
+                opt_g.step()
+        """,
+        # A method of the same class does backward and step; the loop clears around it.
+        """
+        class Trainer:
+            def training_step(self, batch):
+                loss = self.model(batch)
+                loss.backward()
+                self.optimizer.step()
+            def fit(self, loader):
+                for batch in loader:
+                    self.optimizer.zero_grad()
+                    self.training_step(batch)
+        """,
+        # A step function with no loop here and no clearing: it may be called from a loop
+        # elsewhere that clears (precision first).
+        """
+        def train_step(model, batch, opt):
+            loss = model(batch)
+            loss.backward()
+            opt.step()
+            return loss.item()
+        """,
+        # Lightning automatic optimization and HF Trainer: no per-batch body to check.
+        """
+        import lightning as L
+        import torch
+        class Model(L.LightningModule):
+            def training_step(self, batch, batch_idx):
+                return self.model(batch).mean()
+            def configure_optimizers(self):
+                return torch.optim.Adam(self.parameters())
+        """,
+        # torch.autograd.grad writes no .grad; scheduler steps are not optimizer steps.
+        """
+        import torch
+        def fit(model, loader, lr, scheduler):
+            for x in loader:
+                loss = model(x)
+                grads = torch.autograd.grad(loss, list(model.parameters()))
+                with torch.no_grad():
+                    for p, g in zip(model.parameters(), grads):
+                        p -= lr * g
+                scheduler.step()
+        """,
+        # Lightning manual optimization done right.
+        """
+        import lightning as L
+        class GAN(L.LightningModule):
+            def training_step(self, batch, batch_idx):
+                g_opt, d_opt = self.optimizers()
+                d_opt.zero_grad()
+                self.manual_backward(self.d_loss(batch))
+                d_opt.step()
+                g_opt.zero_grad()
+                self.manual_backward(self.g_loss(batch))
+                g_opt.step()
+        """,
+        # A closure that clears, as LBFGS needs.
+        """
+        import torch
+        def fit(model, loader):
+            optimizer = torch.optim.LBFGS(model.parameters())
+            for x in loader:
+                def closure():
+                    optimizer.zero_grad()
+                    loss = model(x)
+                    loss.backward()
+                    return loss
+                optimizer.step(closure)
+        """,
+        # A backward in one loop and the step outside it (full-batch gradient, once).
+        """
+        def fit(model, loader, optimizer):
+            optimizer.zero_grad()
+            for x in loader:
+                model(x).backward()
+            optimizer.step()
+        """,
+        # Skipping a bad batch: clearing in a branch that leaves the iteration.
+        """
+        import torch
+        def fit(model, loader, optimizer):
+            for x in loader:
+                loss = model(x)
+                loss.backward()
+                if not torch.isfinite(loss):
+                    optimizer.zero_grad()
+                    continue
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        # Skipping the step on non-finite gradients while clearing every iteration is fine
+        # (no accumulation intended); so is an n_critic schedule whose backward is gated too.
+        """
+        import torch
+        def fit(model, loader, optimizer, opt_g, n_critic):
+            for i, x in enumerate(loader):
+                optimizer.zero_grad()
+                model(x).backward()
+                norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                if torch.isfinite(norm):
+                    optimizer.step()
+                opt_g.zero_grad()
+                if i % n_critic == 0:
+                    model.g_loss(x).backward()
+                    opt_g.step()
+        """,
+        # Gradient accumulation with an early continue: clearing only on stepping iterations.
+        """
+        def fit(model, loader, optimizer, k):
+            for i, x in enumerate(loader):
+                model(x).backward()
+                if (i + 1) % k != 0:
+                    continue
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        # Several optimizers cleared through a loop over them.
+        """
+        def fit(model, loader, opt_a, opt_b):
+            for x in loader:
+                for opt in (opt_a, opt_b):
+                    opt.zero_grad()
+                model(x).backward()
+                opt_a.step()
+                opt_b.step()
+        """,
+        # Accumulation in the inner loop; the outer loop's zero_grad() is a per-epoch reset.
+        """
+        def fit(model, loader, optimizer, k, epochs):
+            for epoch in range(epochs):
+                optimizer.zero_grad()
+                for i, x in enumerate(loader):
+                    model(x).backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+        """,
+        # A closure we cannot see (built elsewhere) does the backward and the clearing.
+        """
+        from helpers import make_closure
+        def fit(model, loader, optimizer):
+            for x in loader:
+                optimizer.step(make_closure(model, x, optimizer))
+                model(x).backward()
+        """,
+        # The step in a local helper that also clears; the loop does the backward.
+        """
+        def fit(model, loader, optimizer, scaler):
+            def apply():
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad(set_to_none=True)
+            for x in loader:
+                scaler.scale(model(x)).backward()
+                apply()
+        """,
+        # Gradients replaced, not accumulated: p.grad = g before the step.
+        """
+        import torch
+        def fit(model, loader, optimizer):
+            for x in loader:
+                grads = torch.autograd.grad(model(x), list(model.parameters()))
+                model(x).backward()
+                for p, g in zip(model.parameters(), grads):
+                    p.grad = g
+                optimizer.step()
+        """,
+        # A test building a fresh model and optimizer in every iteration: nothing carries over.
+        """
+        import torch
+        def test_optimizers(x):
+            for opt_cls in (torch.optim.SGD, torch.optim.Adam):
+                model = torch.nn.Linear(2, 1)
+                opt = opt_cls(model.parameters(), lr=0.1)
+                model(x).sum().backward()
+                opt.step()
+        """,
+        # Hugging Face Trainer: no per-batch body here.
+        """
+        from transformers import Trainer, TrainingArguments
+        def main(model, dataset):
+            args = TrainingArguments(output_dir="out", gradient_accumulation_steps=4)
+            trainer = Trainer(model=model, args=args, train_dataset=dataset)
+            trainer.train()
+        """,
+        # GAN cleared through the modules: a module's zero_grad() counts for every optimizer.
+        """
+        def train(netG, netD, loader, opt_g, opt_d, fabric):
+            for real in loader:
+                netD.zero_grad()
+                netG.zero_grad()
+                fabric.backward(netD(real).mean())
+                opt_d.step()
+                fabric.backward(netD(netG(real)).mean())
+                opt_g.step()
+        """,
+    ]
+
+    INVALID = [
+        # The fixture's bug: clearing nowhere.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, loss_fn):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            """,
+            lines=(8,),
+            message="optimizer.step() in this loop applies gradients that were never cleared",
+        ),
+        # Clearing only before the loop.
+        Invalid(
+            """
+            def train(model, loader, opt):
+                opt.zero_grad()
+                for x in loader:
+                    model(x).backward()
+                    opt.step()
+            """,
+            lines=(6,),
+            message="call opt.zero_grad() once per iteration",
+        ),
+        # Clearing only in the outer loop, backward and step in the inner one.
+        Invalid(
+            """
+            def train(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    optimizer.zero_grad()
+                    for x in loader:
+                        model(x).backward()
+                        optimizer.step()
+            """,
+            lines=(7,),
+            message="never cleared",
+        ),
+        # GAN loop: only opt_d is cleared.
+        Invalid(
+            """
+            def train(netG, netD, loader, opt_g, opt_d, crit):
+                for real in loader:
+                    opt_d.zero_grad()
+                    crit(netD(real), 1).backward()
+                    opt_d.step()
+                    crit(netD(netG(real)), 1).backward()
+                    opt_g.step()
+            """,
+            lines=(8,),
+            message="opt_g.step() in this loop",
+        ),
+        # Backward and step in a method the loop calls; nobody clears.
+        Invalid(
+            """
+            class Trainer:
+                def training_step(self, batch):
+                    loss = self.model(batch)
+                    self.scaler.scale(loss).backward()
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+                def fit(self, loader):
+                    for batch in loader:
+                        self.training_step(batch)
+            """,
+            lines=(6,),
+            message="in the loop calling self.training_step()",
+        ),
+        # A step function without clearing, called from a loop that does not clear either.
+        Invalid(
+            """
+            def train_step(model, batch, opt):
+                loss = model(batch)
+                loss.backward()
+                opt.step()
+            def main(model, loader, opt):
+                for batch in loader:
+                    train_step(model, batch, opt)
+            """,
+            lines=(5,),
+            message="call opt.zero_grad() once per iteration",
+        ),
+        # A closure that does the backward without clearing.
+        Invalid(
+            """
+            import torch
+            def fit(model, loader):
+                optimizer = torch.optim.LBFGS(model.parameters())
+                for x in loader:
+                    def closure():
+                        loss = model(x)
+                        loss.backward()
+                        return loss
+                    optimizer.step(closure)
+            """,
+            lines=(10,),
+            message="closure",
+        ),
+        # Clearing between the backward and the step.
+        Invalid(
+            """
+            def fit(model, loader, optimizer):
+                for x in loader:
+                    loss = model(x)
+                    loss.backward()
+                    optimizer.zero_grad()
+                    optimizer.step()
+            """,
+            lines=(6,),
+            message="wiping the gradients before they are applied",
+        ),
+        # Clearing every iteration while the step runs only under accumulation.
+        Invalid(
+            """
+            def fit(model, loader, optimizer, accum_steps):
+                for i, x in enumerate(loader):
+                    optimizer.zero_grad()
+                    loss = model(x) / accum_steps
+                    loss.backward()
+                    if (i + 1) % accum_steps == 0:
+                        optimizer.step()
+            """,
+            lines=(4,),
+            message="accumulated gradients are wiped",
+        ),
+        # Lightning manual optimization without zero_grad.
+        Invalid(
+            """
+            import lightning as L
+            class Model(L.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    loss = self.model(batch).mean()
+                    self.manual_backward(loss)
+                    opt.step()
+            """,
+            lines=(8,),
+            message="opt.step() in this training_step",
+        ),
+        # accelerator / fabric backward and a while loop.
+        Invalid(
+            """
+            def fit(accelerator, model, batches, optimizer):
+                step = 0
+                while step < 100:
+                    loss = model(next(batches))
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    step += 1
+            """,
+            lines=(7,),
+            message="never cleared",
+        ),
+        # torch.autograd.backward and an optimizer known from its construction.
+        Invalid(
+            """
+            import torch
+            from torch import optim as o
+            def fit(model, loader):
+                g = o.Adam(model.parameters())
+                for x in loader:
+                    torch.autograd.backward(model(x))
+                    g.step()
+            """,
+            lines=(8,),
+            message="g.step() in this loop",
+        ),
+        # Clearing between the backward and scaler.step(optimizer) in a Lightning manual step.
+        Invalid(
+            """
+            import lightning as L
+            class Model(L.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    opt = self.optimizers()
+                    self.manual_backward(self.model(batch).mean())
+                    opt.zero_grad()
+                    self.scaler.step(opt)
+            """,
+            lines=(7,),
+            message="opt.zero_grad() runs between the backward and self.scaler.step(opt)",
+        ),
+        # Fetching the same optimizer each iteration is not building a new one.
+        Invalid(
+            """
+            def fit(self, loader):
+                for batch in loader:
+                    opt = self.optimizers()
+                    self.manual_backward(self.model(batch))
+                    opt.step()
+            """,
+            lines=(6,),
+            message="opt.step() in this loop applies gradients that were never cleared",
+        ),
+    ]
+
+    # -- the walk ----------------------------------------------------------------------
+    @classmethod
+    def might_apply(cls, text: str) -> bool:
+        return "backward" in text and "step" in text
+
+    def __init__(self, ctx, options):
+        super().__init__(ctx, options)
+        module = ctx.module
+        self._frames: list[_Frame] = [_Frame(module, (module,), None)]
+        self._events: list[_Event] = []
+        self._order = 0
+        # parent scope (module / function / class) -> {name: FunctionDef}
+        self._defs: dict[cst.CSTNode, dict[str, cst.FunctionDef]] = {}
+        self._classes: dict[str, cst.ClassDef] = {}
+        self._loop_info: dict[cst.CSTNode, tuple[cst.CSTNode, tuple]] = {}  # loop -> (scope, outer loops)
+        self._optimizers: dict[str, str] = {}  # key -> constructor's last name
+        self._aliases: dict[str, set[str]] = {}
+        self._partials: dict[str, cst.BaseExpression] = {}  # fn = functools.partial(f, ...)
+
+    def _push(self, node: cst.CSTNode, cls: cst.ClassDef | None) -> None:
+        top = self._frames[-1]
+        if isinstance(node, cst.ClassDef):
+            chain = top.chain
+        else:
+            chain = (node,) + top.chain
+        frame = _Frame(node, chain, cls)
+        self._frames.append(frame)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        top = self._frames[-1]
+        self._defs.setdefault(top.node, {})[node.name.value] = node
+        cls = top.node if isinstance(top.node, cst.ClassDef) else top.cls
+        self._push(node, cls)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._frames.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._push(node, self._frames[-1].cls)
+
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self._frames.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.setdefault(node.name.value, node)
+        self._push(node, node)
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._frames.pop()
+
+    def visit_For(self, node: cst.For) -> None:
+        self._enter_loop(node)
+
+    def leave_For(self, node: cst.For) -> None:
+        self._frames[-1].loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self._enter_loop(node)
+
+    def leave_While(self, node: cst.While) -> None:
+        self._frames[-1].loops.pop()
+
+    def _enter_loop(self, node: cst.CSTNode) -> None:
+        frame = self._frames[-1]
+        self._loop_info[node] = (frame.node, tuple(frame.loops))
+        frame.loops.append(node)
+
+    def _add(self, kind: str, node: cst.CSTNode, key: str | None = None, ref: cst.BaseExpression | None = None) -> None:
+        frame = self._frames[-1]
+        self._order += 1
+        self._events.append(_Event(kind, node, self._order, frame.node, tuple(frame.loops), frame, key, ref))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            if attr in ("backward", "manual_backward"):
+                if backward_target(self.ctx, node) is not None:
+                    self._add("backward", node)
+                return
+            if attr == "step":
+                self._add("step", node)  # classified in finish(), once optimizers are known
+                return
+            if attr == "zero_grad":
+                self._add("clear", node, ref=func.value)  # optimizer or module: decided later
+                return
+            if (attr in ("zero_", "fill_") and _mentions_grad(func.value)) or attr == "_foreach_zero_":
+                self._add("clear", node, key=_ALL)
+                return
+            if _CLEARING_NAME.search(attr):
+                self._add("clear", node, key=_ALL)
+                return
+            if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+                self._add("call", node, ref=func)
+            return
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name == "backward" or name == "_foreach_zero_":
+                qualified = self.ctx.qualified_name(func) or ""
+                if name == "backward" and backward_target(self.ctx, node) is not None:
+                    self._add("backward", node)
+                    return
+                if qualified.endswith("_foreach_zero_"):
+                    self._add("clear", node, key=_ALL)
+                    return
+            if _CLEARING_NAME.search(name):
+                self._add("clear", node, key=_ALL)
+                return
+            if name not in self.ctx.imports:
+                self._add("call", node, ref=func)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # ``zero_grad_fn=optimizer.zero_grad``: a clearing handed to someone who calls it.
+        if node.attr.value == "zero_grad":
+            parent = self.ctx.parent(node)
+            if not (isinstance(parent, cst.Call) and parent.func is node):
+                self._add("clear", node, key=_ALL)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assigned(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assigned(node.target, node.value)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        if _mentions_grad(node.target):
+            self._add("clear", node, key=_ALL)
+
+    def _assigned(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Attribute) and target.attr.value == "grad":
+            self._add("clear", target, key=_ALL)
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                if isinstance(element.value, cst.Attribute) and element.value.attr.value == "grad":
+                    self._add("clear", element.value, key=_ALL)
+            return
+        key = expr_key(target)
+        if key is None:
+            return
+        if isinstance(value, cst.Call) and is_optimizer_constructor(self.ctx, value.func):
+            self._optimizers[key] = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
+            self._add("bind", target, key=key)
+            return
+        if isinstance(value, cst.Call) and value.args and looks_like_optimizer_name(key.split("[")[0]):
+            self._add("bind", target, key=key)  # opt = opt_cls(model.parameters()), create_optimizer(...)
+        if isinstance(value, cst.Call) and value.args and (dotted_name(value.func) or "").endswith("partial"):
+            self._partials[key] = value.args[0].value
+            return
+        other = expr_key(value)
+        if other is not None:
+            self._aliases.setdefault(key, set()).add(other)
+            self._aliases.setdefault(other, set()).add(key)
+
+    # -- the analysis ------------------------------------------------------------------
+    def finish(self) -> None:
+        events = self._events
+        if not any(e.kind == "backward" for e in events) or not any(e.kind == "step" for e in events):
+            return
+        optimizers = set(self._optimizers)
+        kept = []
+        for e in events:
+            if e.kind == "step":
+                key = step_optimizer(self.ctx, e.node, optimizers)
+                if key is None:
+                    continue
+                e.key = key
+                receiver = expr_key(e.node.func.value)
+                e.ref = _closure_arg(e.node) if receiver == key else None  # not scaler.step(opt)
+                if e.ref is not None and self._resolve(e.ref, e.frame) is None:
+                    # The closure does the backward (and should clear); one we cannot see
+                    # (an object, a function from elsewhere) leaves nothing to judge.
+                    continue
+            elif e.kind == "clear" and e.key is None:
+                receiver = e.ref
+                key = expr_key(receiver) if receiver is not None else None
+                e.key = key if key is not None and self._is_optimizer(key) else _ALL
+                e.ref = None
+            kept.append(e)
+        self._direct: dict[cst.CSTNode, list[_Event]] = {}
+        for e in kept:
+            self._direct.setdefault(e.scope, []).append(e)
+        self._callees: dict[int, list[cst.CSTNode]] = {}
+        self._ext_cache: dict[cst.CSTNode, list[_Event]] = {}
+        self._reach_cache: dict[cst.CSTNode, frozenset] = {}
+        self._inner_cache: dict[cst.CSTNode, set] = {}
+
+        # Units: loops, then Lightning training_steps not called from a loop here.
+        loop_direct: dict[cst.CSTNode, list[_Event]] = {}
+        for e in kept:
+            for loop in e.loops:
+                loop_direct.setdefault(loop, []).append(e)
+        units: dict[cst.CSTNode, list[_Event]] = {}
+        reach: dict[cst.CSTNode, frozenset] = {}
+        called_from_loops: set[cst.CSTNode] = set()
+        for loop, direct in loop_direct.items():
+            reach[loop] = self._reach_of(direct)
+            called_from_loops |= reach[loop]
+            units[loop] = direct
+        for scope, direct in self._direct.items():
+            if (
+                isinstance(scope, cst.FunctionDef)
+                and scope.name.value == "training_step"
+                and scope not in called_from_loops
+                and any(_is_manual_backward(e.node) for e in self._ext(scope) if e.kind == "backward")
+            ):
+                units[scope] = direct
+                reach[scope] = self._reach_of(direct)
+
+        unit_events: dict[cst.CSTNode, list[_Event]] = {}
+        candidates: dict[_Event, list[cst.CSTNode]] = {}
+        for unit, direct in units.items():
+            every = list(direct)
+            for fn in reach[unit]:
+                every.extend(self._direct.get(fn, ()))
+            if not any(e.kind == "backward" for e in every):
+                continue
+            unit_events[unit] = every
+            for e in every:
+                if e.kind == "step":
+                    candidates.setdefault(e, []).append(unit)
+
+        reported: set[cst.CSTNode] = set()
+        for step, cands in candidates.items():
+            inner_of = {u: self._inner_units(u, reach) for u in cands}
+            minimal = [u for u in cands if not any(v is not u and v in inner_of[u] for v in cands)]
+            closure = self._resolve_closure(step)
+            closure_events = self._ext(closure) if closure is not None else []
+            closure_backward = any(e.kind == "backward" for e in closure_events)
+            if closure_backward and self._clears(closure_events, step.key, {step.key}):
+                continue
+            for unit in minimal:
+                if self._built_in_iteration(step, units[unit]):
+                    continue
+                every = unit_events[unit]
+                stepped = {e.key for e in every if e.kind == "step"}
+                if self._clears(every, step.key, stepped):
+                    if closure_backward and self._is_lbfgs(step.key):
+                        self._report_closure(step, reported, lbfgs=True)
+                    continue
+                if closure_backward:
+                    self._report_closure(step, reported, lbfgs=self._is_lbfgs(step.key))
+                else:
+                    self._report_missing(step, unit, units[unit], reported)
+
+        # Closures outside any unit (an LBFGS step at module level or in a function).
+        for e in kept:
+            if e.kind == "step" and e not in candidates and e.ref is not None and self._is_lbfgs(e.key):
+                closure = self._resolve_closure(e)
+                if closure is not None:
+                    ext = self._ext(closure)
+                    if any(x.kind == "backward" for x in ext) and not self._clears(ext, e.key, {e.key}):
+                        self._report_closure(e, reported, lbfgs=True)
+
+        for unit, direct in units.items():
+            if unit in unit_events:
+                self._check_order(unit, direct, reported)
+
+    # -- helpers: optimizers -----------------------------------------------------------
+    def _built_in_iteration(self, step: _Event, direct: list[_Event]) -> bool:
+        """The optimizer is built anew in each iteration before it steps (``for cls in
+        (SGD, Adam): opt = cls(Net().parameters())``): typically over fresh parameters,
+        as in tests, so there is nothing left over to accumulate."""
+        in_unit = any(e is step for e in direct)
+        return any(
+            e.kind == "bind" and self._same(e.key, step.key) and (e.order < step.order or not in_unit)
+            for e in direct
+        )
+
+    def _is_optimizer(self, key: str) -> bool:
+        return key in self._optimizers or looks_like_optimizer_name(key.split("[")[0])
+
+    def _is_lbfgs(self, key: str | None) -> bool:
+        if key is None:
+            return False
+        return any(self._same(key, k) and v == "LBFGS" for k, v in self._optimizers.items())
+
+    def _same(self, a: str, b: str) -> bool:
+        if a == b or a.rsplit(".", 1)[-1] == b.rsplit(".", 1)[-1]:
+            return True
+        return b in self._aliases.get(a, ()) or a in self._aliases.get(b, ())
+
+    def _clears(self, events: list[_Event], key: str | None, stepped: set) -> bool:
+        """Does one of ``events`` clear the gradients ``key``'s step applies?"""
+        optimizer_clears = []
+        for e in events:
+            if e.kind != "clear":
+                continue
+            if e.key == _ALL or key is None:
+                return True
+            if self._is_loop_variable(e) or self._same(e.key, key):
+                return True
+            optimizer_clears.append(e)
+        # One optimizer steps here and another name is cleared: most likely an alias.
+        distinct = {k for k in stepped if k is not None}
+        if optimizer_clears and len(distinct) <= 1:
+            return True
+        # ``for opt in optimizers: opt.step()`` is matched by any optimizer's clearing.
+        return bool(optimizer_clears) and self._key_is_loop_variable(key, events)
+
+    def _is_loop_variable(self, e: _Event) -> bool:
+        """``for opt in optimizers: opt.zero_grad()`` clears whatever those are."""
+        if "." in (e.key or "") or "[" in (e.key or ""):
+            return False
+        for loop in e.loops:
+            if isinstance(loop, cst.For) and e.key in _target_names(loop.target):
+                return True
+        return False
+
+    def _key_is_loop_variable(self, key: str, events: list[_Event]) -> bool:
+        for e in events:
+            if e.kind == "step" and e.key == key:
+                return any(isinstance(loop, cst.For) and key in _target_names(loop.target) for loop in e.loops)
+        return False
+
+    # -- helpers: call graph -----------------------------------------------------------
+    def _resolve(self, ref: cst.BaseExpression, frame: _Frame, depth: int = 0) -> cst.CSTNode | None:
+        if isinstance(ref, cst.Lambda):
+            return ref
+        if isinstance(ref, cst.Name):
+            for scope in frame.chain:
+                found = self._defs.get(scope, {}).get(ref.value)
+                if found is not None:
+                    return found
+            inner = self._partials.get(ref.value)
+            if inner is not None and depth < 3:
+                return self._resolve(inner, frame, depth + 1)
+            return None
+        if isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and frame.cls is not None:
+            return self._method(frame.cls, ref.attr.value, 0)
+        return None
+
+    def _method(self, cls: cst.ClassDef, name: str, depth: int) -> cst.FunctionDef | None:
+        found = self._defs.get(cls, {}).get(name)
+        if found is not None or depth >= _MAX_BASES:
+            return found
+        for base in cls.bases:
+            base_name = (dotted_name(base.value) or "").rsplit(".", 1)[-1]
+            base_cls = self._classes.get(base_name)
+            if base_cls is not None and base_cls is not cls:
+                found = self._method(base_cls, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _callees_of(self, e: _Event) -> list[cst.CSTNode]:
+        cached = self._callees.get(id(e))
+        if cached is None:
+            cached = []
+            if e.ref is not None and e.kind in ("call", "step"):
+                target = self._resolve(e.ref, e.frame)
+                if target is not None:
+                    cached.append(target)
+            self._callees[id(e)] = cached
+        return cached
+
+    def _resolve_closure(self, step: _Event) -> cst.CSTNode | None:
+        return self._resolve(step.ref, step.frame) if step.ref is not None else None
+
+    def _reach(self, fn: cst.CSTNode) -> frozenset:
+        """``fn`` and every local function it calls, transitively."""
+        cached = self._reach_cache.get(fn)
+        if cached is not None:
+            return cached
+        seen = {fn}
+        stack = [fn]
+        while stack:
+            current = stack.pop()
+            for e in self._direct.get(current, ()):
+                for callee in self._callees_of(e):
+                    if callee not in seen:
+                        seen.add(callee)
+                        stack.append(callee)
+        result = frozenset(seen)
+        self._reach_cache[fn] = result
+        return result
+
+    def _reach_of(self, events: list[_Event]) -> frozenset:
+        out: set = set()
+        for e in events:
+            for callee in self._callees_of(e):
+                out |= self._reach(callee)
+        return frozenset(out)
+
+    def _ext(self, fn: cst.CSTNode) -> list[_Event]:
+        cached = self._ext_cache.get(fn)
+        if cached is None:
+            cached = []
+            for scope in self._reach(fn):
+                cached.extend(self._direct.get(scope, ()))
+            self._ext_cache[fn] = cached
+        return cached
+
+    def _inner_units(self, unit: cst.CSTNode, reach: dict) -> set:
+        """Units inside ``unit``: nested loops and loops of the functions it calls."""
+        cached = self._inner_cache.get(unit)
+        if cached is not None:
+            return cached
+        called = reach.get(unit, frozenset())
+        inner = set(called)
+        for loop, (scope, outer) in self._loop_info.items():
+            if unit in outer or scope in called:
+                inner.add(loop)
+        self._inner_cache[unit] = inner
+        return inner
+
+    # -- reports -----------------------------------------------------------------------
+    def _report_missing(self, step: _Event, unit: cst.CSTNode, direct: list[_Event], reported: set) -> None:
+        if step.node in reported:
+            return
+        reported.add(step.node)
+        text = _step_text(step.node, step.key)
+        fix = f"call {step.key}.zero_grad() once per iteration"
+        if any(e is step for e in direct):
+            if isinstance(unit, cst.FunctionDef):
+                message = f"{text} in this training_step applies gradients that were never cleared, so they add up across batches; {fix}"
+            elif self._cleared_outside(step, unit):
+                message = (
+                    f"{text} in this loop applies gradients that were never cleared in it (the zero_grad() outside "
+                    f"does not run every iteration), so they add up across iterations; {fix}"
+                )
+            else:
+                message = f"{text} in this loop applies gradients that were never cleared, so they add up across iterations; {fix}"
+        else:
+            via = self._call_site(step, direct)
+            message = (
+                f"{text} applies gradients that are never cleared in the loop calling {via}, "
+                f"so they add up across iterations; {fix}"
+            )
+        self.report(step.node, message)
+
+    def _cleared_outside(self, step: _Event, unit: cst.CSTNode) -> bool:
+        scope = self._loop_info.get(unit, (None,))[0]
+        return any(
+            e.kind == "clear" and unit not in e.loops and (e.key == _ALL or self._same(e.key, step.key))
+            for e in self._direct.get(scope, ())
+        )
+
+    def _call_site(self, step: _Event, direct: list[_Event]) -> str:
+        """``train_step() at line 12``: where the loop reaches the step (positions are
+        computed only here, for a finding)."""
+        for e in direct:
+            for callee in self._callees_of(e):
+                if step.scope in self._reach(callee):
+                    name = dotted_name(e.ref) if not isinstance(e.ref, cst.Lambda) else None
+                    return f"{name or 'a helper'}() at line {self.ctx.line_of(e.node)}"
+        return "a helper"
+
+    def _report_closure(self, step: _Event, reported: set, lbfgs: bool) -> None:
+        if step.node in reported:
+            return
+        reported.add(step.node)
+        text = _step_text(step.node, step.key)
+        if lbfgs:
+            why = "without clearing gradients; LBFGS evaluates it several times per step, so they add up"
+        else:
+            why = "and nothing in the loop clears the gradients, so they add up across iterations"
+        self.report(
+            step.node,
+            f"the closure passed to {text} calls backward() {why}; call {step.key}.zero_grad() at the start of the closure",
+        )
+
+    def _check_order(self, unit: cst.CSTNode, direct: list[_Event], reported: set) -> None:
+        """Clearing between backward and step; clearing every iteration with a gated step."""
+        clears = [e for e in direct if e.kind == "clear" and e.key != _ALL]
+        if not clears:
+            return
+        steps = [e for e in direct if e.kind == "step"]
+        # Only steps of this very iteration: not those of a nested loop, which has its own.
+        own = [s for s in steps if (s.loops[-1] if s.loops else s.scope) is unit]
+        # Backwards, also those inside helpers and step closures, at their call sites.
+        backs = []
+        for e in direct:
+            if e.kind == "backward" or any(
+                any(x.kind == "backward" for x in self._ext(c)) for c in self._callees_of(e)
+            ):
+                backs.append(e)
+        for c in clears:
+            if c.node in reported or not self._unconditional(c.node, unit):
+                continue
+            if self._is_loop_variable(c):
+                continue
+            mine = [s for s in own if self._same(c.key, s.key)]
+            if not mine:
+                continue
+            # 1. between the backward and the step of the same iteration
+            wiped = None
+            if any(b.order < c.order for b in backs):
+                for s in mine:
+                    if s.order > c.order and not any(c.order < b.order <= s.order for b in backs):
+                        wiped = s
+                        break
+            if wiped is not None:
+                reported.add(c.node)
+                self.report(
+                    c.node,
+                    f"{_clear_text(c)} runs between the backward and {_step_text(wiped.node, wiped.key)}, "
+                    f"wiping the gradients before they are applied; clear before the backward or after the step",
+                )
+                continue
+            # 2. every iteration, while the step only runs at accumulation boundaries
+            for s in mine:
+                gate = self._accumulation_gate(s.node, unit)
+                if gate is None or any(self._same(c.key, x.key) for x in steps if x is not s and not _inside(x.node, gate.body, self.ctx)):
+                    continue
+                # Accumulation means backwards on the iterations that do not step, and
+                # none of its own under the gate (an n_critic schedule is fine).
+                if not any(not _inside(b.node, gate, self.ctx) for b in backs):
+                    continue
+                if any(_inside(b.node, gate.body, self.ctx) and b is not s for b in backs):
+                    continue
+                reported.add(c.node)
+                self.report(
+                    c.node,
+                    f"{_clear_text(c)} runs on every iteration but {_step_text(s.node, s.key)} only under an "
+                    f"accumulation `if`, so the accumulated gradients are wiped before each step; "
+                    f"move {_clear_text(c)} into that `if`, after the step",
+                )
+                break
+
+    def _unconditional(self, node: cst.CSTNode, unit: cst.CSTNode) -> bool:
+        child = node
+        for anc in self.ctx.ancestors(node):
+            if anc is unit:
+                return True
+            if isinstance(anc, (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With, cst.Finally, cst.WithItem, cst.Await)):
+                child = anc
+                continue
+            if isinstance(anc, cst.Try) and child is anc.body:
+                child = anc
+                continue
+            return False
+        return False
+
+    def _accumulation_gate(self, node: cst.CSTNode, unit: cst.CSTNode) -> cst.If | None:
+        """The ``if (i + 1) % k == 0:`` (in ``unit``) whose body holds ``node``, if any."""
+        child = node
+        for anc in self.ctx.ancestors(node):
+            if anc is unit or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(anc, cst.If) and child is anc.body and _looks_like_accumulation(anc.test):
+                return anc
+            child = anc
+        return None
+
+
+# -- small syntax helpers --------------------------------------------------------------
+
+def _mentions_grad(expr: cst.BaseExpression) -> bool:
+    """``p.grad``, ``p.grad.data``, ``p.grad.detach()`` ..."""
+    node = expr
+    while True:
+        if isinstance(node, cst.Attribute):
+            if node.attr.value == "grad":
+                return True
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        else:
+            return False
+
+
+def _closure_arg(call: cst.Call) -> cst.BaseExpression | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "closure":
+            return arg.value
+    if call.args and call.args[0].keyword is None:
+        return call.args[0].value  # resolved later; a call or anything unknown is not judged
+    return None
+
+
+def _is_manual_backward(call: cst.CSTNode) -> bool:
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "manual_backward"
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    return {n.value for n in iter_nodes(target) if isinstance(n, cst.Name)}
+
+
+def _step_text(call: cst.CSTNode, key: str | None) -> str:
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+        receiver = expr_key(call.func.value)
+        if receiver is not None and receiver != key:
+            return f"{receiver}.step({key})"
+    return f"{key}.step()"
+
+
+def _clear_text(e: _Event) -> str:
+    return f"{e.key}.zero_grad()"
+
+
+def _inside(node: cst.CSTNode, container: cst.CSTNode, ctx) -> bool:
+    return any(anc is container for anc in ctx.ancestors(node))
+
+
+def _looks_like_accumulation(test: cst.BaseExpression) -> bool:
+    for node in iter_nodes(test):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+            return True
+        if isinstance(node, cst.Name) and _ACCUMULATION_NAME.search(node.value):
+            return True
+        if isinstance(node, cst.Attribute) and _ACCUMULATION_NAME.search(node.attr.value):
+            return True
+    return False
