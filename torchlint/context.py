@@ -181,6 +181,21 @@ TRIVIA = (
     cst.BaseAugOp, cst.Asynchronous, cst.ParamStar, cst.ParamSlash, cst.ImportStar,
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# What a field value's type is to the walk: 0 nothing (trivia, None, str, sentinel),
+# 1 a node to visit, 2 a sequence to look into. Cached per type: ``isinstance`` against
+# LibCST's abstract base classes is slow, and this runs for every field of every node.
+_VALUE_KIND: dict[type, int] = {}
+
+
+def _value_kind(kind: type) -> int:
+    if issubclass(kind, cst.CSTNode):
+        found = 0 if issubclass(kind, TRIVIA) else 1
+    elif issubclass(kind, (list, tuple)):
+        found = 2
+    else:
+        found = 0
+    _VALUE_KIND[kind] = found
+    return found
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -193,14 +208,20 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     if names is None:
         names = _CHILD_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
     out = []
+    value_kind = _VALUE_KIND.get
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if not isinstance(value, TRIVIA):
-                out.append(value)
-        elif isinstance(value, (list, tuple)):
+        vk = value_kind(type(value))
+        if vk is None:
+            vk = _value_kind(type(value))
+        if vk == 1:
+            out.append(value)
+        elif vk == 2:
             for item in value:
-                if isinstance(item, cst.CSTNode) and not isinstance(item, TRIVIA):
+                ik = value_kind(type(item))
+                if ik is None:
+                    ik = _value_kind(type(item))
+                if ik == 1:
                     out.append(item)
     return out
 
