@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from torchlint.finding import Finding
 from torchlint.imports import ImportTable
+from torchlint.positions import Positions
 
 if TYPE_CHECKING:
     from torchlint.rule import Rule
@@ -142,7 +143,7 @@ class FileContext:
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Source range of ``node`` (computed once per file, and only when needed)."""
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = Positions(self.module)
         return self._positions[node]
 
     def line_of(self, node: cst.CSTNode) -> int:
