@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from torchlint.cli import rules_markdown
+from torchlint.cli import options_markdown, rules_markdown
 from torchlint.rule import all_rules
 
 REPO = Path(__file__).resolve().parents[1]
@@ -14,7 +14,15 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 
 def test_rules_table_matches_torchlint_rules():
     table = README.split("<!-- rules-table:start -->\n")[1].split("<!-- rules-table:end -->")[0]
-    assert table == rules_markdown(all_rules()), "regenerate with: torchlint rules --format markdown"
+    assert table == rules_markdown(all_rules()), "regenerate with: python tools/update_readme.py"
+
+
+def test_rule_options_table_matches_the_rules():
+    table = README.split("<!-- rule-options:start -->\n")[1].split("<!-- rule-options:end -->")[0]
+    assert table == options_markdown(all_rules()), "regenerate with: python tools/update_readme.py"
+    for rule in all_rules():
+        for key in rule.options:
+            assert f"`[tool.torchlint.{rule.name}]` | `{key}`" in table
 
 
 def test_setup_commands_are_the_ones_ci_runs():

@@ -272,6 +272,18 @@ def rules_markdown(rules) -> str:
     return "\n".join(lines) + "\n"
 
 
+def options_markdown(rules) -> str:
+    """The README's table of per-rule options."""
+    import json
+
+    lines = ["| Table | Key | Default | Meaning |", "| --- | --- | --- | --- |"]
+    for r in rules:
+        for key, opt in r.options.items():
+            default = json.dumps(opt.default)
+            lines.append(f"| `[tool.torchlint.{r.name}]` | `{key}` | `{default}` | {opt.description} |")
+    return "\n".join(lines) + "\n"
+
+
 def cmd_rule(args: argparse.Namespace) -> int:
     from torchlint import catalog
     from torchlint.rule import all_rules
