@@ -15,6 +15,7 @@ $TORCHLINT_CORPUS_SRC). Targets are reported, not asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -97,6 +98,26 @@ def torchlint(*args: str) -> list[str]:
     return [sys.executable, "-m", "torchlint", "check", "--isolated", "-q", *args]
 
 
+# torchlint with rule skipping turned off (every rule runs on every file), to measure what the
+# cheap textual pre-check saves and to check that it changes no finding.
+NO_SKIP = r"""
+import sys
+from torchlint import rule
+from torchlint.cli import main
+rule.Rule.might_apply = classmethod(lambda cls, text: True)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def torchlint_no_skip(*args: str) -> list[str]:
+    return [sys.executable, "-c", NO_SKIP, "check", "--isolated", "-q", *args]
+
+
+def findings_of(cmd: list[str], cwd: Path, out: Path) -> list[tuple]:
+    subprocess.run([*cmd, "--format", "json", "-o", str(out)], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted((f["path"], f["line"], f["column"], f["rule"]) for f in json.loads(out.read_text()))
+
+
 def torchfix_python(workdir: Path) -> Path | None:
     env_dir = workdir / "torchfix-venv"
     venv.create(env_dir, with_pip=True)
@@ -136,6 +157,9 @@ def main() -> int:
         parse_s = float(out.stdout.split()[0])
         cache = work / "cache"
         cold_s, code, cold_rss = measure(torchlint("--no-cache", "."), corpus)
+        noskip_s, _, _ = measure(torchlint_no_skip("--no-cache", "."), corpus)
+        same = findings_of(torchlint("--no-cache", "."), corpus, work / "a.json") == findings_of(
+            torchlint_no_skip("--no-cache", "."), corpus, work / "b.json")
         measure(torchlint("--cache-dir", str(cache), "."), corpus)  # fill the cache
         warm_s, _, warm_rss = measure(torchlint("--cache-dir", str(cache), "."), corpus)
         changed = files[len(files) // 2]
@@ -149,6 +173,7 @@ def main() -> int:
         rows = [
             ("LibCST parse only, serial", parse_s, None),
             (f"torchlint cold (--no-cache, -j {CORES})", cold_s, cold_rss),
+            ("torchlint cold, rule skipping off", noskip_s, None),
             ("torchlint warm (nothing changed)", warm_s, warm_rss),
             ("torchlint, one file changed", one_s, None),
             (f"torchlint single file ({single.name})", single_s, single_rss),
@@ -168,6 +193,7 @@ def main() -> int:
         print(f"  cold / LibCST parse-only        {cold_s / parse_s:6.2f}x   (target <= 1.0x)")
         if torchfix_s:
             print(f"  cold / TorchFix                 {cold_s / torchfix_s:6.2f}x   (target <= 0.1x)")
+        print(f"  cold / cold without skipping    {cold_s / noskip_s:6.2f}x   (same findings: {'yes' if same else 'NO'})")
         print(f"  warm                            {warm_s:6.2f}s   (target <= 1 s)")
         print(f"  one file changed                {one_s:6.2f}s   (target <= 1.5 s)")
         print(f"  single file cold                {single_s:6.2f}s   (target <= 0.5 s)")
