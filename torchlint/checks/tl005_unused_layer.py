@@ -126,6 +126,28 @@ def _param_names(params: cst.Parameters) -> set[str]:
     return out
 
 
+def _abstract(node: cst.FunctionDef, decorators: set) -> bool:
+    """``@abstractmethod``, or a body that only raises ``NotImplementedError`` (or is ``...``/
+    ``pass`` after a docstring): subclasses, maybe unseen, provide the real method."""
+    if decorators & {"abstractmethod", "abc.abstractmethod"}:
+        return True
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    stmts = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
+    if len(stmts) != len(body):
+        return False
+    for small in stmts:
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.BaseString, cst.Ellipsis)):
+            continue
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.Raise) and small.exc is not None:
+            exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
+            if dotted_name(exc) == "NotImplementedError":
+                continue
+        return False
+    return True
+
+
 class UnusedLayer(Rule):
     code = "TL005"
     name = "unused-layer"
@@ -341,6 +363,104 @@ class UnusedLayer(Rule):
             def __init__(self):
                 super().__init__()
                 self.fc = nn.Linear(4, 4)
+        """,
+        # Used from outside the class: a wrapper calls self.backbone.fc, a script model.criterion.
+        """
+        import torch.nn as nn
+        class Backbone(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 4)
+                self.fc = nn.Linear(4, 2)
+                self.criterion = nn.CrossEntropyLoss()
+            def forward(self, x):
+                return self.body(x)
+        class Wrapper(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.backbone = Backbone()
+            def forward(self, x):
+                return self.backbone.fc(self.backbone(x))
+        def train_step(model, x, y):
+            return model.criterion(model(x), y)
+        """,
+        # In __init__ the layers flow into a local list, then into a used container.
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = nn.Linear(2, 2)
+                self.b = nn.Linear(2, 2)
+                blocks = [self.a, self.b]
+                self.seq = nn.Sequential(*blocks)
+            def forward(self, x):
+                return self.seq(x)
+        """,
+        # Dynamic access: self.modules() outside __init__, setattr, vars(self).
+        """
+        import torch.nn as nn
+        class A(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.bn = nn.BatchNorm1d(4)
+            def forward(self, x):
+                return x
+            def freeze_bn(self):
+                for m in self.modules():
+                    m.eval()
+        class B(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                for i in range(n):
+                    setattr(self, f"layer{i}", nn.Linear(4, 4))
+            def forward(self, x):
+                return vars(self)["_modules"]["fc"](x)
+        """,
+        # An abstract forward: subclasses (maybe in other projects) use the layers.
+        """
+        import abc
+        import torch.nn as nn
+        class Base(nn.Module, abc.ABC):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            def forward(self, x):
+                \"\"\"Subclasses implement this.\"\"\"
+                raise NotImplementedError
+        class Other(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            @abc.abstractmethod
+            def forward(self, x): ...
+        """,
+        # Read in a function nested in forward; a method whose self is spelled differently.
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(this):
+                super().__init__()
+                this.fc = nn.Linear(2, 2)
+                this.out = nn.Linear(2, 2)
+            def forward(this, x):
+                def step(y):
+                    return this.fc(y)
+                return this.out(step(x))
+        """,
+        # A subclass also derives from a third-party class, which may read the layer.
+        """
+        import torch.nn as nn
+        from huggingface_hub import PyTorchModelHubMixin
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(2, 2)
+            def forward(self, x):
+                return x
+        class HubNet(Net, PyTorchModelHubMixin):
+            pass
         """,
     ]
     INVALID = [
@@ -568,7 +688,7 @@ class UnusedLayer(Rule):
             # A method: ``self`` is its first parameter unless static/class method.
             decorators = {dotted_name(d.decorator) for d in node.decorators}
             name = node.name.value
-            if name in _RUNNERS:
+            if name in _RUNNERS and not _abstract(node, decorators):
                 cls.runs = True
             if name in ("__getattr__", "__getattribute__"):
                 cls.dynamic = True
