@@ -1196,13 +1196,13 @@ def message(cls: str, attr: str, layer: tuple[bool]) -> str:
     (pf,) = layer
     if pf:
         return (
-            f"`{cls}.{attr}` is assigned a layer that is never applied: no method of {cls}, its bases or "
-            f"subclasses uses `self.{attr}` outside __init__, so whatever it was meant to do (dropout, "
-            f"activation, pooling) silently never happens; call it in forward or delete it"
+            f"`{cls}.{attr}` is built but never applied: nothing outside __init__ in {cls}, its bases or "
+            f"subclasses uses `self.{attr}`, so the dropout/activation/pooling it was meant to add silently "
+            f"never happens; apply it in forward or delete it"
         )
     return (
-        f"`{cls}.{attr}` is assigned a layer that is never used: no method of {cls}, its bases or "
-        f"subclasses reads `self.{attr}` outside __init__, so its parameters get no gradient, waste memory "
-        f"and checkpoint space, and DistributedDataParallel fails with 'Expected to have finished reduction "
-        f"in the prior iteration' unless find_unused_parameters=True; call it in forward or delete it"
+        f"`{cls}.{attr}` is built but never used: nothing outside __init__ in {cls}, its bases or subclasses "
+        f"reads `self.{attr}`, so its parameters get no gradient, waste memory and checkpoint space, and "
+        f"DistributedDataParallel fails with 'Expected to have finished reduction in the prior iteration' "
+        f"unless find_unused_parameters=True; use it in forward or delete it"
     )
