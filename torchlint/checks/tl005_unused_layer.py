@@ -588,7 +588,7 @@ class UnusedLayer(Rule):
                     return self.fc(x)
             """,
             lines=(6,),
-            message="is never applied",
+            message="built but never applied",
         ),
         # Read only by a sibling class (not a base or subclass); self.modules() in __init__
         # only initialises.
