@@ -462,6 +462,19 @@ class UnusedLayer(Rule):
         class HubNet(Net, PyTorchModelHubMixin):
             pass
         """,
+        # forward written as a free function and attached to the class.
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            def forward(self, x):
+                return x
+        def _forward(self, x):
+            return self.fc(x)
+        Net.forward = _forward
+        """,
     ]
     INVALID = [
         # The fixture's shape: a Dropout defined but never applied.
@@ -633,6 +646,24 @@ class UnusedLayer(Rule):
             lines=(8,),
             message="Net.probe",
         ),
+        # nn.Module imported from torch.nn.modules; the module used through a tensor method of
+        # another attribute with the same name does not count.
+        Invalid(
+            """
+            from torch.nn.modules import Module
+            from torch.nn import Linear, Softmax
+            class Head(Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = Linear(4, 4)
+                    self.softmax = Softmax(dim=-1)
+                    self.weights = Linear(4, 4).weight
+                def forward(self, x):
+                    return self.fc(x) * self.weights.softmax(-1)
+            """,
+            lines=(8,),
+            message="Head.softmax",
+        ),
     ]
 
     # -- per-file pass -----------------------------------------------------------------
@@ -753,7 +784,9 @@ class UnusedLayer(Rule):
         if not isinstance(root, cst.Name):
             return
         if root is node.value:  # model.fc
-            if not _MODEL_NAME.search(root.value) or root.value in self.ctx.imports:
+            if frame is None and root.value == "self" and self.frames:
+                pass  # a free function written as a method (``Net.forward = forward``)
+            elif not _MODEL_NAME.search(root.value) or root.value in self.ctx.imports:
                 return
         elif frame is None or frame.self_name != root.value:  # self.backbone.fc
             return
@@ -1057,7 +1090,7 @@ class _ProjectPass:
         return [i for q, ids in index.items() if q.rsplit(".", 1)[-1] == short for i in ids] if "." not in name else []
 
     def _qualified(self, qualified: str, record) -> tuple:
-        if qualified in _MODULE_BASES or _is_lightning_module(qualified):
+        if qualified in _MODULE_BASES or _is_lightning_module(qualified) or torch_nn_class(qualified) == "Module":
             return (_MODULE, None)
         if qualified in _NEUTRAL_BASES:
             return (_NEUTRAL, None)
