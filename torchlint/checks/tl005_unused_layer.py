@@ -475,6 +475,21 @@ class UnusedLayer(Rule):
             return self.fc(x)
         Net.forward = _forward
         """,
+        # A method defined under an ``if`` in the class body.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            if hasattr(torch, "compile"):
+                def forward(self, x):
+                    return self.fc(x)
+            else:
+                def forward(self, x):
+                    return self.fc(x) * 1
+        """,
     ]
     INVALID = [
         # The fixture's shape: a Dropout defined but never applied.
@@ -710,12 +725,12 @@ class UnusedLayer(Rule):
         return ["name", dotted]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.IndentedBlock):
-            parent = self.ctx.parent(parent)
+        # The nearest scope around the def (a method may sit under an ``if``/``try`` in the
+        # class body).
+        scope = next((a for a in self.ctx.ancestors(node) if isinstance(a, (cst.ClassDef, cst.FunctionDef, cst.Lambda))), None)
         cls = self.class_stack[-1] if self.class_stack else None
         frame: _Frame | None
-        if cls is not None and parent is cls.node:
+        if cls is not None and scope is cls.node:
             # A method: ``self`` is its first parameter unless static/class method.
             decorators = {dotted_name(d.decorator) for d in node.decorators}
             name = node.name.value
