@@ -13,7 +13,11 @@ Per-file pass (one walk): for every class, record
   ``self.fc.weight.data.normal_()``, ``if self.fc.bias is not None``) is not a use;
 * whether it accesses its submodules dynamically (``getattr(self, name)``, ``setattr``,
   ``self.children()``, ``self._modules``, ``vars(self)``, a ``__getattr__`` of its own, ...);
-* whether it defines ``forward`` (or Lightning's ``training_step``).
+* whether it defines ``forward`` (or Lightning's ``training_step``) that is not abstract.
+
+Each file also records the attribute names it reads through another object outside
+``__init__`` (``self.backbone.fc(x)``, ``model.criterion(out, y)``): a layer can be used by
+the module that holds it, so such a name is never reported anywhere in the project.
 
 Those facts go to ``ctx.facts["TL005"]``; the project pass resolves every class's bases
 across the linted files and reports a layer only when the class is an ``nn.Module`` whose
