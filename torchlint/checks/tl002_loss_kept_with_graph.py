@@ -20,8 +20,8 @@ How it works (one walk, then ``finish``):
   ``.data``, ``.tolist()``, or anything computed under ``no_grad``/``inference_mode``.
 * Not reported: containers whose contents are backward-ed later in the function (multi-task
   loss sums, micro-batch accumulation), Lightning evaluation hooks, and, when the evidence is
-  only a model or criterion call, functions without a backward that are named like
-  evaluation or that this file only calls under no-grad.
+  only a model or criterion call, a function that neither backwards nor steps an optimizer
+  unless this file calls it outside no-grad (its callers elsewhere may disable autograd).
 """
 
 from __future__ import annotations
@@ -70,11 +70,6 @@ _NON_GRAPH_ATTRIBUTES = {
     "grad_fn", "itemsize", "nbytes",
 }
 _DATA_ITERABLE = re.compile(r"loader|batches|dataset|^dl$|_dl$|data_?iter|train_?iter", re.IGNORECASE)
-_EVAL_FUNCTION = re.compile(
-    r"(^|_)(eval|evaluate|evaluation|valid|validate|validation|val|test|testing|predict|prediction|infer|"
-    r"inference|sample|sampling|generate|generation)(_|$)",
-    re.IGNORECASE,
-)
 _SCALER_CALL = re.compile(r"scaler$", re.IGNORECASE)
 _MAX_DEPTH = 12
 
@@ -335,9 +330,17 @@ class LossKeptWithGraph(Rule):
                 if len(window) > 10:
                     window.pop(0)
         """,
-        # An evaluation helper this file only calls under no_grad.
+        # An inference helper nobody here calls (its caller may disable autograd), and one
+        # this file only calls under no_grad.
         """
         import torch
+        def collect_outputs(model, loader, criterion):
+            outs, total = [], 0
+            for x, y in loader:
+                out = model(x)
+                outs.append(out)
+                total += criterion(out, y)
+            return outs, total
         def run_eval(model, loader):
             outs = []
             for x in loader:
@@ -496,7 +499,7 @@ class LossKeptWithGraph(Rule):
                 predict(model, loader)
             """,
             lines=(6,),
-            message="store `model(x).cpu().detach()`",
+            message="store `model(x).detach().cpu()` instead",
         ),
         # Manual optimization with accelerate-style backward; tuple with the loss.
         Invalid(
@@ -820,8 +823,11 @@ class LossKeptWithGraph(Rule):
             evidence = self._graph(scope, store.value, store.order, 0)
             if evidence is None:
                 continue
-            if evidence != "backward" and not scope.backwards and fn is not None and self._eval_like(fn):
-                continue
+            if evidence != "backward" and not step_method and not (scope.backwards or scope.steps) and fn is not None:
+                # Only a model or criterion call, in a function that does not train: it may
+                # well run under its caller's no_grad, unless this file calls it with grad on.
+                if not self._called_with_grad(fn):
+                    continue
             if self._consumed(scope, store):
                 continue
             reported.add(store.node)
@@ -1022,14 +1028,9 @@ class LossKeptWithGraph(Rule):
         return False
 
     # exemptions
-    def _eval_like(self, fn: cst.FunctionDef) -> bool:
-        """A function this file calls only under no-grad or, called nowhere here, one named
-        like evaluation (its caller may well disable autograd)."""
-        name = fn.name.value
-        sites = self._calls.get(name, ())
-        if sites:
-            return all(in_no_grad(self.ctx, s) for s in sites)
-        return bool(_EVAL_FUNCTION.search(name.strip("_")))
+    def _called_with_grad(self, fn: cst.FunctionDef) -> bool:
+        """Does this file call ``fn`` (by name, or as ``self.fn``) outside any no-grad region?"""
+        return any(not in_no_grad(self.ctx, s) for s in self._calls.get(fn.name.value, ()))
 
     def _consumed(self, scope: _Scope, store: _Store) -> bool:
         """Is the container (or what is computed from it) backward-ed in this function?"""
@@ -1057,6 +1058,19 @@ class LossKeptWithGraph(Rule):
         return False
 
     # reporting
+    def _fix(self, value: cst.BaseExpression, short: str | None, evidence: str) -> str:
+        """What to store instead: ``loss.item()`` (or ``loss.detach()``), ``out.detach()``,
+        ``loss.detach().cpu()``."""
+        if short is None or not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            return "detached values (`.detach()`, or `.item()` for scalars)"
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _GRAPH_METHODS:
+            receiver = self.ctx.module.code_for_node(value.func.value).strip()
+            if short.startswith(receiver):
+                return f"`{receiver}.detach(){short[len(receiver):]}` instead"
+        if evidence == "model":
+            return f"`{short}.detach()` instead"
+        return f"`{short}.item()` (or `{short}.detach()`) instead"
+
     def _message(self, store: _Store, evidence: str, per_step: bool) -> str:
         code = self.ctx.module.code_for_node
         value = code(store.value).strip()
@@ -1071,12 +1085,7 @@ class LossKeptWithGraph(Rule):
         if len(text) > 70:
             text = text[:67] + "..."
         span = "each training step's" if per_step else "each iteration's"
-        simple = short is not None and isinstance(store.value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call))
-        if evidence == "model" or not simple:
-            fix = f"`{short}.detach()`" if simple else "detached values (`.detach()`, or `.item()` for scalars)"
-            fix_tail = f"{fix} instead" if simple else fix
-        else:
-            fix_tail = f"`{short}.item()` (or `{short}.detach()`) instead"
+        fix_tail = self._fix(store.value, short, evidence)
         verb = "store" if store.kind == "call" else "accumulate"
         return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {fix_tail}"
 
