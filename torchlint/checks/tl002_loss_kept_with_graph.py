@@ -70,6 +70,9 @@ _NON_GRAPH_ATTRIBUTES = {
     "grad_fn", "itemsize", "nbytes",
 }
 _DATA_ITERABLE = re.compile(r"loader|batches|dataset|^dl$|_dl$|data_?iter|train_?iter", re.IGNORECASE)
+# Text one of which a file needs for any value in it to count as carrying a graph.
+_EVIDENCE_TEXT = ("backward", "autograd", "scaler", "oss", "kl_div", "criteri", "model", "net", "Net", "Module",
+                  "generator", "discriminator", "self(", "forward")
 _SCALER_CALL = re.compile(r"scaler$", re.IGNORECASE)
 _MAX_DEPTH = 12
 
@@ -568,10 +571,9 @@ class LossKeptWithGraph(Rule):
     # -- the walk ----------------------------------------------------------------------
     @classmethod
     def might_apply(cls, text: str) -> bool:
-        return ("append" in text or "extend" in text or "insert" in text or "+" in text) and (
-            "backward" in text or "oss" in text or "criterion" in text or "model" in text or "net" in text
-            or "Net" in text or "self(" in text or "forward" in text
-        )
+        # A store, and some evidence of a graph: a backward (also through a scaler or
+        # autograd.grad), a loss, a criterion, or a model call.
+        return any(t in text for t in cls.requires_text) and any(t in text for t in _EVIDENCE_TEXT)
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
