@@ -70,6 +70,11 @@ _NON_GRAPH_ATTRIBUTES = {
     "grad_fn", "itemsize", "nbytes",
 }
 _DATA_ITERABLE = re.compile(r"loader|batches|dataset|^dl$|_dl$|data_?iter|train_?iter", re.IGNORECASE)
+_FOREIGN_FRAMEWORKS = {"tensorflow", "keras", "jax", "flax", "sklearn", "mxnet", "paddle", "onnxruntime", "xgboost",
+                       "lightgbm", "catboost"}
+_TORCH_LIBRARIES = {"torch", "lightning", "pytorch_lightning", "transformers", "timm", "torchvision", "accelerate",
+                    "lightning_fabric", "torchtune", "ignite", "skorch", "diffusers", "peft"}
+_FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
 # Text one of which a file needs for any value in it to count as carrying a graph.
 _EVIDENCE_TEXT = ("backward", "autograd", "scaler", "oss", "kl_div", "criteri", "model", "net", "Net", "Module",
                   "generator", "discriminator", "self(", "forward")
@@ -388,6 +393,23 @@ class LossKeptWithGraph(Rule):
             scaler.scale(total).backward()
             scaler.step(opt)
         """,
+        # Not torch models: a Hugging Face pipeline (runs without autograd) and a Keras file.
+        """
+        from transformers import pipeline
+        model = pipeline("text-classification")
+        results = []
+        for text in dataset:
+            results.append(model(text))
+        """,
+        """
+        import tensorflow as tf
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        loss_fn = tf.keras.losses.MeanSquaredError()
+        outs = []
+        for x, y in dataset:
+            outs.append(model(x))
+            outs.append(loss_fn(y, model(x)))
+        """,
     ]
 
     INVALID = [
@@ -586,6 +608,10 @@ class LossKeptWithGraph(Rule):
         self._model_assigns: list[tuple[str, cst.BaseExpression]] = []  # key, constructor
         self._models: set[str] | None = None
         self._frozen: set[str] = set()
+        self._not_models: set[str] = set()  # keys assigned a pipeline, an ONNX session, ...
+        # A file of another framework (and no torch): its "models" are not torch modules.
+        roots = {q.split(".")[0] for q in ctx.imports.values()}
+        self._foreign = bool(roots & _FOREIGN_FRAMEWORKS) and not roots & _TORCH_LIBRARIES
         self._bounded: set[str] = set()  # keys assigned deque(maxlen=...)
         self._module_classes: set[str] = set()
         self._class_bases: dict[str, list[str]] = {}
@@ -660,6 +686,8 @@ class LossKeptWithGraph(Rule):
                     continue
                 if is_loss_constructor(self.ctx, value.func):
                     self._criteria.add(key)
+                elif _is_foreign_model(self.ctx, value.func):
+                    self._not_models.add(key)
                 else:
                     self._model_assigns.append((key, value.func))
                     if (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "deque" and any(
@@ -799,6 +827,8 @@ class LossKeptWithGraph(Rule):
 
     # -- the judgement -----------------------------------------------------------------
     def finish(self) -> None:
+        if self._foreign:
+            return
         for scope in self._scopes:
             if scope.stores:
                 self._analyze(scope)
@@ -1010,7 +1040,7 @@ class LossKeptWithGraph(Rule):
         return False
 
     def _is_model(self, key: str, call: cst.Call) -> bool:
-        if key in self._frozen:
+        if key in self._frozen or key in self._not_models:
             return False
         if key in ("self", "cls") or key.endswith(".__call__"):
             cls = self.ctx.enclosing_class(call)
@@ -1090,6 +1120,14 @@ class LossKeptWithGraph(Rule):
         fix_tail = self._fix(store.value, short, evidence)
         verb = "store" if store.kind == "call" else "accumulate"
         return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {fix_tail}"
+
+
+def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
+    """``pipeline(...)``, ``ort.InferenceSession(...)``, ``joblib.load(...)``: callables whose
+    results carry no autograd graph."""
+    name = ctx.qualified_name(func) or ""
+    root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
+    return last in _FOREIGN_MODEL_CALLS or root in _FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
 
 
 def _backward_keys(target: cst.BaseExpression) -> list[str]:
