@@ -22,6 +22,8 @@ How it works (one walk, then ``finish``):
   loss sums, micro-batch accumulation), Lightning evaluation hooks, and, when the evidence is
   only a model or criterion call, a function that neither backwards nor steps an optimizer
   unless this file calls it outside no-grad (its callers elsewhere may disable autograd).
+  Files that import another framework (TensorFlow, JAX, scikit-learn, ...) and no torch
+  library are left alone.
 """
 
 from __future__ import annotations
@@ -802,8 +804,6 @@ class LossKeptWithGraph(Rule):
                 key = expr_key(func.value)
                 if key is not None:
                     self._frozen.add(key)
-        elif attr == "set_grad_enabled" or attr == "eval":
-            pass
         if is_grad_mode_call(ctx, node) == "set_grad_enabled" and node.args:
             arg = node.args[0].value
             if isinstance(arg, cst.Name) and arg.value == "False" and isinstance(ctx.parent(node), cst.Expr):
@@ -1042,7 +1042,7 @@ class LossKeptWithGraph(Rule):
     def _is_model(self, key: str, call: cst.Call) -> bool:
         if key in self._frozen or key in self._not_models:
             return False
-        if key in ("self", "cls") or key.endswith(".__call__"):
+        if key in ("self", "cls"):
             cls = self.ctx.enclosing_class(call)
             return cls is not None and any(b.rsplit(".", 1)[-1].endswith("Module") for b in self._class_bases.get(cls.name.value, ()))
         if self._models is None:
