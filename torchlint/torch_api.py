@@ -249,3 +249,98 @@ def is_parameter_free_layer(ctx: FileContext, func: cst.BaseExpression) -> bool:
     if _DROP_LAYER.search(last):
         return True
     return last in PARAMETER_FREE_LAYERS and name.startswith(("torch.nn.", "nn."))
+
+
+# -- Lightning evaluation hooks ----------------------------------------------------------
+
+# Lightning runs these under no_grad/inference_mode itself.
+LIGHTNING_EVAL_HOOKS = {"validation_step", "test_step", "predict_step", "validation_step_end", "test_step_end",
+                        "validation_epoch_end", "test_epoch_end"}
+LIGHTNING_EVAL_HOOK_PREFIXES = ("on_validation_", "on_test_", "on_predict_")
+
+
+def is_lightning_eval_hook(name: str) -> bool:
+    """``validation_step``, ``test_step``, ``predict_step``, ``on_validation_epoch_end``, ...:
+    Lightning calls them with autograd off."""
+    return name in LIGHTNING_EVAL_HOOKS or name.startswith(LIGHTNING_EVAL_HOOK_PREFIXES)
+
+
+# -- losses, criteria and models ---------------------------------------------------------
+
+FUNCTIONAL_LOSSES = {
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "ctc_loss", "cosine_embedding_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss",
+    "soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "poisson_nll_loss",
+    "gaussian_nll_loss",
+}
+_CRITERION_NAME = re.compile(
+    r"^(criterion|criteria|criterions|loss_?fn|loss_?func|loss_?function|loss_?module|loss_?funcs?)$"
+    r"|^[a-z0-9_]+_(criterion|loss_?fn|loss_?func|loss_?function)$|^criterion_?[a-z0-9_]+$"
+)
+_MODEL_NAME = re.compile(
+    r"^(model|net|network|generator|discriminator)$|^(model|net)_?[a-z0-9]+$|^[a-z0-9]+_(model|net|network)$"
+)
+_MODEL_NAME_CASED = re.compile(r"^(net|model)[A-Z]$")
+# Models that usually do not train (their outputs carry no graph): EMA copies, teachers,
+# target/reference/reward networks, frozen backbones.
+_FROZEN_MODEL_NAME = re.compile(r"ema|teacher|target|ref|reward|frozen|swa|avg|average|old|prev|pretrained|without")
+_NOT_MODELS = {"Module", "ModuleList", "ModuleDict", "Parameter", "ParameterList", "ParameterDict", "Identity",
+               "Buffer", "UninitializedParameter"}
+
+
+def is_loss_function(ctx: FileContext, func: cst.BaseExpression) -> bool:
+    """``F.cross_entropy``, ``torch.nn.functional.mse_loss``, any ``torch.nn.functional.*_loss``."""
+    name = ctx.qualified_name(func)
+    if name is None or not name.startswith("torch.nn.functional.") or not ctx.is_imported(func):
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return last in FUNCTIONAL_LOSSES or last.endswith("_loss")
+
+
+def is_loss_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool:
+    """``nn.CrossEntropyLoss``, ``torch.nn.MSELoss``, or any class named ``*Loss``
+    (``FocalLoss``, ``LabelSmoothingLoss``): calling what it builds gives a loss."""
+    name = ctx.qualified_name(func)
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    return len(last) > 4 and last.endswith("Loss") and last[0].isupper()
+
+
+def looks_like_criterion_name(expr_text: str) -> bool:
+    """``criterion``, ``loss_fn``, ``loss_func``, ``self._loss_fn``, ``ce_loss_fn``,
+    ``criterion_cls`` (the last part, leading underscores ignored)."""
+    last = expr_text.rsplit(".", 1)[-1].lstrip("_")
+    return bool(_CRITERION_NAME.match(last))
+
+
+def looks_like_model_name(expr_text: str) -> bool:
+    """``model``, ``net``, ``self.model``, ``ddp_model``, ``model_g``, ``netG``,
+    ``generator`` (the last part); not EMA, teacher, target, reference or frozen copies."""
+    raw = expr_text.rsplit(".", 1)[-1].lstrip("_")
+    last = raw.lower()
+    if _FROZEN_MODEL_NAME.search(last):
+        return False
+    return bool(_MODEL_NAME.match(last) or _MODEL_NAME_CASED.match(raw))
+
+
+def is_model_constructor(ctx: FileContext, func: cst.BaseExpression, local_modules: frozenset[str] | set[str] = frozenset()) -> bool:
+    """``torchvision.models.resnet18``, ``timm.create_model``, ``AutoModel*.from_pretrained``,
+    ``nn.Linear``/``nn.Sequential`` (layers with parameters), or a class of this file in
+    ``local_modules`` (subclasses of ``nn.Module``)."""
+    name = ctx.qualified_name(func)
+    if name is None:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    if "." not in name and name in local_modules:
+        return True
+    if not ctx.is_imported(func):
+        return False
+    if name.startswith(("torchvision.models.", "timm.models.")) or name in ("timm.create_model", "torch.hub.load"):
+        return True
+    if name.startswith("transformers.") and (last == "from_pretrained" or last == "from_config"):
+        return ".AutoModel" in name or "Model" in name.rsplit(".", 2)[-2]
+    if name.startswith("torch.nn.") and name.count(".") == 2 and last[:1].isupper():
+        return not last.endswith("Loss") and last not in _NOT_MODELS and last not in PARAMETER_FREE_LAYERS and not _DROP_LAYER.search(last)
+    return False

@@ -41,14 +41,11 @@ from torchlint.torch_api import (
     backward_target,
     expr_key,
     is_grad_mode_call,
+    is_lightning_eval_hook,
     is_parameter_free_layer,
     mode_switch,
 )
 
-# Lightning runs these under no_grad/inference_mode itself.
-_EVAL_HOOKS = {"validation_step", "test_step", "predict_step", "validation_step_end", "test_step_end",
-               "validation_epoch_end", "test_epoch_end"}
-_EVAL_HOOK_PREFIXES = ("on_validation_", "on_test_", "on_predict_")
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
              cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
@@ -56,10 +53,6 @@ _STATEMENT_END = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _APPENDING = {"append", "extend", "add", "insert", "update", "appendleft", "put"}
 _GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
 _AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
-
-
-def _is_eval_hook(name: str) -> bool:
-    return name in _EVAL_HOOKS or name.startswith(_EVAL_HOOK_PREFIXES)
 
 
 def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
@@ -604,7 +597,7 @@ class EvalWithoutNoGrad(Rule):
         ctx = self.ctx
         function = scope if isinstance(scope, cst.FunctionDef) else None
         if function is not None:
-            if _is_eval_hook(function.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in function.decorators):
+            if is_lightning_eval_hook(function.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in function.decorators):
                 return
         in_forward = function is not None and function.name.value in ("forward", "__call__")
         returns_loss = function is not None and function.name.value == "training_step"
@@ -818,7 +811,7 @@ class EvalWithoutNoGrad(Rule):
                                                for value, keys in assigns.items()):
                         return True
             elif isinstance(anc, cst.FunctionDef):
-                if _is_eval_hook(anc.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in anc.decorators):
+                if is_lightning_eval_hook(anc.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in anc.decorators):
                     return True
         return False
 
