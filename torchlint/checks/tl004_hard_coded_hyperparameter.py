@@ -26,7 +26,7 @@ from typing import Any
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
-from torchlint.finding import Severity
+from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.torch_api import (
     OPTIMIZER_CLASSES,
@@ -114,13 +114,13 @@ _ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
 
 # -- files -------------------------------------------------------------------------------
 
-_TEST_DIRS = {"tests", "test"}
+_TEST_DIRS = {"tests", "test", "testing", "test_utils"}
 _CONFIG_DIRS = {"config", "configs"}
 _CONFIG_FILES = {"config.py", "configs.py", "hparams.py", "hyperparams.py", "settings.py"}
 
 
 def is_test_file(path: str) -> bool:
-    """Under ``tests/``/``test/``, or named ``test_*.py``, ``*_test.py``, ``conftest.py``."""
+    """Under ``tests/``, ``test/``, ``testing/`` or ``test_utils/``, or named ``test_*.py``, ``*_test.py``, ``conftest.py``."""
     parts = PurePosixPath(path.replace("\\", "/")).parts
     name = parts[-1] if parts else ""
     return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
@@ -218,7 +218,7 @@ class HardCodedHyperparameter(Rule):
     options = {
         "extend-names": Option([], list, "extra keyword names to watch, in any call (e.g. warmup_epochs)", item_kind=str),
         "ignore-names": Option([], list, "hyperparameter names never to report (e.g. batch_size, epochs)", item_kind=str),
-        "skip-tests": Option(True, bool, "skip test files (tests/ or test/ directories, test_*.py, *_test.py, conftest.py)"),
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, conftest.py)"),
         "skip-config-files": Option(True, bool, "skip config files (config/ or configs/ directories, config.py, *_config.py, hparams.py, settings.py)"),
     }
     # A finding needs a watched keyword, an optimizer/scheduler/clipping call or a range loop.
@@ -378,6 +378,26 @@ class HardCodedHyperparameter(Rule):
             path="tests/test_fit.py",
             options={"skip-tests": False},
         ),
+        # A DataLoader that does not feed training (parallel metadata reading, evaluation in a
+        # file that never trains): its batch size is not a training hyperparameter.
+        """
+        import torch.utils.data
+        class VideoClips:
+            def _read_timestamps(self, paths):
+                loader = torch.utils.data.DataLoader(Timestamps(paths), batch_size=16, num_workers=self.workers)
+                return [t for batch in loader for t in batch]
+        def evaluate(model, ds):
+            return [model(x) for x in torch.utils.data.DataLoader(ds, batch_size=256)]
+        """,
+        # Test-support packages count as tests.
+        Valid(
+            """
+            from torch.utils.data import DataLoader
+            def mocked_dataloaders(ds):
+                return DataLoader(ds, shuffle=True, batch_size=2)
+            """,
+            path="src/pkg/test_utils/training.py",
+        ),
         # A lower-case module-level variable read inside a function is not a local of it.
         """
         import torch
@@ -534,6 +554,24 @@ class HardCodedHyperparameter(Rule):
             path="tests/test_fit.py",
             options={"skip-tests": False},
         ),
+        # DataLoaders: one that shuffles or is named for training, anywhere; any other one in
+        # a file that trains.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            def loaders(train_ds, val_ds):
+                train_loader = DataLoader(train_ds, batch_size=128)
+                val_loader = DataLoader(val_ds, batch_size=256)
+                return train_loader, val_loader
+            def train_dataloader(ds):
+                return DataLoader(ds, 32)
+            def fit(model, loader):
+                opt = torch.optim.SGD(model.parameters(), lr=model.lr)
+            """,
+            lines=(5, 6, 9),
+            message="batch size",
+        ),
         # tqdm around the range, and the fixture's shape.
         Invalid(
             """
@@ -560,7 +598,8 @@ class HardCodedHyperparameter(Rule):
         self._bindings: dict[int, dict[str, list | None]] = {}
         self._reported: set[int] = set()
         self._classes: dict[str, cst.ClassDef] = {}
-        self._local_calls: list[cst.Call] = []
+        self._class_calls: list[cst.Call] = []
+        self._loaders: list[tuple[cst.Call, list]] = []
 
     # -- where code counts ----------------------------------------------------------------
     def _in_code(self, node: cst.CSTNode) -> bool:
@@ -586,12 +625,17 @@ class HardCodedHyperparameter(Rule):
         func = node.func
         watched = self._watched(node)
         if watched is None:
-            if isinstance(func, cst.Name) and not ctx.is_imported(func) and func.value[:1].isupper():
-                self._local_calls.append(node)  # maybe a same-file optimizer subclass (finish)
+            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            if last[:1].isupper() and (isinstance(func, cst.Name) or ctx.is_imported(func)):
+                # maybe an optimizer subclass of this file or of another project file (finish)
+                self._class_calls.append(node)
             return
         if not watched or not self._in_code(node):
             return
         callee = ctx.qualified_name(func) or "the call"
+        if callee in DATALOADERS and not self._training_loader(node):
+            self._loaders.append((node, watched))  # reported if the file trains (finish)
+            return
         for name, value in watched:
             self._check(name, value, node, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
 
@@ -609,16 +653,13 @@ class HardCodedHyperparameter(Rule):
         self._check(EPOCHS, stop, node, "in the epoch loop's `range(...)`", "bounds the epoch loop")
 
     def finish(self) -> None:
-        if not self._local_calls:
-            return
-        for call in self._local_calls:
-            positions = self._subclass_positions(call.func.value, 0)
-            if positions is None or not self._in_code(call):
-                continue
-            watched = self._args(call, positions, OPTIMIZER_KEYWORDS)
-            callee = call.func.value
-            for name, value in watched:
-                self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+        if self._loaders and self._file_trains():
+            for call, watched in self._loaders:
+                callee = self.ctx.qualified_name(call.func)
+                for name, value in watched:
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+        if self._class_calls or self._classes:
+            self._check_class_calls()
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
@@ -640,8 +681,8 @@ class HardCodedHyperparameter(Rule):
             kind = scheduler_kind(ctx, func)
             if kind is not None:
                 names = _SCHEDULER_POSITIONS.get(kind, ())
-                offset = 0 if kind == "get_scheduler" else 1
-                return self._args(call, {i + offset: n for i, n in enumerate(names)}, SCHEDULER_KEYWORDS)
+                positions = {i + 1: n for i, n in enumerate(names) if n in SCHEDULER_KEYWORDS}
+                return self._args(call, positions, SCHEDULER_KEYWORDS)
             if qualified in DATALOADERS:
                 return self._args(call, {1: "batch_size"}, ("batch_size",))
             if qualified in _CLIP_NORM_FUNCTIONS:
@@ -686,35 +727,158 @@ class HardCodedHyperparameter(Rule):
                 out.append((name, arg.value))
         return out
 
-    # -- same-file optimizer subclasses ----------------------------------------------------
-    def _subclass_positions(self, class_name: str, depth: int) -> dict[int, str] | None:
-        """For a class of this file that subclasses an optimizer (through same-file bases),
-        the positions of lr/momentum/weight_decay in its constructor; None if not one."""
-        cls = self._classes.get(class_name)
-        if cls is None or depth > 8:
-            return None
-        inherited = None
-        for base in cls.bases:
-            expr = base.value
-            if is_optimizer_constructor(self.ctx, expr):
-                last = (self.ctx.qualified_name(expr) or "").rsplit(".", 1)[-1]
-                inherited = {} if last in _NO_POSITIONAL_LR else _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
+    # -- data loaders ----------------------------------------------------------------------
+    def _training_loader(self, call: cst.Call) -> bool:
+        """A DataLoader that feeds training: it shuffles, or its variable or the function
+        building it is named ``train...`` (``train_loader = ...``, ``def train_dataloader``)."""
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "shuffle":
+                if isinstance(arg.value, cst.Name) and arg.value.value == "True":
+                    return True
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Assign) and any(
+            "train" in (dotted_name(t.target) or "").rsplit(".", 1)[-1].lower() for t in parent.targets
+        ):
+            return True
+        function = self.ctx.enclosing_function(call)
+        return function is not None and "train" in function.name.value.lower()
+
+    def _file_trains(self) -> bool:
+        """Does this file train (backward, optimizer construction or step, a Trainer, a
+        ``training_step``)? A DataLoader elsewhere (reading video metadata, evaluating) has a
+        batch size that is not a training hyperparameter."""
+        ctx = self.ctx
+        for node in iter_nodes(ctx.module):
+            if isinstance(node, cst.Call):
+                if (backward_target(ctx, node) is not None or step_optimizer(ctx, node) is not None
+                        or is_optimizer_constructor(ctx, node.func)):
+                    return True
+                qualified = ctx.qualified_name(node.func) or ""
+                if qualified.rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(node.func):
+                    return True
+            elif isinstance(node, cst.FunctionDef) and node.name.value == "training_step":
+                return True
+        return False
+
+    # -- optimizer subclasses (this file, and other project files through facts) ------------
+    def _class_table(self) -> dict[str, dict]:
+        """What ``check_project`` and this file need to know about each class that may
+        subclass an optimizer: its bases (a library optimizer with its lr/momentum/weight_decay
+        positions, a class of this file, or an imported name) and its ``__init__`` parameters."""
+        table: dict[str, dict] = {}
+        ctx = self.ctx
+        for name, cls in self._classes.items():
+            bases = []
+            for base in cls.bases:
+                expr = base.value
+                if is_optimizer_constructor(ctx, expr):
+                    last = (ctx.qualified_name(expr) or "").rsplit(".", 1)[-1]
+                    positions = {} if last in _NO_POSITIONAL_LR else _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
+                    bases.append(["opt", sorted([i, n] for i, n in positions.items())])
+                elif isinstance(expr, cst.Name) and not ctx.is_imported(expr):
+                    if expr.value in self._classes and expr.value != name:
+                        bases.append(["local", expr.value])
+                elif ctx.is_imported(expr):
+                    qualified = ctx.qualified_name(expr) or ""
+                    if qualified.split(".", 1)[0] not in _LIBRARY_ROOTS:
+                        bases.append(["ext", qualified])
+            if not bases:
+                continue
+            init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+            table[name] = {"bases": bases, "init": _init_params(init) if init is not None else None}
+        return table
+
+    def _check_class_calls(self) -> None:
+        table = self._class_table()
+        candidates = []
+        for call in self._class_calls:
+            func = call.func
+            if isinstance(func, cst.Name) and not self.ctx.is_imported(func):
+                if func.value not in table:
+                    continue
+                positions = optimizer_positions(table, func.value, lambda q: None)
+                target = ["local", func.value]
+            else:
+                qualified = self.ctx.qualified_name(func) or ""
+                if qualified.split(".", 1)[0] in _LIBRARY_ROOTS:
+                    continue
+                positions, target = None, ["ext", qualified]
+            if not self._in_code(call):
+                continue
+            callee = dotted_name(func)
+            if positions is not None:
+                for name, value in self._args(call, positions, OPTIMIZER_KEYWORDS):
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+                continue
+            if target[0] == "local" and not _has_external_base(table, target[1]):
+                continue
+            args = self._candidate_args(call)
+            if args:
+                candidates.append({"callee": target, "shown": callee, "args": args})
+        facts = {}
+        if candidates:
+            facts["calls"] = candidates
+        if table:
+            facts["classes"] = table
+        if facts:
+            self.ctx.facts[self.code] = facts
+
+    def _candidate_args(self, call: cst.Call) -> list[list]:
+        """Literal arguments of a call to a class that another file may show to be an
+        optimizer: [keyword or position, shown text, line, column, end line, end column,
+        variable or ""] (positions computed here: only for such calls)."""
+        out = []
+        index = 0
+        for arg in call.args:
+            if arg.star:
                 break
-            if isinstance(expr, cst.Name) and not self.ctx.is_imported(expr) and expr.value != class_name:
-                inherited = self._subclass_positions(expr.value, depth + 1)
-                if inherited is not None:
-                    break
-        if inherited is None:
-            return None
-        init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
-        if init is None:
-            return inherited
-        positions = {}
-        params = list(init.params.posonly_params) + list(init.params.params)
-        for i, param in enumerate(params[1:]):  # after self
-            if param.name.value in OPTIMIZER_KEYWORDS:
-                positions[i] = param.name.value
-        return positions
+            if arg.keyword is None:
+                key: str | int = index
+                index += 1
+                if key == 0 or key > 6:
+                    continue
+            else:
+                key = arg.keyword.value
+                if key not in OPTIMIZER_KEYWORDS or key in self._ignore:
+                    continue
+            for literal, var in self._literals(arg.value, call):
+                rng = self.ctx.position(literal)
+                out.append([key, _shown(self.ctx, literal), rng.start.line, rng.start.column + 1,
+                            rng.end.line, rng.end.column + 1, var])
+        return out
+
+    def _literals(self, value: cst.BaseExpression, anchor: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:
+        number = numeric_value(value)
+        if number is not None:
+            return [(value, "")] if _positive(number) else []
+        if isinstance(value, cst.Name):
+            return [(lit, value.value) for lit in self._literal_local(value, anchor) or () if _positive(numeric_value(lit))]
+        return []
+
+    @classmethod
+    def check_project(cls, project, options: dict[str, Any]):
+        ignore = set(options.get("ignore-names") or ())
+        out = []
+        for record in project.records:
+            facts = record.facts.get(cls.code) or {}
+            for call in facts.get("calls", ()):
+                positions = _project_positions(project, record, call["callee"], 0)
+                if positions is None:
+                    continue
+                for key, text, line, column, end_line, end_column, var in call["args"]:
+                    name = key if isinstance(key, str) else positions.get(key)
+                    if name is None or name in ignore:
+                        continue
+                    desc = DESCRIPTIONS.get(name, f"`{name}`")
+                    callee = call["shown"]
+                    if var:
+                        what = f"is hard-coded: `{var}` is assigned only this literal and passed to `{callee}(...)`"
+                    else:
+                        what = f"is hard-coded in `{callee}(...)`"
+                    out.append(Finding(cls.code, cls.name, cls.severity, record.path, line, column, end_line, end_column,
+                                       f"{desc} {text} {what}, {_WHY}"))
+        # One literal passed twice (a local used by two calls) is one finding.
+        return list({(f.path, f.line, f.column): f for f in out}.values())
 
     # -- epoch loops ---------------------------------------------------------------------
     def _range_stop(self, it: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -779,9 +943,7 @@ class HardCodedHyperparameter(Rule):
         if id(literal) in self._reported:
             return
         self._reported.add(id(literal))
-        text = self.ctx.module.code_for_node(literal).strip()
-        if len(text) > 30:
-            text = text[:27] + "..."
+        text = _shown(self.ctx, literal)
         desc = DESCRIPTIONS.get(name, f"`{name}`")
         self.report(literal, f"{desc} {text} {what}, {_WHY}")
 
@@ -875,3 +1037,74 @@ def _scope_bindings(scope: cst.CSTNode) -> dict[str, list | None]:
         elif isinstance(node, cst.ImportAlias) and node.asname is None:
             bind((dotted_name(node.name) or "").split(".")[0], None)
     return out
+
+
+# Roots of libraries: their classes are never project optimizer subclasses to resolve.
+_LIBRARY_ROOTS = {
+    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "lightning", "pytorch_lightning", "lightning_fabric",
+    "transformers", "accelerate", "timm", "ignite", "typing", "abc", "enum", "dataclasses", "collections",
+    "functools", "os", "sys", "re", "json", "logging", "pathlib", "argparse", "math", "random", "bitsandbytes",
+    "apex", "tqdm", "datasets", "sklearn", "scipy", "pandas", "PIL", "cv2", "matplotlib",
+}
+
+
+def _init_params(init: cst.FunctionDef) -> list[str]:
+    """``__init__``'s positional parameter names after ``self``."""
+    names = []
+    for param in list(init.params.posonly_params) + list(init.params.params):
+        names.append(param.name.value)
+    return names[1:]
+
+
+def _positions_from(info: dict, inherited: dict[int, str]) -> dict[int, str]:
+    init = info.get("init")
+    if init is None:
+        return inherited
+    return {i: n for i, n in enumerate(init) if n in OPTIMIZER_KEYWORDS}
+
+
+def optimizer_positions(table: dict[str, dict], name: str, external, depth: int = 0) -> dict[int, str] | None:
+    """For a class of ``table`` that subclasses an optimizer, where lr/momentum/weight_decay
+    sit among its constructor's positional arguments (after ``params``); None if it is not
+    known to be one. ``external(qualified)`` answers for imported bases."""
+    info = table.get(name)
+    if info is None or depth > 8:
+        return None
+    for kind, value in info["bases"]:
+        if kind == "opt":
+            inherited = {int(i): n for i, n in value}
+        elif kind == "local":
+            inherited = optimizer_positions(table, value, external, depth + 1)
+        else:
+            inherited = external(value)
+        if inherited is not None:
+            return _positions_from(info, inherited)
+    return None
+
+
+def _has_external_base(table: dict[str, dict], name: str, depth: int = 0) -> bool:
+    info = table.get(name)
+    if info is None or depth > 8:
+        return False
+    return any(kind == "ext" or (kind == "local" and _has_external_base(table, value, depth + 1))
+               for kind, value in info["bases"])
+
+
+def _project_positions(project, record, callee: list, depth: int) -> dict[int, str] | None:
+    """Resolve ``callee`` (["local", name] in ``record``, or ["ext", qualified]) through
+    the project's class tables."""
+    if depth > 8:
+        return None
+    kind, name = callee
+    if kind == "ext":
+        found = project.resolve_symbol(name, record)
+        if found is None:
+            return None
+        record, name = found
+    table = (record.facts.get(HardCodedHyperparameter.code) or {}).get("classes") or {}
+    return optimizer_positions(table, name, lambda q: _project_positions(project, record, ["ext", q], depth + 1))
+
+
+def _shown(ctx, literal: cst.BaseExpression) -> str:
+    text = ctx.module.code_for_node(literal).strip()
+    return text if len(text) <= 30 else text[:27] + "..."
