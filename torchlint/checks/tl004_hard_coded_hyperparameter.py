@@ -221,10 +221,21 @@ class HardCodedHyperparameter(Rule):
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, conftest.py)"),
         "skip-config-files": Option(True, bool, "skip config files (config/ or configs/ directories, config.py, *_config.py, hparams.py, settings.py)"),
     }
-    # A finding needs a watched keyword, an optimizer/scheduler/clipping call or a range loop.
-    requires_text = ("lr", "LR", "range", "optim", "batch_size", "momentum", "weight_decay", "max_norm", "clip",
-                     "epoch", "schedule", "Trainer", "TrainingArguments", "learning_rate", "warmup",
-                     *sorted(OPTIMIZER_CLASSES))
+    # A finding needs one of: an optimizer (its module says "optim", or its class name), a
+    # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
+    # TrainingArguments, an optimizer keyword on a project class (lr=, momentum,
+    # weight_decay), or a range loop in a file that trains (see ``might_apply``).
+    requires_text = ("optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments", "momentum",
+                     "weight_decay", *sorted(OPTIMIZER_CLASSES))
+    _LR_KEYWORD = re.compile(r"lr\s*=")
+    _TRAINS_TEXT = re.compile(r"backward|step|train|fit|epoch", re.IGNORECASE)
+
+    @classmethod
+    def might_apply(cls, text: str) -> bool:
+        if any(t in text for t in cls.requires_text) or cls._LR_KEYWORD.search(text):
+            return True
+        # An epoch loop: range(...) (or trange) and some sign of training in its body.
+        return "range(" in text and cls._TRAINS_TEXT.search(text) is not None
 
     VALID = [
         # Everything read from argparse (its defaults included) or a config object.
@@ -645,8 +656,7 @@ class HardCodedHyperparameter(Rule):
         stop = self._range_stop(node.iter)
         if stop is None:
             return
-        value = numeric_value(stop)
-        if value is None and not (isinstance(stop, cst.Name) and self._literal_local(stop, node) is not None):
+        if numeric_value(stop) is None and not isinstance(stop, cst.Name):
             return
         if not self._in_code(node) or not self._is_epoch_loop(node):
             return
