@@ -461,3 +461,37 @@ def test_hf_schedule_factories_are_schedulers_not_optimizers():
     kinds = [scheduler_kind(ctx, c.func) for c in calls]
     assert optim == [False, False, False, True, True, False, False, False]
     assert kinds == ["get_linear_schedule_with_warmup", "get_scheduler", None, None, None, "StepLR", "LRScheduler", None]
+
+
+def test_batch_size_one_only_counts_for_a_training_loader():
+    findings = tl004(
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        def loaders(ds, model):
+            train_loader = DataLoader(ds, batch_size=1)
+            eval_loader = DataLoader(ds, batch_size=1)
+            test_loader = DataLoader(ds, batch_size=2)
+            return torch.optim.SGD(model.parameters(), lr=model.lr)
+        """
+    )
+    assert lines(findings) == [5, 7]
+
+
+# -- which files are parsed ------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("import os\nprint(os.getcwd())\n", False),
+     ("for i in range(3):\n    print(i)\n", False),
+     ("for epoch in range(3):\n    run(epoch)\n", True),
+     ("for i in range(3):\n    loss.backward()\n", True),
+     ("make(p, lr = 0.1)\n", True),
+     ("from torch.utils.data import DataLoader\n", True),
+     ("from mylib import Lion\n", True),
+     ("x = Fancy(p, momentum=0.9)\n", True)],
+)
+def test_might_apply(text, expected):
+    from torchlint.checks.tl004_hard_coded_hyperparameter import HardCodedHyperparameter
+
+    assert HardCodedHyperparameter.might_apply(text) is expected

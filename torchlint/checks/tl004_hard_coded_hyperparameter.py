@@ -179,12 +179,12 @@ def numeric_value(node: cst.BaseExpression) -> float | list | None:
     return None
 
 
-def _positive(value: Any) -> bool:
+def _positive(value: Any, floor: float = 0) -> bool:
     """Zero and negative values mean "off" or "unlimited" (``weight_decay=0``,
     ``max_epochs=-1``), not a tuned value."""
     if isinstance(value, list):
-        return any(isinstance(v, (int, float)) and not isinstance(v, complex) and v > 0 for v in value)
-    return isinstance(value, (int, float)) and not isinstance(value, complex) and value > 0
+        return any(isinstance(v, (int, float)) and v > floor for v in value)
+    return isinstance(value, (int, float)) and value > floor
 
 
 # -- epoch loops -------------------------------------------------------------------------
@@ -399,6 +399,17 @@ class HardCodedHyperparameter(Rule):
                 return [t for batch in loader for t in batch]
         def evaluate(model, ds):
             return [model(x) for x in torch.utils.data.DataLoader(ds, batch_size=256)]
+        """,
+        # In a file that trains, a non-training loader of one sample at a time.
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        def predict(model, ds):
+            return [model(x) for x in DataLoader(ds, batch_size=1)]
+        def fit(model, opt, loader):
+            for x in loader:
+                model(x).backward()
+                opt.step()
         """,
         # Test-support packages count as tests.
         Valid(
@@ -667,7 +678,8 @@ class HardCodedHyperparameter(Rule):
             for call, watched in self._loaders:
                 callee = self.ctx.qualified_name(call.func)
                 for name, value in watched:
-                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+                    # batch_size=1 outside a training loader: one sample at a time, by design
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor=1)
         if self._class_calls or self._classes:
             self._check_class_calls()
 
@@ -937,16 +949,18 @@ class HardCodedHyperparameter(Rule):
         return False
 
     # -- values --------------------------------------------------------------------------
-    def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str) -> None:
+    def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
+               floor: float = 0) -> None:
+        """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
         number = numeric_value(value)
         if number is not None:
-            if _positive(number):
+            if _positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}")
             return
         if isinstance(value, cst.Name):
             literals = self._literal_local(value, anchor)
             for literal in literals or ():
-                if _positive(numeric_value(literal)):
+                if _positive(numeric_value(literal), floor):
                     self._report(name, literal, f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
 
     def _report(self, name: str, literal: cst.BaseExpression, what: str) -> None:
