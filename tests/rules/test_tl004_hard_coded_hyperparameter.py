@@ -495,3 +495,16 @@ def test_might_apply(text, expected):
     from torchlint.checks.tl004_hard_coded_hyperparameter import HardCodedHyperparameter
 
     assert HardCodedHyperparameter.might_apply(text) is expected
+
+
+def test_extend_names_do_not_hide_optimizer_subclasses():
+    code = """
+        import torch
+        class MyAdam(torch.optim.Adam):
+            pass
+        def build(p):
+            return MyAdam(p, 1e-3, warmup_epochs=3)
+        """
+    assert [f.message.split(" is")[0] for f in tl004(code)] == ["learning rate 1e-3"]
+    both = tl004(code, **{"extend-names": ["warmup_epochs"]})
+    assert sorted(f.message.split(" is")[0] for f in both) == ["`warmup_epochs` 3", "learning rate 1e-3"]

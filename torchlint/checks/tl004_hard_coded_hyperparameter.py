@@ -647,10 +647,6 @@ class HardCodedHyperparameter(Rule):
         func = node.func
         watched = self._watched(node)
         if watched is None:
-            last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
-            if last[:1].isupper() and (isinstance(func, cst.Name) or ctx.is_imported(func)):
-                # maybe an optimizer subclass of this file or of another project file (finish)
-                self._class_calls.append(node)
             return
         if not watched or not self._in_code(node):
             return
@@ -726,6 +722,10 @@ class HardCodedHyperparameter(Rule):
                 return self._args(call, {}, ("max_norm", "clip_val", "gradient_clip_val"))
             if last in _ARGPARSE_METHODS:
                 return []
+        last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        if last[:1].isupper() and (isinstance(func, cst.Name) or imported):
+            # maybe an optimizer subclass of this file or of another project file (finish)
+            self._class_calls.append(call)
         if self._extra:
             return self._args(call, {}, ())
         return None
