@@ -1,7 +1,7 @@
 """TL004 hard-coded-hyperparameter: a training hyperparameter written as a numeric literal in
 a function body or a script's top-level code.
 
-How it works (one walk, plus ``finish`` for same-file optimizer subclasses):
+How it works (one walk, then ``finish``, then ``check_project`` for subclasses elsewhere):
 
 * ``visit_Call`` recognises the watched calls -- optimizers, learning-rate schedulers,
   ``DataLoader``, gradient clipping, Hugging Face ``TrainingArguments``, Lightning
@@ -12,6 +12,11 @@ How it works (one walk, plus ``finish`` for same-file optimizer subclasses):
   latter is reported at the literal in the assignment.
 * ``visit_For`` does the same for the bound of an epoch loop: ``for epoch in range(30)``,
   or a loop over ``range`` whose body runs a data loop that trains.
+* Calls to classes that may subclass an optimizer are settled in ``finish`` when the
+  class chain stays in this file; otherwise the class table and the call's literal
+  arguments (with their positions) go into ``ctx.facts["TL004"]`` and ``check_project``
+  resolves the chain through the other files' tables.
+* A DataLoader's batch size counts when the loader feeds training, or when the file trains.
 * Class bodies (dataclass / config-class fields), parameter defaults, ``argparse`` and test
   and config files are never reported; zero and negative values (``weight_decay=0``,
   ``max_epochs=-1``: "off" / "unlimited") are not either.
