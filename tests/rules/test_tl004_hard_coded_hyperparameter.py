@@ -483,10 +483,9 @@ def test_batch_size_one_only_counts_for_a_training_loader():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("import os\nprint(os.getcwd())\n", False),
-     ("for i in range(3):\n    print(i)\n", False),
-     ("for epoch in range(3):\n    run(epoch)\n", True),
+     ("for epoch in range (3):\n    run(epoch)\n", True),
      ("for i in range(3):\n    loss.backward()\n", True),
-     ("make(p, lr = 0.1)\n", True),
+     ("make(p, lr\n= 0.1)\n", True),
      ("from torch.utils.data import DataLoader\n", True),
      ("from mylib import Lion\n", True),
      ("x = Fancy(p, momentum=0.9)\n", True)],

@@ -228,19 +228,11 @@ class HardCodedHyperparameter(Rule):
     }
     # A finding needs one of: an optimizer (its module says "optim", or its class name), a
     # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
-    # TrainingArguments, an optimizer keyword on a project class (lr=, momentum,
-    # weight_decay), or a range loop in a file that trains (see ``might_apply``).
+    # TrainingArguments, an optimizer keyword on a project class (lr, momentum,
+    # weight_decay), or a range loop. (Plain ``requires_text``, so that turning skipping off
+    # by patching ``Rule.might_apply`` reaches this rule too.)
     requires_text = ("optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments", "momentum",
-                     "weight_decay", *sorted(OPTIMIZER_CLASSES))
-    _LR_KEYWORD = re.compile(r"lr\s*=")
-    _TRAINS_TEXT = re.compile(r"backward|step|train|fit|epoch", re.IGNORECASE)
-
-    @classmethod
-    def might_apply(cls, text: str) -> bool:
-        if any(t in text for t in cls.requires_text) or cls._LR_KEYWORD.search(text):
-            return True
-        # An epoch loop: range(...) (or trange) and some sign of training in its body.
-        return "range(" in text and cls._TRAINS_TEXT.search(text) is not None
+                     "weight_decay", "lr", "range", *sorted(OPTIMIZER_CLASSES))
 
     VALID = [
         # Everything read from argparse (its defaults included) or a config object.
