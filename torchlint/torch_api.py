@@ -37,6 +37,8 @@ def is_optimizer_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool
         return False
     if name.startswith(SCHEDULER_MODULE):
         return False
+    if name.startswith("transformers.optimization.") and _is_hf_schedule_name(name.rsplit(".", 1)[-1]):
+        return False  # get_linear_schedule_with_warmup, get_scheduler, AdafactorSchedule: schedules
     if name.startswith(OPTIMIZER_MODULES):
         return True
     return ctx.is_imported(func) and name.rsplit(".", 1)[-1] in OPTIMIZER_CLASSES
@@ -344,3 +346,29 @@ def is_model_constructor(ctx: FileContext, func: cst.BaseExpression, local_modul
     if name.startswith("torch.nn.") and name.count(".") == 2 and last[:1].isupper():
         return not last.endswith("Loss") and last not in _NOT_MODELS and last not in PARAMETER_FREE_LAYERS and not _DROP_LAYER.search(last)
     return False
+
+
+# -- learning-rate schedulers ------------------------------------------------------------
+
+_HF_SCHEDULE_ROOTS = ("transformers", "diffusers")
+
+
+def _is_hf_schedule_name(last: str) -> bool:
+    """``get_linear_schedule_with_warmup``, ``get_scheduler``, ``AdafactorSchedule``."""
+    return (last.startswith("get_") and "schedule" in last) or last.endswith("Schedule")
+
+
+def scheduler_kind(ctx: FileContext, func: cst.BaseExpression) -> str | None:
+    """For a learning-rate scheduler constructor, its short name, else None:
+    ``torch.optim.lr_scheduler.StepLR`` -> ``StepLR``; Hugging Face schedule factories
+    (``transformers.get_cosine_schedule_with_warmup``, ``transformers.optimization.get_scheduler``,
+    ``diffusers.optimization.get_scheduler``) -> their function name."""
+    name = ctx.qualified_name(func)
+    if name is None or not ctx.is_imported(func):
+        return None
+    last = name.rsplit(".", 1)[-1]
+    if name.startswith(SCHEDULER_MODULE):
+        return last if last[:1].isupper() and "." not in name[len(SCHEDULER_MODULE):] else None
+    if name.split(".", 1)[0] in _HF_SCHEDULE_ROOTS and last.startswith("get_") and "schedule" in last:
+        return last
+    return None

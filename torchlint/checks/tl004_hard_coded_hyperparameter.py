@@ -1,0 +1,1131 @@
+"""TL004 hard-coded-hyperparameter: a training hyperparameter written as a numeric literal in
+a function body or a script's top-level code.
+
+How it works (one walk, then ``finish``, then ``check_project`` for subclasses elsewhere):
+
+* ``visit_Call`` recognises the watched calls -- optimizers, learning-rate schedulers,
+  ``DataLoader``, gradient clipping, Hugging Face ``TrainingArguments``, Lightning
+  ``Trainer`` -- and maps their arguments (keywords, and positionals through each callee's
+  signature) to hyperparameter names. A watched argument is a finding when it is a numeric
+  literal (``0.1``, ``-1``, ``1e-3``, ``0.1 * 2``, ``[30, 80]``) or a lower-case local of the
+  same function (or of the script's top level) that is only ever assigned such literals; the
+  latter is reported at the literal in the assignment.
+* ``visit_For`` does the same for the bound of an epoch loop: ``for epoch in range(30)``,
+  or a loop over ``range`` whose body runs a data loop that trains.
+* Calls to classes that may subclass an optimizer are settled in ``finish`` when the
+  class chain stays in this file; otherwise the class table and the call's literal
+  arguments (with their positions) go into ``ctx.facts["TL004"]`` and ``check_project``
+  resolves the chain through the other files' tables.
+* A DataLoader's batch size counts when the loader feeds training, or when the file trains.
+* Class bodies (dataclass / config-class fields), parameter defaults, ``argparse`` and test
+  and config files are never reported; zero and negative values (``weight_decay=0``,
+  ``max_epochs=-1``: "off" / "unlimited") are not either.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+from typing import Any
+
+import libcst as cst
+
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.finding import Finding, Severity
+from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.torch_api import (
+    OPTIMIZER_CLASSES,
+    backward_target,
+    is_optimizer_constructor,
+    mode_switch,
+    scheduler_kind,
+    step_optimizer,
+)
+
+# -- what is watched ---------------------------------------------------------------------
+
+OPTIMIZER_KEYWORDS = ("lr", "momentum", "weight_decay")
+# Positional parameters of torch.optim constructors (index 0 is ``params``).
+_OPTIMIZER_POSITIONS: dict[str, dict[int, str]] = {
+    "SGD": {1: "lr", 2: "momentum", 4: "weight_decay"},
+    "Adam": {1: "lr", 4: "weight_decay"},
+    "AdamW": {1: "lr", 4: "weight_decay"},
+    "Adamax": {1: "lr", 4: "weight_decay"},
+    "NAdam": {1: "lr", 4: "weight_decay"},
+    "RAdam": {1: "lr", 4: "weight_decay"},
+    "Adagrad": {1: "lr", 3: "weight_decay"},
+    "Adadelta": {1: "lr", 4: "weight_decay"},
+    "RMSprop": {1: "lr", 4: "weight_decay", 5: "momentum"},
+    "ASGD": {1: "lr", 5: "weight_decay"},
+}
+# Optimizers whose second positional parameter is not the learning rate.
+_NO_POSITIONAL_LR = {"ZeroRedundancyOptimizer", "DistributedOptimizer"}
+
+# torch.optim.lr_scheduler: positional parameters after the optimizer.
+_SCHEDULER_POSITIONS: dict[str, tuple[str, ...]] = {
+    "StepLR": ("step_size", "gamma"),
+    "MultiStepLR": ("milestones", "gamma"),
+    "ExponentialLR": ("gamma",),
+    "CosineAnnealingLR": ("T_max", "eta_min"),
+    "CosineAnnealingWarmRestarts": ("T_0", "T_mult", "eta_min"),
+    "OneCycleLR": ("max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start"),
+    "CyclicLR": ("base_lr", "max_lr", "step_size_up", "step_size_down"),
+    "LinearLR": ("start_factor", "end_factor", "total_iters"),
+    "ConstantLR": ("factor", "total_iters"),
+    "PolynomialLR": ("total_iters", "power"),
+    "ReduceLROnPlateau": ("mode", "factor", "patience"),
+    "SequentialLR": ("schedulers", "milestones"),
+    # Hugging Face schedule factories (transformers / diffusers)
+    "get_linear_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_cosine_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_cosine_with_hard_restarts_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_polynomial_decay_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_constant_schedule_with_warmup": ("num_warmup_steps",),
+    "get_inverse_sqrt_schedule": ("num_warmup_steps",),
+    "get_scheduler": ("optimizer", "num_warmup_steps", "num_training_steps"),  # (name, optimizer, ...)
+}
+SCHEDULER_KEYWORDS = frozenset({
+    "step_size", "gamma", "milestones", "T_max", "T_0", "T_mult", "eta_min", "max_lr", "base_lr",
+    "total_steps", "epochs", "steps_per_epoch", "pct_start", "div_factor", "final_div_factor",
+    "step_size_up", "step_size_down", "start_factor", "end_factor", "total_iters", "factor",
+    "patience", "power", "min_lr", "base_momentum", "max_momentum", "num_warmup_steps",
+    "num_training_steps",
+})
+DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+_CLIP_NORM_FUNCTIONS = {
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_",
+    "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm",
+}
+_CLIP_VALUE_FUNCTIONS = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_"}
+TRAINING_ARGUMENTS_KEYWORDS = ("learning_rate", "per_device_train_batch_size", "num_train_epochs", "weight_decay",
+                               "warmup_steps", "warmup_ratio", "max_grad_norm")
+LIGHTNING_TRAINER_KEYWORDS = ("max_epochs", "gradient_clip_val")
+_LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
+EPOCHS = "epochs"  # the name an epoch loop's bound goes by (for ignore-names)
+
+DESCRIPTIONS = {
+    "lr": "learning rate", "learning_rate": "learning rate", "max_lr": "maximum learning rate",
+    "base_lr": "base learning rate", "momentum": "momentum", "weight_decay": "weight decay",
+    "batch_size": "batch size", "per_device_train_batch_size": "batch size", "num_train_epochs": "epoch count",
+    "max_epochs": "epoch count", EPOCHS: "epoch count", "max_norm": "gradient-clipping max_norm",
+    "max_grad_norm": "gradient-clipping max_norm", "clip_value": "gradient-clipping value",
+    "gradient_clip_val": "gradient-clipping value", "warmup_steps": "warmup length",
+    "num_warmup_steps": "warmup length", "warmup_ratio": "warmup ratio",
+}
+_WHY = "so it cannot be swept, logged or reproduced; read it from a config or a command-line argument"
+
+# Calls whose keywords configure a command line, never a hyperparameter in use.
+_ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
+
+# -- files -------------------------------------------------------------------------------
+
+_TEST_DIRS = {"tests", "test", "testing", "test_utils"}
+_CONFIG_DIRS = {"config", "configs"}
+_CONFIG_FILES = {"config.py", "configs.py", "hparams.py", "hyperparams.py", "settings.py"}
+
+
+def is_test_file(path: str) -> bool:
+    """Under ``tests/``, ``test/``, ``testing/`` or ``test_utils/``, or named ``test_*.py``, ``*_test.py``, ``conftest.py``."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    name = parts[-1] if parts else ""
+    return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
+            or name == "conftest.py")
+
+
+def is_config_file(path: str) -> bool:
+    """Under ``config/``/``configs/``, or ``config.py``, ``*_config.py``, ``hparams.py``,
+    ``settings.py``: where hyperparameters belong."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    name = parts[-1] if parts else ""
+    return any(p in _CONFIG_DIRS for p in parts[:-1]) or name in _CONFIG_FILES or name.endswith(("_config.py", "_configs.py"))
+
+
+# -- literals ----------------------------------------------------------------------------
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
+
+
+def numeric_value(node: cst.BaseExpression) -> float | list | None:
+    """The value of a numeric literal (``3``, ``1e-3``, ``-1``, ``0.1 * 2``, ``10 ** -4``), or
+    of a list/tuple of them (``[30, 80]``); None for anything else."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return node.evaluated_value
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        inner = numeric_value(node.expression)
+        if isinstance(inner, (int, float)):
+            return -inner if isinstance(node.operator, cst.Minus) else inner
+        return None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
+        left, right = numeric_value(node.left), numeric_value(node.right)
+        if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
+            return None
+        try:
+            if isinstance(node.operator, cst.Power):
+                if abs(right) > 64:
+                    return None
+                return left ** right
+            return {
+                cst.Add: lambda: left + right, cst.Subtract: lambda: left - right,
+                cst.Multiply: lambda: left * right, cst.Divide: lambda: left / right,
+                cst.FloorDivide: lambda: left // right, cst.Modulo: lambda: left % right,
+            }[type(node.operator)]()
+        except (ArithmeticError, ValueError):
+            return None
+    if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+        values = []
+        for el in node.elements:
+            if isinstance(el, cst.StarredElement):
+                return None
+            v = numeric_value(el.value)
+            if not isinstance(v, (int, float)):
+                return None
+            values.append(v)
+        return values
+    return None
+
+
+def _positive(value: Any, floor: float = 0) -> bool:
+    """Zero and negative values mean "off" or "unlimited" (``weight_decay=0``,
+    ``max_epochs=-1``), not a tuned value."""
+    if isinstance(value, list):
+        return any(isinstance(v, (int, float)) and v > floor for v in value)
+    return isinstance(value, (int, float)) and value > floor
+
+
+# -- epoch loops -------------------------------------------------------------------------
+
+_EPOCH_VAR = re.compile(r"epoch|^ep(_?(i|idx|id|num|no))?$|^(i|n|cur|num)_?ep$", re.IGNORECASE)
+_TRAIN_CALL = re.compile(r"train|fit", re.IGNORECASE)
+_EPOCH_CALL = re.compile(r"epoch", re.IGNORECASE)
+_RUN_CALL = re.compile(r"train|fit|run", re.IGNORECASE)
+_RANGES = {"range", "trange"}
+
+
+def _call_name(call: cst.Call) -> str:
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return ""
+
+
+def _target_name(target: cst.BaseExpression) -> str | None:
+    return target.value if isinstance(target, cst.Name) else None
+
+
+class HardCodedHyperparameter(Rule):
+    code = "TL004"
+    name = "hard-coded-hyperparameter"
+    severity = Severity.WARNING
+    default_enabled = True
+    summary = "Training hyperparameter (lr, batch size, epochs, ...) hard-coded as a literal in code"
+    options = {
+        "extend-names": Option([], list, "extra keyword names to watch, in any call (e.g. warmup_epochs)", item_kind=str),
+        "ignore-names": Option([], list, "hyperparameter names never to report (e.g. batch_size, epochs)", item_kind=str),
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, conftest.py)"),
+        "skip-config-files": Option(True, bool, "skip config files (config/ or configs/ directories, config.py, *_config.py, hparams.py, settings.py)"),
+    }
+    # A finding needs one of: an optimizer (its module says "optim", or its class name), a
+    # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
+    # TrainingArguments, an optimizer keyword on a project class (lr, momentum,
+    # weight_decay), or a range loop. (Plain ``requires_text``, so that turning skipping off
+    # by patching ``Rule.might_apply`` reaches this rule too.)
+    requires_text = ("optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments", "momentum",
+                     "weight_decay", "lr", "range", *sorted(OPTIMIZER_CLASSES))
+
+    VALID = [
+        # Everything read from argparse (its defaults included) or a config object.
+        """
+        import argparse
+        import torch
+        from torch.utils.data import DataLoader
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--lr", type=float, default=3e-4)
+            parser.add_argument("--epochs", type=int, default=30)
+            args = parser.parse_args()
+            opt = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=cfg.weight_decay)
+            loader = DataLoader(ds, batch_size=cfg.batch_size, num_workers=4)
+            for epoch in range(args.epochs):
+                for x in loader:
+                    model(x).backward()
+                    opt.step()
+        """,
+        # Function parameter defaults are the configurable interface.
+        """
+        import torch
+        def make_optimizer(params, lr=0.01, momentum=0.9):
+            return torch.optim.SGD(params, lr=lr, momentum=momentum)
+        """,
+        # Module-level UPPER_CASE constants.
+        """
+        import torch
+        LR = 1e-3
+        EPOCHS = 10
+        def train(model, loader):
+            opt = torch.optim.Adam(model.parameters(), lr=LR)
+            for epoch in range(EPOCHS):
+                for x in loader:
+                    model(x).backward()
+                    opt.step()
+        """,
+        # Dataclass / config-class fields: class bodies are where values are declared.
+        """
+        from dataclasses import dataclass
+        from transformers import TrainingArguments
+        @dataclass
+        class Config:
+            lr: float = 3e-4
+            batch_size: int = 64
+            epochs: int = 30
+        class Defaults:
+            args = TrainingArguments("out", learning_rate=2e-5)
+        """,
+        # Architecture sizes, num_workers, betas and eps are not training hyperparameters.
+        """
+        import torch
+        from torch import nn
+        from torch.utils.data import DataLoader
+        def build(cfg, ds):
+            model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Dropout(0.1), nn.Linear(256, 10))
+            opt = torch.optim.Adam(model.parameters(), lr=cfg.lr, betas=(0.9, 0.999), eps=1e-8)
+            loader = DataLoader(ds, batch_size=cfg.batch_size, num_workers=8, shuffle=True)
+            return model, opt, loader
+        """,
+        # Loops over range that are not epoch loops: retries, layers, warm-up iterations.
+        """
+        import torch
+        from torch import nn
+        def setup(model, x, opt):
+            layers = [nn.Linear(8, 8) for _ in range(3)]
+            for i in range(3):
+                layers.append(nn.Linear(8, 8))
+            for attempt in range(5):
+                if connect():
+                    break
+            for _ in range(10):
+                model(x).sum().backward()
+                opt.step()
+        """,
+        # Test files are skipped.
+        Valid(
+            """
+            import torch
+            def test_sgd(model):
+                opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+            path="tests/test_optim.py",
+        ),
+        # Config files are skipped: that is where hyperparameters belong.
+        Valid(
+            """
+            from transformers import TrainingArguments
+            def training_args():
+                return TrainingArguments("out", learning_rate=2e-5, num_train_epochs=3)
+            """,
+            path="configs/finetune.py",
+        ),
+        # A local assigned from a parameter or a config somewhere is not literal-only.
+        """
+        import torch
+        def train(model, args):
+            lr = 0.1
+            if args.lr is not None:
+                lr = args.lr
+            opt = torch.optim.SGD(model.parameters(), lr=lr)
+            n_epochs = args.epochs
+            for epoch in range(n_epochs):
+                train_one_epoch(model, opt)
+        """,
+        # Zero / negative mean "off" / "unlimited"; a parameter-group dict is not watched.
+        """
+        import torch
+        import lightning as L
+        def setup(model, cfg):
+            opt = torch.optim.AdamW(
+                [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+                lr=cfg.lr, weight_decay=0.0,
+            )
+            trainer = L.Trainer(max_epochs=-1, max_steps=cfg.steps)
+            return opt, trainer
+        """,
+        # An LR-schedule plot: the epoch loop does not train.
+        """
+        import torch
+        def plot(opt):
+            sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.95 ** e)
+            lrs = []
+            for epoch in range(100):
+                sched.step()
+                lrs.append(sched.get_last_lr())
+        """,
+        # A sweep loop over literal values is not one hard-coded value; a local rebound by a loop.
+        """
+        import torch
+        def sweep(model):
+            for lr in (0.1, 0.01):
+                torch.optim.SGD(model.parameters(), lr=lr)
+        """,
+        # Option: a name in ignore-names is never reported.
+        Valid(
+            """
+            from torch.utils.data import DataLoader
+            def loaders(ds):
+                return DataLoader(ds, batch_size=32)
+            """,
+            options={"ignore-names": ["batch_size"]},
+        ),
+        # Option: test files can be checked, but this one reads its values from arguments.
+        Valid(
+            """
+            import torch
+            def test_fit(model, lr):
+                torch.optim.SGD(model.parameters(), lr)
+            """,
+            path="tests/test_fit.py",
+            options={"skip-tests": False},
+        ),
+        # A DataLoader that does not feed training (parallel metadata reading, evaluation in a
+        # file that never trains): its batch size is not a training hyperparameter.
+        """
+        import torch.utils.data
+        class VideoClips:
+            def _read_timestamps(self, paths):
+                loader = torch.utils.data.DataLoader(Timestamps(paths), batch_size=16, num_workers=self.workers)
+                return [t for batch in loader for t in batch]
+        def evaluate(model, ds):
+            return [model(x) for x in torch.utils.data.DataLoader(ds, batch_size=256)]
+        """,
+        # In a file that trains, a non-training loader of one sample at a time.
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        def predict(model, ds):
+            return [model(x) for x in DataLoader(ds, batch_size=1)]
+        def fit(model, opt, loader):
+            for x in loader:
+                model(x).backward()
+                opt.step()
+        """,
+        # Test-support packages count as tests.
+        Valid(
+            """
+            from torch.utils.data import DataLoader
+            def mocked_dataloaders(ds):
+                return DataLoader(ds, shuffle=True, batch_size=2)
+            """,
+            path="src/pkg/test_utils/training.py",
+        ),
+        # A lower-case module-level variable read inside a function is not a local of it.
+        """
+        import torch
+        lr = 0.1
+        def train(model):
+            return torch.optim.SGD(model.parameters(), lr=lr)
+        """,
+    ]
+    INVALID = [
+        # Keyword learning rate and momentum of a torch.optim optimizer.
+        Invalid(
+            """
+            import torch
+            def train(model):
+                opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+            """,
+            lines=(4, 4),
+            message="is hard-coded in `torch.optim.SGD(...)`",
+        ),
+        # Positional learning rate; an aliased import.
+        Invalid(
+            """
+            from torch import optim as o
+            def train(model):
+                return o.SGD(model.parameters(), 0.1)
+            """,
+            lines=(4,),
+            message="learning rate 0.1",
+        ),
+        # A lower-case local assigned only a literal: reported at the literal.
+        Invalid(
+            """
+            import torch
+            def train(model):
+                lr = 1e-3
+                opt = torch.optim.Adam(model.parameters(), lr=lr)
+            """,
+            lines=(4,),
+            message="`lr` is assigned only this literal",
+        ),
+        # Epoch loop bound, directly and through a local; range(1, N + 1).
+        Invalid(
+            """
+            def train(model, loader, opt):
+                for epoch in range(30):
+                    train_one_epoch(model, loader, opt)
+                num_epochs = 5
+                for ep in range(1, num_epochs + 1):
+                    train_one_epoch(model, loader, opt)
+            """,
+            lines=(3, 5),
+            message="epoch count",
+        ),
+        # A loop variable not named like an epoch, whose body runs a training data loop.
+        Invalid(
+            """
+            def train(model, loader, optimizer):
+                for i in range(10):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        model(x, y).backward()
+                        optimizer.step()
+            """,
+            lines=(3,),
+            message="epoch loop",
+        ),
+        # Scheduler arguments, keyword and positional; milestones as a list.
+        Invalid(
+            """
+            from torch.optim import lr_scheduler
+            def schedules(opt, cfg):
+                a = lr_scheduler.StepLR(opt, 30, gamma=0.1)
+                b = lr_scheduler.MultiStepLR(opt, milestones=[30, 80], gamma=cfg.gamma)
+                c = lr_scheduler.OneCycleLR(opt, 0.1, total_steps=cfg.steps)
+            """,
+            lines=(4, 4, 5, 6),
+            message="hard-coded",
+        ),
+        # DataLoader batch size and gradient clipping in script top-level code.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            loader = DataLoader(dataset, batch_size=64, num_workers=4)
+            for x in loader:
+                model(x).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+            """,
+            lines=(4, 7),
+            message="hard-coded",
+        ),
+        # Hugging Face TrainingArguments and schedule factories; Lightning Trainer.
+        Invalid(
+            """
+            from transformers import TrainingArguments, get_linear_schedule_with_warmup
+            import pytorch_lightning as pl
+            def main(opt, n):
+                args = TrainingArguments("out", learning_rate=2e-5, per_device_train_batch_size=16, num_train_epochs=3)
+                sched = get_linear_schedule_with_warmup(opt, num_warmup_steps=500, num_training_steps=n)
+                trainer = pl.Trainer(max_epochs=10, accelerator="gpu")
+            """,
+            lines=(5, 5, 5, 6, 7),
+            message="hard-coded",
+        ),
+        # A same-file optimizer subclass: keyword and positional learning rate.
+        Invalid(
+            """
+            import torch
+            class MyAdam(torch.optim.Adam):
+                def __init__(self, params, lr=1e-3, weight_decay=0.0):
+                    super().__init__(params, lr=lr, weight_decay=weight_decay)
+            class WarmAdam(MyAdam):
+                pass
+            def build(model):
+                a = MyAdam(model.parameters(), lr=3e-4)
+                b = WarmAdam(model.parameters(), 3e-4, 0.01)
+            """,
+            lines=(9, 10, 10),
+            message="hard-coded in `",
+        ),
+        # Accelerate / Fabric clipping and a LightningModule's configure_optimizers.
+        Invalid(
+            """
+            import torch
+            import lightning as L
+            class Model(L.LightningModule):
+                def configure_optimizers(self):
+                    return torch.optim.AdamW(self.parameters(), lr=1e-3, weight_decay=0.05)
+            def loop(accelerator, fabric, model, opt):
+                accelerator.clip_grad_norm_(model.parameters(), 0.5)
+                fabric.clip_gradients(model, opt, max_norm=2.0)
+            """,
+            lines=(6, 6, 8, 9),
+            message="hard-coded",
+        ),
+        # Option: extra names to watch, in any call; test files checked when asked.
+        Invalid(
+            """
+            def build(cfg):
+                return make_schedule(cfg.opt, warmup_epochs=5)
+            """,
+            lines=(3,),
+            message="`warmup_epochs` 5",
+            options={"extend-names": ["warmup_epochs"]},
+        ),
+        Invalid(
+            """
+            import torch
+            def test_fit(model):
+                torch.optim.SGD(model.parameters(), lr=0.5)
+            """,
+            lines=(4,),
+            path="tests/test_fit.py",
+            options={"skip-tests": False},
+        ),
+        # DataLoaders: one that shuffles or is named for training, anywhere; any other one in
+        # a file that trains.
+        Invalid(
+            """
+            import torch
+            from torch.utils.data import DataLoader
+            def loaders(train_ds, val_ds):
+                train_loader = DataLoader(train_ds, batch_size=128)
+                val_loader = DataLoader(val_ds, batch_size=256)
+                return train_loader, val_loader
+            def train_dataloader(ds):
+                return DataLoader(ds, 32)
+            def fit(model, loader):
+                opt = torch.optim.SGD(model.parameters(), lr=model.lr)
+            """,
+            lines=(5, 6, 9),
+            message="batch size",
+        ),
+        # tqdm around the range, and the fixture's shape.
+        Invalid(
+            """
+            from tqdm import tqdm
+            def fit(model, loader, opt):
+                for epoch in tqdm(range(20)):
+                    model.train()
+                    for x in loader:
+                        model(x).backward()
+                        opt.step()
+            """,
+            lines=(4,),
+            message="epoch count 20",
+        ),
+    ]
+
+    def __init__(self, ctx, options: dict[str, Any]):
+        super().__init__(ctx, options)
+        path = ctx.path
+        self._skip = bool((options.get("skip-tests", True) and is_test_file(path))
+                          or (options.get("skip-config-files", True) and is_config_file(path)))
+        self._ignore = frozenset(options.get("ignore-names") or ())
+        self._extra = frozenset(options.get("extend-names") or ()) - self._ignore
+        self._bindings: dict[int, dict[str, list | None]] = {}
+        self._reported: set[int] = set()
+        self._classes: dict[str, cst.ClassDef] = {}
+        self._class_calls: list[cst.Call] = []
+        self._loaders: list[tuple[cst.Call, list]] = []
+
+    # -- where code counts ----------------------------------------------------------------
+    def _in_code(self, node: cst.CSTNode) -> bool:
+        """In a function body or module-level code: not a class body, not a parameter default."""
+        for anc in self.ctx.ancestors(node):
+            if isinstance(anc, cst.Param):
+                return False
+            if isinstance(anc, (cst.FunctionDef, cst.Module)):
+                return True
+            if isinstance(anc, cst.ClassDef):
+                return False
+        return True
+
+    # -- visits ---------------------------------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if not self._skip and node.bases:
+            self._classes.setdefault(node.name.value, node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._skip or not node.args:
+            return
+        ctx = self.ctx
+        func = node.func
+        watched = self._watched(node)
+        if watched is None:
+            return
+        if not watched or not self._in_code(node):
+            return
+        callee = ctx.qualified_name(func) or "the call"
+        if callee in DATALOADERS and not self._training_loader(node):
+            self._loaders.append((node, watched))  # reported if the file trains (finish)
+            return
+        for name, value in watched:
+            self._check(name, value, node, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+
+    def visit_For(self, node: cst.For) -> None:
+        if self._skip or EPOCHS in self._ignore:
+            return
+        stop = self._range_stop(node.iter)
+        if stop is None:
+            return
+        if numeric_value(stop) is None and not isinstance(stop, cst.Name):
+            return
+        if not self._in_code(node) or not self._is_epoch_loop(node):
+            return
+        self._check(EPOCHS, stop, node, "in the epoch loop's `range(...)`", "bounds the epoch loop")
+
+    def finish(self) -> None:
+        if self._loaders and self._file_trains():
+            for call, watched in self._loaders:
+                callee = self.ctx.qualified_name(call.func)
+                for name, value in watched:
+                    # batch_size=1 outside a training loader: one sample at a time, by design
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor=1)
+        if self._class_calls or self._classes:
+            self._check_class_calls()
+
+    # -- what a call watches --------------------------------------------------------------
+    def _watched(self, call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
+        """(hyperparameter name, argument value) for each watched argument; None when the
+        call is none of the watched kinds (an empty list when it is one, with nothing
+        watched in it)."""
+        ctx = self.ctx
+        func = call.func
+        qualified = ctx.qualified_name(func)
+        last = qualified.rsplit(".", 1)[-1] if qualified else _call_name(call)
+        imported = ctx.is_imported(func)
+        if imported and qualified:
+            if is_optimizer_constructor(ctx, func):
+                if last in _NO_POSITIONAL_LR or qualified.startswith("torch.distributed.optim."):
+                    positions: dict[int, str] = {}
+                else:
+                    positions = _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
+                return self._args(call, positions, OPTIMIZER_KEYWORDS)
+            kind = scheduler_kind(ctx, func)
+            if kind is not None:
+                names = _SCHEDULER_POSITIONS.get(kind, ())
+                positions = {i + 1: n for i, n in enumerate(names) if n in SCHEDULER_KEYWORDS}
+                return self._args(call, positions, SCHEDULER_KEYWORDS)
+            if qualified in DATALOADERS:
+                return self._args(call, {1: "batch_size"}, ("batch_size",))
+            if qualified in _CLIP_NORM_FUNCTIONS:
+                return self._args(call, {1: "max_norm"}, ("max_norm",))
+            if qualified in _CLIP_VALUE_FUNCTIONS:
+                return self._args(call, {1: "clip_value"}, ("clip_value",))
+            root = qualified.split(".", 1)[0]
+            if root == "transformers" and last.endswith("TrainingArguments"):
+                return self._args(call, {}, TRAINING_ARGUMENTS_KEYWORDS)
+            if root in _LIGHTNING_ROOTS and last == "Trainer":
+                return self._args(call, {}, LIGHTNING_TRAINER_KEYWORDS)
+        elif isinstance(func, cst.Attribute):
+            if last in ("clip_grad_norm_", "clip_grad_value_"):
+                # accelerator.clip_grad_norm_(params, max_norm); FSDP's model.clip_grad_norm_(max_norm)
+                name = "max_norm" if last == "clip_grad_norm_" else "clip_value"
+                positional = [a for a in call.args if a.keyword is None and not a.star]
+                return self._args(call, {1 if len(positional) >= 2 else 0: name}, (name,))
+            if last == "clip_gradients":  # Fabric / LightningModule
+                return self._args(call, {}, ("max_norm", "clip_val", "gradient_clip_val"))
+            if last in _ARGPARSE_METHODS:
+                return []
+        last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        if last[:1].isupper() and (isinstance(func, cst.Name) or imported):
+            # maybe an optimizer subclass of this file or of another project file (finish)
+            self._class_calls.append(call)
+        if self._extra:
+            return self._args(call, {}, ())
+        return None
+
+    def _args(self, call: cst.Call, positions: dict[int, str], keywords) -> list[tuple[str, cst.BaseExpression]]:
+        out = []
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                if arg.star == "*":
+                    positions = {}  # later positionals no longer line up
+                continue
+            if arg.keyword is None:
+                name = positions.get(index)
+                index += 1
+            else:
+                name = arg.keyword.value
+                if name not in keywords and name not in self._extra:
+                    continue
+            if name is not None and name not in self._ignore:
+                out.append((name, arg.value))
+        return out
+
+    # -- data loaders ----------------------------------------------------------------------
+    def _training_loader(self, call: cst.Call) -> bool:
+        """A DataLoader that feeds training: it shuffles, or its variable or the function
+        building it is named ``train...`` (``train_loader = ...``, ``def train_dataloader``)."""
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "shuffle":
+                if isinstance(arg.value, cst.Name) and arg.value.value == "True":
+                    return True
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Assign) and any(
+            "train" in (dotted_name(t.target) or "").rsplit(".", 1)[-1].lower() for t in parent.targets
+        ):
+            return True
+        function = self.ctx.enclosing_function(call)
+        return function is not None and "train" in function.name.value.lower()
+
+    def _file_trains(self) -> bool:
+        """Does this file train (backward, optimizer construction or step, a Trainer, a
+        ``training_step``)? A DataLoader elsewhere (reading video metadata, evaluating) has a
+        batch size that is not a training hyperparameter."""
+        ctx = self.ctx
+        for node in iter_nodes(ctx.module):
+            if isinstance(node, cst.Call):
+                if (backward_target(ctx, node) is not None or step_optimizer(ctx, node) is not None
+                        or is_optimizer_constructor(ctx, node.func)):
+                    return True
+                qualified = ctx.qualified_name(node.func) or ""
+                if qualified.rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(node.func):
+                    return True
+            elif isinstance(node, cst.FunctionDef) and node.name.value == "training_step":
+                return True
+        return False
+
+    # -- optimizer subclasses (this file, and other project files through facts) ------------
+    def _class_table(self) -> dict[str, dict]:
+        """What ``check_project`` and this file need to know about each class that may
+        subclass an optimizer: its bases (a library optimizer with its lr/momentum/weight_decay
+        positions, a class of this file, or an imported name) and its ``__init__`` parameters."""
+        table: dict[str, dict] = {}
+        ctx = self.ctx
+        for name, cls in self._classes.items():
+            bases = []
+            for base in cls.bases:
+                expr = base.value
+                if is_optimizer_constructor(ctx, expr):
+                    last = (ctx.qualified_name(expr) or "").rsplit(".", 1)[-1]
+                    positions = {} if last in _NO_POSITIONAL_LR else _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
+                    bases.append(["opt", sorted([i, n] for i, n in positions.items())])
+                elif isinstance(expr, cst.Name) and not ctx.is_imported(expr):
+                    if expr.value in self._classes and expr.value != name:
+                        bases.append(["local", expr.value])
+                elif ctx.is_imported(expr):
+                    qualified = ctx.qualified_name(expr) or ""
+                    if qualified.split(".", 1)[0] not in _LIBRARY_ROOTS:
+                        bases.append(["ext", qualified])
+            if not bases:
+                continue
+            init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+            table[name] = {"bases": bases, "init": _init_params(init) if init is not None else None}
+        return table
+
+    def _check_class_calls(self) -> None:
+        table = self._class_table()
+        candidates = []
+        for call in self._class_calls:
+            func = call.func
+            if isinstance(func, cst.Name) and not self.ctx.is_imported(func):
+                if func.value not in table:
+                    continue
+                positions = optimizer_positions(table, func.value, lambda q: None)
+                target = ["local", func.value]
+            else:
+                qualified = self.ctx.qualified_name(func) or ""
+                if qualified.split(".", 1)[0] in _LIBRARY_ROOTS:
+                    continue
+                positions, target = None, ["ext", qualified]
+            if not self._in_code(call):
+                continue
+            callee = dotted_name(func)
+            if positions is not None:
+                for name, value in self._args(call, positions, OPTIMIZER_KEYWORDS):
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+                continue
+            if target[0] == "local" and not _has_external_base(table, target[1]):
+                continue
+            args = self._candidate_args(call)
+            if args:
+                candidates.append({"callee": target, "shown": callee, "args": args})
+        facts = {}
+        if candidates:
+            facts["calls"] = candidates
+        if table:
+            facts["classes"] = table
+        if facts:
+            self.ctx.facts[self.code] = facts
+
+    def _candidate_args(self, call: cst.Call) -> list[list]:
+        """Literal arguments of a call to a class that another file may show to be an
+        optimizer: [keyword or position, shown text, line, column, end line, end column,
+        variable or ""] (positions computed here: only for such calls)."""
+        out = []
+        index = 0
+        for arg in call.args:
+            if arg.star:
+                break
+            if arg.keyword is None:
+                key: str | int = index
+                index += 1
+                if key == 0 or key > 6:
+                    continue
+            else:
+                key = arg.keyword.value
+                if key not in OPTIMIZER_KEYWORDS or key in self._ignore:
+                    continue
+            for literal, var in self._literals(arg.value, call):
+                rng = self.ctx.position(literal)
+                out.append([key, _shown(self.ctx, literal), rng.start.line, rng.start.column + 1,
+                            rng.end.line, rng.end.column + 1, var])
+        return out
+
+    def _literals(self, value: cst.BaseExpression, anchor: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:
+        number = numeric_value(value)
+        if number is not None:
+            return [(value, "")] if _positive(number) else []
+        if isinstance(value, cst.Name):
+            return [(lit, value.value) for lit in self._literal_local(value, anchor) or () if _positive(numeric_value(lit))]
+        return []
+
+    @classmethod
+    def check_project(cls, project, options: dict[str, Any]):
+        ignore = set(options.get("ignore-names") or ())
+        out = []
+        for record in project.records:
+            facts = record.facts.get(cls.code) or {}
+            for call in facts.get("calls", ()):
+                positions = _project_positions(project, record, call["callee"], 0)
+                if positions is None:
+                    continue
+                for key, text, line, column, end_line, end_column, var in call["args"]:
+                    name = key if isinstance(key, str) else positions.get(key)
+                    if name is None or name in ignore:
+                        continue
+                    desc = DESCRIPTIONS.get(name, f"`{name}`")
+                    callee = call["shown"]
+                    if var:
+                        what = f"is hard-coded: `{var}` is assigned only this literal and passed to `{callee}(...)`"
+                    else:
+                        what = f"is hard-coded in `{callee}(...)`"
+                    out.append(Finding(cls.code, cls.name, cls.severity, record.path, line, column, end_line, end_column,
+                                       f"{desc} {text} {what}, {_WHY}"))
+        # One literal passed twice (a local used by two calls) is one finding.
+        return list({(f.path, f.line, f.column): f for f in out}.values())
+
+    # -- epoch loops ---------------------------------------------------------------------
+    def _range_stop(self, it: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``N`` of ``range(N)``, ``range(1, N)``, ``trange(N)``, ``tqdm(range(N))``."""
+        if not isinstance(it, cst.Call):
+            return None
+        func = it.func
+        name = func.value if isinstance(func, cst.Name) else None
+        if name is None and isinstance(func, cst.Attribute) and func.attr.value in ("tqdm", "trange"):
+            name = func.attr.value
+        if name in ("tqdm", "track", "progress_bar") and it.args and isinstance(it.args[0].value, cst.Call):
+            return self._range_stop(it.args[0].value)
+        if name not in _RANGES or name == "range" and self.ctx.is_imported(func):
+            return None
+        args = [a for a in it.args if a.keyword is None]
+        if not args or len(args) > 3 or any(a.star for a in args):
+            return None
+        stop = args[0] if len(args) == 1 else args[1]
+        return _strip_plus_one(stop.value)
+
+    def _is_epoch_loop(self, loop: cst.For) -> bool:
+        var = _target_name(loop.target)
+        epoch_named = var is not None and bool(_EPOCH_VAR.search(var))
+        for node in iter_nodes(loop.body, into_scopes=False):
+            if isinstance(node, cst.Call):
+                name = _call_name(node)
+                if epoch_named and (
+                    backward_target(self.ctx, node) is not None
+                    or step_optimizer(self.ctx, node) is not None
+                    or _TRAIN_CALL.search(name)
+                ):
+                    return True
+                if _EPOCH_CALL.search(name) and _RUN_CALL.search(name):
+                    return True  # train_one_epoch(...), trainer.run_epoch(...)
+            elif isinstance(node, cst.For) and self._range_stop(node.iter) is None and self._trains(node):
+                return True  # the body runs a data loop that trains
+        return False
+
+    def _trains(self, loop: cst.For) -> bool:
+        for node in iter_nodes(loop.body, into_scopes=False):
+            if isinstance(node, cst.Call):
+                if backward_target(self.ctx, node) is not None or step_optimizer(self.ctx, node) is not None:
+                    return True
+                if _TRAIN_CALL.search(_call_name(node)) and mode_switch(node) is None:
+                    return True
+        return False
+
+    # -- values --------------------------------------------------------------------------
+    def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
+               floor: float = 0) -> None:
+        """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
+        number = numeric_value(value)
+        if number is not None:
+            if _positive(number, floor):
+                self._report(name, value, f"is hard-coded {where}")
+            return
+        if isinstance(value, cst.Name):
+            literals = self._literal_local(value, anchor)
+            for literal in literals or ():
+                if _positive(numeric_value(literal), floor):
+                    self._report(name, literal, f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
+
+    def _report(self, name: str, literal: cst.BaseExpression, what: str) -> None:
+        if id(literal) in self._reported:
+            return
+        self._reported.add(id(literal))
+        text = _shown(self.ctx, literal)
+        desc = DESCRIPTIONS.get(name, f"`{name}`")
+        self.report(literal, f"{desc} {text} {what}, {_WHY}")
+
+    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
+        """The literals a lower-case local (of the function enclosing ``anchor``, the call or
+        loop using ``name``, or of module-level code when used there) is assigned, when it is
+        assigned nothing else; else None. (``anchor``: its children have no parents yet.)"""
+        if name.value.isupper() or self.ctx.is_imported(name):
+            return None
+        scope = None
+        for anc in self.ctx.ancestors(anchor):
+            if isinstance(anc, (cst.FunctionDef, cst.Module)):
+                scope = anc
+                break
+            if isinstance(anc, cst.ClassDef):
+                return None
+            if isinstance(anc, cst.Lambda) and any(p.name.value == name.value for p in _all_params(anc.params)):
+                return None
+        if scope is None:
+            return None
+        bindings = self._bindings.get(id(scope))
+        if bindings is None:
+            bindings = self._bindings[id(scope)] = _scope_bindings(scope)
+        return bindings.get(name.value)
+
+
+def _strip_plus_one(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``N + 1`` -> ``N`` when ``N`` is a name (``range(1, n_epochs + 1)``)."""
+    if (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and isinstance(node.left, cst.Name)
+            and isinstance(node.right, cst.Integer) and node.right.value == "1"):
+        return node.left
+    return node
+
+
+def _all_params(params: cst.Parameters) -> list[cst.Param]:
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out
+
+
+def _scope_bindings(scope: cst.CSTNode) -> dict[str, list | None]:
+    """name -> the literal values it is assigned in ``scope`` (not entering nested
+    functions/classes), or None when some binding is not a numeric literal."""
+    out: dict[str, list | None] = {}
+
+    def bind(name: str, literal: cst.BaseExpression | None) -> None:
+        if name in out and out[name] is None:
+            return
+        if literal is None or numeric_value(literal) is None:
+            out[name] = None
+        else:
+            out.setdefault(name, []).append(literal)  # type: ignore[union-attr]
+
+    def bind_target(target: cst.BaseExpression, literal: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            bind(target.value, literal)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                bind_target(el.value, None)
+        elif isinstance(target, cst.StarredElement):
+            bind_target(target.value, None)
+
+    if isinstance(scope, cst.FunctionDef):
+        for param in _all_params(scope.params):
+            bind(param.name.value, None)
+    for node in iter_nodes(scope, into_scopes=False):
+        if node is scope:
+            continue
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                bind_target(t.target, node.value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                bind_target(node.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            bind_target(node.target, None)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            if isinstance(node, cst.For):
+                bind_target(node.target, None)
+        elif isinstance(node, cst.AsName):
+            bind_target(node.name, None)
+        elif isinstance(node, cst.NamedExpr):
+            bind_target(node.target, None)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            for item in node.names:
+                bind(item.name.value, None)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            bind(node.name.value, None)
+        elif isinstance(node, cst.ImportAlias) and node.asname is None:
+            bind((dotted_name(node.name) or "").split(".")[0], None)
+    return out
+
+
+# Roots of libraries: their classes are never project optimizer subclasses to resolve.
+_LIBRARY_ROOTS = {
+    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "lightning", "pytorch_lightning", "lightning_fabric",
+    "transformers", "accelerate", "timm", "ignite", "typing", "abc", "enum", "dataclasses", "collections",
+    "functools", "os", "sys", "re", "json", "logging", "pathlib", "argparse", "math", "random", "bitsandbytes",
+    "apex", "tqdm", "datasets", "sklearn", "scipy", "pandas", "PIL", "cv2", "matplotlib",
+}
+
+
+def _init_params(init: cst.FunctionDef) -> list[str]:
+    """``__init__``'s positional parameter names after ``self``."""
+    names = []
+    for param in list(init.params.posonly_params) + list(init.params.params):
+        names.append(param.name.value)
+    return names[1:]
+
+
+def _positions_from(info: dict, inherited: dict[int, str]) -> dict[int, str]:
+    init = info.get("init")
+    if init is None:
+        return inherited
+    return {i: n for i, n in enumerate(init) if n in OPTIMIZER_KEYWORDS}
+
+
+def optimizer_positions(table: dict[str, dict], name: str, external, depth: int = 0) -> dict[int, str] | None:
+    """For a class of ``table`` that subclasses an optimizer, where lr/momentum/weight_decay
+    sit among its constructor's positional arguments (after ``params``); None if it is not
+    known to be one. ``external(qualified)`` answers for imported bases."""
+    info = table.get(name)
+    if info is None or depth > 8:
+        return None
+    for kind, value in info["bases"]:
+        if kind == "opt":
+            inherited = {int(i): n for i, n in value}
+        elif kind == "local":
+            inherited = optimizer_positions(table, value, external, depth + 1)
+        else:
+            inherited = external(value)
+        if inherited is not None:
+            return _positions_from(info, inherited)
+    return None
+
+
+def _has_external_base(table: dict[str, dict], name: str, depth: int = 0) -> bool:
+    info = table.get(name)
+    if info is None or depth > 8:
+        return False
+    return any(kind == "ext" or (kind == "local" and _has_external_base(table, value, depth + 1))
+               for kind, value in info["bases"])
+
+
+def _project_positions(project, record, callee: list, depth: int) -> dict[int, str] | None:
+    """Resolve ``callee`` (["local", name] in ``record``, or ["ext", qualified]) through
+    the project's class tables."""
+    if depth > 8:
+        return None
+    kind, name = callee
+    if kind == "ext":
+        found = project.resolve_symbol(name, record)
+        if found is None:
+            return None
+        record, name = found
+    table = (record.facts.get(HardCodedHyperparameter.code) or {}).get("classes") or {}
+    return optimizer_positions(table, name, lambda q: _project_positions(project, record, ["ext", q], depth + 1))
+
+
+def _shown(ctx, literal: cst.BaseExpression) -> str:
+    text = ctx.module.code_for_node(literal).strip()
+    return text if len(text) <= 30 else text[:27] + "..."
