@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from torchlint.rule import Rule, all_rules
+from torchlint import engine
+from torchlint.rule import all_rules
 from torchlint.testing import lint_tree
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,7 +29,7 @@ def _fixture_files() -> dict[str, str]:
 def test_fixtures_give_the_same_findings_without_skipping(monkeypatch):
     files = _fixture_files()
     with_skipping = lint_tree(files, dedent=False)
-    monkeypatch.setattr(Rule, "might_apply", classmethod(lambda cls, text: True))
+    monkeypatch.setattr(engine, "SKIP_RULES", False)
     without = lint_tree(files, dedent=False)
     assert with_skipping == without
     assert with_skipping, "the buggy fixtures must give findings, or this test proves nothing"
@@ -38,3 +39,22 @@ def test_skipping_happens_on_unrelated_files():
     # A file with nothing torch-like in it is not worth parsing for any rule.
     text = "def add(a, b):\n    return a + b\n"
     assert [r.code for r in STATIC_RULES if r.might_apply(text)] == []
+
+
+def test_turning_skipping_off_runs_every_rule(monkeypatch):
+    # The switch the benchmark uses must reach rules that override might_apply too.
+    unrelated = "def add(a, b):\n    return a + b\n"
+    seen = []
+    for rule in STATIC_RULES:
+        monkeypatch.setattr(rule, "__init__", lambda self, ctx, options, _code=rule.code: seen.append(_code) or setattr(self, "ctx", ctx) or setattr(self, "opts", options))
+    monkeypatch.setattr(engine, "SKIP_RULES", False)
+    engine.analyze_source("a.py", unrelated.encode(), frozenset(r.code for r in STATIC_RULES))
+    assert sorted(seen) == sorted(r.code for r in STATIC_RULES)
+
+
+def test_options_reach_the_precheck():
+    from torchlint.checks.tl004_hard_coded_hyperparameter import HardCodedHyperparameter as R
+
+    text = "def f(make):\n    make(warmup_epochs=5)\n"
+    assert not R.might_apply(text)
+    assert R.might_apply(text, {"extend-names": ["warmup_epochs"]})

@@ -82,7 +82,9 @@ class Rule:
 
     # -- hooks -----------------------------------------------------------------------
     @classmethod
-    def might_apply(cls, text: str) -> bool:
+    def might_apply(cls, text: str, options: dict[str, Any] | None = None) -> bool:
+        """False only when the rule cannot fire on a file with this text (and these
+        options): the engine then does not run it there. Must be sound."""
         return not cls.requires_text or any(t in text for t in cls.requires_text)
 
     @classmethod

@@ -536,7 +536,7 @@ class MissingZeroGrad(Rule):
 
     # -- the walk ----------------------------------------------------------------------
     @classmethod
-    def might_apply(cls, text: str) -> bool:
+    def might_apply(cls, text: str, options=None) -> bool:
         return "backward" in text and "step" in text
 
     def __init__(self, ctx, options):

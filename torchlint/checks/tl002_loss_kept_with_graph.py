@@ -594,7 +594,7 @@ class LossKeptWithGraph(Rule):
 
     # -- the walk ----------------------------------------------------------------------
     @classmethod
-    def might_apply(cls, text: str) -> bool:
+    def might_apply(cls, text: str, options=None) -> bool:
         # A store, and some evidence of a graph: a backward (also through a scaler or
         # autograd.grad), a loss, a criterion, or a model call.
         return any(t in text for t in cls.requires_text) and any(t in text for t in _EVIDENCE_TEXT)

@@ -229,10 +229,14 @@ class HardCodedHyperparameter(Rule):
     # A finding needs one of: an optimizer (its module says "optim", or its class name), a
     # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
     # TrainingArguments, an optimizer keyword on a project class (lr, momentum,
-    # weight_decay), or a range loop. (Plain ``requires_text``, so that turning skipping off
-    # by patching ``Rule.might_apply`` reaches this rule too.)
+    # weight_decay), or a range loop; or a keyword the options add.
     requires_text = ("optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments", "momentum",
                      "weight_decay", "lr", "range", *sorted(OPTIMIZER_CLASSES))
+
+    @classmethod
+    def might_apply(cls, text: str, options=None) -> bool:
+        extra = (options or {}).get("extend-names") or ()
+        return any(t in text for t in cls.requires_text) or any(name in text for name in extra)
 
     VALID = [
         # Everything read from argparse (its defaults included) or a config object.
