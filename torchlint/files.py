@@ -120,3 +120,15 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> l
                     continue
                 found[file] = SourceFile(file, display_path(file, cwd))
     return sorted(found.values(), key=lambda f: f.display)
+
+
+TEST_DIRS = {"tests", "test", "testing", "test_utils"}
+
+
+def is_test_file(path: str) -> bool:
+    """Under ``tests/``, ``test/``, ``testing/`` or ``test_utils/``, or named ``test_*.py``,
+    ``*_test.py``, ``conftest.py``: what rules with a ``skip-tests`` option leave alone."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return (any(p in TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
+            or name == "conftest.py")

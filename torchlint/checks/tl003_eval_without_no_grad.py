@@ -34,8 +34,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
+from torchlint.files import is_test_file
 from torchlint.finding import Severity
-from torchlint.rule import Invalid, Rule, Valid
+from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.torch_api import (
     NO_GRAD_CONTEXTS,
     backward_target,
@@ -123,8 +124,22 @@ class EvalWithoutNoGrad(Rule):
     summary = "Model called after .eval() outside torch.no_grad(): autograd still records every activation"
     # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
     requires_text = ("eval(", "train(")
+    options = {
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
+                                         "*_test.py, conftest.py): a test's forward checks shapes once, often on the "
+                                         "meta device, and wastes nothing worth a finding"),
+    }
 
     VALID = [
+        # A test file: forwards there check shapes once (timm runs them on the meta device).
+        Valid(
+            "import torch\n"
+            "def test_shapes(model_name, cfg_device):\n"
+            "    model = create_model(model_name, device=cfg_device).eval()\n"
+            "    out = model(torch.randn(1, 3, 224, 224, device=cfg_device))\n"
+            "    assert out.shape == (1, 1000)\n",
+            path="tests/test_models.py",
+        ),
         # Evaluation under no_grad.
         Valid(
             "import torch\n\n"
@@ -359,6 +374,18 @@ class EvalWithoutNoGrad(Rule):
     ]
 
     INVALID = [
+        # ... unless the option says tests are linted too.
+        Invalid(
+            "import torch\n"
+            "def test_shapes(model):\n"
+            "    model.eval()\n"
+            "    out = model(torch.randn(1, 3, 224, 224))\n"
+            "    assert out.shape == (1, 1000)\n",
+            lines=(4,),
+            message="torch.no_grad()",
+            path="tests/test_models.py",
+            options={"skip-tests": False},
+        ),
         # The fixture pattern: evaluate() without no_grad.
         Invalid(
             "import torch\n\n"
@@ -831,6 +858,8 @@ class EvalWithoutNoGrad(Rule):
     # -- after the walk: file-wide exemptions -----------------------------------------
     def finish(self) -> None:
         if not self._candidates:
+            return
+        if self.opts.get("skip-tests", True) and is_test_file(self.ctx.path):
             return
         ctx = self.ctx
         sites: dict[str, list[cst.Call]] = {}

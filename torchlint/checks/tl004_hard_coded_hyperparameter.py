@@ -31,6 +31,7 @@ from typing import Any
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
+from torchlint.files import is_test_file
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.torch_api import (
@@ -119,17 +120,8 @@ _ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
 
 # -- files -------------------------------------------------------------------------------
 
-_TEST_DIRS = {"tests", "test", "testing", "test_utils"}
 _CONFIG_DIRS = {"config", "configs"}
 _CONFIG_FILES = {"config.py", "configs.py", "hparams.py", "hyperparams.py", "settings.py"}
-
-
-def is_test_file(path: str) -> bool:
-    """Under ``tests/``, ``test/``, ``testing/`` or ``test_utils/``, or named ``test_*.py``, ``*_test.py``, ``conftest.py``."""
-    parts = PurePosixPath(path.replace("\\", "/")).parts
-    name = parts[-1] if parts else ""
-    return (any(p in _TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
-            or name == "conftest.py")
 
 
 def is_config_file(path: str) -> bool:
