@@ -15,7 +15,7 @@ class Severity(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """A problem found in a file.
 

@@ -25,7 +25,7 @@ def module_name_for(display_path: str) -> str:
     return ".".join(parts)
 
 
-@dataclass
+@dataclass(slots=True)
 class FileRecord:
     path: str
     module_name: str
