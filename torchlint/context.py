@@ -245,6 +245,18 @@ def iter_calls(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.C
             yield node
 
 
+def referenced_names(expr: cst.CSTNode) -> set[str]:
+    """Every name and attribute chain read in ``expr`` (``out.logits`` gives ``out.logits``,
+    ``out`` and ``logits``): generous on purpose, for rules that use it only to stay silent."""
+    found = set()
+    for node in iter_nodes(expr):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            key = dotted_name(node)
+            if key is not None:
+                found.add(key)
+    return found
+
+
 class Dispatcher:
     """Walks the tree once, recording parents and calling every rule's ``visit_<Node>`` and
     ``leave_<Node>`` methods (LibCST naming; trivia nodes such as whitespace, commas and

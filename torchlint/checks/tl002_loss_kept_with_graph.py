@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
+from torchlint.context import dotted_name, iter_nodes, referenced_names
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.torch_api import (
@@ -141,17 +141,6 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
-
-
-def _refs(expr: cst.CSTNode) -> set[str]:
-    """Every name and attribute chain read in ``expr``: generous, it only ever silences."""
-    found = set()
-    for node in iter_nodes(expr):
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            key = dotted_name(node)
-            if key is not None:
-                found.add(key)
-    return found
 
 
 def _bound_names(target: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -1080,12 +1069,12 @@ class LossKeptWithGraph(Rule):
                 if key in derived:
                     continue
                 for d in defs:
-                    if d.value is not None and d.kind != "bind" and _refs(d.value) & derived:
+                    if d.value is not None and d.kind != "bind" and referenced_names(d.value) & derived:
                         derived.add(key)
                         changed = True
                         break
         for target, _, _ in scope.backwards:
-            if _refs(target) & derived:
+            if referenced_names(target) & derived:
                 return True
         return False
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
+from torchlint.context import dotted_name, iter_nodes, referenced_names
 from torchlint.files import is_test_file
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
@@ -68,18 +68,6 @@ def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
         key = dotted_name(target)
         if key is not None:
             out.add(key)
-
-
-def _refs(expr: cst.CSTNode) -> set[str]:
-    """Every name and attribute chain read in ``expr`` (``out.logits`` gives ``out.logits``,
-    ``out`` and ``logits``): generous on purpose, it only ever silences the rule."""
-    found = set()
-    for node in iter_nodes(expr):
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            key = dotted_name(node)
-            if key is not None:
-                found.add(key)
-    return found
 
 
 def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
@@ -964,14 +952,14 @@ def _taint(grad_exprs: list[cst.CSTNode], assigns: dict[cst.CSTNode, set[str]]) 
     """Keys whose value may reach a backward / autograd.grad (a fixpoint over assignments)."""
     tainted: set[str] = set()
     for expr in grad_exprs:
-        tainted |= _refs(expr)
+        tainted |= referenced_names(expr)
     pending = dict(assigns)
     changed = True
     while changed and pending:
         changed = False
         for value, keys in list(pending.items()):
             if keys & tainted:
-                tainted |= _refs(value)
+                tainted |= referenced_names(value)
                 del pending[value]
                 changed = True
     return tainted
