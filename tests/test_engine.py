@@ -137,3 +137,30 @@ def test_any_bytes_give_findings_never_exceptions(data):
     assert result.errors == []
     for finding in result.findings:
         assert finding.line >= 1 and finding.column >= 1
+
+
+def test_facts_are_kept_encoded_and_decode_to_fresh_copies():
+    import pickle
+
+    from torchlint.project import Facts
+
+    facts = Facts({"TL006": {"helpers": ["set_seed"], "entry": None}})
+    assert facts["TL006"] == {"helpers": ["set_seed"], "entry": None}
+    facts["TL006"]["helpers"].append("x")  # a copy: the record is unchanged
+    assert facts["TL006"]["helpers"] == ["set_seed"]
+    assert dict(pickle.loads(pickle.dumps(facts))) == dict(facts)
+    assert "TL005" not in facts and facts.get("TL005") is None and list(facts) == ["TL006"]
+
+
+def test_facts_that_json_cannot_hold_are_a_rule_error_not_a_crash():
+    import libcst as cst
+
+    from torchlint.context import FileContext
+    from torchlint.engine import _encode_facts
+    from torchlint.imports import ImportTable
+
+    ctx = FileContext("a.py", cst.parse_module(""), "", ImportTable("a", False))
+    ctx.facts = {"TL005": {"classes": {1, 2}}, "TL006": {"entry": "main"}}
+    facts = _encode_facts(ctx)
+    assert dict(facts) == {"TL006": {"entry": "main"}}
+    assert [(e.rule, "JSON" in e.error) for e in ctx.errors] == [("TL005", True)]

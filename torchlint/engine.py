@@ -13,7 +13,7 @@ from torchlint.context import Dispatcher, FileContext, RuleError
 from torchlint.files import SourceFile, discover
 from torchlint.finding import Finding
 from torchlint.noqa import Suppressions, scan
-from torchlint.project import FileRecord, Project, module_name_for
+from torchlint.project import Facts, FileRecord, Project, encode, module_name_for
 from torchlint.rule import Rule, all_rules
 from torchlint.imports import ImportTable
 from torchlint.source import ParseFailure, check_syntax, parse_cst
@@ -95,8 +95,18 @@ def analyze_source(
         Dispatcher(ctx, rules).run()
     except RecursionError as exc:  # pathological nesting that CPython's parser accepted
         ctx.errors.append(RuleError("engine", path, f"RecursionError: {exc}", ""))
-    record.facts = ctx.facts
+    record.facts = _encode_facts(ctx)
     return FileResult(path, ctx.findings(), record, ctx.errors)
+
+
+def _encode_facts(ctx: FileContext) -> Facts:
+    encoded = {}
+    for code, value in ctx.facts.items():
+        try:
+            encoded[code] = encode(value)
+        except (TypeError, ValueError) as exc:  # a rule bug: reported, never fatal
+            ctx.errors.append(RuleError(code, ctx.path, f"facts are not JSON-serialisable: {exc}", ""))
+    return Facts.from_encoded(encoded)
 
 
 def _unparsed(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:

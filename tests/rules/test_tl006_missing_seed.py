@@ -332,7 +332,7 @@ def test_noqa_on_the_entry_point_line_suppresses():
 def test_facts_are_json_serialisable_and_describe_the_file():
     code = train_file("import random\nfrom utils import prepare", "prepare()") + "    random.random()\n"
     result = analyze_source("train.py", code.encode(), frozenset({"TL006"}))
-    facts = json.loads(json.dumps(result.record.facts))["TL006"]
+    facts = json.loads(json.dumps(dict(result.record.facts)))["TL006"]
     entry = facts["entry"]
     assert entry["line"] == 11
     assert entry["needs"] == ["torch", "random"]
