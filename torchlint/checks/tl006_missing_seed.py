@@ -21,8 +21,9 @@ from typing import Any, Iterable
 import libcst as cst
 
 from torchlint.context import dotted_name
+from torchlint.files import is_test_file
 from torchlint.finding import Finding, Severity
-from torchlint.rule import Invalid, Rule, Valid
+from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.torch_api import backward_target, expr_key, is_optimizer_constructor, step_optimizer
 
 TORCH, RANDOM, NUMPY = "torch", "random", "numpy"
@@ -170,8 +171,24 @@ class MissingSeed(Rule):
     severity = Severity.WARNING
     summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
     requires_text = ("backward", "fit(", "seed")
+    options = {
+        "skip-tests": Option(True, bool, "skip entry points in test files (tests/, test/, testing/, test_utils/ "
+                                         "directories, test_*.py, *_test.py, conftest.py): a test that needs "
+                                         "reproducible runs seeds where it compares them"),
+    }
 
     VALID = [
+        # A test script's entry point: tests seed where they compare runs.
+        Valid(
+            "import torch\n\n"
+            "if __name__ == '__main__':\n"
+            "    model, opt = build()\n"
+            "    for x, y in loader:\n"
+            "        opt.zero_grad()\n"
+            "        model(x).sum().backward()\n"
+            "        opt.step()\n",
+            path="tests/test_checkpointing.py",
+        ),
         # Seeded with torch.manual_seed in the main block.
         Valid(
             "import torch\n\n"
@@ -335,6 +352,20 @@ class MissingSeed(Rule):
         ),
     ]
     INVALID = [
+        # ... unless the option says tests are linted too.
+        Invalid(
+            "import torch\n\n"
+            "if __name__ == '__main__':\n"
+            "    model, opt = build()\n"
+            "    for x, y in loader:\n"
+            "        opt.zero_grad()\n"
+            "        model(x).sum().backward()\n"
+            "        opt.step()\n",
+            lines=(3,),
+            message="never seeds torch",
+            path="tests/test_checkpointing.py",
+            options={"skip-tests": False},
+        ),
         # The fixture's shape: loop in train(), called from the main block.
         Invalid(
             "import torch\n\n"
@@ -787,7 +818,7 @@ class MissingSeed(Rule):
         if on_import:
             facts["on_import"] = sorted(on_import)
         entry = self._entry()
-        if entry is not None:
+        if entry is not None and not (self.opts.get("skip-tests", True) and is_test_file(self.ctx.path)):
             facts["entry"] = entry
         if facts:
             self.ctx.facts[self.code] = facts
