@@ -121,3 +121,25 @@ def test_cli_flags(tree, run):
     assert (code2, json.loads(out2)) == (code, json.loads(out))
     assert not (tree / ".torchlint_cache").exists()
     assert run("check", "--jobs", "0", ".")[0] == 2
+
+
+def test_concurrent_runs_do_not_corrupt_the_cache(tree):
+    # Two real torchlint processes fill the same cache at once; every entry they leave must be
+    # whole, and a warm run from it must give the findings of a cache-less run.
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "torchlint", "check", "--isolated", "--jobs", "2", "--cache-dir", "shared-cache",
+           "--format", "json", "."]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    procs = [subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [1, 1], [o[1][-500:] for o in outs]
+    assert json.loads(outs[0][0]) == json.loads(outs[1][0])
+    entries = [p for p in (tree / "shared-cache").rglob("*") if p.is_file() and p.name not in ("CACHEDIR.TAG", ".gitignore")]
+    assert entries and not [p for p in entries if p.suffix == ".tmp" or ".tmp" in p.name]
+    for entry in entries:
+        json.loads(entry.read_bytes())  # whole, valid entries only
+    expected, _ = _run(tree, jobs=1, cache_dir=None)
+    warm, cache = _run(tree, jobs=1, cache_dir=tree / "shared-cache")
+    assert warm == expected and cache.misses == 0
