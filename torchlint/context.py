@@ -245,6 +245,16 @@ def iter_calls(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.C
             yield node
 
 
+def unpack_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The single targets an assignment or ``for`` binds: ``a, (b, *c) = ...`` gives ``a``,
+    ``b``, ``c`` (names, attributes or subscripts, as written)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [leaf for el in target.elements for leaf in unpack_targets(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return unpack_targets(target.value)
+    return [target]
+
+
 def referenced_names(expr: cst.CSTNode) -> set[str]:
     """Every name and attribute chain read in ``expr`` (``out.logits`` gives ``out.logits``,
     ``out`` and ``logits``): generous on purpose, for rules that use it only to stay silent."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, referenced_names
+from torchlint.context import dotted_name, iter_nodes, referenced_names, unpack_targets
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.torch_api import (
@@ -141,17 +141,6 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
-
-
-def _bound_names(target: cst.BaseExpression) -> list[cst.BaseExpression]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        out = []
-        for el in target.elements:
-            out.extend(_bound_names(el.value))
-        return out
-    if isinstance(target, cst.StarredElement):
-        return _bound_names(target.value)
-    return [target]
 
 
 class LossKeptWithGraph(Rule):
@@ -692,7 +681,7 @@ class LossKeptWithGraph(Rule):
         for t in node.targets:
             target = t.target
             if isinstance(target, (cst.Tuple, cst.List)):
-                for el in _bound_names(target):
+                for el in unpack_targets(target):
                     self._add_def(el, node.value, node, "unpack", start, end)
             else:
                 self._add_def(target, node.value, node, "assign", start, end)
@@ -736,7 +725,7 @@ class LossKeptWithGraph(Rule):
 
     def visit_For(self, node: cst.For) -> None:
         order = self._tick()
-        for el in _bound_names(node.target):
+        for el in unpack_targets(node.target):
             self._add_def(el, None, node, "bind", order, order)
         # for p in model.parameters(): p.requires_grad = False  (a frozen model)
         it = node.iter
@@ -750,11 +739,11 @@ class LossKeptWithGraph(Rule):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             order = self._tick()
-            for el in _bound_names(node.asname.name):
+            for el in unpack_targets(node.asname.name):
                 self._add_def(el, None, node, "bind", order, order)
 
     def visit_Del(self, node: cst.Del) -> None:
-        for el in _bound_names(node.target):
+        for el in unpack_targets(node.target):
             for key in _root_chain(el):
                 self._scope.bounding.append((key, node))
 

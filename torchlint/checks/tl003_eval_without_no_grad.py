@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, referenced_names
+from torchlint.context import dotted_name, iter_nodes, referenced_names, unpack_targets
 from torchlint.files import is_test_file
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
@@ -57,15 +57,11 @@ _AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch
 
 
 def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for el in target.elements:
-            _target_keys(el.value, out)
-    elif isinstance(target, cst.StarredElement):
-        _target_keys(target.value, out)
-    elif isinstance(target, cst.Subscript):
-        _target_keys(target.value, out)
-    else:
-        key = dotted_name(target)
+    """Keys of what an assignment rebinds; ``xs[i] = ...`` counts as rebinding ``xs``."""
+    for leaf in unpack_targets(target):
+        while isinstance(leaf, cst.Subscript):
+            leaf = leaf.value
+        key = dotted_name(leaf)
         if key is not None:
             out.add(key)
 

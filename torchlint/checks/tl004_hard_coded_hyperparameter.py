@@ -30,7 +30,7 @@ from typing import Any
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
+from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.files import is_test_file
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
@@ -1019,11 +1019,10 @@ def _scope_bindings(scope: cst.CSTNode) -> dict[str, list | None]:
     def bind_target(target: cst.BaseExpression, literal: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             bind(target.value, literal)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                bind_target(el.value, None)
-        elif isinstance(target, cst.StarredElement):
-            bind_target(target.value, None)
+            return
+        for leaf in unpack_targets(target):  # unpacking: no single literal per name
+            if isinstance(leaf, cst.Name):
+                bind(leaf.value, None)
 
     if isinstance(scope, cst.FunctionDef):
         for param in _all_params(scope.params):
