@@ -280,7 +280,8 @@ def options_markdown(rules) -> str:
     for r in rules:
         for key, opt in r.options.items():
             default = json.dumps(opt.default)
-            lines.append(f"| `[tool.torchlint.{r.name}]` | `{key}` | `{default}` | {opt.description} |")
+            meaning = opt.description.replace("|", "\\|").replace("*", "\\*")  # plain text in a table cell
+            lines.append(f"| `[tool.torchlint.{r.name}]` | `{key}` | `{default}` | {meaning} |")
     return "\n".join(lines) + "\n"
 
 
