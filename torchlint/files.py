@@ -52,6 +52,9 @@ class Excluder:
         self.root = settings.root
         self.spec = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
         self._ignores: dict[Path, pathspec.PathSpec | None] = {}
+        # directory -> the (directory, spec) pairs of the .gitignore files that apply to
+        # paths in it, nearest first, up to the repository's top (computed once per directory)
+        self._chains: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
 
     def _rel(self, path: Path, base: Path, is_dir: bool) -> str | None:
         try:
@@ -74,18 +77,27 @@ class Excluder:
             self._ignores[directory] = _gitignore(directory)
         return self._ignores[directory]
 
+    def _chain(self, parent: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        chain = self._chains.get(parent)
+        if chain is None:
+            top = _git_root(parent) or parent
+            chain = []
+            for directory in (parent, *parent.parents):
+                spec = self._gitignore_for(directory)
+                if spec is not None:
+                    chain.append((directory, spec))
+                if directory == top:
+                    break
+            self._chains[parent] = chain
+        return chain
+
     def ignored_by_git(self, path: Path, is_dir: bool) -> bool:
         if not self.settings.respect_gitignore:
             return False
-        top = _git_root(path.parent) or path.parent
-        for directory in (path.parent, *path.parent.parents):
-            spec = self._gitignore_for(directory)
-            if spec is not None:
-                rel = self._rel(path, directory, is_dir)
-                if rel is not None and spec.match_file(rel):
-                    return True
-            if directory == top:
-                break
+        for directory, spec in self._chain(path.parent):
+            rel = self._rel(path, directory, is_dir)
+            if rel is not None and spec.match_file(rel):
+                return True
         return False
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
