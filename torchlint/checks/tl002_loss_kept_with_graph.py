@@ -393,6 +393,26 @@ class LossKeptWithGraph(Rule):
     ]
 
     INVALID = [
+        # Lightning manual optimization: training_step runs once per batch.
+        Invalid(
+            """
+            import lightning as L
+            class GAN(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.automatic_optimization = False
+                    self.g_losses = []
+                def training_step(self, batch, batch_idx):
+                    opt_g, opt_d = self.optimizers()
+                    g_loss = self.generator_loss(batch)
+                    opt_g.zero_grad()
+                    self.manual_backward(g_loss)
+                    opt_g.step()
+                    self.g_losses.append(g_loss)
+            """,
+            lines=(14,),
+            message="g_loss.item()",
+        ),
         # The fixture's bug.
         Invalid(
             """
