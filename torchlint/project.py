@@ -46,6 +46,10 @@ class Facts(Mapping):
         facts._encoded = encoded
         return facts
 
+    def encoded_text(self) -> dict[str, str]:
+        """rule code -> the facts' JSON text, as the cache stores them (no decoding)."""
+        return {code: blob.decode("utf-8") for code, blob in self._encoded.items()}
+
     def __getitem__(self, code: str) -> Any:
         return json.loads(self._encoded[code])
 
@@ -90,7 +94,7 @@ class FileRecord:
             "is_package": self.is_package,
             "imports": self.imports,
             "star_imports": self.star_imports,
-            "facts": dict(self.facts),
+            "facts": self.facts.encoded_text(),
             "suppressions": self.suppressions.to_json(),
             "parsed": self.parsed,
         }
@@ -99,7 +103,7 @@ class FileRecord:
     def from_json(cls, data: dict) -> "FileRecord":
         data = dict(data)
         data["suppressions"] = Suppressions.from_json(data["suppressions"])
-        data["facts"] = Facts(data["facts"])
+        data["facts"] = Facts.from_encoded({code: text.encode("utf-8") for code, text in data["facts"].items()})
         return cls(**data)
 
 
