@@ -78,11 +78,11 @@ def analyze_source(
     imports = ImportTable(record.module_name, is_package)
     imports.scan_ast(parsed.tree.body)
     record.imports, record.star_imports = imports.names, imports.star
-    classes = [
-        c for c in _rule_classes(enabled)
-        if c.code != SYNTAX_ERROR and not c.traced
-        and (not SKIP_RULES or c.might_apply(parsed.text, rule_options.get(c.code) or c.default_options()))
-    ]
+    options = {
+        c: rule_options.get(c.code) or c.default_options()
+        for c in _rule_classes(enabled) if c.code != SYNTAX_ERROR and not c.traced
+    }
+    classes = [c for c, opts in options.items() if not SKIP_RULES or c.might_apply(parsed.text, opts)]
     if not classes:
         return FileResult(path, [], record)
 
@@ -90,7 +90,7 @@ def analyze_source(
     if module is None:
         return _unparsed(record, failure, enabled)
     ctx = FileContext(path, module, parsed.text, imports)
-    rules = [cls(ctx, rule_options.get(cls.code) or cls.default_options()) for cls in classes]
+    rules = [cls(ctx, options[cls]) for cls in classes]
     try:
         Dispatcher(ctx, rules).run()
     except RecursionError as exc:  # pathological nesting that CPython's parser accepted
