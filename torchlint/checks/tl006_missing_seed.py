@@ -165,6 +165,18 @@ class _Unit:
         self.nested: set[str] = set()     # names of functions nested in this unit
 
 
+# An unseeded training entry point in a test file (the skip-tests cases).
+_TEST_SCRIPT = (
+    "import torch\n\n"
+    "if __name__ == '__main__':\n"
+    "    model, opt = build()\n"
+    "    for x, y in loader:\n"
+    "        opt.zero_grad()\n"
+    "        model(x).sum().backward()\n"
+    "        opt.step()\n"
+)
+
+
 class MissingSeed(Rule):
     code = "TL006"
     name = "missing-seed"
@@ -180,13 +192,7 @@ class MissingSeed(Rule):
     VALID = [
         # A test script's entry point: tests seed where they compare runs.
         Valid(
-            "import torch\n\n"
-            "if __name__ == '__main__':\n"
-            "    model, opt = build()\n"
-            "    for x, y in loader:\n"
-            "        opt.zero_grad()\n"
-            "        model(x).sum().backward()\n"
-            "        opt.step()\n",
+            _TEST_SCRIPT,
             path="tests/test_checkpointing.py",
         ),
         # Seeded with torch.manual_seed in the main block.
@@ -354,13 +360,7 @@ class MissingSeed(Rule):
     INVALID = [
         # ... unless the option says tests are linted too.
         Invalid(
-            "import torch\n\n"
-            "if __name__ == '__main__':\n"
-            "    model, opt = build()\n"
-            "    for x, y in loader:\n"
-            "        opt.zero_grad()\n"
-            "        model(x).sum().backward()\n"
-            "        opt.step()\n",
+            _TEST_SCRIPT,
             lines=(3,),
             message="never seeds torch",
             path="tests/test_checkpointing.py",
