@@ -19,6 +19,7 @@ from torchlint.rule import all_rules
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_NAME = "sarif-schema-2.1.0.json"
+BUNDLED_SCHEMA = REPO_ROOT / "tests" / "data" / SCHEMA_NAME
 
 CLEAN_SOURCE = "import torch\n\n\ndef double(x):\n    return x * 2\n"
 # Rules a static run can report (TL100 comes from the shape trace, tested in tests/trace).
@@ -34,6 +35,9 @@ def schema_candidates() -> list[Path]:
     # (e.g. a git worktree one level deeper).
     for directory in REPO_ROOT.parents:
         found.append(directory / "shared" / "sarif" / SCHEMA_NAME)
+    # The copy shipped with the tests (the OASIS schema, errata 01, unchanged), so that the
+    # README's test command passes on a fresh clone with nothing beside it.
+    found.append(BUNDLED_SCHEMA)
     return found
 
 

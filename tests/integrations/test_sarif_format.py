@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from integrations_support import CLEAN_SOURCE, RULES, example_blocks, write_examples
+from integrations_support import CLEAN_SOURCE, RULES, example_blocks, schema_candidates, write_examples
 
 from torchlint import __version__, catalog
 from torchlint.config import Settings
@@ -235,3 +235,17 @@ def test_select_limits_the_rules_described(tmp_path, run_cli, validate_sarif):
     validate_sarif(doc)
     assert [r["id"] for r in doc["runs"][0]["tool"]["driver"]["rules"]] == ["TL000"]
     assert {r["ruleId"] for r in doc["runs"][0]["results"]} == {"TL000"}
+
+
+def test_the_bundled_schema_is_the_official_one():
+    """The tests validate against a shipped copy when ../shared is absent (a user's fresh
+    clone); it must be the OASIS SARIF 2.1.0 schema, unchanged."""
+    import hashlib
+
+    from integrations_support import BUNDLED_SCHEMA
+
+    document = json.loads(BUNDLED_SCHEMA.read_text(encoding="utf-8"))
+    assert document["id"] == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    official = [c for c in schema_candidates() if c != BUNDLED_SCHEMA and c.is_file()]
+    for other in official:  # where the CI copy is beside the checkout, they agree byte for byte
+        assert hashlib.sha256(other.read_bytes()).digest() == hashlib.sha256(BUNDLED_SCHEMA.read_bytes()).digest()
