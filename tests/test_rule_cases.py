@@ -35,14 +35,14 @@ def test_valid_case_is_not_reported(rule, case: Valid):
 
 @pytest.mark.parametrize(("rule", "case"), list(_invalid_cases()))
 def test_invalid_case_is_reported(rule, case: Invalid):
+    assert case.lines and len(case.messages) == len(case.lines), \
+        f"{rule.code}: an invalid case states the line and the exact message of every finding"
     findings = lint_snippet(case.code, select=[rule.code], path=case.path, options={rule.code: case.options})
     assert findings, f"{rule.code} did not report on:\n{case.code}"
-    assert all(f.rule == rule.code and f.name == rule.name for f in findings)
-    if case.lines:
-        assert sorted(f.line for f in findings) == sorted(case.lines), findings
-    for f in findings:
-        assert case.message.lower() in f.message.lower(), (case.message, f.message)
-        assert f.severity == rule.severity
+    findings.sort(key=lambda f: (f.line, f.column))
+    assert all(f.rule == rule.code and f.name == rule.name and f.severity == rule.severity for f in findings)
+    assert [f.line for f in findings] == list(case.lines), findings
+    assert [f.message for f in findings] == list(case.messages)
 
 
 def test_every_rule_has_enough_embedded_cases():
