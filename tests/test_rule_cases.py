@@ -65,6 +65,23 @@ def test_catalog_page_structure(rule):
     assert catalog.code_blocks(sections["Use instead"]), "Use instead needs a ```python block"
 
 
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_catalog_options_are_generated_from_rule_options(rule):
+    raw = catalog.page_path(rule.code, rule.name).read_text(encoding="utf-8")
+    block = catalog.generated_block(raw, catalog.OPTIONS_BLOCK)
+    assert block is not None, f"{rule.code} page lacks the <!-- options:start/end --> markers under '## Options'"
+    assert block == catalog.options_block(rule), "regenerate with: python tools/update_readme.py"
+    options = catalog.sections(catalog.page(rule.code, rule.name))["Options"]
+    assert options.startswith(block.strip()), f"{rule.code}: the generated block must open '## Options'"
+    for key, opt in rule.options.items():  # what the block promises, stated plainly
+        assert f"`{key}`" in options and f"default `{json.dumps(opt.default)}`" in options
+
+
+def test_catalog_page_hides_generated_block_markers():
+    for rule in RULES:
+        assert ":start -->" not in catalog.page(rule.code, rule.name)
+
+
 def _findings(rule, block: str, tmp_path, monkeypatch) -> list:
     """Static rules lint the block in memory; traced rules run ``check --trace`` on it."""
     if not rule.traced:
