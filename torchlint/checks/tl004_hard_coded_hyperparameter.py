@@ -124,12 +124,17 @@ _CONFIG_DIRS = {"config", "configs"}
 _CONFIG_FILES = {"config.py", "configs.py", "hparams.py", "hyperparams.py", "settings.py"}
 
 
+_CONFIG_SUFFIXES = ("_config.py", "_configs.py")
+CONFIG_FILES_DESCRIPTION = (" or ".join(f"{d}/" for d in sorted(_CONFIG_DIRS)) + " directories, "
+                            + ", ".join(sorted(_CONFIG_FILES) + [f"*{s}" for s in _CONFIG_SUFFIXES]))
+
+
 def is_config_file(path: str) -> bool:
-    """Under ``config/``/``configs/``, or ``config.py``, ``*_config.py``, ``hparams.py``,
-    ``settings.py``: where hyperparameters belong."""
+    """Under a config directory, or a config file by name (``CONFIG_FILES_DESCRIPTION``):
+    where hyperparameters belong."""
     parts = PurePosixPath(path.replace("\\", "/")).parts
     name = parts[-1] if parts else ""
-    return any(p in _CONFIG_DIRS for p in parts[:-1]) or name in _CONFIG_FILES or name.endswith(("_config.py", "_configs.py"))
+    return any(p in _CONFIG_DIRS for p in parts[:-1]) or name in _CONFIG_FILES or name.endswith(_CONFIG_SUFFIXES)
 
 
 # -- literals ----------------------------------------------------------------------------
@@ -216,7 +221,7 @@ class HardCodedHyperparameter(Rule):
         "extend-names": Option([], list, "extra keyword names to watch, in any call (e.g. warmup_epochs)", item_kind=str),
         "ignore-names": Option([], list, "hyperparameter names never to report (e.g. batch_size, epochs)", item_kind=str),
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, conftest.py)"),
-        "skip-config-files": Option(True, bool, "skip config files (config/ or configs/ directories, config.py, *_config.py, hparams.py, settings.py)"),
+        "skip-config-files": Option(True, bool, f"skip config files ({CONFIG_FILES_DESCRIPTION})"),
     }
     # A finding needs one of: an optimizer (its module says "optim", or its class name), a
     # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
