@@ -35,14 +35,14 @@ def test_valid_case_is_not_reported(rule, case: Valid):
 
 @pytest.mark.parametrize(("rule", "case"), list(_invalid_cases()))
 def test_invalid_case_is_reported(rule, case: Invalid):
+    assert case.lines and len(case.messages) == len(case.lines), \
+        f"{rule.code}: an invalid case states the line and the exact message of every finding"
     findings = lint_snippet(case.code, select=[rule.code], path=case.path, options={rule.code: case.options})
     assert findings, f"{rule.code} did not report on:\n{case.code}"
-    assert all(f.rule == rule.code and f.name == rule.name for f in findings)
-    if case.lines:
-        assert sorted(f.line for f in findings) == sorted(case.lines), findings
-    for f in findings:
-        assert case.message.lower() in f.message.lower(), (case.message, f.message)
-        assert f.severity == rule.severity
+    findings.sort(key=lambda f: (f.line, f.column))
+    assert all(f.rule == rule.code and f.name == rule.name and f.severity == rule.severity for f in findings)
+    assert [f.line for f in findings] == list(case.lines), findings
+    assert [f.message for f in findings] == list(case.messages)
 
 
 def test_every_rule_has_enough_embedded_cases():
@@ -63,6 +63,23 @@ def test_catalog_page_structure(rule):
     assert catalog.first_paragraph(sections["What it does"])
     assert catalog.code_blocks(sections["Example"]), "Example needs a ```python block"
     assert catalog.code_blocks(sections["Use instead"]), "Use instead needs a ```python block"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_catalog_options_are_generated_from_rule_options(rule):
+    raw = catalog.page_path(rule.code, rule.name).read_text(encoding="utf-8")
+    block = catalog.generated_block(raw, catalog.OPTIONS_BLOCK)
+    assert block is not None, f"{rule.code} page lacks the <!-- options:start/end --> markers under '## Options'"
+    assert block == catalog.options_block(rule), "regenerate with: python tools/update_readme.py"
+    options = catalog.sections(catalog.page(rule.code, rule.name))["Options"]
+    assert options.startswith(block.strip()), f"{rule.code}: the generated block must open '## Options'"
+    for key, opt in rule.options.items():  # what the block promises, stated plainly
+        assert f"`{key}`" in options and f"default `{json.dumps(opt.default)}`" in options
+
+
+def test_catalog_page_hides_generated_block_markers():
+    for rule in RULES:
+        assert ":start -->" not in catalog.page(rule.code, rule.name)
 
 
 def _findings(rule, block: str, tmp_path, monkeypatch) -> list:

@@ -46,12 +46,13 @@ class Valid:
 
 @dataclass(frozen=True)
 class Invalid:
-    """Code the rule must report: ``line`` (1-based) of each expected finding, and text
-    every message must contain."""
+    """Code the rule must report, with the whole of what it reports: ``lines`` (1-based)
+    and ``messages`` (the exact text) of each finding, both in the order of the findings'
+    positions (line, then column). A missing, extra or reworded finding fails the case."""
 
     code: str
     lines: tuple[int, ...] = ()
-    message: str = ""
+    messages: tuple[str, ...] = ()
     path: str = "example.py"
     options: dict[str, Any] = field(default_factory=dict)
 

@@ -15,7 +15,19 @@ class SyntaxErrorRule(Rule):
 
     VALID = ["import torch\n\nx = torch.zeros(3)\n"]
     INVALID = [
-        Invalid("def train(:\n    pass\n", lines=(1,), message="syntax error"),
-        Invalid("x = (" * 300 + "1" + ")" * 300 + "\n", lines=(1,), message="too many nested parentheses"),
-        Invalid("x = " + "-" * 50000 + "1\n", lines=(1,), message="nested too deeply"),
+        Invalid(
+            "def train(:\n    pass\n",
+            lines=(1,),
+            messages=("syntax error: invalid syntax; nothing in this file was checked",),
+        ),
+        Invalid(
+            "x = (" * 300 + "1" + ")" * 300 + "\n",
+            lines=(1,),
+            messages=("syntax error: too many nested parentheses; nothing in this file was checked",),
+        ),
+        Invalid(
+            "x = " + "-" * 50000 + "1\n",
+            lines=(1,),
+            messages=("file is nested too deeply to analyse (the parser ran out of stack); nothing in this file was checked",),
+        ),
     ]

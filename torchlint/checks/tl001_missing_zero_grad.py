@@ -350,7 +350,10 @@ class MissingZeroGrad(Rule):
                     optimizer.step()
             """,
             lines=(8,),
-            message="optimizer.step() in this loop applies gradients that were never cleared",
+            messages=(
+                "optimizer.step() in this loop applies gradients that were never cleared, so they add up "
+                "across iterations; call optimizer.zero_grad() once per iteration",
+            ),
         ),
         # Clearing only before the loop.
         Invalid(
@@ -362,7 +365,11 @@ class MissingZeroGrad(Rule):
                     opt.step()
             """,
             lines=(6,),
-            message="call opt.zero_grad() once per iteration",
+            messages=(
+                "opt.step() in this loop applies gradients that were never cleared in it (the zero_grad() "
+                "outside does not run every iteration), so they add up across iterations; call "
+                "opt.zero_grad() once per iteration",
+            ),
         ),
         # Clearing only in the outer loop, backward and step in the inner one.
         Invalid(
@@ -375,7 +382,11 @@ class MissingZeroGrad(Rule):
                         optimizer.step()
             """,
             lines=(7,),
-            message="never cleared",
+            messages=(
+                "optimizer.step() in this loop applies gradients that were never cleared in it (the "
+                "zero_grad() outside does not run every iteration), so they add up across iterations; call "
+                "optimizer.zero_grad() once per iteration",
+            ),
         ),
         # GAN loop: only opt_d is cleared.
         Invalid(
@@ -389,7 +400,10 @@ class MissingZeroGrad(Rule):
                     opt_g.step()
             """,
             lines=(8,),
-            message="opt_g.step() in this loop",
+            messages=(
+                "opt_g.step() in this loop applies gradients that were never cleared, so they add up across "
+                "iterations; call opt_g.zero_grad() once per iteration",
+            ),
         ),
         # Backward and step in a method the loop calls; nobody clears.
         Invalid(
@@ -405,7 +419,11 @@ class MissingZeroGrad(Rule):
                         self.training_step(batch)
             """,
             lines=(6,),
-            message="in the loop calling self.training_step()",
+            messages=(
+                "self.scaler.step(self.optimizer) applies gradients that are never cleared in the loop "
+                "calling self.training_step() at line 10, so they add up across iterations; call "
+                "self.optimizer.zero_grad() once per iteration",
+            ),
         ),
         # A step function without clearing, called from a loop that does not clear either.
         Invalid(
@@ -419,7 +437,10 @@ class MissingZeroGrad(Rule):
                     train_step(model, batch, opt)
             """,
             lines=(5,),
-            message="call opt.zero_grad() once per iteration",
+            messages=(
+                "opt.step() applies gradients that are never cleared in the loop calling train_step() at "
+                "line 8, so they add up across iterations; call opt.zero_grad() once per iteration",
+            ),
         ),
         # A closure that does the backward without clearing.
         Invalid(
@@ -435,7 +456,11 @@ class MissingZeroGrad(Rule):
                     optimizer.step(closure)
             """,
             lines=(10,),
-            message="closure",
+            messages=(
+                "the closure passed to optimizer.step() calls backward() without clearing gradients; LBFGS "
+                "evaluates it several times per step, so they add up; call optimizer.zero_grad() at the "
+                "start of the closure",
+            ),
         ),
         # Clearing between the backward and the step.
         Invalid(
@@ -448,7 +473,10 @@ class MissingZeroGrad(Rule):
                     optimizer.step()
             """,
             lines=(6,),
-            message="wiping the gradients before they are applied",
+            messages=(
+                "optimizer.zero_grad() runs between the backward and optimizer.step(), wiping the gradients "
+                "before they are applied; clear before the backward or after the step",
+            ),
         ),
         # Clearing every iteration while the step runs only under accumulation.
         Invalid(
@@ -462,7 +490,11 @@ class MissingZeroGrad(Rule):
                         optimizer.step()
             """,
             lines=(4,),
-            message="accumulated gradients are wiped",
+            messages=(
+                "optimizer.zero_grad() runs on every iteration but optimizer.step() only under an "
+                "accumulation `if`, so the accumulated gradients are wiped before each step; move "
+                "optimizer.zero_grad() into that `if`, after the step",
+            ),
         ),
         # Lightning manual optimization without zero_grad.
         Invalid(
@@ -476,7 +508,10 @@ class MissingZeroGrad(Rule):
                     opt.step()
             """,
             lines=(8,),
-            message="opt.step() in this training_step",
+            messages=(
+                "opt.step() in this training_step applies gradients that were never cleared, so they add up "
+                "across batches; call opt.zero_grad() once per iteration",
+            ),
         ),
         # accelerator / fabric backward and a while loop.
         Invalid(
@@ -490,7 +525,10 @@ class MissingZeroGrad(Rule):
                     step += 1
             """,
             lines=(7,),
-            message="never cleared",
+            messages=(
+                "optimizer.step() in this loop applies gradients that were never cleared, so they add up "
+                "across iterations; call optimizer.zero_grad() once per iteration",
+            ),
         ),
         # torch.autograd.backward and an optimizer known from its construction.
         Invalid(
@@ -504,7 +542,10 @@ class MissingZeroGrad(Rule):
                     g.step()
             """,
             lines=(8,),
-            message="g.step() in this loop",
+            messages=(
+                "g.step() in this loop applies gradients that were never cleared, so they add up across "
+                "iterations; call g.zero_grad() once per iteration",
+            ),
         ),
         # Clearing between the backward and scaler.step(optimizer) in a Lightning manual step.
         Invalid(
@@ -518,7 +559,10 @@ class MissingZeroGrad(Rule):
                     self.scaler.step(opt)
             """,
             lines=(7,),
-            message="opt.zero_grad() runs between the backward and self.scaler.step(opt)",
+            messages=(
+                "opt.zero_grad() runs between the backward and self.scaler.step(opt), wiping the gradients "
+                "before they are applied; clear before the backward or after the step",
+            ),
         ),
         # Fetching the same optimizer each iteration is not building a new one.
         Invalid(
@@ -530,7 +574,10 @@ class MissingZeroGrad(Rule):
                     opt.step()
             """,
             lines=(6,),
-            message="opt.step() in this loop applies gradients that were never cleared",
+            messages=(
+                "opt.step() in this loop applies gradients that were never cleared, so they add up across "
+                "iterations; call opt.zero_grad() once per iteration",
+            ),
         ),
     ]
 

@@ -411,7 +411,10 @@ class LossKeptWithGraph(Rule):
                     self.g_losses.append(g_loss)
             """,
             lines=(14,),
-            message="g_loss.item()",
+            messages=(
+                "`self.g_losses.append(g_loss)` keeps each training step's autograd graph alive, so memory "
+                "grows every step; store `g_loss.item()` (or `g_loss.detach()`) instead",
+            ),
         ),
         # The fixture's bug.
         Invalid(
@@ -429,7 +432,10 @@ class LossKeptWithGraph(Rule):
                 return losses
             """,
             lines=(11,),
-            message="`losses.append(loss)` keeps each iteration's autograd graph alive",
+            messages=(
+                "`losses.append(loss)` keeps each iteration's autograd graph alive, so memory grows every "
+                "step; store `loss.item()` (or `loss.detach()`) instead",
+            ),
         ),
         # total += loss with the accumulator reset only per epoch.
         Invalid(
@@ -446,7 +452,10 @@ class LossKeptWithGraph(Rule):
                     print(running_loss / len(loader))
             """,
             lines=(10,),
-            message="accumulate `loss.item()`",
+            messages=(
+                "`running_loss += loss` keeps each iteration's autograd graph alive, so memory grows every "
+                "step; accumulate `loss.item()` (or `loss.detach()`) instead",
+            ),
         ),
         # total = total + loss.
         Invalid(
@@ -461,7 +470,10 @@ class LossKeptWithGraph(Rule):
                 return total
             """,
             lines=(8,),
-            message="`total = total + loss`",
+            messages=(
+                "`total = total + loss` keeps each iteration's autograd graph alive, so memory grows every "
+                "step; accumulate `loss.item()` (or `loss.detach()`) instead",
+            ),
         ),
         # Logits kept in a dict of lists; a functional loss value.
         Invalid(
@@ -479,7 +491,13 @@ class LossKeptWithGraph(Rule):
                     d["loss"].append(F.mse_loss(logits, y))
             """,
             lines=(11, 12),
-            message="autograd graph alive",
+            messages=(
+                '`d["k"].append(logits)` keeps each iteration\'s autograd graph alive, so memory grows every '
+                "step; store `logits.detach()` instead",
+                '`d["loss"].append(F.mse_loss(logits, y))` keeps each iteration\'s autograd graph alive, so '
+                "memory grows every step; store `F.mse_loss(logits, y).item()` (or "
+                "`F.mse_loss(logits, y).detach()`) instead",
+            ),
         ),
         # A history attribute in a trainer method.
         Invalid(
@@ -494,7 +512,10 @@ class LossKeptWithGraph(Rule):
                         self.history.append(loss)
             """,
             lines=(9,),
-            message="`self.history.append(loss)`",
+            messages=(
+                "`self.history.append(loss)` keeps each iteration's autograd graph alive, so memory grows "
+                "every step; store `loss.item()` (or `loss.detach()`) instead",
+            ),
         ),
         # Lightning training_step storing its loss in an attribute (runs once per batch).
         Invalid(
@@ -509,7 +530,10 @@ class LossKeptWithGraph(Rule):
                     return loss
             """,
             lines=(8,),
-            message="each training step's autograd graph",
+            messages=(
+                "`self.training_step_outputs.append(loss)` keeps each training step's autograd graph alive, "
+                "so memory grows every step; store `loss.item()` (or `loss.detach()`) instead",
+            ),
         ),
         # Model outputs collected in an inference loop outside no_grad; .cpu() keeps the graph.
         Invalid(
@@ -524,7 +548,10 @@ class LossKeptWithGraph(Rule):
                 predict(model, loader)
             """,
             lines=(6,),
-            message="store `model(x).detach().cpu()` instead",
+            messages=(
+                "`preds.append(model(x).cpu())` keeps each iteration's autograd graph alive, so memory grows "
+                "every step; store `model(x).detach().cpu()` instead",
+            ),
         ),
         # Manual optimization with accelerate-style backward; tuple with the loss.
         Invalid(
@@ -541,7 +568,10 @@ class LossKeptWithGraph(Rule):
                     step += 1
             """,
             lines=(10,),
-            message="`log.append((step, out.loss))`",
+            messages=(
+                "`log.append((step, out.loss))` keeps each iteration's autograd graph alive, so memory grows "
+                "every step; store detached values (`.detach()`, or `.item()` for scalars)",
+            ),
         ),
         # A nn.*Loss built in __init__, called in a per-step method and summed into an attribute.
         Invalid(
@@ -557,7 +587,10 @@ class LossKeptWithGraph(Rule):
                     return loss
             """,
             lines=(9,),
-            message="`self.total += loss`",
+            messages=(
+                "`self.total += loss` keeps each training step's autograd graph alive, so memory grows every "
+                "step; accumulate `loss.item()` (or `loss.detach()`) instead",
+            ),
         ),
         # Module-level script loop; scaler backward; extend with a tensor.
         Invalid(
@@ -573,7 +606,10 @@ class LossKeptWithGraph(Rule):
                 seen.extend(loss.unsqueeze(0))
             """,
             lines=(10,),
-            message="`seen.extend(loss.unsqueeze(0))`",
+            messages=(
+                "`seen.extend(loss.unsqueeze(0))` keeps each iteration's autograd graph alive, so memory "
+                "grows every step; store `loss.detach().unsqueeze(0)` instead",
+            ),
         ),
         # A step-methods option names the per-step method.
         Invalid(
@@ -585,7 +621,10 @@ class LossKeptWithGraph(Rule):
                     self.losses.append(loss)
             """,
             lines=(6,),
-            message="each training step's autograd graph",
+            messages=(
+                "`self.losses.append(loss)` keeps each training step's autograd graph alive, so memory grows "
+                "every step; store `loss.item()` (or `loss.detach()`) instead",
+            ),
             options={"step-methods": ["update"]},
         ),
     ]

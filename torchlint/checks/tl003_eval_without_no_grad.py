@@ -366,7 +366,12 @@ class EvalWithoutNoGrad(Rule):
             "    out = model(torch.randn(1, 3, 224, 224))\n"
             "    assert out.shape == (1, 1000)\n",
             lines=(4,),
-            message="torch.no_grad()",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
             path="tests/test_models.py",
             options={"skip-tests": False},
         ),
@@ -381,7 +386,12 @@ class EvalWithoutNoGrad(Rule):
             "        correct += (logits.argmax(1) == labels).sum().item()\n"
             "    return correct\n",
             lines=(7,),
-            message="after `model.eval()` (line 4)",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # train(False) counts as eval(); forward() counts as a call.
         Invalid(
@@ -389,7 +399,12 @@ class EvalWithoutNoGrad(Rule):
             "    net.train(False)\n"
             "    return net.forward(x)\n",
             lines=(3,),
-            message="net.train(False)",
+            messages=(
+                "`net(...)` runs after `net.train(False)` (line 2) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # self.eval() in a module method, then self(x).
         Invalid(
@@ -399,7 +414,12 @@ class EvalWithoutNoGrad(Rule):
             "        self.eval()\n"
             "        return self(x).argmax(-1)\n",
             lines=(6,),
-            message="torch.no_grad()",
+            messages=(
+                "`self(...)` runs after `self.eval()` (line 5) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # Distillation: teacher called outside no_grad, its output not backward-ed.
         Invalid(
@@ -412,7 +432,12 @@ class EvalWithoutNoGrad(Rule):
             "            s = student(x)\n"
             "        log = kd_loss(s, t)\n",
             lines=(6,),
-            message="teacher",
+            messages=(
+                "`teacher(...)` runs after `teacher.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # eval() then train() then eval() again: the last eval counts.
         Invalid(
@@ -422,7 +447,12 @@ class EvalWithoutNoGrad(Rule):
             "    model.eval()\n"
             "    return model(y)\n",
             lines=(5,),
-            message="line 4",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # Module-level script; set_grad_enabled only after the forward.
         Invalid(
@@ -433,7 +463,12 @@ class EvalWithoutNoGrad(Rule):
             "pred = model(torch.randn(1, 3, 224, 224)).argmax()\n"
             "torch.set_grad_enabled(False)\n",
             lines=(6,),
-            message="autograd still records",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 5) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # Assignment form `m = Net().eval()`, self.attribute key, and no_grad() as a no-op statement.
         Invalid(
@@ -444,7 +479,12 @@ class EvalWithoutNoGrad(Rule):
             "        torch.no_grad()\n"
             "        self.warm = self.model(torch.zeros(1, 3))\n",
             lines=(7,),
-            message="self.model",
+            messages=(
+                "`self.model(...)` runs after `self.model.eval()` (line 5) outside `torch.no_grad()`: eval() "
+                "only switches dropout/batch-norm, autograd still records every activation for a backward "
+                "that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` "
+                "(or `torch.inference_mode()`)",
+            ),
         ),
         # Forward under a with that is not a grad mode (autocast only).
         Invalid(
@@ -454,7 +494,12 @@ class EvalWithoutNoGrad(Rule):
             "    with torch.autocast('cuda'):\n"
             "        return model(x)\n",
             lines=(6,),
-            message="inference_mode",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # A helper with one call site under no_grad and one outside.
         Invalid(
@@ -468,7 +513,12 @@ class EvalWithoutNoGrad(Rule):
             "    b = predict(model, loader[0])\n"
             "    return a, b\n",
             lines=(5,),
-            message="model(...)",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
         # eval() inside a with block dominates the code after the block; one finding per eval.
         Invalid(
@@ -480,7 +530,12 @@ class EvalWithoutNoGrad(Rule):
             "    b = models[0](x + 1)\n"
             "    return a, b\n",
             lines=(6,),
-            message="models[0].eval()",
+            messages=(
+                "`models[0](...)` runs after `models[0].eval()` (line 5) outside `torch.no_grad()`: eval() "
+                "only switches dropout/batch-norm, autograd still records every activation for a backward "
+                "that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` "
+                "(or `torch.inference_mode()`)",
+            ),
         ),
         # The forward's result goes to a loss that is only logged, never backward-ed.
         Invalid(
@@ -492,7 +547,12 @@ class EvalWithoutNoGrad(Rule):
             "        log(loss.item())\n"
             "    other.backward()\n",
             lines=(4,),
-            message="model.eval()",
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: eval() only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
         ),
     ]
 

@@ -124,12 +124,17 @@ _CONFIG_DIRS = {"config", "configs"}
 _CONFIG_FILES = {"config.py", "configs.py", "hparams.py", "hyperparams.py", "settings.py"}
 
 
+_CONFIG_SUFFIXES = ("_config.py", "_configs.py")
+CONFIG_FILES_DESCRIPTION = (" or ".join(f"{d}/" for d in sorted(_CONFIG_DIRS)) + " directories, "
+                            + ", ".join(sorted(_CONFIG_FILES) + [f"*{s}" for s in _CONFIG_SUFFIXES]))
+
+
 def is_config_file(path: str) -> bool:
-    """Under ``config/``/``configs/``, or ``config.py``, ``*_config.py``, ``hparams.py``,
-    ``settings.py``: where hyperparameters belong."""
+    """Under a config directory, or a config file by name (``CONFIG_FILES_DESCRIPTION``):
+    where hyperparameters belong."""
     parts = PurePosixPath(path.replace("\\", "/")).parts
     name = parts[-1] if parts else ""
-    return any(p in _CONFIG_DIRS for p in parts[:-1]) or name in _CONFIG_FILES or name.endswith(("_config.py", "_configs.py"))
+    return any(p in _CONFIG_DIRS for p in parts[:-1]) or name in _CONFIG_FILES or name.endswith(_CONFIG_SUFFIXES)
 
 
 # -- literals ----------------------------------------------------------------------------
@@ -216,7 +221,7 @@ class HardCodedHyperparameter(Rule):
         "extend-names": Option([], list, "extra keyword names to watch, in any call (e.g. warmup_epochs)", item_kind=str),
         "ignore-names": Option([], list, "hyperparameter names never to report (e.g. batch_size, epochs)", item_kind=str),
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, conftest.py)"),
-        "skip-config-files": Option(True, bool, "skip config files (config/ or configs/ directories, config.py, *_config.py, hparams.py, settings.py)"),
+        "skip-config-files": Option(True, bool, f"skip config files ({CONFIG_FILES_DESCRIPTION})"),
     }
     # A finding needs one of: an optimizer (its module says "optim", or its class name), a
     # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
@@ -430,7 +435,12 @@ class HardCodedHyperparameter(Rule):
                 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
             """,
             lines=(4, 4),
-            message="is hard-coded in `torch.optim.SGD(...)`",
+            messages=(
+                "learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged "
+                "or reproduced; read it from a config or a command-line argument",
+                "momentum 0.9 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # Positional learning rate; an aliased import.
         Invalid(
@@ -440,7 +450,10 @@ class HardCodedHyperparameter(Rule):
                 return o.SGD(model.parameters(), 0.1)
             """,
             lines=(4,),
-            message="learning rate 0.1",
+            messages=(
+                "learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # A lower-case local assigned only a literal: reported at the literal.
         Invalid(
@@ -451,7 +464,11 @@ class HardCodedHyperparameter(Rule):
                 opt = torch.optim.Adam(model.parameters(), lr=lr)
             """,
             lines=(4,),
-            message="`lr` is assigned only this literal",
+            messages=(
+                "learning rate 1e-3 is hard-coded: `lr` is assigned only this literal and passed to "
+                "`torch.optim.Adam(...)`, so it cannot be swept, logged or reproduced; read it from a config "
+                "or a command-line argument",
+            ),
         ),
         # Epoch loop bound, directly and through a local; range(1, N + 1).
         Invalid(
@@ -464,7 +481,13 @@ class HardCodedHyperparameter(Rule):
                     train_one_epoch(model, loader, opt)
             """,
             lines=(3, 5),
-            message="epoch count",
+            messages=(
+                "epoch count 30 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+                "epoch count 5 is hard-coded: `num_epochs` is assigned only this literal and bounds the "
+                "epoch loop, so it cannot be swept, logged or reproduced; read it from a config or a "
+                "command-line argument",
+            ),
         ),
         # A loop variable not named like an epoch, whose body runs a training data loop.
         Invalid(
@@ -477,7 +500,10 @@ class HardCodedHyperparameter(Rule):
                         optimizer.step()
             """,
             lines=(3,),
-            message="epoch loop",
+            messages=(
+                "epoch count 10 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # Scheduler arguments, keyword and positional; milestones as a list.
         Invalid(
@@ -489,7 +515,16 @@ class HardCodedHyperparameter(Rule):
                 c = lr_scheduler.OneCycleLR(opt, 0.1, total_steps=cfg.steps)
             """,
             lines=(4, 4, 5, 6),
-            message="hard-coded",
+            messages=(
+                "`step_size` 30 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be "
+                "swept, logged or reproduced; read it from a config or a command-line argument",
+                "`gamma` 0.1 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+                "`milestones` [30, 80] is hard-coded in `torch.optim.lr_scheduler.MultiStepLR(...)`, so it "
+                "cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+                "maximum learning rate 0.1 is hard-coded in `torch.optim.lr_scheduler.OneCycleLR(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # DataLoader batch size and gradient clipping in script top-level code.
         Invalid(
@@ -503,7 +538,12 @@ class HardCodedHyperparameter(Rule):
                 opt.step()
             """,
             lines=(4, 7),
-            message="hard-coded",
+            messages=(
+                "batch size 64 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+                "gradient-clipping max_norm 1.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # Hugging Face TrainingArguments and schedule factories; Lightning Trainer.
         Invalid(
@@ -516,7 +556,18 @@ class HardCodedHyperparameter(Rule):
                 trainer = pl.Trainer(max_epochs=10, accelerator="gpu")
             """,
             lines=(5, 5, 5, 6, 7),
-            message="hard-coded",
+            messages=(
+                "learning rate 2e-5 is hard-coded in `transformers.TrainingArguments(...)`, so it cannot be "
+                "swept, logged or reproduced; read it from a config or a command-line argument",
+                "batch size 16 is hard-coded in `transformers.TrainingArguments(...)`, so it cannot be "
+                "swept, logged or reproduced; read it from a config or a command-line argument",
+                "epoch count 3 is hard-coded in `transformers.TrainingArguments(...)`, so it cannot be "
+                "swept, logged or reproduced; read it from a config or a command-line argument",
+                "warmup length 500 is hard-coded in `transformers.get_linear_schedule_with_warmup(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+                "epoch count 10 is hard-coded in `pytorch_lightning.Trainer(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # A same-file optimizer subclass: keyword and positional learning rate.
         Invalid(
@@ -532,7 +583,14 @@ class HardCodedHyperparameter(Rule):
                 b = WarmAdam(model.parameters(), 3e-4, 0.01)
             """,
             lines=(9, 10, 10),
-            message="hard-coded in `",
+            messages=(
+                "learning rate 3e-4 is hard-coded in `MyAdam(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+                "learning rate 3e-4 is hard-coded in `WarmAdam(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+                "weight decay 0.01 is hard-coded in `WarmAdam(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # Accelerate / Fabric clipping and a LightningModule's configure_optimizers.
         Invalid(
@@ -547,7 +605,16 @@ class HardCodedHyperparameter(Rule):
                 fabric.clip_gradients(model, opt, max_norm=2.0)
             """,
             lines=(6, 6, 8, 9),
-            message="hard-coded",
+            messages=(
+                "learning rate 1e-3 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged "
+                "or reproduced; read it from a config or a command-line argument",
+                "weight decay 0.05 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged "
+                "or reproduced; read it from a config or a command-line argument",
+                "gradient-clipping max_norm 0.5 is hard-coded in `accelerator.clip_grad_norm_(...)`, so it "
+                "cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+                "gradient-clipping max_norm 2.0 is hard-coded in `fabric.clip_gradients(...)`, so it cannot "
+                "be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # Option: extra names to watch, in any call; test files checked when asked.
         Invalid(
@@ -556,7 +623,10 @@ class HardCodedHyperparameter(Rule):
                 return make_schedule(cfg.opt, warmup_epochs=5)
             """,
             lines=(3,),
-            message="`warmup_epochs` 5",
+            messages=(
+                "`warmup_epochs` 5 is hard-coded in `make_schedule(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+            ),
             options={"extend-names": ["warmup_epochs"]},
         ),
         Invalid(
@@ -566,6 +636,10 @@ class HardCodedHyperparameter(Rule):
                 torch.optim.SGD(model.parameters(), lr=0.5)
             """,
             lines=(4,),
+            messages=(
+                "learning rate 0.5 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+            ),
             path="tests/test_fit.py",
             options={"skip-tests": False},
         ),
@@ -585,7 +659,14 @@ class HardCodedHyperparameter(Rule):
                 opt = torch.optim.SGD(model.parameters(), lr=model.lr)
             """,
             lines=(5, 6, 9),
-            message="batch size",
+            messages=(
+                "batch size 128 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+                "batch size 256 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+                "batch size 32 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
         # tqdm around the range, and the fixture's shape.
         Invalid(
@@ -599,7 +680,10 @@ class HardCodedHyperparameter(Rule):
                         opt.step()
             """,
             lines=(4,),
-            message="epoch count 20",
+            messages=(
+                "epoch count 20 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+            ),
         ),
     ]
 

@@ -512,7 +512,11 @@ class UnusedLayer(Rule):
                     return self.fc(F.relu(self.conv(x)).mean((2, 3)))
             """,
             lines=(8,),
-            message="ConvNet.dropout",
+            messages=(
+                "`ConvNet.dropout` is built but never applied: nothing outside __init__ in ConvNet, its "
+                "bases or subclasses uses `self.dropout`, so the dropout/activation/pooling it was meant to "
+                "add silently never happens; apply it in forward or delete it",
+            ),
         ),
         # A parameterised layer: the DDP consequence is named.
         Invalid(
@@ -528,7 +532,13 @@ class UnusedLayer(Rule):
                     return self.fc2(self.fc1(x))
             """,
             lines=(7,),
-            message="find_unused_parameters",
+            messages=(
+                "`Net.extra` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.extra`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+            ),
         ),
         # Read only in __init__ for weight initialisation.
         Invalid(
@@ -546,7 +556,13 @@ class UnusedLayer(Rule):
                     return self.head(x)
             """,
             lines=(6,),
-            message="Net.proj",
+            messages=(
+                "`Net.proj` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.proj`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+            ),
         ),
         # Conditional construction, annotated assignment, a container, assigned in another method.
         Invalid(
@@ -565,6 +581,26 @@ class UnusedLayer(Rule):
                     return x
             """,
             lines=(6, 7, 8, 11),
+            messages=(
+                "`Net.norm` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.norm`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+                "`Net.act` is built but never applied: nothing outside __init__ in Net, its bases or "
+                "subclasses uses `self.act`, so the dropout/activation/pooling it was meant to add silently "
+                "never happens; apply it in forward or delete it",
+                "`Net.blocks` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.blocks`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+                "`Net.head` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.head`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+            ),
         ),
         # A same-file project class that is an nn.Module, through an nn.Module subclass.
         Invalid(
@@ -587,7 +623,13 @@ class UnusedLayer(Rule):
                     return self.out(x)
             """,
             lines=(14,),
-            message="Net.block",
+            messages=(
+                "`Net.block` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.block`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+            ),
         ),
         # A Lightning module whose layer no step uses.
         Invalid(
@@ -605,7 +647,13 @@ class UnusedLayer(Rule):
                     return self(batch).sum()
             """,
             lines=(8,),
-            message="Lit.decoder",
+            messages=(
+                "`Lit.decoder` is built but never used: nothing outside __init__ in Lit, its bases or "
+                "subclasses reads `self.decoder`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+            ),
         ),
         # A parameter-free layer: the message says it is not applied, without the DDP claim.
         Invalid(
@@ -620,7 +668,11 @@ class UnusedLayer(Rule):
                     return self.fc(x)
             """,
             lines=(6,),
-            message="built but never applied",
+            messages=(
+                "`Net.relu` is built but never applied: nothing outside __init__ in Net, its bases or "
+                "subclasses uses `self.relu`, so the dropout/activation/pooling it was meant to add silently "
+                "never happens; apply it in forward or delete it",
+            ),
         ),
         # Read only by a sibling class (not a base or subclass); self.modules() in __init__
         # only initialises.
@@ -645,7 +697,12 @@ class UnusedLayer(Rule):
                     return self.head(x)
             """,
             lines=(9,),
-            message="A.head",
+            messages=(
+                "`A.head` is built but never used: nothing outside __init__ in A, its bases or subclasses "
+                "reads `self.head`, so its parameters get no gradient, waste memory and checkpoint space, "
+                "and DistributedDataParallel fails with 'Expected to have finished reduction in the prior "
+                "iteration' unless find_unused_parameters=True; use it in forward or delete it",
+            ),
         ),
         # A layer only called in __init__ (to compute a size), never in training.
         Invalid(
@@ -663,7 +720,13 @@ class UnusedLayer(Rule):
                     return self.fc(self.features(x).flatten(1))
             """,
             lines=(8,),
-            message="Net.probe",
+            messages=(
+                "`Net.probe` is built but never used: nothing outside __init__ in Net, its bases or "
+                "subclasses reads `self.probe`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
+            ),
         ),
         # nn.Module imported from torch.nn.modules; the module used through a tensor method of
         # another attribute with the same name does not count.
@@ -681,7 +744,11 @@ class UnusedLayer(Rule):
                     return self.fc(x) * self.weights.softmax(-1)
             """,
             lines=(8,),
-            message="Head.softmax",
+            messages=(
+                "`Head.softmax` is built but never applied: nothing outside __init__ in Head, its bases or "
+                "subclasses uses `self.softmax`, so the dropout/activation/pooling it was meant to add "
+                "silently never happens; apply it in forward or delete it",
+            ),
         ),
     ]
 

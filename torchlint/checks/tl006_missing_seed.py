@@ -362,7 +362,11 @@ class MissingSeed(Rule):
         Invalid(
             _TEST_SCRIPT,
             lines=(3,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
             path="tests/test_checkpointing.py",
             options={"skip-tests": False},
         ),
@@ -378,7 +382,11 @@ class MissingSeed(Rule):
             "if __name__ == '__main__':\n"
             "    train(model, loader)\n",
             lines=(10,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # Defining a seed helper is not enough: it must be called.
         Invalid(
@@ -390,7 +398,11 @@ class MissingSeed(Rule):
             "        model(x).backward()\n"
             "        opt.step()\n",
             lines=(6,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # Seeding only Python's random and numpy does not seed torch.
         Invalid(
@@ -403,7 +415,11 @@ class MissingSeed(Rule):
             "        model(x).backward()\n"
             "        opt.step()\n",
             lines=(4,),
-            message="torch.manual_seed",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # Top-level script, no main guard: reported at the first training statement.
         Invalid(
@@ -414,7 +430,11 @@ class MissingSeed(Rule):
             "    model(x).sum().backward()\n"
             "    opt.step()\n",
             lines=(4,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # Lightning Trainer.fit without seed_everything.
         Invalid(
@@ -425,7 +445,11 @@ class MissingSeed(Rule):
             "if __name__ == '__main__':\n"
             "    main()\n",
             lines=(7,),
-            message="seed_everything",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # An unresolved helper not named like a seeder does not count.
         Invalid(
@@ -436,7 +460,11 @@ class MissingSeed(Rule):
             "        accelerator.backward(model(x))\n"
             "        optimizer.step()\n",
             lines=(3,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # torch seeded, Python's random used unseeded: the second message.
         Invalid(
@@ -452,7 +480,10 @@ class MissingSeed(Rule):
             "        model(x).backward()\n"
             "        opt.step()\n",
             lines=(9,),
-            message="never seeds Python's random",
+            messages=(
+                "uses random.shuffle but never seeds Python's random, so shuffling/augmentation/sampling "
+                "differs on every run; call random.seed(seed) next to torch.manual_seed(seed)",
+            ),
         ),
         # numpy's global generator used unseeded (a default_rng elsewhere does not seed it).
         Invalid(
@@ -465,7 +496,11 @@ class MissingSeed(Rule):
             "        model(x).backward()\n"
             "        opt.step()\n",
             lines=(4,),
-            message="np.random.seed",
+            messages=(
+                "uses np.random.permutation but never seeds numpy's global generator, so "
+                "shuffling/augmentation/sampling differs on every run; call np.random.seed(seed) next to "
+                "torch.manual_seed(seed)",
+            ),
         ),
         # A loop that calls a same-file function doing backward + step.
         Invalid(
@@ -477,7 +512,11 @@ class MissingSeed(Rule):
             "    for batch in loader:\n"
             "        train_step(batch)\n",
             lines=(6,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
         # A torch.Generator seeded for the DataLoader does not seed model initialisation.
         Invalid(
@@ -491,7 +530,11 @@ class MissingSeed(Rule):
             "if __name__ == '__main__':\n"
             "    main()\n",
             lines=(10,),
-            message="never seeds torch",
+            messages=(
+                "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+                "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+                "lightning's seed_everything) before building the model",
+            ),
         ),
     ]
 
