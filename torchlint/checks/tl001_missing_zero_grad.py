@@ -510,7 +510,7 @@ class MissingZeroGrad(Rule):
             lines=(8,),
             messages=(
                 "opt.step() in this training_step applies gradients that were never cleared, so they add up "
-                "across batches; call opt.zero_grad() once per iteration",
+                "across batches; call opt.zero_grad() once per training_step",
             ),
         ),
         # accelerator / fabric backward and a while loop.
@@ -998,7 +998,8 @@ class MissingZeroGrad(Rule):
         fix = f"call {step.key}.zero_grad() once per iteration"
         if any(e is step for e in direct):
             if isinstance(unit, cst.FunctionDef):
-                message = f"{text} in this training_step applies gradients that were never cleared, so they add up across batches; {fix}"
+                message = (f"{text} in this training_step applies gradients that were never cleared, so they add up "
+                           f"across batches; call {step.key}.zero_grad() once per training_step")
             elif self._cleared_outside(step, unit):
                 message = (
                     f"{text} in this loop applies gradients that were never cleared in it (the zero_grad() outside "

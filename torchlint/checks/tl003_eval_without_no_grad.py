@@ -367,7 +367,7 @@ class EvalWithoutNoGrad(Rule):
             "    assert out.shape == (1, 1000)\n",
             lines=(4,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -387,7 +387,7 @@ class EvalWithoutNoGrad(Rule):
             "    return correct\n",
             lines=(7,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -400,7 +400,7 @@ class EvalWithoutNoGrad(Rule):
             "    return net.forward(x)\n",
             lines=(3,),
             messages=(
-                "`net(...)` runs after `net.train(False)` (line 2) outside `torch.no_grad()`: eval() only "
+                "`net(...)` runs after `net.train(False)` (line 2) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -415,7 +415,7 @@ class EvalWithoutNoGrad(Rule):
             "        return self(x).argmax(-1)\n",
             lines=(6,),
             messages=(
-                "`self(...)` runs after `self.eval()` (line 5) outside `torch.no_grad()`: eval() only "
+                "`self(...)` runs after `self.eval()` (line 5) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -433,7 +433,7 @@ class EvalWithoutNoGrad(Rule):
             "        log = kd_loss(s, t)\n",
             lines=(6,),
             messages=(
-                "`teacher(...)` runs after `teacher.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "`teacher(...)` runs after `teacher.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -448,7 +448,7 @@ class EvalWithoutNoGrad(Rule):
             "    return model(y)\n",
             lines=(5,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -464,7 +464,7 @@ class EvalWithoutNoGrad(Rule):
             "torch.set_grad_enabled(False)\n",
             lines=(6,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 5) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 5) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -480,7 +480,7 @@ class EvalWithoutNoGrad(Rule):
             "        self.warm = self.model(torch.zeros(1, 3))\n",
             lines=(7,),
             messages=(
-                "`self.model(...)` runs after `self.model.eval()` (line 5) outside `torch.no_grad()`: eval() "
+                "`self.model(...)` runs after `self.model.eval()` (line 5) outside `torch.no_grad()`: evaluation mode "
                 "only switches dropout/batch-norm, autograd still records every activation for a backward "
                 "that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` "
                 "(or `torch.inference_mode()`)",
@@ -495,7 +495,7 @@ class EvalWithoutNoGrad(Rule):
             "        return model(x)\n",
             lines=(6,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -514,7 +514,7 @@ class EvalWithoutNoGrad(Rule):
             "    return a, b\n",
             lines=(5,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -531,7 +531,7 @@ class EvalWithoutNoGrad(Rule):
             "    return a, b\n",
             lines=(6,),
             messages=(
-                "`models[0](...)` runs after `models[0].eval()` (line 5) outside `torch.no_grad()`: eval() "
+                "`models[0](...)` runs after `models[0].eval()` (line 5) outside `torch.no_grad()`: evaluation mode "
                 "only switches dropout/batch-norm, autograd still records every activation for a backward "
                 "that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` "
                 "(or `torch.inference_mode()`)",
@@ -548,7 +548,7 @@ class EvalWithoutNoGrad(Rule):
             "    other.backward()\n",
             lines=(4,),
             messages=(
-                "`model(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: eval() only "
+                "`model(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: evaluation mode only "
                 "switches dropout/batch-norm, autograd still records every activation for a backward that "
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
@@ -922,7 +922,7 @@ class EvalWithoutNoGrad(Rule):
             self.report(
                 cand.forward,
                 f"`{cand.key}(...)` runs after `{cand.eval_text}` (line {line}) outside `torch.no_grad()`: "
-                "eval() only switches dropout/batch-norm, autograd still records every activation for a "
+                "evaluation mode only switches dropout/batch-norm, autograd still records every activation for a "
                 "backward that never comes, wasting memory and time; wrap the evaluation in "
                 "`with torch.no_grad():` (or `torch.inference_mode()`)",
             )
