@@ -99,6 +99,17 @@ def _inspect(path: Path, root: Path) -> tuple[Path, None] | tuple[None, str]:
     return (None, reason) if reason else (real, None)
 
 
+def _inspect_walked(path: Path, root: Path) -> tuple[Path, None] | tuple[None, str]:
+    """``_inspect`` for a file met while walking a resolved directory (its parent holds no
+    symbolic link): a regular file costs one ``lstat``."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            return path, None
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}; not linted"
+    return _inspect(path, root)
+
+
 def _within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
@@ -241,7 +252,7 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
             if not (settings.force_exclude and excluder.excluded(real, is_dir=False)):
                 keep(real)
             continue
-        if settings.force_exclude and real != settings.root and excluder.excluded(real, is_dir=True):
+        if settings.force_exclude and real != root and excluder.excluded(real, is_dir=True):
             continue
         for dirpath, dirnames, filenames in os.walk(real, onerror=unreadable):
             here = Path(dirpath)
@@ -250,7 +261,7 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
                 file = here / name
                 if not name.endswith(PYTHON_SUFFIXES) or excluder.excluded(file, is_dir=False):
                     continue
-                real, reason = _inspect(file, root)
+                real, reason = _inspect_walked(file, root)
                 if real is None:
                     problem(file, reason)
                 else:
