@@ -33,7 +33,7 @@ def tree(tmp_path, monkeypatch):
 def _run(root: Path, *, jobs: int, cache_dir: Path | None, cli=None):
     settings = build_settings(None, cli, root=root)
     cache = Cache(cache_dir, settings.enabled, settings.rule_options) if cache_dir else None
-    result = lint_files(discover(["."], settings, root), settings, root, jobs=jobs, cache=cache)
+    result = lint_files(discover(["."], settings, root).files, settings, root, jobs=jobs, cache=cache)
     return [f.to_dict() for f in result.findings], cache
 
 

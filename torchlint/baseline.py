@@ -7,7 +7,8 @@ The file is JSON::
      "findings": [{"rule": "TL001", "path": "train.py", "fingerprint": "9f3c...:1", "message": "..."}]}
 
 Paths are relative to the directory of the baseline file, so it works from any working
-directory. A finding matches an entry with the same rule, path and fingerprint (the one SARIF
+directory, and escaped as the JSON format escapes them (``torchlint.finding.escape_path``).
+The file is written whole or not at all (``torchlint.output.write_atomic``). A finding matches an entry with the same rule, path and fingerprint (the one SARIF
 reports, see ``torchlint.fingerprint``): moving code or adding lines above it keeps it
 matched. Matching counts: an entry absorbs one finding only. ``message`` is for people
 reading the file and is not compared.
@@ -24,7 +25,8 @@ from typing import Sequence
 
 from torchlint.errors import UsageError
 from torchlint.fingerprint import for_run
-from torchlint.finding import Finding
+from torchlint.output import write_atomic
+from torchlint.finding import Finding, escape_path
 
 VERSION_KEY = "torchlint-baseline"
 VERSION = 1
@@ -61,7 +63,7 @@ def _relative(path: str, cwd: Path, base: Path) -> str:
 def _keys(findings: Sequence[Finding], cwd: Path, base: Path) -> list[Key]:
     base = base.resolve()  # finding paths are relative to the resolved working directory
     prints = for_run(findings, cwd)
-    return [(f.rule, _relative(f.path, cwd, base), p) for f, p in zip(findings, prints)]
+    return [(f.rule, escape_path(_relative(f.path, cwd, base)), p) for f, p in zip(findings, prints)]
 
 
 def write(file: str, findings: Sequence[Finding], cwd: Path) -> int:
@@ -74,7 +76,7 @@ def write(file: str, findings: Sequence[Finding], cwd: Path) -> int:
     entries.sort(key=lambda e: (e["path"], e["rule"], e["fingerprint"]))
     text = json.dumps({VERSION_KEY: VERSION, "findings": entries}, indent=2, ensure_ascii=False) + "\n"
     try:
-        target.write_text(text, encoding="utf-8")
+        write_atomic(target, text)
     except OSError as exc:
         raise UsageError(f"--write-baseline {file}: cannot write: {exc.strerror or exc}") from None
     return len(entries)

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from torchlint import __version__
 from torchlint.errors import TorchlintError, UsageError
+from torchlint.finding import escape_path, escape_text
 
 SUBCOMMANDS = ("check", "rules", "rule", "trace")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -113,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_trace(args)
         return cmd_check(args)
     except TorchlintError as exc:
-        print(f"torchlint: error: {exc}", file=sys.stderr)
+        print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("torchlint: interrupted", file=sys.stderr)
@@ -123,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - never a traceback unless asked
         if verbose:
             traceback.print_exc()
-        print(f"torchlint: internal error: {type(exc).__name__}: {exc}"
+        print(f"torchlint: internal error: {type(exc).__name__}: {escape_text(str(exc))}"
               + ("" if verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         return EXIT_ERROR
 
@@ -162,11 +163,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         from torchlint import baseline
 
         known = baseline.load(args.baseline, cwd)
-    files = discover(args.paths, settings, cwd)
+    files, problems = discover(args.paths, settings, cwd)
+    for problem in problems:
+        warn(problem.path, problem.reason)
     if args.show_files:
         for f in files:
-            print(f.display)
+            print(escape_path(f.display))
         return EXIT_CLEAN
+    from torchlint.output import check_target
+
+    linted = [f.path for f in files]
+    output = check_target("--output-file", args.output_file, cwd, linted) if args.output_file is not None else None
+    if args.write_baseline is not None:
+        check_target("--write-baseline", args.write_baseline, cwd, linted)
     if args.verbose:
         where = settings.config_path or "no configuration file"
         print(f"torchlint: {len(files)} file(s), settings from {where}", file=sys.stderr)
@@ -195,29 +204,34 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         n = baseline.write(args.write_baseline, result.findings, cwd)
         if not args.quiet:
-            print(f"torchlint: wrote {n} finding(s) to {args.write_baseline}", file=sys.stderr)
+            print(f"torchlint: wrote {n} finding(s) to {escape_path(args.write_baseline)}", file=sys.stderr)
         for err in result.errors:  # the baseline may lack what a failed rule would have found
-            print(f"torchlint: error: rule {err.rule} failed on {err.path}: {err.error}", file=sys.stderr)
+            print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
+                  file=sys.stderr)
         return EXIT_ERROR if result.errors else EXIT_CLEAN
     if known is not None:
         result.findings, matched = known.filter(result.findings, cwd)
         if args.verbose:
             print(f"torchlint: {matched} finding(s) hidden by the baseline {args.baseline}", file=sys.stderr)
 
-    color = args.output_file is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     report = Report(result, settings, cwd, color=color, quiet=args.quiet)
     text = render_statistics(report) if args.statistics else render(args.format, report)
-    if args.output_file:
+    if output is not None:
+        from torchlint.output import write_atomic
+
         try:
-            Path(args.output_file).write_text(text, encoding="utf-8")
+            write_atomic(output, text)
         except OSError as exc:
-            raise UsageError(f"cannot write {args.output_file}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot write {escape_path(args.output_file)}: {exc.strerror or exc}") from None
     else:
-        sys.stdout.write(text)
+        from torchlint.output import printable
+
+        sys.stdout.write(printable(text))
         sys.stdout.flush()
 
     for err in result.errors:
-        print(f"torchlint: error: rule {err.rule} failed on {err.path}: {err.error}"
+        print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}"
               + ("" if args.verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         if args.verbose and err.traceback:
             print(err.traceback, file=sys.stderr)
@@ -226,6 +240,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def warn(path: str, reason: str) -> None:
+    """The one channel for what torchlint passed over without failing the run: a line on
+    stderr, ``torchlint: warning: PATH: reason``. Warnings never change the exit code."""
+    print(f"torchlint: warning: {escape_path(path)}: {escape_text(reason)}", file=sys.stderr)
 
 
 def cmd_trace(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import libcst as cst
 from libcst.metadata import CodeRange
 
-from torchlint.finding import Finding
+from torchlint.finding import Finding, one_line
 from torchlint.imports import ImportTable
 from torchlint.positions import Positions
 
@@ -150,7 +150,9 @@ class FileContext:
         return self.position(node).start.line
 
     def report(self, rule: "Rule", node: cst.CSTNode, message: str, *, extra: dict | None = None) -> None:
-        self._reports.append((rule, node, message, extra))
+        """Record a finding at ``node``; the message is put on one line (a quoted multi-line
+        expression is joined with single spaces)."""
+        self._reports.append((rule, node, one_line(message), extra))
 
     def findings(self) -> list[Finding]:
         out = []

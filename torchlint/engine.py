@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -10,7 +11,7 @@ import pathspec
 
 from torchlint.config import Settings
 from torchlint.context import Dispatcher, FileContext, RuleError
-from torchlint.files import SourceFile, discover
+from torchlint.files import SourceFile, discover, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import Suppressions, scan
 from torchlint.project import Facts, FileRecord, Project, encode, module_name_for
@@ -150,7 +151,8 @@ class Suppressor:
         self.cwd = cwd
 
     def _relative(self, display: str) -> str:
-        path = (self.cwd / display).resolve()
+        # realpath, not Path.resolve(): a symbolic link loop must not raise here
+        path = Path(os.path.realpath(self.cwd / display))
         try:
             return path.relative_to(self.root).as_posix()
         except ValueError:
@@ -196,7 +198,7 @@ def lint_files(
     def todo():
         for index, source in enumerate(files):
             try:
-                data = source.path.read_bytes()
+                data = read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
                 continue
@@ -239,4 +241,6 @@ def finish(
 
 
 def lint_paths(paths: list[str], settings: Settings, cwd: Path | None = None) -> RunResult:
-    return lint_files(discover(paths, settings, cwd), settings, cwd)
+    """Discover and lint ``paths``; what discovery passed over (its problems) is not returned:
+    call ``discover`` and ``lint_files`` to see it."""
+    return lint_files(discover(paths, settings, cwd).files, settings, cwd)

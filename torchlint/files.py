@@ -1,11 +1,21 @@
 """Which files to lint: walk directories for ``*.py``/``*.pyi``, honouring ``.gitignore``
-files (via ``pathspec``) and the ``exclude``/``extend-exclude`` settings."""
+files (via ``pathspec``) and the ``exclude``/``extend-exclude`` settings.
+
+Only regular files are linted. What discovery passes over for a reason the user should
+know (a FIFO or device named ``*.py``, a symbolic link that loops or leaves the project
+root, a directory it cannot read, a ``.gitignore`` line it cannot use) is returned as a
+``Problem``; the command line prints each once as a warning on stderr and goes on.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pathspec
 
@@ -17,8 +27,21 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 
 @dataclass(frozen=True)
 class SourceFile:
-    path: Path  # absolute
+    path: Path  # absolute, symbolic links resolved
     display: str  # relative to the working directory where possible, posix separators
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something discovery passed over, and why (shown as ``torchlint: warning: PATH: reason``)."""
+
+    path: str  # as displayed: relative to the working directory where possible
+    reason: str
+
+
+class Discovery(NamedTuple):
+    files: list[SourceFile]  # sorted by display path
+    problems: list[Problem]  # in the order met, each once
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -28,13 +51,101 @@ def display_path(path: Path, cwd: Path) -> str:
         return path.as_posix()
 
 
-def _gitignore(directory: Path) -> pathspec.PathSpec | None:
+# -- reading ---------------------------------------------------------------------------
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+def not_regular(mode: int) -> str | None:
+    """Why a file of this ``st_mode`` is not linted, or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((name for test, name in _KINDS if test(mode)), "a special file")
+    return f"not a regular file ({kind}); not linted"
+
+
+def read_source(path: Path) -> bytes:
+    """A regular file's bytes. The open cannot block (``O_NONBLOCK``: a FIFO swapped in
+    after discovery does not hang the run) and anything but a regular file is refused
+    (``/dev/zero`` is never read): ``OSError`` either way."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb", closefd=True) as handle:
+        reason = not_regular(os.fstat(handle.fileno()).st_mode)
+        if reason is not None:
+            raise OSError(errno.EINVAL, reason.partition(";")[0])
+        return handle.read()
+
+
+def _inspect(path: Path, root: Path) -> tuple[Path, None] | tuple[None, str]:
+    """``(real path, None)`` for a regular file or a directory, else ``(None, why it is not
+    linted)``.
+
+    ``path`` is absolute, not resolved. When it is itself a symbolic link it is followed only
+    if its target lies inside ``root`` (the project root, resolved); a loop or a dangling
+    link is a reason, never an exception."""
+    real = Path(os.path.realpath(path))
+    if os.path.islink(path) and not _within(real, root):
+        return None, f"symbolic link to {real.as_posix()}, outside the project root; not followed"
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, "symbolic link loop; not followed"
+        if os.path.islink(path):
+            return None, f"dangling symbolic link ({exc.strerror}); not linted"
+        return None, f"cannot read: {exc.strerror or exc}; not linted"
+    reason = None if stat.S_ISDIR(mode) else not_regular(mode)
+    return (None, reason) if reason else (real, None)
+
+
+def _inspect_walked(path: Path, root: Path) -> tuple[Path, None] | tuple[None, str]:
+    """``_inspect`` for a file met while walking a resolved directory (its parent holds no
+    symbolic link): a regular file costs one ``lstat``."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            return path, None
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}; not linted"
+    return _inspect(path, root)
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+# -- .gitignore --------------------------------------------------------------------------
+
+# pathspec rejects some lines git tolerates (``!``, a trailing ``\``) and compiles others to
+# invalid regular expressions (``[z-a]``).
+_BAD_PATTERN = (ValueError, re.error)
+
+
+def compile_lines(lines: list[str], where: str, problems: list[Problem]) -> pathspec.PathSpec:
+    """A ``GitIgnoreSpec`` of ``lines``; a line pathspec cannot compile is left out, with a
+    problem naming ``where`` and its 1-based line number (the other lines still apply)."""
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except _BAD_PATTERN:
+        pass
+    kept = []
+    for number, line in enumerate(lines, 1):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except _BAD_PATTERN as exc:
+            problems.append(Problem(f"{where}:{number}", f"invalid pattern {line!r} ignored ({exc})"))
+            continue
+        kept.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(kept)
+
+
+def _gitignore(directory: Path, cwd: Path, problems: list[Problem]) -> pathspec.PathSpec | None:
     file = directory / ".gitignore"
     try:
-        lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_source(file).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return compile_lines(lines, display_path(file, cwd), problems)
 
 
 def _git_root(start: Path) -> Path | None:
@@ -45,11 +156,15 @@ def _git_root(start: Path) -> Path | None:
 
 
 class Excluder:
-    """Decides whether a path is excluded by settings or by ``.gitignore`` files."""
+    """Decides whether a path is excluded by settings or by ``.gitignore`` files.
 
-    def __init__(self, settings: Settings):
+    ``problems`` collects the ``.gitignore`` lines that could not be used."""
+
+    def __init__(self, settings: Settings, cwd: Path | None = None):
         self.settings = settings
         self.root = settings.root
+        self.cwd = cwd or Path.cwd()
+        self.problems: list[Problem] = []
         self.spec = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
         self._ignores: dict[Path, pathspec.PathSpec | None] = {}
         # directory -> the (directory, spec) pairs of the .gitignore files that apply to
@@ -74,7 +189,7 @@ class Excluder:
 
     def _gitignore_for(self, directory: Path) -> pathspec.PathSpec | None:
         if directory not in self._ignores:
-            self._ignores[directory] = _gitignore(directory)
+            self._ignores[directory] = _gitignore(directory, self.cwd, self.problems)
         return self._ignores[directory]
 
     def _chain(self, parent: Path) -> list[tuple[Path, pathspec.PathSpec]]:
@@ -104,34 +219,56 @@ class Excluder:
         return self.excluded_by_settings(path, is_dir) or self.ignored_by_git(path, is_dir)
 
 
-def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> list[SourceFile]:
-    """Files to lint, sorted by display path. Explicit files are always linted unless
-    ``force_exclude``; directories are walked with exclusions applied."""
+def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> Discovery:
+    """Files to lint, sorted by display path, and the problems met on the way. Explicit
+    files are always linted unless ``force_exclude``; directories are walked with
+    exclusions applied (symbolic links to directories met while walking are not followed,
+    as git does not). Only regular files are linted; see ``_inspect`` for links."""
     cwd = (cwd or Path.cwd()).resolve()
-    excluder = Excluder(settings)
+    root = Path(os.path.realpath(settings.root))
+    excluder = Excluder(settings, cwd)
     found: dict[Path, SourceFile] = {}
+    problems: dict[Problem, None] = {}  # ordered, each once
+
+    def problem(path: Path, reason: str) -> None:
+        problems.setdefault(Problem(display_path(path, cwd), reason))
+
+    def keep(real: Path) -> None:
+        if real not in found:
+            found[real] = SourceFile(real, display_path(real, cwd))
+
+    def unreadable(exc: OSError) -> None:
+        problem(Path(exc.filename or "."), f"cannot read directory: {exc.strerror or exc}; not linted")
+
     for raw in paths:
-        path = (cwd / raw).resolve() if not os.path.isabs(raw) else Path(raw).resolve()
-        if not path.exists():
+        given = Path(os.path.abspath(cwd / raw))
+        if not os.path.lexists(given):
             raise UsageError(f"{raw}: no such file or directory")
-        if path.is_file():
-            if settings.force_exclude and excluder.excluded(path, is_dir=False):
-                continue
-            found[path] = SourceFile(path, display_path(path, cwd))
+        real, reason = _inspect(given, root)
+        if real is None:
+            problem(given, reason)
             continue
-        if settings.force_exclude and path != settings.root and excluder.excluded(path, is_dir=True):
+        if not real.is_dir():
+            if not (settings.force_exclude and excluder.excluded(real, is_dir=False)):
+                keep(real)
             continue
-        for dirpath, dirnames, filenames in os.walk(path):
+        if settings.force_exclude and real != root and excluder.excluded(real, is_dir=True):
+            continue
+        for dirpath, dirnames, filenames in os.walk(real, onerror=unreadable):
             here = Path(dirpath)
             dirnames[:] = sorted(d for d in dirnames if not excluder.excluded(here / d, is_dir=True))
             for name in sorted(filenames):
-                if not name.endswith(PYTHON_SUFFIXES):
-                    continue
                 file = here / name
-                if excluder.excluded(file, is_dir=False):
+                if not name.endswith(PYTHON_SUFFIXES) or excluder.excluded(file, is_dir=False):
                     continue
-                found[file] = SourceFile(file, display_path(file, cwd))
-    return sorted(found.values(), key=lambda f: f.display)
+                real, reason = _inspect_walked(file, root)
+                if real is None:
+                    problem(file, reason)
+                else:
+                    keep(real)
+    for p in excluder.problems:
+        problems.setdefault(p)
+    return Discovery(sorted(found.values(), key=lambda f: f.display), list(problems))
 
 
 TEST_DIRS = {"tests", "test", "testing", "test_utils"}

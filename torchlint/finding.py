@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -57,3 +58,51 @@ class Finding:
         data = dict(data)
         data["severity"] = Severity(data["severity"])
         return cls(**data)
+
+
+# -- making text safe to print -----------------------------------------------------------
+
+# What a terminal or a CI log would act on rather than show: C0 and C1 controls (newlines
+# that start a new ``::error`` workflow command, ESC that starts colour and OSC sequences),
+# DEL, Unicode line/paragraph separators, bidirectional overrides (Trojan Source), the two
+# noncharacters XML cannot carry, and lone surrogates (``surrogateescape``d bytes of a file
+# name that is not UTF-8, which no UTF-8 output can carry).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(match: re.Match) -> str:
+    char = match.group()
+    point = ord(char)
+    if char in _NAMED:
+        return _NAMED[char]
+    if 0xDC80 <= point <= 0xDCFF:  # a byte that os.fsdecode could not decode: show the byte
+        return f"\\x{point - 0xDC00:02x}"
+    return f"\\x{point:02x}" if point <= 0xFF else f"\\u{point:04x}"
+
+
+def escape_text(text: str, *, keep_line_breaks: bool = False) -> str:
+    """``text`` with every control character, line separator, bidirectional override and
+    undecodable byte shown as a visible escape (``\\n``, ``\\x1b``, ``\\u202e``, ``\\xff``),
+    for the text formats and stderr. Other characters, backslashes included, are unchanged.
+    ``keep_line_breaks`` leaves CR and LF for a caller that escapes them its own way (the
+    ``github`` format's ``%0D``/``%0A``)."""
+    if keep_line_breaks:
+        return _UNSAFE.sub(lambda m: m.group() if m.group() in "\r\n" else _visible(m), text)
+    return _UNSAFE.sub(_visible, text)
+
+
+def escape_path(path: str, *, keep_line_breaks: bool = False) -> str:
+    """A path as the text and JSON formats show it: as ``escape_text`` with backslashes
+    doubled first, so the escape is reversible (``\\xff`` is the byte 0xff of a name that is
+    not UTF-8, ``\\\\`` a backslash)."""
+    return escape_text(path.replace("\\", "\\\\"), keep_line_breaks=keep_line_breaks)
+
+
+_LINE_BREAK = re.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: each line break (with the indentation around it) becomes
+    one space, so a message quoting a multi-line expression never spans lines."""
+    return _LINE_BREAK.sub(" ", message)

@@ -2,14 +2,17 @@
 
     ::error file=train.py,line=37,col=13,endLine=37,endColumn=40,title=torchlint (TL001)::message
 
-``::error`` for error-severity rules, ``::warning`` for the others. Property values escape
-``%``, CR, LF, ``:`` and ``,``; the message escapes ``%``, CR and LF (GitHub's rules for
-workflow commands). Nothing else is printed, so a clean run prints nothing.
+``::error`` for error-severity rules, ``::warning`` for the others. Paths and messages are
+first made printable as in the text formats (control characters other than CR and LF, and
+undecodable bytes, as visible escapes: ``torchlint.finding.escape_text``), then property
+values escape ``%``, CR, LF, ``:`` and ``,`` and the message escapes ``%``, CR and LF
+(GitHub's rules for workflow commands): nothing in a finding can start another command. Nothing else is
+printed, so a clean run prints nothing.
 """
 
 from __future__ import annotations
 
-from torchlint.finding import Finding, Severity
+from torchlint.finding import Finding, Severity, escape_path, escape_text
 
 
 def escape_data(text: str) -> str:
@@ -23,7 +26,7 @@ def escape_property(text: str) -> str:
 def annotation(f: Finding) -> str:
     command = "error" if f.severity is Severity.ERROR else "warning"
     props = {
-        "file": f.path,
+        "file": escape_path(f.path, keep_line_breaks=True),
         "line": str(f.line),
         "col": str(f.column),
         "endLine": str(max(f.end_line, f.line)),
@@ -31,7 +34,7 @@ def annotation(f: Finding) -> str:
         "title": f"torchlint ({f.rule})",
     }
     joined = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
-    return f"::{command} {joined}::{escape_data(f.message)}"
+    return f"::{command} {joined}::{escape_data(escape_text(f.message, keep_line_breaks=True))}"
 
 
 def render_github(report) -> str:

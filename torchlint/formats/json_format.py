@@ -1,12 +1,17 @@
 """``json``: one array of finding objects; ``json-lines``: one object per line.
 
 Keys (stable): rule, name, severity, path, line, column, end_line, end_column, message,
-and ``confirmed`` when the shape trace confirmed a finding.
+and ``confirmed`` when the shape trace confirmed a finding. ``path`` is escaped as in the text
+formats (``torchlint.finding.escape_path``: a backslash doubled, a byte of a name that is not
+UTF-8 as ``\\xNN``, a control character as ``\\n`` or ``\\xNN``), so every path can be
+written and read back; messages are exact (JSON escapes what it must).
 """
 
 from __future__ import annotations
 
 import json
+
+from torchlint.finding import escape_path
 
 
 def _objects(report) -> list[dict]:
@@ -14,6 +19,7 @@ def _objects(report) -> list[dict]:
     for f in report.result.findings:
         data = f.to_dict()
         data.pop("extra", None)
+        data["path"] = escape_path(data["path"])
         out.append(data)
     return out
 

@@ -8,31 +8,26 @@ testcase. ``tests``/``failures`` counts are given on every suite and on ``<tests
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from torchlint.finding import Finding
+from torchlint.finding import Finding, escape_path, escape_text
 from torchlint.formats.text import headline
 
-# Characters XML 1.0 cannot carry, even escaped.
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def _clean(text: str) -> str:
-    return _INVALID_XML.sub("\ufffd", text)
+# Paths and messages are escaped as in the text formats: ``escape_text`` shows every
+# character XML 1.0 cannot carry, and every control character, as a visible escape.
 
 
 def _testcase(suite: ET.Element, f: Finding) -> None:
     case = ET.SubElement(suite, "testcase", {
-        "classname": _clean(f.path),
-        "name": _clean(f"{f.rule} {f.name} at line {f.line}, column {f.column}"),
-        "file": _clean(f.path),
+        "classname": escape_path(f.path),
+        "name": f"{f.rule} {f.name} at line {f.line}, column {f.column}",
+        "file": escape_path(f.path),
         "line": str(f.line),
         "time": "0",
     })
-    failure = ET.SubElement(case, "failure", {"type": f.rule, "message": _clean(f.message)})
-    failure.text = _clean(headline(f))
+    failure = ET.SubElement(case, "failure", {"type": f.rule, "message": escape_text(f.message)})
+    failure.text = headline(f)  # escaped by headline
 
 
 def build(report) -> ET.Element:
@@ -46,7 +41,7 @@ def build(report) -> ET.Element:
         findings = by_file.get(path, [])
         tests = max(len(findings), 1)
         suite = ET.SubElement(root, "testsuite", {
-            "name": _clean(path),
+            "name": escape_path(path),
             "tests": str(tests),
             "failures": str(len(findings)),
             "errors": "0",
@@ -57,7 +52,7 @@ def build(report) -> ET.Element:
             for f in findings:
                 _testcase(suite, f)
         else:
-            ET.SubElement(suite, "testcase", {"classname": _clean(path), "name": "torchlint", "file": _clean(path),
+            ET.SubElement(suite, "testcase", {"classname": escape_path(path), "name": "torchlint", "file": escape_path(path),
                                               "time": "0"})
         total_tests += tests
         total_failures += len(findings)

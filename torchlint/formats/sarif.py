@@ -6,6 +6,8 @@ directory, so run torchlint from the repository root) and the stable fingerprint
 baselines use too. Files that could not be parsed are TL000 results and also tool execution
 notifications; internal rule errors are notifications and make the execution unsuccessful.
 Columns count Unicode code points (``columnKind``), 1-based, end column exclusive.
+Artifact URIs percent-encode the path's raw bytes (a file name that is not UTF-8 keeps every
+byte); paths inside message texts are escaped as in the text formats.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from urllib.parse import quote
 
 from torchlint import __version__, catalog
 from torchlint.fingerprint import for_run
-from torchlint.finding import Finding, Severity
+from torchlint.finding import Finding, Severity, escape_path
 from torchlint.rule import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -78,8 +80,8 @@ def rule_descriptor(rule: type[Rule]) -> dict:
 
 def _artifact(path: str) -> dict:
     if os.path.isabs(path):  # a file outside the working directory
-        return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
+        return {"uri": Path(path).as_uri()}  # percent-encodes os.fsencode(path)
+    return {"uri": quote(os.fsencode(path), safe="/"), "uriBaseId": SRCROOT}
 
 
 def _region(f: Finding) -> dict:
@@ -118,7 +120,7 @@ def build(report) -> dict:
     for f in result.failed_files:
         note = {
             "level": "error",
-            "message": {"text": f"{f.path}: {f.message}"},
+            "message": {"text": f"{escape_path(f.path)}: {f.message}"},
             "locations": [_location(f)],
             "descriptor": {"id": f.rule},
         }
@@ -128,7 +130,7 @@ def build(report) -> dict:
     for err in result.errors:
         notifications.append({
             "level": "error",
-            "message": {"text": f"rule {err.rule} failed on {err.path}: {err.error}"},
+            "message": {"text": f"rule {err.rule} failed on {escape_path(err.path)}: {err.error}"},
             "descriptor": {"id": "internal-error"},
         })
 

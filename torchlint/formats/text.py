@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from torchlint.finding import Finding, Severity
+
+from torchlint.finding import Finding, Severity, escape_path, escape_text
 from torchlint.source import file_lines
 
 BOLD, RED, YELLOW, CYAN, DIM, RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[0m"
@@ -15,10 +16,10 @@ def _paint(text: str, code: str, color: bool) -> str:
 
 def headline(f: Finding, color: bool = False) -> str:
     sev = RED if f.severity is Severity.ERROR else YELLOW
-    loc = _paint(f"{f.path}:{f.line}:{f.column}:", BOLD, color)
+    loc = _paint(f"{escape_path(f.path)}:{f.line}:{f.column}:", BOLD, color)
     code = _paint(f.rule, BOLD + sev, color)
     confirmed = " (confirmed by trace)" if f.confirmed else ""
-    return f"{loc} {code} [{f.name}] {f.message}{confirmed}"
+    return f"{loc} {code} [{f.name}] {escape_text(f.message)}{confirmed}"
 
 
 def summary(findings: list[Finding]) -> str:
@@ -30,22 +31,54 @@ def summary(findings: list[Finding]) -> str:
     return f"Found {n} problem{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})."
 
 
+# A code frame shows at most FRAME_WIDTH characters of each source line: a window around
+# the finding's column, with an ellipsis where the line goes on. A frame has at most
+# FRAME_LINES source lines (the line before the finding, the finding's first lines, the
+# line after).
+FRAME_WIDTH = 200
+FRAME_LINES = 6
+ELLIPSIS = "\u2026"
+TAB = "    "
+
+
+def _window(length: int, start: int, width: int = FRAME_WIDTH) -> tuple[int, int]:
+    """The ``[lo, hi)`` slice of a line of ``length`` characters to show: the whole line
+    when it fits, else ``width`` characters with ``start`` (0-based) a third of the way in."""
+    if length <= width:
+        return 0, length
+    lo = min(max(0, start - width // 3), length - width)
+    return lo, lo + width
+
+
+def _shown(text: str) -> str:
+    """Source text as a frame shows it: tabs as spaces, anything unsafe escaped."""
+    return escape_text(text.replace("\t", TAB))
+
+
+def _frame_line(text: str, lo: int, hi: int) -> str:
+    """``text[lo:hi]`` as shown, with an ellipsis on each side where the line goes on."""
+    return (ELLIPSIS if lo > 0 else "") + _shown(text[lo:hi]) + (ELLIPSIS if hi < len(text) else "")
+
+
 def frame(f: Finding, lines: list[str] | None, color: bool) -> str:
     if not lines or f.line > len(lines):
         return ""
     first = max(1, f.line - 1)
-    last = min(len(lines), max(f.line, min(f.end_line, f.line + 3)) + 1)
+    last = min(len(lines), max(f.line, min(f.end_line, f.line + FRAME_LINES - 3)) + 1)
     width = len(str(last))
     gutter = " " * width + " |"
+    start = max(f.column - 1, 0)
+    lo, hi = _window(max(len(lines[n - 1].rstrip()) for n in range(first, last + 1)), start)
     out = [_paint(gutter, CYAN, color)]
     for n in range(first, last + 1):
         text = lines[n - 1].rstrip()
-        out.append(f"{_paint(str(n).rjust(width) + ' |', CYAN, color)} {text}".rstrip())
+        out.append(f"{_paint(str(n).rjust(width) + ' |', CYAN, color)} {_frame_line(text, lo, hi)}".rstrip())
         if n == f.line:
-            start = f.column - 1
             end = f.end_column - 1 if f.end_line == f.line else len(text)
-            carets = "^" * max(1, end - start)
-            out.append(f"{_paint(gutter, CYAN, color)} {' ' * start}{_paint(carets + ' ' + f.rule, RED if f.severity is Severity.ERROR else YELLOW, color)}")
+            shown_start, shown_end = max(start, lo), min(max(end, start), hi)
+            pad = int(lo > 0) + len(_shown(text[lo:shown_start]))
+            carets = "^" * max(1, len(_shown(text[shown_start:shown_end])))
+            out.append(f"{_paint(gutter, CYAN, color)} {' ' * pad}{_paint(carets + ' ' + f.rule, RED if f.severity is Severity.ERROR else YELLOW, color)}")
     out.append(_paint(gutter, CYAN, color))
     return "\n".join(out)
 

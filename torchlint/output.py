@@ -1,0 +1,69 @@
+"""Writing reports and baselines: whole or not at all, and never over a linted file.
+
+A report file is written to a temporary file in the same directory, then renamed over the
+target: a run that fails (or is killed) part-way leaves the previous file as it was, never a
+truncated one. A target that exists but is not a regular file (``/dev/stdout``, a FIFO) is
+written directly, since there is nothing to replace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from torchlint.errors import UsageError
+from torchlint.finding import escape_path
+
+
+def printable(text: str) -> str:
+    """``text`` with any lone surrogate left (an undecodable byte no formatter escaped) as a
+    ``\\udcXX`` escape, so writing it as UTF-8 cannot fail; inside a JSON string that is
+    JSON's own escape for the same character."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def check_target(option: str, value: str, cwd: Path, linted: Iterable[Path]) -> Path:
+    """The file an output option names, resolved against ``cwd``. An empty name, or a file
+    that is being linted, is a ``UsageError`` (exit 2): a report never overwrites source."""
+    if not value:
+        raise UsageError(f"{option}: empty file name")
+    target = Path(os.path.realpath(cwd / value))
+    if target in set(linted):
+        raise UsageError(f"{option} {escape_path(value)}: is one of the files being linted; not overwritten")
+    return target
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomic(target: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``target`` through a temporary file and a rename; the file
+    keeps its permissions (a new one gets the usual ``0o666 & ~umask``). Raises ``OSError``."""
+    real = Path(os.path.realpath(target))  # replace a symbolic link's target, not the link
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        with open(real, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(text)
+        return
+    fd, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+    try:
+        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else _new_file_mode())
+        os.replace(temporary, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
