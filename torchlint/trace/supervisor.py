@@ -15,7 +15,8 @@
   descendant (:func:`kill_descendants`, a walk over ``/proc``; no cgroups needed).
 * **Output.**  The child's stdout and stderr are one pipe that the supervisor reads, keeping
   only the last :data:`TAIL_BYTES` (:class:`Tail`): a model that prints without end costs no
-  memory in any process.
+  memory in any process.  The child waits for an acknowledgement (one byte on a second pipe)
+  after each ``start`` event, so what a job prints is filed under that job.
 * **Results.**  The child writes JSON lines to a pipe that only the supervisor reads.  Each
   line carries a sequence number and an HMAC-SHA256 of it and the payload (:func:`sign`),
   under a key the supervisor sends the child on stdin (never argv, the environment or a file)
