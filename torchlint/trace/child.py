@@ -111,9 +111,10 @@ def connect() -> tuple[dict[str, Any], Any]:
 
     ``emit`` waits after a ``start`` event until the supervisor has taken it in, so that what
     the job prints is filed under the job.  Runs before torch or any user code is imported:
-    the signing key only ever lives in ``emit``'s closure, stdin is replaced by /dev/null, the result pipe is not inherited by
-    programs the user code runs, the child dies with its supervisor, and ``sys.path`` gets
-    ``PYTHONPATH`` and site-packages after the standard library.
+    the signing key only ever lives in ``emit``'s closure, stdin is replaced by /dev/null,
+    the result pipe is not inherited by programs the user code runs, the child dies with its
+    supervisor, and ``sys.path`` gets ``PYTHONPATH`` and site-packages after the standard
+    library.
     """
     data = sys.stdin.buffer.read()
     devnull = os.open(os.devnull, os.O_RDONLY)

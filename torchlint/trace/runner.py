@@ -73,7 +73,7 @@ def _tail(text: str) -> str:
                      for ln in lines)
 
 
-def _describe_exit(rc: int | None) -> str:
+def _describe_exit(rc: int | None, hints: bool = True) -> str:
     if rc is None:
         return "did not exit"
     if rc < 0:
@@ -82,6 +82,8 @@ def _describe_exit(rc: int | None) -> str:
         except ValueError:
             name = f"signal {-rc}"
         text = f"was killed by {name}"
+        if not hints:
+            return text
         if -rc == getattr(signal, "SIGKILL", 9):
             text += " (out of memory?)"
         elif -rc == signal.SIGSEGV:
@@ -287,7 +289,7 @@ def _settle(attempt: _Attempt, pending: list[dict[str, Any]], results: dict[str,
                                   "endless loop in user code?); the trace process was killed"}
         elif attempt.exit is None:
             failure = {"phase": "crash", "kind": "crash",
-                       "message": f"the trace supervisor {_describe_exit(attempt.proc.returncode)} "
+                       "message": f"the trace supervisor {_describe_exit(attempt.proc.returncode, False)} "
                                   "while running user code (did the code signal its parent?)"}
         else:
             failure = {"phase": "crash", "kind": "crash",
@@ -303,7 +305,7 @@ def _settle(attempt: _Attempt, pending: list[dict[str, Any]], results: dict[str,
         if timed_out:
             why = "timed out while starting"
         elif attempt.exit is None:
-            why = f"supervisor {_describe_exit(attempt.proc.returncode)}"
+            why = f"supervisor {_describe_exit(attempt.proc.returncode, False)}"
         else:
             why = _describe_exit(final.get("returncode"))
         _all_failed(pending, results, "child", f"the trace process {why}",

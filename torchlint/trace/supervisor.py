@@ -376,7 +376,7 @@ class Supervisor:
         ack_r, self.ack_w = os.pipe()
         for fd in (wake_r, wake_w, out_r, res_r):
             os.set_blocking(fd, False)
-        signal.set_wakeup_fd(wake_w)
+        signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         signal.signal(signal.SIGTERM, self._terminate)
         become_subreaper()
