@@ -1,3 +1,36 @@
-from torchlint.cli import main
+"""``python -m torchlint``: the same as the ``torchlint`` console script.
+
+``python -m`` puts the working directory first on ``sys.path``, so a ``json.py`` or
+``libcst.py`` in the project being linted would be imported by torchlint itself.  That entry
+is dropped before anything else is imported (the ``torchlint`` package is already loaded, and
+its submodules are found through the package, not through ``sys.path``), unless torchlint
+itself was found there (running from its own source checkout).  Python resolves
+``torchlint`` itself before this file runs: a ``torchlint.py`` in the working directory
+shadows the package for ``python -m torchlint`` (use the console script, or
+``python -P -m torchlint`` on Python 3.11+).
+"""
+
+import os
+import sys
+
+
+def _drop_working_directory() -> None:
+    if getattr(sys.flags, "safe_path", False) or not sys.path:
+        return
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was removed
+        cwd = None
+    if sys.path[0] not in ("", cwd):
+        return
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if cwd is not None and os.path.realpath(cwd) == os.path.realpath(here):
+        return  # torchlint's own source checkout: it was found there
+    del sys.path[0]
+
+
+_drop_working_directory()
+
+from torchlint.cli import main  # noqa: E402 - after the sys.path fix above
 
 raise SystemExit(main())

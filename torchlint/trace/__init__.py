@@ -1,7 +1,7 @@
 """The dry-run shape trace (``torchlint trace`` and ``torchlint check --trace``).
 
 Nothing in this package imports torch at module import time except :mod:`.child`, which
-only ever runs in a separate process (``python -m torchlint.trace.child``).  The parent
+only ever runs in a separate process, behind :mod:`.supervisor`.  The parent
 side (target parsing, LibCST lookups, rendering) works without torch installed.
 """
 

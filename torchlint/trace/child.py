@@ -1,16 +1,18 @@
-"""The trace child process: ``python -m torchlint.trace.child REQUEST.json RESULT.jsonl``.
+"""The trace child process, started by :mod:`torchlint.trace.supervisor`.
 
-This is the only part of torchlint that imports torch and user code.  It reads a request
-(a list of jobs), and for each job builds the model, runs forward passes with hooks and
-appends JSON lines to RESULT: ``{"event": "ready"}`` once torch is imported, then
+This is the only part of torchlint that imports torch and user code.  It reads its request
+(a list of jobs, and the key that signs its results) from stdin before importing anything
+else, and for each job builds the model, runs forward passes with hooks and writes signed
+JSON lines to the result pipe: ``{"event": "ready"}`` once torch is imported, then
 ``{"event": "start", "id": ...}`` and ``{"event": "result", "id": ..., ...}`` per job.  The
-parent (:mod:`torchlint.trace.runner`) watches that file, so a crash, ``os._exit`` or hang
-in user code costs only the job it happened in.
+supervisor checks and relays them, so a crash, ``os._exit`` or hang in user code costs only
+the job it happened in.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import importlib
 import importlib.util
 import inspect
@@ -18,6 +20,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import sysconfig
 import time
@@ -26,7 +29,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from torchlint.trace import shapes
+from torchlint.trace import shapes, supervisor
 
 try:
     import resource
@@ -65,18 +68,8 @@ class Failed(Exception):
 
 # --------------------------------------------------------------------------- entry point
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: python -m torchlint.trace.child REQUEST.json RESULT.jsonl", file=sys.stderr)
-        return 2
-    with open(argv[1], encoding="utf-8") as fh:
-        request = json.load(fh)
-    out = open(argv[2], "a", encoding="utf-8")
-
-    def emit(obj: dict[str, Any]) -> None:
-        out.write(json.dumps(obj, default=str) + "\n")
-        out.flush()
-
+def main() -> None:
+    request, emit = connect()
     _apply_memory_limit(request.get("memory_limit"))
     cwd = request.get("cwd") or os.getcwd()
     try:
@@ -85,13 +78,12 @@ def main(argv: list[str]) -> int:
         for job in request["jobs"]:
             emit({"event": "result", "id": job["id"], "status": "error", "error_kind": "no-torch",
                   "message": f"torch cannot be imported ({type(exc).__name__}: {exc})"})
-        out.close()
         os._exit(0)
     if any(job.get("device", "meta") == "meta" for job in request["jobs"]):
         _warm_meta(torch)
     emit({"event": "ready", "torch": torch.__version__})
     for job in request["jobs"]:
-        emit({"event": "start", "id": job["id"], "log": _log_position()})
+        emit({"event": "start", "id": job["id"]})
         started = time.perf_counter()
         try:
             result = run_job(job, cwd)
@@ -102,18 +94,82 @@ def main(argv: list[str]) -> int:
         except BaseException as exc:  # noqa: BLE001 - a bug here must not lose the job
             result = {"status": "failed",
                       "failure": exception_failure("trace", exc, None, None)}
-        result.update(event="result", id=job["id"], log_end=_log_position(),
-                      seconds=round(time.perf_counter() - started, 4),
+        result.update(event="result", id=job["id"], seconds=round(time.perf_counter() - started, 4),
                       peak_rss_kb=_peak_rss_kb())
+        _flush_output()  # the supervisor files what was printed under this job
         try:
             emit(result)
         except (TypeError, ValueError) as exc:  # pragma: no cover - defensive
             emit({"event": "result", "id": job["id"], "status": "failed",
                   "failure": {"phase": "trace", "message": f"unserialisable result: {exc}"}})
-    out.close()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    _flush_output()
     os._exit(0)  # user threads or atexit hooks must not keep the child alive
+
+
+def connect() -> tuple[dict[str, Any], Any]:
+    """Read the request from stdin, then set the process up; return it and ``emit``.
+
+    ``emit`` waits after a ``start`` event until the supervisor has taken it in, so that what
+    the job prints is filed under the job.  Runs before torch or any user code is imported:
+    the signing key only ever lives in ``emit``'s closure, stdin is replaced by /dev/null,
+    the result pipe is not inherited by programs the user code runs, the child dies with its
+    supervisor, and ``sys.path`` gets ``PYTHONPATH`` and site-packages after the standard
+    library.
+    """
+    data = sys.stdin.buffer.read()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    request = json.loads(data)
+    del data
+    key = bytes.fromhex(request.pop("key"))
+    fd, ack = request.pop("fd"), request.pop("ack")
+    os.set_inheritable(fd, False)
+    os.set_inheritable(ack, False)
+    supervisor.die_with_parent(signal.SIGKILL, request.pop("supervisor"))
+    _set_up_path(request.pop("user_site", None))
+    counter = itertools.count(1)
+
+    def emit(obj: dict[str, Any]) -> None:
+        supervisor.write_all(fd, supervisor.signed_line(key, next(counter), obj))
+        if obj.get("event") == "start" and not os.read(ack, 1):
+            os._exit(1)  # the supervisor is gone
+
+    return request, emit
+
+
+# Where user directories (the working directory, a model's package root) go in sys.path:
+# after the standard library, before PYTHONPATH and site-packages.
+_USER_PATH_INDEX = [0]
+
+
+def _set_up_path(user_site: bool | None) -> None:
+    """sys.path as for ``python`` with PYTHONPATH set, except that the standard library comes
+    first: started with ``-I -S``, the interpreter has only the standard library (and the
+    bootstrap added this torchlint)."""
+    import site
+
+    stdlib = [p for p in sys.path if p != supervisor.ROOT]
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:] = stdlib + extra
+    site.ENABLE_USER_SITE = user_site
+    site.main()  # site-packages, .pth files, sitecustomize
+    if supervisor.ROOT not in sys.path:  # a source checkout: torchlint is not installed
+        sys.path.insert(len(stdlib) + len(extra), supervisor.ROOT)
+    _USER_PATH_INDEX[0] = len(stdlib)
+
+
+def _add_user_path(path: str) -> None:
+    if path not in sys.path:
+        sys.path.insert(_USER_PATH_INDEX[0], path)
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def _peak_rss_kb() -> int:
@@ -132,16 +188,6 @@ def _warm_meta(torch: Any) -> None:
         torch.nn.functional.batch_norm(x, None, None, training=True)
     except Exception:  # noqa: BLE001 - only a warm-up
         pass
-
-
-def _log_position() -> int | None:
-    """Where the captured stdout/stderr file is now (the parent slices each job's output)."""
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        return os.fstat(1).st_size
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def _apply_memory_limit(limit: int | None) -> None:
@@ -276,8 +322,7 @@ def _attempt(torch: Any, model: Any, candidates: list[list[shapes.InputSpec]], d
 
 
 def load_target(target: dict[str, Any], cwd: str) -> Any:
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
+    _add_user_path(cwd)
     display = target.get("display") or target["attr"]
     if target.get("file"):
         module = import_file(Path(target["file"]))
@@ -312,8 +357,7 @@ def import_file(path: Path) -> Any:
         parts.insert(0, root.name)
         root = root.parent
     name = ".".join(parts) if parts else path.parent.name
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    _add_user_path(str(root))
     existing = sys.modules.get(name)
     if existing is not None and _same_file(getattr(existing, "__file__", None), path):
         return existing
@@ -1115,5 +1159,5 @@ def diagnose(torch: Any, mod: Any, args: Any, exc: BaseException,
     return None
 
 
-if __name__ == "__main__":  # pragma: no cover - exercised through the runner
-    sys.exit(main(sys.argv))
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("torchlint.trace.child is started by torchlint.trace.supervisor, not by hand")

@@ -1,29 +1,45 @@
 """Run trace jobs in a child process, safely.
 
-The child (:mod:`torchlint.trace.child`) runs in its own session with an address-space limit,
-stdin closed and stdout/stderr captured to a file.  It appends JSON lines to a result file,
-which this module polls: every job gets ``timeout`` seconds from its ``start`` event.  On a
-timeout the whole process group is killed; on a crash (``os._exit``, a signal, the OOM
-killer) the job that was running is reported as failed and a fresh child takes the jobs
-that had not started.  Nothing the user code does can hang or kill the parent.
+torchlint starts a supervisor (:mod:`torchlint.trace.supervisor`, which runs no user code)
+and the supervisor starts the child (:mod:`torchlint.trace.child`), each in its own session;
+the child has an address-space limit and stdin closed.  The supervisor relays the child's
+signed events over its stdout, with a bounded tail of what the child printed: every job gets
+``timeout`` seconds from its ``start`` event.  On a timeout, on Ctrl-C or SIGTERM, torchlint
+closes the supervisor's stdin and the supervisor kills the child and everything it started.
+On a crash (``os._exit``, a signal, the OOM killer, user code killing its parent) the job
+that was running is reported as failed and a fresh supervisor and child take the jobs that
+had not started.  Nothing the user code does by accident can hang, kill or fill the memory
+of torchlint.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
-from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+
+from torchlint.errors import TorchlintError
+from torchlint.trace import supervisor
 
 # Importing torch can be slow on a cold disk; this is allowed on top of the job timeout.
 STARTUP_ALLOWANCE = 120.0
-POLL_INTERVAL = 0.02
+# How long a stopped supervisor gets to kill the child's processes and say what they printed.
+STOP_GRACE = 4.0
 OUTPUT_TAIL_LINES = 20
+OUTPUT_LINE_CHARS = 500
+
+
+class TraceTerminated(TorchlintError):
+    """SIGTERM while a trace ran: the trace processes are stopped, torchlint exits 143."""
+
+    exit_code = 128 + 15
 
 
 def default_memory_limit() -> int | None:
@@ -36,88 +52,28 @@ def default_memory_limit() -> int | None:
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the supervisor and the child (the interpreter itself ignores it:
+    both run with ``-I``; the child reads ``PYTHONPATH`` to build its ``sys.path``)."""
     env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent.parent)
-    paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    if root not in _site_dirs():
-        # Running from a source checkout: the child must find this torchlint too.  (An
-        # installed torchlint is found anyway; adding site-packages to PYTHONPATH would put
-        # it before the standard library.)
-        paths.insert(0, root)
-    if paths:
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-    env["PYTHONUNBUFFERED"] = "1"
-    env.setdefault("PYTHONWARNINGS", "ignore")
     env.pop("PYTHONSTARTUP", None)
     if extra:
         env.update(extra)
     return env
 
 
-def _site_dirs() -> set[str]:
-    import site
-
-    dirs = set()
-    try:
-        dirs.update(site.getsitepackages())
-    except AttributeError:  # pragma: no cover - old virtualenv
-        pass
-    try:
-        dirs.add(site.getusersitepackages())
-    except AttributeError:  # pragma: no cover
-        pass
-    return {str(Path(d).resolve()) for d in dirs}
+def _warning_options(env: dict[str, str]) -> list[str]:
+    """``-W`` options for the child: the user's ``PYTHONWARNINGS``, else ignore warnings."""
+    return [w for w in env.get("PYTHONWARNINGS", "").split(",") if w.strip()] or ["ignore"]
 
 
 def _tail(text: str) -> str:
-    lines = [ln for ln in text.strip("\n").splitlines() if ln.strip()]
-    return "\n".join(lines[-OUTPUT_TAIL_LINES:])
+    """The last lines of a job's output, each cut to a readable length."""
+    lines = [ln for ln in text.strip("\n").splitlines() if ln.strip()][-OUTPUT_TAIL_LINES:]
+    return "\n".join(ln if len(ln) <= OUTPUT_LINE_CHARS else ln[:OUTPUT_LINE_CHARS] + " [...]"
+                     for ln in lines)
 
 
-class _Reader:
-    def __init__(self, path: Path):
-        self.path = path
-        self.offset = 0
-        self.buffer = ""
-
-    def read(self) -> list[dict[str, Any]]:
-        try:
-            with open(self.path, encoding="utf-8", errors="replace") as fh:
-                fh.seek(self.offset)
-                data = fh.read()
-                self.offset = fh.tell()
-        except FileNotFoundError:
-            return []
-        self.buffer += data
-        events = []
-        while "\n" in self.buffer:
-            line, self.buffer = self.buffer.split("\n", 1)
-            if line.strip():
-                try:
-                    events.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue
-        return events
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    killpg = getattr(os, "killpg", None)
-    if killpg is not None:
-        try:
-            killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    try:
-        proc.kill()
-    except ProcessLookupError:  # pragma: no cover
-        pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass
-
-
-def _describe_exit(rc: int | None) -> str:
+def _describe_exit(rc: int | None, hints: bool = True) -> str:
     if rc is None:
         return "did not exit"
     if rc < 0:
@@ -126,12 +82,128 @@ def _describe_exit(rc: int | None) -> str:
         except ValueError:
             name = f"signal {-rc}"
         text = f"was killed by {name}"
+        if not hints:
+            return text
         if -rc == getattr(signal, "SIGKILL", 9):
             text += " (out of memory?)"
         elif -rc == signal.SIGSEGV:
             text += " (a crash in native code)"
         return text
     return f"exited with code {rc}"
+
+
+@contextlib.contextmanager
+def _sigterm_stops_the_trace() -> Iterator[None]:
+    """While the trace runs, SIGTERM raises :class:`TraceTerminated` (once), so the trace
+    processes are stopped on the way out instead of left running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup
+        raise TraceTerminated("terminated by SIGTERM; the trace and every process it started "
+                              "were stopped")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+class _Attempt:
+    """One supervisor (and its child) running the jobs that are left."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], results: dict[str, dict[str, Any]],
+                 timeout: float):
+        self.proc = proc
+        self.results = results
+        self.timeout = timeout
+        self.stopped = False
+        self.lines = supervisor.Lines()
+        self.eof = False
+        self.current: str | None = None  # the job running now
+        self.ready = False  # torch imported
+        self.child_pid: int | None = None
+        self.exit: dict[str, Any] | None = None  # the supervisor's last word
+        self.deadline = 0.0
+
+    def pump(self, wait: float) -> None:
+        """Handle what the supervisor says within ``wait`` seconds."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        if not select.select([fd], [], [], max(wait, 0.0))[0]:
+            return
+        data = os.read(fd, 1 << 20)
+        if not data:
+            self.eof = True
+        for line in self.lines.feed(data):
+            try:
+                event = json.loads(line)
+            except ValueError:  # pragma: no cover - the supervisor writes JSON
+                continue
+            if isinstance(event, dict):
+                self.handle(event)
+
+    def handle(self, event: dict[str, Any]) -> None:
+        kind = event.pop("event", None)
+        if kind == "spawned":
+            self.child_pid = event.get("pid")
+            return
+        if kind == "exit":
+            self.exit = event
+            return
+        if kind not in ("ready", "start", "result"):
+            return
+        self.ready = True
+        if kind == "start":
+            self.current = event.get("id")
+        elif kind == "result":
+            job_id = event.pop("id", None)
+            out = _tail(event.pop("output", "") or "")
+            if out and event.get("status") == "failed":
+                event.setdefault("failure", {}).setdefault("output", out)
+            if job_id is not None:
+                self.results[job_id] = event
+            if job_id == self.current:
+                self.current = None
+        self.deadline = time.monotonic() + self.timeout
+
+    def stop(self) -> None:
+        """Ask the supervisor to kill the child's processes, hear it out, and make sure it and
+        the child are gone."""
+        if self.stopped:
+            return
+        self.stopped = True
+        try:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        end = time.monotonic() + STOP_GRACE
+        while not self.eof and time.monotonic() < end:
+            self.pump(end - time.monotonic())
+        try:
+            self.proc.wait(timeout=max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+        if self.proc.poll() is None:
+            supervisor.kill_session(self.proc.pid)
+            self.proc.wait()
+        if self.exit is None and self.child_pid is not None:
+            # The supervisor died without cleaning up (user code killed it): the child has its
+            # parent-death signal; kill whatever is left in its session too.
+            supervisor.kill_session(self.child_pid)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+def _spawn(env: dict[str, str] | None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        supervisor.python_command(sys.executable, "torchlint.trace.supervisor"),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env=env, start_new_session=True)
 
 
 def run_jobs(
@@ -144,59 +216,37 @@ def run_jobs(
     python: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run ``jobs`` (dicts with a unique ``id``) and return ``{id: result}`` for every job."""
+    import site
+    from pathlib import Path
+
     cwd = str(Path(cwd or os.getcwd()).resolve())
+    environment = child_env(env)
     results: dict[str, dict[str, Any]] = {}
     pending = list(jobs)
-    with tempfile.TemporaryDirectory(prefix="torchlint-trace-") as tmp:
-        attempt = 0
+    with _sigterm_stops_the_trace():
         while pending:
-            attempt += 1
-            req = Path(tmp, f"request{attempt}.json")
-            res = Path(tmp, f"result{attempt}.jsonl")
-            log = Path(tmp, f"output{attempt}.txt")
-            req.write_text(json.dumps({"cwd": cwd, "memory_limit": memory_limit, "jobs": pending}))
-            res.touch()
-            with open(log, "wb") as logf:
+            request = {"parent": os.getpid(), "python": python or sys.executable,
+                       "warnings": _warning_options(environment),
+                       "child": {"cwd": cwd, "memory_limit": memory_limit, "jobs": pending,
+                                 "user_site": site.ENABLE_USER_SITE}}
+            try:
+                proc = _spawn(environment)
+            except OSError as exc:
+                _all_failed(pending, results, "spawn", f"cannot start the trace process: {exc}")
+                break
+            attempt = _Attempt(proc, results, timeout)
+            try:
+                assert proc.stdin is not None
                 try:
-                    proc = subprocess.Popen(
-                        [python or sys.executable, "-m", "torchlint.trace.child", str(req), str(res)],
-                        cwd=cwd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                        env=child_env(env), start_new_session=hasattr(os, "setsid"),
-                    )
-                except OSError as exc:
-                    for job in pending:
-                        results[job["id"]] = {"status": "error", "error_kind": "spawn",
-                                              "message": f"cannot start the trace process: {exc}"}
-                    break
-                try:
-                    outcome = _watch(proc, _Reader(res), log, timeout, results)
-                except BaseException:
-                    _kill(proc)  # Ctrl-C in torchlint: the child is in its own session
-                    raise
-            current, ready, timed_out, log_start = outcome
-            raw = log.read_bytes()
-            output = raw.decode("utf-8", "replace")
-            if current is not None:
-                job_output = _tail(raw[log_start:].decode("utf-8", "replace"))
-                if timed_out:
-                    failure = {"phase": "timeout", "kind": "timeout",
-                               "message": f"the trace did not finish within {timeout:g} s "
-                                          "(a hang or an endless loop in user code?); the trace "
-                                          "process was killed"}
-                else:
-                    failure = {"phase": "crash", "kind": "crash",
-                               "message": f"the trace process {_describe_exit(proc.returncode)} "
-                                          "while running user code"}
-                if job_output:
-                    failure["output"] = job_output
-                results[current] = {"status": "failed", "failure": failure}
-            elif not ready and not any(j["id"] in results for j in pending):
-                # The child died before importing torch: retrying would fail the same way.
-                why = "timed out while starting" if timed_out else _describe_exit(proc.returncode)
-                for job in pending:
-                    results[job["id"]] = {"status": "error", "error_kind": "child",
-                                          "message": f"the trace process {why}",
-                                          "output": _tail(output)}
+                    proc.stdin.write(json.dumps(request).encode() + b"\n")
+                    proc.stdin.flush()
+                except OSError:
+                    pass  # it died at once: its (missing) exit event says so
+                timed_out = _watch(attempt)
+            except BaseException:
+                attempt.stop()  # Ctrl-C or SIGTERM in torchlint
+                raise
+            if not _settle(attempt, pending, results, timed_out, timeout):
                 break
             pending = [j for j in pending if j["id"] not in results]
     for job in jobs:
@@ -205,69 +255,60 @@ def run_jobs(
     return results
 
 
-def _watch(proc: subprocess.Popen[bytes], reader: _Reader, log: Path, timeout: float,
-           results: dict[str, dict[str, Any]]) -> tuple[str | None, bool, bool, int]:
-    """Follow one child until it exits or times out.
-
-    Returns (id of the job running when it ended, whether torch imported, timed out, offset
-    of that job's output in the log).
-    """
-    current: str | None = None
-    ready = False
-    log_start = 0
-    deadline = time.monotonic() + timeout + STARTUP_ALLOWANCE
-    while True:
-        exited = proc.poll() is not None
-        for event in reader.read():
-            kind = event.get("event")
-            now = time.monotonic()
-            if kind == "ready":
-                ready = True
-                deadline = now + timeout
-            elif kind == "start":
-                current = event.get("id")
-                log_start = event.get("log") if isinstance(event.get("log"), int) else _size(log)
-                deadline = now + timeout
-            elif kind == "result":
-                job_id = event.pop("id", None)
-                event.pop("event", None)
-                end = event.pop("log_end", None)
-                if job_id is not None:
-                    out = _tail(_read_from(log, log_start, end if isinstance(end, int) else None))
-                    if out and event.get("status") == "failed":
-                        event.setdefault("failure", {}).setdefault("output", out)
-                    results[job_id] = event
-                if job_id == current:
-                    current = None
-                ready = True
-                deadline = now + timeout
-        if exited:
-            return current, ready, False, log_start
-        if time.monotonic() > deadline:
-            _kill(proc)
-            for event in reader.read():  # a result may have landed meanwhile
-                if event.get("event") == "result" and event.get("id") is not None:
-                    job_id = event.pop("id")
-                    event.pop("event", None)
-                    results[job_id] = event
-                    if job_id == current:
-                        current = None
-            return current, ready, True, log_start
-        time.sleep(POLL_INTERVAL)
+def _watch(attempt: _Attempt) -> bool:
+    """Follow the supervisor until it ends; True if a job (or the start) timed out."""
+    attempt.deadline = time.monotonic() + attempt.timeout + STARTUP_ALLOWANCE
+    while not attempt.eof:
+        left = attempt.deadline - time.monotonic()
+        if left <= 0:
+            attempt.stop()
+            return True
+        attempt.pump(min(left, 1.0))
+    attempt.stop()
+    return False
 
 
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:  # pragma: no cover
-        return 0
+def _all_failed(jobs: list[dict[str, Any]], results: dict[str, dict[str, Any]], kind: str,
+                message: str, output: str = "") -> None:
+    for job in jobs:
+        results[job["id"]] = {"status": "error", "error_kind": kind, "message": message,
+                              **({"output": output} if output else {})}
 
 
-def _read_from(path: Path, offset: int, end: int | None = None) -> str:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            data = fh.read() if end is None else fh.read(max(0, end - offset))
-            return data.decode("utf-8", "replace")
-    except OSError:  # pragma: no cover
-        return ""
+def _settle(attempt: _Attempt, pending: list[dict[str, Any]], results: dict[str, dict[str, Any]],
+            timed_out: bool, timeout: float) -> bool:
+    """Record how an attempt ended; False when retrying the jobs left would fail the same way."""
+    final = attempt.exit or {}
+    if final.get("error"):
+        _all_failed([j for j in pending if j["id"] not in results], results, "spawn", final["error"])
+        return False
+    if attempt.current is not None:
+        if timed_out:
+            failure = {"phase": "timeout", "kind": "timeout",
+                       "message": f"the trace did not finish within {timeout:g} s (a hang or an "
+                                  "endless loop in user code?); the trace process was killed"}
+        elif attempt.exit is None:
+            failure = {"phase": "crash", "kind": "crash",
+                       "message": f"the trace supervisor {_describe_exit(attempt.proc.returncode, False)} "
+                                  "while running user code (did the code signal its parent?)"}
+        else:
+            failure = {"phase": "crash", "kind": "crash",
+                       "message": f"the trace process {_describe_exit(final.get('returncode'))} "
+                                  "while running user code"}
+        output = _tail(final.get("output") or "")
+        if output:
+            failure["output"] = output
+        results[attempt.current] = {"status": "failed", "failure": failure}
+        return True
+    if not attempt.ready and not any(j["id"] in results for j in pending):
+        # The child died before importing torch: retrying would fail the same way.
+        if timed_out:
+            why = "timed out while starting"
+        elif attempt.exit is None:
+            why = f"supervisor {_describe_exit(attempt.proc.returncode, False)}"
+        else:
+            why = _describe_exit(final.get("returncode"))
+        _all_failed(pending, results, "child", f"the trace process {why}",
+                    _tail(final.get("log") or ""))
+        return False
+    return True
