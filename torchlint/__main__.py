@@ -5,9 +5,9 @@
 is dropped before anything else is imported (the ``torchlint`` package is already loaded, and
 its submodules are found through the package, not through ``sys.path``), unless torchlint
 itself was found there (running from its own source checkout).  Python resolves
-``torchlint`` itself before this file runs: a ``torchlint.py`` in the working directory
-shadows the package for ``python -m torchlint`` (use the console script, or
-``python -P -m torchlint`` on Python 3.11+).
+``torchlint`` itself before this file runs; a ``torchlint.py`` in the working directory is
+passed over by the ``torchlint-precedence.pth`` shim installed with the package
+(``packaging/_torchlint_precedence.py``).
 """
 
 import os

@@ -258,6 +258,20 @@ def test_python_m_torchlint_ignores_modules_in_the_working_directory(tmp_path):
     assert "imported" not in proc.stdout + proc.stderr
 
 
+
+def test_python_m_torchlint_never_runs_a_torchlint_py_from_the_working_directory(tmp_path):
+    """Python resolves ``-m torchlint`` before any torchlint code runs; the installed
+    ``torchlint-precedence.pth`` shim looks past a plain ``torchlint.py`` module."""
+    (tmp_path / "torchlint.py").write_text("raise SystemExit('ran ./torchlint.py')\n")
+    (tmp_path / "model.py").write_text("import torch\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as a user runs it
+    proc = subprocess.run([sys.executable, "-m", "torchlint", "check", "--isolated", "--no-cache", "model.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert "ran ./torchlint.py" not in proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "All checks passed" in proc.stdout
+
+
 # --------------------------------------------------------------------------- the pieces
 
 
