@@ -180,7 +180,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     cache = None
     if not args.no_cache:
         directory = Path(args.cache_dir) if args.cache_dir else (settings.cache_dir or settings.root / ".torchlint_cache")
-        cache = Cache(directory.resolve(), settings.enabled, settings.rule_options)
+        cache = Cache(directory, settings.enabled, settings.rule_options)  # made absolute, links not followed
     transform = None
     if args.trace:
         from torchlint.trace.confirm import apply_trace
@@ -197,6 +197,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform)
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
+        if cache.disabled:
+            print(f"torchlint: cache off: {cache.disabled}", file=sys.stderr)
     if args.write_baseline:
         from torchlint import baseline
 
