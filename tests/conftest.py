@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -8,6 +9,15 @@ import pytest
 from torchlint.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_key_outside_home(tmp_path_factory):
+    """The cache's signing key lives in a temporary directory, never in the user's own cache
+    directory (set in the environment, so torchlint subprocesses use it too)."""
+    os.environ["TORCHLINT_CACHE_KEY_FILE"] = str(tmp_path_factory.mktemp("cache-key") / "key")
+    yield
+    os.environ.pop("TORCHLINT_CACHE_KEY_FILE", None)
 
 
 @pytest.fixture

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from torchlint.noqa import Suppressions, scan
+from torchlint.noqa import Suppressions, _comments, scan
 
 
 def test_bare_noqa_suppresses_every_rule_on_its_line():
@@ -55,3 +56,67 @@ def test_json_round_trip(lines):
 @given(st.text())
 def test_scan_never_raises(text):
     scan(text)
+
+
+# -- issue 10, item 13: lines counted as the parser counts them; only real comments count --------
+
+def test_file_level_noqa_inside_a_docstring_silences_nothing():
+    sup = scan('"""How to silence torchlint:\n\n# torchlint: noqa\n"""\nimport torch\n')
+    assert sup.file is False
+    assert not sup.suppresses("TL005", 4)
+
+
+def test_noqa_inside_a_string_suppresses_nothing():
+    sup = scan('x = "# noqa"\ny = f"{x} # noqa: TL001"\nz = \'\'\'\n  # noqa\n\'\'\'\n')
+    assert sup.lines == {} and sup.file is False
+
+
+def test_noqa_after_a_string_holding_a_hash_still_counts():
+    sup = scan("x = '#'  # noqa: TL002\ny = 'it''s'  # noqa\n")
+    assert sup.lines == {1: frozenset({"TL002"}), 2: None}
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_only_cr_and_lf_end_lines(separator, newline):
+    # str.splitlines also breaks at form feeds, U+2028, NEL...: the parser does not.
+    text = newline.join([f's = "a{separator}b"', "x = 1  # noqa: TL001", f"# {separator} torchlint: noqa: TL003",
+                         "y = 2  # noqa"]) + newline
+    sup = scan(text)
+    assert sup.lines == {2: frozenset({"TL001"}), 4: None}, sup.lines
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x85", "\u2028"])
+def test_suppression_lands_on_the_parsers_line(project, run, separator):
+    project.write("a.py", f's = "{separator}"\ndef f(:  # noqa: TL000\n')
+    code, out, _ = run("check", "--format", "concise", "--no-cache", ".")
+    assert code == 0 and "a.py" not in out, out
+
+
+def test_docstring_does_not_silence_the_file(project, run):
+    project.write("a.py", '"""Example.\n# torchlint: noqa\n"""\ndef f(:\n')
+    code, out, _ = run("check", "--format", "concise", "--no-cache", ".")
+    assert code == 1 and "a.py:4" in out
+
+
+@given(st.lists(st.sampled_from(["#", "'", '"', "\\", "\n", "\r", "\x0c", "\u2028", " ", "x", "=", "f", "noqa",
+                                 ":TL001", "(", ")", ";"]), max_size=30).map("".join))
+@settings(suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+def test_scan_finds_the_comments_the_tokenizer_finds(text):
+    # On valid Python the small lexer must agree with the tokenizer (on anything else it only
+    # has to stay silent, see test_scan_never_raises).
+    import ast
+    import io
+    import tokenize
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences
+            ast.parse(text)
+    except (SyntaxError, ValueError):
+        assume(False)
+    tokens = tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
+    expected = {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT and "noqa" in t.string.lower()}
+    found = {line: comment for line, _, comment in _comments(text)}
+    assert found == expected

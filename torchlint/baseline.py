@@ -101,6 +101,8 @@ def load(file: str, cwd: Path) -> Baseline:
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where}: not a torchlint baseline: invalid JSON at line {exc.lineno}, "
                          f"column {exc.colno}: {exc.msg}") from None
+    except RecursionError:  # the decoder recurses once per nested array or object
+        raise UsageError(f"{where}: not a torchlint baseline: arrays or objects nested too deeply") from None
     if not isinstance(data, dict) or VERSION_KEY not in data:
         raise UsageError(f"{where}: not a torchlint baseline (expected a JSON object with "
                          f"\"{VERSION_KEY}\": {VERSION} and \"findings\"; write one with --write-baseline)")

@@ -1,86 +1,319 @@
 """A content-addressed cache of per-file results in ``.torchlint_cache/``.
 
 An entry holds one file's findings and its record (facts for the project pass), keyed by a
-hash of the file's bytes, its path, the torchlint version and every setting that changes
-per-file results. An unchanged file is never parsed again; the project pass still sees
-every file's record. Entries are written to a temporary file and renamed into place, so
-concurrent runs never see half an entry; an unreadable or foreign entry is ignored (and
-rewritten), never trusted.
+hash of the file's bytes, its path, the torchlint version, the Python and LibCST versions
+and every setting that changes per-file results. An unchanged file is never parsed again;
+the project pass still sees every file's record.
+
+A cache directory may come from anywhere (committed to a repository, unpacked from an
+archive), so nothing in it is trusted:
+
+* every entry is signed with a secret key kept outside the repository (see ``key_file``),
+  created once per user; an entry this machine did not write is a miss, however it got there;
+* a signed entry is still checked field by field (types, known rule codes, findings for the
+  entry's own path only) before it is used;
+* no path is followed out of the cache directory: a symbolic link for the cache directory,
+  a bucket or an entry is never read or written through, and only regular files are read.
+
+Entries are written to a temporary file and renamed into place, so concurrent runs never
+see half an entry; a temporary file left by a killed run is removed once it is an hour old,
+the next time a run writes into its subdirectory (so a warm run costs nothing more). An
+unreadable, foreign or forged entry is a miss (and is rewritten). A cache that cannot be
+used (no key, a symlinked cache directory, a read-only disk) never fails the lint.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import json
 import os
+import secrets
+import stat
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from torchlint import __version__
 from torchlint.engine import FileResult
-from torchlint.finding import Finding
-from torchlint.project import FileRecord
+from torchlint.finding import Finding, Severity
+from torchlint.noqa import Suppressions
+from torchlint.project import Facts, FileRecord
+from torchlint.rule import all_rules
 
-FORMAT = 2  # 2: facts stored as JSON text, exactly as records hold them
+FORMAT = 3  # 3: signed entries
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
+
+KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
+KEY_BYTES = 32
+MAX_ENTRY_BYTES = 64 << 20  # an entry is a few kilobytes; a bigger file is not ours
+STALE_TMP_SECONDS = 3600  # a temporary file this old belongs to a run that was killed
+
+# An entry's bytes: _HEAD + 64 hex digits of its signature + _BODY + the JSON body + b"}"
+# (itself valid JSON, so tools can read it). The signature is keyed BLAKE2b over the body.
+_HEAD = b'{"mac":"'
+_BODY = b'","entry":'
+_MAC_END = len(_HEAD) + 64
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_BODY_START = _MAC_END + len(_BODY)
+
+
+# -- what a result depends on ------------------------------------------------------------
+
+def python_version() -> str:
+    """The parser's grammar is the running Python's: a file that is TL000 on 3.11 may parse on 3.12."""
+    return f"{sys.implementation.name}-{'.'.join(map(str, sys.version_info[:3]))}"
+
+
+def libcst_version() -> str:
+    try:
+        from libcst._version import __version__ as version
+    except ImportError:  # pragma: no cover - a LibCST without its version module
+        from importlib.metadata import version as dist_version
+
+        version = dist_version("libcst")
+    return str(version)
 
 
 def settings_key(enabled: frozenset[str], rule_options: dict[str, dict[str, Any]]) -> str:
-    blob = json.dumps({"v": __version__, "f": FORMAT, "enabled": sorted(enabled), "options": rule_options},
-                      sort_keys=True, default=str)
+    blob = json.dumps({"v": __version__, "f": FORMAT, "python": python_version(), "libcst": libcst_version(),
+                       "enabled": sorted(enabled), "options": rule_options}, sort_keys=True, default=str)
     return hashlib.blake2b(blob.encode(), digest_size=16).hexdigest()
 
 
+# -- the signing key ---------------------------------------------------------------------
+
+def key_file() -> Path:
+    """``$TORCHLINT_CACHE_KEY_FILE``, else ``$XDG_CACHE_HOME/torchlint/key``, else
+    ``~/.cache/torchlint/key``: outside any repository, one per user."""
+    override = os.environ.get(KEY_ENV)
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "torchlint" / "key"
+
+
+def load_key(path: Path) -> bytes:
+    """The key in ``path``, created first if missing: random, mode 0600, made atomically (a
+    key another run creates meanwhile wins, never a half-written one). ``OSError`` or
+    ``ValueError`` when there is none to be had."""
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".key-")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(secrets.token_bytes(KEY_BYTES))
+        try:
+            os.link(tmp, path)  # fails if it exists: never replaces a key in use
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not os.path.lexists(path):
+                os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes:
+    key = path.read_bytes()
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"{path} is not a torchlint cache key ({len(key)} bytes, expected {KEY_BYTES}); delete it")
+    return key
+
+
+# -- checking an entry -------------------------------------------------------------------
+
+_FINDING_KEYS = frozenset({"rule", "name", "severity", "path", "message", "line", "column", "end_line", "end_column"})
+_FINDING_OPTIONAL = frozenset({"confirmed", "extra"})
+_RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts",
+                          "suppressions", "parsed"})
+_SEVERITIES = frozenset(s.value for s in Severity)
+
+
+class Forged(ValueError):
+    """An entry that is not what this torchlint writes."""
+
+
+def _require(condition: bool) -> None:
+    if not condition:
+        raise Forged
+
+
+def _strings(items: Any) -> bool:
+    return type(items) is list and all(type(s) is str for s in items)
+
+
+def _finding(item: Any, path: str, names: dict[str, str]) -> Finding:
+    _require(type(item) is dict and _FINDING_KEYS <= item.keys() and item.keys() - _FINDING_KEYS <= _FINDING_OPTIONAL)
+    rule, name, severity, message = item["rule"], item["name"], item["severity"], item["message"]
+    line, column, end_line, end_column = item["line"], item["column"], item["end_line"], item["end_column"]
+    _require(item["path"] == path and type(rule) is str and names.get(rule) == name and severity in _SEVERITIES)
+    _require(type(message) is str and type(line) is int and type(column) is int and type(end_line) is int
+             and type(end_column) is int and min(line, column, end_line, end_column) >= 0)
+    _require(item.get("confirmed") in (None, True, False) and type(item.get("extra", {})) is dict)
+    return Finding(rule, name, Severity(severity), path, line, column, end_line, end_column, message,
+                   item.get("confirmed"), item.get("extra", {}))
+
+
+def _suppressions(data: Any) -> Suppressions:
+    _require(type(data) is dict and data.keys() == {"lines", "file"} and type(data["lines"]) is dict)
+    _require(all(type(k) is str and k.isdigit() and (v is None or _strings(v)) for k, v in data["lines"].items()))
+    _require(data["file"] is None or data["file"] is False or _strings(data["file"]))
+    return Suppressions.from_json(data)
+
+
+def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
+    _require(type(data) is dict and data.keys() == _RECORD_KEYS and data["path"] == path)
+    _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["parsed"]) is bool)
+    imports, facts = data["imports"], data["facts"]
+    _require(type(imports) is dict and all(type(k) is str and type(v) is str for k, v in imports.items()))
+    _require(_strings(data["star_imports"]))
+    _require(type(facts) is dict and all(k in names and type(v) is str for k, v in facts.items()))
+    return FileRecord(
+        path=path, module_name=data["module_name"], is_package=data["is_package"], imports=imports,
+        star_imports=data["star_imports"], parsed=data["parsed"], suppressions=_suppressions(data["suppressions"]),
+        facts=Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()}),
+    )
+
+
+# -- the cache ---------------------------------------------------------------------------
+
 class Cache:
-    def __init__(self, directory: Path, enabled: frozenset[str], rule_options: dict[str, dict[str, Any]]):
-        self.directory = directory
+    """Per-file results under ``directory``. ``secret`` signs entries (default: the user's
+    key, see ``key_file``); ``disabled`` says why the cache is off for this run, if it is."""
+
+    def __init__(self, directory: Path, enabled: frozenset[str], rule_options: dict[str, dict[str, Any]],
+                 *, secret: bytes | None = None):
+        self.directory = Path(os.path.abspath(directory))
         self.settings = settings_key(enabled, rule_options)
-        self.bucket = directory / f"v{FORMAT}" / self.settings
-        self._ready = False
+        self.bucket = self.directory / f"v{FORMAT}" / self.settings
+        self._bucket = str(self.bucket)
         self.hits = 0
         self.misses = 0
+        self.disabled: str | None = None
+        self._secret = secret or b""
+        self._names = {r.code: r.name for r in all_rules()}
+        self._real_dirs: set[str] = set()  # directories checked to be directories, not links
+        self._writable: bool | None = None  # None: not tried yet
+        self._swept: set[str] = set()  # subdirectories written to (and cleaned) in this run
+        if os.path.islink(self.directory):
+            self.disabled = f"{self.directory} is a symbolic link: not followed; running without the cache"
+        elif secret is None:
+            try:
+                self._secret = load_key(key_file())
+            except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: no home directory
+                self.disabled = f"no cache key ({exc}); running without the cache"
 
     def key(self, path: str, data: bytes) -> str:
         h = hashlib.blake2b(data, digest_size=20)
         h.update(b"\0" + path.encode("utf-8", "surrogatepass"))
         return h.hexdigest()
 
-    def _entry(self, key: str) -> Path:
-        return self.bucket / key[:2] / f"{key}.json"
+    def _entry(self, key: str) -> str:
+        return os.path.join(self._bucket, key[:2], f"{key}.json")
+
+    def _sign(self, body: bytes) -> bytes:
+        return hashlib.blake2b(body, key=self._secret, digest_size=32).hexdigest().encode()
+
+    # -- staying inside the cache directory
+
+    def _real_dir(self, path: str) -> bool:
+        """``path`` is a directory, not a symbolic link (remembered once true)."""
+        if path in self._real_dirs:
+            return True
+        try:
+            real = stat.S_ISDIR(os.lstat(path).st_mode)
+        except OSError:
+            return False
+        if real:
+            self._real_dirs.add(path)
+        return real
+
+    def _inside(self, subdir: str) -> bool:
+        """Every directory from the cache directory down to the bucket's ``subdir`` is a real one."""
+        if subdir in self._real_dirs:
+            return True
+        chain = (str(self.directory), str(self.bucket.parent), self._bucket, subdir)
+        return all(self._real_dir(d) for d in chain)
+
+    def _read(self, entry: str) -> bytes | None:
+        """An entry's bytes: a regular file, not a link, inside the cache directory."""
+        if not self._inside(os.path.dirname(entry)):
+            return None
+        try:
+            fd = os.open(entry, _READ_FLAGS)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+                return None
+            data = os.read(fd, info.st_size + 1)
+            return data if len(data) == info.st_size else None
+        finally:
+            os.close(fd)
+
+    # -- reading
 
     def get(self, path: str, key: str) -> FileResult | None:
+        result = None if self.disabled else self._load(path, key)
+        if result is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return result
+
+    def _load(self, path: str, key: str) -> FileResult | None:
         try:
-            raw = self._entry(key).read_bytes()
+            raw = self._read(self._entry(key))
         except OSError:
-            self.misses += 1
             return None
+        if raw is None or not (raw.startswith(_HEAD) and raw[_MAC_END:_BODY_START] == _BODY and raw.endswith(b"}")):
+            return None
+        body = raw[_BODY_START:-1]
+        if not hmac.compare_digest(raw[len(_HEAD):_MAC_END], self._sign(body)):
+            return None  # not written by this machine's torchlint
         try:
-            data = json.loads(raw)
-            if data.get("key") != key or data.get("settings") != self.settings or data.get("path") != path:
-                raise ValueError("foreign entry")
-            findings = [Finding.from_dict(f) for f in data["findings"]]
-            record = FileRecord.from_json(data["record"])
-        except Exception:  # noqa: BLE001 - a corrupt entry is a miss, never fatal
-            self.misses += 1
+            data = json.loads(body)
+            _require(type(data) is dict and data.keys() == {"key", "settings", "path", "findings", "record"})
+            _require(data["key"] == key and data["settings"] == self.settings and data["path"] == path)
+            _require(type(data["findings"]) is list)
+            findings = [_finding(f, path, self._names) for f in data["findings"]]
+            record = _record(data["record"], path, self._names)
+        except (ValueError, TypeError, KeyError, RecursionError):  # Forged is a ValueError
             return None
-        self.hits += 1
         return FileResult(path, findings, record)
 
-    def _prepare(self) -> None:
-        if self._ready:
-            return
-        self.bucket.mkdir(parents=True, exist_ok=True)
-        tag = self.directory / "CACHEDIR.TAG"
-        if not tag.exists():
-            tag.write_text(TAG)
-        ignore = self.directory / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# Created by torchlint automatically.\n*\n")
-        self._ready = True
+    # -- writing
+
+    def _prepare(self) -> bool:
+        """Make the bucket, once per run; False if entries cannot be written there."""
+        if self._writable is None:
+            self._writable = False
+            try:
+                for directory in (self.directory, self.bucket.parent, self.bucket):
+                    directory.mkdir(parents=directory == self.directory, exist_ok=True)
+                    if not self._real_dir(str(directory)):
+                        self.disabled = f"{directory} is a symbolic link or not a directory: not followed"
+                        return False
+                _create(self.directory / "CACHEDIR.TAG", TAG)
+                _create(self.directory / ".gitignore", "# Created by torchlint automatically.\n*\n")
+            except OSError:
+                return False  # read-only: entries already there are still read
+            self._writable = True
+        return self._writable
 
     def put(self, key: str, result: FileResult) -> None:
-        if result.errors:  # a crashed rule's result is incomplete: never cache it
+        if result.errors or self.disabled or not self._prepare():  # a crashed rule's result is incomplete
             return
         payload = {
             "key": key,
@@ -90,19 +323,53 @@ class Cache:
             "record": result.record.to_json(),
         }
         try:
-            self._prepare()
             entry = self._entry(key)
-            entry.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(payload, fh, separators=(",", ":"))
-                os.replace(tmp, entry)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-        except OSError:
-            pass  # a read-only or full disk must not fail the lint
+            subdir = os.path.dirname(entry)
+            if subdir not in self._swept:  # the first write there in this run
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(subdir)
+                if not self._real_dir(subdir):
+                    return
+                _remove_stale_temporaries(subdir)
+                self._swept.add(subdir)
+            body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+            _write_atomically(entry, b"".join((_HEAD, self._sign(body), _BODY, body, b"}")))
+        except (OSError, ValueError, TypeError):
+            pass  # a read-only or full disk (or an unencodable fact) must not fail the lint
+
+
+def _write_atomically(target: str, data: bytes) -> None:
+    """Write a temporary file beside ``target`` and rename it over ``target`` (which replaces
+    a link there rather than writing through it)."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _create(path: Path, text: str) -> None:
+    """Create ``path`` with ``text`` unless something (a file, a link) is already there."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileExistsError:
+        return
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _remove_stale_temporaries(directory: str) -> None:
+    """Remove ``.tmp-*`` files older than an hour (left by runs killed mid-write) from one
+    subdirectory of a bucket; links and anything else are left alone."""
+    cutoff = time.time() - STALE_TMP_SECONDS
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        for entry in entries:
+            if (entry.name.startswith(".tmp-") and entry.is_file(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_mtime < cutoff):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)

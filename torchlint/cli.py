@@ -25,6 +25,10 @@ def _codes(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+# -j beyond this (or beyond the number of files) only costs process start-ups and memory.
+MAX_JOBS = 256
+
+
 def _jobs(value: str) -> int:
     try:
         n = int(value)
@@ -64,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="apply exclusions to paths given on the command line too (for pre-commit)")
     check.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                       help="analyse files in N processes (default: the number of CPU cores)")
+                       help=f"analyse files in N processes (default: the number of CPU cores; "
+                            f"at most {MAX_JOBS} and the number of files)")
     check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .torchlint_cache next to the configuration)")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
@@ -180,12 +185,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         where = settings.config_path or "no configuration file"
         print(f"torchlint: {len(files)} file(s), settings from {where}", file=sys.stderr)
     from torchlint.cache import Cache
-    from torchlint.pool import default_jobs
 
     cache = None
     if not args.no_cache:
         directory = Path(args.cache_dir) if args.cache_dir else (settings.cache_dir or settings.root / ".torchlint_cache")
-        cache = Cache(directory.resolve(), settings.enabled, settings.rule_options)
+        cache = Cache(directory, settings.enabled, settings.rule_options)  # made absolute, links not followed
     transform = None
     if args.trace:
         from torchlint.trace.confirm import apply_trace
@@ -196,9 +200,14 @@ def cmd_check(args: argparse.Namespace) -> int:
         def transform(findings):
             return apply_trace(findings, paths, settings.trace, config)
 
-    result = lint_files(files, settings, cwd, jobs=args.jobs or default_jobs(), cache=cache, transform=transform)
+    jobs = effective_jobs(args.jobs, len(files))
+    if args.verbose and args.jobs and jobs < args.jobs:
+        print(f"torchlint: -j {args.jobs} capped to {jobs} (at most {MAX_JOBS} and one per file)", file=sys.stderr)
+    result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform)
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
+        if cache.disabled:
+            print(f"torchlint: cache off: {cache.disabled}", file=sys.stderr)
     if args.write_baseline:
         from torchlint import baseline
 
@@ -246,6 +255,14 @@ def warn(path: str, reason: str) -> None:
     """The one channel for what torchlint passed over without failing the run: a line on
     stderr, ``torchlint: warning: PATH: reason``. Warnings never change the exit code."""
     print(f"torchlint: warning: {escape_path(path)}: {escape_text(reason)}", file=sys.stderr)
+
+
+def effective_jobs(requested: int | None, files: int) -> int:
+    """Processes for ``files`` files: ``-j`` (default: the CPU cores), at most ``MAX_JOBS`` and
+    one per file."""
+    from torchlint.pool import default_jobs
+
+    return max(1, min(requested or default_jobs(), MAX_JOBS, files))
 
 
 def cmd_trace(args: argparse.Namespace) -> int:

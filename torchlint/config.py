@@ -6,10 +6,13 @@ file, the key and what is accepted.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pathspec
 
 from torchlint.errors import ConfigError, UsageError
 from torchlint.rule import Rule, all_rules
@@ -74,26 +77,33 @@ def find_config(start: Path) -> Path | None:
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+                text = candidate.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-            except tomllib.TOMLDecodeError as exc:
-                # It may hold our table: guessing would lint with the wrong settings.
-                raise UsageError(f"{candidate}: invalid TOML: {exc}") from None
+            data = parse_toml(candidate, text)  # it may hold our table: an invalid one is an error
             if isinstance(data.get("tool"), dict) and "torchlint" in data["tool"]:
                 return candidate
     return None
 
 
+def parse_toml(path: Path, text: str) -> dict[str, Any]:
+    """Parse a config file's text; invalid or too deeply nested TOML is a ``UsageError``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise UsageError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
+
+
 def read_table(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read config file {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise UsageError(f"cannot read config file {path}: not UTF-8") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    data = parse_toml(path, text)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("torchlint", {})
     else:
@@ -148,6 +158,24 @@ def _str_list(value: Any, source: str, key: str) -> list[str]:
     return list(value)
 
 
+def _patterns(value: Any, source: str, key: str) -> list[str]:
+    """A list of gitignore-style patterns, each one checked: a pattern pathspec cannot
+    compile (``!``, ``\\``, ``[z-a]``) would otherwise end the run later, mid-discovery."""
+    patterns = _str_list(value, source, key)
+    for pattern in patterns:
+        _check_pattern(pattern, source, key)
+    return patterns
+
+
+def _check_pattern(pattern: str, source: str, key: str) -> None:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except re.error as exc:
+        raise ConfigError(source, key, f"invalid pattern {pattern!r}: {exc.msg}", "gitignore-style patterns") from None
+    except ValueError:  # pathspec's GitIgnorePatternError
+        raise ConfigError(source, key, f"invalid pattern {pattern!r}", "gitignore-style patterns") from None
+
+
 def _rule_options(rule: type[Rule], table: Any, source: str) -> dict[str, Any]:
     key_prefix = rule.name
     if not isinstance(table, dict):
@@ -200,9 +228,9 @@ def build_settings(
     settings.config_path = config_path
     settings.root = (root or (config_path.parent if config_path else Path.cwd())).resolve()
     if "exclude" in table:
-        settings.exclude = _str_list(table["exclude"], source, "exclude")
+        settings.exclude = _patterns(table["exclude"], source, "exclude")
     if "extend-exclude" in table:
-        settings.extend_exclude = _str_list(table["extend-exclude"], source, "extend-exclude")
+        settings.extend_exclude = _patterns(table["extend-exclude"], source, "extend-exclude")
     if "respect-gitignore" in table:
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(source, "respect-gitignore", f"expected true or false, got {table['respect-gitignore']!r}")
@@ -213,6 +241,7 @@ def build_settings(
             raise ConfigError(source, "per-file-ignores", "expected a table of pattern = [codes]")
         for pattern, codes in pfi.items():
             key = f"per-file-ignores.{pattern}"
+            _check_pattern(pattern, source, "per-file-ignores")
             expanded: set[str] = set()
             for code in _str_list(codes, source, key):
                 expanded |= expand_selector(code, source, key)

@@ -101,9 +101,13 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     if inputs is None and entry is not None:
         inputs = entry.inputs
     device = args.device or cfg.device
-    timeout = args.timeout if args.timeout is not None else cfg.timeout
-    if timeout <= 0:
-        raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout:g}")
+    timeout = cfg.timeout
+    if args.timeout is not None:
+        try:
+            timeout = trace_config_mod.parse_timeout(args.timeout, "--timeout", "--timeout")
+        except ConfigError:
+            raise UsageError(f"--timeout must be a positive number of seconds, at most "
+                             f"{trace_config_mod.MAX_TIMEOUT:g}, got {args.timeout:g}") from None
     memory = cfg.memory_limit
     if getattr(args, "memory_limit", None) is not None:
         try:

@@ -1,7 +1,7 @@
 """The ``[tool.torchlint.trace]`` table.
 
     [tool.torchlint.trace]
-    timeout = 60              # seconds per traced model (> 0)
+    timeout = 60              # seconds per traced model (> 0, at most a day)
     memory-limit = "8GiB"     # address-space limit of the trace process; "none" to disable
     device = "meta"           # default --device for `torchlint trace`: meta, cpu or cuda
 
@@ -16,6 +16,7 @@ Model keys with a file path are relative to the directory of the config file.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ DEVICES = ("meta", "cpu", "cuda")
 TOP_KEYS = ("timeout", "memory-limit", "device", "models")
 MODEL_KEYS = ("args", "kwargs", "input-shape", "dtype")
 DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 86400.0  # one day: longer is a mistake (or a hang), never a model being traced
+MAX_MEMORY = 1 << 50  # 1 PiB: beyond any machine, and inside what setrlimit accepts
 _UNITS = {"": 1 << 20, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
           "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
           "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
@@ -64,22 +67,35 @@ class TraceConfig:
         return self.models.get(f"{module}:{attr}")
 
 
+def parse_timeout(value: Any, source: str, key: str) -> float:
+    """Seconds per traced model: a finite number in (0, MAX_TIMEOUT]."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or not 0 < value <= MAX_TIMEOUT):
+        raise ConfigError(source, key, f"{value!r} is not a number of seconds",
+                          f"a number > 0 and at most {MAX_TIMEOUT:g}, e.g. 60")
+    return float(value)
+
+
 def parse_memory(value: Any, source: str, key: str) -> int | None:
+    """Bytes (``None``: no limit). At most MAX_MEMORY; NaN, infinities and negatives are refused."""
     accepted = 'a size in MiB (int) or a string like "8GiB", "512MiB"; 0 or "none" to disable'
-    if isinstance(value, bool):
-        raise ConfigError(source, key, f"{value!r} is not a size", accepted)
-    if isinstance(value, (int, float)):
-        if value < 0:
-            raise ConfigError(source, key, f"{value!r} is negative", accepted)
-        return int(value * (1 << 20)) or None
-    if isinstance(value, str):
+    size: float | None = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        size = value * (1 << 20)
+    elif isinstance(value, str):
         text = value.strip().lower().replace(" ", "")
         if text in ("none", "off", "0", "unlimited"):
             return None
         m = re.fullmatch(r"(\d+(?:\.\d+)?)([a-z]*)", text)
         if m and m.group(2) in _UNITS:
-            return int(float(m.group(1)) * _UNITS[m.group(2)]) or None
-    raise ConfigError(source, key, f"{value!r} is not a size", accepted)
+            size = float(m.group(1)) * _UNITS[m.group(2)]
+    if size is None or math.isnan(size):
+        raise ConfigError(source, key, f"{value!r} is not a size", accepted)
+    if size < 0:
+        raise ConfigError(source, key, f"{value!r} is negative", accepted)
+    if size > MAX_MEMORY:
+        raise ConfigError(source, key, f"{value!r} is more than {MAX_MEMORY >> 50} PiB", accepted)
+    return int(size) or None
 
 
 def load(table: dict[str, Any] | None, config_path: str | None = None) -> TraceConfig:
@@ -93,10 +109,7 @@ def load(table: dict[str, Any] | None, config_path: str | None = None) -> TraceC
     for key, value in table.items():
         dotted = f"trace.{key}"
         if key == "timeout":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(source, dotted, f"{value!r} is not a positive number of seconds",
-                                  "a number > 0, e.g. 60")
-            cfg.timeout = float(value)
+            cfg.timeout = parse_timeout(value, source, dotted)
         elif key == "memory-limit":
             cfg.memory_limit = parse_memory(value, source, dotted)
         elif key == "device":
