@@ -90,6 +90,7 @@ def analyze_source(
     if module is None:
         return _unparsed(record, failure, enabled)
     ctx = FileContext(path, module, parsed.text, imports)
+    ctx.ast_tree = parsed.tree  # torchlint.semantic: cheap positions without a second parse
     rules = [cls(ctx, options[cls]) for cls in classes]
     try:
         Dispatcher(ctx, rules).run()
