@@ -22,7 +22,7 @@ from torchlint.engine import FileResult
 from torchlint.finding import Finding
 from torchlint.project import FileRecord
 
-FORMAT = 2  # 2: facts stored as JSON text, exactly as records hold them
+FORMAT = 3  # 2: facts stored as JSON text, exactly as records hold them; 3: record.index
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 
