@@ -243,3 +243,17 @@ def test_without_a_key_the_run_goes_on_without_the_cache(tree, run, monkeypatch,
     assert code == 1 and "buggy.py" in out
     assert "cache off: no cache key" in err
     assert not list(tree.rglob("*.json"))  # nothing cached
+
+
+def test_the_project_index_survives_the_cache_and_a_malformed_one_is_a_miss(tree):
+    (tree / "model.py").write_text("import torch.nn as nn\n\nclass Net(nn.Module):\n"
+                                   "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n")
+    _, cache = _run(tree, tree / "c")
+    key = cache.key("model.py", (tree / "model.py").read_bytes())
+    hit = cache.get("model.py", key)
+    assert hit is not None
+    assert [c["name"] for c in hit.record.index["classes"]] == ["Net"]
+    assert hit.record.index["classes"][0]["bases"] == ["torch.nn.Module"]
+    for bad in ({"classes": "Net"}, {"classes": [{"name": "Net"}]}, {"functions": {"f": {"trains": 1}}}, []):
+        _forge(cache, tree, "model.py", lambda p, bad=bad: p["record"].__setitem__("index", bad), sign=True)
+        assert cache.get("model.py", key) is None, bad

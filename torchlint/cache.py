@@ -44,7 +44,7 @@ from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
 from torchlint.rule import all_rules
 
-FORMAT = 3  # 3: signed entries
+FORMAT = 4  # 3: signed entries; 4: the record carries the project index (record.index)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -134,7 +134,7 @@ def _read_key(path: Path) -> bytes:
 
 _FINDING_KEYS = frozenset({"rule", "name", "severity", "path", "message", "line", "column", "end_line", "end_column"})
 _FINDING_OPTIONAL = frozenset({"confirmed", "extra"})
-_RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts",
+_RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts", "index",
                           "suppressions", "parsed"})
 _SEVERITIES = frozenset(s.value for s in Severity)
 
@@ -171,6 +171,24 @@ def _suppressions(data: Any) -> Suppressions:
     return Suppressions.from_json(data)
 
 
+_CLASS_FACT = {"name": str, "bases": list, "methods": list, "self_attrs": list}
+_FUNCTION_FACT = ("trains", "evaluates", "seeds", "builds_optimizer")
+
+
+def _index(data: Any) -> bool:
+    """The shape ``torchlint.semantic.index.FileIndex.to_json`` writes: {} or classes and functions."""
+    if type(data) is not dict or not data.keys() <= {"classes", "functions"}:
+        return False
+    classes, functions = data.get("classes", []), data.get("functions", {})
+    return (type(classes) is list
+            and all(type(c) is dict and c.keys() == _CLASS_FACT.keys()
+                    and all(type(c[k]) is t for k, t in _CLASS_FACT.items())
+                    and all(_strings(c[k]) for k in ("bases", "methods", "self_attrs")) for c in classes)
+            and type(functions) is dict
+            and all(type(n) is str and type(f) is dict and f.keys() == set(_FUNCTION_FACT)
+                    and all(type(f[k]) is bool for k in _FUNCTION_FACT) for n, f in functions.items()))
+
+
 def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
     _require(type(data) is dict and data.keys() == _RECORD_KEYS and data["path"] == path)
     _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["parsed"]) is bool)
@@ -178,10 +196,11 @@ def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
     _require(type(imports) is dict and all(type(k) is str and type(v) is str for k, v in imports.items()))
     _require(_strings(data["star_imports"]))
     _require(type(facts) is dict and all(k in names and type(v) is str for k, v in facts.items()))
+    _require(_index(data["index"]))
     return FileRecord(
         path=path, module_name=data["module_name"], is_package=data["is_package"], imports=imports,
         star_imports=data["star_imports"], parsed=data["parsed"], suppressions=_suppressions(data["suppressions"]),
-        facts=Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()}),
+        facts=Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()}), index=data["index"],
     )
 
 

@@ -23,6 +23,7 @@ from torchlint.positions import Positions
 
 if TYPE_CHECKING:
     from torchlint.rule import Rule
+    from torchlint.semantic import Analyses
 
 LOOP_TYPES = (cst.For, cst.While)
 FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
@@ -94,6 +95,16 @@ class FileContext:
     def is_imported(self, node: cst.CSTNode | None) -> bool:
         dotted = dotted_name(node)
         return dotted is not None and dotted.partition(".")[0] in self.imports
+
+    @property
+    def semantic(self) -> "Analyses":
+        """The file's shared analyses (``torchlint.semantic``), each built on first use."""
+        found = self.__dict__.get("_semantic")
+        if found is None:
+            from torchlint.semantic import Analyses
+
+            found = self.__dict__["_semantic"] = Analyses(self)
+        return found
 
     # -- tree structure ----------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -17,6 +17,7 @@ from torchlint.noqa import Suppressions, scan
 from torchlint.project import Facts, FileRecord, Project, encode, module_name_for
 from torchlint.rule import Rule, all_rules
 from torchlint.imports import ImportTable
+from torchlint.semantic.index import class_facts
 from torchlint.source import ParseFailure, check_syntax, parse_cst
 
 SYNTAX_ERROR = "TL000"
@@ -79,6 +80,7 @@ def analyze_source(
     imports = ImportTable(record.module_name, is_package)
     imports.scan_ast(parsed.tree.body)
     record.imports, record.star_imports = imports.names, imports.star
+    record.index = {"classes": class_facts(parsed.tree, imports)}  # torchlint.semantic.index
     options = {
         c: rule_options.get(c.code) or c.default_options()
         for c in _rule_classes(enabled) if c.code != SYNTAX_ERROR and not c.traced
@@ -91,12 +93,15 @@ def analyze_source(
     if module is None:
         return _unparsed(record, failure, enabled)
     ctx = FileContext(path, module, parsed.text, imports)
+    ctx.ast_tree = parsed.tree  # torchlint.semantic: cheap positions without a second parse
     rules = [cls(ctx, options[cls]) for cls in classes]
     try:
         Dispatcher(ctx, rules).run()
     except RecursionError as exc:  # pathological nesting that CPython's parser accepted
         ctx.errors.append(RuleError("engine", path, f"RecursionError: {exc}", ""))
     record.facts = _encode_facts(ctx)
+    if ctx.__dict__.get("_semantic") is not None and ctx.semantic._training is not None:
+        record.index = ctx.semantic.index().to_json()
     return FileResult(path, ctx.findings(), record, ctx.errors)
 
 

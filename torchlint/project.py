@@ -82,6 +82,9 @@ class FileRecord:
     # local name -> qualified name (relative imports already made absolute)
     imports: dict[str, str] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)
+    # torchlint.semantic.index.FileIndex as JSON: classes (bases, methods, self attributes)
+    # and, where the training model was built, top-level function summaries
+    index: dict = field(default_factory=dict)
     # rule code -> that rule's facts about this file
     facts: Facts = field(default_factory=Facts)
     suppressions: Suppressions = field(default_factory=Suppressions)
@@ -94,6 +97,7 @@ class FileRecord:
             "is_package": self.is_package,
             "imports": self.imports,
             "star_imports": self.star_imports,
+            "index": self.index,
             "facts": self.facts.encoded_text(),
             "suppressions": self.suppressions.to_json(),
             "parsed": self.parsed,
@@ -165,3 +169,63 @@ class Project:
                     return again
             return record, name
         return None
+
+    # -- the project index (torchlint.semantic.index) ---------------------------------
+    def _classes(self) -> dict[str, list[str]]:
+        """Qualified class name (``pkg.mod.Outer.Inner``) -> its qualified bases."""
+        found = getattr(self, "_class_table", None)
+        if found is None:
+            found = {}
+            for record in self.records:
+                for fact in record.index.get("classes", ()):
+                    qual = f"{record.module_name}.{fact['name']}" if record.module_name else fact["name"]
+                    found[qual] = [self._canonical(b, record) for b in fact["bases"]]
+            self._class_table = found
+        return found
+
+    def _canonical(self, qualified: str, importer: FileRecord) -> str:
+        """A project class's name as the index keys it (re-exports followed), else as given."""
+        hit = self.resolve_symbol(qualified, importer)
+        if hit is None:
+            return qualified
+        record, name = hit
+        return f"{record.module_name}.{name}" if record.module_name else name
+
+    def ancestors(self, qualified: str) -> list[str]:
+        """Every class above ``qualified`` (project classes and the external bases they
+        name), nearest first, each once."""
+        table = self._classes()
+        out, seen, stack = [], {qualified}, list(reversed(table.get(qualified, ())))
+        while stack:
+            base = stack.pop()
+            if base in seen:
+                continue
+            seen.add(base)
+            out.append(base)
+            stack.extend(reversed(table.get(base, ())))
+        return out
+
+    def subclasses(self, qualified: str) -> list[str]:
+        """Project classes that have ``qualified`` among their ancestors."""
+        return sorted(name for name in self._classes() if qualified in self.ancestors(name))
+
+    def is_nn_module(self, qualified: str) -> bool:
+        """Whether a project class is a ``torch.nn.Module`` (through any chain of project
+        bases ending in ``torch.nn.*``/Lightning module classes)."""
+        from torchlint.semantic.libraries import is_lightning
+
+        for base in [qualified, *self.ancestors(qualified)]:
+            if base.startswith("torch.nn.") and base.rsplit(".", 1)[-1][:1].isupper():
+                return True
+            if is_lightning(base) and base.rsplit(".", 1)[-1] == "LightningModule":
+                return True
+        return False
+
+    def function_summary(self, qualified: str, importer: FileRecord | None = None) -> dict | None:
+        """What an imported project function does (``trains``, ``evaluates``, ``seeds``,
+        ``builds_optimizer``), or None when the project does not know."""
+        hit = self.resolve_symbol(qualified, importer)
+        if hit is None:
+            return None
+        record, name = hit
+        return record.index.get("functions", {}).get(name)

@@ -16,22 +16,24 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name
 from torchlint.files import is_test_file
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.torch_api import backward_target, expr_key, is_optimizer_constructor, step_optimizer
+from torchlint.semantic.libraries import LIGHTNING_ROOTS, UTILITY_ROOTS
+from torchlint.semantic.model import CLASS, FUNCTION, LAMBDA, MODULE
+from torchlint.semantic.training import ENGINES
+from torchlint.torch_api import expr_key
 
 TORCH, RANDOM, NUMPY = "torch", "random", "numpy"
 ALL_GENERATORS = (TORCH, RANDOM, NUMPY)
 
 # torch.manual_seed, torch.cuda.manual_seed(_all), torch.random.manual_seed, other backends.
 _TORCH_SEED = re.compile(r"^torch(\.(cuda|random|xpu|mps|npu|hpu|mlu))?\.manual_seed(_all)?$")
-_LIGHTNING_ROOTS = ("lightning", "pytorch_lightning", "lightning_fabric")
 # Library seeders that seed Python's random, numpy and torch together.
 _SEED_ALL = {
     "transformers.set_seed", "transformers.trainer_utils.set_seed", "transformers.enable_full_determinism",
@@ -49,20 +51,10 @@ NUMPY_NOT_USES = {
     "BitGenerator", "PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64", "bit_generator", "mtrand",
 }
 # Roots whose functions can never be a project seed helper: classified by name, never resolved.
-_EXTERNAL_ROOTS = {
-    "torch", "numpy", "random", "os", "sys", "math", "time", "json", "re", "logging", "typing",
-    "collections", "functools", "itertools", "warnings", "pathlib", "argparse", "copy", "dataclasses",
-    "inspect", "abc", "enum", "contextlib", "subprocess", "shutil", "glob", "pickle", "datetime",
-    "builtins", "operator", "io", "tempfile", "socket", "threading", "multiprocessing", "uuid",
-    "hashlib", "string", "textwrap", "traceback", "platform", "signal", "statistics", "struct",
-    "queue", "heapq", "bisect", "weakref", "types", "importlib", "unittest", "pytest",
-}
+_EXTERNAL_ROOTS = UTILITY_ROOTS | {"torch"}
 # Names of values drawn for something other than training randomness.
 _INCIDENTAL = re.compile(r"port|seed|uuid|(^|_)(id|name|tag|run)$", re.IGNORECASE)
 _CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
-# ignite engines call their process function once per batch: a training loop.
-_ENGINES = ("ignite.engine.Engine", "ignite.engine.DeterministicEngine", "ignite.engine.engine.Engine",
-            "ignite.engine.deterministic.DeterministicEngine")
 # Method names that seed one generator object, not the global torch generator
 # (torch.Generator().manual_seed, rng.seed, env.seed).
 _OBJECT_SEED_METHODS = {"seed", "manual_seed", "initial_seed", "manual_seed_all"}
@@ -79,7 +71,7 @@ def known_generators(qualified: str) -> set[str] | None:
     name, resolve it through the project or by its name)."""
     root, _, rest = qualified.partition(".")
     last = qualified.rsplit(".", 1)[-1]
-    if root in _LIGHTNING_ROOTS:
+    if root in LIGHTNING_ROOTS:
         return set(ALL_GENERATORS) if last == "seed_everything" else None
     if qualified in _SEED_ALL:
         return set(ALL_GENERATORS)
@@ -104,15 +96,6 @@ def random_use(qualified: str) -> str | None:
     return None
 
 
-def is_lightning_trainer(ctx, func: cst.BaseExpression) -> bool:
-    """``pl.Trainer``, ``lightning.Trainer``, ``L.Trainer.from_argparse_args`` (imported)."""
-    if not ctx.is_imported(func):
-        return False
-    name = ctx.qualified_name(func) or ""
-    parts = name.split(".")
-    return parts[0] in _LIGHTNING_ROOTS and "Trainer" in parts
-
-
 def is_main_guard(stmt: cst.CSTNode) -> bool:
     """``if __name__ == "__main__":`` (either operand order; also ``... and cond``)."""
     return isinstance(stmt, cst.If) and _is_main_test(stmt.test)
@@ -131,38 +114,29 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
     return len(names) == 1 and len(strings) == 1
 
 
+@dataclass(eq=False)
 class _Loop:
-    __slots__ = ("backward", "step", "refs", "methods", "nested")
+    """An outermost loop of a unit (or an ignite engine's process function, run per batch)."""
 
-    def __init__(self) -> None:
-        self.nested = False  # an engine driving a function nested in this unit (merged into it)
-        self.backward = False
-        self.step = False
-        self.refs: set[str] = set()
-        self.methods: set[str] = set()
+    backward: bool = False
+    step: bool = False
+    callees: list = field(default_factory=list)  # same-file function nodes run per iteration
 
 
+@dataclass(eq=False)
 class _Unit:
-    """One function/method, module-level statement or main block."""
+    """One module-level function or method (nested defs merged into it), module-level
+    statement or main block: what the semantic model says its call sites do."""
 
-    __slots__ = ("key", "backward", "step", "fit", "loops", "loop", "depth", "refs", "methods",
-                 "imported", "seeds", "seedish_names", "seedish_calls", "nested")
-
-    def __init__(self, key: str) -> None:
-        self.key = key
-        self.backward = False
-        self.step = False
-        self.fit = False
-        self.loops: list[_Loop] = []
-        self.loop: _Loop | None = None  # the outermost loop being walked
-        self.depth = 0
-        self.refs: set[str] = set()       # bare names called or passed as arguments
-        self.methods: set[str] = set()    # x.<name>() on a non-imported receiver
-        self.imported: set[str] = set()   # qualified names of imported functions called
-        self.seeds: set[str] = set()      # generators seeded directly
-        self.seedish_names: set[str] = set()  # x.<name>() calls named like a seed helper
-        self.seedish_calls: set[str] = set()  # <name>() calls named like a seed helper
-        self.nested: set[str] = set()     # names of functions nested in this unit
+    key: str
+    backward: bool = False
+    step: bool = False
+    fit: bool = False
+    loops: dict = field(default_factory=dict)  # outermost loop node (or engine call) -> _Loop
+    callees: list = field(default_factory=list)  # same-file function nodes called or passed
+    imported: set = field(default_factory=set)  # qualified names of imported functions called
+    seeds: set = field(default_factory=set)  # generators seeded directly
+    unresolved_seedish: bool = False  # a seed-like call to nothing this file defines
 
 
 # An unseeded training entry point in a test file (the skip-tests cases).
@@ -538,193 +512,144 @@ class MissingSeed(Rule):
         ),
     ]
 
-    def __init__(self, ctx, options: dict[str, Any]):
-        super().__init__(ctx, options)
-        self.units: dict[str, _Unit] = {}
-        self._stack: list[_Unit] = []          # function units (nested defs push their unit again)
-        self._classes: list[str] = []           # module-level class nesting, for method keys
-        self._class_pushed: list[bool] = []
-        self._loop_units: list[_Unit] = []
+    # -- the analysis: everything comes from ctx.semantic -------------------------------
+    def finish(self) -> None:
+        sem = self.ctx.semantic
+        self.model, self.graph, self.training = sem.model, sem.loose_graph, sem.training
+        self._index_units()
+        self._collect()
+        self._store_facts()
+
+    def _index_units(self) -> None:
+        """Unit keys: entry statements of the module, and module-level functions/methods."""
+        module = self.ctx.module
+        self._order: list[str] = []  # entry unit keys in source order
         self._top_keys: dict[int, str] = {}
         self._entry_nodes: dict[str, cst.CSTNode] = {}
-        self._order: list[str] = []             # entry unit keys in source order
-        self._class_methods: dict[str, list[str]] = {}
-        self._class_bases: dict[str, list[str]] = {}
-        self._functions: dict[str, str] = {}    # module-level def name -> unit key
-        self._method_index: dict[str, list[str]] = {}
-        self.optimizers: set[str] = set()
-        self.trainers: set[str] = set()
-        self.uses: dict[str, str] = {}          # generator -> first call drawing from it
-        self.file_seeds: set[str] = set()       # random/numpy seeded anywhere in the file
-
-    # -- units -------------------------------------------------------------------------
-    def visit_Module(self, node: cst.Module) -> None:
-        for i, stmt in enumerate(node.body):
+        for i, stmt in enumerate(module.body):
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
-            if isinstance(stmt, cst.SimpleStatementLine) and all(
-                isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-            ):
+            if isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
                 continue
             key = f"<main:{i}>" if is_main_guard(stmt) else f"<top:{i}>"
-            self._top_keys[id(stmt)] = key
-            self._entry_nodes[key] = stmt.test if isinstance(stmt, cst.If) and key.startswith("<main") else stmt
+            self._top_keys[i] = key
+            self._entry_nodes[key] = stmt.test if key.startswith("<main") else stmt
             self._order.append(key)
+        self.units: dict[str, _Unit] = {}
+        self._fn_key: dict[cst.CSTNode, str] = {}  # function node -> unit key (nested: the enclosing unit)
+        self._functions: set[str] = set()  # module-level function names
+        self._classes: dict[str, list[str]] = {}  # module-level class -> its method keys
+        for scope in self.model.scopes.values():
+            if scope.kind not in (FUNCTION, LAMBDA):
+                continue
+            key = self._unit_key(scope)
+            if key is not None:
+                self._fn_key[scope.node] = key
+        for info in self.model.classes.values():
+            if all(s.kind in (CLASS, MODULE) for s in info.scope.chain()):
+                self._classes[info.qualname] = [f"{info.qualname}.{m}" for m in info.methods]
 
-    def _unit(self, node: cst.CSTNode) -> _Unit | None:
-        """The unit ``node`` belongs to (None: a class body outside methods)."""
-        if self._stack:
-            return self._stack[-1]
-        if self._class_pushed and any(self._class_pushed):
+    def _unit_key(self, scope) -> str | None:
+        """A function's unit: the outermost function around it (a module-level function or
+        a method of a module-level class); a class body or module code is no function unit."""
+        chain = list(scope.chain())
+        outer = None
+        for i, s in enumerate(chain):
+            if s.kind == FUNCTION:
+                outer = i
+        if outer is None:
             return None
-        stmt = node
-        for anc in self.ctx.ancestors(node):
-            if isinstance(anc, cst.Module):
-                break
-            stmt = anc
-        key = self._top_keys.get(id(stmt))
+        fn = chain[outer]
+        classes = [s.name for s in reversed(chain[outer + 1:]) if s.kind == CLASS]
+        if not classes:
+            self._functions.add(fn.name)
+        return ".".join([*classes, fn.name])
+
+    def _site_unit(self, site) -> _Unit | None:
+        scope = site.scope
+        key = None
+        for s in scope.chain():
+            if s.kind == FUNCTION:
+                key = self._fn_key.get(s.node)
         if key is None:
-            return None
+            if any(s.kind == CLASS for s in scope.chain()):
+                return None
+            key = self._top_keys.get(site.top)
+            if key is None:
+                return None
         unit = self.units.get(key)
         if unit is None:
             unit = self.units[key] = _Unit(key)
         return unit
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        module_level = not self._stack
-        self._class_pushed.append(module_level)
-        if module_level:
-            self._classes.append(node.name.value)
-            key = ".".join(self._classes)
-            self._class_methods.setdefault(key, [])
-            self._class_bases[key] = [n for n in (dotted_name(b.value) for b in node.bases) if n]
+    def _unit_loop(self, site, unit: _Unit) -> _Loop | None:
+        """The unit's outermost loop around ``site`` (loops outside the unit do not count)."""
+        for loop in site.all_loops:
+            if self._loop_in_unit(loop, unit):
+                found = unit.loops.get(loop.node)
+                if found is None:
+                    found = unit.loops[loop.node] = _Loop()
+                return found
+        return None
 
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        if self._class_pushed.pop():
-            self._classes.pop()
+    def _loop_in_unit(self, loop, unit: _Unit) -> bool:
+        if unit.key.startswith("<"):
+            return loop.top == int(unit.key[unit.key.index(":") + 1:-1]) and not any(
+                s.kind in (FUNCTION, CLASS) for s in loop.scope.chain())
+        return any(self._fn_key.get(s.node) == unit.key for s in loop.scope.chain() if s.kind == FUNCTION)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        if self._stack:
-            self._stack[-1].nested.add(node.name.value)
-            self._stack.append(self._stack[-1])  # nested def: part of the enclosing unit
-            return
-        name = node.name.value
-        if self._classes:
-            cls = ".".join(self._classes)
-            key = f"{cls}.{name}"
-            self._class_methods[cls].append(key)
-            self._method_index.setdefault(name, []).append(key)
-        else:
-            key = name
-            self._functions[name] = key
-        unit = self.units.get(key)
-        if unit is None:
-            unit = self.units[key] = _Unit(key)
-        self._stack.append(unit)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-    def _enter_loop(self, node: cst.CSTNode) -> None:
-        unit = self._unit(node)
-        if unit is not None:
-            if unit.depth == 0:
-                unit.loop = _Loop()
-                unit.loops.append(unit.loop)
-            unit.depth += 1
-        self._loop_units.append(unit)
-
-    def _leave_loop(self, node: cst.CSTNode) -> None:
-        unit = self._loop_units.pop()
-        if unit is not None:
-            unit.depth -= 1
-            if unit.depth == 0:
-                unit.loop = None
-
-    visit_For = _enter_loop
-    leave_For = _leave_loop
-    visit_While = _enter_loop
-    leave_While = _leave_loop
-
-    # -- facts -------------------------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        if not isinstance(value, cst.Call):
-            return
-        if is_optimizer_constructor(self.ctx, value.func):
-            bucket = self.optimizers
-        elif is_lightning_trainer(self.ctx, value.func):
-            bucket = self.trainers
-        else:
-            return
-        for target in node.targets:
-            key = expr_key(target.target)
-            if key is not None:
-                bucket.add(key)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        ctx = self.ctx
-        unit = self._unit(node)
-        func = node.func
-        qualified = ctx.qualified_name(func)
-        imported = qualified is not None and ctx.is_imported(func)
-        if imported:
-            use = random_use(qualified)
-            if use is not None:
-                if use not in self.uses and not self._incidental(node):
-                    shown = "np.random." + qualified[13:] if use == NUMPY else qualified
-                    self.uses[use] = shown
-                return
-        if unit is None:
-            return
-        loop = unit.loop
-        if backward_target(ctx, node) is not None:
-            unit.backward = True
-            if loop is not None:
-                loop.backward = True
-        elif step_optimizer(ctx, node, self.optimizers) is not None:
-            unit.step = True
-            if loop is not None:
-                loop.step = True
-        elif isinstance(func, cst.Attribute) and func.attr.value == "fit" and (
-            expr_key(func.value) in self.trainers
-            or (isinstance(func.value, cst.Call) and is_lightning_trainer(ctx, func.value.func))
-        ):
-            unit.fit = True
-        if imported and qualified in _ENGINES and node.args:
-            # Engine(process_function): the function runs once per batch, as a loop body.
-            arg = node.args[0].value
-            if isinstance(arg, cst.Name):
-                engine = _Loop()
-                engine.refs.add(arg.value)
-                engine.nested = arg.value in unit.nested
-                unit.loops.append(engine)
-        if imported:
-            gens = known_generators(qualified)
-            if gens is None:
-                unit.imported.add(qualified)
-            elif gens:
-                unit.seeds |= gens
-                self.file_seeds |= gens
-        elif isinstance(func, cst.Name):
-            unit.refs.add(func.value)
-            if seedish(func.value):
-                unit.seedish_calls.add(func.value)
-            if loop is not None:
-                loop.refs.add(func.value)
-        elif isinstance(func, cst.Attribute):
-            method = func.attr.value
-            unit.methods.add(method)
-            if loop is not None:
-                loop.methods.add(method)
-            if seedish(method) and method not in _OBJECT_SEED_METHODS:
-                unit.seedish_names.add(method)
-        for arg in node.args:
-            value = arg.value
-            if isinstance(value, cst.Name) and not ctx.is_imported(value):
-                unit.refs.add(value.value)
+    def _collect(self) -> None:
+        model, graph, training = self.model, self.graph, self.training
+        backward = set(training.sites.backward)
+        step = {site for site, _ in training.sites.step}
+        fit = set(training.sites.fit)
+        self.uses: dict[str, str] = {}  # generator -> first call drawing from it
+        self.file_seeds: set[str] = set()
+        for site in model.calls:
+            call = site.node
+            func = call.func
+            qualified = model.qualified_name(func)
+            imported = qualified is not None and model.is_imported(func)
+            if imported:
+                use = random_use(qualified)
+                if use is not None:
+                    if use not in self.uses and not self._incidental(call):
+                        self.uses[use] = "np.random." + qualified[13:] if use == NUMPY else qualified
+                    continue
+            unit = self._site_unit(site)
+            if unit is None:
+                continue
+            loop = self._unit_loop(site, unit)
+            if site in backward:
+                unit.backward = True
                 if loop is not None:
-                    loop.refs.add(value.value)
+                    loop.backward = True
+            elif site in step:
+                unit.step = True
+                if loop is not None:
+                    loop.step = True
+            elif site in fit:
+                unit.fit = True
+            if imported:
+                if qualified in ENGINES and call.args:
+                    # Engine(process_function): the function runs once per batch, as a loop body.
+                    unit.loops[call] = _Loop(callees=graph.resolve(call.args[0].value, site.scope, call))
+                gens = known_generators(qualified)
+                if gens is None:
+                    unit.imported.add(qualified)
+                elif gens:
+                    unit.seeds |= gens
+                    self.file_seeds |= gens
+                callees = graph.references(site)
+            else:
+                callees = graph.targets(site) + graph.references(site)
+                name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+                if seedish(name) and not (isinstance(func, cst.Attribute) and name in _OBJECT_SEED_METHODS) \
+                        and not graph.targets(site):
+                    unit.unresolved_seedish = True
+            unit.callees.extend(callees)
+            if loop is not None:
+                loop.callees.extend(callees)
 
     def _incidental(self, call: cst.Call) -> bool:
         """A draw that picks a port, a seed, a run id or a name (``port = random.randint(..)``,
@@ -743,108 +668,56 @@ class MissingSeed(Rule):
         return False
 
     # -- per-file conclusions ----------------------------------------------------------
-    def _callees(self, refs: Iterable[str], methods: Iterable[str]) -> list[str]:
-        out: list[str] = []
-        for name in refs:
-            key = self._functions.get(name)
-            if key is not None:
-                out.append(key)
-            elif name in self._class_methods:
-                out.extend(self._class_and_bases(name))
-        for name in methods:
-            out.extend(self._method_index.get(name, ()))
-        return out
-
-    def _class_and_bases(self, cls: str, seen: set[str] | None = None) -> list[str]:
-        """What ``cls(...)`` runs: its ``__init__``/``__post_init__`` and its same-file bases'."""
-        seen = seen if seen is not None else set()
-        if cls in seen:
-            return []
-        seen.add(cls)
-        out = [k for k in self._class_methods.get(cls, ()) if k.rsplit(".", 1)[-1] in _CONSTRUCTORS]
-        for base in self._class_bases.get(cls, ()):
-            if base in self._class_methods:
-                out.extend(self._class_and_bases(base, seen))
-        return out
-
-    def _unresolved_seedish(self, unit: _Unit) -> bool:
-        """A call named like a seed helper that is neither a same-file function nor method."""
-        if any(n not in self._method_index for n in unit.seedish_names):
-            return True
-        return any(n not in self._functions and n not in self._class_methods for n in unit.seedish_calls)
+    def _keys(self, nodes) -> list[str]:
+        return [k for k in (self._fn_key.get(n) for n in nodes) if k is not None]
 
     def _trains(self) -> dict[str, bool]:
         """Which units run a training loop (backward + step in a loop, or Lightning fit),
         directly or through same-file functions they call."""
-        units = self.units
-        callees = {k: self._callees(u.refs, u.methods) for k, u in units.items()}
-        backward = {k: u.backward for k, u in units.items()}
-        step = {k: u.step for k, u in units.items()}
-        changed = True
-        while changed:
-            changed = False
-            for k in units:
-                if not backward[k] and any(backward.get(c) for c in callees[k]):
-                    backward[k] = changed = True
-                if not step[k] and any(step.get(c) for c in callees[k]):
-                    step[k] = changed = True
+        closure = self.graph.closure
+        does_backward = closure(self.training.direct("backward"))
+        does_step = closure(self.training.direct("step"))
         trains = {}
-        for k, u in units.items():
-            trains[k] = u.fit
-            for loop in u.loops:
-                if trains[k]:
-                    break
-                inner = self._callees(loop.refs, loop.methods)
-                if loop.nested:  # the driven function is merged into this unit
-                    inner.append(k)
-                trains[k] = (loop.backward or any(backward.get(c) for c in inner)) and (
-                    loop.step or any(step.get(c) for c in inner)
-                )
+        for k, u in self.units.items():
+            trains[k] = u.fit or any(
+                (loop.backward or any(c in does_backward for c in loop.callees))
+                and (loop.step or any(c in does_step for c in loop.callees))
+                for loop in u.loops.values())
+        callees = {k: self._keys(u.callees) for k, u in self.units.items()}
         changed = True
         while changed:
             changed = False
-            for k in units:
+            for k in self.units:
                 if not trains[k] and any(trains.get(c) for c in callees[k]):
                     trains[k] = changed = True
         return trains
 
-    def _reach(self, start: Iterable[str]) -> list[_Unit]:
-        seen: set[str] = set()
-        stack = [k for k in start if k in self.units]
-        out = []
-        while stack:
-            key = stack.pop()
-            if key in seen:
-                continue
-            seen.add(key)
-            unit = self.units.get(key)
-            if unit is None:
-                continue
-            out.append(unit)
-            stack.extend(self._callees(unit.refs, unit.methods))
-        return out
+    def _reach(self, start) -> list[_Unit]:
+        keys = {self._fn_key.get(n) for n in self.graph.reach(
+            [c for k in start if k in self.units for c in self.units[k].callees])}
+        keys |= set(start)
+        return [u for k, u in self.units.items() if k in keys]
 
-    def finish(self) -> None:
+    def _store_facts(self) -> None:
         facts: dict[str, Any] = {}
         # Seed helpers of this file, for the files that import them.
-        defined = sorted(set(self._functions) | set(self._class_methods))
+        defined = sorted(self._functions | set(self._classes))
         helpers: dict[str, list] = {}
         for key, unit in self.units.items():
             if key.startswith("<"):
                 continue
-            seeds = set(unit.seeds)
-            if self._unresolved_seedish(unit):
-                seeds |= set(ALL_GENERATORS)
+            seeds = set(unit.seeds) | (set(ALL_GENERATORS) if unit.unresolved_seedish else set())
             imported = sorted(q for q in unit.imported if q.split(".")[0] not in _EXTERNAL_ROOTS)
-            local = sorted(set(self._callees(unit.refs, unit.methods)) - {key})
+            local = sorted(set(self._keys(unit.callees)) - {key})
             if seeds or imported or local:
                 helpers[key] = [sorted(seeds), imported, local]
         classes = {}
-        for cls, methods in self._class_methods.items():
-            helpers.setdefault(cls, [[], [], self._class_and_bases(cls)])  # what cls(...) runs
-            classes[cls] = methods + [
-                m for base in self._class_bases.get(cls, ()) for m in self._class_methods.get(base, ())
-            ]
+        for cls, methods in self._classes.items():
+            info = self.model.class_named(cls)
+            ctors = self._keys(self.graph.constructors(info)) if info is not None else []
+            helpers.setdefault(cls, [[], [], ctors])  # what cls(...) runs
+            classes[cls] = methods + [f"{base.qualname}.{m}" for base in (self.model.mro(info)[1:] if info else ())
+                                      for m in base.methods]
         if defined:
             # A defined name absent from ``helpers`` seeds nothing and calls nothing imported.
             facts["defined"] = defined
@@ -855,9 +728,7 @@ class MissingSeed(Rule):
         for key in self._order:
             unit = self.units.get(key)
             if unit is not None and key.startswith("<top"):
-                on_import |= unit.seeds
-                if self._unresolved_seedish(unit):
-                    on_import |= set(ALL_GENERATORS)
+                on_import |= unit.seeds | (set(ALL_GENERATORS) if unit.unresolved_seedish else set())
         if on_import:
             facts["on_import"] = sorted(on_import)
         entry = self._entry()
@@ -877,12 +748,11 @@ class MissingSeed(Rule):
         # top-level statement.
         main = next((k for k in self._order if k.startswith("<main") and trains.get(k)), None)
         at = main or first
-        reached = self._reach(self._order)
         seeds: set[str] = set(self.file_seeds) - {TORCH}
         imported: set[str] = set()
-        for unit in reached:
+        for unit in self._reach(self._order):
             seeds |= unit.seeds
-            if self._unresolved_seedish(unit):
+            if unit.unresolved_seedish:
                 seeds |= set(ALL_GENERATORS)
             imported |= unit.imported
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
@@ -901,12 +771,14 @@ class MissingSeed(Rule):
 
     def _place(self, key: str) -> tuple[int, int, int, int]:
         """1-based (line, column, end line, end column) of an entry unit's statement (the test
-        of a main guard). The position is needed before the project pass knows whether it
-        is reported, so it comes from the C parser's line table (ast), far cheaper than
-        LibCST's PositionProvider; ctx.position is the fallback."""
+        of a main guard). Needed before the project pass knows whether it is reported, so it
+        comes from CPython's tree the engine already has (``ctx.semantic.ast_tree``), far
+        cheaper than LibCST's positions; ``ctx.position`` is the fallback."""
         index = int(key[key.index(":") + 1:-1])
+        tree = self.ctx.semantic.ast_tree
         try:
-            tree = ast.parse(self.ctx.text)
+            if tree is None:
+                raise ValueError("no ast")
             j = sum(len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1 for st in self.ctx.module.body[:index])
             node: ast.AST = tree.body[j]
             if key.startswith("<main"):
@@ -919,7 +791,7 @@ class MissingSeed(Rule):
                 return len(lines[lineno - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
             return node.lineno, col(node.lineno, node.col_offset), node.end_lineno, col(node.end_lineno, node.end_col_offset)
-        except (SyntaxError, ValueError, IndexError, TypeError, RecursionError, MemoryError):
+        except (ValueError, IndexError, TypeError):
             rng = self.ctx.position(self._entry_nodes[key])
             return rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1
 

@@ -1,0 +1,162 @@
+"""The shared semantic layer, tested directly (torchlint.semantic)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.engine import analyze_source
+from torchlint.imports import ImportTable
+from torchlint.project import Project
+from torchlint.semantic.training import DATA, EPOCH, EVALUATION, TRAINING
+
+
+def analyses(src: str, path: str = "m.py"):
+    module = cst.parse_module(src)
+    ctx = FileContext(path, module, src, ImportTable(path[:-3].replace("/", "."), False))
+    Dispatcher(ctx, []).run()
+    return ctx, ctx.semantic
+
+
+def find(module: cst.CSTNode, kind: type, pred=lambda n: True):
+    from torchlint.context import iter_nodes
+
+    return [n for n in iter_nodes(module) if isinstance(n, kind) and pred(n)]
+
+
+def fn(ctx, name):
+    return find(ctx.module, cst.FunctionDef, lambda n: n.name.value == name)[0]
+
+
+def call(ctx, callee):
+    from torchlint.context import dotted_name
+
+    return [c for c in find(ctx.module, cst.Call) if dotted_name(c.func) == callee]
+
+
+def test_local_shadowing_an_import_is_not_the_import():
+    ctx, sem = analyses("import torch\ndef f(torch):\n    return torch.zeros(1)\ndef g():\n    return torch.ones(1)\n")
+    zeros, ones = call(ctx, "torch.zeros")[0], call(ctx, "torch.ones")[0]
+    assert ctx.qualified_name(zeros.func) == "torch.zeros"  # the old, scope-blind answer
+    assert not sem.model.is_imported(zeros.func)
+    assert sem.model.qualified_name(ones.func) == "torch.ones" and sem.model.is_imported(ones.func)
+
+
+def test_function_level_import_binds_only_there():
+    ctx, sem = analyses("def f():\n    import numpy as np\n    np.zeros(1)\ndef g():\n    np.ones(1)\n")
+    assert sem.model.is_imported(call(ctx, "np.zeros")[0].func)
+    assert not sem.model.is_imported(call(ctx, "np.ones")[0].func)
+
+
+def test_reaching_definitions_straight_line_and_branches():
+    ctx, sem = analyses("x = 1\nx = 2\nprint(x)\nif c:\n    x = 3\nprint(x)\nfor i in y:\n    print(x)\n    x = 4\n")
+    prints = call(ctx, "print")
+    values = lambda node: [b.value.value for b in sem.model.reaching("x", node.args[0].value)]
+    assert values(prints[0]) == ["2"]  # straight line: only the last assignment
+    assert values(prints[1]) == ["2", "3"]  # the conditional one may or may not have run
+    assert values(prints[2]) == ["2", "3", "4"]  # loop-carried
+
+
+def test_self_name_and_class_attributes():
+    ctx, sem = analyses(
+        "import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(me):\n        me.fc = nn.Linear(1, 1)\n"
+        "        me.unused = nn.ReLU()\n    def forward(me, x):\n        f = lambda: me.fc(x)\n        return f()\n"
+        "    @staticmethod\n    def s(x):\n        return x\n")
+    model = sem.model
+    assert model.self_name(fn(ctx, "forward")) == "me"
+    assert model.self_name(fn(ctx, "s")) is None
+    info = next(iter(model.classes.values()))
+    assert info.bases == ["torch.nn.Module"]
+    assert set(info.methods) == {"__init__", "forward", "s"}
+    assert set(info.self_assigned) == {"fc", "unused"} and info.self_read == {"fc"}
+
+
+def test_call_graph_through_self_partial_lambda_closure_and_constructors():
+    ctx, sem = analyses(
+        "import functools\n"
+        "def leaf():\n    pass\n"
+        "def via_partial():\n    pass\n"
+        "class Base:\n    def helper(self):\n        leaf()\n"
+        "class T(Base):\n    def __init__(self):\n        pass\n"
+        "    def run(self):\n        p = functools.partial(via_partial, 1)\n        p()\n"
+        "        g = lambda: self.helper()\n        g()\n"
+        "        def inner():\n            return leaf()\n        return inner\n"
+        "def main():\n    T().run()\n")
+    graph = sem.graph
+    reach = graph.reach([fn(ctx, "run")])
+    names = {n.name.value for n in reach if isinstance(n, cst.FunctionDef)}
+    assert {"run", "via_partial", "helper", "leaf"} <= names
+    assert "inner" not in names  # defined, never called
+    assert {n.name.value for n in graph.callees(fn(ctx, "main")) if isinstance(n, cst.FunctionDef)} == {"__init__"}
+    assert "run" in {n.name.value for n in sem.loose_graph.callees(fn(ctx, "main")) if isinstance(n, cst.FunctionDef)}
+
+
+def test_comprehension_and_lambda_calls_are_call_sites():
+    ctx, sem = analyses("def f(x):\n    return x\nys = [f(x) for x in range(3)]\nh = lambda: f(1)\n")
+    sites = sem.model.calls_to("f")
+    assert [s.scope.kind for s in sites] == ["comprehension", "lambda"]
+    assert fn(ctx, "f") in sem.graph.callees(ctx.module)  # the comprehension runs with the module
+
+
+def test_loop_classification_and_training_closure():
+    ctx, sem = analyses(
+        "import torch\n"
+        "def step(model, batch, opt):\n    loss = model(batch)\n    loss.backward()\n    opt.step()\n"
+        "def train(model, loader, opt):\n    for epoch in range(10):\n        for batch in loader:\n"
+        "            step(model, batch, opt)\n"
+        "def evaluate(model, val_loader):\n    model.eval()\n    with torch.no_grad():\n"
+        "        for batch in val_loader:\n            model(batch)\n")
+    training = sem.training
+    loops = {lp.node.iter.value if isinstance(lp.node.iter, cst.Name) else "range": lp for lp in sem.model.loops.values()}
+    assert {DATA, TRAINING} <= training.loop_kinds(loops["loader"])
+    assert EPOCH in training.loop_kinds(loops["range"])
+    evaluation = loops["val_loader"]
+    assert EVALUATION in training.loop_kinds(evaluation)
+    assert training.trains(fn(ctx, "step")) and training.trains(fn(ctx, "train"))
+    assert training.once_per_batch(fn(ctx, "step"))
+    assert not training.trains(fn(ctx, "evaluate")) and training.evaluates(fn(ctx, "evaluate"))
+
+
+def test_bindings_frozen_and_no_grad_regions():
+    ctx, sem = analyses(
+        "import torch\nopt = torch.optim.SGD(p, lr=0.1)\nsched = torch.optim.lr_scheduler.StepLR(opt, 1)\n"
+        "scaler = torch.cuda.amp.GradScaler()\ncrit = torch.nn.CrossEntropyLoss()\n"
+        "teacher.requires_grad_(False)\nfor q in backbone.parameters():\n    q.requires_grad = False\n"
+        "with torch.no_grad():\n    a = f(1)\nb = f(2)\n")
+    training = sem.training
+    assert set(training.bindings["optimizer"]) == {"opt"} and set(training.bindings["scheduler"]) == {"sched"}
+    assert set(training.bindings["scaler"]) == {"scaler"} and set(training.bindings["criterion"]) == {"crit"}
+    assert training.frozen() == {"teacher", "backbone"}
+    first, second = call(ctx, "f")
+    assert training.in_no_grad(first) and not training.in_no_grad(second)
+
+
+def test_deeply_nested_file_needs_no_recursion():
+    import sys
+
+    src = "x = 0\n" + "".join("    " * i + "if x:\n" for i in range(90)) + "    " * 90 + "y = " + "+".join(["g(1)"] * 400) + "\n"
+    ctx, _ = analyses(src)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(150)  # far below the tree's depth: any recursive walk would fail
+    try:
+        model = ctx.semantic.model
+    finally:
+        sys.setrecursionlimit(limit)
+    assert len(model.calls) == 400 and model.calls[0].scope.kind == "module"
+
+
+def test_project_ancestors_subclasses_is_nn_module_and_function_summary():
+    files = {
+        "pkg/base.py": "import torch.nn as nn\nclass Block(nn.Module):\n    pass\nclass Plain:\n    pass\n",
+        "pkg/net.py": "from pkg.base import Block, Plain\nclass Net(Block):\n    pass\nclass Other(Plain):\n    pass\n",
+        "pkg/loop.py": "import torch\ndef fit(model, loader, opt):\n    for b in loader:\n        model(b).backward()\n"
+                       "        opt.step()\ndef set_seed(s):\n    torch.manual_seed(s)\n",
+    }
+    records = [analyze_source(p, t.encode(), frozenset({"TL006"})).record for p, t in files.items()]
+    project = Project(records)
+    assert project.ancestors("pkg.net.Net") == ["pkg.base.Block", "torch.nn.Module"]
+    assert project.subclasses("pkg.base.Block") == ["pkg.net.Net"]
+    assert project.is_nn_module("pkg.net.Net") and not project.is_nn_module("pkg.net.Other")
+    loop = project.record("pkg/loop.py")
+    assert project.function_summary("pkg.loop.fit", loop)["trains"]
+    assert project.function_summary("pkg.loop.set_seed", loop)["seeds"]

@@ -1,0 +1,167 @@
+"""The same-file call graph over function and lambda scopes (and the module).
+
+Edges come from call sites and from functions passed as arguments (``mp.spawn(worker)``,
+``Engine(step)``, ``opt.step(closure)``). A callee resolves through the scopes
+(nested functions, closures), ``self.m()``/``cls.m()``/``super().m()`` through the class and
+its same-file bases, ``functools.partial(f, ...)``, lambdas bound to names, and ``C(...)``
+to ``C``'s constructor. ``loose=True`` adds by-name edges: ``x.m()`` on any other receiver
+goes to every same-file method named ``m`` (for rules that prefer to over-approximate).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from torchlint.semantic.model import CLASS, COMPREHENSION, FUNCTION, LAMBDA, CallSite, Scope, SemanticModel
+
+CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+_MAX_ALIAS = 4
+
+
+class CallGraph:
+    def __init__(self, model: SemanticModel, *, loose: bool = False):
+        self.model = model
+        self.loose = loose
+        self._targets: dict[int, list] = {}
+        self._edges: dict[cst.CSTNode, list] = {}
+        self._by_method: dict[str, list] | None = None
+
+    # -- resolution ---------------------------------------------------------------------
+    def targets(self, site: CallSite) -> list[cst.CSTNode]:
+        """Same-file FunctionDef/Lambda nodes a call may run."""
+        cached = self._targets.get(id(site))
+        if cached is None:
+            cached = self._targets[id(site)] = self.resolve(site.node.func, site.scope, site.node)
+        return cached
+
+    def resolve(self, expr: cst.BaseExpression, scope: Scope, at: cst.CSTNode | None = None,
+                depth: int = 0) -> list[cst.CSTNode]:
+        model = self.model
+        if isinstance(expr, cst.Lambda):
+            return [expr]
+        if isinstance(expr, cst.Name):
+            out: list[cst.CSTNode] = []
+            for b in model.lookup(expr.value, scope, at):
+                if b.kind == "def":
+                    out.append(b.node)
+                elif b.kind == "class":
+                    info = model.classes.get(b.node)
+                    if info is not None:
+                        out.extend(self.constructors(info))
+                elif b.kind in ("assign", "ann") and b.value is not None and depth < _MAX_ALIAS:
+                    out.extend(self._value_targets(b.value, b.scope, depth + 1))
+            return out
+        if isinstance(expr, cst.Attribute):
+            name = expr.attr.value
+            receiver = expr.value
+            if isinstance(receiver, cst.Name) and receiver.value == scope.self_name and scope.cls is not None:
+                found = model.method(scope.cls, name)
+                return [found] if found is not None else []
+            if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super" \
+                    and scope.cls is not None:
+                for base in model.mro(scope.cls)[1:]:
+                    if name in base.methods:
+                        return [base.methods[name]]
+                return []
+            if self.loose:
+                return list(self._methods_named(name))
+        return []
+
+    def _value_targets(self, value: cst.BaseExpression, scope: Scope, depth: int) -> list[cst.CSTNode]:
+        if isinstance(value, cst.Lambda):
+            return [value]
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            return self.resolve(value, scope, None, depth)
+        if isinstance(value, cst.Call) and value.args and (self.model.qualified_name(value.func) or "").endswith("partial"):
+            return self.resolve(value.args[0].value, scope, None, depth)
+        return []
+
+    def constructors(self, info) -> list[cst.CSTNode]:
+        """What ``C(...)`` runs in this file: constructors of ``C`` and its same-file bases."""
+        out = []
+        for cls in self.model.mro(info):
+            out.extend(cls.methods[n] for n in CONSTRUCTORS if n in cls.methods)
+        return out
+
+    def _methods_named(self, name: str) -> list[cst.CSTNode]:
+        if self._by_method is None:
+            self._by_method = {}
+            for info in self.model.classes.values():
+                for m, node in info.methods.items():
+                    self._by_method.setdefault(m, []).append(node)
+        return self._by_method.get(name, [])
+
+    def references(self, site: CallSite) -> list[cst.CSTNode]:
+        """Same-file functions passed as arguments of ``site`` (they may run later)."""
+        out: list[cst.CSTNode] = []
+        scope = site.scope
+        for arg in site.node.args:
+            value = arg.value
+            if isinstance(value, cst.Lambda):
+                out.append(value)
+            elif isinstance(value, cst.Name) or (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name)
+                                                 and value.value.value == scope.self_name):
+                out.extend(self.resolve(value, scope, site.node))
+        return out
+
+    # -- edges and reachability ---------------------------------------------------------
+    def sites(self, scope_node: cst.CSTNode) -> list[CallSite]:
+        """Call sites that run when ``scope_node`` runs: its own and its comprehensions'."""
+        scope = self.model.scopes[scope_node]
+        out, stack = [], [scope]
+        while stack:
+            current = stack.pop()
+            out.extend(current.calls)
+            stack.extend(c for c in current.children if c.kind == COMPREHENSION)
+        return out
+
+    def callees(self, scope_node: cst.CSTNode) -> list[cst.CSTNode]:
+        found = self._edges.get(scope_node)
+        if found is None:
+            found = []
+            for site in self.sites(scope_node):
+                found.extend(self.targets(site))
+                found.extend(self.references(site))
+            self._edges[scope_node] = found
+        return found
+
+    def reach(self, start: Iterable[cst.CSTNode]) -> set[cst.CSTNode]:
+        """``start`` and every same-file function they may run, transitively."""
+        seen: set[cst.CSTNode] = set()
+        stack = [s for s in start]
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.extend(self.callees(node))
+        return seen
+
+    def callers(self, function: cst.CSTNode) -> list[CallSite]:
+        """Call sites in the file that may run ``function``."""
+        return [s for s in self.model.calls if function in self.targets(s)]
+
+    def closure(self, direct: Iterable[cst.CSTNode]) -> set[cst.CSTNode]:
+        """Every scope node that runs one of ``direct`` (itself or through callees): the
+        reverse reachability, as one fixpoint."""
+        marked = set(direct)
+        nodes = [s.node for s in self.model.scopes.values() if s.kind in (FUNCTION, LAMBDA) or s.parent is None]
+        changed = True
+        while changed:
+            changed = False
+            for node in nodes:
+                if node not in marked and any(c in marked for c in self.callees(node)):
+                    marked.add(node)
+                    changed = True
+        return marked
+
+
+def enclosing_function(model: SemanticModel, scope: Scope) -> cst.CSTNode:
+    """The function/lambda (or module) node a scope's code runs as part of: comprehensions
+    and class bodies belong to the code around them."""
+    current = scope
+    while current.parent is not None and current.kind in (COMPREHENSION, CLASS):
+        current = current.parent
+    return current.node

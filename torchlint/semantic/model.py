@@ -1,0 +1,565 @@
+"""The per-file semantic model: scopes, bindings, call sites, loops and classes.
+
+Built by ONE iterative pass over the LibCST tree (explicit stack, no recursion), the first
+time a rule asks for it (``ctx.semantic``), and shared by every rule of the file. Nothing
+here knows about PyTorch: that is ``torchlint.semantic.training``.
+
+Ordering: every node visited gets an ``order`` (pre-order position), so "before" is a
+comparison of integers. Queries that take an arbitrary node (``scope_of``,
+``reaching``, ``qualified_name``) use the parent links the engine's walk records, so ask
+them from ``finish()`` (or any time after the walk); the model itself can be built at any
+moment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
+
+import libcst as cst
+
+from torchlint.context import children, dotted_name, unpack_targets
+from torchlint.torch_api import expr_key
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
+
+MODULE, CLASS, FUNCTION, LAMBDA, COMPREHENSION = "module", "class", "function", "lambda", "comprehension"
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Nodes whose body may not run (or run several times): a binding under one is conditional.
+_BRANCHES = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match, cst.ExceptHandler,
+             cst.ExceptStarHandler, cst.Else, cst.Finally)
+_LOOPS = (cst.For, cst.While)
+
+
+@dataclass(eq=False)
+class Binding:
+    """One place a key (``x``, ``self.opt``, ``d["k"]``) is bound, in source order."""
+
+    key: str
+    node: cst.CSTNode  # the statement (Assign, For, FunctionDef, Param, ImportAlias, ...)
+    kind: str  # import|assign|unpack|ann|aug|for|with|walrus|comp|except|param|def|class|del
+    value: cst.BaseExpression | None
+    order: int
+    scope: "Scope"
+    branches: tuple  # enclosing If/For/While/Try/... inside the scope, outermost first
+    qualified: str | None = None  # for imports: what the name stands for
+
+    @property
+    def conditional(self) -> bool:
+        return bool(self.branches)
+
+
+@dataclass(eq=False)
+class Loop:
+    node: cst.For | cst.While
+    scope: "Scope"
+    outer: "Loop | None"  # the enclosing loop in the same scope
+    order: int
+    top: int  # index of the module-level statement holding it
+
+
+@dataclass(eq=False)
+class CallSite:
+    node: cst.Call
+    scope: "Scope"
+    order: int
+    loops: tuple  # Loops around the call in its own scope, outermost first
+    all_loops: tuple  # Loops around the call across enclosing scopes, outermost first
+    top: int  # index of the module-level statement holding it
+
+    @property
+    def callee(self) -> str | None:
+        """The callee as written (``f``, ``self.step``, ``torch.optim.SGD``)."""
+        return dotted_name(self.node.func)
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    node: cst.ClassDef
+    name: str
+    qualname: str  # ``Outer.Inner`` for nested classes
+    scope: "Scope"  # the class body's scope
+    bases: list = field(default_factory=list)  # qualified names (imports expanded), as written otherwise
+    methods: dict = field(default_factory=dict)  # name -> FunctionDef (last definition)
+    self_assigned: dict = field(default_factory=dict)  # attr -> [target nodes], from methods
+    self_read: set = field(default_factory=set)  # attrs read through ``self`` in methods
+    local_bases: list = field(default_factory=list)  # ClassInfo of same-file bases (resolved)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str
+    node: cst.CSTNode
+    parent: "Scope | None"
+    order: int
+    bindings: dict = field(default_factory=dict)  # key -> [Binding] in source order
+    calls: list = field(default_factory=list)  # CallSites directly in this scope
+    loops: list = field(default_factory=list)
+    children: list = field(default_factory=list)
+    globals: set = field(default_factory=set)  # names declared global / nonlocal
+    self_name: str | None = None  # the name ``self`` goes by (methods, and scopes inside them)
+    cls: ClassInfo | None = None  # the class ``self`` is an instance of
+    method_kind: str | None = None  # "method" | "classmethod" | "staticmethod" for a class's defs
+
+    @property
+    def name(self) -> str | None:
+        node = self.node
+        return node.name.value if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else None
+
+    def function(self) -> "Scope | None":
+        """The nearest function scope (this one included)."""
+        scope: Scope | None = self
+        while scope is not None and scope.kind != FUNCTION:
+            scope = scope.parent
+        return scope
+
+    def chain(self) -> Iterator["Scope"]:
+        scope: Scope | None = self
+        while scope is not None:
+            yield scope
+            scope = scope.parent
+
+
+def _params(params: cst.Parameters) -> list[cst.Param]:
+    out = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.append(star)
+    return out
+
+
+def _decorator_names(node: cst.FunctionDef) -> set[str]:
+    out = set()
+    for d in node.decorators:
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        name = dotted_name(expr)
+        if name:
+            out.add(name.rsplit(".", 1)[-1])
+    return out
+
+
+class SemanticModel:
+    """What one file's names, calls, loops and classes are. See the module docstring."""
+
+    def __init__(self, ctx: "FileContext"):
+        self.ctx = ctx
+        self.scopes: dict[cst.CSTNode, Scope] = {}
+        self.calls: list[CallSite] = []
+        self.calls_by_node: dict[cst.Call, CallSite] = {}
+        self.loops: dict[cst.CSTNode, Loop] = {}
+        self.classes: dict[cst.ClassDef, ClassInfo] = {}
+        self.order: dict[cst.CSTNode, int] = {}
+        self._self_stores: set[int] = set()
+        self._build()
+        self.module = self.scopes[ctx.module]
+        self._resolve_bases()
+
+    # -- the pass -----------------------------------------------------------------------
+    def _build(self) -> None:
+        ctx = self.ctx
+        order = self.order
+        module = ctx.module
+        n = 0
+        root = Scope(MODULE, module, None, 0)
+        self.scopes[module] = root
+        # Per-scope walk state: (scope, branch stack, loop stack)
+        frames: list[tuple[Scope, list, list]] = [(root, [], [])]
+        all_loops: list[Loop] = []
+        top = -1
+        top_ids = {id(stmt): i for i, stmt in enumerate(module.body)}
+        # stack entries: (action, node); 0 visit, 1 leave node, 2 pop frame
+        stack: list[tuple[int, cst.CSTNode]] = [(0, module)]
+        class_names: list[str] = []
+        while stack:
+            action, node = stack.pop()
+            if action == 1:
+                if isinstance(node, _BRANCHES):
+                    frames[-1][1].pop()
+                if isinstance(node, _LOOPS):
+                    frames[-1][2].pop()
+                    all_loops.pop()
+                continue
+            if action == 2:
+                frame = frames.pop()
+                if isinstance(node, cst.ClassDef):
+                    class_names.pop()
+                continue
+            n += 1
+            order[node] = n
+            kind = type(node)
+            scope, branches, loops = frames[-1]
+            i = top_ids.get(id(node))
+            if i is not None and frames[0][0] is scope and len(frames) == 1:
+                top = i
+            if kind is cst.Call:
+                site = CallSite(node, scope, n, tuple(loops), tuple(all_loops), top)
+                scope.calls.append(site)
+                self.calls.append(site)
+                self.calls_by_node[node] = site
+            elif kind is cst.Attribute:
+                if scope.self_name is not None and isinstance(node.value, cst.Name) \
+                        and node.value.value == scope.self_name and scope.cls is not None:
+                    if id(node) in self._self_stores:
+                        scope.cls.self_assigned.setdefault(node.attr.value, []).append(node)
+                    else:
+                        scope.cls.self_read.add(node.attr.value)
+            elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef or kind in _COMPREHENSIONS:
+                self._enter_scope(node, scope, branches, n, frames, stack, class_names)
+                continue
+            else:
+                self._bind_statement(node, scope, branches, n)
+            if isinstance(node, _LOOPS):
+                loop = Loop(node, scope, loops[-1] if loops else None, n, top)
+                self.loops[node] = loop
+                scope.loops.append(loop)
+                loops.append(loop)
+                all_loops.append(loop)
+                branches.append(node)
+                stack.append((1, node))
+            elif isinstance(node, _BRANCHES):
+                branches.append(node)
+                stack.append((1, node))
+            kids = children(node)
+            for child in reversed(kids):
+                stack.append((0, child))
+
+    def _enter_scope(self, node, scope: Scope, branches: list, n: int, frames: list, stack: list,
+                     class_names: list) -> None:
+        """Bind the def's name outside, walk decorators/defaults/bases outside, the rest inside."""
+        outside: list[cst.CSTNode] = []
+        inside: list[cst.CSTNode] = []
+        if isinstance(node, cst.FunctionDef):
+            self._bind(node.name.value, node, "def", None, scope, branches, n)
+            outside = [d.decorator for d in node.decorators]
+            outside += [p.default for p in _params(node.params) if p.default is not None]
+            new = Scope(FUNCTION, node, scope, n)
+            if scope.kind == CLASS:
+                decorators = _decorator_names(node)
+                new.method_kind = "staticmethod" if "staticmethod" in decorators else \
+                    "classmethod" if "classmethod" in decorators else "method"
+                params = _params(node.params)
+                if new.method_kind != "staticmethod" and params:
+                    new.self_name = params[0].name.value
+                new.cls = scope.cls
+                if scope.cls is not None:
+                    scope.cls.methods[node.name.value] = node
+            else:
+                self._inherit_self(new, scope, node.params)
+            for p in _params(node.params):
+                self._bind(p.name.value, p, "param", None, new, [], n)
+            inside = [node.body]
+        elif isinstance(node, cst.Lambda):
+            new = Scope(LAMBDA, node, scope, n)
+            self._inherit_self(new, scope, node.params)
+            outside = [p.default for p in _params(node.params) if p.default is not None]
+            for p in _params(node.params):
+                self._bind(p.name.value, p, "param", None, new, [], n)
+            inside = [node.body]
+        elif isinstance(node, cst.ClassDef):
+            self._bind(node.name.value, node, "class", None, scope, branches, n)
+            outside = [d.decorator for d in node.decorators] + [a.value for a in node.bases] + \
+                      [a.value for a in node.keywords]
+            new = Scope(CLASS, node, scope, n)
+            class_names.append(node.name.value)
+            info = ClassInfo(node, node.name.value, ".".join(class_names), new)
+            self.classes[node] = info
+            new.cls = info
+            inside = [node.body]
+        else:  # comprehension
+            new = Scope(COMPREHENSION, node, scope, n)
+            new.self_name, new.cls = scope.self_name, scope.cls
+            inside = children(node)
+        self.scopes[node] = new
+        scope.children.append(new)
+        outer_loops = frames[-1][2]
+        frames.append((new, [], []))
+        stack.append((2, node))
+        for child in reversed(inside):
+            stack.append((0, child))
+        # ``outside`` (decorators, defaults, bases) runs in the enclosing scope: walked
+        # first, under the enclosing frame borrowed again, which a sentinel then pops.
+        if outside:
+            frames.append((scope, branches, outer_loops))
+            stack.append((2, cst.Pass()))  # sentinel: pops the borrowed frame
+            for child in reversed(outside):
+                stack.append((0, child))
+
+    @staticmethod
+    def _inherit_self(new: Scope, outer: Scope, params: cst.Parameters) -> None:
+        if outer.self_name is not None and outer.self_name not in {p.name.value for p in _params(params)}:
+            new.self_name, new.cls = outer.self_name, outer.cls
+
+    def _bind(self, key: str, node, kind: str, value, scope: Scope, branches: list, n: int,
+              qualified: str | None = None) -> None:
+        if key in scope.globals and scope.kind != MODULE:
+            scope = self._module_of(scope)
+        scope.bindings.setdefault(key, []).append(
+            Binding(key, node, kind, value, n, scope, tuple(branches), qualified))
+
+    @staticmethod
+    def _module_of(scope: Scope) -> Scope:
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def _bind_target(self, target, node, kind: str, value, scope: Scope, branches: list, n: int) -> None:
+        leaves = unpack_targets(target)
+        if len(leaves) > 1 or leaves[0] is not target:
+            kind, value = ("unpack" if kind == "assign" else kind), None
+        for leaf in leaves:
+            if isinstance(leaf, cst.Attribute):
+                self._self_stores.add(id(leaf))
+            key = expr_key(leaf)
+            if key is not None:
+                self._bind(key, node, kind, value, scope, branches, n)
+
+    def _bind_statement(self, node, scope: Scope, branches: list, n: int) -> None:
+        kind = type(node)
+        if kind is cst.Assign:
+            for t in node.targets:
+                self._bind_target(t.target, node, "assign", node.value, scope, branches, n)
+        elif kind is cst.AnnAssign:
+            if node.value is not None:
+                self._bind_target(node.target, node, "ann", node.value, scope, branches, n)
+        elif kind is cst.AugAssign:
+            self._bind_target(node.target, node, "aug", node.value, scope, branches, n)
+        elif kind is cst.For:
+            self._bind_target(node.target, node, "for", None, scope, branches, n)
+        elif kind is cst.CompFor:
+            self._bind_target(node.target, node, "comp", None, scope, branches, n)
+        elif kind is cst.WithItem:
+            if node.asname is not None:
+                self._bind_target(node.asname.name, node, "with", None, scope, branches, n)
+        elif kind is cst.NamedExpr:
+            target = scope
+            while target.kind == COMPREHENSION and target.parent is not None:
+                target = target.parent
+            self._bind_target(node.target, node, "walrus", node.value, target, branches, n)
+        elif kind is cst.ExceptHandler:
+            if node.name is not None:
+                self._bind_target(node.name.name, node, "except", None, scope, branches, n)
+        elif kind is cst.Del:
+            self._bind_target(node.target, node, "del", None, scope, branches, n)
+        elif kind is cst.Global or kind is cst.Nonlocal:
+            scope.globals.update(item.name.value for item in node.names)
+        elif kind is cst.Import or kind is cst.ImportFrom:
+            for local, qualified, alias in self._imports(node):
+                self._bind(local, alias, "import", None, scope, branches, n, qualified)
+
+    def _imports(self, node) -> list[tuple[str, str, cst.CSTNode]]:
+        out = []
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted_name(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    out.append((alias.asname.name.value, full, alias))
+                else:
+                    head = full.split(".")[0]
+                    out.append((head, head, alias))
+            return out
+        if isinstance(node.names, cst.ImportStar):
+            return out
+        module = dotted_name(node.module) if node.module is not None else ""
+        level = len(node.relative)
+        base = self.ctx.import_table.resolve_relative(level, module or "") if level else (module or "")
+        for alias in node.names:
+            name = dotted_name(alias.name) or ""
+            local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+            out.append((local, f"{base}.{name}" if base else name, alias))
+        return out
+
+    def _resolve_bases(self) -> None:
+        for info in self.classes.values():
+            outer = info.scope.parent
+            for arg in info.node.bases:
+                expr = arg.value.value if isinstance(arg.value, cst.Subscript) else arg.value
+                written = dotted_name(expr)
+                if written is None:
+                    continue
+                found = self.lookup(written.split(".")[0], outer, info.node)
+                qualified = self._expand(written, found)
+                info.bases.append(qualified)
+                if found and found[-1].kind == "class" and "." not in written:
+                    base = self.classes.get(found[-1].node)
+                    if base is not None and base is not info:
+                        info.local_bases.append(base)
+
+    # -- scopes -------------------------------------------------------------------------
+    def scope_of(self, node: cst.CSTNode) -> Scope:
+        """The innermost scope holding ``node`` (a scope node's own scope is itself)."""
+        scopes = self.scopes
+        current: cst.CSTNode | None = node
+        parent = self.ctx.parent
+        while current is not None:
+            found = scopes.get(current)
+            if found is not None:
+                return found
+            current = parent(current)
+        return self.module
+
+    def functions(self) -> Iterator[Scope]:
+        """Function and lambda scopes, in source order."""
+        for scope in self.scopes.values():
+            if scope.kind in (FUNCTION, LAMBDA):
+                yield scope
+
+    def self_name(self, function: cst.FunctionDef | cst.Lambda) -> str | None:
+        """The name ``self`` goes by in ``function`` (None outside methods, in static methods)."""
+        scope = self.scopes.get(function)
+        return scope.self_name if scope is not None else None
+
+    def class_of(self, node: cst.CSTNode) -> ClassInfo | None:
+        """The class whose instance ``self`` is at ``node``."""
+        return self.scope_of(node).cls
+
+    def class_named(self, name: str) -> ClassInfo | None:
+        """A same-file class by (qualified) name; the last definition wins."""
+        found = None
+        for info in self.classes.values():
+            if info.qualname == name or info.name == name:
+                found = info
+        return found
+
+    def mro(self, info: ClassInfo) -> list[ClassInfo]:
+        """``info`` and its same-file bases, depth-first, each once."""
+        out, seen, stack = [], set(), [info]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            out.append(current)
+            stack.extend(reversed(current.local_bases))
+        return out
+
+    def method(self, info: ClassInfo, name: str) -> cst.FunctionDef | None:
+        for cls in self.mro(info):
+            found = cls.methods.get(name)
+            if found is not None:
+                return found
+        return None
+
+    # -- names --------------------------------------------------------------------------
+    def lookup(self, key: str, scope: Scope, at: cst.CSTNode | None = None) -> list[Binding]:
+        """The bindings ``key`` may refer to when read in ``scope`` (at ``at``, if given):
+        reaching definitions in the scope that binds it, else every binding of the nearest
+        enclosing scope that does (class scopes are skipped for nested scopes, as Python
+        does). Empty: a builtin, an undefined or star-imported name."""
+        first = True
+        current: Scope | None = scope
+        if key in scope.globals and scope.kind != MODULE:
+            current = self.module
+        while current is not None:
+            if first or current.kind != CLASS:
+                found = current.bindings.get(key)
+                if found:
+                    if first and at is not None:
+                        return self._reaching(found, at)
+                    return list(found)
+            first = False
+            current = current.parent
+        return []
+
+    def reaching(self, key: str, at: cst.CSTNode) -> list[Binding]:
+        """Which bindings of ``key`` a read at ``at`` may see: in ``at``'s own scope, the
+        last binding before it that always runs on the way (same branch chain or an outer
+        one) and every conditional binding after that; in a loop, bindings later in the same
+        loop too (the next iteration sees them). Straight-line code gives exactly one."""
+        return self.lookup(key, self.scope_of(at), at)
+
+    def _reaching(self, bindings: list[Binding], at: cst.CSTNode) -> list[Binding]:
+        order = self.order.get(at)
+        if order is None:
+            return list(bindings)
+        chain = self._branch_chain(at)
+        out: list[Binding] = []
+        for b in reversed(bindings):
+            if b.order >= order:
+                continue
+            out.append(b)
+            if b.branches == chain[: len(b.branches)]:
+                break  # it always runs before ``at``: nothing earlier is seen
+        out.reverse()
+        loops = [n for n in chain if isinstance(n, _LOOPS)]
+        if loops:  # loop-carried: a later binding in a loop around both
+            for b in bindings:
+                if b.order > order and any(lp in b.branches for lp in loops):
+                    out.append(b)
+        return out
+
+    def _branch_chain(self, node: cst.CSTNode) -> tuple:
+        out = []
+        parent = self.ctx.parent
+        current = parent(node)
+        scopes = self.scopes
+        while current is not None and current not in scopes:
+            if isinstance(current, _BRANCHES):
+                out.append(current)
+            current = parent(current)
+        out.reverse()
+        return tuple(out)
+
+    def _expand(self, dotted: str, bindings: list[Binding]) -> str:
+        head, dot, rest = dotted.partition(".")
+        for b in reversed(bindings):
+            if b.kind == "import" and b.qualified:
+                return f"{b.qualified}{dot}{rest}"
+        return dotted
+
+    def binding_of(self, node: cst.CSTNode) -> list[Binding]:
+        """What the head name of a Name/Attribute chain refers to at ``node``."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return []
+        return self.reaching(dotted.split(".")[0], node)
+
+    def qualified_name(self, node: cst.CSTNode | None) -> str | None:
+        """Like ``FileContext.qualified_name`` but scope-aware: a local (or parameter) that
+        shadows an import is not the import. ``None`` if ``node`` is not a name chain."""
+        if node is None:
+            return None
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        found = self.reaching(dotted.split(".")[0], node)
+        if found and all(b.kind == "import" for b in found):
+            return self._expand(dotted, found)
+        if not found:
+            # A star import, or a name bound in a scope the model does not see (exec):
+            # fall back to the file's import table.
+            return self.ctx.qualified_name(node)
+        return dotted
+
+    def is_imported(self, node: cst.CSTNode | None) -> bool:
+        if node is None:
+            return False
+        found = self.binding_of(node)
+        return bool(found) and all(b.kind == "import" for b in found)
+
+    # -- calls --------------------------------------------------------------------------
+    def call_site(self, call: cst.Call) -> CallSite | None:
+        return self.calls_by_node.get(call)
+
+    def calls_to(self, name: str) -> list[CallSite]:
+        """Call sites whose callee is ``name`` or ``<x>.name`` (written), in source order."""
+        out = []
+        for site in self.calls:
+            func = site.node.func
+            if isinstance(func, cst.Name) and func.value == name or \
+                    isinstance(func, cst.Attribute) and func.attr.value == name:
+                out.append(site)
+        return out
+
+    def calls_in(self, scope_node: cst.CSTNode, *, nested: bool = False) -> list[CallSite]:
+        """Call sites directly in a scope; with ``nested``, also in its nested scopes."""
+        scope = self.scopes[scope_node]
+        if not nested:
+            return list(scope.calls)
+        out, stack = [], [scope]
+        while stack:
+            current = stack.pop()
+            out.extend(current.calls)
+            stack.extend(current.children)
+        out.sort(key=lambda s: s.order)
+        return out

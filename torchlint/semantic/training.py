@@ -1,0 +1,303 @@
+"""The training model: what the file's PyTorch code does, on top of the semantic model.
+
+Bindings of optimizers, schedulers, GradScalers, models, criteria and trainers
+(Lightning/HF ``Trainer``, ``Fabric``, ``Accelerator``); backward, optimizer-step and
+``zero_grad`` sites keyed by optimizer; loop classification; "this function trains /
+evaluates / runs once per batch" closed over the call graph; frozen modules; ONE
+no-grad / inference-mode region model. Recognisers of single calls stay in
+``torchlint.torch_api``; this module applies them once per file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchlint import torch_api as api
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.semantic.callgraph import CallGraph, enclosing_function
+from torchlint.semantic.libraries import LIGHTNING_ROOTS
+from torchlint.semantic.model import CallSite, Loop, SemanticModel
+
+DATA_ITERABLE = re.compile(r"loader|batches|dataset|^dl$|_dl$|data_?iter|train_?iter", re.IGNORECASE)
+EPOCH_VAR = re.compile(r"epoch|^ep(_?(i|idx|id|num|no))?$|^(i|n|cur|num)_?ep$", re.IGNORECASE)
+# ignite engines call their process function once per batch.
+ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.DeterministicEngine", "ignite.engine.engine.Engine",
+                     "ignite.engine.deterministic.DeterministicEngine"})
+DATA, EPOCH, TRAINING, EVALUATION = "data", "epoch", "training", "evaluation"
+
+
+def is_lightning_trainer(ctx, func: cst.BaseExpression) -> bool:
+    """``pl.Trainer``, ``lightning.Trainer``, ``L.Trainer.from_argparse_args`` (imported)."""
+    if not ctx.is_imported(func):
+        return False
+    parts = (ctx.qualified_name(func) or "").split(".")
+    return parts[0] in LIGHTNING_ROOTS and "Trainer" in parts
+
+
+def trainer_kind(ctx, func: cst.BaseExpression) -> str | None:
+    """``lightning`` / ``transformers`` / ``fabric`` / ``accelerate`` for a trainer-like
+    constructor, else None."""
+    if is_lightning_trainer(ctx, func):
+        return "lightning"
+    if not ctx.is_imported(func):
+        return None
+    name = ctx.qualified_name(func) or ""
+    last, root = name.rsplit(".", 1)[-1], name.split(".", 1)[0]
+    if root == "transformers" and last.endswith("Trainer"):
+        return "transformers"
+    if root in LIGHTNING_ROOTS and last == "Fabric":
+        return "fabric"
+    if root == "accelerate" and last == "Accelerator":
+        return "accelerate"
+    return None
+
+
+@dataclass(eq=False)
+class Sites:
+    """The training-relevant call sites of one file."""
+
+    backward: list = field(default_factory=list)  # CallSite
+    step: list = field(default_factory=list)  # (CallSite, optimizer key)
+    zero_grad: list = field(default_factory=list)  # (CallSite, receiver key)
+    fit: list = field(default_factory=list)  # CallSite of trainer.fit(...)
+    engines: list = field(default_factory=list)  # (CallSite, process-function expression)
+
+
+class TrainingModel:
+    def __init__(self, ctx, model: SemanticModel, graph: CallGraph | None = None):
+        self.ctx = ctx
+        self.model = model
+        self.graph = graph or CallGraph(model)
+        self.bindings: dict[str, dict[str, cst.CSTNode]] = {
+            k: {} for k in ("optimizer", "scheduler", "scaler", "model", "criterion", "trainer")}
+        self._collect_bindings()
+        self.sites = self._collect_sites()
+        self._closures: dict[str, set] = {}
+
+    # -- bindings -----------------------------------------------------------------------
+    def _collect_bindings(self) -> None:
+        ctx = self.ctx
+        local_modules = {c.name for c in self.model.classes.values()
+                         if any(b.rsplit(".", 1)[-1].endswith("Module") for b in self._all_bases(c))}
+        for scope in self.model.scopes.values():
+            for key, bindings in scope.bindings.items():
+                for b in bindings:
+                    if b.kind not in ("assign", "ann") or not isinstance(b.value, cst.Call):
+                        continue
+                    func = b.value.func
+                    if api.is_optimizer_constructor(ctx, func):
+                        kind = "optimizer"
+                    elif api.scheduler_kind(ctx, func) is not None:
+                        kind = "scheduler"
+                    elif (ctx.qualified_name(func) or "").endswith("GradScaler"):
+                        kind = "scaler"
+                    elif trainer_kind(ctx, func) is not None:
+                        kind = "trainer"
+                    elif api.is_loss_constructor(ctx, func):
+                        kind = "criterion"
+                    elif api.is_model_constructor(ctx, func, local_modules):
+                        kind = "model"
+                    else:
+                        continue
+                    self.bindings[kind].setdefault(key, b.node)
+
+    def _all_bases(self, info) -> list[str]:
+        return [b for c in self.model.mro(info) for b in c.bases]
+
+    @property
+    def optimizers(self) -> set[str]:
+        return set(self.bindings["optimizer"])
+
+    @property
+    def trainers(self) -> set[str]:
+        return set(self.bindings["trainer"])
+
+    # -- sites --------------------------------------------------------------------------
+    def _collect_sites(self) -> Sites:
+        ctx = self.ctx
+        sites = Sites()
+        optimizers = self.optimizers
+        lightning = {k for k, node in self.bindings["trainer"].items()}
+        for site in self.model.calls:
+            call = site.node
+            func = call.func
+            if api.backward_target(ctx, call) is not None:
+                sites.backward.append(site)
+                continue
+            key = api.step_optimizer(ctx, call, optimizers)
+            if key is not None:
+                sites.step.append((site, key))
+                continue
+            if isinstance(func, cst.Attribute):
+                if func.attr.value == "zero_grad":
+                    sites.zero_grad.append((site, api.expr_key(func.value)))
+                elif func.attr.value == "fit" and (
+                        api.expr_key(func.value) in lightning
+                        or (isinstance(func.value, cst.Call) and is_lightning_trainer(ctx, func.value.func))):
+                    sites.fit.append(site)
+            if call.args and ctx.is_imported(func) and ctx.qualified_name(func) in ENGINES:
+                sites.engines.append((site, call.args[0].value))
+        return sites
+
+    # -- per function, closed over the call graph --------------------------------------
+    def direct(self, kind: str) -> set[cst.CSTNode]:
+        """Function/lambda/module nodes with a ``kind`` (backward | step | fit) site of their own."""
+        model = self.model
+        if kind == "backward":
+            sites = self.sites.backward
+        elif kind == "step":
+            sites = [s for s, _ in self.sites.step]
+        else:
+            sites = self.sites.fit
+        return {enclosing_function(model, s.scope) for s in sites}
+
+    def closure(self, kind: str) -> set[cst.CSTNode]:
+        """Function/lambda/module nodes that run a ``kind`` (backward | step | fit) site,
+        themselves or through same-file callees."""
+        found = self._closures.get(kind)
+        if found is None:
+            found = self._closures[kind] = self.graph.closure(self.direct(kind))
+        return found
+
+    def trains(self, function: cst.CSTNode) -> bool:
+        """Does backward and an optimizer step (directly or through callees), or fits a trainer."""
+        return (function in self.closure("backward") and function in self.closure("step")) \
+            or function in self.closure("fit")
+
+    def once_per_batch(self, function: cst.CSTNode) -> bool:
+        """Runs once per batch: it does backward and a step itself (whatever its name), or
+        is called once per iteration of a data loop, or is an ignite process function."""
+        if function in self.closure("backward") and function in self.closure("step"):
+            return True
+        for site in self.graph.callers(function):
+            if any(DATA in self.loop_kinds(loop) for loop in site.loops):
+                return True
+        return any(function in self.graph.resolve(expr, site.scope, site.node) for site, expr in self.sites.engines)
+
+    def evaluates(self, function: cst.CSTNode) -> bool:
+        """Runs the model without training it: a Lightning evaluation hook, a function under
+        no-grad, or one that switches to eval mode and never trains."""
+        if isinstance(function, cst.FunctionDef):
+            if api.is_lightning_eval_hook(function.name.value) or api.function_disables_grad(self.ctx, function):
+                return True
+        if self.trains(function):
+            return False
+        return any(api.mode_switch(s.node) is False for s in self.graph.sites(function))
+
+    # -- loops --------------------------------------------------------------------------
+    def loop_kinds(self, loop: Loop) -> set[str]:
+        """``data`` (iterates batches), ``training`` (a data loop whose iteration does backward
+        and a step), ``evaluation`` (a data loop under no-grad or in eval mode, never
+        training), ``epoch`` (its body runs a data loop, or ``for epoch in range(...)``)."""
+        node = loop.node
+        kinds: set[str] = set()
+        backward = step = False
+        inner_data = False
+        for site in self._loop_sites(loop):
+            targets = self.graph.targets(site)
+            if site in self._backward_set or any(t in self.closure("backward") for t in targets):
+                backward = True
+            if site in self._step_set or any(t in self.closure("step") for t in targets):
+                step = True
+        if isinstance(node, cst.For):
+            for sub in iter_nodes(node.iter):
+                if isinstance(sub, (cst.Name, cst.Attribute)):
+                    last = sub.value if isinstance(sub, cst.Name) else sub.attr.value
+                    if DATA_ITERABLE.search(last):
+                        kinds.add(DATA)
+                        break
+        for other in self.model.loops.values():
+            if other is not loop and self._inside(other, loop) and DATA_ITERABLE.search(_iter_text(other)):
+                inner_data = True
+        if backward and step:
+            kinds.add(TRAINING)
+            if not inner_data:
+                kinds.add(DATA)
+        elif DATA in kinds and (self.in_no_grad(node) or any(api.mode_switch(s.node) is False
+                                                              for s in self._loop_sites(loop))):
+            kinds.add(EVALUATION)
+        target = dotted_name(node.target) if isinstance(node, cst.For) else None
+        if inner_data or (target is not None and EPOCH_VAR.search(target) and DATA not in kinds):
+            kinds.add(EPOCH)
+        return kinds
+
+    @property
+    def _backward_set(self) -> set:
+        return set(self.sites.backward)
+
+    @property
+    def _step_set(self) -> set:
+        return {s for s, _ in self.sites.step}
+
+    def _loop_sites(self, loop: Loop) -> list[CallSite]:
+        return [s for s in self.model.calls if loop in s.all_loops]
+
+    @staticmethod
+    def _inside(inner: Loop, outer: Loop) -> bool:
+        current = inner.outer
+        while current is not None:
+            if current is outer:
+                return True
+            current = current.outer
+        return False
+
+    # -- frozen modules -----------------------------------------------------------------
+    def frozen(self) -> set[str]:
+        """Keys whose parameters are frozen: ``m.requires_grad_(False)``, ``freeze(m)``,
+        ``for p in m.parameters(): p.requires_grad = False``."""
+        out: set[str] = set()
+        for site in self.model.calls:
+            func = site.node.func
+            args = site.node.args
+            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and args and _is_false(args[0].value):
+                key = api.expr_key(func.value)
+            elif isinstance(func, cst.Attribute) and func.attr.value in ("freeze", "freeze_"):
+                key = api.expr_key(func.value)
+            elif isinstance(func, cst.Name) and "freeze" in func.value.lower() and "unfreeze" not in func.value.lower() \
+                    and args:
+                key = api.expr_key(args[0].value)
+            else:
+                continue
+            if key is not None:
+                out.add(key)
+        for loop in self.model.loops.values():
+            node = loop.node
+            if not isinstance(node, cst.For) or not isinstance(node.iter, cst.Call):
+                continue
+            func = node.iter.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("parameters", "named_parameters"):
+                owner = api.expr_key(func.value)
+                for stmt in iter_nodes(node.body, into_scopes=False):
+                    if isinstance(stmt, cst.Assign) and isinstance(stmt.targets[0].target, cst.Attribute) \
+                            and stmt.targets[0].target.attr.value == "requires_grad" and _is_false(stmt.value):
+                        if owner is not None:
+                            out.add(owner)
+        return out
+
+    # -- no-grad regions ----------------------------------------------------------------
+    def in_no_grad(self, node: cst.CSTNode, *, lightning_hooks: bool = False) -> bool:
+        """Inside ``with torch.no_grad()/inference_mode()/set_grad_enabled(...)`` or a
+        function decorated so (any enclosing scope); with ``lightning_hooks``, also in a
+        Lightning evaluation hook (Lightning turns autograd off there)."""
+        if api.in_no_grad(self.ctx, node):
+            return True
+        if lightning_hooks:
+            for anc in self.ctx.ancestors(node):
+                if isinstance(anc, cst.FunctionDef) and api.is_lightning_eval_hook(anc.name.value):
+                    return True
+        return False
+
+
+def _is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
+
+
+def _iter_text(loop: Loop) -> str:
+    node = loop.node
+    if not isinstance(node, cst.For):
+        return ""
+    return " ".join(n.value if isinstance(n, cst.Name) else n.attr.value
+                    for n in iter_nodes(node.iter) if isinstance(n, (cst.Name, cst.Attribute)))
