@@ -160,3 +160,58 @@ def test_project_ancestors_subclasses_is_nn_module_and_function_summary():
     loop = project.record("pkg/loop.py")
     assert project.function_summary("pkg.loop.fit", loop)["trains"]
     assert project.function_summary("pkg.loop.set_seed", loop)["seeds"]
+
+
+def test_grad_mode_exprs_lists_with_items_aliases_and_decorators():
+    from torchlint.semantic.training import grad_mode_exprs
+
+    ctx, sem = analyses(
+        "import torch, contextlib\n"
+        "@torch.no_grad()\n"
+        "def f(model, x, frozen):\n"
+        "    ctx = torch.no_grad if frozen else contextlib.nullcontext\n"
+        "    with ctx(), torch.autocast('cuda'):\n"
+        "        return model(x)\n"
+    )
+    texts = [ctx.module.code_for_node(e) for e in grad_mode_exprs(sem.model, call(ctx, "model")[0])]
+    assert texts == ["ctx()", "torch.no_grad if frozen else contextlib.nullcontext", "torch.autocast('cuda')",
+                     "torch.no_grad()"]
+
+
+def test_in_lightning_eval_hook_any_enclosing_function():
+    from torchlint.semantic.training import in_lightning_eval_hook
+
+    ctx, sem = analyses(
+        "class L:\n"
+        "    def validation_step(self, b):\n"
+        "        def inner():\n"
+        "            return self.model(b)\n"
+        "        return inner()\n"
+        "    def training_step(self, b):\n"
+        "        return self.net(b)\n"
+    )
+    assert in_lightning_eval_hook(ctx, call(ctx, "self.model")[0])
+    assert not in_lightning_eval_hook(ctx, call(ctx, "self.net")[0])
+    assert sem.training.in_no_grad(call(ctx, "self.model")[0], lightning_hooks=True)
+    assert not sem.training.in_no_grad(call(ctx, "self.model")[0])
+
+
+def test_freeze_sites_with_loop_parameters_standing_for_their_module():
+    from torchlint.semantic.training import freeze_sites
+
+    ctx, sem = analyses(
+        "def f(model, enc, head, p):\n"
+        "    for name, q in model.named_parameters():\n"
+        "        if 'bn' in name:\n"
+        "            q.requires_grad = False\n"
+        "    enc.requires_grad_(False)\n"
+        "    utils.freeze_params(head)\n"
+        "    set_requires_grad(self.disc, False)\n"
+        "    set_requires_grad(self.gen, True)\n"
+        "    unfreeze(self.gen)\n"
+        "    p.requires_grad_(False)\n"
+        "    self.backbone.freeze()\n"
+    )
+    assert [k for k, _ in freeze_sites(sem.model)] == ["enc", "head", "self.disc", "p", "self.backbone", "model"]
+    key, node = freeze_sites(sem.model)[-1]
+    assert isinstance(node, cst.Assign)

@@ -27,9 +27,10 @@ own bodies):
 One finding per eval event, at its first unprotected forward.
 """
 
+
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -37,23 +38,24 @@ from torchlint.context import dotted_name, iter_nodes, referenced_names, unpack_
 from torchlint.files import is_test_file
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.torch_api import (
-    NO_GRAD_CONTEXTS,
-    backward_target,
-    expr_key,
-    is_grad_mode_call,
-    is_lightning_eval_hook,
-    is_parameter_free_layer,
-    mode_switch,
-)
+from torchlint.semantic.model import COMPREHENSION, SemanticModel
+from torchlint.semantic.training import freeze_sites, grad_mode_exprs, in_lightning_eval_hook
+from torchlint.torch_api import backward_target, expr_key, is_grad_mode_call, is_parameter_free_layer, mode_switch
 
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
              cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
 _STATEMENT_END = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
 _APPENDING = {"append", "extend", "add", "insert", "update", "appendleft", "put"}
+# A grad-mode context is any name whose last part holds one of these: torch's own
+# (no_grad, inference_mode, set_grad_enabled, enable_grad, any argument: an explicit choice)
+# and project wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``).
 _GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
 _AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
+
+
+def _is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
 
 
 def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
@@ -66,17 +68,6 @@ def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
             out.add(key)
 
 
-def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
-    """``nn.Dropout(0.5)``, ``DropPath(0.1).eval()``, ``nn.ReLU().to(dev)``."""
-    while isinstance(expr, cst.Call):
-        if is_parameter_free_layer(ctx, expr.func):
-            return True
-        if not isinstance(expr.func, cst.Attribute):
-            return False
-        expr = expr.func.value
-    return False
-
-
 def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``model`` for ``model.to(dev).eval()``: the receiver under a chain of method calls."""
     while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
@@ -84,10 +75,42 @@ def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
+def _taint(grad_exprs: list[cst.CSTNode], assigns: dict[cst.CSTNode, set[str]]) -> set[str]:
+    """Keys whose value may reach a backward / autograd.grad (a fixpoint over assignments)."""
+    tainted: set[str] = set()
+    for expr in grad_exprs:
+        tainted |= referenced_names(expr)
+    pending = dict(assigns)
+    changed = True
+    while changed and pending:
+        changed = False
+        for value, keys in list(pending.items()):
+            if keys & tainted:
+                tainted |= referenced_names(value)
+                del pending[value]
+                changed = True
+    return tainted
+
+
 @dataclass
-class _Scope:
+class _Body:
+    """What one function / module body does, in walk order (``index``)."""
+
     node: cst.CSTNode
-    has_eval: bool = False
+    function: cst.FunctionDef | None
+    evals: list = field(default_factory=list)  # (index, key, eval Call)
+    eval_keys: set = field(default_factory=set)
+    forwards: list = field(default_factory=list)  # (index, key, forward Call)
+    resets: dict = field(default_factory=dict)  # key -> [index]: back in (maybe) training mode, rebound
+    built: dict = field(default_factory=dict)  # key -> [(index, is a parameter-free layer)]
+    assigns: dict = field(default_factory=dict)  # value node -> keys it is stored into
+    grad_exprs: list = field(default_factory=list)  # what backward / autograd.grad differentiate
+    grad_wanted: set = field(default_factory=set)  # keys with gradient checkpointing switched on
+    set_grad_at: int | None = None  # first plain torch.set_grad_enabled(...) statement
+    wants_input_grad: bool = False  # x.requires_grad_(), randn(..., requires_grad=True)
+
+    def reset(self, key: str, index: int) -> None:
+        self.resets.setdefault(key, []).append(index)
 
 
 @dataclass
@@ -95,7 +118,6 @@ class _Candidate:
     forward: cst.Call
     eval_call: cst.Call
     key: str
-    eval_text: str
     function: cst.FunctionDef | None
     scope_is_body: bool  # in a function or class body, not at module level
 
@@ -556,288 +578,200 @@ class EvalWithoutNoGrad(Rule):
         ),
     ]
 
-    # -- state ------------------------------------------------------------------------
+
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
-        self._scopes: list[_Scope] = []
-        self._candidates: list[_Candidate] = []
-        self._module_no_grad = False
-        # (class or None, key) of modules whose parameters are frozen somewhere in the file.
-        self._frozen: set[tuple[cst.ClassDef | None, str]] = set()
+        self._evals: list[cst.Call] = []
+        self._model: SemanticModel | None = None
 
-    # -- the walk ---------------------------------------------------------------------
-    def visit_Module(self, node: cst.Module) -> None:
-        self._scopes.append(_Scope(node))
-
-    def leave_Module(self, node: cst.Module) -> None:
-        self._leave_scope()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scopes.append(_Scope(node))
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._leave_scope()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._scopes.append(_Scope(node))
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self._leave_scope()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._scopes.append(_Scope(node))
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._leave_scope()
-
+    # -- the walk only notes eval events; everything else is asked in finish() -----------
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("eval", "train") \
+                and mode_switch(node) is False:
+            self._evals.append(node)
+
+    def finish(self) -> None:
+        if not self._evals or self.opts.get("skip-tests", True) and is_test_file(self.ctx.path):
+            return
+        self._model = self.ctx.semantic.model
+        candidates = [c for body in self._bodies() for c in self._analyze(body)]
+        if not candidates:
+            return
+        frozen = self._frozen()
+        module_no_grad = self._module_no_grad()
+        memo: dict[cst.CSTNode, bool] = {}
+        for cand in candidates:
+            if module_no_grad and cand.scope_is_body:
+                continue  # module-level torch.set_grad_enabled(False): functions run without grad
+            if (self._owner(cand.key, cand.forward), cand.key) in frozen:
+                continue
+            if cand.function is not None and self._helper_under_no_grad(cand.function, memo, set()):
+                continue
+            self._report(cand)
+
+    def _report(self, cand: _Candidate) -> None:
+        e_call = cand.eval_call
+        text = "train(False)" if e_call.func.attr.value == "train" else "eval()"
+        line = self.ctx.position(e_call).start.line
+        self.report(
+            cand.forward,
+            f"`{cand.key}(...)` runs after `{cand.key}.{text}` (line {line}) outside `torch.no_grad()`: "
+            "evaluation mode only switches dropout/batch-norm, autograd still records every activation for a "
+            "backward that never comes, wasting memory and time; wrap the evaluation in "
+            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+        )
+
+    # -- step 1: the bodies holding an eval event ------------------------------------------
+    def _bodies(self) -> list[cst.CSTNode]:
+        """Function, lambda, class and module bodies (comprehensions belong to theirs),
+        innermost first, as the old scope stack left them."""
+        model = self._model
+        found: dict[cst.CSTNode, int] = {}
+        for call in self._evals:
+            site = model.call_site(call)
+            scope = site.scope if site is not None else model.scope_of(call)
+            while scope.kind == COMPREHENSION and scope.parent is not None:
+                scope = scope.parent
+            found[scope.node] = scope.order
+        return sorted(found, key=lambda n: -found[n])
+
+    # -- step 2: one body's events, in order -------------------------------------------
+    def _analyze(self, node: cst.CSTNode) -> list[_Candidate]:
+        function = node if isinstance(node, cst.FunctionDef) else None
+        if function is not None and self._grad_chosen(function.body):
+            return []  # decorated with a grad mode, or a Lightning evaluation hook
+        body = self._scan(node, function)
+        if not body.evals or not body.forwards or body.wants_input_grad:
+            return []
+        return self._unprotected_forwards(body)
+
+    def _scan(self, node: cst.CSTNode, function: cst.FunctionDef | None) -> _Body:
+        body = _Body(node, function)
+        returns_loss = function is not None and function.name.value == "training_step"
+        for index, item in enumerate(iter_nodes(node, into_scopes=False)):
+            if isinstance(item, cst.Call):
+                self._scan_call(body, index, item)
+            elif isinstance(item, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+                self._scan_assign(body, index, item)
+            elif isinstance(item, cst.For):
+                self._rebind(body, index, item.target, None)
+            elif isinstance(item, cst.WithItem) and item.asname is not None:
+                self._rebind(body, index, item.asname.name, item.item)
+            elif isinstance(item, cst.NamedExpr):
+                self._rebind(body, index, item.target, item.value)
+            elif isinstance(item, cst.Del):
+                self._rebind(body, index, item.target, None)
+            elif isinstance(item, cst.Return) and returns_loss and item.value is not None:
+                body.grad_exprs.append(item.value)  # Lightning backward-s training_step's loss
+        return body
+
+    def _scan_call(self, body: _Body, index: int, node: cst.Call) -> None:
+        ctx = self.ctx
         func = node.func
-        attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if attr in ("eval", "train"):
-            if mode_switch(node) is False:
-                self._scopes[-1].has_eval = True
-        elif attr == "set_grad_enabled":
-            if isinstance(self._scopes[-1].node, cst.Module) and node.args and _is_false(node.args[0].value) \
-                    and is_grad_mode_call(self.ctx, node) == "set_grad_enabled":
-                self._module_no_grad = True
-        elif "eeze" in attr or "requires_grad" in attr:
-            low = attr.lower()
-            if "freeze" in low and "unfreeze" not in low or "requires_grad" in low:
-                self._note_freeze(node, attr)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        # p.requires_grad = False (for p in model.parameters())
-        if not _is_false(node.value):
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "requires_grad" and not _is_false(arg.value):
+                body.wants_input_grad = True  # torch.randn(..., requires_grad=True)
+        mode = mode_switch(node)
+        if mode is not None:
+            key = expr_key(func.value)
+            if mode is False:
+                key = key if key is not None else self._assigned_key(node)
+                if key is not None:
+                    body.evals.append((index, key, node))
+                    body.eval_keys.add(key)
+            elif key is not None:
+                body.reset(key, index)
             return
-        for target in node.targets:
-            t = target.target
-            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad":
-                self._freeze_key(t.value, node)
-
-    # -- freezing ---------------------------------------------------------------------
-    def _note_freeze(self, call: cst.Call, attr: str) -> None:
-        func = call.func
-        if isinstance(func, cst.Attribute) and attr == "requires_grad_":
-            if call.args and _is_false(call.args[0].value):
-                self._freeze_key(func.value, call)
+        target = backward_target(ctx, node)
+        if target is not None:
+            body.grad_exprs.append(target)
             return
-        if isinstance(func, cst.Attribute) and attr in ("freeze", "freeze_"):
-            self._freeze_key(func.value, call)
-            if not call.args:
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            if attr == "forward":
+                key = expr_key(func.value)
+                if key is not None and key in body.eval_keys:
+                    body.forwards.append((index, key, node))
                 return
-        # freeze(model), freeze_params(model), set_requires_grad(model, False)
-        if not call.args or call.args[0].keyword is not None:
-            return
-        if "requires_grad" in attr.lower() and not any(_is_false(a.value) for a in call.args[1:]):
-            return
-        self._freeze_key(call.args[0].value, call)
-
-    def _freeze_key(self, expr: cst.BaseExpression, at: cst.CSTNode) -> None:
-        key = expr_key(expr)
+            self._scan_method(body, index, node, attr)
+        key = expr_key(func)
         if key is None:
             return
-        # p in `for p in model.parameters()` / `for name, p in model.named_parameters()` -> model
-        for anc in self.ctx.ancestors(at):
-            if isinstance(anc, cst.For):
-                loop_vars: set[str] = set()
-                _target_keys(anc.target, loop_vars)
-                if key in loop_vars:
-                    for call in iter_nodes(anc.iter):
-                        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
-                                call.func.attr.value in ("parameters", "named_parameters"):
-                            key = expr_key(call.func.value) or key
-                            break
-                    break
-            elif isinstance(anc, (cst.FunctionDef, cst.Lambda)):
-                break
-        self._frozen.add((self._owner(key, at), key))
-
-    def _owner(self, key: str, node: cst.CSTNode) -> cst.CSTNode | None:
-        """Where a key means one object: the class for ``self...``, else the function."""
-        if key == "self" or key.startswith("self."):
-            return self.ctx.enclosing_class(node)
-        return self.ctx.enclosing_function(node)
-
-    # -- per body ---------------------------------------------------------------------
-    def _leave_scope(self) -> None:
-        scope = self._scopes.pop()
-        if scope.has_eval:
-            self._analyze(scope.node)
-
-    def _analyze(self, scope: cst.CSTNode) -> None:
-        ctx = self.ctx
-        function = scope if isinstance(scope, cst.FunctionDef) else None
-        if function is not None:
-            if is_lightning_eval_hook(function.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in function.decorators):
-                return
-        in_forward = function is not None and function.name.value in ("forward", "__call__")
-        returns_loss = function is not None and function.name.value == "training_step"
-
-        evals: list[tuple[int, str, cst.Call]] = []
-        resets: dict[str, list[int]] = {}
-        forwards: list[tuple[int, str, cst.Call]] = []
-        eval_keys: set[str] = set()
-        set_grad_at: int | None = None
-        grad_exprs: list[cst.CSTNode] = []
-        assigns: dict[cst.CSTNode, set[str]] = {}  # value node -> keys it is stored into
-        wants_input_grad = False
-        grad_wanted: set[str] = set()  # keys with gradient checkpointing switched on
-        built: dict[str, list[tuple[int, bool]]] = {}  # key -> (index, is a parameter-free layer)
-
-        def reset(key: str, index: int) -> None:
-            resets.setdefault(key, []).append(index)
-
-        for index, node in enumerate(iter_nodes(scope, into_scopes=False)):
-            if isinstance(node, cst.Call):
-                func = node.func
-                for arg in node.args:
-                    if arg.keyword is not None and arg.keyword.value == "requires_grad" and not _is_false(arg.value):
-                        wants_input_grad = True  # torch.randn(..., requires_grad=True)
-                mode = mode_switch(node)
-                if mode is not None:
-                    key = expr_key(func.value)
-                    if mode is False:
-                        if key is None:
-                            key = self._assigned_key(node)
-                        if key is not None:
-                            evals.append((index, key, node))
-                            eval_keys.add(key)
-                    elif key is not None:
-                        reset(key, index)
-                    continue
-                target = backward_target(ctx, node)
-                if target is not None:
-                    grad_exprs.append(target)
-                    continue
-                if isinstance(func, cst.Attribute):
-                    attr = func.attr.value
-                    if attr == "forward":
-                        key = expr_key(func.value)
-                        if key is not None and key in eval_keys:
-                            forwards.append((index, key, node))
-                        continue
-                    if attr == "requires_grad_" and not (node.args and _is_false(node.args[0].value)):
-                        wants_input_grad = True
-                    if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
-                        key = expr_key(func.value)
-                        if key is not None:
-                            grad_wanted.add(key)
-                    if attr.startswith(("train", "fit")) or "freeze" in attr or attr == "requires_grad_":
-                        key = expr_key(func.value)
-                        if key is not None:
-                            reset(key, index)
-                    if attr in _APPENDING:
-                        stored = expr_key(func.value)
-                        if stored is not None:
-                            assigns[node] = {stored}
-                key = expr_key(func)
-                if key is not None:
-                    if key in eval_keys:
-                        forwards.append((index, key, node))
-                        continue
-                    qualified = ctx.qualified_name(func) or key
-                    if qualified in _AUTOGRAD_GRAD:
-                        grad_exprs.append(node)
-                        continue
-                    if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
-                        if not isinstance(ctx.parent(node), cst.WithItem) and set_grad_at is None:
-                            set_grad_at = index
-                        continue
-                    last = key.rsplit(".", 1)[-1].lower()
-                    if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
-                        # train_one_epoch(model, ...), trainer.fit(model): may switch it back
-                        for arg in node.args:
-                            arg_key = expr_key(arg.value)
-                            if arg_key is not None:
-                                reset(arg_key, index)
-            elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-                value = node.value
-                if value is None:
-                    continue
-                keys: set[str] = set()
-                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-                for t in targets:
-                    _target_keys(t, keys)
-                    if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not _is_false(value):
-                        wants_input_grad = True
-                assigns[value] = keys
-                root_expr = _chain_root(value)
-                root = expr_key(root_expr)
-                param_free = _builds_parameter_free_layer(ctx, value)
-                for key in keys:
-                    if key != root:
-                        reset(key, index)
-                        built.setdefault(key, []).append((index, param_free))
-            elif isinstance(node, cst.For):
-                keys = set()
-                _target_keys(node.target, keys)
-                for key in keys:
-                    reset(key, index)
-            elif isinstance(node, cst.WithItem) and node.asname is not None:
-                keys = set()
-                _target_keys(node.asname.name, keys)
-                assigns[node.item] = keys
-                for key in keys:
-                    reset(key, index)
-            elif isinstance(node, cst.NamedExpr):
-                keys = set()
-                _target_keys(node.target, keys)
-                assigns[node.value] = keys
-                for key in keys:
-                    reset(key, index)
-            elif isinstance(node, cst.Del):
-                keys = set()
-                _target_keys(node.target, keys)
-                for key in keys:
-                    reset(key, index)
-            elif isinstance(node, cst.Return) and returns_loss and node.value is not None:
-                grad_exprs.append(node.value)
-
-        if not evals or not forwards or wants_input_grad:
+        if key in body.eval_keys:
+            body.forwards.append((index, key, node))
             return
+        qualified = ctx.qualified_name(func) or key
+        if qualified in _AUTOGRAD_GRAD:
+            body.grad_exprs.append(node)
+            return
+        if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
+            if not isinstance(ctx.parent(node), cst.WithItem) and body.set_grad_at is None:
+                body.set_grad_at = index
+            return
+        last = key.rsplit(".", 1)[-1].lower()
+        if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
+            # train_one_epoch(model, ...), trainer.fit(model): may switch it back
+            for arg in node.args:
+                arg_key = expr_key(arg.value)
+                if arg_key is not None:
+                    body.reset(arg_key, index)
 
-        tainted: set[str] | None = None
-        grad_nodes = set(grad_exprs)
-        reported: set[int] = set()
-        for f_index, key, call in forwards:
-            if in_forward and key.startswith("self."):
-                continue  # a submodule inside its parent's forward: the caller decides
-            if key in grad_wanted:
-                continue
-            made = [free for at, free in built.get(key, ()) if at < f_index]
-            if made and made[-1]:
-                continue  # nn.Dropout / DropPath / pooling: no parameters, nothing recorded
-            if set_grad_at is not None and set_grad_at < f_index:
-                continue
-            f_ancestors = None
-            chosen = None
-            key_resets = resets.get(key, ())
-            for e_index, e_key, e_call in reversed(evals):
-                if e_key != key or e_index >= f_index:
-                    continue
-                if any(e_index < r < f_index for r in key_resets):
-                    break  # back in training mode (or maybe): earlier evals are moot too
-                if f_ancestors is None:
-                    f_ancestors = set(ctx.ancestors(call))
-                if e_call in f_ancestors:
-                    continue
-                if self._dominates(e_call, f_ancestors):
-                    chosen = (e_index, e_call)
-                    break
-            if chosen is None or chosen[0] in reported:
-                continue
-            if self._under_grad_context(call, assigns):
-                continue
-            if grad_exprs:
-                if tainted is None:
-                    tainted = _taint(grad_exprs, assigns)
-                if self._flows_to_grad(call, grad_nodes, assigns, tainted):
-                    continue
-            reported.add(chosen[0])
-            e_call = chosen[1]
-            text = "train(False)" if e_call.func.attr.value == "train" else "eval()"
-            self._candidates.append(_Candidate(call, e_call, key, f"{key}.{text}", function,
-                                              not isinstance(scope, cst.Module)))
+    @staticmethod
+    def _scan_method(body: _Body, index: int, node: cst.Call, attr: str) -> None:
+        """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``,
+        ``m.freeze()``, ``outs.append(v)``."""
+        receiver = node.func.value
+        if attr == "requires_grad_" and not (node.args and _is_false(node.args[0].value)):
+            body.wants_input_grad = True
+        if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
+            key = expr_key(receiver)
+            if key is not None:
+                body.grad_wanted.add(key)
+        if attr.startswith(("train", "fit")) or "freeze" in attr or attr == "requires_grad_":
+            key = expr_key(receiver)
+            if key is not None:
+                body.reset(key, index)
+        if attr in _APPENDING:
+            stored = expr_key(receiver)
+            if stored is not None:
+                body.assigns[node] = {stored}
+
+    def _scan_assign(self, body: _Body, index: int, node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:
+        value = node.value
+        if value is None:
+            return
+        keys: set[str] = set()
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        for t in targets:
+            _target_keys(t, keys)
+            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not _is_false(value):
+                body.wants_input_grad = True
+        body.assigns[value] = keys
+        root = expr_key(_chain_root(value))
+        param_free = self._builds_parameter_free_layer(value)
+        for key in keys:
+            if key != root:
+                body.reset(key, index)
+                body.built.setdefault(key, []).append((index, param_free))
+
+    @staticmethod
+    def _rebind(body: _Body, index: int, target: cst.BaseExpression, value: cst.CSTNode | None) -> None:
+        keys: set[str] = set()
+        _target_keys(target, keys)
+        if value is not None:
+            body.assigns[value] = keys
+        for key in keys:
+            body.reset(key, index)
+
+    def _builds_parameter_free_layer(self, expr: cst.BaseExpression) -> bool:
+        """``nn.Dropout(0.5)``, ``DropPath(0.1).eval()``, ``nn.ReLU().to(dev)``."""
+        while isinstance(expr, cst.Call):
+            if is_parameter_free_layer(self.ctx, expr.func):
+                return True
+            if not isinstance(expr.func, cst.Attribute):
+                return False
+            expr = expr.func.value
+        return False
 
     def _assigned_key(self, call: cst.Call) -> str | None:
         """``model`` for ``model = Net().to(dev).eval()``."""
@@ -851,6 +785,57 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(anc, cst.AnnAssign) and anc.value is node:
                 return expr_key(anc.target)
             return None
+        return None
+
+    # -- step 3: forwards after a dominating eval, not protected -----------------------
+    def _unprotected_forwards(self, body: _Body) -> list[_Candidate]:
+        function = body.function
+        in_forward = function is not None and function.name.value in ("forward", "__call__")
+        tainted: set[str] | None = None
+        grad_nodes = set(body.grad_exprs)
+        reported: set[int] = set()
+        out: list[_Candidate] = []
+        for f_index, key, call in body.forwards:
+            if in_forward and key.startswith("self."):
+                continue  # a submodule inside its parent's forward: the caller decides
+            if key in body.grad_wanted or self._parameter_free(body, key, f_index):
+                continue
+            if body.set_grad_at is not None and body.set_grad_at < f_index:
+                continue
+            chosen = self._dominating_eval(body, key, f_index, call)
+            if chosen is None or chosen[0] in reported or self._grad_chosen(call):
+                continue
+            if body.grad_exprs:
+                if tainted is None:
+                    tainted = _taint(body.grad_exprs, body.assigns)
+                if self._flows_to_grad(call, grad_nodes, body.assigns, tainted):
+                    continue
+            reported.add(chosen[0])
+            out.append(_Candidate(call, chosen[1], key, function, not isinstance(body.node, cst.Module)))
+        return out
+
+    @staticmethod
+    def _parameter_free(body: _Body, key: str, f_index: int) -> bool:
+        """Last built as nn.Dropout / DropPath / pooling: no parameters, nothing recorded."""
+        made = [free for at, free in body.built.get(key, ()) if at < f_index]
+        return bool(made) and made[-1]
+
+    def _dominating_eval(self, body: _Body, key: str, f_index: int, call: cst.Call) -> tuple[int, cst.Call] | None:
+        """The last eval of ``key`` before the forward that always runs on the way to it,
+        with no reset in between."""
+        f_ancestors = None
+        key_resets = body.resets.get(key, ())
+        for e_index, e_key, e_call in reversed(body.evals):
+            if e_key != key or e_index >= f_index:
+                continue
+            if any(e_index < r < f_index for r in key_resets):
+                return None  # back in training mode (or maybe): earlier evals are moot too
+            if f_ancestors is None:
+                f_ancestors = set(self.ctx.ancestors(call))
+            if e_call in f_ancestors:
+                continue
+            if self._dominates(e_call, f_ancestors):
+                return e_index, e_call
         return None
 
     def _dominates(self, e_call: cst.Call, f_ancestors: set[cst.CSTNode]) -> bool:
@@ -867,25 +852,6 @@ class EvalWithoutNoGrad(Rule):
             node = anc
         return False
 
-    def _under_grad_context(self, node: cst.CSTNode, assigns: dict[cst.CSTNode, set[str]]) -> bool:
-        """Under a grad-mode ``with`` (also ``with ctx():`` after ``ctx = torch.no_grad if ...``
-        in the body, ``assigns``) or decorator, or in a Lightning evaluation hook."""
-        ctx = self.ctx
-        for anc in ctx.ancestors(node):
-            if isinstance(anc, cst.With):
-                for item in anc.items:
-                    if _mentions_grad_mode(ctx, item.item):
-                        return True
-                    expr = item.item.func if isinstance(item.item, cst.Call) else item.item
-                    key = expr_key(expr) if assigns else None
-                    if key is not None and any(key in keys and _mentions_grad_mode(ctx, value)
-                                               for value, keys in assigns.items()):
-                        return True
-            elif isinstance(anc, cst.FunctionDef):
-                if is_lightning_eval_hook(anc.name.value) or any(_mentions_grad_mode(ctx, d.decorator) for d in anc.decorators):
-                    return True
-        return False
-
     def _flows_to_grad(self, call: cst.Call, grad_nodes: set, assigns: dict, tainted: set[str]) -> bool:
         node: cst.CSTNode = call
         while node is not None:
@@ -899,75 +865,68 @@ class EvalWithoutNoGrad(Rule):
             node = self.ctx.parent(node)
         return False
 
-    # -- after the walk: file-wide exemptions -----------------------------------------
-    def finish(self) -> None:
-        if not self._candidates:
-            return
-        if self.opts.get("skip-tests", True) and is_test_file(self.ctx.path):
-            return
-        ctx = self.ctx
-        sites: dict[str, list[cst.Call]] = {}
-        opaque: set[str] = set()
-        if any(c.function is not None for c in self._candidates):
-            self._collect_sites(sites, opaque)
-        memo: dict[cst.FunctionDef, bool] = {}
-        for cand in self._candidates:
-            if self._module_no_grad and cand.scope_is_body:
-                continue  # module-level torch.set_grad_enabled(False): functions run without grad
-            if (self._owner(cand.key, cand.forward), cand.key) in self._frozen:
-                continue
-            if cand.function is not None and self._helper_under_no_grad(cand.function, sites, opaque, memo, set()):
-                continue
-            line = ctx.position(cand.eval_call).start.line
-            self.report(
-                cand.forward,
-                f"`{cand.key}(...)` runs after `{cand.eval_text}` (line {line}) outside `torch.no_grad()`: "
-                "evaluation mode only switches dropout/batch-norm, autograd still records every activation for a "
-                "backward that never comes, wasting memory and time; wrap the evaluation in "
-                "`with torch.no_grad():` (or `torch.inference_mode()`)",
-            )
+    # -- grad-mode choices ----------------------------------------------------------------
+    def _grad_chosen(self, node: cst.CSTNode) -> bool:
+        """Under a grad-mode ``with`` or decorator (the shared region model; what counts is
+        this rule's: any grad-mode name, ``enable_grad`` included), or in a Lightning
+        evaluation hook."""
+        return any(self._mentions_grad_mode(e) for e in grad_mode_exprs(self._model, node)) \
+            or in_lightning_eval_hook(self.ctx, node)
 
-    def _collect_sites(self, sites: dict[str, list[cst.Call]], opaque: set[str]) -> None:
-        """Call sites by callee name (``f(...)``, ``self.f(...)``) in this file, and the names
-        also used some other way (a function passed as a callback: call sites unknown)."""
-        ctx = self.ctx
-        for node in iter_nodes(ctx.module):
-            if isinstance(node, cst.Name):
-                name = node.value
-                parent = ctx.parent(node)
-                if isinstance(parent, cst.FunctionDef) and parent.name is node:
-                    continue
-                if isinstance(parent, cst.Arg) and parent.keyword is node:
-                    continue
-                if isinstance(parent, (cst.ImportAlias, cst.AsName)):
-                    continue
-                holder: cst.CSTNode = node
-                if isinstance(parent, cst.Attribute) and parent.attr is node:
-                    holder = parent
-                    parent = ctx.parent(parent)
-                if isinstance(parent, cst.Call) and parent.func is holder:
-                    sites.setdefault(name, []).append(parent)
-                else:
-                    opaque.add(name)
+    def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
+        """``torch.no_grad()``, ``torch.inference_mode``, ``nullcontext() if train else
+        torch.no_grad()``, ``torch.set_grad_enabled(flag)``, ``torch.enable_grad()``, and project
+        wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``)."""
+        for node in iter_nodes(expr):
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                name = self.ctx.qualified_name(node)
+                if name is not None and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES):
+                    return True
+        return False
 
-    def _helper_under_no_grad(self, function: cst.FunctionDef, sites: dict, opaque: set, memo: dict, seen: set) -> bool:
+    # -- step 4: file-wide exemptions -----------------------------------------------------
+    def _module_no_grad(self) -> bool:
+        """A plain ``torch.set_grad_enabled(False)`` at module level (a script)."""
+        model = self._model
+        for site in self.ctx.semantic.graph.sites(model.module.node):
+            call = site.node
+            if (dotted_name(call.func) or "").endswith("set_grad_enabled") and call.args and _is_false(call.args[0].value) \
+                    and is_grad_mode_call(self.ctx, call) == "set_grad_enabled":
+                return True
+        return False
+
+    def _frozen(self) -> set[tuple[cst.CSTNode | None, str]]:
+        return {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
+
+    def _owner(self, key: str, node: cst.CSTNode) -> cst.CSTNode | None:
+        """Where a key means one object: the class for ``self...``, else the function."""
+        model = self._model
+        if key == "self" or key.startswith("self."):
+            info = model.class_of(node)
+            return info.node if info is not None else None
+        scope = model.scope_of(node).function()
+        return scope.node if scope is not None else None
+
+    def _helper_under_no_grad(self, function: cst.CSTNode, memo: dict, seen: set) -> bool:
+        """Every same-file call site of ``function`` runs under a grad-mode choice (itself, or
+        its caller's every call site does), and it is never passed on as a callback."""
         if function in memo:
             return memo[function]
         if function in seen:
             return False
-        name = function.name.value
-        calls = sites.get(name)
-        if not calls or name in opaque:
+        graph = self.ctx.semantic.loose_graph
+        sites = graph.callers(function)
+        if not sites or any(function in graph.references(s) for s in self._model.calls):
             memo[function] = False
             return False
         seen.add(function)
         result = True
-        for call in calls:
-            if self._under_grad_context(call, {}):
+        for site in sites:
+            if self._grad_chosen(site.node):
                 continue
-            outer = self.ctx.enclosing_function(call)
-            if outer is not None and (self._set_grad_before(outer, call) or
-                                      self._helper_under_no_grad(outer, sites, opaque, memo, seen)):
+            outer = site.scope.function()
+            if outer is not None and (self._set_grad_before(outer.node, site.order) or
+                                      self._helper_under_no_grad(outer.node, memo, seen)):
                 continue
             result = False
             break
@@ -975,47 +934,11 @@ class EvalWithoutNoGrad(Rule):
         memo[function] = result
         return result
 
-    def _set_grad_before(self, function: cst.FunctionDef, node: cst.CSTNode) -> bool:
-        """A plain ``torch.set_grad_enabled(...)`` in ``function`` before ``node``."""
-        for item in iter_nodes(function, into_scopes=False):
-            if item is node:
-                return False
-            if isinstance(item, cst.Call) and is_grad_mode_call(self.ctx, item) == "set_grad_enabled" \
-                    and not isinstance(self.ctx.parent(item), cst.WithItem):
+    def _set_grad_before(self, function: cst.CSTNode, order: int) -> bool:
+        """A plain ``torch.set_grad_enabled(...)`` in ``function`` before ``order``."""
+        for site in self.ctx.semantic.graph.sites(function):
+            call = site.node
+            if site.order < order and is_grad_mode_call(self.ctx, call) == "set_grad_enabled" \
+                    and not isinstance(self.ctx.parent(call), cst.WithItem):
                 return True
         return False
-
-
-def _is_false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
-
-
-def _mentions_grad_mode(ctx, expr: cst.CSTNode) -> bool:
-    """``torch.no_grad()``, ``torch.inference_mode``, ``nullcontext() if train else
-    torch.no_grad()``, ``torch.set_grad_enabled(flag)``, ``torch.enable_grad()``, and project
-    wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``)."""
-    for node in iter_nodes(expr):
-        if isinstance(node, (cst.Name, cst.Attribute)):
-            name = ctx.qualified_name(node)
-            if name in NO_GRAD_CONTEXTS:
-                return True
-            if name is not None and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES):
-                return True
-    return False
-
-
-def _taint(grad_exprs: list[cst.CSTNode], assigns: dict[cst.CSTNode, set[str]]) -> set[str]:
-    """Keys whose value may reach a backward / autograd.grad (a fixpoint over assignments)."""
-    tainted: set[str] = set()
-    for expr in grad_exprs:
-        tainted |= referenced_names(expr)
-    pending = dict(assigns)
-    changed = True
-    while changed and pending:
-        changed = False
-        for value, keys in list(pending.items()):
-            if keys & tainted:
-                tainted |= referenced_names(value)
-                del pending[value]
-                changed = True
-    return tainted

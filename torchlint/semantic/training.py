@@ -284,11 +284,93 @@ class TrainingModel:
         Lightning evaluation hook (Lightning turns autograd off there)."""
         if api.in_no_grad(self.ctx, node):
             return True
-        if lightning_hooks:
-            for anc in self.ctx.ancestors(node):
-                if isinstance(anc, cst.FunctionDef) and api.is_lightning_eval_hook(anc.name.value):
-                    return True
-        return False
+        return lightning_hooks and in_lightning_eval_hook(self.ctx, node)
+
+
+# -- cheap queries: the semantic model alone, no TrainingModel built -------------------------
+
+def in_lightning_eval_hook(ctx, node: cst.CSTNode) -> bool:
+    """Inside a Lightning evaluation hook (``validation_step``, ``test_step``, ...: Lightning
+    turns autograd off there), in any enclosing function."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.FunctionDef) and api.is_lightning_eval_hook(anc.name.value):
+            return True
+    return False
+
+
+def grad_mode_exprs(model: SemanticModel, node: cst.CSTNode):
+    """The expressions that may choose the grad mode around ``node``, innermost first: each
+    enclosing ``with`` item (for ``with ctx():``, also every value ``ctx`` may hold there, by
+    reaching definitions: ``ctx = torch.no_grad if frozen else nullcontext``) and each
+    decorator of an enclosing function. The rule decides which count (``in_no_grad`` counts
+    the ones that turn autograd off)."""
+    for anc in model.ctx.ancestors(node):
+        if isinstance(anc, cst.With):
+            for item in anc.items:
+                yield item.item
+                key = api.expr_key(item.item.func if isinstance(item.item, cst.Call) else item.item)
+                if key is None:
+                    continue
+                for b in model.reaching(key, item):
+                    value = b.value if b.value is not None else getattr(b.node, "value", None)
+                    if isinstance(value, cst.BaseExpression):
+                        yield value
+        elif isinstance(anc, cst.FunctionDef):
+            for d in anc.decorators:
+                yield d.decorator
+
+
+def freeze_sites(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
+    """Where parameters get frozen, as (key, node): ``m.requires_grad_(False)``,
+    ``m.freeze()``, ``freeze(m)``/``utils.freeze_params(m)``, ``set_requires_grad(m, False)``,
+    ``m.requires_grad = False``; the parameter of ``for p in m.parameters()`` stands for
+    ``m``. The node says where (for rules that key a freeze by class or function)."""
+    out: list[tuple[str, cst.CSTNode]] = []
+
+    def add(expr: cst.BaseExpression, at: cst.CSTNode) -> None:
+        key = api.expr_key(expr)
+        if key is not None:
+            out.append((_parameter_owner(model, key, at), at))
+
+    for site in model.calls:
+        call = site.node
+        func = call.func
+        attr = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        low = attr.lower()
+        if not ("freeze" in low and "unfreeze" not in low or "requires_grad" in low):
+            continue
+        if isinstance(func, cst.Attribute) and attr == "requires_grad_":
+            if call.args and _is_false(call.args[0].value):
+                add(func.value, call)
+            continue
+        if isinstance(func, cst.Attribute) and attr in ("freeze", "freeze_"):
+            add(func.value, call)
+        # freeze(model), utils.freeze_params(model), set_requires_grad(model, False)
+        if not call.args or call.args[0].keyword is not None:
+            continue
+        if "requires_grad" in low and not any(_is_false(a.value) for a in call.args[1:]):
+            continue
+        add(call.args[0].value, call)
+    for scope in model.scopes.values():
+        for key, bindings in scope.bindings.items():
+            if key.endswith(".requires_grad"):
+                for b in bindings:
+                    if b.kind == "assign" and _is_false(b.value):
+                        out.append((_parameter_owner(model, key[: -len(".requires_grad")], b.node), b.node))
+    return out
+
+
+def _parameter_owner(model: SemanticModel, key: str, at: cst.CSTNode) -> str:
+    """``m`` for ``p`` bound by ``for p in m.parameters()`` (or ``named_parameters``), else ``key``."""
+    if "." in key or "[" in key:
+        return key
+    for b in model.reaching(key, at):
+        if b.kind == "for" and isinstance(b.node, cst.For):
+            for call in iter_nodes(b.node.iter):
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+                        call.func.attr.value in ("parameters", "named_parameters"):
+                    return api.expr_key(call.func.value) or key
+    return key
 
 
 def _is_false(expr: cst.BaseExpression) -> bool:
