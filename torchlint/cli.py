@@ -8,10 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from torchlint import __version__
 from torchlint.errors import TorchlintError, UsageError
@@ -117,10 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rule(args)
         if args.command == "trace":
             return cmd_trace(args)
-        return cmd_check(args)
+        with _sigterm_interrupts():
+            return cmd_check(args)
     except TorchlintError as exc:
         print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
+    except Terminated:
+        print("torchlint: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("torchlint: interrupted", file=sys.stderr)
         return 130
@@ -129,9 +136,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - never a traceback unless asked
         if verbose:
             traceback.print_exc()
-        print(f"torchlint: internal error: {type(exc).__name__}: {escape_text(str(exc))}"
+        from torchlint.source import exception_text  # bounded: never a node's recursive repr
+
+        print(f"torchlint: internal error: {type(exc).__name__}: {escape_text(exception_text(exc))}"
               + ("" if verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         return EXIT_ERROR
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt: the run stops
+    where it is, its worker processes are killed, and ``main`` exits 143 with a message."""
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may
+        yield
+        return
+
+    def terminate(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # -- check -----------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from libcst.metadata import CodeRange
 from torchlint.finding import Finding, one_line
 from torchlint.imports import ImportTable
 from torchlint.positions import Positions
+from torchlint.source import exception_text
 
 if TYPE_CHECKING:
     from torchlint.rule import Rule
@@ -50,6 +51,24 @@ class RuleError:
     path: str
     error: str
     traceback: str
+
+
+TRACEBACK_FRAMES = 12  # innermost frames kept in a RuleError's traceback
+
+
+def describe(exc: BaseException) -> tuple[str, str]:
+    """``"Type: message"`` on one bounded line, and the innermost frames of its traceback.
+
+    Nothing unbounded is formatted: ``str()`` of an exception holding a LibCST node (a
+    ``KeyError(node)``) is the node's repr, which for a deep tree recurses or runs to
+    megabytes, and a ``RecursionError``'s traceback has a thousand frames.
+    """
+    message = f"{type(exc).__name__}: {exception_text(exc)}"
+    try:
+        frames = "".join(traceback.format_tb(exc.__traceback__, limit=-TRACEBACK_FRAMES))
+    except Exception:  # noqa: BLE001 - a traceback we cannot format is left out
+        frames = ""
+    return message, f"Traceback (innermost {TRACEBACK_FRAMES} frames at most):\n{frames}{message}\n"
 
 
 class FileContext:
@@ -105,6 +124,10 @@ class FileContext:
 
             found = self.__dict__["_semantic"] = Analyses(self)
         return found
+
+    def semantic_started(self) -> bool:
+        """Whether any rule asked for ``semantic`` on this file (asking builds nothing yet)."""
+        return self.__dict__.get("_semantic") is not None
 
     # -- tree structure ----------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -286,7 +309,8 @@ class Dispatcher:
     operators are not visited).
 
     A rule that raises is reported (``FileContext.errors``) and dropped for the rest of the
-    file; the other rules go on.
+    file; the other rules go on. A ``RecursionError`` is the file's depth, not a rule bug:
+    it propagates, and the engine reports the file as too deep to analyse.
     """
 
     def __init__(self, ctx: FileContext, rules: list["Rule"]):
@@ -316,12 +340,15 @@ class Dispatcher:
                 continue
             try:
                 method(node)
+            except RecursionError:
+                raise  # the file is too deep for this rule: the engine reports the file
             except Exception as exc:  # noqa: BLE001 - a rule bug must not end the run
                 self._fail(rule, exc)
 
     def _fail(self, rule: "Rule", exc: BaseException) -> None:
         self._dead.add(id(rule))
-        self.ctx.errors.append(RuleError(rule.code, self.ctx.path, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
+        message, trace = describe(exc)
+        self.ctx.errors.append(RuleError(rule.code, self.ctx.path, message, trace))
         self.ctx._reports = [r for r in self.ctx._reports if r[0] is not rule]
         self.ctx.facts.pop(rule.code, None)
 
@@ -358,5 +385,7 @@ class Dispatcher:
             if finish is not None and id(rule) not in self._dead:
                 try:
                     finish()
+                except RecursionError:
+                    raise
                 except Exception as exc:  # noqa: BLE001
                     self._fail(rule, exc)

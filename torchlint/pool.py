@@ -4,15 +4,26 @@ Files go to a process pool in small chunks, a bounded number in flight so memory
 grow with the number of files. If a worker dies (LibCST's native parser can crash the whole
 process on pathological input), the files of the chunks it took are re-analysed one per
 process; a file that kills its process again is reported as TL000 and the run goes on.
+
+A large file (``ISOLATE_BYTES`` or more) is always analysed alone in a fresh process, one at
+a time, whatever ``-j`` is: LibCST needs ~0.4-0.75 GB of memory per MB of source, so a
+crash or memory exhaustion there is that file's TL000, and the memory goes back when the
+process ends. Workers die with the parent (``PR_SET_PDEATHSIG`` on Linux, else a watcher
+thread), ignore Ctrl-C (the parent stops them), and are killed when the run is interrupted.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
-from collections import deque
+import signal
+import sys
+import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
 from torchlint.engine import FileResult, analyze_source, crashed_result
@@ -22,6 +33,12 @@ Item = tuple[int, str, bytes]  # (index, display path, bytes)
 CHUNK = 8
 # Below this many files a pool costs more than it saves (the pre-commit case).
 MIN_FILES_FOR_POOL = 24
+# From this size on a file is analysed in a process of its own. Measured: LibCST takes ~0.37
+# GB and ~12 s per MB of real code (up to ~0.75 GB per MB for pathological code), and 512
+# KiB can hold ~90,000 chained ``and``, half of what the analysis thread's stack was seen
+# to survive (see ``engine.DEEP_STACK_BYTES``).
+ISOLATE_BYTES = 512 * 1024
+PARENT_POLL_SECONDS = 1.0  # the watcher's period where PR_SET_PDEATHSIG is unavailable
 
 
 def default_jobs() -> int:
@@ -60,15 +77,20 @@ def analyze_all(
     on_result: Callable[[int, FileResult], None],
 ) -> None:
     """Analyse every item, calling ``on_result(index, result)`` for each (in any order)."""
+
+    def isolate(item: Item) -> None:
+        on_result(item[0], _isolated(item, enabled, options))
+
+    small = _isolating_large(items, isolate)
     if jobs <= 1 or count < MIN_FILES_FOR_POOL:
-        for index, path, data in items:
+        for index, path, data in small:
             on_result(index, analyze_source(path, data, enabled, options))
         return
     retry: list[Item] = []
     window = jobs * 4
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
+    with _pool(jobs) as pool:
         pending: dict[Future, list[Item]] = {}
-        chunks = _chunks(items, CHUNK)
+        chunks = _chunks(small, CHUNK)
         broken = False
         exhausted = False
         while pending or not exhausted:
@@ -96,14 +118,77 @@ def analyze_all(
                     broken = True
                     retry.extend(chunk)
     for item in retry:
-        on_result(item[0], _isolated(item, enabled, options))
+        isolate(item)
+
+
+def _isolating_large(items: Iterable[Item], isolate: Callable[[Item], None]) -> Iterator[Item]:
+    """The items below ``ISOLATE_BYTES``; each larger one is handed to ``isolate`` as it
+    comes (so at most one large file is held and analysed at a time)."""
+    for item in items:
+        if len(item[2]) >= ISOLATE_BYTES:
+            isolate(item)
+        else:
+            yield item
 
 
 def _isolated(item: Item, enabled: frozenset[str], options: dict[str, dict[str, Any]]) -> FileResult:
     """Analyse one file in a process of its own; a crash there is that file's fault."""
-    index, path, data = item
-    with ProcessPoolExecutor(max_workers=1, mp_context=_context()) as pool:
+    with _pool(1) as pool:
         try:
             return pool.submit(_analyze_chunk, [item], enabled, options).result()[0][1]
         except BrokenProcessPool:
-            return crashed_result(path, "the parser crashed on this file (the process died)", enabled)
+            return crashed_result(item[1], "the analysis crashed on this file (its process died)", enabled)
+
+
+@contextmanager
+def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A process pool whose workers are killed, not awaited, when the body is interrupted
+    (Ctrl-C, SIGTERM) or fails."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),))
+    try:
+        yield pool
+    except BaseException:
+        _kill(pool)
+        raise
+    pool.shutdown()
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API before 3.14
+    for process in processes:
+        try:
+            process.kill()
+        except (OSError, ValueError, AttributeError):  # already gone or closed
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+# -- in each worker ------------------------------------------------------------------------
+
+def _worker_start(parent: int) -> None:
+    """A worker dies with its parent and leaves Ctrl-C to it (the parent kills its workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if not _die_with_parent():
+        threading.Thread(target=_watch_parent, args=(parent,), name="torchlint-parent-watch", daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)

@@ -56,16 +56,17 @@ class _OffsetState(CodegenState):
     def record_syntactic_position(
         self, node: cst.CSTNode, *, start_node: Optional[cst.CSTNode] = None, end_node: Optional[cst.CSTNode] = None
     ) -> Iterator[None]:
+        # No ``finally``: when code generation fails inside (a RecursionError on a deep
+        # tree), ``end_node`` has no range, and a KeyError keyed by a node would replace
+        # the real error with one whose message is the node's (recursive) repr.
         start = self.offset
-        try:
-            yield
-        finally:
-            end = self.offset
-            if start_node is not None:
-                start = self.ranges[start_node][0]
-            if end_node is not None:
-                end = self.ranges[end_node][1]
-            self.ranges[node] = (start, end)
+        yield
+        end = self.offset
+        if start_node is not None:
+            start = self.ranges[start_node][0]
+        if end_node is not None:
+            end = self.ranges[end_node][1]
+        self.ranges[node] = (start, end)
 
 
 class Positions:

@@ -84,23 +84,62 @@ def check_syntax(data: bytes) -> tuple[Parsed | None, str | None, ParseFailure |
         msg = exc.msg or "invalid syntax"
         return None, text, ParseFailure(f"syntax error: {msg}", max(line, 1), max(col, 1))
     except (RecursionError, MemoryError):
-        return None, text, ParseFailure(_TOO_DEEP)
+        return None, text, ParseFailure(TOO_DEEP)
     except ValueError as exc:  # e.g. source code string cannot contain null bytes
         return None, text, ParseFailure(f"cannot parse: {exc}")
     return Parsed(text, tree), text, None
 
 
 def parse_cst(text: str) -> tuple[cst.Module | None, ParseFailure | None]:
-    """LibCST's tree, for text that ``check_syntax`` accepted."""
+    """LibCST's tree, for text that ``check_syntax`` accepted.
+
+    CPython already accepted the text, so any failure here is LibCST's limit, not the
+    file's fault: LibCST rejects some valid code (``else.5``, ``for x in*y:``, ``return*x``
+    raise ``CSTValidationError``) and its native parser can panic. Every such failure is a
+    ``ParseFailure`` for this file; nothing escapes to end the run.
+    """
     try:
         return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
-        return None, ParseFailure(f"syntax error: {exc.message}", exc.raw_line, exc.raw_column + 1)
+        return None, ParseFailure(_LIBCST_REJECTS + bounded(exc.message), exc.raw_line, exc.raw_column + 1)
     except (RecursionError, MemoryError):
-        return None, ParseFailure(_TOO_DEEP)
+        return None, ParseFailure(TOO_DEEP)
+    except Exception as exc:  # noqa: BLE001 - CSTValidationError and whatever else LibCST raises
+        return None, ParseFailure(f"{_LIBCST_REJECTS}{type(exc).__name__}: {exception_text(exc)}")
+    except BaseException as exc:  # the native parser's panics (pyo3 PanicException)
+        if type(exc).__name__ != "PanicException":
+            raise
+        return None, ParseFailure(f"{_LIBCST_REJECTS}the parser panicked: {exception_text(exc)}")
 
 
-_TOO_DEEP = "file is nested too deeply to analyse (the parser ran out of stack)"
+_LIBCST_REJECTS = "LibCST cannot parse this valid Python: "
+MESSAGE_LIMIT = 300  # characters of an exception's text kept in a report
+
+
+def bounded(text: str) -> str:
+    """One line of at most ``MESSAGE_LIMIT`` characters."""
+    text = " ".join(text[: MESSAGE_LIMIT * 4].split())
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, bounded, without formatting LibCST nodes among its arguments: the
+    ``str()`` of a ``KeyError(node)`` is the node's repr, which for a deep tree recurses or
+    runs to megabytes."""
+    args = getattr(exc, "args", ())
+    if isinstance(args, tuple) and any(isinstance(a, cst.CSTNode) for a in args):
+        return bounded(", ".join(f"<{type(a).__name__} node>" if isinstance(a, cst.CSTNode) else _text(a) for a in args))
+    return bounded(_text(exc))
+
+
+def _text(value: object) -> str:
+    try:
+        return str(value)
+    except Exception as exc:  # noqa: BLE001 - a RecursionError included
+        return f"<str() failed: {type(exc).__name__}>"
+
+
+TOO_DEEP = "file is nested too deeply to analyse (ran out of stack)"
 
 
 # -- reading lines back for reports (code frames, fingerprints) --------------------------

@@ -215,3 +215,12 @@ def test_freeze_sites_with_loop_parameters_standing_for_their_module():
     assert [k for k, _ in freeze_sites(sem.model)] == ["enc", "head", "self.disc", "p", "self.backbone", "model"]
     key, node = freeze_sites(sem.model)[-1]
     assert isinstance(node, cst.Assign)
+
+
+def test_empty_unpacking_targets_bind_nothing():
+    """``with x as ():`` and ``() = x`` are valid Python with no target (found by the
+    hypothesmith property test: the model indexed an empty list)."""
+    from torchlint.testing import lint_snippet
+
+    code = "import torch\nwith open('f') as ():\n    pass\n() = []\nfor () in [()]:\n    model.eval()\n    model(x)\n"
+    assert [f.rule for f in lint_snippet(code)] == ["TL003"]

@@ -77,6 +77,11 @@ class Analyses:
         return self._loose
 
     @property
+    def has_training(self) -> bool:
+        """Whether a rule built the training model (the index's function summaries need it)."""
+        return self._training is not None
+
+    @property
     def training(self) -> "TrainingModel":
         if self._training is None:
             from torchlint.semantic.training import TrainingModel

@@ -305,7 +305,7 @@ class SemanticModel:
 
     def _bind_target(self, target, node, kind: str, value, scope: Scope, branches: list, n: int) -> None:
         leaves = unpack_targets(target)
-        if len(leaves) > 1 or leaves[0] is not target:
+        if len(leaves) != 1 or leaves[0] is not target:  # unpacking (``() = x`` binds nothing)
             kind, value = ("unpack" if kind == "assign" else kind), None
         for leaf in leaves:
             if isinstance(leaf, cst.Attribute):
