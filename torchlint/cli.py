@@ -227,8 +227,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         config = str(settings.config_path) if settings.config_path else None
         paths = [f.path for f in files]
 
-        def transform(findings):
-            return apply_trace(findings, paths, settings.trace, config)
+        def transform(findings, records):
+            return apply_trace(findings, paths, settings.trace, config, records=records)
 
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:

@@ -266,7 +266,7 @@ def lint_files(
     *,
     jobs: int = 1,
     cache: "Cache | None" = None,
-    transform: Callable[[list[Finding]], list[Finding]] | None = None,
+    transform: Callable[[list[Finding], list[FileRecord]], list[Finding]] | None = None,
 ) -> RunResult:
     """Lint files: cached results where the bytes are unchanged, the rest analysed in
     ``jobs`` processes, then the project pass over every file's record."""
@@ -308,10 +308,10 @@ def finish(
     results: list[FileResult],
     settings: Settings,
     cwd: Path,
-    transform: Callable[[list[Finding]], list[Finding]] | None = None,
+    transform: Callable[[list[Finding], list[FileRecord]], list[Finding]] | None = None,
 ) -> RunResult:
-    """The project pass, then ``transform`` (the shape trace's merge), then suppression and
-    ordering, over every file's result."""
+    """The project pass, then ``transform`` (the shape trace's merge, given the findings and
+    every file's record), then suppression and ordering, over every file's result."""
     records = {r.path: r.record for r in results}
     findings = [f for r in results for f in r.findings]
     errors = [e for r in results for e in r.errors]
@@ -319,7 +319,7 @@ def finish(
     findings.extend(more)
     errors.extend(project_errors)
     if transform is not None:
-        findings = transform(findings)
+        findings = transform(findings, list(records.values()))
     suppressor = Suppressor(settings, records, cwd)
     kept = sorted((f for f in findings if f.rule in settings.enabled and suppressor.keep(f)), key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(records))

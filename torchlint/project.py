@@ -191,6 +191,10 @@ class Project:
         record, name = hit
         return f"{record.module_name}.{name}" if record.module_name else name
 
+    def has_class(self, qualified: str) -> bool:
+        """Whether ``qualified`` names a class of the project."""
+        return qualified in self._classes()
+
     def ancestors(self, qualified: str) -> list[str]:
         """Every class above ``qualified`` (project classes and the external bases they
         name), nearest first, each once."""

@@ -361,3 +361,32 @@ def test_interrupted_parent_kills_the_child(monkeypatch, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         runner.run_jobs([{"id": "a"}], timeout=5, cwd=tmp_path)
     assert spawned and spawned[0].poll() is not None
+
+
+def test_check_trace_candidates_across_files(tmp_path, monkeypatch):
+    """A subclass of a project class that subclasses nn.Module, in a file that never says
+    torch: the project index finds it (the old regex did not)."""
+    from torchlint.engine import analyze_source
+    from torchlint.trace import confirm
+
+    pkg = tmp_path / "models"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text("import torch.nn as nn\n\n\nclass Encoderish(nn.Module):\n    pass\n\n\n"
+                                 "class Config:\n    pass\n")
+    (pkg / "head.py").write_text("from models.base import Config, Encoderish\n\n\n"
+                                 "class Classifier(Encoderish):\n    pass\n\n\nclass Settings(Config):\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    linted = {p.resolve() for p in pkg.glob("*.py")}
+    cfg = config.load({}, None)
+    made = confirm._records_by_path(linted, None, tmp_path)
+    jobs, _ = confirm.plan_jobs(linted, made, cfg, tmp_path)
+    assert [j["target"]["display"] for j in jobs] == ["models/base.py:Encoderish", "models/head.py:Classifier"]
+    assert confirm.candidate_classes(pkg / "head.py") == []  # alone, the file says nothing
+
+    # check --trace hands over the run's records: nothing is parsed again
+    records = [analyze_source(f"models/{p.name}", p.read_bytes(), frozenset()).record for p in sorted(linted)]
+    monkeypatch.setattr(confirm, "file_record", lambda *a: pytest.fail("parsed again"))
+    handed = confirm._records_by_path(linted, records, tmp_path)
+    assert [j["target"]["display"] for j in confirm.plan_jobs(linted, handed, cfg, tmp_path)[0]] == \
+        ["models/base.py:Encoderish", "models/head.py:Classifier"]

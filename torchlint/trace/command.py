@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from torchlint.errors import ConfigError, UsageError
 from torchlint.trace import INSTALL_HINT, report, shapes
 from torchlint.trace import config as trace_config_mod
+from torchlint.trace.records import TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target
 
@@ -120,25 +121,23 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     job = {"id": "trace", "target": target.job_target(), "args": ctor_args, "kwargs": ctor_kwargs,
            "inputs": [s.to_json() for s in inputs] if inputs else None, "device": device,
            "mode": "trace"}
-    result = run_jobs([job], timeout=timeout, memory_limit=memory)["trace"]
+    result = TraceResult.from_json(run_jobs([job], timeout=timeout, memory_limit=memory)["trace"])
 
-    status = result.get("status")
-    if status == "error":
-        kind = result.get("error_kind")
-        if kind == "no-torch":
+    if result.status == "error":
+        if result.error_kind == "no-torch":
             raise UsageError(f"the shape trace needs torch, which cannot be imported: install "
                              f"torchlint[trace] ({INSTALL_HINT})")
-        message = result.get("message", "the trace could not run")
-        if result.get("output"):
-            message += "\n" + result["output"]
+        message = result.message if result.message is not None else "the trace could not run"
+        if result.output:
+            message += "\n" + result.output
         raise UsageError(message)
 
     problem = None
     findings = []
-    if status == "failed":
-        problem = report.analyse_failure(result.get("failure") or {}, result.get("model_type", ""))
+    if result.status == "failed":
+        problem = report.analyse_failure(result.failure or {}, result.model_type or "")
         if problem.tl100:
-            inputs_text = ", ".join(shapes.format_spec(s) for s in result.get("inputs") or [])
+            inputs_text = ", ".join(shapes.format_spec(s) for s in result.inputs or [])
             f = problem.finding(context=f"traced on {device} with input {inputs_text}")
             if f is not None:
                 findings.append(f)
@@ -149,7 +148,7 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
         text = report.render_table(result, target.display, device, problem)
     stdout.write(text + "\n")
     stdout.flush()
-    if problem is not None or result.get("nonfinite"):
+    if problem is not None or result.nonfinite:
         return 1
     return 0
 

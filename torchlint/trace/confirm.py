@@ -8,6 +8,14 @@ files and merge the results into the static findings.
   (or at the forward line that failed).  Only failures that are clearly about shapes are
   reported; when the input was inferred, every common input size must fail.
 
+Which classes: those the project index (:mod:`torchlint.semantic.index`, through
+:class:`torchlint.project.Project`) knows to be ``nn.Module`` subclasses, through any chain of
+project classes in any of the linted files; and those whose ancestry leaves the project into
+a torch library other than torch itself (``timm``, ``transformers``, ...) or into a name
+nobody can resolve, in a file that imports torch or such a library: the child checks
+``issubclass(cls, nn.Module)`` for real before building anything.  ``check --trace`` hands
+over the run's file records, so no file is parsed again.
+
 All classes are traced in one child process (a crash or hang only costs the class it
 happened in).  A class that cannot be built (constructor arguments without a config entry,
 no ``forward``, no inferable input) is skipped silently.
@@ -16,80 +24,102 @@ no ``forward``, no inferable input) is skipped silently.
 from __future__ import annotations
 
 import ast
+import builtins
 import dataclasses
-import re
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from torchlint.finding import Finding
+from torchlint.imports import ImportTable
+from torchlint.project import FileRecord, Project, module_name_for
+from torchlint.semantic import libraries
+from torchlint.semantic.index import class_facts
 from torchlint.trace import locate, report, shapes
 from torchlint.trace import config as trace_config_mod
 from torchlint.trace.command import require_torch
+from torchlint.trace.records import TraceResult
 from torchlint.trace.runner import run_jobs
 
 UNUSED_LAYER = "TL005"
-# Base names that mark a class as an nn.Module subclass without importing anything.
-_MODULE_BASE = re.compile(r"(Module|Sequential|ModuleList|ModuleDict|Model|Net|Network|Encoder|"
-                          r"Decoder|Block|Layer|Head|Backbone)$")
 # Files never imported by ``check --trace``: importing them has side effects by design.
 _NEVER_IMPORT = {"setup.py", "conftest.py", "noxfile.py", "fabfile.py", "manage.py"}
 # Skipped without a word: the class simply cannot be traced as is.
 _QUIET_ERRORS = {"needs-args", "no-forward", "not-a-module", "no-input-shape", "arity",
                  "target-not-found"}
+_BUILTINS = frozenset(dir(builtins))
+
+# (path, class) -> attribute -> used in some traced forward pass
+Usage = dict[tuple[Path, str], dict[str, bool]]
 
 
-def _base_text(node: ast.expr) -> str:
-    if isinstance(node, ast.Subscript):
-        node = node.value
+# --------------------------------------------------------------------------- which classes
+
+def file_record(path: Path, display: str | None = None) -> FileRecord | None:
+    """The index part of a file's record, for a file the run did not hand over."""
     try:
-        return ast.unparse(node)
-    except Exception:  # noqa: BLE001 - pragma: no cover
-        return ""
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    display = display or path.as_posix()
+    is_package = path.name == "__init__.py"
+    imports = ImportTable(module_name_for(display), is_package)
+    imports.scan_ast(tree.body)
+    return FileRecord(path=display, module_name=imports.module_name, is_package=is_package,
+                      imports=imports.names, star_imports=imports.star,
+                      index={"classes": class_facts(tree, imports)})
+
+
+def traceable_classes(project: Project, record: FileRecord) -> list[str]:
+    """Top-level classes of ``record`` worth a trace (see the module docstring)."""
+    if Path(record.path).name in _NEVER_IMPORT:
+        return []
+    known = None
+    found = []
+    for fact in record.index.get("classes", ()):
+        name = fact["name"]
+        if "." in name:
+            continue  # nested: not importable as a top-level name
+        qualified = f"{record.module_name}.{name}" if record.module_name else name
+        if project.is_nn_module(qualified):
+            found.append(name)
+            continue
+        if known is None:
+            known = _imports_torch(record)
+        if known and any(_may_be_module(project, base) for base in project.ancestors(qualified)):
+            found.append(name)
+    return found
+
+
+def _imports_torch(record: FileRecord) -> bool:
+    names = [*record.imports.values(), *record.star_imports]
+    return any(libraries.root(n) in libraries.TORCH_LIBRARIES for n in names)
+
+
+def _may_be_module(project: Project, base: str) -> bool:
+    """Whether an ancestor outside the project could be an ``nn.Module``: a class of a torch
+    library other than torch itself, or a name the project cannot resolve (not a builtin, not
+    another library)."""
+    if project.has_class(base):
+        return False  # a project class: its own bases decide
+    root = libraries.root(base)
+    if root == "torch":
+        return False  # torch.nn.* is decided by is_nn_module; the rest of torch is not a module
+    if root in libraries.TORCH_LIBRARIES:
+        return True
+    return not libraries.is_library(base) and base not in _BUILTINS
 
 
 def candidate_classes(path: Path) -> list[str]:
-    """Top-level classes in ``path`` that look like ``nn.Module`` subclasses.
-
-    A base counts when it is spelled like a torch module (``nn.Module``, ``nn.Sequential``,
-    ``torch.nn.X``, ``...Module``/``...Net``/``...Block``), is a class of this file that
-    counts, or comes from a relative import (a base class of the same project).  The child
-    checks ``issubclass(cls, nn.Module)`` for real before building anything.
-    """
+    """Top-level classes in ``path`` that may be ``nn.Module`` subclasses, judged from the
+    file alone (``check --trace`` judges with every linted file)."""
     if path.name in _NEVER_IMPORT:
         return []
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return []
-    if "torch" not in source:
-        return []
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    relative = set()
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.level > 0:
-            relative.update(a.asname or a.name for a in node.names)
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    found: list[str] = []
-    changed = True
-    while changed:
-        changed = False
-        for node in classes:
-            if node.name in found:
-                continue
-            for base in node.bases:
-                text = _base_text(base)
-                last = text.rsplit(".", 1)[-1]
-                if (text.startswith(("nn.", "torch.nn.")) or _MODULE_BASE.search(last)
-                        or last in found or text in relative):
-                    found.append(node.name)
-                    changed = True
-                    break
-    return [n.name for n in classes if n.name in found]
+    record = file_record(path)
+    return traceable_classes(Project([record]), record) if record is not None else []
 
+
+# --------------------------------------------------------------------------- the run
 
 def _warn(message: str) -> None:
     print(f"torchlint: warning: {message}", file=sys.stderr)
@@ -97,18 +127,54 @@ def _warn(message: str) -> None:
 
 def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[str, Any] | None,
                 config_path: str | None = None, *,
-                warn: Callable[[str], None] | None = None) -> list[Finding]:
-    """Return ``findings`` with the trace merged in (see the module docstring)."""
+                warn: Callable[[str], None] | None = None,
+                records: Iterable[FileRecord] | None = None) -> list[Finding]:
+    """Return ``findings`` with the trace merged in (see the module docstring).  ``records``:
+    the run's file records (``check --trace``); without them the files are read here."""
     warn = warn or _warn
     cfg = trace_config_mod.load(trace_config, config_path)
     require_torch()
     cwd = Path.cwd().resolve()
     linted = {Path(f).resolve() for f in files if str(f).endswith(".py")}
+    jobs, meta = plan_jobs(linted, _records_by_path(linted, records, cwd), cfg, cwd)
+    if not jobs:
+        return list(findings)
+    results = run_jobs(jobs, timeout=cfg.timeout, memory_limit=cfg.memory_limit, cwd=cwd)
+    usage: Usage = {}
+    new: dict[tuple[str, int, int], Finding] = {}
+    for job in jobs:
+        path, name = meta[job["id"]]
+        result = TraceResult.from_json(results.get(job["id"]) or {"status": "error"})
+        finding = read_result(result, path, name, job["target"]["display"], linted, usage, warn)
+        if finding is not None:
+            new.setdefault((finding.path, finding.line, finding.column), finding)
+    return merge(findings, usage, new, cwd)
 
+
+def _records_by_path(linted: set[Path], records: Iterable[FileRecord] | None,
+                     cwd: Path) -> dict[Path, FileRecord]:
+    """Every linted file's record: the run's, else made from the file."""
+    by_path: dict[Path, FileRecord] = {}
+    for record in records or ():
+        path = (cwd / record.path).resolve()
+        if path in linted and record.parsed:
+            by_path[path] = record
+    for path in linted - set(by_path):
+        made = file_record(path, locate.relative_path(path, cwd))
+        if made is not None:
+            by_path[path] = made
+    return by_path
+
+
+def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
+              cwd: Path) -> tuple[list[dict[str, Any]], dict[str, tuple[Path, str]]]:
+    """One ``check`` job per traceable or configured class, and job id -> (file, class)."""
+    project = Project(list(records.values()))
     jobs: list[dict[str, Any]] = []
     meta: dict[str, tuple[Path, str]] = {}
     for path in sorted(linted):
-        names = candidate_classes(path)
+        record = records.get(path)
+        names = traceable_classes(project, record) if record is not None else []
         configured = [key.rsplit(":", 1)[1] for key in cfg.models
                       if cfg.model_for_file(path, key.rsplit(":", 1)[1]) is not None]
         for name in dict.fromkeys(names + configured):
@@ -125,69 +191,65 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
                 "mode": "check",
             })
             meta[job_id] = (path, name)
-    if not jobs:
-        return list(findings)
+    return jobs, meta
 
-    results = run_jobs(jobs, timeout=cfg.timeout, memory_limit=cfg.memory_limit, cwd=cwd)
 
-    usage: dict[tuple[Path, str], dict[str, bool]] = {}
-    new: dict[tuple[str, int, int], Finding] = {}
-    for job in jobs:
-        path, name = meta[job["id"]]
-        display = job["target"]["display"]
-        result = results.get(job["id"], {})
-        status = result.get("status")
-        if status == "error":
-            if result.get("error_kind") == "no-torch":
-                require_torch()  # pragma: no cover - find_spec said yes, import said no
-            if result.get("error_kind") not in _QUIET_ERRORS:
-                warn(f"--trace: could not trace {display}: {result.get('message', '')}")
-            continue
-        if status in ("ok", "nonfinite"):
-            for inst in result.get("instances") or []:
-                if not inst.get("file"):
-                    continue
-                key = (Path(inst["file"]).resolve(), inst["class"])
-                attrs = usage.setdefault(key, {})
-                for attr, used in inst.get("attrs", {}).items():
-                    attrs[attr] = attrs.get(attr, False) or bool(used)
-            continue
-        failure = result.get("failure") or {}
-        if failure.get("exc_type") == "NotImplementedError":
-            continue  # an abstract base class: nothing to trace
-        problem = report.analyse_failure(failure, result.get("model_type", ""))
-        if not problem.tl100:
-            hint = f" ({failure['hint']})" if failure.get("hint") else ""
-            warn(f"--trace: could not trace {display}: {problem.headline}{hint}")
-            continue
-        fallback = None
-        found = locate.find_class(path, name)
-        if found is not None:
-            fallback = found[1]
-        if problem.location is None or problem.location.path.resolve() not in linted:
-            problem.location = fallback
-        inputs = ", ".join(shapes.format_spec(s) for s in failure.get("inputs") or result.get("inputs") or [])
-        context = f"traced {name} on meta with input {inputs}"
-        if result.get("inputs_inferred"):
-            context += " (inferred; no common input size ran)"
-        finding = problem.finding(fallback, context)
-        if finding is None:
-            continue
-        key2 = (finding.path, finding.line, finding.column)
-        new.setdefault(key2, finding)
+def read_result(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
+                usage: Usage, warn: Callable[[str], None]) -> Finding | None:
+    """Record which attributes a completed trace used (into ``usage``); a TL100 finding for a
+    shape failure; a warning for a trace that could not run for another reason."""
+    if result.status == "error":
+        if result.error_kind == "no-torch":
+            require_torch()  # pragma: no cover - find_spec said yes, import said no
+        if result.error_kind not in _QUIET_ERRORS:
+            warn(f"--trace: could not trace {display}: {result.message or ''}")
+        return None
+    if result.status in ("ok", "nonfinite"):
+        record_usage(result, usage)
+        return None
+    return shape_finding(result, path, name, display, linted, warn)
 
+
+def record_usage(result: TraceResult, usage: Usage) -> None:
+    for inst in result.instances or []:
+        if not inst.get("file"):
+            continue
+        attrs = usage.setdefault((Path(inst["file"]).resolve(), inst["class"]), {})
+        for attr, used in inst.get("attrs", {}).items():
+            attrs[attr] = attrs.get(attr, False) or bool(used)
+
+
+def shape_finding(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
+                  warn: Callable[[str], None]) -> Finding | None:
+    failure = result.failure
+    if failure is None:
+        return None
+    if failure.exc_type == "NotImplementedError":
+        return None  # an abstract base class: nothing to trace
+    problem = report.analyse_failure(failure, result.model_type or "")
+    if not problem.tl100:
+        hint = f" ({failure.hint})" if failure.hint else ""
+        warn(f"--trace: could not trace {display}: {problem.headline}{hint}")
+        return None
+    found = locate.find_class(path, name)
+    fallback = found[1] if found is not None else None
+    if problem.location is None or problem.location.path.resolve() not in linted:
+        problem.location = fallback
+    inputs = ", ".join(shapes.format_spec(s) for s in failure.inputs or result.inputs or [])
+    context = f"traced {name} on meta with input {inputs}"
+    if result.inputs_inferred:
+        context += " (inferred; no common input size ran)"
+    return problem.finding(fallback, context)
+
+
+def merge(findings: list[Finding], usage: Usage, new: dict[tuple[str, int, int], Finding],
+          cwd: Path) -> list[Finding]:
+    """TL005 findings confirmed or dropped by ``usage``; the new TL100 findings added."""
     out: list[Finding] = []
     for f in findings:
         if f.rule == UNUSED_LAYER:
-            cls = (f.extra or {}).get("class")
+            attrs = _attrs_of(f, usage, cwd)
             attr = (f.extra or {}).get("attribute")
-            fpath = (cwd / f.path).resolve()
-            attrs = None
-            if cls and attr:
-                attrs = usage.get((fpath, cls))
-                if attrs is None:  # a nested class reported by its short name
-                    attrs = next((v for (p, q), v in usage.items()
-                                  if p == fpath and q.rsplit(".", 1)[-1] == cls), None)
             if attrs is not None and attr in attrs:
                 if attrs[attr]:
                     continue  # used at run time: the static finding was wrong
@@ -196,3 +258,16 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
     out.extend(new.values())
     out.sort(key=lambda f: f.sort_key)
     return out
+
+
+def _attrs_of(f: Finding, usage: Usage, cwd: Path) -> dict[str, bool] | None:
+    cls = (f.extra or {}).get("class")
+    attr = (f.extra or {}).get("attribute")
+    if not (cls and attr):
+        return None
+    fpath = (cwd / f.path).resolve()
+    attrs = usage.get((fpath, cls))
+    if attrs is None:  # a nested class reported by its short name
+        attrs = next((v for (p, q), v in usage.items()
+                      if p == fpath and q.rsplit(".", 1)[-1] == cls), None)
+    return attrs

@@ -1,4 +1,5 @@
-"""Turn a child result into locations, TL100 findings and table/JSON output."""
+"""Turn a child result (a :class:`~torchlint.trace.records.TraceResult`) into locations,
+TL100 findings and table/JSON output."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from torchlint.finding import Finding, Severity
 from torchlint.trace import locate
+from torchlint.trace.records import Failure, Frame, TraceResult
 from torchlint.trace.shapes import format_spec
 
 RULE = "TL100"
@@ -23,13 +25,14 @@ class Problem:
     tl100: bool  # a shape mismatch (TL100) rather than some other failure
     location: locate.Location | None
     details: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
-    failure: dict[str, Any] = field(default_factory=dict)
+    failure: dict[str, Any] = field(default_factory=dict)  # the record as JSON
+    record: Failure = field(default_factory=lambda: Failure("trace"))
 
     def finding(self, fallback: locate.Location | None = None, context: str = "") -> Finding | None:
         loc = self.location or fallback
         if loc is None:
             return None
-        fix = self.failure.get("fix")
+        fix = self.record.fix
         message = self.headline + (f"; {fix}" if fix else "") + (f" ({context})" if context else "")
         extra = {k: self.failure[k] for k in ("expected", "fix", "received", "module", "inputs")
                  if k in self.failure}
@@ -38,15 +41,15 @@ class Problem:
                        extra=extra)
 
 
-def _frame_location(frame: dict[str, Any] | None) -> locate.Location | None:
+def _frame_location(frame: Frame | None) -> locate.Location | None:
     if not frame or not frame.get("file") or not frame.get("line"):
         return None
     return locate.line_location(Path(frame["file"]), frame["line"], frame.get("colno"),
                                 frame.get("end_colno"), frame.get("end_lineno"))
 
 
-def definition_location(failure: dict[str, Any]) -> locate.Location | None:
-    owner = failure.get("owner")
+def definition_location(failure: Failure) -> locate.Location | None:
+    owner = failure.owner
     if not owner or not owner.get("file"):
         return None
     path = Path(owner["file"])
@@ -81,60 +84,68 @@ def describe_args(items: Any) -> str:
     return ", ".join(describe_value(x) for x in items) or "-"
 
 
-def analyse_failure(failure: dict[str, Any], model_type: str = "") -> Problem:
-    kind = failure.get("kind")
-    module = failure.get("module") or {}
+def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> Problem:
+    """Locate a failure and say it in a headline and labelled details."""
+    rec = failure if isinstance(failure, Failure) else Failure.from_json(failure)
+    kind = rec.kind
+    module = rec.module or {}
     name = module.get("name", "")
     label = f"`{name}` ({module.get('type')})" if name else f"`{module.get('type', model_type)}` (the model)"
-    user = _frame_location(failure.get("user_frame"))
+    user = _frame_location(rec.user_frame)
     details: list[tuple[str, str]] = []
-    tl100 = bool(failure.get("shape_related")) and failure.get("phase") == "forward"
+    tl100 = bool(rec.shape_related) and rec.phase == "forward"
     if kind == "layer":
-        loc = definition_location(failure)
-        if failure.get("problem"):
-            headline = f"{label}: {failure['problem']}"
+        loc = definition_location(rec)
+        if rec.problem:
+            headline = f"{label}: {rec.problem}"
         else:
-            headline = f"{label} failed: {failure.get('message', '')}"
+            headline = f"{label} failed: {rec.message}"
         if loc is not None and loc.code:
             details.append(("defined", f"{loc.display_path()}:{loc.line}  {loc.code}"))
         if user is not None:
             details.append(("called", f"{user.display_path()}:{user.line}  {user.code}"))
             if loc is None:
                 loc = user
-        details.append(("received", describe_args(failure.get("received", []))))
+        details.append(("received", describe_args(rec.received if rec.received is not None else [])))
     elif kind == "forward":
         loc = user
         where = f"{module.get('type', model_type)}.forward" if module else "forward"
         headline = f"in {where} ({'`' + name + '`' if name else 'the model'}): " \
-                   f"{failure.get('problem') or failure.get('message', '')}"
-        if failure.get("problem"):
-            details.append(("error", failure.get("message", "")))
+                   f"{rec.problem or rec.message}"
+        if rec.problem:
+            details.append(("error", rec.message))
         if user is not None and user.code:
             details.append(("code", user.code))
-        if failure.get("received"):
-            details.append(("module input", describe_args(failure["received"])))
+        if rec.received:
+            details.append(("module input", describe_args(rec.received)))
     else:
         loc = user
         phase = {"import": "importing the model's module failed: ",
                  "build": "building the model failed: ", "forward": "the forward pass failed: ",
-                 "trace": "the trace failed: "}.get(failure.get("phase", ""), "")
-        headline = f"{phase}{failure.get('message', '')}"
+                 "trace": "the trace failed: "}.get(rec.phase or "", "")
+        headline = f"{phase}{rec.message}"
         if user is not None and user.code:
             details.append(("code", user.code))
-    if failure.get("expected"):
-        details.append(("expects", failure["expected"]))
-    if failure.get("fix"):
-        details.append(("fix", failure["fix"]))
-    if failure.get("fits"):
-        shown = ", ".join(format_spec(s) for s in failure["fits"])
-        arg = " ".join("--input-shape " + ",".join(map(str, s["shape"])) for s in failure["fits"])
-        details.append(("note", f"the input shape was inferred; the model runs with {shown}: if "
-                                f"that is the intended input, pass {arg}"))
-    if failure.get("hint"):
-        details.append(("hint", failure["hint"]))
-    if failure.get("output") and kind not in ("layer", "forward"):
-        details.append(("output", failure["output"]))
-    return Problem(headline, tl100, loc, details, failure)
+    details += _notes(rec, kind)
+    return Problem(headline, tl100, loc, details, rec.to_json(), rec)
+
+
+def _notes(rec: Failure, kind: str | None) -> list[tuple[str, str]]:
+    notes: list[tuple[str, str]] = []
+    if rec.expected:
+        notes.append(("expects", rec.expected))
+    if rec.fix:
+        notes.append(("fix", rec.fix))
+    if rec.fits:
+        shown = ", ".join(format_spec(s) for s in rec.fits)
+        arg = " ".join("--input-shape " + ",".join(map(str, s["shape"])) for s in rec.fits)
+        notes.append(("note", f"the input shape was inferred; the model runs with {shown}: if "
+                              f"that is the intended input, pass {arg}"))
+    if rec.hint:
+        notes.append(("hint", rec.hint))
+    if rec.output and kind not in ("layer", "forward"):
+        notes.append(("output", rec.output))
+    return notes
 
 
 def render_problem(problem: Problem) -> str:
@@ -175,27 +186,27 @@ def _cell(text: str, width: int = 48) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def input_summary(result: dict[str, Any]) -> str:
-    inputs = ", ".join(format_spec(s) for s in result.get("inputs") or [])
-    if result.get("inputs_inferred") and result.get("inferred_from"):
-        inf = result["inferred_from"]
+def input_summary(result: TraceResult) -> str:
+    inputs = ", ".join(format_spec(s) for s in result.inputs or [])
+    if result.inputs_inferred and result.inferred_from:
+        inf = result.inferred_from
         return f"{inputs} (inferred from `{inf['layer']}`: {inf['reason']})"
-    if result.get("inputs_from_comment"):
-        c = result["inputs_from_comment"]
+    if result.inputs_from_comment:
+        c = result.inputs_from_comment
         return f"{inputs} (from the input-shape comment at {locate.relative_path(Path(c['file']))}:{c['line']})"
     return inputs
 
 
-def render_table(result: dict[str, Any], target: str, device: str,
+def render_table(result: TraceResult, target: str, device: str,
                  problem: Problem | None) -> str:
     out: list[str] = [f"Trace of {target} on {device}"]
-    if "params" not in result:
+    if result.params is None:
         # The model was never built (import failed, crash, timeout): only the problem.
         if problem is not None:
             out += ["", render_problem(problem), "", "Trace failed."]
         return "\n".join(out)
     out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
-    rows = result.get("calls") or []
+    rows = result.calls or []
     if rows:
         table = [("#", "Module", "Type", "Input shapes", "Output shapes", "Params")]
         for i, row in enumerate(rows, 1):
@@ -218,7 +229,7 @@ def render_table(result: dict[str, Any], target: str, device: str,
             out.append("  ".join(cells).rstrip())
             if j == 0:
                 out.append("  ".join("-" * w for w in widths))
-        if result.get("calls_truncated"):
+        if result.calls_truncated:
             out.append(f"... (only the first {len(rows):,} calls are shown)")
         out.append("")
     out.append("Totals")
@@ -232,15 +243,15 @@ def render_table(result: dict[str, Any], target: str, device: str,
         out.append(f"  activations:  ~{human_bytes(totals['activation_bytes'])} for one training "
                    f"step{f' at batch size {batch}' if batch is not None else ''} (estimate: "
                    f"leaf-module outputs{', up to the failure' if problem else ''})")
-    if "cuda_peak_bytes" in result:
-        out.append(f"  CUDA peak:    {human_bytes(result['cuda_peak_bytes'])} allocated on "
-                   f"{result.get('cuda_device', 'the GPU')}")
-    if "seconds" in result:
-        out.append(f"  trace:        {result['seconds']:.2f} s, peak RSS of the trace process "
-                   f"{human_bytes(result.get('peak_rss_kb', 0) * 1024)}")
+    if result.cuda_peak_bytes is not None:
+        out.append(f"  CUDA peak:    {human_bytes(result.cuda_peak_bytes)} allocated on "
+                   f"{result.cuda_device if result.cuda_device is not None else 'the GPU'}")
+    if result.seconds is not None:
+        out.append(f"  trace:        {result.seconds:.2f} s, peak RSS of the trace process "
+                   f"{human_bytes((result.peak_rss_kb if result.peak_rss_kb is not None else 0) * 1024)}")
     out.append("")
-    unused = result.get("unused") or []
-    if problem is not None and problem.failure.get("phase") != "forward":
+    unused = result.unused or []
+    if problem is not None and problem.record.phase != "forward":
         pass  # the forward pass never started
     elif problem is not None:
         out.append("Modules never called: not known (the forward pass did not finish)")
@@ -250,7 +261,7 @@ def render_table(result: dict[str, Any], target: str, device: str,
             out.append(f"  {u['name']} ({u['type']}{', ' + format(u['params'], ',') + ' params' if u['params'] else ''})")
     else:
         out.append("Modules never called: none")
-    nonfinite = result.get("nonfinite") or []
+    nonfinite = result.nonfinite or []
     if nonfinite:
         out.append("")
         out.append("NaN/Inf in layer outputs:")
@@ -272,17 +283,21 @@ def render_table(result: dict[str, Any], target: str, device: str,
     return "\n".join(out)
 
 
-def totals_of(result: dict[str, Any]) -> dict[str, Any]:
-    inputs = result.get("inputs") or []
+def totals_of(result: TraceResult) -> dict[str, Any]:
+    inputs = result.inputs or []
     batch = inputs[0]["shape"][0] if inputs and inputs[0].get("shape") else None
-    return {"params": result.get("params", 0), "trainable_params": result.get("trainable_params", 0),
-            "param_bytes": result.get("param_bytes", 0), "buffer_bytes": result.get("buffer_bytes", 0),
-            "activation_bytes": result.get("activation_bytes", 0), "batch": batch}
+
+    def count(value: int | None) -> int:
+        return 0 if value is None else value
+
+    return {"params": count(result.params), "trainable_params": count(result.trainable_params),
+            "param_bytes": count(result.param_bytes), "buffer_bytes": count(result.buffer_bytes),
+            "activation_bytes": count(result.activation_bytes), "batch": batch}
 
 
-def render_json(result: dict[str, Any], target: str, device: str, problem: Problem | None,
+def render_json(result: TraceResult, target: str, device: str, problem: Problem | None,
                 findings: list[Finding]) -> str:
-    status = "failed" if problem is not None else ("nonfinite" if result.get("nonfinite") else "ok")
+    status = "failed" if problem is not None else ("nonfinite" if result.nonfinite else "ok")
     failure = None
     if problem is not None:
         loc = problem.location
@@ -300,25 +315,25 @@ def render_json(result: dict[str, Any], target: str, device: str, problem: Probl
         "target": target,
         "device": device,
         "status": status,
-        "inputs": result.get("inputs") or [],
-        "inputs_inferred": bool(result.get("inputs_inferred")),
-        "inferred_from": result.get("inferred_from"),
-        "model_type": result.get("model_type"),
+        "inputs": result.inputs or [],
+        "inputs_inferred": bool(result.inputs_inferred),
+        "inferred_from": result.inferred_from,
+        "model_type": result.model_type,
         "calls": [
             {"name": r["name"], "type": r["type"], "depth": r.get("depth", 0),
              "inputs": r.get("inputs", []), "outputs": r.get("outputs"),
              "params": r.get("params"), "failed": bool(r.get("failed"))}
-            for r in result.get("calls") or []
+            for r in result.calls or []
         ],
-        "calls_truncated": bool(result.get("calls_truncated")),
+        "calls_truncated": bool(result.calls_truncated),
         "totals": totals_of(result),
-        "unused": None if problem is not None else (result.get("unused") or []),
-        "nonfinite": result.get("nonfinite") or [],
+        "unused": None if problem is not None else (result.unused or []),
+        "nonfinite": result.nonfinite or [],
         "failure": failure,
         "findings": [f.to_dict() for f in findings],
-        "seconds": result.get("seconds"),
-        "peak_rss_bytes": (result.get("peak_rss_kb") or 0) * 1024,
+        "seconds": result.seconds,
+        "peak_rss_bytes": (result.peak_rss_kb or 0) * 1024,
     }
-    if "cuda_peak_bytes" in result:
-        doc["cuda_peak_bytes"] = result["cuda_peak_bytes"]
+    if result.cuda_peak_bytes is not None:
+        doc["cuda_peak_bytes"] = result.cuda_peak_bytes
     return json.dumps(doc, indent=2)

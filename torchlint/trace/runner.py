@@ -27,6 +27,7 @@ from typing import Any, Iterator
 
 from torchlint.errors import TorchlintError
 from torchlint.trace import supervisor
+from torchlint.trace.records import Failure, TraceResult
 
 # Importing torch can be slow on a cold disk; this is allowed on top of the job timeout.
 STARTUP_ALLOWANCE = 120.0
@@ -215,7 +216,8 @@ def run_jobs(
     env: dict[str, str] | None = None,
     python: str | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Run ``jobs`` (dicts with a unique ``id``) and return ``{id: result}`` for every job."""
+    """Run ``jobs`` (dicts with a unique ``id``) and return ``{id: result}`` for every job,
+    each result a :class:`~torchlint.trace.records.TraceResult` as JSON."""
     import site
     from pathlib import Path
 
@@ -250,8 +252,8 @@ def run_jobs(
                 break
             pending = [j for j in pending if j["id"] not in results]
     for job in jobs:
-        results.setdefault(job["id"], {"status": "error", "error_kind": "child",
-                                       "message": "the trace process returned no result"})
+        results.setdefault(job["id"], TraceResult("error", error_kind="child", message="the trace "
+                                                  "process returned no result").to_json())
     return results
 
 
@@ -271,8 +273,8 @@ def _watch(attempt: _Attempt) -> bool:
 def _all_failed(jobs: list[dict[str, Any]], results: dict[str, dict[str, Any]], kind: str,
                 message: str, output: str = "") -> None:
     for job in jobs:
-        results[job["id"]] = {"status": "error", "error_kind": kind, "message": message,
-                              **({"output": output} if output else {})}
+        results[job["id"]] = TraceResult("error", error_kind=kind, message=message,
+                                         output=output or None).to_json()
 
 
 def _settle(attempt: _Attempt, pending: list[dict[str, Any]], results: dict[str, dict[str, Any]],
@@ -284,21 +286,19 @@ def _settle(attempt: _Attempt, pending: list[dict[str, Any]], results: dict[str,
         return False
     if attempt.current is not None:
         if timed_out:
-            failure = {"phase": "timeout", "kind": "timeout",
-                       "message": f"the trace did not finish within {timeout:g} s (a hang or an "
-                                  "endless loop in user code?); the trace process was killed"}
+            failure = Failure("timeout", kind="timeout",
+                              message=f"the trace did not finish within {timeout:g} s (a hang or an "
+                                      "endless loop in user code?); the trace process was killed")
         elif attempt.exit is None:
-            failure = {"phase": "crash", "kind": "crash",
-                       "message": f"the trace supervisor {_describe_exit(attempt.proc.returncode, False)} "
-                                  "while running user code (did the code signal its parent?)"}
+            failure = Failure("crash", kind="crash",
+                              message=f"the trace supervisor {_describe_exit(attempt.proc.returncode, False)} "
+                                      "while running user code (did the code signal its parent?)")
         else:
-            failure = {"phase": "crash", "kind": "crash",
-                       "message": f"the trace process {_describe_exit(final.get('returncode'))} "
-                                  "while running user code"}
-        output = _tail(final.get("output") or "")
-        if output:
-            failure["output"] = output
-        results[attempt.current] = {"status": "failed", "failure": failure}
+            failure = Failure("crash", kind="crash",
+                              message=f"the trace process {_describe_exit(final.get('returncode'))} "
+                                      "while running user code")
+        failure.output = _tail(final.get("output") or "") or None
+        results[attempt.current] = TraceResult("failed", failure=failure).to_json()
         return True
     if not attempt.ready and not any(j["id"] in results for j in pending):
         # The child died before importing torch: retrying would fail the same way.

@@ -1,0 +1,116 @@
+"""The child process itself: the request, the signed result pipe, ``sys.path``, limits.
+
+Everything here runs before torch or any user code is imported.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+from torchlint.trace import supervisor
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None  # type: ignore[assignment]
+
+# Where user directories (the working directory, a model's package root) go in sys.path:
+# after the standard library, before PYTHONPATH and site-packages.
+_USER_PATH_INDEX = [0]
+
+
+def connect() -> tuple[dict[str, Any], Any]:
+    """Read the request from stdin, then set the process up; return it and ``emit``.
+
+    ``emit`` waits after a ``start`` event until the supervisor has taken it in, so that what
+    the job prints is filed under the job.  Runs before torch or any user code is imported:
+    the signing key only ever lives in ``emit``'s closure, stdin is replaced by /dev/null,
+    the result pipe is not inherited by programs the user code runs, the child dies with its
+    supervisor, and ``sys.path`` gets ``PYTHONPATH`` and site-packages after the standard
+    library.
+    """
+    data = sys.stdin.buffer.read()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    request = json.loads(data)
+    del data
+    key = bytes.fromhex(request.pop("key"))
+    fd, ack = request.pop("fd"), request.pop("ack")
+    os.set_inheritable(fd, False)
+    os.set_inheritable(ack, False)
+    supervisor.die_with_parent(signal.SIGKILL, request.pop("supervisor"))
+    set_up_path(request.pop("user_site", None))
+    counter = itertools.count(1)
+
+    def emit(obj: dict[str, Any]) -> None:
+        supervisor.write_all(fd, supervisor.signed_line(key, next(counter), obj))
+        if obj.get("event") == "start" and not os.read(ack, 1):
+            os._exit(1)  # the supervisor is gone
+
+    return request, emit
+
+
+def set_up_path(user_site: bool | None) -> None:
+    """sys.path as for ``python`` with PYTHONPATH set, except that the standard library comes
+    first: started with ``-I -S``, the interpreter has only the standard library (and the
+    bootstrap added this torchlint)."""
+    import site
+
+    stdlib = [p for p in sys.path if p != supervisor.ROOT]
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    sys.path[:] = stdlib + extra
+    site.ENABLE_USER_SITE = user_site
+    site.main()  # site-packages, .pth files, sitecustomize
+    if supervisor.ROOT not in sys.path:  # a source checkout: torchlint is not installed
+        sys.path.insert(len(stdlib) + len(extra), supervisor.ROOT)
+    _USER_PATH_INDEX[0] = len(stdlib)
+
+
+def add_user_path(path: str) -> None:
+    if path not in sys.path:
+        sys.path.insert(_USER_PATH_INDEX[0], path)
+
+
+def flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
+def peak_rss_kb() -> int:
+    if resource is None:  # pragma: no cover
+        return 0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss // 1024 if sys.platform == "darwin" else rss  # bytes on macOS, KiB on Linux
+
+
+def warm_meta(torch: Any) -> None:
+    """Meta kernels import torch._dynamo & co. on first use (seconds): do it before the job
+    clock starts, so a user's timeout only measures the user's model."""
+    try:
+        x = torch.empty(1, 1, 4, 4, device="meta")
+        torch.nn.functional.conv2d(x, torch.empty(1, 1, 3, 3, device="meta"))
+        torch.nn.functional.batch_norm(x, None, None, training=True)
+    except Exception:  # noqa: BLE001 - only a warm-up
+        pass
+
+
+def apply_memory_limit(limit: int | None) -> None:
+    if not limit or resource is None or not hasattr(resource, "RLIMIT_AS"):
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):  # pragma: no cover - platform dependent
+        pass
+

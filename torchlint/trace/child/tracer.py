@@ -1,0 +1,262 @@
+"""The trace: forward hooks on every module record the calls, shapes, activation sizes,
+non-finite outputs and which parameters were used."""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from typing import Any
+
+from torchlint.trace import shapes
+from torchlint.trace.child.failure import exception_failure
+from torchlint.trace.child.inputs import make_inputs
+from torchlint.trace.child.values import describe, source_file, tensors_in
+from torchlint.trace.records import CallRow, Instance, NonFinite, Traced, UnusedModule
+
+MAX_ROWS = 20000
+MAX_HISTORY = 4096
+MAX_NONFINITE = 50
+
+
+def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
+               high: int | None, modes: list[str], rows: bool) -> Traced:
+    """Run the forward pass once per mode (train, then eval for ``check --trace``), hooked;
+    what the first mode recorded, and its failure if it failed."""
+    tracer = Tracer(torch, model, device, record_rows=rows)
+    tracer.install()
+    failure = None
+    was_training = model.training
+    try:
+        ctx = torch.device(device) if device != "cpu" else contextlib.nullcontext()
+        for mode_index, mode in enumerate(modes):
+            model.train(mode == "train")
+            tracer.recording = rows and mode_index == 0
+            if device == "cuda":
+                torch.cuda.reset_peak_memory_stats()
+            inputs = make_inputs(torch, specs, device, high)
+            try:
+                with ctx, torch.no_grad(), tracer.param_mode():
+                    output = model(*inputs)
+                if mode_index == 0:
+                    tracer.final_output = describe(torch, output)
+                    tracer.check_final(output)
+                if device == "cuda":
+                    torch.cuda.synchronize()
+            except BaseException as exc:  # noqa: BLE001
+                if mode_index == 0:
+                    failure = exception_failure("forward", exc, tracer, model, device=device)
+                    failure.train = mode == "train"
+                break
+    finally:
+        tracer.remove()
+        model.train(was_training)
+    out = tracer.summary()
+    out.failure = failure
+    return out
+
+
+class Tracer:
+    def __init__(self, torch: Any, model: Any, device: str, record_rows: bool = True):
+        self.torch = torch
+        self.model = model
+        self.device = device
+        self.record_rows = record_rows
+        self.recording = record_rows
+        self.names = {}
+        for name, mod in model.named_modules():
+            self.names.setdefault(id(mod), name)
+        self.leaves = {id(m) for m in model.modules() if next(m.children(), None) is None}
+        self.rows: list[CallRow] = []
+        self.truncated = False
+        self.stack: list[tuple[int, CallRow | None, Any]] = []
+        self.called: set[int] = set()
+        self.history: list[tuple[str, str, list[int]]] = []
+        self.act_bytes = 0
+        self._act_seen: dict[int, Any] = {}
+        self.nonfinite: list[NonFinite] = []
+        self.final_output: Any = None
+        self.handles: list[Any] = []
+        self.param_ids = {id(p) for p in model.parameters()} | {id(b) for b in model.buffers()}
+        self.params_used: set[int] = set()
+        self._counted: set[int] = set()
+        self.in_hook = False  # our own tensor calls must not count as parameter use
+        self.first_layer: str | None = None  # the first built-in layer with parameters called
+
+    # hooks -----------------------------------------------------------------
+    def install(self) -> None:
+        for mod in self.model.modules():
+            self.handles.append(mod.register_forward_pre_hook(self._pre, with_kwargs=True))
+            self.handles.append(mod.register_forward_hook(self._post, with_kwargs=True))
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+
+    def _pre(self, mod: Any, args: Any, kwargs: Any) -> None:
+        self.in_hook = True
+        try:
+            key = id(mod)
+            self.called.add(key)
+            if self.first_layer is None and type(mod).__module__.startswith("torch.nn") \
+                    and next(iter(mod._parameters.values()), None) is not None:
+                self.first_layer = self.names.get(key)
+            row = None
+            if self.recording:
+                if len(self.rows) < MAX_ROWS:
+                    row = {"name": self.names.get(key, "?"), "type": type(mod).__name__,
+                           "depth": len(self.stack),
+                           "inputs": self._describe_call(args, kwargs)}
+                    if key not in self._counted:
+                        self._counted.add(key)
+                        row["params"] = int(sum(p.numel() for p in mod.parameters()))
+                    self.rows.append(row)
+                else:
+                    self.truncated = True
+            self.stack.append((key, row, args if self.device != "meta" else None))
+        except Exception:  # noqa: BLE001 - a hook must never break the user's forward
+            pass
+        finally:
+            self.in_hook = False
+        return None
+
+    def _describe_call(self, args: Any, kwargs: Any) -> list[Any]:
+        out = [describe(self.torch, a) for a in args]
+        for k, v in (kwargs or {}).items():
+            d = describe(self.torch, v)
+            out.append({"name": k, "value": d})
+        return out
+
+    def _post(self, mod: Any, args: Any, kwargs: Any, output: Any) -> None:
+        self.in_hook = True
+        try:
+            key = id(mod)
+            entry = None
+            while self.stack:
+                entry = self.stack.pop()
+                if entry[0] == key:
+                    break
+            row = entry[1] if entry and entry[0] == key else None
+            if row is not None:
+                row["outputs"] = describe(self.torch, output)
+            tensors = tensors_in(self.torch, output)
+            name = self.names.get(key, "?")
+            for t in tensors:
+                if len(self.history) < MAX_HISTORY:
+                    self.history.append((name, type(mod).__name__, [int(s) for s in t.shape]))
+            if key in self.leaves and self.recording:
+                for t in tensors:
+                    ref = self._act_seen.get(id(t))
+                    if ref is not None and ref() is t:
+                        continue
+                    try:
+                        self._act_seen[id(t)] = weakref.ref(t)
+                    except TypeError:  # pragma: no cover
+                        pass
+                    self.act_bytes += t.numel() * t.element_size()
+            if self.device != "meta" and len(self.nonfinite) < MAX_NONFINITE:
+                self._check_finite(name, mod, tensors, args)
+        except Exception:  # noqa: BLE001
+            pass
+        finally:
+            self.in_hook = False
+        return None
+
+    def _check_finite(self, name: str, mod: Any, tensors: list[Any], args: Any) -> None:
+        torch = self.torch
+        bad = [t for t in tensors if t.is_floating_point() and not bool(torch.isfinite(t).all())]
+        if not bad:
+            return
+        inputs = [t for t in tensors_in(torch, args) if t.is_floating_point()]
+        self.nonfinite.append({
+            "name": name, "type": type(mod).__name__,
+            "nan": any(bool(torch.isnan(t).any()) for t in bad),
+            "inf": any(bool(torch.isinf(t).any()) for t in bad),
+            "inputs_finite": all(bool(torch.isfinite(t).all()) for t in inputs),
+        })
+
+    def check_final(self, output: Any) -> None:
+        if self.device == "meta" or self.nonfinite:
+            return
+        torch = self.torch
+        bad = [t for t in tensors_in(torch, output) if t.is_floating_point()
+               and not bool(torch.isfinite(t).all())]
+        if bad:
+            self.nonfinite.append({"name": "", "type": type(self.model).__name__ + " (output)",
+                                   "nan": any(bool(torch.isnan(t).any()) for t in bad),
+                                   "inf": any(bool(torch.isinf(t).any()) for t in bad),
+                                   "inputs_finite": True})
+
+    # parameter use (a layer whose weights feed an op is in use even if never called) -------
+    @contextlib.contextmanager
+    def param_mode(self):  # type: ignore[no-untyped-def]
+        from torch.overrides import TorchFunctionMode
+
+        tracer = self
+
+        class ParamUse(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+                kwargs = kwargs or {}
+                if tracer.in_hook:
+                    return func(*args, **kwargs)
+                try:
+                    for a in (*args, *kwargs.values()):
+                        if isinstance(a, (list, tuple)):
+                            for b in a:
+                                if id(b) in tracer.param_ids:
+                                    tracer.params_used.add(id(b))
+                        elif id(a) in tracer.param_ids:
+                            tracer.params_used.add(id(a))
+                except Exception:  # noqa: BLE001
+                    pass
+                return func(*args, **kwargs)
+
+        with ParamUse():
+            yield
+
+    # results -----------------------------------------------------------------
+    def used(self, mod: Any) -> bool:
+        if id(mod) in self.called:
+            return True
+        for p in mod.parameters():
+            if id(p) in self.params_used:
+                return True
+        for b in mod.buffers():
+            if id(b) in self.params_used:
+                return True
+        return any(self.used(c) for c in mod.children())
+
+    def summary(self) -> Traced:
+        unused: list[UnusedModule] = []
+        used_cache: dict[int, bool] = {}
+
+        def is_used(m: Any) -> bool:
+            if id(m) not in used_cache:
+                used_cache[id(m)] = self.used(m)
+            return used_cache[id(m)]
+
+        def walk(prefix: str, mod: Any) -> None:
+            for child_name, child in mod.named_children():
+                qual = f"{prefix}.{child_name}" if prefix else child_name
+                if not is_used(child):
+                    unused.append({"name": qual, "type": type(child).__name__,
+                                   "params": int(sum(p.numel() for p in child.parameters()))})
+                else:
+                    walk(qual, child)
+
+        walk("", self.model)
+        instances: list[Instance] = []
+        for name, mod in self.model.named_modules():
+            cls = type(mod)
+            if cls.__module__.startswith("torch."):
+                continue
+            attrs = {n: is_used(c) for n, c in mod.named_children()}
+            for pname, p in list(mod.named_parameters(recurse=False)) + list(mod.named_buffers(recurse=False)):
+                attrs.setdefault(pname, id(p) in self.params_used)
+            instances.append({"name": name, "class": cls.__qualname__, "file": source_file(cls),
+                              "attrs": attrs})
+        return Traced(calls=self.rows, calls_truncated=self.truncated, unused=unused,
+                      instances=instances, activation_bytes=int(self.act_bytes),
+                      nonfinite=self.nonfinite, model_output=self.final_output,
+                      first_layer=self.first_layer)
+
