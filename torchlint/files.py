@@ -21,6 +21,7 @@ import pathspec
 
 from torchlint.config import Settings
 from torchlint.errors import UsageError
+from torchlint.filekinds import is_test_file  # noqa: F401  (re-exported from its old home)
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 
@@ -269,15 +270,3 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
     for p in excluder.problems:
         problems.setdefault(p)
     return Discovery(sorted(found.values(), key=lambda f: f.display), list(problems))
-
-
-TEST_DIRS = {"tests", "test", "testing", "test_utils"}
-
-
-def is_test_file(path: str) -> bool:
-    """Under ``tests/``, ``test/``, ``testing/`` or ``test_utils/``, or named ``test_*.py``,
-    ``*_test.py``, ``conftest.py``: what rules with a ``skip-tests`` option leave alone."""
-    parts = path.replace("\\", "/").split("/")
-    name = parts[-1]
-    return (any(p in TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
-            or name == "conftest.py")

@@ -209,6 +209,19 @@ class Project:
             stack.extend(reversed(table.get(base, ())))
         return out
 
+    def class_fact(self, qualified: str) -> tuple[FileRecord, dict] | None:
+        """A project class's index entry (``ClassFact``) and its file's record, by the
+        canonical name ``ancestors`` gives (``pkg.mod.Outer.Inner``); None for a class the
+        project does not define."""
+        found = getattr(self, "_class_facts", None)
+        if found is None:
+            found = {}
+            for record in self.records:
+                for fact in record.index.get("classes", ()):
+                    found[f"{record.module_name}.{fact['name']}" if record.module_name else fact["name"]] = (record, fact)
+            self._class_facts = found
+        return found.get(qualified)
+
     def subclasses(self, qualified: str) -> list[str]:
         """Project classes that have ``qualified`` among their ancestors."""
         return sorted(name for name in self._classes() if qualified in self.ancestors(name))

@@ -33,15 +33,20 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 def is_optimizer_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool:
     """``torch.optim.SGD``, ``optim.AdamW``, ``bnb.optim.Adam8bit``, ... (not schedulers)."""
     name = ctx.qualified_name(func)
-    if name is None:
-        return False
+    return name is not None and is_optimizer_class(name, lambda: ctx.is_imported(func))
+
+
+def is_optimizer_class(name: str, imported=lambda: True) -> bool:
+    """A qualified name that is a library optimizer class: in an optimizer module
+    (``torch.optim.SGD``), or an imported name (``imported()``) of a known optimizer class
+    (``lion_pytorch.Lion``); never a scheduler."""
     if name.startswith(SCHEDULER_MODULE):
         return False
     if name.startswith("transformers.optimization.") and _is_hf_schedule_name(name.rsplit(".", 1)[-1]):
         return False  # get_linear_schedule_with_warmup, get_scheduler, AdafactorSchedule: schedules
     if name.startswith(OPTIMIZER_MODULES):
         return True
-    return ctx.is_imported(func) and name.rsplit(".", 1)[-1] in OPTIMIZER_CLASSES
+    return name.rsplit(".", 1)[-1] in OPTIMIZER_CLASSES and imported()
 
 
 def looks_like_optimizer_name(expr_text: str) -> bool:

@@ -1,22 +1,26 @@
 """TL004 hard-coded-hyperparameter: a training hyperparameter written as a numeric literal in
 a function body or a script's top-level code.
 
-How it works (one walk, then ``finish``, then ``check_project`` for subclasses elsewhere):
+How it works (the engine's walk, then ``finish``, then ``check_project`` for subclasses
+elsewhere). The analysis comes from the shared layer (``ctx.semantic``), built only when a
+question needs it:
 
 * ``visit_Call`` recognises the watched calls -- optimizers, learning-rate schedulers,
   ``DataLoader``, gradient clipping, Hugging Face ``TrainingArguments``, Lightning
   ``Trainer`` -- and maps their arguments (keywords, and positionals through each callee's
   signature) to hyperparameter names. A watched argument is a finding when it is a numeric
   literal (``0.1``, ``-1``, ``1e-3``, ``0.1 * 2``, ``[30, 80]``) or a lower-case local of the
-  same function (or of the script's top level) that is only ever assigned such literals; the
-  latter is reported at the literal in the assignment.
-* ``visit_For`` does the same for the bound of an epoch loop: ``for epoch in range(30)``,
-  or a loop over ``range`` whose body runs a data loop that trains.
+  same function (or of the script's top level) whose reaching assignments
+  (``model.reaching``) are all such literals; the latter is reported at the literal.
+* ``visit_For`` notes range loops; ``finish`` reports the bound of those that are epoch
+  loops: ``for epoch in range(30)`` that trains (``training.loop_runs``, or a ``train...``
+  call), a loop calling ``train_one_epoch``, or one whose body runs a data loop that trains.
 * Calls to classes that may subclass an optimizer are settled in ``finish`` when the
-  class chain stays in this file; otherwise the class table and the call's literal
-  arguments (with their positions) go into ``ctx.facts["TL004"]`` and ``check_project``
-  resolves the chain through the other files' tables.
-* A DataLoader's batch size counts when the loader feeds training, or when the file trains.
+  class chain stays in this file (``ClassInfo.bases``/``local_bases``); otherwise the call's
+  literal arguments (with their positions) go into ``ctx.facts["TL004"]`` with the file's
+  ``__init__`` signatures, and ``check_project`` follows ``Project.ancestors``.
+* A DataLoader's batch size counts when the loader feeds training, or when the file trains
+  (the training model's sites and bindings).
 * Class bodies (dataclass / config-class fields), parameter defaults, ``argparse`` and test
   and config files are never reported; zero and negative values (``weight_decay=0``,
   ``max_epochs=-1``: "off" / "unlimited") are not either.
@@ -25,23 +29,26 @@ How it works (one walk, then ``finish``, then ``check_project`` for subclasses e
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from typing import Any
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, unpack_targets
-from torchlint.files import is_test_file
+from torchlint.context import dotted_name
+from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.libraries import LIGHTNING_ROOTS, is_library
+from torchlint.semantic.model import FUNCTION, ClassInfo, Loop
+from torchlint.semantic.training import EPOCH_VAR
 from torchlint.torch_api import (
     OPTIMIZER_CLASSES,
-    backward_target,
+    is_optimizer_class,
     is_optimizer_constructor,
     mode_switch,
     scheduler_kind,
-    step_optimizer,
 )
+
+__all__ = ["HardCodedHyperparameter", "is_config_file", "is_test_file", "numeric_value"]
 
 # -- what is watched ---------------------------------------------------------------------
 
@@ -101,7 +108,6 @@ _CLIP_VALUE_FUNCTIONS = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip
 TRAINING_ARGUMENTS_KEYWORDS = ("learning_rate", "per_device_train_batch_size", "num_train_epochs", "weight_decay",
                                "warmup_steps", "warmup_ratio", "max_grad_norm")
 LIGHTNING_TRAINER_KEYWORDS = ("max_epochs", "gradient_clip_val")
-_LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
 EPOCHS = "epochs"  # the name an epoch loop's bound goes by (for ignore-names)
 
 DESCRIPTIONS = {
@@ -117,25 +123,6 @@ _WHY = "so it cannot be swept, logged or reproduced; read it from a config or a 
 
 # Calls whose keywords configure a command line, never a hyperparameter in use.
 _ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
-
-# -- files -------------------------------------------------------------------------------
-
-_CONFIG_DIRS = {"config", "configs"}
-_CONFIG_FILES = {"config.py", "configs.py", "hparams.py", "hyperparams.py", "settings.py"}
-
-
-_CONFIG_SUFFIXES = ("_config.py", "_configs.py")
-CONFIG_FILES_DESCRIPTION = (" or ".join(f"{d}/" for d in sorted(_CONFIG_DIRS)) + " directories, "
-                            + ", ".join(sorted(_CONFIG_FILES) + [f"*{s}" for s in _CONFIG_SUFFIXES]))
-
-
-def is_config_file(path: str) -> bool:
-    """Under a config directory, or a config file by name (``CONFIG_FILES_DESCRIPTION``):
-    where hyperparameters belong."""
-    parts = PurePosixPath(path.replace("\\", "/")).parts
-    name = parts[-1] if parts else ""
-    return any(p in _CONFIG_DIRS for p in parts[:-1]) or name in _CONFIG_FILES or name.endswith(_CONFIG_SUFFIXES)
-
 
 # -- literals ----------------------------------------------------------------------------
 
@@ -189,13 +176,14 @@ def _positive(value: Any, floor: float = 0) -> bool:
     return isinstance(value, (int, float)) and value > floor
 
 
-# -- epoch loops -------------------------------------------------------------------------
+# -- epoch loops (the loop variable's shape, EPOCH_VAR, is the training model's) ---------
 
-_EPOCH_VAR = re.compile(r"epoch|^ep(_?(i|idx|id|num|no))?$|^(i|n|cur|num)_?ep$", re.IGNORECASE)
 _TRAIN_CALL = re.compile(r"train|fit", re.IGNORECASE)
 _EPOCH_CALL = re.compile(r"epoch", re.IGNORECASE)
 _RUN_CALL = re.compile(r"train|fit|run", re.IGNORECASE)
 _RANGES = {"range", "trange"}
+# Some call in the file must look like this for any loop to be an epoch loop.
+_TRAINISH_CALL = re.compile(r"train|fit|epoch|backward|step", re.IGNORECASE)
 
 
 def _call_name(call: cst.Call) -> str:
@@ -205,10 +193,6 @@ def _call_name(call: cst.Call) -> str:
     if isinstance(func, cst.Attribute):
         return func.attr.value
     return ""
-
-
-def _target_name(target: cst.BaseExpression) -> str | None:
-    return target.value if isinstance(target, cst.Name) else None
 
 
 class HardCodedHyperparameter(Rule):
@@ -694,11 +678,19 @@ class HardCodedHyperparameter(Rule):
                           or (options.get("skip-config-files", True) and is_config_file(path)))
         self._ignore = frozenset(options.get("ignore-names") or ())
         self._extra = frozenset(options.get("extend-names") or ()) - self._ignore
-        self._bindings: dict[int, dict[str, list | None]] = {}
         self._reported: set[int] = set()
-        self._classes: dict[str, cst.ClassDef] = {}
-        self._class_calls: list[cst.Call] = []
-        self._loaders: list[tuple[cst.Call, list]] = []
+        # Settled in ``finish`` (they need the semantic / training model, built only then):
+        # in walk order: (None, _check's arguments) for a watched argument that is a name,
+        # (range loop, its bound) for a loop that may be an epoch loop
+        self._pending: list[tuple[cst.For | None, tuple]] = []
+        self._loaders: list[tuple[cst.Call, list]] = []  # non-training DataLoaders
+        self._class_calls: list[cst.Call] = []  # calls that may construct an optimizer subclass
+        self._subclasses: set[str] = set()  # names of this file's classes that may subclass an optimizer
+        # Cheap necessary conditions noted during the walk, so the semantic model is built
+        # only where it can change the answer:
+        self._trainish = False  # a call named train/fit/epoch/backward/step somewhere
+        self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
+        self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
 
     # -- where code counts ----------------------------------------------------------------
     def _in_code(self, node: cst.CSTNode) -> bool:
@@ -714,20 +706,43 @@ class HardCodedHyperparameter(Rule):
 
     # -- visits ---------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if not self._skip and node.bases:
-            self._classes.setdefault(node.name.value, node)
+        """Note a class that may subclass an optimizer, and its ``__init__`` parameters (for
+        ``check_project``, when the class is called from another file)."""
+        if self._skip or not node.bases or not any(self._may_be_optimizer(b.value) for b in node.bases):
+            return
+        self._subclasses.add(node.name.value)
+        init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+        if init is None:
+            return
+        outer = [a for a in self.ctx.ancestors(node) if isinstance(a, (cst.ClassDef, cst.FunctionDef))]
+        if all(isinstance(a, cst.ClassDef) for a in outer):  # the project index keeps these (``Outer.Inner``)
+            self._inits[".".join([*(a.name.value for a in reversed(outer)), node.name.value])] = _init_params(init)
+
+    def _may_be_optimizer(self, base: cst.BaseExpression) -> bool:
+        """A base that is a library optimizer, an earlier class of this file that may be one,
+        or an import from outside the libraries (not ``nn.Module``)."""
+        if isinstance(base, cst.Name) and not self.ctx.is_imported(base):
+            return base.value in self._subclasses
+        qualified = self.ctx.qualified_name(base) or ""
+        return _is_library_optimizer(qualified) or not is_library(qualified)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if numeric_value(node.value) is not None:
+            self._literal_names.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None and isinstance(node.target, cst.Name) and numeric_value(node.value) is not None:
+            self._literal_names.add(node.target.value)
 
     def visit_Call(self, node: cst.Call) -> None:
+        if not self._trainish and _TRAINISH_CALL.search(_call_name(node)):
+            self._trainish = True
         if self._skip or not node.args:
             return
-        ctx = self.ctx
-        func = node.func
         watched = self._watched(node)
-        if watched is None:
-            return
         if not watched or not self._in_code(node):
             return
-        callee = ctx.qualified_name(func) or "the call"
+        callee = self.ctx.qualified_name(node.func) or "the call"
         if callee in DATALOADERS and not self._training_loader(node):
             self._loaders.append((node, watched))  # reported if the file trains (finish)
             return
@@ -738,22 +753,24 @@ class HardCodedHyperparameter(Rule):
         if self._skip or EPOCHS in self._ignore:
             return
         stop = self._range_stop(node.iter)
-        if stop is None:
+        if stop is None or numeric_value(stop) is None and not isinstance(stop, cst.Name):
             return
-        if numeric_value(stop) is None and not isinstance(stop, cst.Name):
-            return
-        if not self._in_code(node) or not self._is_epoch_loop(node):
-            return
-        self._check(EPOCHS, stop, node, "in the epoch loop's `range(...)`", "bounds the epoch loop")
+        if self._in_code(node):
+            where = "in the epoch loop's `range(...)`"
+            self._pending.append((node, (EPOCHS, stop, node, where, "bounds the epoch loop")))
 
     def finish(self) -> None:
+        for loop, args in self._pending:
+            if loop is None or self._trainish and self._is_epoch_loop(loop):
+                self._check(*args, walking=False)
         if self._loaders and self._file_trains():
             for call, watched in self._loaders:
                 callee = self.ctx.qualified_name(call.func)
                 for name, value in watched:
                     # batch_size=1 outside a training loader: one sample at a time, by design
-                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor=1)
-        if self._class_calls or self._classes:
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor=1,
+                                walking=False)
+        if self._class_calls or self._inits:
             self._check_class_calls()
 
     # -- what a call watches --------------------------------------------------------------
@@ -768,11 +785,7 @@ class HardCodedHyperparameter(Rule):
         imported = ctx.is_imported(func)
         if imported and qualified:
             if is_optimizer_constructor(ctx, func):
-                if last in _NO_POSITIONAL_LR or qualified.startswith("torch.distributed.optim."):
-                    positions: dict[int, str] = {}
-                else:
-                    positions = _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
-                return self._args(call, positions, OPTIMIZER_KEYWORDS)
+                return self._args(call, _library_positions(qualified), OPTIMIZER_KEYWORDS)
             kind = scheduler_kind(ctx, func)
             if kind is not None:
                 names = _SCHEDULER_POSITIONS.get(kind, ())
@@ -787,7 +800,7 @@ class HardCodedHyperparameter(Rule):
             root = qualified.split(".", 1)[0]
             if root == "transformers" and last.endswith("TrainingArguments"):
                 return self._args(call, {}, TRAINING_ARGUMENTS_KEYWORDS)
-            if root in _LIGHTNING_ROOTS and last == "Trainer":
+            if root in LIGHTNING_ROOTS and last == "Trainer":
                 return self._args(call, {}, LIGHTNING_TRAINER_KEYWORDS)
         elif isinstance(func, cst.Attribute):
             if last in ("clip_grad_norm_", "clip_grad_value_"):
@@ -799,7 +812,7 @@ class HardCodedHyperparameter(Rule):
                 return self._args(call, {}, ("max_norm", "clip_val", "gradient_clip_val"))
             if last in _ARGPARSE_METHODS:
                 return []
-        last = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        last = _call_name(call)
         if last[:1].isupper() and (isinstance(func, cst.Name) or imported):
             # maybe an optimizer subclass of this file or of another project file (finish)
             self._class_calls.append(call)
@@ -843,82 +856,148 @@ class HardCodedHyperparameter(Rule):
         return function is not None and "train" in function.name.value.lower()
 
     def _file_trains(self) -> bool:
-        """Does this file train (backward, optimizer construction or step, a Trainer, a
+        """Does this file train (backward, an optimizer step or construction, a trainer, a
         ``training_step``)? A DataLoader elsewhere (reading video metadata, evaluating) has a
         batch size that is not a training hyperparameter."""
+        training = self.ctx.semantic.training
+        if training.sites.backward or training.sites.step or training.sites.fit \
+                or training.bindings["optimizer"] or training.bindings["trainer"]:
+            return True
+        model = training.model
+        if any(s.kind == FUNCTION and s.name == "training_step" for s in model.scopes.values()):
+            return True
         ctx = self.ctx
-        for node in iter_nodes(ctx.module):
-            if isinstance(node, cst.Call):
-                if (backward_target(ctx, node) is not None or step_optimizer(ctx, node) is not None
-                        or is_optimizer_constructor(ctx, node.func)):
-                    return True
-                qualified = ctx.qualified_name(node.func) or ""
-                if qualified.rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(node.func):
-                    return True
-            elif isinstance(node, cst.FunctionDef) and node.name.value == "training_step":
+        for site in model.calls:
+            func = site.node.func
+            if is_optimizer_constructor(ctx, func) \
+                    or (ctx.qualified_name(func) or "").rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(func):
                 return True
         return False
 
-    # -- optimizer subclasses (this file, and other project files through facts) ------------
-    def _class_table(self) -> dict[str, dict]:
-        """What ``check_project`` and this file need to know about each class that may
-        subclass an optimizer: its bases (a library optimizer with its lr/momentum/weight_decay
-        positions, a class of this file, or an imported name) and its ``__init__`` parameters."""
-        table: dict[str, dict] = {}
-        ctx = self.ctx
-        for name, cls in self._classes.items():
-            bases = []
-            for base in cls.bases:
-                expr = base.value
-                if is_optimizer_constructor(ctx, expr):
-                    last = (ctx.qualified_name(expr) or "").rsplit(".", 1)[-1]
-                    positions = {} if last in _NO_POSITIONAL_LR else _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
-                    bases.append(["opt", sorted([i, n] for i, n in positions.items())])
-                elif isinstance(expr, cst.Name) and not ctx.is_imported(expr):
-                    if expr.value in self._classes and expr.value != name:
-                        bases.append(["local", expr.value])
-                elif ctx.is_imported(expr):
-                    qualified = ctx.qualified_name(expr) or ""
-                    if qualified.split(".", 1)[0] not in _LIBRARY_ROOTS:
-                        bases.append(["ext", qualified])
-            if not bases:
-                continue
-            init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
-            table[name] = {"bases": bases, "init": _init_params(init) if init is not None else None}
-        return table
+    # -- epoch loops ---------------------------------------------------------------------
+    def _range_stop(self, it: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``N`` of ``range(N)``, ``range(1, N)``, ``trange(N)``, ``tqdm(range(N))``."""
+        if not isinstance(it, cst.Call):
+            return None
+        func = it.func
+        name = func.value if isinstance(func, cst.Name) else None
+        if name is None and isinstance(func, cst.Attribute) and func.attr.value in ("tqdm", "trange"):
+            name = func.attr.value
+        if name in ("tqdm", "track", "progress_bar") and it.args and isinstance(it.args[0].value, cst.Call):
+            return self._range_stop(it.args[0].value)
+        if name not in _RANGES or name == "range" and self.ctx.is_imported(func):
+            return None
+        args = [a for a in it.args if a.keyword is None]
+        if not args or len(args) > 3 or any(a.star for a in args):
+            return None
+        stop = args[0] if len(args) == 1 else args[1]
+        return _strip_plus_one(stop.value)
 
+    def _is_epoch_loop(self, node: cst.For) -> bool:
+        """It calls ``train_one_epoch``/``run_epoch``-like functions; or its variable is named
+        like an epoch and it trains; or its body runs a data loop (not over ``range``) that trains."""
+        model = self.ctx.semantic.model
+        loop = model.loops.get(node)
+        if loop is None:
+            return False
+        names = [_call_name(site.node) for site in model.calls_in_loop(loop)]
+        if any(_EPOCH_CALL.search(name) and _RUN_CALL.search(name) for name in names):
+            return True
+        var = node.target.value if isinstance(node.target, cst.Name) else None
+        if var is not None and EPOCH_VAR.search(var) and (
+                any(_TRAIN_CALL.search(name) for name in names) or self.ctx.semantic.training.loop_runs(loop)):
+            return True
+        return any(self._trains(inner) for inner in loop.scope.loops if _inside(inner, loop)
+                   and isinstance(inner.node, cst.For) and self._range_stop(inner.node.iter) is None)
+
+    def _trains(self, loop: Loop) -> bool:
+        """An iteration does backward or an optimizer step, or calls ``train...``/``fit...``
+        (not ``model.train()``)."""
+        if self.ctx.semantic.training.loop_runs(loop):
+            return True
+        return any(_TRAIN_CALL.search(_call_name(site.node)) and mode_switch(site.node) is None
+                   for site in self.ctx.semantic.model.calls_in_loop(loop))
+
+    # -- values --------------------------------------------------------------------------
+    def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
+               floor: float = 0, *, walking: bool = True) -> None:
+        """Report ``value`` when it is a literal above ``floor``, or a literal-only local (those
+        wait for ``finish`` while the walk is on: the semantic model answers then)."""
+        number = numeric_value(value)
+        if number is not None:
+            if _positive(number, floor):
+                self._report(name, value, f"is hard-coded {where}")
+        elif isinstance(value, cst.Name):
+            if walking:
+                self._pending.append((None, (name, value, anchor, where, used, floor)))
+                return
+            for literal in self._literal_local(value, anchor) or ():
+                if _positive(numeric_value(literal), floor):
+                    self._report(name, literal,
+                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
+
+    def _report(self, name: str, literal: cst.BaseExpression, what: str) -> None:
+        if id(literal) in self._reported:
+            return
+        self._reported.add(id(literal))
+        text = _shown(self.ctx, literal)
+        desc = DESCRIPTIONS.get(name, f"`{name}`")
+        self.report(literal, f"{desc} {text} {what}, {_WHY}")
+
+    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
+        """The literals a lower-case local (of the function enclosing ``anchor``, the call or
+        loop using ``name``, or of module-level code when used there) may hold where it is
+        used, when every binding reaching there is a literal one; else None."""
+        if name.value.isupper() or name.value not in self._literal_names:
+            return None
+        model = self.ctx.semantic.model
+        home = model.scope_of(anchor)
+        home = home.function() or model.module
+        found = model.reaching(name.value, anchor)
+        if not found or any(b.scope is not home or b.kind not in ("assign", "ann") for b in found):
+            return None
+        if any(numeric_value(b.value) is None for b in found):
+            return None
+        return [b.value for b in found]
+
+    # -- optimizer subclasses (this file, and other project files through facts) ------------
     def _check_class_calls(self) -> None:
-        table = self._class_table()
+        """Calls to a class of this file that subclasses an optimizer are checked here; calls
+        to one whose chain leaves the file go to ``check_project`` (``ctx.facts``)."""
+        model = None
         candidates = []
         for call in self._class_calls:
             func = call.func
             if isinstance(func, cst.Name) and not self.ctx.is_imported(func):
-                if func.value not in table:
+                if func.value not in self._subclasses:
                     continue
-                positions = optimizer_positions(table, func.value, lambda q: None)
-                target = ["local", func.value]
+                model = model or self.ctx.semantic.model
+                info = next((model.classes[b.node] for b in reversed(model.reaching(func.value, call))
+                             if b.kind == "class"), None)
+                if info is None:
+                    continue
+                positions = _local_positions(info)
+                target = ["local", info.qualname]
             else:
                 qualified = self.ctx.qualified_name(func) or ""
-                if qualified.split(".", 1)[0] in _LIBRARY_ROOTS:
+                if is_library(qualified):
                     continue
-                positions, target = None, ["ext", qualified]
+                info, positions, target = None, None, ["ext", qualified]
             if not self._in_code(call):
                 continue
             callee = dotted_name(func)
             if positions is not None:
                 for name, value in self._args(call, positions, OPTIMIZER_KEYWORDS):
-                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
-                continue
-            if target[0] == "local" and not _has_external_base(table, target[1]):
-                continue
-            args = self._candidate_args(call)
-            if args:
-                candidates.append({"callee": target, "shown": callee, "args": args})
-        facts = {}
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", walking=False)
+            elif info is None or _has_external_base(info):
+                args = self._candidate_args(call)
+                if args:
+                    candidates.append({"callee": target, "shown": callee, "args": args})
+        facts: dict[str, Any] = {}
         if candidates:
             facts["calls"] = candidates
-        if table:
-            facts["classes"] = table
+        if self._inits:
+            facts["inits"] = self._inits
         if facts:
             self.ctx.facts[self.code] = facts
 
@@ -961,7 +1040,15 @@ class HardCodedHyperparameter(Rule):
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
             for call in facts.get("calls", ()):
-                positions = _project_positions(project, record, call["callee"], 0)
+                kind, name = call["callee"]
+                if kind == "local":
+                    qualified = f"{record.module_name}.{name}" if record.module_name else name
+                else:
+                    hit = project.resolve_symbol(name, record)
+                    if hit is None:
+                        continue
+                    qualified = f"{hit[0].module_name}.{hit[1]}" if hit[0].module_name else hit[1]
+                positions = _project_positions(project, qualified)
                 if positions is None:
                     continue
                 for key, text, line, column, end_line, end_column, var in call["args"]:
@@ -979,97 +1066,6 @@ class HardCodedHyperparameter(Rule):
         # One literal passed twice (a local used by two calls) is one finding.
         return list({(f.path, f.line, f.column): f for f in out}.values())
 
-    # -- epoch loops ---------------------------------------------------------------------
-    def _range_stop(self, it: cst.BaseExpression) -> cst.BaseExpression | None:
-        """``N`` of ``range(N)``, ``range(1, N)``, ``trange(N)``, ``tqdm(range(N))``."""
-        if not isinstance(it, cst.Call):
-            return None
-        func = it.func
-        name = func.value if isinstance(func, cst.Name) else None
-        if name is None and isinstance(func, cst.Attribute) and func.attr.value in ("tqdm", "trange"):
-            name = func.attr.value
-        if name in ("tqdm", "track", "progress_bar") and it.args and isinstance(it.args[0].value, cst.Call):
-            return self._range_stop(it.args[0].value)
-        if name not in _RANGES or name == "range" and self.ctx.is_imported(func):
-            return None
-        args = [a for a in it.args if a.keyword is None]
-        if not args or len(args) > 3 or any(a.star for a in args):
-            return None
-        stop = args[0] if len(args) == 1 else args[1]
-        return _strip_plus_one(stop.value)
-
-    def _is_epoch_loop(self, loop: cst.For) -> bool:
-        var = _target_name(loop.target)
-        epoch_named = var is not None and bool(_EPOCH_VAR.search(var))
-        for node in iter_nodes(loop.body, into_scopes=False):
-            if isinstance(node, cst.Call):
-                name = _call_name(node)
-                if epoch_named and (
-                    backward_target(self.ctx, node) is not None
-                    or step_optimizer(self.ctx, node) is not None
-                    or _TRAIN_CALL.search(name)
-                ):
-                    return True
-                if _EPOCH_CALL.search(name) and _RUN_CALL.search(name):
-                    return True  # train_one_epoch(...), trainer.run_epoch(...)
-            elif isinstance(node, cst.For) and self._range_stop(node.iter) is None and self._trains(node):
-                return True  # the body runs a data loop that trains
-        return False
-
-    def _trains(self, loop: cst.For) -> bool:
-        for node in iter_nodes(loop.body, into_scopes=False):
-            if isinstance(node, cst.Call):
-                if backward_target(self.ctx, node) is not None or step_optimizer(self.ctx, node) is not None:
-                    return True
-                if _TRAIN_CALL.search(_call_name(node)) and mode_switch(node) is None:
-                    return True
-        return False
-
-    # -- values --------------------------------------------------------------------------
-    def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
-               floor: float = 0) -> None:
-        """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
-        number = numeric_value(value)
-        if number is not None:
-            if _positive(number, floor):
-                self._report(name, value, f"is hard-coded {where}")
-            return
-        if isinstance(value, cst.Name):
-            literals = self._literal_local(value, anchor)
-            for literal in literals or ():
-                if _positive(numeric_value(literal), floor):
-                    self._report(name, literal, f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
-
-    def _report(self, name: str, literal: cst.BaseExpression, what: str) -> None:
-        if id(literal) in self._reported:
-            return
-        self._reported.add(id(literal))
-        text = _shown(self.ctx, literal)
-        desc = DESCRIPTIONS.get(name, f"`{name}`")
-        self.report(literal, f"{desc} {text} {what}, {_WHY}")
-
-    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
-        """The literals a lower-case local (of the function enclosing ``anchor``, the call or
-        loop using ``name``, or of module-level code when used there) is assigned, when it is
-        assigned nothing else; else None. (``anchor``: its children have no parents yet.)"""
-        if name.value.isupper() or self.ctx.is_imported(name):
-            return None
-        scope = None
-        for anc in self.ctx.ancestors(anchor):
-            if isinstance(anc, (cst.FunctionDef, cst.Module)):
-                scope = anc
-                break
-            if isinstance(anc, cst.ClassDef):
-                return None
-            if isinstance(anc, cst.Lambda) and any(p.name.value == name.value for p in _all_params(anc.params)):
-                return None
-        if scope is None:
-            return None
-        bindings = self._bindings.get(id(scope))
-        if bindings is None:
-            bindings = self._bindings[id(scope)] = _scope_bindings(scope)
-        return bindings.get(name.value)
-
 
 def _strip_plus_one(node: cst.BaseExpression) -> cst.BaseExpression:
     """``N + 1`` -> ``N`` when ``N`` is a name (``range(1, n_epochs + 1)``)."""
@@ -1079,130 +1075,85 @@ def _strip_plus_one(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-def _all_params(params: cst.Parameters) -> list[cst.Param]:
-    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            out.append(star)
-    return out
+def _inside(inner: Loop, outer: Loop) -> bool:
+    current = inner.outer
+    while current is not None and current is not outer:
+        current = current.outer
+    return current is outer
 
 
-def _scope_bindings(scope: cst.CSTNode) -> dict[str, list | None]:
-    """name -> the literal values it is assigned in ``scope`` (not entering nested
-    functions/classes), or None when some binding is not a numeric literal."""
-    out: dict[str, list | None] = {}
+# -- optimizer classes: where lr / momentum / weight_decay sit among positional arguments ---
 
-    def bind(name: str, literal: cst.BaseExpression | None) -> None:
-        if name in out and out[name] is None:
-            return
-        if literal is None or numeric_value(literal) is None:
-            out[name] = None
-        else:
-            out.setdefault(name, []).append(literal)  # type: ignore[union-attr]
-
-    def bind_target(target: cst.BaseExpression, literal: cst.BaseExpression | None) -> None:
-        if isinstance(target, cst.Name):
-            bind(target.value, literal)
-            return
-        for leaf in unpack_targets(target):  # unpacking: no single literal per name
-            if isinstance(leaf, cst.Name):
-                bind(leaf.value, None)
-
-    if isinstance(scope, cst.FunctionDef):
-        for param in _all_params(scope.params):
-            bind(param.name.value, None)
-    for node in iter_nodes(scope, into_scopes=False):
-        if node is scope:
-            continue
-        if isinstance(node, cst.Assign):
-            for t in node.targets:
-                bind_target(t.target, node.value)
-        elif isinstance(node, cst.AnnAssign):
-            if node.value is not None:
-                bind_target(node.target, node.value)
-        elif isinstance(node, cst.AugAssign):
-            bind_target(node.target, None)
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            if isinstance(node, cst.For):
-                bind_target(node.target, None)
-        elif isinstance(node, cst.AsName):
-            bind_target(node.name, None)
-        elif isinstance(node, cst.NamedExpr):
-            bind_target(node.target, None)
-        elif isinstance(node, (cst.Global, cst.Nonlocal)):
-            for item in node.names:
-                bind(item.name.value, None)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            bind(node.name.value, None)
-        elif isinstance(node, cst.ImportAlias) and node.asname is None:
-            bind((dotted_name(node.name) or "").split(".")[0], None)
-    return out
+def _library_positions(qualified: str) -> dict[int, str]:
+    """A library optimizer's positional hyperparameters (index 0 is ``params``)."""
+    last = qualified.rsplit(".", 1)[-1]
+    if last in _NO_POSITIONAL_LR or qualified.startswith("torch.distributed.optim."):
+        return {}
+    return _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
 
 
-# Roots of libraries: their classes are never project optimizer subclasses to resolve.
-_LIBRARY_ROOTS = {
-    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "lightning", "pytorch_lightning", "lightning_fabric",
-    "transformers", "accelerate", "timm", "ignite", "typing", "abc", "enum", "dataclasses", "collections",
-    "functools", "os", "sys", "re", "json", "logging", "pathlib", "argparse", "math", "random", "bitsandbytes",
-    "apex", "tqdm", "datasets", "sklearn", "scipy", "pandas", "PIL", "cv2", "matplotlib",
-}
+def _is_library_optimizer(qualified: str) -> bool:
+    return is_optimizer_class(qualified, lambda: "." in qualified)  # dotted: an import, expanded
 
 
 def _init_params(init: cst.FunctionDef) -> list[str]:
     """``__init__``'s positional parameter names after ``self``."""
-    names = []
-    for param in list(init.params.posonly_params) + list(init.params.params):
-        names.append(param.name.value)
-    return names[1:]
+    return [p.name.value for p in [*init.params.posonly_params, *init.params.params]][1:]
 
 
-def _positions_from(info: dict, inherited: dict[int, str]) -> dict[int, str]:
-    init = info.get("init")
+def _from_init(init: list[str] | None, inherited: dict[int, str]) -> dict[int, str]:
     if init is None:
         return inherited
     return {i: n for i, n in enumerate(init) if n in OPTIMIZER_KEYWORDS}
 
 
-def optimizer_positions(table: dict[str, dict], name: str, external, depth: int = 0) -> dict[int, str] | None:
-    """For a class of ``table`` that subclasses an optimizer, where lr/momentum/weight_decay
-    sit among its constructor's positional arguments (after ``params``); None if it is not
-    known to be one. ``external(qualified)`` answers for imported bases."""
-    info = table.get(name)
-    if info is None or depth > 8:
+def _local_positions(info: ClassInfo, depth: int = 0) -> dict[int, str] | None:
+    """For a class of this file that subclasses a library optimizer through classes of this
+    file, its positional hyperparameters; None if it is not known to be one here."""
+    if depth > 8:
         return None
-    for kind, value in info["bases"]:
-        if kind == "opt":
-            inherited = {int(i): n for i, n in value}
-        elif kind == "local":
-            inherited = optimizer_positions(table, value, external, depth + 1)
+    for base in info.bases:
+        local = next((c for c in info.local_bases if c.name == base), None)
+        if local is not None:
+            inherited = _local_positions(local, depth + 1)
         else:
-            inherited = external(value)
+            inherited = _library_positions(base) if _is_library_optimizer(base) else None
         if inherited is not None:
-            return _positions_from(info, inherited)
+            init = info.methods.get("__init__")
+            return _from_init(_init_params(init) if init is not None else None, inherited)
     return None
 
 
-def _has_external_base(table: dict[str, dict], name: str, depth: int = 0) -> bool:
-    info = table.get(name)
-    if info is None or depth > 8:
-        return False
-    return any(kind == "ext" or (kind == "local" and _has_external_base(table, value, depth + 1))
-               for kind, value in info["bases"])
-
-
-def _project_positions(project, record, callee: list, depth: int) -> dict[int, str] | None:
-    """Resolve ``callee`` (["local", name] in ``record``, or ["ext", qualified]) through
-    the project's class tables."""
+def _has_external_base(info: ClassInfo, depth: int = 0) -> bool:
+    """A base (or a same-file base's base) imported from outside the libraries: only the
+    project can say whether it is an optimizer."""
     if depth > 8:
-        return None
-    kind, name = callee
-    if kind == "ext":
-        found = project.resolve_symbol(name, record)
-        if found is None:
-            return None
-        record, name = found
-    table = (record.facts.get(HardCodedHyperparameter.code) or {}).get("classes") or {}
-    return optimizer_positions(table, name, lambda q: _project_positions(project, record, ["ext", q], depth + 1))
+        return False
+    for base in info.bases:
+        local = next((c for c in info.local_bases if c.name == base), None)
+        if local is not None:
+            if _has_external_base(local, depth + 1):
+                return True
+        elif "." in base and not is_library(base):
+            return True
+    return False
+
+
+def _project_positions(project, qualified: str) -> dict[int, str] | None:
+    """Positional hyperparameters of a project class (canonical name) whose ancestors reach a
+    library optimizer: the nearest ``__init__`` of a project class decides (its parameters,
+    from the TL004 facts of its file; keywords only when unknown), else the optimizer's."""
+    init = None
+    for name in [qualified, *project.ancestors(qualified)]:
+        found = project.class_fact(name)
+        if found is not None:
+            record, fact = found
+            if init is None and "__init__" in fact["methods"]:
+                inits = (record.facts.get(HardCodedHyperparameter.code) or {}).get("inits") or {}
+                init = inits.get(fact["name"], [])
+        elif _is_library_optimizer(name):
+            return _from_init(init, _library_positions(name))
+    return None
 
 
 def _shown(ctx, literal: cst.BaseExpression) -> str:

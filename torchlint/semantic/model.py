@@ -551,6 +551,23 @@ class SemanticModel:
                 out.append(site)
         return out
 
+    def calls_in_loop(self, loop: Loop) -> list[CallSite]:
+        """Call sites in ``loop``'s body (not its iterable, not its ``else``), comprehensions
+        included, nested functions, lambdas and classes not, in source order."""
+        node = loop.node
+        start = self.order.get(node.body, 0)
+        stop = self.order.get(node.orelse) if node.orelse is not None else None
+        out = []
+        for site in self.calls:
+            if loop not in site.all_loops or site.order < start or (stop is not None and site.order >= stop):
+                continue
+            scope = site.scope
+            while scope is not loop.scope and scope is not None and scope.kind == COMPREHENSION:
+                scope = scope.parent
+            if scope is loop.scope:
+                out.append(site)
+        return out
+
     def calls_in(self, scope_node: cst.CSTNode, *, nested: bool = False) -> list[CallSite]:
         """Call sites directly in a scope; with ``nested``, also in its nested scopes."""
         scope = self.scopes[scope_node]

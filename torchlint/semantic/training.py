@@ -224,6 +224,22 @@ class TrainingModel:
             kinds.add(EPOCH)
         return kinds
 
+    def loop_runs(self, loop: Loop) -> set[str]:
+        """Which of ``backward`` / ``step`` an iteration of ``loop`` runs, directly or through
+        same-file callees."""
+        backward, step = self.closure("backward"), self.closure("step")
+        backward_sites, step_sites = self._backward_set, self._step_set
+        out: set[str] = set()
+        for site in self._loop_sites(loop):
+            targets = self.graph.targets(site)
+            if "backward" not in out and (site in backward_sites or any(t in backward for t in targets)):
+                out.add("backward")
+            if "step" not in out and (site in step_sites or any(t in step for t in targets)):
+                out.add("step")
+            if len(out) == 2:
+                break
+        return out
+
     @property
     def _backward_set(self) -> set:
         return set(self.sites.backward)
