@@ -98,6 +98,34 @@ def test_comprehension_and_lambda_calls_are_call_sites():
     assert fn(ctx, "f") in sem.graph.callees(ctx.module)  # the comprehension runs with the module
 
 
+def test_code_scope_and_loops_around_see_through_comprehensions():
+    ctx, sem = analyses(
+        "def f(opts, loader):\n"
+        "    for x in loader:\n"
+        "        while x:\n"
+        "            [o.zero_grad() for o in opts]\n"
+        "            p.grad = None\n"
+        "        def g():\n"
+        "            for y in x:\n"
+        "                q.grad = None\n"
+        "class C:\n"
+        "    for z in range(2):\n"
+        "        w = z\n")
+    model = sem.model
+    (site,) = model.calls_to("zero_grad")
+    assert site.scope.kind == "comprehension" and site.loops == ()
+    assert model.code_scope(site.scope).node is fn(ctx, "f")
+    assert [lp.node for lp in model.loops_around(site.node)] == [lp.node for lp in site.all_loops]
+    grads = find(ctx.module, cst.Attribute, lambda n: n.attr.value == "grad")
+    outer = [type(lp.node).__name__ for lp in model.loops_around(grads[0])]
+    assert outer == ["For", "While"]
+    inner = model.loops_around(grads[1])  # g's own loop only, not f's
+    assert len(inner) == 1 and inner[0].scope.node is fn(ctx, "g")
+    (w,) = find(ctx.module, cst.Name, lambda n: n.value == "w")
+    assert [lp.scope.kind for lp in model.loops_around(w)] == ["class"]
+    assert model.code_scope(model.scope_of(w)).kind == "class"
+
+
 def test_loop_classification_and_training_closure():
     ctx, sem = analyses(
         "import torch\n"

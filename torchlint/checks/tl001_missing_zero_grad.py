@@ -1,14 +1,17 @@
 """TL001 missing-zero-grad: a training loop steps an optimizer without clearing gradients.
 
-How it works (one walk, then ``finish``):
+Everything structural comes from the shared layer (``ctx.semantic``): backward, optimizer-step
+and ``zero_grad`` sites and optimizer bindings from the training model, scopes and loops from
+the semantic model, "what does this call run" from the call graph. The rule adds the clearings
+only it knows (``p.grad = None``, ``p.grad.zero_()``, ``zero_grad(model)``, a ``zero_grad``
+handed on) and its judgement, in ``finish``:
 
-* While the tree is walked, every backward, optimizer step, gradient clearing and call of a
-  function that may be defined in this file is recorded as an event, with the function
-  (or lambda, or module) it sits in and the loops around it in that function.
+* Each backward, step, clearing, optimizer construction and call of a same-file function is
+  an *event*, placed in its code scope (function, lambda, class or module) and its loops there.
 * A *unit* is a loop (``for``/``while``) or a Lightning ``training_step`` that calls
   ``self.manual_backward`` (it runs once per batch) and is not itself called from a loop
-  here. What a unit does per iteration is the events in its body plus, transitively, those
-  of the local functions, same-class methods and step closures it calls.
+  here. What a unit does per iteration is the events in its body plus those of every
+  same-file function its calls reach.
 * For every optimizer step, the units whose iteration does a backward and that step are its
   candidates; the innermost ones (no other candidate inside them) must clear that
   optimizer's gradients somewhere in their iteration.
@@ -20,20 +23,14 @@ How it works (one walk, then ``finish``):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Rule, Valid
-from torchlint.torch_api import (
-    backward_target,
-    expr_key,
-    is_optimizer_constructor,
-    looks_like_optimizer_name,
-    step_optimizer,
-)
+from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
 
 # Helpers whose name says they clear gradients (``self.optimizer_zero_grad()``,
 # ``zero_grad(model)``, ``self._reset_grads()``): their body may live in another file.
@@ -41,27 +38,25 @@ _CLEARING_NAME = re.compile(r"zero_?grads?|clear_?grads?|reset_?grads?|grads?_to
 # Names in an ``if`` test that mean "gradient accumulation boundary".
 _ACCUMULATION_NAME = re.compile(r"accum|sync_grad", re.IGNORECASE)
 _ALL = "*"  # a clearing that covers every optimizer (module.zero_grad(), p.grad = None)
-_MAX_BASES = 8
+# Statements that run whenever the code around them does (no branch in between).
+_STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With, cst.Finally,
+             cst.WithItem, cst.Await)
 
 
 @dataclass(eq=False)
 class _Event:
-    kind: str  # "backward" | "step" | "clear" | "call"
+    kind: str  # "backward" | "step" | "clear" | "call" | "bind" (an optimizer built)
     node: cst.CSTNode
     order: int
-    scope: cst.CSTNode  # FunctionDef, Lambda or Module holding the event
-    loops: tuple  # loops around the event inside ``scope``, outermost first
-    frame: "_Frame"
-    key: str | None = None  # optimizer key (step/clear); _ALL for clear-everything
-    ref: cst.BaseExpression | None = None  # "call": what is called; "step": its closure
+    scope: cst.CSTNode  # FunctionDef, Lambda, ClassDef or Module whose code holds the event
+    loops: tuple  # loop nodes around the event inside ``scope``, outermost first
+    key: str | None = None  # optimizer key (step/clear/bind); _ALL for clear-everything
+    ref: cst.BaseExpression | None = None  # "call": what is called; "step": its closure argument
+    callees: tuple = ()  # same-file functions it runs ("call": targets and references; "step": the closure)
 
-
-@dataclass(eq=False)
-class _Frame:
-    node: cst.CSTNode
-    chain: tuple  # function scopes visible for bare names, innermost first, module last
-    cls: cst.ClassDef | None  # the class ``self`` refers to
-    loops: list = field(default_factory=list)
+    @property
+    def closure(self) -> cst.CSTNode | None:
+        return self.callees[0] if self.kind == "step" and self.callees else None
 
 
 class MissingZeroGrad(Rule):
@@ -581,217 +576,178 @@ class MissingZeroGrad(Rule):
         ),
     ]
 
-    # -- the walk ----------------------------------------------------------------------
+
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
         return "backward" in text and "step" in text
 
+    # -- the walk: a cheap gate, and the clearings no shared model records --------------
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
-        module = ctx.module
-        self._frames: list[_Frame] = [_Frame(module, (module,), None)]
-        self._events: list[_Event] = []
-        self._order = 0
-        # parent scope (module / function / class) -> {name: FunctionDef}
-        self._defs: dict[cst.CSTNode, dict[str, cst.FunctionDef]] = {}
-        self._classes: dict[str, cst.ClassDef] = {}
-        self._loop_info: dict[cst.CSTNode, tuple[cst.CSTNode, tuple]] = {}  # loop -> (scope, outer loops)
-        self._optimizers: dict[str, str] = {}  # key -> constructor's last name
-        self._aliases: dict[str, set[str]] = {}
-        self._partials: dict[str, cst.BaseExpression] = {}  # fn = functools.partial(f, ...)
-
-    def _push(self, node: cst.CSTNode, cls: cst.ClassDef | None) -> None:
-        top = self._frames[-1]
-        if isinstance(node, cst.ClassDef):
-            chain = top.chain
-        else:
-            chain = (node,) + top.chain
-        frame = _Frame(node, chain, cls)
-        self._frames.append(frame)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        top = self._frames[-1]
-        self._defs.setdefault(top.node, {})[node.name.value] = node
-        cls = top.node if isinstance(top.node, cst.ClassDef) else top.cls
-        self._push(node, cls)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._frames.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._push(node, self._frames[-1].cls)
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self._frames.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._classes.setdefault(node.name.value, node)
-        self._push(node, node)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._frames.pop()
-
-    def visit_For(self, node: cst.For) -> None:
-        self._enter_loop(node)
-
-    def leave_For(self, node: cst.For) -> None:
-        self._frames[-1].loops.pop()
-
-    def visit_While(self, node: cst.While) -> None:
-        self._enter_loop(node)
-
-    def leave_While(self, node: cst.While) -> None:
-        self._frames[-1].loops.pop()
-
-    def _enter_loop(self, node: cst.CSTNode) -> None:
-        frame = self._frames[-1]
-        self._loop_info[node] = (frame.node, tuple(frame.loops))
-        frame.loops.append(node)
-
-    def _add(self, kind: str, node: cst.CSTNode, key: str | None = None, ref: cst.BaseExpression | None = None) -> None:
-        frame = self._frames[-1]
-        self._order += 1
-        self._events.append(_Event(kind, node, self._order, frame.node, tuple(frame.loops), frame, key, ref))
+        self._grad_clears: list[cst.CSTNode] = []  # p.grad = None, del p.grad, fn=opt.zero_grad
+        self._backward = self._step = False  # seen a call that may be a backward / a step
 
     def visit_Call(self, node: cst.Call) -> None:
+        # Only a gate: the shared models are built in finish() if both may occur.
         func = node.func
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
-            if attr in ("backward", "manual_backward"):
-                if backward_target(self.ctx, node) is not None:
-                    self._add("backward", node)
-                return
-            if attr == "step":
-                self._add("step", node)  # classified in finish(), once optimizers are known
-                return
-            if attr == "zero_grad":
-                self._add("clear", node, ref=func.value)  # optimizer or module: decided later
-                return
-            if (attr in ("zero_", "fill_") and _mentions_grad(func.value)) or attr == "_foreach_zero_":
-                self._add("clear", node, key=_ALL)
-                return
-            if _CLEARING_NAME.search(attr):
-                self._add("clear", node, key=_ALL)
-                return
-            if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-                self._add("call", node, ref=func)
-            return
-        if isinstance(func, cst.Name):
-            name = func.value
-            if name == "backward" or name == "_foreach_zero_":
-                qualified = self.ctx.qualified_name(func) or ""
-                if name == "backward" and backward_target(self.ctx, node) is not None:
-                    self._add("backward", node)
-                    return
-                if qualified.endswith("_foreach_zero_"):
-                    self._add("clear", node, key=_ALL)
-                    return
-            if _CLEARING_NAME.search(name):
-                self._add("clear", node, key=_ALL)
-                return
-            if name not in self.ctx.imports:
-                self._add("call", node, ref=func)
+            self._backward = self._backward or attr in ("backward", "manual_backward")
+            self._step = self._step or attr == "step"
+        elif isinstance(func, cst.Name):
+            self._backward = self._backward or self.ctx.imports.get(func.value, func.value).endswith("backward")
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # ``zero_grad_fn=optimizer.zero_grad``: a clearing handed to someone who calls it.
         if node.attr.value == "zero_grad":
             parent = self.ctx.parent(node)
             if not (isinstance(parent, cst.Call) and parent.func is node):
-                self._add("clear", node, key=_ALL)
+                self._grad_clears.append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._assigned(target.target, node.value)
+            self._grad_targets(target.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._assigned(node.target, node.value)
+            self._grad_targets(node.target)
 
     def visit_Del(self, node: cst.Del) -> None:
         if _mentions_grad(node.target):
-            self._add("clear", node, key=_ALL)
+            self._grad_clears.append(node)
 
-    def _assigned(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Attribute) and target.attr.value == "grad":
-            self._add("clear", target, key=_ALL)
-            return
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                if isinstance(element.value, cst.Attribute) and element.value.attr.value == "grad":
-                    self._add("clear", element.value, key=_ALL)
-            return
-        key = expr_key(target)
-        if key is None:
-            return
-        if isinstance(value, cst.Call) and is_optimizer_constructor(self.ctx, value.func):
-            self._optimizers[key] = (dotted_name(value.func) or "").rsplit(".", 1)[-1]
-            self._add("bind", target, key=key)
-            return
-        if isinstance(value, cst.Call) and value.args and looks_like_optimizer_name(key.split("[")[0]):
-            self._add("bind", target, key=key)  # opt = opt_cls(model.parameters()), create_optimizer(...)
-        if isinstance(value, cst.Call) and value.args and (dotted_name(value.func) or "").endswith("partial"):
-            self._partials[key] = value.args[0].value
-            return
-        other = expr_key(value)
-        if other is not None:
-            self._aliases.setdefault(key, set()).add(other)
-            self._aliases.setdefault(other, set()).add(key)
+    def _grad_targets(self, target: cst.BaseExpression) -> None:
+        if _is_grad(target):
+            self._grad_clears.append(target)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._grad_clears.extend(e.value for e in target.elements if _is_grad(e.value))
 
     # -- the analysis ------------------------------------------------------------------
     def finish(self) -> None:
-        events = self._events
-        if not any(e.kind == "backward" for e in events) or not any(e.kind == "step" for e in events):
+        if not (self._backward and self._step):
             return
-        optimizers = set(self._optimizers)
-        kept = []
+        sem = self.ctx.semantic
+        self.model, self.graph, self.training = sem.model, sem.graph, sem.training
+        if not self.training.sites.backward or not self.training.sites.step:
+            return
+        self._optimizers = self.training.bindings["optimizer"]
+        self._aliases: dict[str, set[str]] = {}
+        self._ext_cache: dict[cst.CSTNode, list[_Event]] = {}
+        self._inner_cache: dict[cst.CSTNode, set] = {}
+        events = self._collect_events()
+        self._direct: dict[cst.CSTNode, list[_Event]] = {}
         for e in events:
-            if e.kind == "step":
-                key = step_optimizer(self.ctx, e.node, optimizers)
-                if key is None:
-                    continue
-                e.key = key
-                receiver = expr_key(e.node.func.value)
-                e.ref = _closure_arg(e.node) if receiver == key else None  # not scaler.step(opt)
-                if e.ref is not None and self._resolve(e.ref, e.frame) is None:
+            self._direct.setdefault(e.scope, []).append(e)
+        units, reach = self._find_units(events)
+        unit_events, candidates = self._find_candidates(units, reach)
+        reported: set[cst.CSTNode] = set()
+        for step, cands in candidates.items():
+            self._judge_step(step, cands, units, reach, unit_events, reported)
+        self._judge_lone_closures(events, candidates, reported)
+        for unit, direct in units.items():
+            if unit in unit_events:
+                self._check_order(unit, direct, reported)
+
+    # -- step 1: events ----------------------------------------------------------------
+    def _collect_events(self) -> list[_Event]:
+        """Every event of the file, in source order."""
+        training, graph = self.training, self.graph
+        known: dict = {site: ("backward", None) for site in training.sites.backward}
+        known.update((site, ("step", key)) for site, key in training.sites.step)
+        for site, key in training.sites.zero_grad:  # an optimizer's, or a module's (all of them)
+            known[site] = ("clear", key if key is not None and self._is_optimizer(key) else _ALL)
+        events: list[_Event] = []
+        for site in self.model.calls:
+            kind, key = known.get(site, (None, None))
+            ref, callees = None, ()
+            if kind == "step":
+                ref, callees = self._step_closure(site, key)
+                if ref is not None and not callees:
                     # The closure does the backward (and should clear); one we cannot see
                     # (an object, a function from elsewhere) leaves nothing to judge.
                     continue
-            elif e.kind == "clear" and e.key is None:
-                receiver = e.ref
-                key = expr_key(receiver) if receiver is not None else None
-                e.key = key if key is not None and self._is_optimizer(key) else _ALL
-                e.ref = None
-            kept.append(e)
-        self._direct: dict[cst.CSTNode, list[_Event]] = {}
-        for e in kept:
-            self._direct.setdefault(e.scope, []).append(e)
-        self._callees: dict[int, list[cst.CSTNode]] = {}
-        self._ext_cache: dict[cst.CSTNode, list[_Event]] = {}
-        self._reach_cache: dict[cst.CSTNode, frozenset] = {}
-        self._inner_cache: dict[cst.CSTNode, set] = {}
+            elif kind is None:
+                if _clears_everything(site.node.func):
+                    kind, key = "clear", _ALL
+                else:
+                    kind, ref = "call", site.node.func
+            scope = self.model.code_scope(site.scope)
+            loops = tuple(lp.node for lp in site.all_loops if lp.scope is scope)
+            if kind == "call":  # only calls a unit makes (in a loop, in a training_step) matter
+                if not loops and not (isinstance(scope.node, cst.FunctionDef) and scope.name == "training_step"):
+                    continue
+                callees = tuple(graph.targets(site)) + tuple(graph.references(site))
+                if not callees:
+                    continue
+            events.append(_Event(kind, site.node, site.order, scope.node, loops, key, ref, callees))
+        for node in self._grad_clears:
+            events.append(self._event_at("clear", node, _ALL))
+        events.extend(self._bindings())
+        events.sort(key=lambda e: e.order)
+        return events
 
-        # Units: loops, then Lightning training_steps not called from a loop here.
-        loop_direct: dict[cst.CSTNode, list[_Event]] = {}
-        for e in kept:
-            for loop in e.loops:
-                loop_direct.setdefault(loop, []).append(e)
+    def _event_at(self, kind: str, node: cst.CSTNode, key: str | None) -> _Event:
+        model = self.model
+        scope = model.code_scope(model.scope_of(node))
+        loops = tuple(lp.node for lp in model.loops_around(node))
+        return _Event(kind, node, model.order[node], scope.node, loops, key)
+
+    def _step_closure(self, site, key: str) -> tuple[cst.BaseExpression | None, tuple]:
+        """``opt.step(closure)``: the closure argument and what it resolves to here
+        (``scaler.step(opt)`` has none)."""
+        call = site.node
+        if expr_key(call.func.value) != key:
+            return None, ()
+        ref = _closure_arg(call)
+        if ref is None:
+            return None, ()
+        return ref, tuple(self.graph.resolve(ref, site.scope, call)[:1])
+
+    def _bindings(self) -> list[_Event]:
+        """Optimizers built (``opt = SGD(...)``, ``opt = opt_cls(model.parameters())``) as
+        events; plain ``a = b`` assignments as aliases."""
+        ctx, loops, optimizers, out = self.ctx, self.model.loops, self._optimizers, []
+        for scope in self.model.scopes.values():
+            for key, bindings in scope.bindings.items():
+                for b in bindings:
+                    if b.kind not in ("assign", "ann") or b.value is None:
+                        continue
+                    value = b.value
+                    if isinstance(value, cst.Call):
+                        if (key in optimizers and is_optimizer_constructor(ctx, value.func)) or (
+                                value.args and looks_like_optimizer_name(key.split("[")[0])):
+                            out.append(_Event("bind", b.node, b.order, scope.node,
+                                              tuple(n for n in b.branches if n in loops), key))
+                        continue
+                    other = expr_key(value)
+                    if other is not None:
+                        self._aliases.setdefault(key, set()).add(other)
+                        self._aliases.setdefault(other, set()).add(key)
+        return out
+
+    # -- step 2: units and what each iteration does --------------------------------------
+    def _find_units(self, events: list[_Event]) -> tuple[dict, dict]:
+        """Loops with events of their own, then Lightning training_steps not called from a
+        loop here; each with the same-file functions its iteration reaches."""
         units: dict[cst.CSTNode, list[_Event]] = {}
-        reach: dict[cst.CSTNode, frozenset] = {}
-        called_from_loops: set[cst.CSTNode] = set()
-        for loop, direct in loop_direct.items():
-            reach[loop] = self._reach_of(direct)
-            called_from_loops |= reach[loop]
-            units[loop] = direct
+        for e in events:
+            for loop in e.loops:
+                units.setdefault(loop, []).append(e)
+        reach = {loop: self._reach_of(direct) for loop, direct in units.items()}
+        called_from_loops = set().union(*reach.values())
         for scope, direct in self._direct.items():
             if (
                 isinstance(scope, cst.FunctionDef)
                 and scope.name.value == "training_step"
                 and scope not in called_from_loops
-                and any(_is_manual_backward(e.node) for e in self._ext(scope) if e.kind == "backward")
+                and any(e.kind == "backward" and _is_manual_backward(e.node) for e in self._ext(scope))
             ):
                 units[scope] = direct
                 reach[scope] = self._reach_of(direct)
+        return units, reach
 
+    def _find_candidates(self, units: dict, reach: dict) -> tuple[dict, dict]:
+        """Per unit doing a backward, all its iteration's events; per step, its units."""
         unit_events: dict[cst.CSTNode, list[_Event]] = {}
         candidates: dict[_Event, list[cst.CSTNode]] = {}
         for unit, direct in units.items():
@@ -804,44 +760,59 @@ class MissingZeroGrad(Rule):
             for e in every:
                 if e.kind == "step":
                     candidates.setdefault(e, []).append(unit)
+        return unit_events, candidates
 
-        reported: set[cst.CSTNode] = set()
-        for step, cands in candidates.items():
-            inner_of = {u: self._inner_units(u, reach) for u in cands}
-            minimal = [u for u in cands if not any(v is not u and v in inner_of[u] for v in cands)]
-            closure = self._resolve_closure(step)
-            closure_events = self._ext(closure) if closure is not None else []
-            closure_backward = any(e.kind == "backward" for e in closure_events)
-            if closure_backward and self._clears(closure_events, step.key, {step.key}):
+    def _reach_of(self, events: list[_Event]) -> set:
+        return self.graph.reach([c for e in events for c in e.callees])
+
+    def _ext(self, fn: cst.CSTNode) -> list[_Event]:
+        """Events of ``fn`` and of every same-file function it may run."""
+        found = self._ext_cache.get(fn)
+        if found is None:
+            found = self._ext_cache[fn] = [e for scope in self.graph.reach([fn]) for e in self._direct.get(scope, ())]
+        return found
+
+    def _inner_units(self, unit: cst.CSTNode, reach: dict) -> set:
+        """Units inside ``unit``: nested loops and loops of the functions it calls."""
+        found = self._inner_cache.get(unit)
+        if found is None:
+            called = reach.get(unit, frozenset())
+            found = set(called)
+            for loop in self.model.loops.values():
+                if loop.scope.node in called or any(o is unit for o in _outer_loops(loop)):
+                    found.add(loop.node)
+            self._inner_cache[unit] = found
+        return found
+
+    # -- step 3: is each step's gradient cleared? ----------------------------------------
+    def _judge_step(self, step: _Event, cands: list, units: dict, reach: dict, unit_events: dict,
+                    reported: set) -> None:
+        inner_of = {u: self._inner_units(u, reach) for u in cands}
+        minimal = [u for u in cands if not any(v is not u and v in inner_of[u] for v in cands)]
+        closure_events = self._ext(step.closure) if step.closure is not None else []
+        closure_backward = any(e.kind == "backward" for e in closure_events)
+        if closure_backward and self._clears(closure_events, step.key, {step.key}):
+            return
+        for unit in minimal:
+            if self._built_in_iteration(step, units[unit]):
                 continue
-            for unit in minimal:
-                if self._built_in_iteration(step, units[unit]):
-                    continue
-                every = unit_events[unit]
-                stepped = {e.key for e in every if e.kind == "step"}
-                if self._clears(every, step.key, stepped):
-                    if closure_backward and self._is_lbfgs(step.key):
-                        self._report_closure(step, reported, lbfgs=True)
-                    continue
-                if closure_backward:
-                    self._report_closure(step, reported, lbfgs=self._is_lbfgs(step.key))
-                else:
-                    self._report_missing(step, unit, units[unit], reported)
+            every = unit_events[unit]
+            if self._clears(every, step.key, {e.key for e in every if e.kind == "step"}):
+                if closure_backward and self._is_lbfgs(step.key):
+                    self._report_closure(step, reported, lbfgs=True)
+            elif closure_backward:
+                self._report_closure(step, reported, lbfgs=self._is_lbfgs(step.key))
+            else:
+                self._report_missing(step, unit, units[unit], reported)
 
-        # Closures outside any unit (an LBFGS step at module level or in a function).
-        for e in kept:
-            if e.kind == "step" and e not in candidates and e.ref is not None and self._is_lbfgs(e.key):
-                closure = self._resolve_closure(e)
-                if closure is not None:
-                    ext = self._ext(closure)
-                    if any(x.kind == "backward" for x in ext) and not self._clears(ext, e.key, {e.key}):
-                        self._report_closure(e, reported, lbfgs=True)
+    def _judge_lone_closures(self, events: list[_Event], candidates: dict, reported: set) -> None:
+        """LBFGS closures outside any unit (a step at module level or in a function)."""
+        for e in events:
+            if e.kind == "step" and e not in candidates and e.closure is not None and self._is_lbfgs(e.key):
+                ext = self._ext(e.closure)
+                if any(x.kind == "backward" for x in ext) and not self._clears(ext, e.key, {e.key}):
+                    self._report_closure(e, reported, lbfgs=True)
 
-        for unit, direct in units.items():
-            if unit in unit_events:
-                self._check_order(unit, direct, reported)
-
-    # -- helpers: optimizers -----------------------------------------------------------
     def _built_in_iteration(self, step: _Event, direct: list[_Event]) -> bool:
         """The optimizer is built anew in each iteration before it steps (``for cls in
         (SGD, Adam): opt = cls(Net().parameters())``): typically over fresh parameters,
@@ -858,7 +829,8 @@ class MissingZeroGrad(Rule):
     def _is_lbfgs(self, key: str | None) -> bool:
         if key is None:
             return False
-        return any(self._same(key, k) and v == "LBFGS" for k, v in self._optimizers.items())
+        return any(self._same(key, k) and (dotted_name(stmt.value.func) or "").rsplit(".", 1)[-1] == "LBFGS"
+                   for k, stmt in self._optimizers.items())
 
     def _same(self, a: str, b: str) -> bool:
         if a == b or a.rsplit(".", 1)[-1] == b.rsplit(".", 1)[-1]:
@@ -883,111 +855,19 @@ class MissingZeroGrad(Rule):
         # ``for opt in optimizers: opt.step()`` is matched by any optimizer's clearing.
         return bool(optimizer_clears) and self._key_is_loop_variable(key, events)
 
-    def _is_loop_variable(self, e: _Event) -> bool:
+    @staticmethod
+    def _is_loop_variable(e: _Event) -> bool:
         """``for opt in optimizers: opt.zero_grad()`` clears whatever those are."""
         if "." in (e.key or "") or "[" in (e.key or ""):
             return False
-        for loop in e.loops:
-            if isinstance(loop, cst.For) and e.key in _target_names(loop.target):
-                return True
-        return False
+        return any(isinstance(loop, cst.For) and e.key in _target_names(loop.target) for loop in e.loops)
 
-    def _key_is_loop_variable(self, key: str, events: list[_Event]) -> bool:
+    @staticmethod
+    def _key_is_loop_variable(key: str, events: list[_Event]) -> bool:
         for e in events:
             if e.kind == "step" and e.key == key:
                 return any(isinstance(loop, cst.For) and key in _target_names(loop.target) for loop in e.loops)
         return False
-
-    # -- helpers: call graph -----------------------------------------------------------
-    def _resolve(self, ref: cst.BaseExpression, frame: _Frame, depth: int = 0) -> cst.CSTNode | None:
-        if isinstance(ref, cst.Lambda):
-            return ref
-        if isinstance(ref, cst.Name):
-            for scope in frame.chain:
-                found = self._defs.get(scope, {}).get(ref.value)
-                if found is not None:
-                    return found
-            inner = self._partials.get(ref.value)
-            if inner is not None and depth < 3:
-                return self._resolve(inner, frame, depth + 1)
-            return None
-        if isinstance(ref, cst.Attribute) and isinstance(ref.value, cst.Name) and frame.cls is not None:
-            return self._method(frame.cls, ref.attr.value, 0)
-        return None
-
-    def _method(self, cls: cst.ClassDef, name: str, depth: int) -> cst.FunctionDef | None:
-        found = self._defs.get(cls, {}).get(name)
-        if found is not None or depth >= _MAX_BASES:
-            return found
-        for base in cls.bases:
-            base_name = (dotted_name(base.value) or "").rsplit(".", 1)[-1]
-            base_cls = self._classes.get(base_name)
-            if base_cls is not None and base_cls is not cls:
-                found = self._method(base_cls, name, depth + 1)
-                if found is not None:
-                    return found
-        return None
-
-    def _callees_of(self, e: _Event) -> list[cst.CSTNode]:
-        cached = self._callees.get(id(e))
-        if cached is None:
-            cached = []
-            if e.ref is not None and e.kind in ("call", "step"):
-                target = self._resolve(e.ref, e.frame)
-                if target is not None:
-                    cached.append(target)
-            self._callees[id(e)] = cached
-        return cached
-
-    def _resolve_closure(self, step: _Event) -> cst.CSTNode | None:
-        return self._resolve(step.ref, step.frame) if step.ref is not None else None
-
-    def _reach(self, fn: cst.CSTNode) -> frozenset:
-        """``fn`` and every local function it calls, transitively."""
-        cached = self._reach_cache.get(fn)
-        if cached is not None:
-            return cached
-        seen = {fn}
-        stack = [fn]
-        while stack:
-            current = stack.pop()
-            for e in self._direct.get(current, ()):
-                for callee in self._callees_of(e):
-                    if callee not in seen:
-                        seen.add(callee)
-                        stack.append(callee)
-        result = frozenset(seen)
-        self._reach_cache[fn] = result
-        return result
-
-    def _reach_of(self, events: list[_Event]) -> frozenset:
-        out: set = set()
-        for e in events:
-            for callee in self._callees_of(e):
-                out |= self._reach(callee)
-        return frozenset(out)
-
-    def _ext(self, fn: cst.CSTNode) -> list[_Event]:
-        cached = self._ext_cache.get(fn)
-        if cached is None:
-            cached = []
-            for scope in self._reach(fn):
-                cached.extend(self._direct.get(scope, ()))
-            self._ext_cache[fn] = cached
-        return cached
-
-    def _inner_units(self, unit: cst.CSTNode, reach: dict) -> set:
-        """Units inside ``unit``: nested loops and loops of the functions it calls."""
-        cached = self._inner_cache.get(unit)
-        if cached is not None:
-            return cached
-        called = reach.get(unit, frozenset())
-        inner = set(called)
-        for loop, (scope, outer) in self._loop_info.items():
-            if unit in outer or scope in called:
-                inner.add(loop)
-        self._inner_cache[unit] = inner
-        return inner
 
     # -- reports -----------------------------------------------------------------------
     def _report_missing(self, step: _Event, unit: cst.CSTNode, direct: list[_Event], reported: set) -> None:
@@ -1016,7 +896,7 @@ class MissingZeroGrad(Rule):
         self.report(step.node, message)
 
     def _cleared_outside(self, step: _Event, unit: cst.CSTNode) -> bool:
-        scope = self._loop_info.get(unit, (None,))[0]
+        scope = self.model.loops[unit].scope.node
         return any(
             e.kind == "clear" and unit not in e.loops and (e.key == _ALL or self._same(e.key, step.key))
             for e in self._direct.get(scope, ())
@@ -1026,10 +906,9 @@ class MissingZeroGrad(Rule):
         """``train_step() at line 12``: where the loop reaches the step (positions are
         computed only here, for a finding)."""
         for e in direct:
-            for callee in self._callees_of(e):
-                if step.scope in self._reach(callee):
-                    name = dotted_name(e.ref) if not isinstance(e.ref, cst.Lambda) else None
-                    return f"{name or 'a helper'}() at line {self.ctx.line_of(e.node)}"
+            if e.callees and step.scope in self.graph.reach(e.callees):
+                name = dotted_name(e.ref) if not isinstance(e.ref, cst.Lambda) else None
+                return f"{name or 'a helper'}() at line {self.ctx.line_of(e.node)}"
         return "a helper"
 
     def _report_closure(self, step: _Event, reported: set, lbfgs: bool) -> None:
@@ -1046,6 +925,7 @@ class MissingZeroGrad(Rule):
             f"the closure passed to {text} calls backward() {why}; call {step.key}.zero_grad() at the start of the closure",
         )
 
+    # -- step 4: misplaced clearings ---------------------------------------------------
     def _check_order(self, unit: cst.CSTNode, direct: list[_Event], reported: set) -> None:
         """Clearing between backward and step; clearing every iteration with a gated step."""
         clears = [e for e in direct if e.kind == "clear" and e.key != _ALL]
@@ -1055,27 +935,15 @@ class MissingZeroGrad(Rule):
         # Only steps of this very iteration: not those of a nested loop, which has its own.
         own = [s for s in steps if (s.loops[-1] if s.loops else s.scope) is unit]
         # Backwards, also those inside helpers and step closures, at their call sites.
-        backs = []
-        for e in direct:
-            if e.kind == "backward" or any(
-                any(x.kind == "backward" for x in self._ext(c)) for c in self._callees_of(e)
-            ):
-                backs.append(e)
+        backs = [e for e in direct
+                 if e.kind == "backward" or any(x.kind == "backward" for c in e.callees for x in self._ext(c))]
         for c in clears:
-            if c.node in reported or not self._unconditional(c.node, unit):
-                continue
-            if self._is_loop_variable(c):
+            if c.node in reported or not self._unconditional(c.node, unit) or self._is_loop_variable(c):
                 continue
             mine = [s for s in own if self._same(c.key, s.key)]
             if not mine:
                 continue
-            # 1. between the backward and the step of the same iteration
-            wiped = None
-            if any(b.order < c.order for b in backs):
-                for s in mine:
-                    if s.order > c.order and not any(c.order < b.order <= s.order for b in backs):
-                        wiped = s
-                        break
+            wiped = self._wiped_step(c, mine, backs)
             if wiped is not None:
                 reported.add(c.node)
                 self.report(
@@ -1084,35 +952,54 @@ class MissingZeroGrad(Rule):
                     f"wiping the gradients before they are applied; clear before the backward or after the step",
                 )
                 continue
-            # 2. every iteration, while the step only runs at accumulation boundaries
-            for s in mine:
-                gate = self._accumulation_gate(s.node, unit)
-                if gate is None or any(self._same(c.key, x.key) for x in steps if x is not s and not _inside(x.node, gate.body, self.ctx)):
-                    continue
-                # Accumulation means backwards on the iterations that do not step, and
-                # none of its own under the gate (an n_critic schedule is fine).
-                if not any(not _inside(b.node, gate, self.ctx) for b in backs):
-                    continue
-                if any(_inside(b.node, gate.body, self.ctx) and b is not s for b in backs):
-                    continue
+            gated = self._gated_step(c, mine, steps, backs, unit)
+            if gated is not None:
                 reported.add(c.node)
                 self.report(
                     c.node,
-                    f"{_clear_text(c)} runs on every iteration but {_step_text(s.node, s.key)} only under an "
+                    f"{_clear_text(c)} runs on every iteration but {_step_text(gated.node, gated.key)} only under an "
                     f"accumulation `if`, so the accumulated gradients are wiped before each step; "
                     f"move {_clear_text(c)} into that `if`, after the step",
                 )
-                break
+
+    @staticmethod
+    def _wiped_step(c: _Event, mine: list[_Event], backs: list[_Event]) -> _Event | None:
+        """A step of this iteration that ``c`` runs before, after a backward and with no
+        backward in between."""
+        if not any(b.order < c.order for b in backs):
+            return None
+        for s in mine:
+            if s.order > c.order and not any(c.order < b.order <= s.order for b in backs):
+                return s
+        return None
+
+    def _gated_step(self, c: _Event, mine: list[_Event], steps: list[_Event], backs: list[_Event],
+                    unit: cst.CSTNode) -> _Event | None:
+        """A step of this iteration that only runs at accumulation boundaries, while ``c``
+        clears every iteration."""
+        inside = self._inside
+        for s in mine:
+            gate = self._accumulation_gate(s.node, unit)
+            if gate is None or any(self._same(c.key, x.key) for x in steps if x is not s and not inside(x.node, gate.body)):
+                continue
+            # Accumulation means backwards on the iterations that do not step, and
+            # none of its own under the gate (an n_critic schedule is fine).
+            if not any(not inside(b.node, gate) for b in backs):
+                continue
+            if any(inside(b.node, gate.body) and b is not s for b in backs):
+                continue
+            return s
+        return None
+
+    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        return any(anc is container for anc in self.ctx.ancestors(node))
 
     def _unconditional(self, node: cst.CSTNode, unit: cst.CSTNode) -> bool:
         child = node
         for anc in self.ctx.ancestors(node):
             if anc is unit:
                 return True
-            if isinstance(anc, (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With, cst.Finally, cst.WithItem, cst.Await)):
-                child = anc
-                continue
-            if isinstance(anc, cst.Try) and child is anc.body:
+            if isinstance(anc, _STRAIGHT) or (isinstance(anc, cst.Try) and child is anc.body):
                 child = anc
                 continue
             return False
@@ -1131,6 +1018,31 @@ class MissingZeroGrad(Rule):
 
 
 # -- small syntax helpers --------------------------------------------------------------
+
+def _outer_loops(loop):
+    current = loop.outer
+    while current is not None:
+        yield current.node
+        current = current.outer
+
+
+def _clears_everything(func: cst.BaseExpression) -> bool:
+    """``p.grad.zero_()``, ``torch._foreach_zero_(grads)``, ``self.reset_grads()``,
+    ``zero_grad(model)``: clearings that are not one optimizer's ``zero_grad()``."""
+    if isinstance(func, cst.Attribute):
+        attr = func.attr.value
+        if attr in ("backward", "manual_backward", "step", "zero_grad"):
+            return False
+        return (attr in ("zero_", "fill_") and _mentions_grad(func.value)) or attr == "_foreach_zero_" \
+            or bool(_CLEARING_NAME.search(attr))
+    if isinstance(func, cst.Name):
+        return func.value == "_foreach_zero_" or bool(_CLEARING_NAME.search(func.value))
+    return False
+
+
+def _is_grad(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "grad"
+
 
 def _mentions_grad(expr: cst.BaseExpression) -> bool:
     """``p.grad``, ``p.grad.data``, ``p.grad.detach()`` ..."""
@@ -1175,10 +1087,6 @@ def _step_text(call: cst.CSTNode, key: str | None) -> str:
 
 def _clear_text(e: _Event) -> str:
     return f"{e.key}.zero_grad()"
-
-
-def _inside(node: cst.CSTNode, container: cst.CSTNode, ctx) -> bool:
-    return any(anc is container for anc in ctx.ancestors(node))
 
 
 def _looks_like_accumulation(test: cst.BaseExpression) -> bool:

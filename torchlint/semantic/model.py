@@ -398,6 +398,32 @@ class SemanticModel:
             current = parent(current)
         return self.module
 
+    @staticmethod
+    def code_scope(scope: Scope) -> Scope:
+        """The scope whose code runs ``scope``'s code: comprehensions are part of the code
+        around them; functions, lambdas, classes and the module are their own."""
+        while scope.kind == COMPREHENSION and scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def loops_around(self, node: cst.CSTNode) -> tuple[Loop, ...]:
+        """The loops around ``node`` in its code scope (see ``code_scope``), outermost
+        first: for a call, its ``all_loops`` of that scope, also from a comprehension."""
+        out = []
+        loops, scopes, parent = self.loops, self.scopes, self.ctx.parent
+        current = parent(node)
+        while current is not None:
+            loop = loops.get(current)
+            if loop is not None:
+                out.append(loop)
+            else:
+                scope = scopes.get(current)
+                if scope is not None and scope.kind != COMPREHENSION:
+                    break
+            current = parent(current)
+        out.reverse()
+        return tuple(out)
+
     def functions(self) -> Iterator[Scope]:
         """Function and lambda scopes, in source order."""
         for scope in self.scopes.values():
