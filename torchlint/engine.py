@@ -101,7 +101,7 @@ def analyze_source(
         ctx.errors.append(RuleError("engine", path, f"RecursionError: {exc}", ""))
     record.facts = _encode_facts(ctx)
     if ctx.__dict__.get("_semantic") is not None and ctx.semantic._training is not None:
-        record.index = ctx.semantic.index().to_json()
+        record.index = ctx.semantic.index(record.index["classes"]).to_json()
     return FileResult(path, ctx.findings(), record, ctx.errors)
 
 
