@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import traceback
+import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator
 
 import libcst as cst
+from libcst import MaybeSentinel
 from libcst.metadata import CodeRange
 
 from torchlint.finding import Finding, one_line
@@ -235,6 +237,21 @@ def _value_kind(kind: type) -> int:
     return found
 
 
+def _may_hold_nodes(declared: Any) -> bool:
+    """Can a field declared ``declared`` hold a non-trivia node? Fields of whitespace, tokens,
+    strings, flags and literals cannot, and ``children`` never reads them. When unsure: yes."""
+    origin = typing.get_origin(declared)
+    if origin is typing.Literal:
+        return False
+    if origin is not None:  # Union/Optional/Sequence[...]
+        return any(_may_hold_nodes(arg) for arg in typing.get_args(declared))
+    if declared in (str, bool, int, type(None), MaybeSentinel):
+        return False
+    if isinstance(declared, type) and issubclass(declared, TRIVIA):
+        return False
+    return True
+
+
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Non-trivia children of ``node``, in field order (source order for nearly every node).
 
@@ -243,7 +260,7 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     kind = type(node)
     names = _CHILD_FIELDS.get(kind)
     if names is None:
-        names = _CHILD_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        names = _CHILD_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if _may_hold_nodes(f.type))
     out = []
     value_kind = _VALUE_KIND.get
     for name in names:

@@ -119,7 +119,7 @@ def _run_rules(
     Dispatcher(ctx, [cls(ctx, opts) for cls, opts in rules]).run()
     facts = _encode_facts(ctx)
     findings = ctx.findings()
-    index = ctx.semantic.index().to_json() if ctx.semantic_started() and ctx.semantic.has_training else None
+    index = ctx.semantic.index(record.index["classes"]).to_json() if ctx.semantic_started() and ctx.semantic.has_training else None
     record.facts = facts  # only now: a file that ran out of stack above has no facts
     if index is not None:
         record.index = index

@@ -1,19 +1,19 @@
 """TL002 loss-kept-with-graph: a tensor that carries an autograd graph is stored, every
 iteration, in something that outlives the iteration.
 
-How it works (one walk, then ``finish``):
+Rule logic only: scopes, bindings, call sites, loops and classes come from the semantic model
+(``ctx.semantic.model``), callers from the call graph, data loops / criteria / models / frozen
+modules / no-grad regions from the training model (``ctx.semantic.training``). In ``finish``:
 
-* While the tree is walked, each function (and the module body, and each class body) records
-  its assignments (with the order in which they complete), its backwards, and its *stores*:
-  ``C.append(v)`` / ``C.extend(v)`` / ``C.insert(i, v)``, ``C += v`` and ``C = C + v``.
-* A store is judged in its *iteration*: the innermost enclosing loop of its function that
-  is a data loop (it does a backward or an optimizer step, or iterates over something named
-  like a data loader), or, with no such loop, a per-step method (``training_step`` and the
-  ``step-methods`` option), whose iteration is one call.
+* The *stores*: ``C.append(v)`` / ``C.extend(v)`` / ``C.insert(i, v)``, ``C += v`` and
+  ``C = C + v``, grouped by the function (or module / class body) they run in.
+* A store is judged in its *iteration*: the innermost enclosing loop of its function that the
+  training model classifies as a data loop, or, with none, a per-step method
+  (``training_step`` and the ``step-methods`` option), whose iteration is one call.
 * The container must outlive that iteration: not (re)assigned, cleared or popped inside the
   data loop (for a per-step method: an attribute of ``self`` or a global, not reset in the
   method), and not a bounded ``deque(maxlen=...)``.
-* The stored value must carry a graph: a name whose reaching assignment is ``.backward()``-ed
+* The stored value must carry a graph: a name whose latest assignment is ``.backward()``-ed
   in the same function, or the result of a loss function, a criterion or a model call, also
   through arithmetic, attribute/index access, graph-keeping methods (``.mean()``, ``.cpu()``)
   and tuple/list/dict displays; never through ``.item()``, ``.detach()``, ``float()``,
@@ -33,22 +33,20 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, referenced_names, unpack_targets
+from torchlint.context import referenced_names, unpack_targets
 from torchlint.finding import Severity
-from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.rule import Invalid, Option, Rule
+from torchlint.semantic import libraries
+from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
+from torchlint.semantic.training import DATA
 from torchlint.torch_api import (
     backward_target,
     expr_key,
-    in_no_grad,
     is_detached,
-    is_grad_mode_call,
-    is_lightning_eval_hook,
     is_loss_constructor,
     is_loss_function,
-    is_model_constructor,
     looks_like_criterion_name,
     looks_like_model_name,
-    step_optimizer,
 )
 
 _STORE_METHODS = {"append": 0, "extend": 0, "appendleft": 0, "insert": 1}
@@ -71,11 +69,10 @@ _NON_GRAPH_ATTRIBUTES = {
     "shape", "dtype", "device", "ndim", "data", "grad", "requires_grad", "is_cuda", "is_leaf", "names", "layout",
     "grad_fn", "itemsize", "nbytes",
 }
-_DATA_ITERABLE = re.compile(r"loader|batches|dataset|^dl$|_dl$|data_?iter|train_?iter", re.IGNORECASE)
-_FOREIGN_FRAMEWORKS = {"tensorflow", "keras", "jax", "flax", "sklearn", "mxnet", "paddle", "onnxruntime", "xgboost",
-                       "lightgbm", "catboost"}
-_TORCH_LIBRARIES = {"torch", "lightning", "pytorch_lightning", "transformers", "timm", "torchvision", "accelerate",
-                    "lightning_fabric", "torchtune", "ignite", "skorch", "diffusers", "peft"}
+# Stored values that never carry a graph, whatever their names are bound to.
+_GRAPH_FREE = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+               cst.Comparison, cst.BooleanOperation, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+               cst.Lambda)
 _FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
 # Text one of which a file needs for any value in it to count as carrying a graph.
 _EVIDENCE_TEXT = ("backward", "autograd", "scaler", "oss", "kl_div", "criteri", "model", "net", "Net", "Module",
@@ -85,39 +82,25 @@ _MAX_DEPTH = 12
 
 
 @dataclass(eq=False)
-class _Def:
-    key: str
-    start: int
-    end: int
-    value: cst.BaseExpression | None
-    node: cst.CSTNode
-    kind: str  # "assign" | "aug" | "unpack" | "bind"
-
-
-@dataclass(eq=False)
 class _Store:
     kind: str  # "call" | "aug" | "add"
     node: cst.CSTNode  # the Call / AugAssign / Assign reported
     container: cst.BaseExpression
     key: str
     value: cst.BaseExpression
-    order: int
     verb: str = ""
 
 
 @dataclass(eq=False)
-class _Scope:
-    node: cst.CSTNode
-    params: set[str] = field(default_factory=set)
-    globals: set[str] = field(default_factory=set)
-    defs: dict[str, list[_Def]] = field(default_factory=dict)
+class _Code:
+    """One function (or the module body, or a class body) as this rule sees it: the model's
+    scope, the stores and backward-like calls that run in it, and what shrinks its containers."""
+
+    scope: Scope
     stores: list[_Store] = field(default_factory=list)
-    # (target expression, call node, order) for every backward
-    backwards: list[tuple[cst.BaseExpression, cst.CSTNode, int]] = field(default_factory=list)
-    steps: list[cst.CSTNode] = field(default_factory=list)
-    bounding: list[tuple[str, cst.CSTNode]] = field(default_factory=list)
-    grad_off: list[int] = field(default_factory=list)
-    pending: list = field(default_factory=list)  # open Assign/AugAssign/... awaiting their end order
+    backwards: list[tuple[cst.BaseExpression, CallSite]] = field(default_factory=list)  # (target, call site)
+    bounding: list[tuple[str, cst.CSTNode]] = field(default_factory=list)  # (container key, node)
+    steps: list[CallSite] | None = None  # its optimizer steps (from the training model, when asked)
 
 
 def _root_chain(expr: cst.BaseExpression) -> list[str]:
@@ -141,6 +124,13 @@ def _root_name(expr: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _owner(scope: Scope) -> Scope | None:
+    """The scope whose code a comprehension runs in; None for lambdas (never judged)."""
+    while scope.kind == COMPREHENSION and scope.parent is not None:
+        scope = scope.parent
+    return None if scope.kind == LAMBDA else scope
 
 
 class LossKeptWithGraph(Rule):
@@ -629,7 +619,6 @@ class LossKeptWithGraph(Rule):
         ),
     ]
 
-    # -- the walk ----------------------------------------------------------------------
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
         # A store, and some evidence of a graph: a backward (also through a scaler or
@@ -638,493 +627,347 @@ class LossKeptWithGraph(Rule):
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
-        self._order = 0
-        module_scope = _Scope(ctx.module)
-        self._stack: list[_Scope] = [module_scope]
-        self._scopes: list[_Scope] = [module_scope]
         self._step_methods = set(options.get("step-methods", ()))
-        self._criteria: set[str] = set()  # keys assigned a loss constructor
-        self._model_assigns: list[tuple[str, cst.BaseExpression]] = []  # key, constructor
-        self._models: set[str] | None = None
-        self._frozen: set[str] = set()
-        self._not_models: set[str] = set()  # keys assigned a pipeline, an ONNX session, ...
-        # A file of another framework (and no torch): its "models" are not torch modules.
-        roots = {q.split(".")[0] for q in ctx.imports.values()}
-        self._foreign = bool(roots & _FOREIGN_FRAMEWORKS) and not roots & _TORCH_LIBRARIES
-        self._bounded: set[str] = set()  # keys assigned deque(maxlen=...)
-        self._module_classes: set[str] = set()
-        self._class_bases: dict[str, list[str]] = {}
-        self._calls: dict[str, list[cst.Call]] = {}
-        self._data_loops: dict[cst.CSTNode, bool] = {}
-        self._graph_cache: dict = {}
+        self._stores: list[_Store] = []
+        self._dels: list[cst.Del] = []
+        self._key_facts: tuple[set[str], set[str]] | None = None
+        self._frozen: set[str] | None = None
 
-    def _tick(self) -> int:
-        self._order += 1
-        return self._order
-
-    @property
-    def _scope(self) -> _Scope:
-        return self._stack[-1]
-
-    # scopes
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._tick()
-        scope = _Scope(node)
-        params = node.params
-        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-            scope.params.add(p.name.value)
-        for p in (params.star_arg, params.star_kwarg):
-            if isinstance(p, cst.Param):
-                scope.params.add(p.name.value)
-        self._stack.append(scope)
-        self._scopes.append(scope)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._tick()
-        self._stack.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._tick()
-        bases = [dotted_name(b.value) or "" for b in node.bases]
-        self._class_bases[node.name.value] = bases
-        scope = _Scope(node)
-        self._stack.append(scope)
-        self._scopes.append(scope)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self._tick()
-        self._stack.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        scope = _Scope(node)
-        self._stack.append(scope)
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self._stack.pop()
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self._scope.globals.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self._scope.globals.update(n.name.value for n in node.names)
-
-    # definitions
-    def _add_def(self, target: cst.BaseExpression, value, node, kind: str, start: int, end: int) -> None:
+    # -- the walk: statements that store or shrink ---------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # total = total + v
+        value = node.value
+        if len(node.targets) != 1 or not isinstance(value, cst.BinaryOperation) or not isinstance(value.operator, cst.Add):
+            return
+        target = node.targets[0].target
         key = expr_key(target)
         if key is None:
             return
-        self._scope.defs.setdefault(key, []).append(_Def(key, start, end, value, node, kind))
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self._scope.pending.append((node, self._tick()))
-        value = node.value
-        if isinstance(value, cst.Call):
-            for t in node.targets:
-                key = expr_key(t.target)
-                if key is None:
-                    continue
-                if is_loss_constructor(self.ctx, value.func):
-                    self._criteria.add(key)
-                elif _is_foreign_model(self.ctx, value.func):
-                    self._not_models.add(key)
-                else:
-                    self._model_assigns.append((key, value.func))
-                    if (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "deque" and any(
-                        a.keyword is not None and a.keyword.value == "maxlen" for a in value.args
-                    ):
-                        self._bounded.add(key)
-
-    def leave_Assign(self, node: cst.Assign) -> None:
-        end = self._tick()
-        _, start = self._scope.pending.pop()
-        for t in node.targets:
-            target = t.target
-            if isinstance(target, (cst.Tuple, cst.List)):
-                for el in unpack_targets(target):
-                    self._add_def(el, node.value, node, "unpack", start, end)
-            else:
-                self._add_def(target, node.value, node, "assign", start, end)
-        # total = total + v
-        if len(node.targets) == 1 and isinstance(node.value, cst.BinaryOperation) and isinstance(node.value.operator, cst.Add):
-            key = expr_key(node.targets[0].target)
-            if key is not None:
-                left, right = node.value.left, node.value.right
-                if expr_key(left) == key:
-                    self._scope.stores.append(_Store("add", node, node.targets[0].target, key, right, start))
-                elif expr_key(right) == key:
-                    self._scope.stores.append(_Store("add", node, node.targets[0].target, key, left, start))
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._scope.pending.append((node, self._tick()))
-
-    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
-        end = self._tick()
-        _, start = self._scope.pending.pop()
-        if node.value is not None:
-            self._add_def(node.target, node.value, node, "assign", start, end)
+        if expr_key(value.left) == key:
+            self._stores.append(_Store("add", node, target, key, value.right))
+        elif expr_key(value.right) == key:
+            self._stores.append(_Store("add", node, target, key, value.left))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._scope.pending.append((node, self._tick()))
-
-    def leave_AugAssign(self, node: cst.AugAssign) -> None:
-        end = self._tick()
-        _, start = self._scope.pending.pop()
-        self._add_def(node.target, node.value, node, "aug", start, end)
         if isinstance(node.operator, cst.AddAssign):
-            key = expr_key(node.target) or dotted_name(node.target)
-            if key is None:
-                root = _root_name(node.target)
-                key = root
+            key = expr_key(node.target) or _root_name(node.target)
             if key is not None:
-                self._scope.stores.append(_Store("aug", node, node.target, key, node.value, start))
+                self._stores.append(_Store("aug", node, node.target, key, node.value))
 
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        order = self._tick()
-        self._add_def(node.target, node.value, node, "assign", order, order)
-
-    def visit_For(self, node: cst.For) -> None:
-        order = self._tick()
-        for el in unpack_targets(node.target):
-            self._add_def(el, None, node, "bind", order, order)
-        # for p in model.parameters(): p.requires_grad = False  (a frozen model)
-        it = node.iter
-        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in ("parameters", "named_parameters"):
-            owner = expr_key(it.func.value)
-            if owner is not None:
-                for stmt in iter_nodes(node.body, into_scopes=False):
-                    if isinstance(stmt, cst.Assign) and isinstance(stmt.targets[0].target, cst.Attribute) and stmt.targets[0].target.attr.value == "requires_grad" and isinstance(stmt.value, cst.Name) and stmt.value.value == "False":
-                        self._frozen.add(owner)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            order = self._tick()
-            for el in unpack_targets(node.asname.name):
-                self._add_def(el, None, node, "bind", order, order)
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if type(func) is cst.Attribute and func.attr.value in _STORE_METHODS:
+            positional = [a for a in node.args if a.keyword is None and not a.star]
+            key = expr_key(func.value)
+            if len(positional) == _STORE_METHODS[func.attr.value] + 1 and key is not None:
+                self._stores.append(_Store("call", node, func.value, key, positional[-1].value, func.attr.value))
 
     def visit_Del(self, node: cst.Del) -> None:
-        for el in unpack_targets(node.target):
-            for key in _root_chain(el):
-                self._scope.bounding.append((key, node))
+        self._dels.append(node)
 
-    # calls
-    def visit_Call(self, node: cst.Call) -> None:
-        order = self._tick()
-        scope = self._scope
+    # -- the judgement -----------------------------------------------------------------
+    def finish(self) -> None:
+        self._stores = [s for s in self._stores if self._may_matter(s)]
+        if not self._stores or libraries.only_foreign(self.ctx.imports.values()):
+            return  # (cheap files stay cheap: no semantic model is built)
+        self.model = self.ctx.semantic.model
+        for code in self._collect():
+            self._check(code)
+
+    def _collect(self) -> list[_Code]:
+        """Stores, backward-like calls and shrinking calls, by the code they run in (the
+        enclosing function, module or class body; code in lambdas is not judged)."""
+        model = self.model
+        codes: dict[Scope, _Code] = {}
+
+        def add(scope: Scope, kind: str, items) -> None:
+            owner = _owner(scope)
+            if owner is not None:
+                code = codes.get(owner)
+                if code is None:
+                    code = codes[owner] = _Code(owner)
+                getattr(code, kind).extend(items)
+
+        for site in model.calls:
+            call, func = site.node, site.node.func
+            target = self._backward_of(call)
+            if target is not None:
+                add(site.scope, "backwards", [(target, site)])
+            elif isinstance(func, cst.Attribute) and func.attr.value in _BOUNDING_METHODS:
+                add(site.scope, "bounding", [(k, call) for k in _root_chain(func.value)])
+        for store in self._stores:
+            add(model.scope_of(store.node), "stores", [store])
+        for node in self._dels:
+            for el in unpack_targets(node.target):
+                add(model.scope_of(node), "bounding", [(k, node) for k in _root_chain(el)])
+        return [c for c in codes.values() if c.stores]
+
+    def _may_matter(self, store: _Store) -> bool:
+        """Worth the analysis: in a loop or a per-step method, and not plainly graph-free."""
+        if isinstance(store.value, _GRAPH_FREE) or is_detached(self.ctx, store.value):
+            return False
+        if self.ctx.enclosing_loops(store.node):
+            return True
+        return any(isinstance(a, cst.FunctionDef) and a.name.value in self._step_methods for a in self.ctx.ancestors(store.node))
+
+    def _check(self, code: _Code) -> None:
+        fn = code.scope.node if isinstance(code.scope.node, cst.FunctionDef) else None
+        step_method = fn is not None and fn.name.value in self._step_methods
+        order = self.model.order
+        for store in sorted(code.stores, key=lambda s: order[s.node]):
+            loop = self._data_loop(code, store.node)
+            if loop is None and not step_method:
+                continue
+            if not self._outlives_iteration(code, store, loop):
+                continue
+            evidence = self._evidence(code, store, fn, step_method)
+            if evidence is not None:
+                self.report(store.node, self._message(store, evidence, loop is None))
+
+    # where the store's iteration is, and whether the container outlives it
+    def _data_loop(self, code: _Code, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The innermost loop around ``node`` (in its function) whose iterations are steps:
+        a data loop, or one whose own body does this code's backward or optimizer step."""
+        loops, training = self.model.loops, self.ctx.semantic.training
+        own = [s for _, s in code.backwards] + self._steps(code)
+        for loop in self.ctx.enclosing_loops(node):
+            if DATA in training.loop_kinds(loops[loop]) or any(s.loops and s.loops[-1].node is loop for s in own):
+                return loop
+        return None
+
+    def _outlives_iteration(self, code: _Code, store: _Store, loop: cst.CSTNode | None) -> bool:
+        if loop is None:
+            if not self._outlives_call(code, store):
+                return False
+        elif self._reset_in(code, store, loop):
+            return False
+        return store.key not in self._bounded()
+
+    def _bindings(self, code: _Code, key: str) -> list[Binding]:
+        """Bindings of ``key`` made by ``code`` (``global`` names: the model keeps them in the module)."""
+        scope = code.scope
+        if key in scope.globals and scope.kind != MODULE:
+            model = self.model
+            return [b for b in model.module.bindings.get(key, ()) if _owner(model.scope_of(b.node)) is scope]
+        return scope.bindings.get(key, [])
+
+    def _reassigned(self, code: _Code, store: _Store, key: str) -> list[Binding]:
+        """Bindings of ``key`` other than the store itself (and ``+=`` on the stored key)."""
+        return [b for b in self._bindings(code, key)
+                if b.node is not store.node and not (b.kind == "aug" and key == store.key)]
+
+    def _reset_in(self, code: _Code, store: _Store, loop: cst.CSTNode) -> bool:
+        """Is the container (re)assigned, cleared or shrunk inside ``loop``?"""
+        chain = _root_chain(store.container)
+        for key in chain:
+            if any(self._inside(b.node, loop) for b in self._reassigned(code, store, key)):
+                return True
+        return any(key in chain and self._inside(node, loop) for key, node in code.bounding)
+
+    def _outlives_call(self, code: _Code, store: _Store) -> bool:
+        """In a per-step method: a ``self`` attribute or a global, not reset in the method."""
+        root = _root_name(store.container)
+        if root is None:
+            return False
+        is_self = root == code.scope.self_name and root != store.key
+        if not is_self and code.scope.bindings.get(root):
+            return False  # a parameter or a local
+        chain = _root_chain(store.container)
+        if any(self._reassigned(code, store, key) for key in chain if not (is_self and key == root)):
+            return False
+        return not any(key in chain for key, _ in code.bounding)
+
+    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        return any(anc is container for anc in self.ctx.ancestors(node))
+
+    def _bounded(self) -> set[str]:
+        """Keys assigned a ``deque(maxlen=...)``."""
+        return self._facts()[1]
+
+    def _not_models(self) -> set[str]:
+        """Keys assigned a pipeline, an ONNX session, ...: their calls carry no graph."""
+        return self._facts()[0]
+
+    def _facts(self) -> tuple[set[str], set[str]]:
+        if self._key_facts is None:
+            not_models, bounded = set(), set()
+            for scope in self.model.scopes.values():
+                for key, bindings in scope.bindings.items():
+                    for b in bindings:
+                        if b.kind != "assign" or not isinstance(b.value, cst.Call):
+                            continue
+                        func = b.value.func
+                        if _is_foreign_model(self.ctx, func):
+                            not_models.add(key)
+                        elif (expr_key(func) or "").rsplit(".", 1)[-1] == "deque" and any(
+                                a.keyword is not None and a.keyword.value == "maxlen" for a in b.value.args):
+                            bounded.add(key)
+            self._key_facts = (not_models, bounded)
+        return self._key_facts
+
+    # does the value carry a graph, with autograd on?
+    def _evidence(self, code: _Code, store: _Store, fn: cst.FunctionDef | None, step_method: bool) -> str | None:
+        training = self.ctx.semantic.training
+        if training.in_no_grad(store.node, lightning_hooks=True) or training.grad_disabled_before(store.node):
+            return None
+        evidence = self._graph(code, store.value, store.node, 0)
+        if evidence is None:
+            return None
+        if evidence != "backward" and fn is not None and not step_method and not self._trains_itself(code):
+            # Only a model or criterion call, in a function that does not train: it may
+            # well run under its caller's no_grad, unless this file calls it with grad on.
+            if not any(not training.in_no_grad(s.node) for s in self.ctx.semantic.graph.callers(fn)):
+                return None
+        if self._consumed(code, store):
+            return None
+        return evidence
+
+    def _steps(self, code: _Code) -> list[CallSite]:
+        if code.steps is None:
+            code.steps = [s for s, _ in self.ctx.semantic.training.sites.step if _owner(s.scope) is code.scope]
+        return code.steps
+
+    def _trains_itself(self, code: _Code) -> bool:
+        """Does a backward or an optimizer step of its own."""
+        return bool(code.backwards or self._steps(code))
+
+    def _graph(self, code: _Code, expr: cst.BaseExpression, at: cst.CSTNode, depth: int) -> str | None:
+        """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an
+        autograd graph, else None."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Name):
+            if self._backwarded(code, expr.value, at):
+                return "backward"
+            return self._binding_graph(code, expr.value, at, depth)
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            if isinstance(expr, cst.Attribute) and expr.attr.value in _NON_GRAPH_ATTRIBUTES:
+                return None
+            key = expr_key(expr)
+            if key is not None and self._backwarded(code, key, at):
+                return "backward"
+            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+                return None
+            return self._graph(code, expr.value, at, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self._call_graph(code, expr, at, depth)
+        parts: list = []
+        if isinstance(expr, cst.BinaryOperation):
+            parts = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            parts = [expr.expression]
+        elif isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            parts = [el.value for el in expr.elements]
+        elif isinstance(expr, cst.Dict):
+            parts = [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
+        elif isinstance(expr, cst.IfExp):
+            parts = [expr.body, expr.orelse]
+        return self._first_graph(code, parts, at, depth)
+
+    def _first_graph(self, code: _Code, parts, at: cst.CSTNode, depth: int) -> str | None:
+        for part in parts:
+            found = self._graph(code, part, at, depth + 1)
+            if found:
+                return found
+        return None
+
+    def _call_graph(self, code: _Code, expr: cst.Call, at: cst.CSTNode, depth: int) -> str | None:
         ctx = self.ctx
-        func = node.func
-        if isinstance(func, cst.Name):
-            self._calls.setdefault(func.value, []).append(node)
-        target = self._backward_of(node)
-        if target is not None:
-            scope.backwards.append((target, node, order))
-            return
-        if not isinstance(func, cst.Attribute):
-            return
-        attr = func.attr.value
-        if isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
-            self._calls.setdefault(attr, []).append(node)
-        if attr in _STORE_METHODS:
-            index = _STORE_METHODS[attr]
-            positional = [a for a in node.args if a.keyword is None and not a.star]
-            if len(positional) == index + 1:
-                key = expr_key(func.value)
-                if key is not None:
-                    scope.stores.append(_Store("call", node, func.value, key, positional[index].value, order, attr))
-        elif attr in _BOUNDING_METHODS:
-            for key in _root_chain(func.value):
-                scope.bounding.append((key, node))
-        elif attr == "step":
-            if step_optimizer(ctx, node) is not None:
-                scope.steps.append(node)
-        elif attr == "requires_grad_":
-            if node.args and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == "False":
-                key = expr_key(func.value)
-                if key is not None:
-                    self._frozen.add(key)
-        if is_grad_mode_call(ctx, node) == "set_grad_enabled" and node.args:
-            arg = node.args[0].value
-            if isinstance(arg, cst.Name) and arg.value == "False" and isinstance(ctx.parent(node), cst.Expr):
-                scope.grad_off.append(order)
+        if is_detached(ctx, expr):
+            return None
+        func = expr.func
+        if is_loss_function(ctx, func) or (isinstance(func, cst.Call) and is_loss_constructor(ctx, func.func)):
+            return "loss"
+        key = expr_key(func)
+        if key is not None:
+            if key in self.ctx.semantic.training.bindings["criterion"] or looks_like_criterion_name(key):
+                return "loss"
+            if self._is_model(key, expr):
+                return "model"
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            if attr == "forward":
+                inner = expr_key(func.value)
+                if inner is not None and self._is_model(inner, expr):
+                    return "model"
+            if attr in _GRAPH_METHODS:
+                return self._graph(code, func.value, at, depth + 1)
+        name = self.model.qualified_name(func) or ""
+        if name.startswith("torch.") and name.rsplit(".", 1)[-1] in _GRAPH_FUNCTIONS and expr.args:
+            first = expr.args[0].value
+            if isinstance(first, (cst.List, cst.Tuple)):
+                return self._first_graph(code, [el.value for el in first.elements], at, depth)
+            return self._graph(code, first, at, depth + 1)
+        return None
+
+    def _latest(self, code: _Code, key: str, at: cst.CSTNode) -> Binding | None:
+        """The binding of ``key`` in ``code`` made last before ``at`` (None: bound only in an
+        enclosing scope, or not yet)."""
+        order = self.model.order[at]
+        found = None
+        for b in self._bindings(code, key):
+            if b.order >= order:
+                break
+            found = b
+        return found
+
+    def _binding_graph(self, code: _Code, key: str, at: cst.CSTNode, depth: int) -> str | None:
+        """Does the value ``key`` holds at ``at`` carry a graph? (``+=`` keeps what it held before.)"""
+        b = self._latest(code, key, at)
+        if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.in_no_grad(b.node):
+            return None
+        found = self._graph(code, b.value, b.node, depth + 1)
+        if found or b.kind != "aug":
+            return found
+        return self._binding_graph(code, key, b.node, depth + 1)
+
+    def _backwarded(self, code: _Code, key: str, at: cst.CSTNode) -> bool:
+        """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
+        root = key.split(".")[0].split("[")[0]
+        current = self._latest(code, root, at)
+        return any(k == key and self._latest(code, root, site.node) is current
+                   for target, site in code.backwards for k in _backward_keys(target))
+
+    def _is_model(self, key: str, call: cst.Call) -> bool:
+        training = self.ctx.semantic.training
+        if self._frozen is None:
+            self._frozen = training.frozen()
+        if key in self._frozen or key in self._not_models():
+            return False
+        if key in ("self", "cls"):
+            info = self.model.class_of(call)
+            return info is not None and training.is_module_class(info)
+        return key in training.bindings["model"] or looks_like_model_name(key)
 
     def _backward_of(self, call: cst.Call) -> cst.BaseExpression | None:
         """What a backward-like call differentiates: a backward, ``torch.autograd.grad(X, ...)``
         or a timm-style ``loss_scaler(X, optimizer)``."""
         target = backward_target(self.ctx, call)
-        if target is not None:
+        if target is not None or not call.args:
             return target
-        if not call.args:
-            return None
-        name = self.ctx.qualified_name(call.func)
-        if name == "torch.autograd.grad":
+        if self.ctx.qualified_name(call.func) == "torch.autograd.grad":
             return call.args[0].value
         key = expr_key(call.func)
         if key is not None and _SCALER_CALL.search(key.rsplit(".", 1)[-1]):
             return call.args[0].value
         return None
 
-    # -- the judgement -----------------------------------------------------------------
-    def finish(self) -> None:
-        if self._foreign:
-            return
-        for scope in self._scopes:
-            if scope.stores:
-                self._analyze(scope)
-
-    def _analyze(self, scope: _Scope) -> None:
-        fn = scope.node if isinstance(scope.node, cst.FunctionDef) else None
-        if fn is not None and is_lightning_eval_hook(fn.name.value):
-            return
-        step_method = fn is not None and fn.name.value in self._step_methods
-        reported: set = set()
-        for store in scope.stores:
-            if store.node in reported:
-                continue
-            loop = self._data_loop(scope, store.node)
-            if loop is None:
-                if not step_method or not self._outlives_call(scope, store):
-                    continue
-            elif self._reset_in(scope, store, loop):
-                continue
-            if store.key in self._bounded:
-                continue
-            if in_no_grad(self.ctx, store.node) or any(o < store.order for o in scope.grad_off):
-                continue
-            evidence = self._graph(scope, store.value, store.order, 0)
-            if evidence is None:
-                continue
-            if evidence != "backward" and not step_method and not (scope.backwards or scope.steps) and fn is not None:
-                # Only a model or criterion call, in a function that does not train: it may
-                # well run under its caller's no_grad, unless this file calls it with grad on.
-                if not self._called_with_grad(fn):
-                    continue
-            if self._consumed(scope, store):
-                continue
-            reported.add(store.node)
-            self.report(store.node, self._message(store, evidence, loop is None))
-
-    # where the store's iteration is
-    def _data_loop(self, scope: _Scope, node: cst.CSTNode) -> cst.CSTNode | None:
-        for loop in self.ctx.enclosing_loops(node):
-            if self._is_data_loop(scope, loop):
-                return loop
-        return None
-
-    def _is_data_loop(self, scope: _Scope, loop: cst.CSTNode) -> bool:
-        known = self._data_loops.get(loop)
-        if known is not None:
-            return known
-        result = False
-        if isinstance(loop, cst.For):
-            for node in iter_nodes(loop.iter):
-                if isinstance(node, cst.Name) and _DATA_ITERABLE.search(node.value):
-                    result = True
-                    break
-                if isinstance(node, cst.Attribute) and _DATA_ITERABLE.search(node.attr.value):
-                    result = True
-                    break
-        if not result:
-            for _, call, _ in scope.backwards:
-                if loop in self.ctx.enclosing_loops(call):
-                    result = True
-                    break
-        if not result:
-            result = any(loop in self.ctx.enclosing_loops(s) for s in scope.steps)
-        self._data_loops[loop] = result
-        return result
-
-    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-        return any(anc is container for anc in self.ctx.ancestors(node))
-
-    def _reset_in(self, scope: _Scope, store: _Store, loop: cst.CSTNode) -> bool:
-        """Is the container (re)assigned, cleared or shrunk inside ``loop``?"""
-        chain = _root_chain(store.container)
-        for key in chain:
-            for d in scope.defs.get(key, ()):
-                if d.node is store.node or (d.kind == "aug" and key == store.key):
-                    continue
-                if self._inside(d.node, loop):
-                    return True
-        for key, node in scope.bounding:
-            if key in chain and self._inside(node, loop):
-                return True
-        return False
-
-    def _outlives_call(self, scope: _Scope, store: _Store) -> bool:
-        """In a per-step method: a ``self`` attribute or a global, not reset in the method."""
-        root = _root_name(store.container)
-        if root is None:
-            return False
-        fn = scope.node
-        is_self = False
-        if isinstance(fn, cst.FunctionDef) and (fn.params.params or fn.params.posonly_params):
-            first = (fn.params.posonly_params or fn.params.params)[0].name.value
-            is_self = root == first and first in ("self", "cls") and root != store.key
-        if not is_self:
-            if root in scope.params or (root in scope.defs and root not in scope.globals):
-                return False
-        chain = _root_chain(store.container)
-        for key in chain:
-            if is_self and key == root:
-                continue
-            for d in scope.defs.get(key, ()):
-                if d.node is store.node or (d.kind == "aug" and key == store.key):
-                    continue
-                return False
-        return not any(key in chain for key, _ in scope.bounding)
-
-    # does the value carry a graph?
-    def _graph(self, scope: _Scope, expr: cst.BaseExpression, order: int, depth: int) -> str | None:
-        """"backward", "loss" or "model" when ``expr`` (read at ``order``) carries an
-        autograd graph, else None."""
-        if depth > _MAX_DEPTH:
-            return None
-        ctx = self.ctx
-        if isinstance(expr, cst.Name):
-            return self._name_graph(scope, expr.value, order, depth)
-        if isinstance(expr, (cst.Attribute, cst.Subscript)):
-            if isinstance(expr, cst.Attribute) and expr.attr.value in _NON_GRAPH_ATTRIBUTES:
-                return None
-            key = expr_key(expr)
-            if key is not None and self._backwarded(scope, key, order):
-                return "backward"
-            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
-                return None
-            return self._graph(scope, expr.value, order, depth + 1)
-        if isinstance(expr, cst.Call):
-            if is_detached(ctx, expr):
-                return None
-            func = expr.func
-            if is_loss_function(ctx, func):
-                return "loss"
-            if isinstance(func, cst.Call) and is_loss_constructor(ctx, func.func):
-                return "loss"
-            key = expr_key(func)
-            if key is not None:
-                if key in self._criteria or looks_like_criterion_name(key):
-                    return "loss"
-                if self._is_model(key, expr):
-                    return "model"
-            if isinstance(func, cst.Attribute):
-                attr = func.attr.value
-                if attr == "forward":
-                    inner = expr_key(func.value)
-                    if inner is not None and self._is_model(inner, expr):
-                        return "model"
-                if attr in _GRAPH_METHODS:
-                    return self._graph(scope, func.value, order, depth + 1)
-            name = ctx.qualified_name(func) or ""
-            if name.startswith(("torch.", "torch.nn.functional.")) and name.rsplit(".", 1)[-1] in _GRAPH_FUNCTIONS and expr.args:
-                first = expr.args[0].value
-                if isinstance(first, (cst.List, cst.Tuple)):
-                    for el in first.elements:
-                        found = self._graph(scope, el.value, order, depth + 1)
-                        if found:
-                            return found
-                    return None
-                return self._graph(scope, first, order, depth + 1)
-            return None
-        if isinstance(expr, cst.BinaryOperation):
-            return self._graph(scope, expr.left, order, depth + 1) or self._graph(scope, expr.right, order, depth + 1)
-        if isinstance(expr, cst.UnaryOperation):
-            if isinstance(expr.operator, cst.Not):
-                return None
-            return self._graph(scope, expr.expression, order, depth + 1)
-        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
-            for el in expr.elements:
-                found = self._graph(scope, el.value, order, depth + 1)
-                if found:
-                    return found
-            return None
-        if isinstance(expr, cst.Dict):
-            for el in expr.elements:
-                if isinstance(el, cst.DictElement):
-                    found = self._graph(scope, el.value, order, depth + 1)
-                    if found:
-                        return found
-            return None
-        if isinstance(expr, cst.IfExp):
-            return self._graph(scope, expr.body, order, depth + 1) or self._graph(scope, expr.orelse, order, depth + 1)
-        return None
-
-    def _reaching(self, scope: _Scope, key: str, order: int) -> list[_Def]:
-        """Definitions of ``key`` completed before ``order``, latest first."""
-        return [d for d in reversed(scope.defs.get(key, ())) if d.end < order]
-
-    def _name_graph(self, scope: _Scope, name: str, order: int, depth: int) -> str | None:
-        if self._backwarded(scope, name, order):
-            return "backward"
-        for d in self._reaching(scope, name, order):
-            if d.kind in ("unpack", "bind") or d.value is None:
-                return None
-            if in_no_grad(self.ctx, d.node):
-                return None
-            found = self._graph(scope, d.value, d.start, depth + 1)
-            if d.kind != "aug" or found:
-                return found
-        return None
-
-    def _backwarded(self, scope: _Scope, key: str, order: int) -> bool:
-        """Is ``key``, as defined at ``order``, the target of a backward in this scope?"""
-        reaching = self._reaching(scope, key.split(".")[0].split("[")[0], order)
-        current = reaching[0] if reaching else None
-        for target, _, b_order in scope.backwards:
-            for k in _backward_keys(target):
-                if k != key:
-                    continue
-                other = self._reaching(scope, key.split(".")[0].split("[")[0], b_order)
-                if (other[0] if other else None) is current:
-                    return True
-        return False
-
-    def _is_model(self, key: str, call: cst.Call) -> bool:
-        if key in self._frozen or key in self._not_models:
-            return False
-        if key in ("self", "cls"):
-            cls = self.ctx.enclosing_class(call)
-            return cls is not None and any(b.rsplit(".", 1)[-1].endswith("Module") for b in self._class_bases.get(cls.name.value, ()))
-        if self._models is None:
-            local = {name for name in self._class_bases if self._is_module_class(name, 0)}
-            self._models = {k for k, func in self._model_assigns if is_model_constructor(self.ctx, func, local)}
-        return key in self._models or looks_like_model_name(key)
-
-    def _is_module_class(self, name: str, depth: int) -> bool:
-        if depth > 8:
-            return False
-        for base in self._class_bases.get(name, ()):
-            last = base.rsplit(".", 1)[-1]
-            if last.endswith("Module") or (last != name and self._is_module_class(last, depth + 1)):
-                return True
-        return False
-
-    # exemptions
-    def _called_with_grad(self, fn: cst.FunctionDef) -> bool:
-        """Does this file call ``fn`` (by name, or as ``self.fn``) outside any no-grad region?"""
-        return any(not in_no_grad(self.ctx, s) for s in self._calls.get(fn.name.value, ()))
-
-    def _consumed(self, scope: _Scope, store: _Store) -> bool:
+    def _consumed(self, code: _Code, store: _Store) -> bool:
         """Is the container (or what is computed from it) backward-ed in this function?"""
-        if not scope.backwards:
+        if not code.backwards:
             return False
-        derived = set(_root_chain(store.container))
-        derived.discard("self")
-        derived.discard("cls")
-        changed = True
-        rounds = 0
+        derived = set(_root_chain(store.container)) - {"self", "cls"}
+        values = [(key, [b.node.value if b.kind == "unpack" else b.value for b in bindings])
+                  for key, bindings in code.scope.bindings.items()]
+        changed, rounds = True, 0
         while changed and rounds < 6:
             changed = False
             rounds += 1
-            for key, defs in scope.defs.items():
-                if key in derived:
-                    continue
-                for d in defs:
-                    if d.value is not None and d.kind != "bind" and referenced_names(d.value) & derived:
-                        derived.add(key)
-                        changed = True
-                        break
-        for target, _, _ in scope.backwards:
-            if referenced_names(target) & derived:
-                return True
-        return False
+            for key, exprs in values:
+                if key not in derived and any(v is not None and referenced_names(v) & derived for v in exprs):
+                    derived.add(key)
+                    changed = True
+        return any(referenced_names(target) & derived for target, _ in code.backwards)
 
     # reporting
     def _fix(self, value: cst.BaseExpression, short: str | None, evidence: str) -> str:
@@ -1154,9 +997,8 @@ class LossKeptWithGraph(Rule):
         if len(text) > 70:
             text = text[:67] + "..."
         span = "each training step's" if per_step else "each iteration's"
-        fix_tail = self._fix(store.value, short, evidence)
         verb = "store" if store.kind == "call" else "accumulate"
-        return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {fix_tail}"
+        return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {self._fix(store.value, short, evidence)}"
 
 
 def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
@@ -1164,7 +1006,7 @@ def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
     results carry no autograd graph."""
     name = ctx.qualified_name(func) or ""
     root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
-    return last in _FOREIGN_MODEL_CALLS or root in _FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
+    return last in _FOREIGN_MODEL_CALLS or root in libraries.FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
 
 
 def _backward_keys(target: cst.BaseExpression) -> list[str]:

@@ -89,11 +89,12 @@ class Analyses:
             self._training = TrainingModel(self.ctx, self.model, self.graph)
         return self._training
 
-    def index(self) -> "FileIndex":
-        """This file's facts for the project index (classes, top-level functions)."""
+    def index(self, classes: list | None = None) -> "FileIndex":
+        """This file's facts for the project index (classes, top-level functions); ``classes``:
+        the class facts the engine already took from CPython's tree (else computed here)."""
         from torchlint.semantic.index import build_index
 
-        return build_index(self)
+        return build_index(self, classes)
 
     @property
     def ast_tree(self) -> ast.Module | None:

@@ -91,21 +91,36 @@ def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
     return out
 
 
-def build_index(sem: "Analyses") -> FileIndex:
-    """The whole index of a file whose analyses exist (classes + function summaries)."""
+_SEEDS = ("manual_seed", "manual_seed_all", "seed_everything", "set_seed")
+
+
+def _may_seed(func, ctx) -> bool:
+    """A cheap necessary condition for a callee whose qualified name ends in a seeding
+    function: written so, or a bare name that some import binds (it may be an alias)."""
+    import libcst as cst
+
+    if isinstance(func, cst.Attribute):
+        return func.attr.value in _SEEDS
+    return isinstance(func, cst.Name) and (func.value in _SEEDS or func.value in ctx.imports)
+
+
+def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> FileIndex:
+    """The whole index of a file whose analyses exist (classes + function summaries);
+    ``classes`` when the caller already has them (``class_facts`` of the same tree)."""
     from torchlint import torch_api as api
     from torchlint.semantic.model import MODULE
 
     ctx = sem.ctx
     index = FileIndex()
     tree = sem.ast_tree
-    if tree is not None:
+    if classes is not None:
+        index.classes = classes
+    elif tree is not None:
         index.classes = class_facts(tree, ctx.import_table)
     model, training = sem.model, sem.training
     seeding = {s.scope.node for s in model.calls
-               if (model.qualified_name(s.node.func) or "").rsplit(".", 1)[-1] in ("manual_seed", "manual_seed_all",
-                                                                                    "seed_everything", "set_seed")}
-    seeds = sem.graph.closure(seeding)
+               if _may_seed(s.node.func, ctx) and (model.qualified_name(s.node.func) or "").rsplit(".", 1)[-1] in _SEEDS}
+    seeds = sem.graph.closure(seeding) if seeding else set()
     for scope in model.module.children:
         if scope.kind != "function" or scope.parent is None or scope.parent.kind != MODULE:
             continue

@@ -35,3 +35,10 @@ def is_library(qualified: str) -> bool:
 
 def is_lightning(qualified: str) -> bool:
     return root(qualified) in LIGHTNING_ROOTS
+
+
+def only_foreign(qualified_names) -> bool:
+    """Imports (qualified names) of another ML framework (TensorFlow, JAX, scikit-learn, ...)
+    and of no torch library: the file's models and losses are not torch's."""
+    roots = {root(q) for q in qualified_names}
+    return bool(roots & FOREIGN_FRAMEWORKS) and not roots & TORCH_LIBRARIES

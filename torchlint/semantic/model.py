@@ -30,6 +30,8 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _BRANCHES = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match, cst.ExceptHandler,
              cst.ExceptStarHandler, cst.Else, cst.Finally)
 _LOOPS = (cst.For, cst.While)
+# The same as sets of exact types, for the walk (``isinstance`` on LibCST's ABCs is slow).
+_BRANCH_KINDS, _LOOP_KINDS = frozenset(_BRANCHES), frozenset(_LOOPS)
 
 
 @dataclass(eq=False)
@@ -174,9 +176,9 @@ class SemanticModel:
         while stack:
             action, node = stack.pop()
             if action == 1:
-                if isinstance(node, _BRANCHES):
+                if type(node) in _BRANCH_KINDS:
                     frames[-1][1].pop()
-                if isinstance(node, _LOOPS):
+                if type(node) in _LOOP_KINDS:
                     frames[-1][2].pop()
                     all_loops.pop()
                 continue
@@ -209,7 +211,7 @@ class SemanticModel:
                 continue
             else:
                 self._bind_statement(node, scope, branches, n)
-            if isinstance(node, _LOOPS):
+            if kind in _LOOP_KINDS:
                 loop = Loop(node, scope, loops[-1] if loops else None, n, top)
                 self.loops[node] = loop
                 scope.loops.append(loop)
@@ -217,7 +219,7 @@ class SemanticModel:
                 all_loops.append(loop)
                 branches.append(node)
                 stack.append((1, node))
-            elif isinstance(node, _BRANCHES):
+            elif kind in _BRANCH_KINDS:
                 branches.append(node)
                 stack.append((1, node))
             kids = children(node)

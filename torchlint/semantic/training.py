@@ -76,12 +76,13 @@ class TrainingModel:
         self._collect_bindings()
         self.sites = self._collect_sites()
         self._closures: dict[str, set] = {}
+        self._loop_kinds: dict[Loop, set[str]] = {}
+        self._grad_off: list[CallSite] | None = None
 
     # -- bindings -----------------------------------------------------------------------
     def _collect_bindings(self) -> None:
         ctx = self.ctx
-        local_modules = {c.name for c in self.model.classes.values()
-                         if any(b.rsplit(".", 1)[-1].endswith("Module") for b in self._all_bases(c))}
+        local_modules = {c.name for c in self.model.classes.values() if self.is_module_class(c)}
         for scope in self.model.scopes.values():
             for key, bindings in scope.bindings.items():
                 for b in bindings:
@@ -106,6 +107,11 @@ class TrainingModel:
 
     def _all_bases(self, info) -> list[str]:
         return [b for c in self.model.mro(info) for b in c.bases]
+
+    def is_module_class(self, info) -> bool:
+        """A same-file class that is an ``nn.Module`` (or a ``LightningModule``, ...): a base,
+        direct or through its same-file bases, whose last part ends in ``Module``."""
+        return any(b.rsplit(".", 1)[-1].endswith("Module") for b in self._all_bases(info))
 
     @property
     def optimizers(self) -> set[str]:
@@ -191,7 +197,14 @@ class TrainingModel:
     def loop_kinds(self, loop: Loop) -> set[str]:
         """``data`` (iterates batches), ``training`` (a data loop whose iteration does backward
         and a step), ``evaluation`` (a data loop under no-grad or in eval mode, never
-        training), ``epoch`` (its body runs a data loop, or ``for epoch in range(...)``)."""
+        training), ``epoch`` (its body runs a data loop, or ``for epoch in range(...)``).
+        Computed once per loop."""
+        found = self._loop_kinds.get(loop)
+        if found is None:
+            found = self._loop_kinds[loop] = self._classify(loop)
+        return found
+
+    def _classify(self, loop: Loop) -> set[str]:
         node = loop.node
         kinds: set[str] = set()
         backward = step = False
@@ -305,6 +318,19 @@ class TrainingModel:
 
 # -- cheap queries: the semantic model alone, no TrainingModel built -------------------------
 
+    def grad_disabled_before(self, node: cst.CSTNode) -> bool:
+        """A bare ``torch.set_grad_enabled(False)`` statement runs earlier in the code ``node``
+        belongs to (its function, or the module body): autograd is off from there on."""
+        if self._grad_off is None:
+            self._grad_off = [s for s in self.model.calls if _switches_grad_off(self.ctx, s.node)]
+        if not self._grad_off:
+            return False
+        model = self.model
+        order = model.order.get(node, 0)
+        owner = enclosing_function(model, model.scope_of(node))
+        return any(s.order < order and enclosing_function(model, s.scope) is owner for s in self._grad_off)
+
+
 def in_lightning_eval_hook(ctx, node: cst.CSTNode) -> bool:
     """Inside a Lightning evaluation hook (``validation_step``, ``test_step``, ...: Lightning
     turns autograd off there), in any enclosing function."""
@@ -387,6 +413,12 @@ def _parameter_owner(model: SemanticModel, key: str, at: cst.CSTNode) -> str:
                         call.func.attr.value in ("parameters", "named_parameters"):
                     return api.expr_key(call.func.value) or key
     return key
+
+
+def _switches_grad_off(ctx, call: cst.Call) -> bool:
+    """``torch.set_grad_enabled(False)`` as a statement of its own (not a ``with`` item)."""
+    return bool(call.args) and _is_false(call.args[0].value) and isinstance(ctx.parent(call), cst.Expr) \
+        and api.is_grad_mode_call(ctx, call) == "set_grad_enabled"
 
 
 def _is_false(expr: cst.BaseExpression) -> bool:
