@@ -183,13 +183,65 @@ class Project:
             self._class_table = found
         return found
 
-    def _canonical(self, qualified: str, importer: FileRecord) -> str:
-        """A project class's name as the index keys it (re-exports followed), else as given."""
-        hit = self.resolve_symbol(qualified, importer)
-        if hit is None:
-            return qualified
-        record, name = hit
-        return f"{record.module_name}.{name}" if record.module_name else name
+    def _class_names(self, record: FileRecord) -> set[str]:
+        cache = self.__dict__.setdefault("_class_names_cache", {})
+        found = cache.get(record.path)
+        if found is None:
+            found = cache[record.path] = {fact["name"] for fact in record.index.get("classes", ())}
+        return found
+
+    def _canonical(self, qualified: str, importer: FileRecord | None) -> str:
+        """A project class's name as the index keys it (re-exports followed; a bare name
+        looked up in the importer's star imports too), else ``qualified`` as given."""
+        candidates = [qualified]
+        if "." not in qualified and importer is not None:
+            candidates += [f"{module}.{qualified}" for module in importer.star_imports]
+        for name in candidates:
+            hit = self.resolve_symbol(name, importer)
+            if hit is not None and hit[1] in self._class_names(hit[0]):
+                record, found = hit
+                return f"{record.module_name}.{found}" if record.module_name else found
+        return qualified
+
+    def is_project_class(self, qualified: str) -> bool:
+        """Whether ``qualified`` is a linted class as the index keys it (``ancestors`` lists
+        project classes and external bases side by side: this tells them apart)."""
+        return qualified in self._classes()
+
+    def resolve_class(self, qualified: str, importer: FileRecord | None = None) -> str | None:
+        """The project class a name used in ``importer`` stands for (``pkg.blocks.ResBlock``
+        imported, re-exported or star-imported), as the index keys it; None if it is none."""
+        canonical = self._canonical(qualified, importer)
+        return canonical if canonical in self._classes() else None
+
+    def direct_subclasses(self, qualified: str, *, loose: bool = False) -> list[str]:
+        """Project classes that name ``qualified`` among their own bases. ``loose`` adds
+        those with a base that is no project class but carries the same last name (an import
+        that could not be followed may be that class); torch and standard-library bases never
+        match loosely."""
+        exact, by_name = self._subclass_maps()
+        out = set(exact.get(qualified, ()))
+        if loose:
+            out |= by_name.get(qualified.rsplit(".", 1)[-1], set())
+        out.discard(qualified)
+        return sorted(out)
+
+    def _subclass_maps(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        found = getattr(self, "_subclass_table", None)
+        if found is None:
+            from torchlint.semantic.libraries import UTILITY_ROOTS, root
+
+            table = self._classes()
+            exact: dict[str, set[str]] = {}
+            by_name: dict[str, set[str]] = {}
+            for name, bases in table.items():
+                for base in bases:
+                    if base in table:
+                        exact.setdefault(base, set()).add(name)
+                    elif root(base) != "torch" and root(base) not in UTILITY_ROOTS:
+                        by_name.setdefault(base.rsplit(".", 1)[-1], set()).add(name)
+            found = self._subclass_table = (exact, by_name)
+        return found
 
     def has_class(self, qualified: str) -> bool:
         """Whether ``qualified`` names a class of the project."""
@@ -230,9 +282,10 @@ class Project:
         """Whether a project class is a ``torch.nn.Module`` (through any chain of project
         bases ending in ``torch.nn.*``/Lightning module classes)."""
         from torchlint.semantic.libraries import is_lightning
+        from torchlint.torch_api import torch_nn_class
 
         for base in [qualified, *self.ancestors(qualified)]:
-            if base.startswith("torch.nn.") and base.rsplit(".", 1)[-1][:1].isupper():
+            if torch_nn_class(base) is not None:
                 return True
             if is_lightning(base) and base.rsplit(".", 1)[-1] == "LightningModule":
                 return True

@@ -228,6 +228,25 @@ def mode_switch(call: cst.Call) -> bool | None:
     return True
 
 
+# ``torch.nn`` names that are not module classes.
+_NN_NOT_MODULES = {"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"}
+
+
+def torch_nn_class(qualified: str) -> str | None:
+    """``torch.nn.Linear`` / ``torch.nn.modules.conv.Conv2d`` -> the module class's name; None
+    for ``nn.Parameter``, ``nn.init.*``, ``nn.functional.*``, ``nn.utils.*``, ... (a name, no node:
+    the project pass asks it about qualified bases)."""
+    if not qualified.startswith("torch.nn."):
+        return None
+    parts = qualified[9:].split(".")
+    last = parts[-1]
+    if not last[:1].isupper() or last in _NN_NOT_MODULES:
+        return None
+    if len(parts) > 1 and parts[0] != "modules":
+        return None
+    return last
+
+
 # Layers without parameters: with inputs that do not require grad, autograd records nothing.
 PARAMETER_FREE_LAYERS = {
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",

@@ -252,3 +252,60 @@ def test_empty_unpacking_targets_bind_nothing():
 
     code = "import torch\nwith open('f') as ():\n    pass\n() = []\nfor () in [()]:\n    model.eval()\n    model(x)\n"
     assert [f.rule for f in lint_snippet(code)] == ["TL003"]
+
+
+def test_self_sites_carry_their_scope():
+    ctx, sem = analyses(
+        "class Net:\n    def __init__(self):\n        self.fc = 1\n    def forward(self, x):\n"
+        "        return [self.fc for _ in x]\n")
+    (info,) = sem.model.classes.values()
+    sites = [(node.attr.value, scope.kind, scope.function().name) for node, scope in info.self_sites]
+    assert sites == [("fc", "function", "__init__"), ("fc", "comprehension", "forward")]
+
+
+def test_class_facts_name_classes_inside_functions_and_their_local_bases():
+    import ast
+
+    from torchlint.semantic.index import class_facts, index_name
+
+    src = ("import torch.nn as nn\nclass Outer:\n    class A(nn.Module):\n        pass\n    class B(A):\n        pass\n"
+           "def make():\n    if True:\n        class Local(nn.Module):\n            pass\n"
+           "    class Sub(Local):\n        def build(self):\n            class Deep(Sub):\n                pass\n")
+    imports = ImportTable("pkg.m", False)
+    imports.scan_ast(ast.parse(src).body)
+    facts = {f["name"]: f["bases"] for f in class_facts(ast.parse(src), imports)}
+    assert facts == {"Outer": [], "Outer.A": ["torch.nn.Module"], "Outer.B": ["pkg.m.Outer.A"],
+                     "make.Local": ["torch.nn.Module"], "make.Sub": ["pkg.m.make.Local"],
+                     "make.Sub.build.Deep": ["pkg.m.make.Sub"]}
+    ctx, sem = analyses(src, "pkg/m.py")
+    assert sorted(index_name(info.scope) for info in sem.model.classes.values()) == sorted(facts)
+
+
+def test_project_resolves_classes_through_reexports_and_star_imports_and_loose_subclasses():
+    files = {
+        "pkg/__init__.py": "from .blocks import Block\n",
+        "pkg/blocks.py": "import torch.nn as nn\nclass Block(nn.Module):\n    pass\nclass Weight(nn.Parameter):\n    pass\n",
+        "pkg/star.py": "from pkg.blocks import *\nclass Net(Block):\n    pass\n",
+        "pkg/lost.py": "from elsewhere.blocks import Block as B\nimport typing\nclass Odd(B, typing.Generic):\n    pass\n",
+        "pkg/typing.py": "X = 1\n",
+    }
+    records = [analyze_source(p, t.encode(), frozenset({"TL005"})).record for p, t in files.items()]
+    project = Project(records)
+    star = project.record("pkg/star.py")
+    assert project.resolve_class("pkg.Block", star) == "pkg.blocks.Block"
+    assert project.resolve_class("Block", star) == "pkg.blocks.Block"  # star-imported
+    assert project.resolve_class("pkg.blocks.Nothing", star) is None
+    assert project.ancestors("pkg.star.Net") == ["pkg.blocks.Block", "torch.nn.Module"]
+    # ``typing.Generic`` is not resolved into pkg/typing.py, which defines no such class.
+    assert project.ancestors("pkg.lost.Odd") == ["elsewhere.blocks.Block", "typing.Generic"]
+    assert project.is_project_class("pkg.blocks.Block") and not project.is_project_class("typing.Generic")
+    assert project.direct_subclasses("pkg.blocks.Block") == ["pkg.star.Net"]
+    assert project.direct_subclasses("pkg.blocks.Block", loose=True) == ["pkg.lost.Odd", "pkg.star.Net"]
+    assert project.is_nn_module("pkg.star.Net") and not project.is_nn_module("pkg.blocks.Weight")
+
+
+def test_torch_nn_class():
+    from torchlint.torch_api import torch_nn_class
+
+    assert torch_nn_class("torch.nn.modules.conv.Conv2d") == "Conv2d"
+    assert torch_nn_class("torch.nn.Parameter") is None and torch_nn_class("torch.nn.functional.relu") is None

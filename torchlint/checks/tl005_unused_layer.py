@@ -1,9 +1,8 @@
 """TL005 unused-layer: an ``nn.Module`` attribute assigned a layer that nothing ever calls.
 
-Per-file pass (one walk): for every class, record
+Per file (``finish``, from the semantic model: no walk of its own but one cheap hook that
+collects ``model.x`` reads), for every class:
 
-* its bases, as written and import-expanded (``torch.nn.Module``, ``pkg.models.Backbone``,
-  or ``local:Name`` for a class of the same file);
 * the attributes it assigns a module to (``self.x = nn.Linear(...)``, a container, a call of
   a class that may be a project ``nn.Module``), with the place of the first such assignment;
 * every ``self.<name>`` it reads outside ``__init__`` (nested functions and lambdas of any
@@ -15,40 +14,48 @@ Per-file pass (one walk): for every class, record
   ``self.children()``, ``self._modules``, ``vars(self)``, a ``__getattr__`` of its own, ...);
 * whether it defines ``forward`` (or Lightning's ``training_step``) that is not abstract.
 
+Which scope ``self`` is bound in, and what each ``self.x`` site and assignment is, come from
+``ctx.semantic.model`` (``Scope.self_name``/``cls``/``method_kind``, ``ClassInfo.self_sites``,
+bindings); the class's name is ``index.index_name``, the key of the project index.
+
 Each file also records the attribute names it reads through another object outside
 ``__init__`` (``self.backbone.fc(x)``, ``model.criterion(out, y)``): a layer can be used by
 the module that holds it, so such a name is never reported anywhere in the project.
 
-Those facts go to ``ctx.facts["TL005"]``; the project pass resolves every class's bases
-across the linted files and reports a layer only when the class is an ``nn.Module`` whose
-whole family -- its bases, its subclasses anywhere in the linted files and their other bases
--- is known (project classes, ``torch.nn.Module``, Lightning's ``LightningModule``), none of
-them reads the attribute or accesses submodules dynamically, and one of them defines
-``forward``. A base from a third-party library or from a file that was not linted can read
-anything, so the class is not reported. A subclass in a file that was not linted cannot be
-seen: that is accepted (linting a single file reports what that file shows).
+Those facts go to ``ctx.facts["TL005"]`` (``bases`` there only records what the class wrote).
+The project pass takes the class hierarchy from ``Project`` (``ancestors``,
+``direct_subclasses``, ``is_nn_module``, ``resolve_class``) and reports a layer only when the
+class is an ``nn.Module`` whose whole family -- its bases, its subclasses anywhere in the
+linted files and their other bases -- is known (project classes, ``torch.nn.Module``,
+Lightning's ``LightningModule``), none of them reads the attribute or accesses submodules
+dynamically, and one of them defines ``forward``. A base from a third-party library or from a
+file that was not linted can read anything, so the class is not reported. A subclass in a
+file that was not linted cannot be seen: that is accepted (linting a single file reports what
+that file shows).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import libcst as cst
 
 from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.torch_api import PARAMETER_FREE_LAYERS, is_parameter_free_layer
+from torchlint.semantic.index import index_name
+from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
+from torchlint.torch_api import PARAMETER_FREE_LAYERS, is_parameter_free_layer, torch_nn_class
+
+__all__ = ["UnusedLayer", "message", "torch_nn_class"]
 
 # Bases that are nn.Modules and read none of a subclass's attributes.
 _MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 _LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
 # Bases that read nothing at all.
 _NEUTRAL_BASES = {"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"}
-# ``torch.nn`` names that are not module classes.
-_NOT_MODULES = {"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"}
 _CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
 # Methods of a module (or tensor) that return the same object.
 _SELF_RETURNING = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "train", "eval",
@@ -70,70 +77,10 @@ _TENSOR_METHODS = {"softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh",
                    "norm", "abs", "exp", "mean", "sum", "max", "min", "pow", "sqrt", "float", "half"}
 
 
-def torch_nn_class(qualified: str) -> str | None:
-    """``torch.nn.Linear`` / ``torch.nn.modules.conv.Conv2d`` -> the class name; None for
-    ``nn.Parameter``, ``nn.init.*``, ``nn.functional.*``, ``nn.utils.*``, ..."""
-    if not qualified.startswith("torch.nn."):
-        return None
-    parts = qualified[9:].split(".")
-    last = parts[-1]
-    if not last[:1].isupper() or last in _NOT_MODULES:
-        return None
-    if len(parts) > 1 and parts[0] != "modules":
-        return None
-    return last
-
-
-def _is_lightning_module(qualified: str) -> bool:
-    return qualified.split(".")[0] in _LIGHTNING_ROOTS and qualified.rsplit(".", 1)[-1] == "LightningModule"
-
-
-class _Class:
-    __slots__ = ("node", "name", "qual", "bases", "reads", "dynamic", "runs", "layers", "pf")
-
-    def __init__(self, node: cst.ClassDef, qual: str, bases: list):
-        self.node = node
-        self.name = node.name.value
-        self.qual = qual
-        self.bases = bases
-        self.reads: set[str] = set()
-        self.dynamic = False
-        self.runs = False
-        # attr -> (assignment node, kind, parameter-free); the first module assignment wins.
-        self.layers: dict[str, tuple[cst.CSTNode, list, bool]] = {}
-        # Holds no parameters of its own (only parameter-free layers and plain values).
-        self.pf = True
-
-
-class _Frame:
-    __slots__ = ("cls", "self_name", "is_init")
-
-    def __init__(self, cls: _Class | None, self_name: str | None, is_init: bool):
-        self.cls = cls
-        self.self_name = self_name
-        self.is_init = is_init
-
-
-def _first_param(params: cst.Parameters) -> str | None:
-    if params.posonly_params:
-        return params.posonly_params[0].name.value
-    if params.params:
-        return params.params[0].name.value
-    return None
-
-
-def _param_names(params: cst.Parameters) -> set[str]:
-    out = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            out.add(star.name.value)
-    return out
-
-
-def _abstract(node: cst.FunctionDef, decorators: set) -> bool:
+def _abstract(node: cst.FunctionDef) -> bool:
     """``@abstractmethod``, or a body that only raises ``NotImplementedError`` (or is ``...``/
     ``pass`` after a docstring): subclasses, maybe unseen, provide the real method."""
-    if decorators & {"abstractmethod", "abc.abstractmethod"}:
+    if {dotted_name(d.decorator) for d in node.decorators} & {"abstractmethod", "abc.abstractmethod"}:
         return True
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
     stmts = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
@@ -150,6 +97,28 @@ def _abstract(node: cst.FunctionDef, decorators: set) -> bool:
                 continue
         return False
     return True
+
+
+class _Method(NamedTuple):
+    """Where ``self`` is an instance of ``cls``: in a method (not a class/static method) or a
+    function, lambda or comprehension inside one; ``init`` when directly in ``__init__``."""
+
+    cls: Any  # ClassInfo
+    init: bool
+
+
+class _Class:
+    """What one class does with ``self``, gathered from the semantic model."""
+
+    __slots__ = ("info", "reads", "dynamic", "runs", "pf", "layers")
+
+    def __init__(self, info):
+        self.info = info
+        self.reads: set[str] = set()
+        self.dynamic = False
+        self.runs = False
+        self.pf = True  # holds no parameters of its own (only parameter-free layers, plain values)
+        self.layers: dict[str, tuple[cst.CSTNode, list]] = {}  # attr -> (statement, kinds); first wins
 
 
 class UnusedLayer(Rule):
@@ -755,135 +724,155 @@ class UnusedLayer(Rule):
     # -- per-file pass -----------------------------------------------------------------
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
-        self.classes: list[_Class] = []
-        self.class_stack: list[_Class] = []
-        self.frames: list[_Frame | None] = []  # None: a scope without a bound ``self``
-        self.scope_names: list[str] = []
-        self.outside: set[str] = set()  # attributes read through another object
+        self._named: list[cst.Attribute] = []  # ``model.x``/``self.x``: maybe read from outside
+        self._methods: dict[int, _Method | None] = {}
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        bases = []
-        for arg in node.bases:
-            if arg.keyword is not None:
-                continue
-            if arg.star:
-                bases.append(["?"])
-                continue
-            bases.append(self._base_ref(arg.value))
-        qual = ".".join([*self.scope_names, node.name.value])
-        info = _Class(node, qual, bases)
-        self.classes.append(info)
-        self.class_stack.append(info)
-        self.frames.append(None)
-        self.scope_names.append(node.name.value)
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self.class_stack.pop()
-        self.frames.pop()
-        self.scope_names.pop()
-
-    def _base_ref(self, expr: cst.BaseExpression) -> list:
-        if isinstance(expr, cst.Subscript):  # Generic[T], Base[Config]
-            expr = expr.value
-        dotted = dotted_name(expr)
-        if dotted is None:
-            return ["?"]
-        if self.ctx.is_imported(expr):
-            return ["q", self.ctx.qualified_name(expr)]
-        if dotted in ("object",):
-            return ["q", "object"]
-        # A class of this file (settled in finish), or something star-imported.
-        return ["name", dotted]
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        # The nearest scope around the def (a method may sit under an ``if``/``try`` in the
-        # class body).
-        scope = next((a for a in self.ctx.ancestors(node) if isinstance(a, (cst.ClassDef, cst.FunctionDef, cst.Lambda))), None)
-        cls = self.class_stack[-1] if self.class_stack else None
-        frame: _Frame | None
-        if cls is not None and scope is cls.node:
-            # A method: ``self`` is its first parameter unless static/class method.
-            decorators = {dotted_name(d.decorator) for d in node.decorators}
-            name = node.name.value
-            if name in _RUNNERS and not _abstract(node, decorators):
-                cls.runs = True
-            if name in ("__getattr__", "__getattribute__"):
-                cls.dynamic = True
-            if decorators & {"staticmethod", "classmethod"}:
-                frame = None
-            else:
-                frame = _Frame(cls, _first_param(node.params), name == _INIT)
-        else:
-            frame = self._nested_frame(node.params)
-        self.frames.append(frame)
-        self.scope_names.append(node.name.value)
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.frames.pop()
-        self.scope_names.pop()
-
-    def _nested_frame(self, params: cst.Parameters) -> _Frame | None:
-        """A function or lambda inside a method sees the method's ``self`` (and runs later,
-        so it is never ``__init__`` itself)."""
-        outer = self.frames[-1] if self.frames else None
-        if outer is None or outer.self_name is None or outer.self_name in _param_names(params):
-            return None
-        return _Frame(outer.cls, outer.self_name, False)
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.frames.append(self._nested_frame(node.params))
-
-    def leave_Lambda(self, node: cst.Lambda) -> None:
-        self.frames.pop()
-
-    def _frame(self) -> _Frame | None:
-        return self.frames[-1] if self.frames else None
-
-    def _is_self(self, expr: cst.BaseExpression, frame: _Frame) -> bool:
-        return isinstance(expr, cst.Name) and expr.value == frame.self_name
-
-    # -- reads ---------------------------------------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        frame = self._frame()
         value = node.value
-        if frame is None or frame.self_name is None or not self._is_self(value, frame):
-            self._outside_read(node, frame)
-            return
-        attr = node.attr.value
-        cls = frame.cls
-        if attr in _DYNAMIC_ATTRS:
-            cls.dynamic = True
-            return
-        if self._is_store(node):
-            return
-        if not frame.is_init or self._flows(node):
-            cls.reads.add(attr)
+        if type(value) is cst.Name and (value.value == "self" or _MODEL_NAME.search(value.value)):
+            self._named.append(node)
 
-    def _outside_read(self, node: cst.Attribute, frame: _Frame | None) -> None:
-        """``self.backbone.fc(x)`` or ``model.criterion(out, y)``: a layer of another module
-        used from outside its class (outside ``__init__``)."""
-        if frame is not None and frame.is_init:
+    def finish(self) -> None:
+        model = self.ctx.semantic.model
+        classes = {id(info): _Class(info) for info in model.classes.values()}
+        outside: set[str] = set()
+        for cls in classes.values():
+            self._scan_methods(cls)
+            self._scan_self_sites(cls, outside)
+        self._scan_calls(model, classes)
+        self._scan_named_reads(model, classes, outside)
+        if not classes and not outside:
             return
-        root = node.value
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if not isinstance(root, cst.Name):
-            return
-        if root is node.value:  # model.fc
-            if frame is None and root.value == "self" and self.frames:
-                pass  # a free function written as a method (``Net.forward = forward``)
-            elif not _MODEL_NAME.search(root.value) or root.value in self.ctx.imports:
-                return
-        elif frame is None or frame.self_name != root.value:  # self.backbone.fc
-            return
+        facts: dict[str, Any] = {"classes": [self._entry(cls) for cls in classes.values()]}
+        if outside:
+            facts["outside"] = sorted(outside)
+        self.ctx.facts[self.code] = facts
+
+    def _method(self, scope) -> _Method | None:
+        """The method ``scope`` sees ``self`` of (None: no bound ``self`` there)."""
+        key = id(scope)
+        if key in self._methods:
+            return self._methods[key]
+        found = None
+        inner = scope
+        while inner.kind == COMPREHENSION and inner.parent is not None:
+            inner = inner.parent
+        if inner.self_name is not None and inner.cls is not None:
+            method = inner
+            while method.parent is not None and method.parent.kind != CLASS:
+                method = method.parent
+            params = method.node.params if isinstance(method.node, cst.FunctionDef) else None
+            if method.method_kind == "method" and params is not None and (params.posonly_params or params.params):
+                found = _Method(inner.cls, inner is method and method.name == _INIT)
+        self._methods[key] = found
+        return found
+
+    def _scan_methods(self, cls: _Class) -> None:
+        """``forward``/``training_step`` that is not abstract; a ``__getattr__`` of its own."""
+        for name, bindings in cls.info.scope.bindings.items():
+            for b in bindings:
+                if b.kind != "def":
+                    continue
+                if name in _RUNNERS and not _abstract(b.node):
+                    cls.runs = True
+                if name in ("__getattr__", "__getattribute__"):
+                    cls.dynamic = True
+
+    def _scan_self_sites(self, cls: _Class, outside: set[str]) -> None:
+        """Every ``self.x``: a read, a layer assignment, ``self._modules``; and the attributes
+        of another module read through it (``self.backbone.fc``)."""
+        parent = self.ctx.parent
+        for node, scope in cls.info.self_sites:
+            method = self._method(scope)
+            if method is None:
+                continue
+            attr = node.attr.value
+            if not method.init:
+                self._chain_reads(node, outside)
+            if attr in _DYNAMIC_ATTRS:
+                cls.dynamic = True
+                continue
+            if self._is_store(node):
+                up = parent(node)
+                if isinstance(up, cst.AssignTarget):
+                    self._assigned(cls, parent(up), attr, parent(up).value)
+                elif isinstance(up, cst.AnnAssign) and up.value is not None:
+                    self._assigned(cls, up, attr, up.value)
+            elif not method.init or self._flows(node):
+                cls.reads.add(attr)
+
+    def _chain_reads(self, node: cst.Attribute, outside: set[str]) -> None:
+        parent = self.ctx.parent
+        cur: cst.CSTNode = node
+        up = parent(cur)
+        while isinstance(up, cst.Attribute) and up.value is cur:
+            self._outside_read(up, outside)
+            cur, up = up, parent(up)
+
+    def _outside_read(self, node: cst.Attribute, outside: set[str]) -> None:
         attr = node.attr.value
         if attr in _TENSOR_METHODS:
             call = self.ctx.parent(node)
             if isinstance(call, cst.Call) and call.func is node:
                 return  # self.weights.softmax(-1): a tensor method
         if not self._is_store(node):
-            self.outside.add(attr)
+            outside.add(attr)
 
+    def _scan_named_reads(self, model, classes: dict, outside: set[str]) -> None:
+        """``model.criterion(out, y)`` outside ``__init__``: a layer of another module used from
+        outside its class; ``self.fc`` in a free function attached as a method."""
+        sited = {id(node) for cls in classes.values() for node, _ in cls.info.self_sites}
+        for node in self._named:
+            if id(node) in sited:
+                continue
+            scope = model.scope_of(node)
+            method = self._method(scope)
+            if method is not None and method.init:
+                continue
+            root = node.value.value
+            if root == "self" and method is None:
+                while scope.kind == COMPREHENSION and scope.parent is not None:
+                    scope = scope.parent
+                if scope.kind == MODULE:
+                    continue
+            elif not _MODEL_NAME.search(root) or root in self.ctx.imports:
+                continue
+            self._outside_read(node, outside)
+
+    def _scan_calls(self, model, classes: dict) -> None:
+        """``getattr(self, ...)``/``setattr``/``vars(self)``, ``self.children()``, parameters
+        registered by hand."""
+        for site in model.calls:
+            method = self._method(site.scope)
+            if method is None:
+                continue
+            cls = classes[id(method.cls)]
+            node, me = site.node, site.scope.self_name
+            func = node.func
+            if isinstance(func, cst.Name) and func.value in ("getattr", "setattr", "vars", "delattr"):
+                if not node.args or not _is_name(node.args[0].value, me):
+                    continue
+                if func.value == "getattr" and len(node.args) >= 2 and isinstance(node.args[1].value, cst.SimpleString):
+                    if not method.init:
+                        cls.reads.add(str(node.args[1].value.evaluated_value))
+                    continue
+                if func.value != "delattr":
+                    cls.dynamic = True
+            elif isinstance(func, cst.Attribute) and _is_name(func.value, me):
+                name = func.attr.value
+                if name in _DYNAMIC_METHODS:
+                    if not (method.init and name in ("modules", "named_modules") and self._iterated(node)):
+                        cls.dynamic = True  # (``for m in self.modules(): init(m)`` in __init__ is not)
+                elif name in ("register_parameter", "register_module", "add_module"):
+                    cls.pf = False
+            elif cls.pf and self.ctx.qualified_name(func) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                cls.pf = False
+
+    def _iterated(self, call: cst.Call) -> bool:
+        parent = self.ctx.parent(call)
+        return isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is call
+
+    # -- what is a use -------------------------------------------------------------------
     def _is_store(self, node: cst.CSTNode) -> bool:
         parent = self.ctx.parent(node)
         while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
@@ -939,58 +928,8 @@ class UnusedLayer(Rule):
             return True
         return "init" in last.lower() or (last.endswith("_") and not last.endswith("__"))
 
-    def visit_Call(self, node: cst.Call) -> None:
-        frame = self._frame()
-        if frame is None or frame.self_name is None:
-            return
-        func = node.func
-        cls = frame.cls
-        if isinstance(func, cst.Name) and func.value in ("getattr", "setattr", "vars", "delattr"):
-            if not node.args or not self._is_self(node.args[0].value, frame):
-                return
-            if func.value == "getattr" and len(node.args) >= 2:
-                name = node.args[1].value
-                if isinstance(name, cst.SimpleString):
-                    if not frame.is_init:
-                        cls.reads.add(str(name.evaluated_value))
-                    return
-            if func.value == "delattr":
-                return
-            cls.dynamic = True
-            return
-        if isinstance(func, cst.Attribute) and self._is_self(func.value, frame):
-            method = func.attr.value
-            if method in _DYNAMIC_METHODS:
-                if frame.is_init and method in ("modules", "named_modules") and self._iterated(node):
-                    return  # ``for m in self.modules(): init(m)``
-                cls.dynamic = True
-            elif method in ("register_parameter", "register_module", "add_module"):
-                cls.pf = False
-        elif cls.pf and self.ctx.qualified_name(func) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-            cls.pf = False
-
-    def _iterated(self, call: cst.Call) -> bool:
-        parent = self.ctx.parent(call)
-        return isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is call
-
-    # -- layer assignments ---------------------------------------------------------------
-    def visit_Assign(self, node: cst.Assign) -> None:
-        frame = self._frame()
-        if frame is None or frame.self_name is None:
-            return
-        for target in node.targets:
-            self._assigned(frame, node, target.target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        frame = self._frame()
-        if frame is None or frame.self_name is None or node.value is None:
-            return
-        self._assigned(frame, node, node.target, node.value)
-
-    def _assigned(self, frame: _Frame, stmt: cst.CSTNode, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if not (isinstance(target, cst.Attribute) and self._is_self(target.value, frame)):
-            return
-        cls = frame.cls
+    # -- what is a layer -----------------------------------------------------------------
+    def _assigned(self, cls: _Class, stmt: cst.CSTNode, attr: str, value: cst.BaseExpression) -> None:
         kinds: list = []
         self._construction(value, kinds)
         if not kinds:
@@ -1001,14 +940,13 @@ class UnusedLayer(Rule):
             return
         if not all(k[0] == "nn" and k[1] for k in kinds):
             cls.pf = False
-        attr = target.attr.value
         if attr not in cls.layers:
             cls.layers[attr] = (stmt, kinds)
 
     def _construction(self, value: cst.BaseExpression, kinds: list) -> None:
         """Collect into ``kinds`` the module construction(s) ``value`` may be:
-        ``["nn", parameter_free]`` for a torch.nn class, ``["q", qualified]`` for an imported
-        class, ``["name", Name]`` for one of this file (settled in ``finish``)."""
+        ``["nn", parameter_free]`` for a torch.nn class, ``["class", qualified]`` for a class
+        imported or of this file (a bare name when star-imported), settled by the project."""
         if isinstance(value, cst.IfExp):
             self._construction(value.body, kinds)
             self._construction(value.orelse, kinds)
@@ -1019,17 +957,31 @@ class UnusedLayer(Rule):
         while isinstance(func, cst.Attribute) and func.attr.value in _SELF_RETURNING and isinstance(func.value, cst.Call):
             value = func.value  # nn.Linear(...).to(device)
             func = value.func
-        qualified = self.ctx.qualified_name(func)
-        if qualified is None:
-            return
         if self.ctx.is_imported(func):
+            qualified = self.ctx.qualified_name(func) or ""
             name = torch_nn_class(qualified)
             if name is not None:
                 kinds.append(["nn", self._torch_pf(value, name)])
             elif qualified.split(".")[0] not in ("torch", "builtins", "typing", "copy"):
-                kinds.append(["q", qualified])
+                kinds.append(["class", qualified])
         elif isinstance(func, cst.Name):
-            kinds.append(["name", func.value])
+            local = self._local_class(func)
+            if local is not None:
+                kinds.append(["class", local])
+
+    def _local_class(self, func: cst.Name) -> str | None:
+        """``Block()``: the class of this file the name is bound to, as the project index names
+        it; a name bound nowhere in a file with star imports stays bare (maybe theirs)."""
+        model = self.ctx.semantic.model
+        found = model.binding_of(func)
+        for b in reversed(found):
+            if b.kind == "class":
+                module = self.ctx.import_table.module_name
+                name = index_name(model.scopes[b.node])
+                return f"{module}.{name}" if module else name
+        if not found and self.ctx.star_imports:
+            return func.value
+        return None
 
     def _torch_pf(self, call: cst.Call, name: str) -> bool:
         if name == "Module":
@@ -1065,52 +1017,22 @@ class UnusedLayer(Rule):
         return True
 
     # -- facts ---------------------------------------------------------------------------
-    def finish(self) -> None:
-        if not self.classes and not self.outside:
-            return
-        names = {c.name for c in self.classes}
-        star = list(self.ctx.star_imports)
-        out = []
-        for cls in self.classes:
-            bases = [self._settle(b, names, star) for b in cls.bases]
-            layers = []
-            if not cls.dynamic and bases:
-                for attr in sorted(cls.layers):
-                    if attr in cls.reads:
-                        continue
-                    stmt, kinds = cls.layers[attr]
-                    settled = [self._settle(k, names, star) for k in kinds]
-                    settled = [k for k in settled if k[0] != "?"]
-                    if not settled:
-                        continue
-                    rng = self.ctx.position(stmt)
-                    layers.append([attr, settled, rng.start.line, rng.start.column + 1,
-                                   rng.end.line, rng.end.column + 1])
-            entry: dict[str, Any] = {"name": cls.name, "qual": cls.qual, "bases": bases, "reads": sorted(cls.reads)}
-            if cls.dynamic:
-                entry["dynamic"] = True
-            if cls.runs:
-                entry["runs"] = True
-            if cls.pf:
-                entry["pf"] = True
-            if layers:
-                entry["layers"] = layers
-            out.append(entry)
-        facts: dict[str, Any] = {"classes": out}
-        if self.outside:
-            facts["outside"] = sorted(self.outside)
-        self.ctx.facts[self.code] = facts
-
-    @staticmethod
-    def _settle(ref: list, names: set[str], star: list[str]) -> list:
-        if ref[0] != "name":
-            return ref
-        name = ref[1]
-        if name.split(".")[0] in names:
-            return ["local", name]
-        if star and "." not in name:
-            return ["star", name]
-        return ["?"]
+    def _entry(self, cls: _Class) -> dict[str, Any]:
+        info = cls.info
+        entry: dict[str, Any] = {"name": info.name, "qual": index_name(info.scope),
+                                 "bases": [["q", b] for b in info.bases], "reads": sorted(cls.reads)}
+        layers = []
+        if not cls.dynamic and info.node.bases:
+            for attr in sorted(cls.layers):
+                if attr in cls.reads:
+                    continue
+                stmt, kinds = cls.layers[attr]
+                rng = self.ctx.position(stmt)
+                layers.append([attr, kinds, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1])
+        for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers)):
+            if value:
+                entry[key] = value
+        return entry
 
     # -- project pass --------------------------------------------------------------------
     @classmethod
@@ -1118,173 +1040,107 @@ class UnusedLayer(Rule):
         return _ProjectPass(project, options, cls).run()
 
 
-# Resolved base kinds.
-_MODULE, _NEUTRAL, _OPAQUE = "module", "neutral", "opaque"
+def _is_name(expr: cst.BaseExpression, name: str | None) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
+
+
+# What an external base (no project class) means for the attributes of its subclasses.
+_MODULE, _NEUTRAL, _OPAQUE, _TORCH_NN = "module", "neutral", "opaque", "torch.nn"
+
+
+def _external_kind(qualified: str) -> str:
+    """``torch.nn.Module``/``LightningModule`` read none of them, ``object``/``ABC`` nothing;
+    another ``torch.nn`` class (``nn.Sequential``) runs its children; anything else is opaque."""
+    torch_name = torch_nn_class(qualified)
+    if qualified in _MODULE_BASES or torch_name == "Module" or (
+            qualified.split(".")[0] in _LIGHTNING_ROOTS and qualified.rsplit(".", 1)[-1] == "LightningModule"):
+        return _MODULE
+    if qualified in _NEUTRAL_BASES:
+        return _NEUTRAL
+    return _TORCH_NN if torch_name is not None else _OPAQUE
 
 
 class _ProjectPass:
+    """Classes are the project index's names (``Project``); their TL005 facts hang off them."""
+
     def __init__(self, project, options: dict[str, Any], rule: type[UnusedLayer]):
         self.project = project
         self.rule = rule
         self.ignore = [str(p) for p in options.get("ignore-names") or []]
-        self.classes: list[tuple[Any, dict]] = []  # (record, class facts)
+        self.entries: dict[str, list[tuple[Any, dict]]] = {}  # class -> (record, its facts)
         self.outside: set[str] = set()
-        self.by_record: dict[str, dict[str, list[int]]] = {}
         for record in project.records:
             facts = record.facts.get(rule.code)
             if not facts:
                 continue
             self.outside.update(facts.get("outside", ()))
-            index = self.by_record.setdefault(record.path, {})
+            module = record.module_name
             for entry in facts["classes"]:
-                i = len(self.classes)
-                self.classes.append((record, entry))
-                index.setdefault(entry["qual"], []).append(i)
-        self._bases: dict[int, list] = {}
-        self._ancestors: dict[int, tuple[set[int], set[str]]] = {}
+                key = f"{module}.{entry['qual']}" if module else entry["qual"]
+                self.entries.setdefault(key, []).append((record, entry))
+        self._lineage: dict[str, tuple[set[str], set[str]]] = {}
 
-    # ``bases(i)``: each base as (_MODULE|_NEUTRAL|_OPAQUE, None) or ("class", [indices]).
-    def bases(self, i: int) -> list:
-        found = self._bases.get(i)
+    def lineage(self, name: str) -> tuple[set[str], set[str]]:
+        """The project classes from ``name`` up (itself included) and the kinds of the external
+        bases met on the way."""
+        found = self._lineage.get(name)
         if found is None:
-            record, entry = self.classes[i]
-            found = self._bases[i] = [self._resolve(ref, record) for ref in entry["bases"]]
+            members, external = {name}, set()
+            for base in self.project.ancestors(name):
+                if self.project.is_project_class(base):
+                    members.add(base)
+                else:
+                    external.add(_external_kind(base))
+            found = self._lineage[name] = (members, external)
         return found
 
-    def _resolve(self, ref: list, record) -> tuple:
-        kind = ref[0]
-        if kind == "local":
-            hits = self._local(record, ref[1])
-            return ("class", hits) if hits else (_OPAQUE, None)
-        if kind == "q":
-            return self._qualified(ref[1], record)
-        if kind == "star":
-            for module in record.star_imports:
-                got = self._qualified(f"{module}.{ref[1]}", record)
-                if got[0] == "class":
-                    return got
-            return (_OPAQUE, None)
-        return (_OPAQUE, None)
-
-    def _local(self, record, name: str) -> list[int]:
-        index = self.by_record.get(record.path, {})
-        hits = index.get(name)
-        if hits:
-            return list(hits)
-        # A class nested in a function, named by its short name.
-        short = name.rsplit(".", 1)[-1]
-        return [i for q, ids in index.items() if q.rsplit(".", 1)[-1] == short for i in ids] if "." not in name else []
-
-    def _qualified(self, qualified: str, record) -> tuple:
-        if qualified in _MODULE_BASES or _is_lightning_module(qualified) or torch_nn_class(qualified) == "Module":
-            return (_MODULE, None)
-        if qualified in _NEUTRAL_BASES:
-            return (_NEUTRAL, None)
-        if torch_nn_class(qualified) is not None:
-            return (_OPAQUE, "torch.nn")  # an nn.Module whose own forward may read anything
-        found = self.project.resolve_symbol(qualified, record)
-        if found is None:
-            return (_OPAQUE, None)
-        target, name = found
-        if not target.parsed:
-            return (_OPAQUE, None)
-        hits = self.by_record.get(target.path, {}).get(name)
-        return ("class", list(hits)) if hits else (_OPAQUE, None)
-
-    def ancestors(self, i: int) -> tuple[set[int], set[str]]:
-        """Every project class above ``i`` (``i`` included) and the kinds of the external
-        bases met (_MODULE, _NEUTRAL, _OPAQUE, "torch.nn")."""
-        cached = self._ancestors.get(i)
-        if cached is not None:
-            return cached
-        seen: set[int] = set()
-        external: set[str] = set()
-        stack = [i]
-        while stack:
-            j = stack.pop()
-            if j in seen:
-                continue
-            seen.add(j)
-            for kind, data in self.bases(j):
-                if kind == "class":
-                    stack.extend(data)
-                elif kind == _OPAQUE and data == "torch.nn":
-                    external.add("torch.nn")
-                else:
-                    external.add(kind)
-        self._ancestors[i] = (seen, external)
-        return seen, external
-
-    def is_module(self, i: int) -> bool:
-        _, external = self.ancestors(i)
-        return _MODULE in external or "torch.nn" in external
-
-    def children(self) -> dict[int, set[int]]:
-        """Direct subclasses of each class; a base that could not be resolved but carries a
-        project class's name counts as one (it may be that class)."""
-        out: dict[int, set[int]] = {}
-        by_short: dict[str, list[int]] = {}
-        for i, (_, entry) in enumerate(self.classes):
-            by_short.setdefault(entry["name"], []).append(i)
-        for i, (record, entry) in enumerate(self.classes):
-            for ref, (kind, data) in zip(entry["bases"], self.bases(i)):
-                if kind == "class":
-                    for j in data:
-                        out.setdefault(j, set()).add(i)
-                elif kind == _OPAQUE and data is None and len(ref) > 1:
-                    for j in by_short.get(str(ref[1]).rsplit(".", 1)[-1], ()):
-                        out.setdefault(j, set()).add(i)
-        return out
-
     def run(self) -> list[Finding]:
-        candidates = [i for i, (_, entry) in enumerate(self.classes) if entry.get("layers")]
-        if not candidates:
-            return []
-        children = self.children()
         findings = []
-        for i in candidates:
-            family = self.family(i, children)
+        for name, entries in self.entries.items():
+            if not any(entry.get("layers") for _, entry in entries):
+                continue
+            family = self.family(name)
             if family is None:
                 continue
-            reads: set[str] = set()
-            for j in family:
-                reads.update(self.classes[j][1]["reads"])
-            record, entry = self.classes[i]
-            for attr, kinds, line, col, end_line, end_col in entry["layers"]:
-                if attr in reads or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
-                    continue
-                layer = self.layer(kinds, record)
-                if layer is None:
-                    continue
-                findings.append(Finding(
-                    rule=self.rule.code, name=self.rule.name, severity=self.rule.severity, path=record.path,
-                    line=line, column=col, end_line=end_line, end_column=end_col,
-                    message=message(entry["name"], attr, layer),
-                    extra={"class": entry["name"], "attribute": attr},
-                ))
+            reads = {attr for member in family for _, entry in self.entries[member] for attr in entry["reads"]}
+            for record, entry in entries:
+                findings.extend(self.report(record, entry, reads))
         return findings
 
-    def family(self, i: int, children: dict[int, set[int]]) -> set[int] | None:
-        """The classes whose methods see ``self`` as an instance of class ``i``, or None when
-        it must not be reported (not a module, an unknown base, dynamic access, no forward)."""
-        members, external = self.ancestors(i)
-        if _OPAQUE in external or "torch.nn" in external or _MODULE not in external:
+    def report(self, record, entry: dict, reads: set[str]) -> Iterable[Finding]:
+        for attr, kinds, line, col, end_line, end_col in entry.get("layers", ()):
+            if attr in reads or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
+                continue
+            layer = self.layer(kinds, record)
+            if layer is None:
+                continue
+            yield Finding(
+                rule=self.rule.code, name=self.rule.name, severity=self.rule.severity, path=record.path,
+                line=line, column=col, end_line=end_line, end_column=end_col,
+                message=message(entry["name"], attr, layer), extra={"class": entry["name"], "attribute": attr},
+            )
+
+    def family(self, name: str) -> set[str] | None:
+        """The classes whose methods see ``self`` as an instance of ``name``, or None when it
+        must not be reported (not a module, an unknown base, dynamic access, no forward)."""
+        members, external = self.lineage(name)
+        if _OPAQUE in external or _TORCH_NN in external or _MODULE not in external:
             return None
         family = set(members)
-        stack = list(children.get(i, ()))
+        stack = self.project.direct_subclasses(name, loose=True)
         while stack:
-            j = stack.pop()
-            if j in family:
+            sub = stack.pop()
+            if sub in family:
                 continue
-            up, ext = self.ancestors(j)
-            if _OPAQUE in ext or "torch.nn" in ext:
+            up, ext = self.lineage(sub)
+            if _OPAQUE in ext or _TORCH_NN in ext:
                 return None
             family |= up
-            family.add(j)
-            stack.extend(children.get(j, ()))
-        if any(self.classes[j][1].get("dynamic") for j in family):
-            return None
-        if not any(self.classes[j][1].get("runs") for j in family):
+            stack.extend(self.project.direct_subclasses(sub, loose=True))
+        facts = [entry for member in family for _, entry in self.entries.get(member, [(None, None)])]
+        if None in facts or any(entry.get("dynamic") for entry in facts):
+            return None  # a class without facts (its file failed) may do anything
+        if not any(entry.get("runs") for entry in facts):
             return None
         return family
 
@@ -1292,23 +1148,19 @@ class _ProjectPass:
         """(parameter-free,) when some construction is a module, else None."""
         module = False
         pf = True
-        for kind in kinds:
-            if kind[0] == "nn":
-                module = True
-                pf = pf and kind[1]
+        for kind, data in kinds:
+            if kind == "nn":
+                module, pf = True, pf and data
                 continue
-            resolved = self._resolve(kind, record)
-            if resolved[0] != "class":
-                continue
-            hits = resolved[1]
-            if all(self.is_module(j) for j in hits):
-                module = True
-                pf = pf and all(self.class_pf(j) for j in hits)
+            name = self.project.resolve_class(data, record)
+            if name is not None and self.project.is_nn_module(name):
+                module, pf = True, pf and self.class_pf(name)
         return (pf,) if module else None
 
-    def class_pf(self, i: int) -> bool:
-        members, external = self.ancestors(i)
-        return external <= {_MODULE, _NEUTRAL} and all(self.classes[j][1].get("pf") for j in members)
+    def class_pf(self, name: str) -> bool:
+        members, external = self.lineage(name)
+        return external <= {_MODULE, _NEUTRAL} and all(
+            entry.get("pf") for member in members for _, entry in self.entries.get(member, [(None, {})]))
 
 
 def message(cls: str, attr: str, layer: tuple[bool]) -> str:

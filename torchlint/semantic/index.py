@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypedDict
 if TYPE_CHECKING:
     from torchlint.imports import ImportTable
     from torchlint.semantic import Analyses
+    from torchlint.semantic.model import Scope
 
 
 class ClassFact(TypedDict):
@@ -53,14 +54,60 @@ def _dotted(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
-    """Module-level classes (and classes nested in them), bases qualified. Iterative."""
-    out: list[ClassFact] = []
-    local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    stack: list[tuple[ast.ClassDef, str]] = [(n, n.name) for n in reversed(tree.body) if isinstance(n, ast.ClassDef)]
-    prefix = imports.module_name
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Compound statements other than defs -> the fields holding their statement lists.
+_COMPOUND = {ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+             ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
+             ast.Try: ("body", "orelse", "finalbody"), ast.Match: ()}
+if hasattr(ast, "TryStar"):
+    _COMPOUND[ast.TryStar] = _COMPOUND[ast.Try]
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists directly under a compound statement (``if``/``for``/``try``/...)."""
+    fields = _COMPOUND.get(type(node))
+    if fields is None:
+        return []
+    out = [getattr(node, name) for name in fields]
+    out += [h.body for h in getattr(node, "handlers", ())]
+    out += [c.body for c in getattr(node, "cases", ())]
+    return out
+
+
+def _classes_in(body: list[ast.stmt]) -> list[ast.ClassDef]:
+    """Classes a block defines, under compound statements too (not inside nested defs)."""
+    out, stack = [], list(reversed(body))
     while stack:
-        node, qual = stack.pop()
+        node = stack.pop()
+        if isinstance(node, ast.ClassDef):
+            out.append(node)
+        elif not isinstance(node, _FUNCTIONS):
+            for block in reversed(_blocks(node)):
+                stack.extend(reversed(block))
+    return out
+
+
+def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
+    """Every class of the file, bases qualified. Iterative. A class inside a function (or a
+    method) is named through it, as ``index_name`` names it: ``make.Net``,
+    ``Test.test_x.Model``; its bare-name bases see the classes of the functions around it."""
+    out: list[ClassFact] = []
+    prefix = imports.module_name
+    module_env = {c.name: c.name for c in _classes_in(tree.body)}
+    # (statement, qualified name of the enclosing class/function, visible local classes)
+    stack: list[tuple[ast.stmt, str, dict]] = [(n, "", module_env) for n in reversed(tree.body)]
+    while stack:
+        node, outer, env = stack.pop()
+        if isinstance(node, _FUNCTIONS):
+            qual = f"{outer}.{node.name}" if outer else node.name
+            inner = {**env, **{c.name: f"{qual}.{c.name}" for c in _classes_in(node.body)}}
+            stack.extend((n, qual, inner) for n in reversed(node.body))
+            continue
+        if not isinstance(node, ast.ClassDef):
+            for block in reversed(_blocks(node)):
+                stack.extend((n, outer, env) for n in reversed(block))
+            continue
+        qual = f"{outer}.{node.name}" if outer else node.name
         bases = []
         for base in node.bases:
             expr = base.value if isinstance(base, ast.Subscript) else base
@@ -70,13 +117,14 @@ def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
             head, dot, rest = written.partition(".")
             if head in imports.names:
                 bases.append(imports.names[head] + dot + rest)
-            elif head in local:
-                bases.append(f"{prefix}.{written}" if prefix else written)
+            elif head in env:
+                local = env[head] + dot + rest
+                bases.append(f"{prefix}.{local}" if prefix else local)
             else:
                 bases.append(written)
         methods, attrs = [], set()
         for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(item, _FUNCTIONS):
                 methods.append(item.name)
                 args = item.args.posonlyargs + item.args.args
                 if args:
@@ -85,9 +133,10 @@ def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
                         if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) \
                                 and isinstance(sub.value, ast.Name) and sub.value.id == me:
                             attrs.add(sub.attr)
-            elif isinstance(item, ast.ClassDef):
-                stack.append((item, f"{qual}.{item.name}"))
         out.append(ClassFact(name=qual, bases=bases, methods=methods, self_attrs=sorted(attrs)))
+        # The class body: nested classes (which see the body's classes) and methods (which do not).
+        body_env = {**env, **{c.name: f"{qual}.{c.name}" for c in _classes_in(node.body)}}
+        stack.extend((n, qual, env if isinstance(n, _FUNCTIONS) else body_env) for n in reversed(node.body))
     return out
 
 
@@ -102,6 +151,13 @@ def _may_seed(func, ctx) -> bool:
     if isinstance(func, cst.Attribute):
         return func.attr.value in _SEEDS
     return isinstance(func, cst.Name) and (func.value in _SEEDS or func.value in ctx.imports)
+
+
+def index_name(scope: "Scope") -> str:
+    """The name ``class_facts`` gives the class (or function) of a semantic-model scope:
+    enclosing classes and functions joined by dots (``Outer.Inner``, ``make.Net``)."""
+    names = [s.name for s in scope.chain() if s.name is not None]
+    return ".".join(reversed(names))
 
 
 def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> FileIndex:

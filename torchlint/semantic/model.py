@@ -30,8 +30,12 @@ _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 _BRANCHES = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match, cst.ExceptHandler,
              cst.ExceptStarHandler, cst.Else, cst.Finally)
 _LOOPS = (cst.For, cst.While)
-# The same as sets of exact types, for the walk (``isinstance`` on LibCST's ABCs is slow).
-_BRANCH_KINDS, _LOOP_KINDS = frozenset(_BRANCHES), frozenset(_LOOPS)
+# The same as exact types: the walk tests every node, and ``isinstance`` against LibCST's
+# classes (ABCMeta) is slow; none of these is subclassed.
+_BRANCH_TYPES, _LOOP_TYPES = frozenset(_BRANCHES), frozenset(_LOOPS)
+_BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem,
+                            cst.NamedExpr, cst.ExceptHandler, cst.Del, cst.Global, cst.Nonlocal, cst.Import,
+                            cst.ImportFrom})
 
 
 @dataclass(eq=False)
@@ -86,6 +90,7 @@ class ClassInfo:
     methods: dict = field(default_factory=dict)  # name -> FunctionDef (last definition)
     self_assigned: dict = field(default_factory=dict)  # attr -> [target nodes], from methods
     self_read: set = field(default_factory=set)  # attrs read through ``self`` in methods
+    self_sites: list = field(default_factory=list)  # (Attribute, Scope) of every ``self.<attr>``, stores too, in order
     local_bases: list = field(default_factory=list)  # ClassInfo of same-file bases (resolved)
 
 
@@ -176,9 +181,9 @@ class SemanticModel:
         while stack:
             action, node = stack.pop()
             if action == 1:
-                if type(node) in _BRANCH_KINDS:
+                if type(node) in _BRANCH_TYPES:
                     frames[-1][1].pop()
-                if type(node) in _LOOP_KINDS:
+                if type(node) in _LOOP_TYPES:
                     frames[-1][2].pop()
                     all_loops.pop()
                 continue
@@ -202,6 +207,7 @@ class SemanticModel:
             elif kind is cst.Attribute:
                 if scope.self_name is not None and isinstance(node.value, cst.Name) \
                         and node.value.value == scope.self_name and scope.cls is not None:
+                    scope.cls.self_sites.append((node, scope))
                     if id(node) in self._self_stores:
                         scope.cls.self_assigned.setdefault(node.attr.value, []).append(node)
                     else:
@@ -209,9 +215,9 @@ class SemanticModel:
             elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef or kind in _COMPREHENSIONS:
                 self._enter_scope(node, scope, branches, n, frames, stack, class_names)
                 continue
-            else:
+            elif kind in _BINDING_TYPES:
                 self._bind_statement(node, scope, branches, n)
-            if kind in _LOOP_KINDS:
+            if kind in _LOOP_TYPES:
                 loop = Loop(node, scope, loops[-1] if loops else None, n, top)
                 self.loops[node] = loop
                 scope.loops.append(loop)
@@ -219,7 +225,7 @@ class SemanticModel:
                 all_loops.append(loop)
                 branches.append(node)
                 stack.append((1, node))
-            elif kind in _BRANCH_KINDS:
+            elif kind in _BRANCH_TYPES:
                 branches.append(node)
                 stack.append((1, node))
             kids = children(node)
