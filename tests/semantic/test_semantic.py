@@ -309,3 +309,27 @@ def test_torch_nn_class():
 
     assert torch_nn_class("torch.nn.modules.conv.Conv2d") == "Conv2d"
     assert torch_nn_class("torch.nn.Parameter") is None and torch_nn_class("torch.nn.functional.relu") is None
+
+
+def test_class_facts_self_attributes_come_from_the_class_own_methods():
+    """``self.x`` stores in statements (unpacked, annotated, augmented, ``for``/``with``
+    targets, nested functions) count; a class nested in a method has a ``self`` of its own."""
+    import ast
+
+    from torchlint.imports import ImportTable
+    from torchlint.semantic.index import class_facts
+
+    code = ("class Outer:\n"
+            "    def __init__(self):\n"
+            "        self.a, (self.b, *self.c) = 1, (2, 3)\n"
+            "        self.d: int = 4\n"
+            "        self.e += 1\n"
+            "        for self.f in []:\n            pass\n"
+            "        with open('x') as self.g:\n            pass\n"
+            "        def later():\n            self.h = 5\n"
+            "        other.i = 6\n"
+            "        class Inner:\n"
+            "            def __init__(self):\n                self.j = 7\n")
+    facts = {c["name"]: c for c in class_facts(ast.parse(code), ImportTable("m", False))}
+    assert facts["Outer"]["self_attrs"] == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert facts["Outer.__init__.Inner"]["self_attrs"] == ["j"]

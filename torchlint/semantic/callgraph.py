@@ -27,6 +27,7 @@ class CallGraph:
         self._targets: dict[int, list] = {}
         self._edges: dict[cst.CSTNode, list] = {}
         self._by_method: dict[str, list] | None = None
+        self._resolvable: set[str] | None = None
 
     # -- resolution ---------------------------------------------------------------------
     def targets(self, site: CallSite) -> list[cst.CSTNode]:
@@ -42,6 +43,8 @@ class CallGraph:
         if isinstance(expr, cst.Lambda):
             return [expr]
         if isinstance(expr, cst.Name):
+            if expr.value not in self._resolvable_names():
+                return []  # no binding in the file could make it a same-file function
             out: list[cst.CSTNode] = []
             for b in model.lookup(expr.value, scope, at):
                 if b.kind == "def":
@@ -68,6 +71,18 @@ class CallGraph:
             if self.loose:
                 return list(self._methods_named(name))
         return []
+
+    def _resolvable_names(self) -> set[str]:
+        """Names some binding in the file could resolve to a function: ``def``/``class``, or
+        an assignment of what ``_value_targets`` follows. Looking up any other name (``x``,
+        ``print``, ``loss``) finds nothing, so ``resolve`` skips the reaching-definition query."""
+        if self._resolvable is None:
+            self._resolvable = {
+                key for scope in self.model.scopes.values() for key, bindings in scope.bindings.items()
+                if "." not in key and any(b.kind in ("def", "class") or (
+                    b.kind in ("assign", "ann") and isinstance(b.value, (cst.Lambda, cst.Name, cst.Attribute, cst.Call)))
+                    for b in bindings)}
+        return self._resolvable
 
     def _value_targets(self, value: cst.BaseExpression, scope: Scope, depth: int) -> list[cst.CSTNode]:
         if isinstance(value, cst.Lambda):
