@@ -209,3 +209,18 @@ def test_discover_returns_files_and_problems(tree):
     files, problems = discover(["."], settings, tree.root)
     assert [f.display for f in files] == ["bad.py"]
     assert [(p.path, p.reason) for p in problems] == [("x.py", "not a regular file (a FIFO); not linted")]
+
+
+def test_a_fifo_swapped_in_after_linting_never_blocks_the_report(tmp_path):
+    """Code frames read a finding's file again: that read cannot block on a FIFO."""
+    import threading
+
+    from torchlint.source import file_lines
+
+    os.mkfifo(tmp_path / "train.py")
+    result: list = []
+    reader = threading.Thread(target=lambda: result.append(file_lines(tmp_path)("train.py")), daemon=True)
+    reader.start()
+    reader.join(10)
+    assert not reader.is_alive(), "reading the file for a code frame blocked on a FIFO"
+    assert result == [None]

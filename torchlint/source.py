@@ -153,14 +153,25 @@ def source_lines(text: str) -> list[str]:
     return _NEWLINE.split(text)
 
 
+# Code frames and fingerprints read a finding's file again; a file this large (a TL000 "too
+# large to analyse" finding) gets none rather than being read whole a second time.
+FRAME_MAX_BYTES = 8 << 20
+
+
 def file_lines(cwd: Path) -> LineSource:
-    """Reads (and caches) a finding's file, relative to ``cwd``; None when unreadable."""
+    """Reads (and caches) a finding's file, relative to ``cwd``; None when unreadable, not a
+    regular file any more (a FIFO swapped in after linting never blocks the report), or
+    larger than ``FRAME_MAX_BYTES``."""
+    from torchlint.files import read_source
+
     cache: dict[str, list[str] | None] = {}
 
     def lines(path: str) -> list[str] | None:
         if path not in cache:
             try:
-                cache[path] = source_lines(decode((cwd / path).read_bytes()))
+                if (cwd / path).stat().st_size > FRAME_MAX_BYTES:
+                    raise ValueError("too large for a code frame")
+                cache[path] = source_lines(decode(read_source(cwd / path)))
             except (OSError, ValueError):
                 cache[path] = None
         return cache[path]
