@@ -80,9 +80,15 @@ class CallGraph:
             self._resolvable = {
                 key for scope in self.model.scopes.values() for key, bindings in scope.bindings.items()
                 if "." not in key and any(b.kind in ("def", "class") or (
-                    b.kind in ("assign", "ann") and isinstance(b.value, (cst.Lambda, cst.Name, cst.Attribute, cst.Call)))
-                    for b in bindings)}
+                    b.kind in ("assign", "ann") and self._may_alias_function(b.value)) for b in bindings)}
         return self._resolvable
+
+    def _may_alias_function(self, value: cst.BaseExpression | None) -> bool:
+        """A superset of the values ``_value_targets`` follows: the import table's name of a
+        call's callee (scopes ignored) ends in ``partial`` whenever the model's does."""
+        if isinstance(value, (cst.Lambda, cst.Name, cst.Attribute)):
+            return True
+        return isinstance(value, cst.Call) and (self.model.ctx.qualified_name(value.func) or "").endswith("partial")
 
     def _value_targets(self, value: cst.BaseExpression, scope: Scope, depth: int) -> list[cst.CSTNode]:
         if isinstance(value, cst.Lambda):
