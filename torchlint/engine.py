@@ -137,10 +137,29 @@ DEEP_STACK_BYTES = 512 * 1024 * 1024
 _DEEP = threading.Lock()  # the recursion limit is process-wide: one deep run at a time
 
 
+_ARENAS_LIMITED = False
+
+
+def _limit_malloc_arenas() -> None:
+    """glibc gives each new thread a malloc arena of its own and keeps it: with a thread per
+    file, LibCST's native parser leaves memory in each (measured: ~30 MB more peak RSS per
+    process on torchvision+skorch). Two arenas per process are plenty; elsewhere a no-op."""
+    global _ARENAS_LIMITED
+    _ARENAS_LIMITED = True
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
+    except (OSError, AttributeError, TypeError):  # not glibc
+        pass
+
+
 def on_deep_stack(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` on a thread with a deep stack and recursion limit; returns what it
     returned or raises what it raised. Where no such thread can start (address space
     limited by ``ulimit -v``), ``fn`` runs here, within the default limits."""
+    if not _ARENAS_LIMITED:
+        _limit_malloc_arenas()
     outcome: dict[str, Any] = {}
 
     def run() -> None:
