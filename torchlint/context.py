@@ -292,12 +292,6 @@ def iter_nodes(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.C
         stack.extend(reversed(children(node)))
 
 
-def iter_calls(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.Call]:
-    for node in iter_nodes(root, into_scopes=into_scopes):
-        if isinstance(node, cst.Call):
-            yield node
-
-
 def unpack_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The single targets an assignment or ``for`` binds: ``a, (b, *c) = ...`` gives ``a``,
     ``b``, ``c`` (names, attributes or subscripts, as written)."""
@@ -398,10 +392,9 @@ class Dispatcher:
                 parents[child] = node
                 stack.append((child, False))
         for rule in self._rules:
-            finish = getattr(rule, "finish", None)
-            if finish is not None and id(rule) not in self._dead:
+            if id(rule) not in self._dead:
                 try:
-                    finish()
+                    rule.finish()
                 except RecursionError:
                     raise
                 except Exception as exc:  # noqa: BLE001

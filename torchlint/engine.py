@@ -13,7 +13,7 @@ import pathspec
 
 from torchlint.config import Settings
 from torchlint.context import Dispatcher, FileContext, RuleError, describe
-from torchlint.files import SourceFile, discover, read_source
+from torchlint.files import SourceFile, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import Suppressions, scan
 from torchlint.project import Facts, FileRecord, Project, encode, module_name_for
@@ -342,9 +342,3 @@ def finish(
     suppressor = Suppressor(settings, records, cwd)
     kept = sorted((f for f in findings if f.rule in settings.enabled and suppressor.keep(f)), key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(records))
-
-
-def lint_paths(paths: list[str], settings: Settings, cwd: Path | None = None) -> RunResult:
-    """Discover and lint ``paths``; what discovery passed over (its problems) is not returned:
-    call ``discover`` and ``lint_files`` to see it."""
-    return lint_files(discover(paths, settings, cwd).files, settings, cwd)

@@ -82,6 +82,10 @@ class Rule:
         self.ctx.report(self, node, message, extra=extra)
 
     # -- hooks -----------------------------------------------------------------------
+    def finish(self) -> None:
+        """After the whole file was walked: where a rule judges what it collected (and asks
+        ``self.ctx.semantic``). Default: nothing."""
+
     @classmethod
     def might_apply(cls, text: str, options: dict[str, Any] | None = None) -> bool:
         """False only when the rule cannot fire on a file with this text (and these

@@ -107,10 +107,6 @@ def backward_target(ctx: FileContext, call: cst.Call) -> cst.BaseExpression | No
     return receiver
 
 
-def is_backward_call(ctx: FileContext, call: cst.Call) -> bool:
-    return backward_target(ctx, call) is not None
-
-
 # -- optimizer steps ---------------------------------------------------------------------
 
 def step_optimizer(ctx: FileContext, call: cst.Call, optimizers: set[str] | None = None) -> str | None:
