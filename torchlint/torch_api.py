@@ -218,10 +218,12 @@ def mode_switch(call: cst.Call) -> bool | None:
     arg = call.args[0]
     if arg.keyword is not None and arg.keyword.value != "mode":
         return None
-    value = arg.value
-    if (isinstance(value, cst.Name) and value.value == "False") or (isinstance(value, cst.Integer) and value.value == "0"):
-        return False
-    return True
+    return not is_false_literal(arg.value)
+
+
+def is_false_literal(expr: cst.BaseExpression) -> bool:
+    """``False`` or ``0`` as written: how code turns a mode or a gradient flag off."""
+    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
 
 
 # ``torch.nn`` names that are not module classes.

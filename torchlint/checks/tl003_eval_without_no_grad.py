@@ -40,7 +40,8 @@ from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites, grad_mode_exprs, in_lightning_eval_hook
-from torchlint.torch_api import backward_target, expr_key, is_grad_mode_call, is_parameter_free_layer, mode_switch
+from torchlint.torch_api import (backward_target, expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer,
+                                 mode_switch)
 
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
@@ -52,10 +53,6 @@ _APPENDING = {"append", "extend", "add", "insert", "update", "appendleft", "put"
 # and project wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``).
 _GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
 _AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
-
-
-def _is_false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
 
 
 def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
@@ -669,7 +666,7 @@ class EvalWithoutNoGrad(Rule):
         ctx = self.ctx
         func = node.func
         for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "requires_grad" and not _is_false(arg.value):
+            if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
                 body.wants_input_grad = True  # torch.randn(..., requires_grad=True)
         mode = mode_switch(node)
         if mode is not None:
@@ -721,7 +718,7 @@ class EvalWithoutNoGrad(Rule):
         """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``,
         ``m.freeze()``, ``outs.append(v)``."""
         receiver = node.func.value
-        if attr == "requires_grad_" and not (node.args and _is_false(node.args[0].value)):
+        if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)):
             body.wants_input_grad = True
         if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
             key = expr_key(receiver)
@@ -744,7 +741,7 @@ class EvalWithoutNoGrad(Rule):
         targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for t in targets:
             _target_keys(t, keys)
-            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not _is_false(value):
+            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not is_false_literal(value):
                 body.wants_input_grad = True
         body.assigns[value] = keys
         root = expr_key(_chain_root(value))
@@ -890,7 +887,7 @@ class EvalWithoutNoGrad(Rule):
         model = self._model
         for site in self.ctx.semantic.graph.sites(model.module.node):
             call = site.node
-            if (dotted_name(call.func) or "").endswith("set_grad_enabled") and call.args and _is_false(call.args[0].value) \
+            if (dotted_name(call.func) or "").endswith("set_grad_enabled") and call.args and is_false_literal(call.args[0].value) \
                     and is_grad_mode_call(self.ctx, call) == "set_grad_enabled":
                 return True
         return False

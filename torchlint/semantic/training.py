@@ -281,7 +281,7 @@ class TrainingModel:
         for site in self.model.calls:
             func = site.node.func
             args = site.node.args
-            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and args and _is_false(args[0].value):
+            if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and args and api.is_false_literal(args[0].value):
                 key = api.expr_key(func.value)
             elif isinstance(func, cst.Attribute) and func.attr.value in ("freeze", "freeze_"):
                 key = api.expr_key(func.value)
@@ -301,7 +301,7 @@ class TrainingModel:
                 owner = api.expr_key(func.value)
                 for stmt in iter_nodes(node.body, into_scopes=False):
                     if isinstance(stmt, cst.Assign) and isinstance(stmt.targets[0].target, cst.Attribute) \
-                            and stmt.targets[0].target.attr.value == "requires_grad" and _is_false(stmt.value):
+                            and stmt.targets[0].target.attr.value == "requires_grad" and api.is_false_literal(stmt.value):
                         if owner is not None:
                             out.add(owner)
         return out
@@ -382,7 +382,7 @@ def freeze_sites(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
         if not ("freeze" in low and "unfreeze" not in low or "requires_grad" in low):
             continue
         if isinstance(func, cst.Attribute) and attr == "requires_grad_":
-            if call.args and _is_false(call.args[0].value):
+            if call.args and api.is_false_literal(call.args[0].value):
                 add(func.value, call)
             continue
         if isinstance(func, cst.Attribute) and attr in ("freeze", "freeze_"):
@@ -390,14 +390,14 @@ def freeze_sites(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
         # freeze(model), utils.freeze_params(model), set_requires_grad(model, False)
         if not call.args or call.args[0].keyword is not None:
             continue
-        if "requires_grad" in low and not any(_is_false(a.value) for a in call.args[1:]):
+        if "requires_grad" in low and not any(api.is_false_literal(a.value) for a in call.args[1:]):
             continue
         add(call.args[0].value, call)
     for scope in model.scopes.values():
         for key, bindings in scope.bindings.items():
             if key.endswith(".requires_grad"):
                 for b in bindings:
-                    if b.kind == "assign" and _is_false(b.value):
+                    if b.kind == "assign" and api.is_false_literal(b.value):
                         out.append((_parameter_owner(model, key[: -len(".requires_grad")], b.node), b.node))
     return out
 
@@ -417,12 +417,8 @@ def _parameter_owner(model: SemanticModel, key: str, at: cst.CSTNode) -> str:
 
 def _switches_grad_off(ctx, call: cst.Call) -> bool:
     """``torch.set_grad_enabled(False)`` as a statement of its own (not a ``with`` item)."""
-    return bool(call.args) and _is_false(call.args[0].value) and isinstance(ctx.parent(call), cst.Expr) \
+    return bool(call.args) and api.is_false_literal(call.args[0].value) and isinstance(ctx.parent(call), cst.Expr) \
         and api.is_grad_mode_call(ctx, call) == "set_grad_enabled"
-
-
-def _is_false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "False" or isinstance(expr, cst.Integer) and expr.value == "0"
 
 
 def _iter_text(loop: Loop) -> str:
