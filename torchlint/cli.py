@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from torchlint import __version__
-from torchlint.errors import TorchlintError, UsageError
+from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
 SUBCOMMANDS = ("check", "rules", "rule", "trace")
@@ -118,10 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules(args)
         if args.command == "rule":
             return cmd_rule(args)
-        if args.command == "trace":
-            return cmd_trace(args)
         with _sigterm_interrupts():
-            return cmd_check(args)
+            return cmd_trace(args) if args.command == "trace" else cmd_check(args)
     except TorchlintError as exc:
         print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
@@ -143,25 +141,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt: the run stops
-    where it is, its worker processes are killed, and ``main`` exits 143 with a message."""
-
-
 @contextmanager
 def _sigterm_interrupts() -> Iterator[None]:
+    """SIGTERM raises ``Terminated`` (once) in the main thread while a command runs."""
     if threading.current_thread() is not threading.main_thread():  # only the main thread may
         yield
         return
 
     def terminate(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
         raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 # -- check -----------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Errors that end a run with exit code 2 and a one-line message (never a traceback)."""
+"""Errors that end a run with exit code 2 and a one-line message (never a traceback), and
+``Terminated``, the SIGTERM counterpart of Ctrl-C's ``KeyboardInterrupt``."""
 
 from __future__ import annotations
 
@@ -25,3 +26,9 @@ class ConfigError(TorchlintError):
 
 class UsageError(TorchlintError):
     """Bad command-line usage (an unknown rule code, a missing file, ...)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt (``cli`` installs the
+    handler): the run stops where it is, its worker and trace processes are stopped on the way
+    out, and ``main`` exits 143 with a message."""

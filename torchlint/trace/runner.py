@@ -14,18 +14,16 @@ of torchlint.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import select
 import signal
 import subprocess
 import sys
-import threading
 import time
-from typing import Any, Iterator
+from typing import Any
 
-from torchlint.errors import TorchlintError
+from torchlint.errors import Terminated, TorchlintError
 from torchlint.trace import supervisor
 from torchlint.trace.records import Failure, TraceResult
 
@@ -91,26 +89,6 @@ def _describe_exit(rc: int | None, hints: bool = True) -> str:
             text += " (a crash in native code)"
         return text
     return f"exited with code {rc}"
-
-
-@contextlib.contextmanager
-def _sigterm_stops_the_trace() -> Iterator[None]:
-    """While the trace runs, SIGTERM raises :class:`TraceTerminated` (once), so the trace
-    processes are stopped on the way out instead of left running."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup
-        raise TraceTerminated("terminated by SIGTERM; the trace and every process it started "
-                              "were stopped")
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 class _Attempt:
@@ -225,7 +203,7 @@ def run_jobs(
     environment = child_env(env)
     results: dict[str, dict[str, Any]] = {}
     pending = list(jobs)
-    with _sigterm_stops_the_trace():
+    try:
         while pending:
             request = {"parent": os.getpid(), "python": python or sys.executable,
                        "warnings": _warning_options(environment),
@@ -251,6 +229,9 @@ def run_jobs(
             if not _settle(attempt, pending, results, timed_out, timeout):
                 break
             pending = [j for j in pending if j["id"] not in results]
+    except Terminated:  # SIGTERM (``cli``): the attempt's processes were stopped on the way out
+        raise TraceTerminated("terminated by SIGTERM; the trace and every process it started "
+                              "were stopped") from None
     for job in jobs:
         results.setdefault(job["id"], TraceResult("error", error_kind="child", message="the trace "
                                                   "process returned no result").to_json())
