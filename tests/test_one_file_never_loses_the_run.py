@@ -61,20 +61,39 @@ def test_parse_cst_never_raises_on_valid_python(source):
     assert (module is None) != (failure is None)
 
 
-def test_valid_python_libcst_rejects_is_tl000_and_other_files_are_linted(project, run):
+def test_valid_python_libcst_node_checks_reject_is_analysed_like_any_other(project, run):
+    # LibCST's node classes reject these (CSTValidationError) though CPython and LibCST's
+    # parser accept them: the engine builds the tree without those checks, so they are linted.
     for name, source in LIBCST_REJECTS.items():
         project.write(name, KEYWORDS + source)
     project.write("yield_star.py", KEYWORDS + "def g():\n    yield*b,\n")
     project.write("good.py", KEYWORDS)
     code, by_path, err = _check(run, "--select", "ALL", ".")
     assert code == 1 and "error" not in err, err
-    for name in LIBCST_REJECTS:
-        (row,) = by_path[name]
-        assert row["rule"] == "TL000"
-        assert row["message"].startswith("LibCST cannot parse this valid Python: CSTValidationError: ")
     good = {r["rule"] for r in by_path["good.py"]}
     assert good and "TL000" not in good
-    assert {r["rule"] for r in by_path["yield_star.py"]} == good  # LibCST takes this one
+    for name in [*LIBCST_REJECTS, "yield_star.py"]:
+        assert {r["rule"] for r in by_path[name]} == good, name
+
+
+def test_a_libcst_validation_error_is_tl000(monkeypatch):
+    def rejects(text):
+        raise cst.CSTValidationError("Must have at least one space after 'else'.")
+
+    monkeypatch.setattr(cst, "parse_module", rejects)
+    result = engine.analyze_source("p.py", KEYWORDS.encode(), ALL)
+    (finding,) = result.findings
+    assert finding.rule == "TL000"
+    assert finding.message == ("LibCST cannot parse this valid Python: CSTValidationError: Must have at least "
+                               "one space after 'else'.; nothing in this file was checked")
+
+
+def test_node_checks_are_restored_after_a_parse():
+    module, failure = parse_cst("x = 1\n")
+    assert failure is None and module is not None
+    with pytest.raises(cst.CSTValidationError):
+        cst.IfExp(test=cst.Name("a"), body=cst.Name("b"), orelse=cst.Float(".5"),
+                  whitespace_after_else=cst.SimpleWhitespace(""))
 
 
 def test_a_libcst_panic_is_tl000(monkeypatch):
@@ -128,7 +147,9 @@ def test_deep_nesting_in_a_pool_worker(project, run):
 
 def test_too_deep_even_for_the_deep_stack_is_tl000_nested_too_deeply(project, run, monkeypatch):
     monkeypatch.setattr(engine, "DEEP_RECURSION_LIMIT", 1000)  # Python's default: what it was
-    project.write("deep.py", KEYWORDS + DEEP["elif_1000"])
+    # A finding inside the deep statement: its position needs that statement's code generated.
+    inside = "else:\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+    project.write("deep.py", KEYWORDS + DEEP["elif_1000"] + inside)
     project.write("good.py", KEYWORDS)
     code, by_path, err = _check(run, "--select", "ALL", ".")
     assert code == 1 and "error" not in err, err[-2000:]

@@ -1,5 +1,7 @@
 """``torchlint.positions`` must give exactly LibCST's ``PositionProvider`` ranges."""
 
+import ast
+
 import libcst as cst
 import pytest
 from hypothesis import given, settings
@@ -7,7 +9,7 @@ from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchlint.context import iter_nodes
-from torchlint.positions import Positions
+from torchlint.positions import Positions, StatementPositions
 
 SNIPPETS = [
     "",
@@ -20,6 +22,8 @@ SNIPPETS = [
     "if a:\n    pass\nelif b:\n    pass\nelse:\n    with (open(p) as f, g()):\n        y = [i for i in f if i]\n",
     "x = 1  # no newline at end",
     "\n\n\n# only comments\n",
+    "# head\n\nimport a; import b  # two\n\n@(\n    deco)\nclass K:\n    pass\n@d1\n# between\n@d2(\n  1)\nasync def g():\n    await x\n",
+    "x = (\n    1)\n\n\n# lead\nif a:  # c\n    b = [\n        1,\n    ]\n",
 ]
 
 
@@ -27,8 +31,14 @@ def _check(code: str) -> None:
     module = cst.parse_module(code)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     ours = Positions(module)
+    parents = {}
+    for node in iter_nodes(module):
+        for child in node.children:
+            parents[child] = node
+    lazy = StatementPositions(module, code, ast.parse(code), parents.get)
     for node in iter_nodes(module):
         assert ours[node] == expected[node], (type(node).__name__, code)
+        assert lazy[node] == expected[node], (type(node).__name__, code)
 
 
 @pytest.mark.parametrize("code", SNIPPETS)
@@ -41,3 +51,14 @@ def test_same_ranges_as_libcst(code):
 def test_same_ranges_on_combined_files(parts, newline):
     code = "".join(p if p.endswith(("\n", "\r")) else p + "\n" for p in parts).replace("\r\n", "\n").replace("\r", "\n")
     _check(code.replace("\n", newline))
+
+
+def test_statement_positions_generate_only_the_statements_asked_about(monkeypatch):
+    code = "import torch\n\n\ndef f():\n    return 1\n\n\n# c\nclass C:\n    x = f()\n"
+    module = cst.parse_module(code)
+    parents = {child: node for node in iter_nodes(module) for child in node.children}
+    lazy = StatementPositions(module, code, ast.parse(code), parents.get)
+    monkeypatch.setattr(Positions, "__init__", lambda *a: pytest.fail("whole module generated"))
+    call = module.body[2].body.body[0].body[0].value
+    assert (lazy[call].start.line, lazy[call].start.column) == (10, 8)
+    assert set(lazy._statements) == {2}

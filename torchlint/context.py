@@ -21,7 +21,7 @@ from libcst.metadata import CodeRange
 
 from torchlint.finding import Finding, one_line
 from torchlint.imports import ImportTable
-from torchlint.positions import Positions
+from torchlint.positions import StatementPositions
 from torchlint.source import exception_text
 
 if TYPE_CHECKING:
@@ -89,6 +89,7 @@ class FileContext:
         self.errors: list[RuleError] = []
         self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._positions: Any = None
+        self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None]] = []
 
     # -- names -------------------------------------------------------------------------
@@ -179,7 +180,7 @@ class FileContext:
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Source range of ``node`` (computed once per file, and only when needed)."""
         if self._positions is None:
-            self._positions = Positions(self.module)
+            self._positions = StatementPositions(self.module, self.text, self.ast_tree, self.parent)
         return self._positions[node]
 
     def line_of(self, node: cst.CSTNode) -> int:

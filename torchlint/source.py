@@ -10,9 +10,10 @@ import io
 import re
 import tokenize
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -99,7 +100,8 @@ def parse_cst(text: str) -> tuple[cst.Module | None, ParseFailure | None]:
     ``ParseFailure`` for this file; nothing escapes to end the run.
     """
     try:
-        return cst.parse_module(text), None
+        with _nodes_unvalidated():
+            return cst.parse_module(text), None
     except cst.ParserSyntaxError as exc:
         return None, ParseFailure(_LIBCST_REJECTS + bounded(exc.message), exc.raw_line, exc.raw_column + 1)
     except (RecursionError, MemoryError):
@@ -110,6 +112,28 @@ def parse_cst(text: str) -> tuple[cst.Module | None, ParseFailure | None]:
         if type(exc).__name__ != "PanicException":
             raise
         return None, ParseFailure(f"{_LIBCST_REJECTS}the parser panicked: {exception_text(exc)}")
+
+
+@contextmanager
+def _nodes_unvalidated() -> Iterator[None]:
+    """LibCST checks every node it builds (``CSTNode.__post_init__`` -> ``_validate``): about
+    a tenth of a parse. The text reaching LibCST was accepted by CPython's parser, so those
+    checks can only reject valid code LibCST's node classes are stricter about (``else.5``,
+    ``for x in*y:``, ``return*x``): without them that code is analysed like any other.
+    Restored after the parse; analysis runs one file at a time per process."""
+    base = getattr(getattr(cst, "CSTNode", None), "__post_init__", None)
+    if base is None:  # pragma: no cover - a LibCST without the hook
+        yield
+        return
+    cst.CSTNode.__post_init__ = _no_validation
+    try:
+        yield
+    finally:
+        cst.CSTNode.__post_init__ = base
+
+
+def _no_validation(self: cst.CSTNode) -> None:
+    return None
 
 
 _LIBCST_REJECTS = "LibCST cannot parse this valid Python: "
