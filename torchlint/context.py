@@ -369,29 +369,41 @@ class Dispatcher:
         parents = ctx._parents
         visit_cache, leave_cache = self._visit, self._leave
         by_visit, by_leave = self._by_name_visit, self._by_name_leave
+        # The semantic model, filled by this walk when a rule declares it needs it.
+        model = ctx.semantic.start_model() if any(r.uses_semantic_model for r in self._rules) else None
+        model_visit = model.visit if model is not None else None
+        model_leave = model.leave if model is not None else None
         stack: list[tuple[cst.CSTNode, bool]] = [(ctx.module, False)]
         while stack:
             node, leaving = stack.pop()
             kind = type(node)
-            if leaving:
-                handlers = leave_cache.get(kind)
+            if not leaving:
+                if model_visit is not None:
+                    model_visit(node)
+                if kind is cst.Import or kind is cst.ImportFrom:
+                    ctx.add_import(node)  # imports inside functions; idempotent for the rest
+                handlers = visit_cache.get(kind)
                 if handlers is None:
-                    handlers = self._handlers(leave_cache, by_leave, kind)
+                    handlers = self._handlers(visit_cache, by_visit, kind)
                 if handlers:
                     self._call(handlers, node)
-                continue
-            if kind is cst.Import or kind is cst.ImportFrom:
-                ctx.add_import(node)  # imports inside functions; idempotent for the rest
-            handlers = visit_cache.get(kind)
+                kids = children(node)
+                if kids:
+                    stack.append((node, True))
+                    for child in reversed(kids):
+                        parents[child] = node
+                        stack.append((child, False))
+                    continue
+                # a leaf (half of all nodes): left at once, without a trip through the stack
+            if model_leave is not None:
+                model_leave(node)
+            handlers = leave_cache.get(kind)
             if handlers is None:
-                handlers = self._handlers(visit_cache, by_visit, kind)
+                handlers = self._handlers(leave_cache, by_leave, kind)
             if handlers:
                 self._call(handlers, node)
-            stack.append((node, True))
-            kids = children(node)
-            for child in reversed(kids):
-                parents[child] = node
-                stack.append((child, False))
+        if model is not None:
+            ctx.semantic.finish_model()
         for rule in self._rules:
             if id(rule) not in self._dead:
                 try:

@@ -69,6 +69,9 @@ class Rule:
     # Substrings one of which must occur in the source for the rule to possibly fire;
     # empty means "always run". Used to skip rules soundly.
     requires_text: ClassVar[tuple[str, ...]] = ()
+    # True for rules that query ``ctx.semantic`` on most files they run on: the engine then
+    # fills the semantic model during its one walk instead of a second walk on first use.
+    uses_semantic_model: ClassVar[bool] = False
 
     VALID: ClassVar[list[Valid | str]] = []
     INVALID: ClassVar[list[Invalid]] = []

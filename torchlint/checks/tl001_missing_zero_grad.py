@@ -65,6 +65,7 @@ class MissingZeroGrad(Rule):
     severity = Severity.ERROR
     default_enabled = True
     summary = "Training loop steps an optimizer without clearing gradients each iteration"
+    uses_semantic_model = True
     requires_text = ("backward",)
 
     VALID = [

@@ -148,6 +148,7 @@ class LossKeptWithGraph(Rule):
             item_kind=str,
         ),
     }
+    uses_semantic_model = True
     requires_text = ("append", "extend", "insert", "+")
 
     VALID = [

@@ -133,6 +133,7 @@ class UnusedLayer(Rule):
     # Every file with a class: a subclass that reads a base's layer must be seen even when it
     # mentions nothing of torch. Scripts that use a model's layer from outside
     # (``model.criterion(...)``) are read too.
+    uses_semantic_model = True
     requires_text = ("class", "model", "net.", "Net.", "module.", "encoder.", "decoder.", "backbone.",
                      "student.", "teacher.", "generator.", "discriminator.", "classifier.", "wrapper.")
 

@@ -156,6 +156,7 @@ class MissingSeed(Rule):
     name = "missing-seed"
     severity = Severity.WARNING
     summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
+    uses_semantic_model = True
     requires_text = ("backward", "fit(", "seed")
     options = {
         "skip-tests": Option(True, bool, "skip entry points in test files (tests/, test/, testing/, test_utils/ "

@@ -49,14 +49,30 @@ class Analyses:
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
         self._model = self._graph = self._loose = self._training = self._ast = None
+        self._filling: "SemanticModel | None" = None
 
     @property
     def model(self) -> "SemanticModel":
         if self._model is None:
+            if self._filling is not None:
+                raise RuntimeError("the semantic model is filled by the engine's walk: ask for it from finish()")
             from torchlint.semantic.model import SemanticModel
 
             self._model = SemanticModel(self.ctx)
         return self._model
+
+    def start_model(self) -> "SemanticModel":
+        """For the engine's walk: an empty model it fills node by node (see ``finish_model``)."""
+        from torchlint.semantic.model import SemanticModel
+
+        self._filling = SemanticModel(self.ctx, walk=False)
+        return self._filling
+
+    def finish_model(self) -> None:
+        model, self._filling = self._filling, None
+        if model is not None:
+            model.finish()
+            self._model = model
 
     @property
     def graph(self) -> "CallGraph":

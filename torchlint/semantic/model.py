@@ -33,9 +33,12 @@ _LOOPS = (cst.For, cst.While)
 # The same as exact types: the walk tests every node, and ``isinstance`` against LibCST's
 # classes (ABCMeta) is slow; none of these is subclassed.
 _BRANCH_TYPES, _LOOP_TYPES = frozenset(_BRANCHES), frozenset(_LOOPS)
+_SCOPE_TYPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef, *_COMPREHENSIONS})
 _BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem,
                             cst.NamedExpr, cst.ExceptHandler, cst.Del, cst.Global, cst.Nonlocal, cst.Import,
                             cst.ImportFrom})
+# The node types ``visit``/``leave`` do more for than numbering (a third of all nodes are Names).
+_VISITED = {t: True for t in (cst.Call, cst.Attribute, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES)}
 
 
 @dataclass(eq=False)
@@ -108,6 +111,7 @@ class Scope:
     self_name: str | None = None  # the name ``self`` goes by (methods, and scopes inside them)
     cls: ClassInfo | None = None  # the class ``self`` is an instance of
     method_kind: str | None = None  # "method" | "classmethod" | "staticmethod" for a class's defs
+    body: cst.CSTNode | None = None  # the node whose walk is inside the scope (def/lambda/class body)
 
     @property
     def name(self) -> str | None:
@@ -147,9 +151,14 @@ def _decorator_names(node: cst.FunctionDef) -> set[str]:
 
 
 class SemanticModel:
-    """What one file's names, calls, loops and classes are. See the module docstring."""
+    """What one file's names, calls, loops and classes are. See the module docstring.
 
-    def __init__(self, ctx: "FileContext"):
+    Filled node by node (``visit``/``leave``, in the pre-order of ``context.children``):
+    by the engine's walk when an enabled rule declares ``uses_semantic_model`` (one walk for
+    the rules and the model), else by a walk of its own the first time a rule asks for it.
+    """
+
+    def __init__(self, ctx: "FileContext", *, walk: bool = True):
         self.ctx = ctx
         self.scopes: dict[cst.CSTNode, Scope] = {}
         self.calls: list[CallSite] = []
@@ -158,89 +167,110 @@ class SemanticModel:
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.order: dict[cst.CSTNode, int] = {}
         self._self_stores: set[int] = set()
-        self._build()
-        self.module = self.scopes[ctx.module]
-        self._resolve_bases()
-
-    # -- the pass -----------------------------------------------------------------------
-    def _build(self) -> None:
-        ctx = self.ctx
-        order = self.order
         module = ctx.module
-        n = 0
         root = Scope(MODULE, module, None, 0)
         self.scopes[module] = root
-        # Per-scope walk state: (scope, branch stack, loop stack)
-        frames: list[tuple[Scope, list, list]] = [(root, [], [])]
-        all_loops: list[Loop] = []
-        top = -1
-        top_ids = {id(stmt): i for i, stmt in enumerate(module.body)}
-        # stack entries: (action, node); 0 visit, 1 leave node, 2 pop frame
-        stack: list[tuple[int, cst.CSTNode]] = [(0, module)]
-        class_names: list[str] = []
-        while stack:
-            action, node = stack.pop()
-            if action == 1:
-                if type(node) in _BRANCH_TYPES:
-                    frames[-1][1].pop()
-                if type(node) in _LOOP_TYPES:
-                    frames[-1][2].pop()
-                    all_loops.pop()
-                continue
-            if action == 2:
-                frame = frames.pop()
-                if isinstance(node, cst.ClassDef):
-                    class_names.pop()
-                continue
-            n += 1
-            order[node] = n
-            kind = type(node)
-            scope, branches, loops = frames[-1]
-            i = top_ids.get(id(node))
-            if i is not None and frames[0][0] is scope and len(frames) == 1:
-                top = i
-            if kind is cst.Call:
-                site = CallSite(node, scope, n, tuple(loops), tuple(all_loops), top)
-                scope.calls.append(site)
-                self.calls.append(site)
-                self.calls_by_node[node] = site
-            elif kind is cst.Attribute:
-                if scope.self_name is not None and isinstance(node.value, cst.Name) \
-                        and node.value.value == scope.self_name and scope.cls is not None:
-                    scope.cls.self_sites.append((node, scope))
-                    if id(node) in self._self_stores:
-                        scope.cls.self_assigned.setdefault(node.attr.value, []).append(node)
-                    else:
-                        scope.cls.self_read.add(node.attr.value)
-            elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef or kind in _COMPREHENSIONS:
-                self._enter_scope(node, scope, branches, n, frames, stack, class_names)
-                continue
-            elif kind in _BINDING_TYPES:
-                self._bind_statement(node, scope, branches, n)
-            if kind in _LOOP_TYPES:
-                loop = Loop(node, scope, loops[-1] if loops else None, n, top)
-                self.loops[node] = loop
-                scope.loops.append(loop)
-                loops.append(loop)
-                all_loops.append(loop)
-                branches.append(node)
-                stack.append((1, node))
-            elif kind in _BRANCH_TYPES:
-                branches.append(node)
-                stack.append((1, node))
-            kids = children(node)
-            for child in reversed(kids):
-                stack.append((0, child))
+        self.module = root
+        # Walk state: per scope (scope, branch stack, loop stack); the loops across scopes;
+        # the module-level statement being walked; class names for qualnames; the nodes
+        # that open a scope when reached (a def's body, a lambda's body) -> that scope.
+        self._frames: list[tuple[Scope, list, list]] = [(root, [], [])]
+        self._all_loops: list[Loop] = []
+        self._top = -1
+        self._top_ids = {id(stmt): i for i, stmt in enumerate(module.body)}
+        self._class_names: list[str] = []
+        self._openers: dict[int, Scope] = {}
+        self._n = 0
+        if walk:
+            self._walk()
+            self.finish()
 
-    def _enter_scope(self, node, scope: Scope, branches: list, n: int, frames: list, stack: list,
-                     class_names: list) -> None:
-        """Bind the def's name outside, walk decorators/defaults/bases outside, the rest inside."""
-        outside: list[cst.CSTNode] = []
-        inside: list[cst.CSTNode] = []
+    # -- the pass -----------------------------------------------------------------------
+    def _walk(self) -> None:
+        """A walk of its own (explicit stack, no recursion), in the engine's order."""
+        visit, leave = self.visit, self.leave
+        stack: list[tuple[cst.CSTNode, bool]] = [(self.ctx.module, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                leave(node)
+                continue
+            visit(node)
+            stack.append((node, True))
+            for child in reversed(children(node)):
+                stack.append((child, False))
+
+    def finish(self) -> None:
+        """After the last ``leave``: what needs the whole file (class bases)."""
+        self._openers = {}
+        self._resolve_bases()
+
+    def visit(self, node: cst.CSTNode) -> None:
+        self._n = n = self._n + 1
+        self.order[node] = n
+        kind = type(node)
+        frames = self._frames
+        opened = self._openers.pop(id(node), None) if self._openers else None
+        if opened is not None:  # a def's or lambda's body: inside the new scope from here
+            frames.append((opened, [], []))
+        scope, branches, loops = frames[-1]
+        if len(frames) == 1:
+            i = self._top_ids.get(id(node))
+            if i is not None:
+                self._top = i
+        what = _VISITED.get(kind)
+        if what is None:
+            return
+        if kind is cst.Call:
+            site = CallSite(node, scope, n, tuple(loops), tuple(self._all_loops), self._top)
+            scope.calls.append(site)
+            self.calls.append(site)
+            self.calls_by_node[node] = site
+        elif kind is cst.Attribute:
+            if scope.self_name is not None and scope.cls is not None and type(node.value) is cst.Name \
+                    and node.value.value == scope.self_name:
+                scope.cls.self_sites.append((node, scope))
+                if id(node) in self._self_stores:
+                    scope.cls.self_assigned.setdefault(node.attr.value, []).append(node)
+                else:
+                    scope.cls.self_read.add(node.attr.value)
+        elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef or kind in _COMPREHENSIONS:
+            self._enter_scope(node, scope, branches, n)
+            return
+        elif kind in _BINDING_TYPES:
+            self._bind_statement(node, scope, branches, n)
+        if kind in _LOOP_TYPES:
+            loop = Loop(node, scope, loops[-1] if loops else None, n, self._top)
+            self.loops[node] = loop
+            scope.loops.append(loop)
+            loops.append(loop)
+            self._all_loops.append(loop)
+            branches.append(node)
+        elif kind in _BRANCH_TYPES:
+            branches.append(node)
+
+    def leave(self, node: cst.CSTNode) -> None:
+        kind = type(node)
+        frames = self._frames
+        if kind not in _VISITED:
+            pass
+        elif kind in _BRANCH_TYPES:
+            frames[-1][1].pop()
+            if kind in _LOOP_TYPES:
+                frames[-1][2].pop()
+                self._all_loops.pop()
+        elif kind in _COMPREHENSIONS:
+            frames.pop()
+        elif kind is cst.ClassDef:
+            self._class_names.pop()
+        if len(frames) > 1 and frames[-1][0].body is node:
+            frames.pop()
+
+    def _enter_scope(self, node, scope: Scope, branches: list, n: int) -> None:
+        """Bind the def's name outside and open its scope at its body: decorators, defaults,
+        annotations and bases, walked before the body, stay in the enclosing scope."""
         if isinstance(node, cst.FunctionDef):
             self._bind(node.name.value, node, "def", None, scope, branches, n)
-            outside = [d.decorator for d in node.decorators]
-            outside += [p.default for p in _params(node.params) if p.default is not None]
             new = Scope(FUNCTION, node, scope, n)
             if scope.kind == CLASS:
                 decorators = _decorator_names(node)
@@ -256,42 +286,27 @@ class SemanticModel:
                 self._inherit_self(new, scope, node.params)
             for p in _params(node.params):
                 self._bind(p.name.value, p, "param", None, new, [], n)
-            inside = [node.body]
         elif isinstance(node, cst.Lambda):
             new = Scope(LAMBDA, node, scope, n)
             self._inherit_self(new, scope, node.params)
-            outside = [p.default for p in _params(node.params) if p.default is not None]
             for p in _params(node.params):
                 self._bind(p.name.value, p, "param", None, new, [], n)
-            inside = [node.body]
         elif isinstance(node, cst.ClassDef):
             self._bind(node.name.value, node, "class", None, scope, branches, n)
-            outside = [d.decorator for d in node.decorators] + [a.value for a in node.bases] + \
-                      [a.value for a in node.keywords]
             new = Scope(CLASS, node, scope, n)
-            class_names.append(node.name.value)
-            info = ClassInfo(node, node.name.value, ".".join(class_names), new)
+            self._class_names.append(node.name.value)
+            info = ClassInfo(node, node.name.value, ".".join(self._class_names), new)
             self.classes[node] = info
             new.cls = info
-            inside = [node.body]
-        else:  # comprehension
+        else:  # comprehension: all of it inside
             new = Scope(COMPREHENSION, node, scope, n)
             new.self_name, new.cls = scope.self_name, scope.cls
-            inside = children(node)
+            self._frames.append((new, [], []))
         self.scopes[node] = new
         scope.children.append(new)
-        outer_loops = frames[-1][2]
-        frames.append((new, [], []))
-        stack.append((2, node))
-        for child in reversed(inside):
-            stack.append((0, child))
-        # ``outside`` (decorators, defaults, bases) runs in the enclosing scope: walked
-        # first, under the enclosing frame borrowed again, which a sentinel then pops.
-        if outside:
-            frames.append((scope, branches, outer_loops))
-            stack.append((2, cst.Pass()))  # sentinel: pops the borrowed frame
-            for child in reversed(outside):
-                stack.append((0, child))
+        if new.kind != COMPREHENSION:
+            new.body = node.body
+            self._openers[id(node.body)] = new
 
     @staticmethod
     def _inherit_self(new: Scope, outer: Scope, params: cst.Parameters) -> None:

@@ -1,0 +1,81 @@
+"""The semantic model filled by the engine's walk (a rule declares ``uses_semantic_model``)
+is the model a walk of its own builds: same scopes, bindings, calls, loops and classes."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.rule import Rule, Severity, all_rules
+
+
+class _Asks(Rule):
+    code, name, severity, summary = "TL995", "asks-for-the-model", Severity.WARNING, "test rule"
+    uses_semantic_model = True
+
+    def finish(self) -> None:
+        self.seen = self.ctx.semantic.model
+
+
+def _context(src: str) -> FileContext:
+    return FileContext("m.py", cst.parse_module(src), src, ImportTable("m", False))
+
+
+def _summary(model) -> list:
+    """Everything the model holds, as plain values (source order and code of each node)."""
+    code = model.ctx.module.code_for_node
+
+    def scope_id(scope):
+        return (scope.kind, model.order.get(scope.node, 0))
+
+    out = []
+    for node, scope in model.scopes.items():
+        out.append(("scope", scope_id(scope), scope.parent and scope_id(scope.parent), scope.self_name,
+                    scope.method_kind, sorted(scope.globals)))
+        for key, bindings in scope.bindings.items():
+            out.extend(("bind", scope_id(scope), key, b.kind, b.order, len(b.branches), b.qualified) for b in bindings)
+    out.extend(("call", code(s.node), s.order, scope_id(s.scope), [lp.order for lp in s.loops],
+                [lp.order for lp in s.all_loops], s.top) for s in model.calls)
+    out.extend(("loop", lp.order, scope_id(lp.scope), lp.outer and lp.outer.order, lp.top) for lp in model.loops.values())
+    for info in model.classes.values():
+        out.append(("class", info.qualname, info.bases, sorted(info.methods), sorted(info.self_assigned),
+                    sorted(info.self_read), [model.order[a] for a, _ in info.self_sites],
+                    [b.qualname for b in info.local_bases]))
+    return out
+
+
+SOURCES = [textwrap.dedent(case if isinstance(case, str) else case.code)
+           for rule in all_rules() if rule.code != "TL000"  # its cases are not Python
+           for case in [*rule.VALID, *rule.INVALID]]
+SOURCES += [
+    "import torch\n@torch.no_grad()\ndef f(x=g(), *, y: h() = 2) -> k():\n    return [lambda z=w(): z(q) for q in x]\n",
+    "class A(Base, metaclass=M):\n    def m(self):\n        self.a = 1\n        return [self.b for _ in range(3)]\n"
+    "    @staticmethod\n    def s(self):\n        return self.c\n",
+    "for i in x:\n    while y:\n        (a := f(i))\n    else:\n        g()\nelse:\n    h()\n",
+]
+
+
+@pytest.mark.parametrize("src", SOURCES, ids=range(len(SOURCES)))
+def test_filled_by_the_walk_equals_its_own_walk(src):
+    alone = _context(src)
+    own = alone.semantic.model  # no walk has run: the model walks on its own
+    walked = _context(src)
+    rule = _Asks(walked, {})
+    Dispatcher(walked, [rule]).run()
+    assert walked.semantic._filling is None and rule.seen is walked.semantic.model
+    assert _summary(rule.seen) == _summary(own)
+
+
+def test_asking_during_the_walk_is_an_error():
+    class Early(_Asks):
+        def visit_Name(self, node):
+            self.ctx.semantic.model
+
+    ctx = _context("x = 1\n")
+    Dispatcher(ctx, [Early(ctx, {})]).run()
+    (error,) = ctx.errors
+    assert "ask for it from finish()" in error.error
