@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from torchlint.config import Settings
-from torchlint.engine import analyze_source, finish
+from torchlint.engine import analyze_source
+from torchlint.run import finish
 from torchlint.finding import Finding
 from torchlint.rule import all_rules
 
