@@ -178,7 +178,7 @@ def load_settings(args: argparse.Namespace):
 
 def cmd_check(args: argparse.Namespace) -> int:
     from torchlint.files import discover
-    from torchlint.run import lint_files
+    from torchlint.run import lint_files, project_context
     from torchlint.formats import FORMAT_NAMES, Report, render
     from torchlint.formats.text import render_statistics
 
@@ -228,7 +228,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:
         print(f"torchlint: -j {args.jobs} capped to {jobs} (at most {MAX_JOBS} and one per file)", file=sys.stderr)
-    result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known)
+    result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
+                        context=project_context(args.paths, files, settings, cwd))
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
         if cache.disabled:

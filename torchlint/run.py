@@ -11,7 +11,7 @@ them imports this module: only the command line (and ``torchlint.testing``) do.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -21,7 +21,7 @@ from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.config import Settings
 from torchlint.context import RuleError, describe
 from torchlint.engine import FileResult, crashed_result, rule_classes
-from torchlint.files import SourceFile, read_source
+from torchlint.files import SourceFile, discover, git_root, read_source
 from torchlint.finding import Finding
 from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
@@ -55,16 +55,49 @@ def lint_files(
     cache: "Cache | None" = None,
     transform: Transform | None = None,
     baseline: "Baseline | None" = None,
+    context: list[SourceFile] = (),
 ) -> RunResult:
-    """Lint files: cached results where the bytes are unchanged, the rest analysed in
-    ``jobs`` processes, then the project pass over every file's record, ``transform`` (the
-    shape trace's merge), suppressions and the baseline."""
+    """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
+    ``jobs`` processes, then the project pass over every file's record (``context``'s too:
+    the rest of the project, see ``project_context``), ``transform`` (the shape trace's
+    merge), suppressions and the baseline. Only ``files`` are reported on."""
     cwd = (cwd or Path.cwd()).resolve()
-    results = analyse(files, settings, jobs=jobs, cache=cache)
-    result = finish(results, settings, cwd, transform)
+    named = {f.display for f in files}
+    rest = [f for f in context if f.display not in named]
+    results = analyse([*files, *rest], settings, jobs=jobs, cache=cache)
+    result = finish(results, settings, cwd, transform, report_on=named if rest else None)
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
     return result
+
+
+# -- discover ----------------------------------------------------------------------------
+
+def project_root(files: list[SourceFile], settings: Settings) -> Path | None:
+    """The root of the project ``files`` belong to: the configuration's directory, else the
+    git root, else their common directory (None without files)."""
+    if settings.config_path is not None:
+        return settings.root
+    if not files:
+        return None
+    common = Path(os.path.commonpath([str(f.path.parent) for f in files]))
+    return git_root(common) or common
+
+
+def project_context(paths: list[str], files: list[SourceFile], settings: Settings, cwd: Path) -> list[SourceFile]:
+    """The project's files beyond those named, when ``paths`` do not cover the project root:
+    linted for their records (the project pass needs them), never reported on. Fast once
+    cached. Discovery's warnings about them are not shown (they are not linted)."""
+    root = project_root(files, settings)
+    if root is None:
+        return []
+    for raw in paths:
+        given = Path(os.path.realpath(cwd / raw))
+        if given == root or given in root.parents:
+            return []  # a directory at or above the root: every file of the project is named
+    everything = discover([str(root)], replace(settings, force_exclude=False), cwd).files
+    named = {f.path for f in files}
+    return [f for f in everything if f.path not in named]
 
 
 # -- read, cache, pool -------------------------------------------------------------------
@@ -167,17 +200,20 @@ class Suppressor:
         return True
 
 
-def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None) -> RunResult:
-    """The project pass, then ``transform`` (the shape trace's merge, given the findings and
-    every file's record), then suppression and ordering, over every file's result."""
+def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
+           report_on: set[str] | None = None) -> RunResult:
+    """The project pass over every file's result, then ``transform`` (the shape trace's
+    merge, given the findings and every file's record), then suppression and ordering of
+    the findings on the files in ``report_on`` (default: every file)."""
     records = {r.path: r.record for r in results}
-    findings = [f for r in results for f in r.findings]
-    errors = [e for r in results for e in r.errors]
+    reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
+    findings = [f for r in results if reported(r.path) for f in r.findings]
+    errors = [e for r in results if reported(r.path) for e in r.errors]
     more, project_errors = project_findings(list(records.values()), settings)
     findings.extend(more)
     errors.extend(project_errors)
     if transform is not None:
         findings = transform(findings, list(records.values()))
     suppressor = Suppressor(settings, records, cwd)
-    kept = sorted((f for f in findings if suppressor.keep(f)), key=lambda f: f.sort_key)
-    return RunResult(kept, errors, sorted(records))
+    kept = sorted((f for f in findings if reported(f.path) and suppressor.keep(f)), key=lambda f: f.sort_key)
+    return RunResult(kept, errors, sorted(p for p in records if reported(p)))
