@@ -12,7 +12,7 @@ import pytest
 from torchlint import pool
 from torchlint.cache import Cache
 from torchlint.config import build_settings
-from torchlint.engine import lint_files
+from torchlint.run import lint_files
 from torchlint.files import discover
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ import pytest
 from torchlint import cache as cache_mod
 from torchlint.cache import Cache
 from torchlint.config import build_settings
-from torchlint.engine import lint_files
+from torchlint.run import lint_files
 from torchlint.files import discover
 
 BUGGY = "import torch\n\ndef broken(:\n"

@@ -51,7 +51,12 @@ def test_cli_select_overrides_config_ignore(project, run):
     ("toml", "expected"),
     [
         ('[tool.torchlint]\nselectt = ["TL001"]\n', "`selectt`: unknown key (accepted: select, ignore"),
-        ('[tool.torchlint]\nselect = "TL001x"\n', "`select`: unknown rule code or prefix 'TL001x'"),
+        ('[tool.torchlint]\nselect = ["TL001x"]\n', "`select`: unknown rule code or prefix 'TL001x'"),
+        ('[tool.torchlint]\nselect = "TL001"\n', "`select`: expected a list, got the string 'TL001'"),
+        ('[tool.torchlint]\nexclude = "build"\n', "`exclude`: expected a list, got the string 'build'"),
+        ('[tool.torchlint.per-file-ignores]\n"a.py" = "TL001"\n', "expected a list, got the string 'TL001'"),
+        ('[tool.torchlint.TL004]\nignore-names = ["x"]\n',
+         "`TL004`: name the table after the rule: hard-coded-hyperparameter"),
         ("[tool.torchlint]\nselect = 3\n", "`select`: expected a list of strings, got 3"),
         ("[tool.torchlint]\nrespect-gitignore = \"yes\"\n", "`respect-gitignore`: expected true or false"),
         ('[tool.torchlint]\nper-file-ignores = ["x"]\n', "`per-file-ignores`: expected a table"),
@@ -68,6 +73,18 @@ def test_bad_config_exits_2_naming_file_key_and_accepted(project, run, toml, exp
     assert "pyproject.toml" in err
     assert expected in err
     assert "Traceback" not in err
+
+
+def test_extend_ignore_and_extend_per_file_ignores_add_to_the_lists(project, run):
+    project.write("pyproject.toml", '[tool.torchlint]\nignore = ["TL001"]\nextend-ignore = ["TL000"]\n')
+    project.write("bad.py", BAD)
+    assert run("check", ".")[0] == 0
+    project.write("pyproject.toml", '[tool.torchlint.per-file-ignores]\n"a/*" = ["TL000"]\n'
+                                    '[tool.torchlint.extend-per-file-ignores]\n"b/*" = ["TL000"]\n')
+    project.write("a/bad.py", BAD)
+    project.write("b/bad.py", BAD)
+    code, out, _ = run("check", "--format", "concise", "a", "b", "bad.py")
+    assert code == 1 and "bad.py" in out and "a/bad.py" not in out and "b/bad.py" not in out
 
 
 def test_per_file_ignores(project, run):

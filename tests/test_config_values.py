@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchlint import cli, engine
+from torchlint import cli, run as run_layer
 from torchlint.errors import ConfigError
 from torchlint.trace import config as trace_config
 
@@ -91,13 +91,13 @@ def test_huge_jobs_is_capped_at_the_files_and_a_maximum(project, run, monkeypatc
     for i in range(3):
         project.write(f"m{i}.py", "x = 1\n")
     seen = []
-    real = engine.lint_files
+    real = run_layer.lint_files
 
     def spy(files, settings, cwd=None, *, jobs=1, **kwargs):
         seen.append(jobs)
         return real(files, settings, cwd, jobs=jobs, **kwargs)
 
-    monkeypatch.setattr(engine, "lint_files", spy)
+    monkeypatch.setattr(run_layer, "lint_files", spy)
     code, _, err = run("check", "-v", "--no-cache", "-j", "99999999999", ".")
     assert code == 0 and seen == [3]
     assert "-j 99999999999 capped to 3" in err

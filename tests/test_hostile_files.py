@@ -135,7 +135,7 @@ def test_symlink_loops_are_reported_never_an_internal_error(tree, run):
 
 
 def test_suppressor_survives_a_loop_in_a_finding_path(tmp_path):
-    from torchlint.engine import Suppressor
+    from torchlint.run import Suppressor
 
     os.symlink("loop", tmp_path / "loop")
     settings = build_settings(None, root=tmp_path)

@@ -17,6 +17,7 @@ import libcst as cst
 import pytest
 
 from torchlint import checks, engine, pool
+from torchlint import run as run_layer
 from torchlint.config import DEFAULT_MAX_FILE_SIZE, build_settings, parse_size
 from torchlint.context import Dispatcher, FileContext
 from torchlint.errors import ConfigError
@@ -271,7 +272,7 @@ def test_default_limit_applies(project, run, monkeypatch):
 
 def _lint(root: Path, jobs: int) -> list[dict]:
     settings = build_settings(None, {"select": ["ALL"]}, root=root)
-    result = engine.lint_files(discover(["."], settings, root).files, settings, root, jobs=jobs)
+    result = run_layer.lint_files(discover(["."], settings, root).files, settings, root, jobs=jobs)
     assert result.errors == []
     return [f.to_dict() for f in result.findings]
 

@@ -44,7 +44,7 @@ from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
 from torchlint.rule import all_rules
 
-FORMAT = 5  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes
+FORMAT = 6  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -160,8 +160,7 @@ def _finding(item: Any, path: str, names: dict[str, str]) -> Finding:
     _require(type(message) is str and type(line) is int and type(column) is int and type(end_line) is int
              and type(end_column) is int and min(line, column, end_line, end_column) >= 0)
     _require(item.get("confirmed") in (None, True, False) and type(item.get("extra", {})) is dict)
-    return Finding(rule, name, Severity(severity), path, line, column, end_line, end_column, message,
-                   item.get("confirmed"), item.get("extra", {}))
+    return Finding.from_dict(item)
 
 
 def _suppressions(data: Any) -> Suppressions:

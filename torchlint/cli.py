@@ -177,8 +177,8 @@ def load_settings(args: argparse.Namespace):
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from torchlint.engine import lint_files
     from torchlint.files import discover
+    from torchlint.run import lint_files, project_context
     from torchlint.formats import FORMAT_NAMES, Report, render
     from torchlint.formats.text import render_statistics
 
@@ -228,7 +228,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:
         print(f"torchlint: -j {args.jobs} capped to {jobs} (at most {MAX_JOBS} and one per file)", file=sys.stderr)
-    result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform)
+    result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
+                        context=project_context(args.paths, files, settings, cwd))
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
         if cache.disabled:
@@ -243,10 +244,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
                   file=sys.stderr)
         return EXIT_ERROR if result.errors else EXIT_CLEAN
-    if known is not None:
-        result.findings, matched = known.filter(result.findings, cwd)
-        if args.verbose:
-            print(f"torchlint: {matched} finding(s) hidden by the baseline {args.baseline}", file=sys.stderr)
+    if known is not None and args.verbose:
+        print(f"torchlint: {result.hidden_by_baseline} finding(s) hidden by the baseline {args.baseline}", file=sys.stderr)
 
     color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     report = Report(result, settings, cwd, color=color, quiet=args.quiet)

@@ -26,10 +26,12 @@ TOP_LEVEL_KEYS = {
     "select": "list of rule codes or prefixes",
     "ignore": "list of rule codes or prefixes",
     "extend-select": "list of rule codes or prefixes",
+    "extend-ignore": "list of rule codes or prefixes (added to ignore)",
     "exclude": "list of gitignore-style patterns (replaces the defaults)",
     "extend-exclude": "list of gitignore-style patterns",
     "respect-gitignore": "true or false",
     "per-file-ignores": 'table of pattern = ["TL001", ...]',
+    "extend-per-file-ignores": 'table of pattern = ["TL001", ...] (added to per-file-ignores)',
     "cache-dir": "a directory path",
     "max-file-size": 'bytes (an integer) or a size such as "4MB" or "10MiB"',
     "trace": "table of shape-trace settings",
@@ -158,7 +160,7 @@ def resolve_selection(
 
 def _str_list(value: Any, source: str, key: str) -> list[str]:
     if isinstance(value, str):
-        value = [value]
+        raise ConfigError(source, key, f"expected a list, got the string {value!r} (write [{value!r}])")
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(source, key, f"expected a list of strings, got {value!r}")
     return list(value)
@@ -220,6 +222,19 @@ def _rule_options(rule: type[Rule], table: Any, source: str) -> dict[str, Any]:
     return options
 
 
+def _add_per_file_ignores(into: dict[str, frozenset[str]], pfi: Any, source: str, table_key: str) -> None:
+    """``pattern = [codes]`` entries of a per-file-ignores table, added to ``into``."""
+    if not isinstance(pfi, dict):
+        raise ConfigError(source, table_key, "expected a table of pattern = [codes]")
+    for pattern, codes in pfi.items():
+        key = f"{table_key}.{pattern}"
+        _check_pattern(pattern, source, table_key)
+        expanded: set[str] = set()
+        for code in _str_list(codes, source, key):
+            expanded |= expand_selector(code, source, key)
+        into[pattern] = into.get(pattern, frozenset()) | expanded
+
+
 def build_settings(
     config_path: Path | None,
     cli: dict[str, list[str] | None] | None = None,
@@ -232,7 +247,10 @@ def build_settings(
     source = str(config_path) if config_path else "<defaults>"
     rules_by_name = {r.name: r for r in all_rules()}
 
+    rules_by_code = {r.code: r for r in all_rules()}
     for key in table:
+        if key.upper() in rules_by_code and isinstance(table[key], dict):
+            raise ConfigError(source, key, f"name the table after the rule: {rules_by_code[key.upper()].name}")
         if key not in TOP_LEVEL_KEYS and key not in rules_by_name:
             accepted = ", ".join(list(TOP_LEVEL_KEYS) + sorted(rules_by_name))
             raise ConfigError(source, key, "unknown key", accepted)
@@ -241,6 +259,8 @@ def build_settings(
     for key in ("select", "extend-select", "ignore"):
         if key in table:
             layer[key] = _str_list(table[key], source, key)
+    if "extend-ignore" in table:
+        layer["ignore"] = [*(layer.get("ignore") or ()), *_str_list(table["extend-ignore"], source, "extend-ignore")]
     layers = [(source, layer)]
     if cli:
         layers.append(("command line", cli))
@@ -257,17 +277,9 @@ def build_settings(
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(source, "respect-gitignore", f"expected true or false, got {table['respect-gitignore']!r}")
         settings.respect_gitignore = table["respect-gitignore"]
-    if "per-file-ignores" in table:
-        pfi = table["per-file-ignores"]
-        if not isinstance(pfi, dict):
-            raise ConfigError(source, "per-file-ignores", "expected a table of pattern = [codes]")
-        for pattern, codes in pfi.items():
-            key = f"per-file-ignores.{pattern}"
-            _check_pattern(pattern, source, "per-file-ignores")
-            expanded: set[str] = set()
-            for code in _str_list(codes, source, key):
-                expanded |= expand_selector(code, source, key)
-            settings.per_file_ignores[pattern] = frozenset(expanded)
+    for table_key in ("per-file-ignores", "extend-per-file-ignores"):
+        if table_key in table:
+            _add_per_file_ignores(settings.per_file_ignores, table[table_key], source, table_key)
     if "cache-dir" in table:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(source, "cache-dir", f"expected a path string, got {table['cache-dir']!r}")

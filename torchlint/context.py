@@ -19,7 +19,7 @@ import libcst as cst
 from libcst import MaybeSentinel
 from libcst.metadata import CodeRange
 
-from torchlint.finding import Finding, one_line
+from torchlint.finding import Finding, Span, one_line
 from torchlint.imports import ImportTable
 from torchlint.positions import StatementPositions
 from torchlint.source import exception_text
@@ -191,25 +191,13 @@ class FileContext:
         expression is joined with single spaces)."""
         self._reports.append((rule, node, one_line(message), extra))
 
+    def span(self, node: cst.CSTNode) -> Span:
+        """Where ``node`` is, as findings and facts encode it."""
+        return Span.of_range(self.position(node))
+
     def findings(self) -> list[Finding]:
-        out = []
-        for rule, node, message, extra in self._reports:
-            rng = self.position(node)
-            out.append(
-                Finding(
-                    rule=rule.code,
-                    name=rule.name,
-                    severity=rule.severity,
-                    path=self.path,
-                    line=rng.start.line,
-                    column=rng.start.column + 1,
-                    end_line=rng.end.line,
-                    end_column=rng.end.column + 1,
-                    message=message,
-                    extra=dict(extra or {}),
-                )
-            )
-        return out
+        return [Finding.at(rule, self.path, self.span(node), message, extra=extra)
+                for rule, node, message, extra in self._reports]
 
 
 # Tokens and whitespace: never interesting to a rule, and about half of all nodes.

@@ -1,31 +1,23 @@
-"""Running the rules: per file (a pure function of bytes and settings), then per project."""
+"""The per-file analysis: a pure function of a file's bytes and its settings (parse, one
+walk, every rule). What runs it over many files (cache, process pool, project pass,
+suppressions) is ``torchlint.run``; this module imports neither ``pool`` nor ``cache``."""
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import Any, Callable, Iterable
 
-import pathspec
-
-from torchlint.config import Settings
+from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.context import Dispatcher, FileContext, RuleError, describe
-from torchlint.files import SourceFile, read_source
-from torchlint.finding import Finding
-from torchlint.noqa import Suppressions, scan
-from torchlint.project import Facts, FileRecord, Project, encode, module_name_for
-from torchlint.rule import Rule, all_rules
+from torchlint.finding import Finding, Span
 from torchlint.imports import ImportTable
+from torchlint.noqa import scan
+from torchlint.project import Facts, FileRecord, encode, module_name_for
+from torchlint.rule import Rule, all_rules
 from torchlint.semantic.index import class_facts
 from torchlint.source import TOO_DEEP, ParseFailure, Parsed, check_syntax, parse_cst
-
-SYNTAX_ERROR = "TL000"
-
-if TYPE_CHECKING:
-    from torchlint.cache import Cache
 
 
 @dataclass
@@ -36,24 +28,13 @@ class FileResult:
     errors: list[RuleError] = field(default_factory=list)
 
 
-@dataclass
-class RunResult:
-    findings: list[Finding]
-    errors: list[RuleError]
-    files: list[str]
-
-    @property
-    def failed_files(self) -> list[Finding]:
-        return [f for f in self.findings if f.rule == SYNTAX_ERROR]
-
-
 # Rules whose cheap textual pre-check (``Rule.might_apply``) says they cannot fire on a file
 # are not run on it. The benchmark and the tests turn this off to measure what skipping saves
 # and to check that it hides no finding.
 SKIP_RULES = True
 
 
-def _rule_classes(enabled: Iterable[str]) -> list[type[Rule]]:
+def rule_classes(enabled: Iterable[str]) -> list[type[Rule]]:
     wanted = set(enabled)
     return [r for r in all_rules() if r.code in wanted]
 
@@ -94,15 +75,24 @@ def analyze_source(
     record.index = {"classes": class_facts(parsed.tree, imports)}  # torchlint.semantic.index
     options = {
         c: rule_options.get(c.code) or c.default_options()
-        for c in _rule_classes(enabled) if c.code != SYNTAX_ERROR and not c.traced
+        for c in rule_classes(enabled) if c is not SyntaxErrorRule and not c.traced
     }
-    classes = [c for c, opts in options.items() if not SKIP_RULES or c.might_apply(parsed.text, opts)]
+    classes = [c for c, opts in options.items() if _runs_on(c, path, parsed.text, opts)]
     if not classes:
         return FileResult(path, [], record)
     try:
         return on_deep_stack(_run_rules, record, parsed, imports, [(c, options[c]) for c in classes], enabled)
     except RecursionError:
         return _unparsed(record, ParseFailure(TOO_DEEP), enabled)
+
+
+def _runs_on(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> bool:
+    """Whether ``rule`` is run on this file: not where its text pre-check says it cannot fire
+    (``SKIP_RULES``), nor on a test file it skips when no project pass reads its facts (the
+    run layer drops its findings there anyway: ``Rule.skips``)."""
+    if rule.skips(path, options) and not rule.has_project_pass():
+        return False
+    return not SKIP_RULES or rule.might_apply(text, options)
 
 
 def _run_rules(
@@ -208,60 +198,10 @@ def _encode_facts(ctx: FileContext) -> Facts:
 def _unparsed(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:
     record.parsed = False
     findings = []
-    if SYNTAX_ERROR in enabled and failure is not None:
-        from torchlint.checks.tl000_syntax_error import SyntaxErrorRule as R
-
-        findings.append(
-            Finding(R.code, R.name, R.severity, record.path, failure.line, failure.column, failure.line,
-                    failure.column + 1, f"{failure.message}; nothing in this file was checked")
-        )
+    if SyntaxErrorRule.code in enabled and failure is not None:
+        message = f"{failure.message}; nothing in this file was checked"
+        findings.append(Finding.at(SyntaxErrorRule, record.path, Span.point(failure.line, failure.column), message))
     return FileResult(record.path, findings, record)
-
-
-def project_findings(records: list[FileRecord], settings: Settings) -> tuple[list[Finding], list[RuleError]]:
-    project = Project(records)
-    findings: list[Finding] = []
-    errors: list[RuleError] = []
-    for cls in _rule_classes(settings.enabled):
-        if cls.check_project is Rule.check_project:
-            continue
-        try:
-            findings.extend(cls.check_project(project, settings.options_for(cls)))
-        except Exception as exc:  # noqa: BLE001 - reported, never fatal
-            errors.append(RuleError(cls.code, "<project>", *describe(exc)))
-    return findings, errors
-
-
-class Suppressor:
-    """Drops findings silenced by ``# noqa`` comments or ``per-file-ignores``."""
-
-    def __init__(self, settings: Settings, records: dict[str, FileRecord], cwd: Path):
-        self.records = records
-        self.rules = [
-            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in settings.per_file_ignores.items()
-        ]
-        self.root = settings.root
-        self.cwd = cwd
-
-    def _relative(self, display: str) -> str:
-        # realpath, not Path.resolve(): a symbolic link loop must not raise here
-        path = Path(os.path.realpath(self.cwd / display))
-        try:
-            return path.relative_to(self.root).as_posix()
-        except ValueError:
-            return display
-
-    def keep(self, finding: Finding) -> bool:
-        record = self.records.get(finding.path)
-        sup: Suppressions | None = record.suppressions if record else None
-        if sup is not None and sup.suppresses(finding.rule, finding.line):
-            return False
-        if self.rules:
-            rel = self._relative(finding.path)
-            for spec, codes in self.rules:
-                if finding.rule in codes and spec.match_file(rel):
-                    return False
-        return True
 
 
 def crashed_result(path: str, reason: str, enabled: frozenset[str]) -> FileResult:
@@ -269,76 +209,3 @@ def crashed_result(path: str, reason: str, enabled: frozenset[str]) -> FileResul
     the process): a TL000 finding and an empty record."""
     record = FileRecord(path=path, module_name=module_name_for(path))
     return _unparsed(record, ParseFailure(reason), enabled)
-
-
-def size_failure(size: int, limit: int) -> str | None:
-    """Why a file of ``size`` bytes is not analysed, or None when it is within ``limit``."""
-    if size <= limit:
-        return None
-    return f"file is too large to analyse ({size / 1e6:.3g} MB, limit {limit / 1e6:.3g} MB; raise max-file-size to lint it)"
-
-
-def lint_files(
-    files: list[SourceFile],
-    settings: Settings,
-    cwd: Path | None = None,
-    *,
-    jobs: int = 1,
-    cache: "Cache | None" = None,
-    transform: Callable[[list[Finding], list[FileRecord]], list[Finding]] | None = None,
-) -> RunResult:
-    """Lint files: cached results where the bytes are unchanged, the rest analysed in
-    ``jobs`` processes, then the project pass over every file's record."""
-    from torchlint.pool import analyze_all
-
-    cwd = (cwd or Path.cwd()).resolve()
-    results: list[FileResult | None] = [None] * len(files)
-    keys: dict[int, str] = {}
-
-    def todo():
-        for index, source in enumerate(files):
-            try:
-                too_large = size_failure(source.path.stat().st_size, settings.max_file_size)
-                if too_large:
-                    results[index] = crashed_result(source.display, too_large, settings.enabled)
-                    continue
-                data = read_source(source.path)
-            except OSError as exc:
-                results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
-                continue
-            if cache is not None:
-                key = keys[index] = cache.key(source.display, data)
-                hit = cache.get(source.display, key)
-                if hit is not None:
-                    results[index] = hit
-                    continue
-            yield index, source.display, data
-
-    def store(index: int, result: FileResult) -> None:
-        results[index] = result
-        if cache is not None and index in keys:
-            cache.put(keys[index], result)
-
-    analyze_all(todo(), len(files), settings.enabled, settings.rule_options, jobs, store)
-    return finish([r for r in results if r is not None], settings, cwd, transform)
-
-
-def finish(
-    results: list[FileResult],
-    settings: Settings,
-    cwd: Path,
-    transform: Callable[[list[Finding], list[FileRecord]], list[Finding]] | None = None,
-) -> RunResult:
-    """The project pass, then ``transform`` (the shape trace's merge, given the findings and
-    every file's record), then suppression and ordering, over every file's result."""
-    records = {r.path: r.record for r in results}
-    findings = [f for r in results for f in r.findings]
-    errors = [e for r in results for e in r.errors]
-    more, project_errors = project_findings(list(records.values()), settings)
-    findings.extend(more)
-    errors.extend(project_errors)
-    if transform is not None:
-        findings = transform(findings, list(records.values()))
-    suppressor = Suppressor(settings, records, cwd)
-    kept = sorted((f for f in findings if f.rule in settings.enabled and suppressor.keep(f)), key=lambda f: f.sort_key)
-    return RunResult(kept, errors, sorted(records))

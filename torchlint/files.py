@@ -149,7 +149,7 @@ def _gitignore(directory: Path, cwd: Path, problems: list[Problem]) -> pathspec.
     return compile_lines(lines, display_path(file, cwd), problems)
 
 
-def _git_root(start: Path) -> Path | None:
+def git_root(start: Path) -> Path | None:
     for directory in (start, *start.parents):
         if (directory / ".git").exists():
             return directory
@@ -196,7 +196,7 @@ class Excluder:
     def _chain(self, parent: Path) -> list[tuple[Path, pathspec.PathSpec]]:
         chain = self._chains.get(parent)
         if chain is None:
-            top = _git_root(parent) or parent
+            top = git_root(parent) or parent
             chain = []
             for directory in (parent, *parent.parents):
                 spec = self._gitignore_for(directory)

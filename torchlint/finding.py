@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 class Severity(str, enum.Enum):
@@ -14,6 +14,46 @@ class Severity(str, enum.Enum):
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.value
+
+
+class RuleMeta(Protocol):
+    """What a finding takes from its rule: a ``Rule`` class or instance."""
+
+    code: str
+    name: str
+    severity: Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where a finding is: the one location encoding, in findings and in rule facts.
+
+    1-based lines and columns; ``end_column`` is the column just past the last character
+    (as ruff reports it). In facts a span is the JSON list ``[line, column, end_line,
+    end_column]`` (``to_json``/``from_json``)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def of_range(cls, rng: Any) -> "Span":
+        """From a LibCST ``CodeRange`` (1-based lines, 0-based columns)."""
+        return cls(rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
+
+    @classmethod
+    def point(cls, line: int, column: int) -> "Span":
+        """One character at ``line``/``column`` (1-based)."""
+        return cls(line, column, line, column + 1)
+
+    def to_json(self) -> list[int]:
+        return [self.line, self.column, self.end_line, self.end_column]
+
+    @classmethod
+    def from_json(cls, data: list[int]) -> "Span":
+        line, column, end_line, end_column = data
+        return cls(line, column, end_line, end_column)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +78,17 @@ class Finding:
     confirmed: bool | None = None
     # Extra machine-readable facts (never shown in the text formats).
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @classmethod
+    def at(cls, rule: RuleMeta, path: str, span: Span, message: str, *, extra: dict[str, Any] | None = None,
+           confirmed: bool | None = None) -> "Finding":
+        """The one way to build a finding: ``rule``'s code, name and severity at ``span`` of ``path``."""
+        return cls(rule.code, rule.name, rule.severity, path, span.line, span.column, span.end_line,
+                   span.end_column, message, confirmed, dict(extra or {}))
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.column, self.end_line, self.end_column)
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:

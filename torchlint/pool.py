@@ -1,4 +1,5 @@
-"""Per-file analysis across processes.
+"""Per-file analysis across processes: ``engine.analyze_source`` on each item, nothing else
+(the run layer, ``torchlint.run``, reads files, asks the cache and does the project pass).
 
 Files go to a process pool in small chunks, a bounded number in flight so memory does not
 grow with the number of files. If a worker dies (LibCST's native parser can crash the whole
@@ -28,7 +29,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from torchlint.engine import FileResult, analyze_source, crashed_result
 
-Item = tuple[int, str, bytes]  # (index, display path, bytes)
+# (index, display path, bytes, enabled rules, rule options): a file and the settings it is analysed with
+Item = tuple[int, str, bytes, frozenset[str], dict[str, dict[str, Any]]]
 
 CHUNK = 8
 # Below this many files a pool costs more than it saves (the pre-commit case).
@@ -48,8 +50,8 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _analyze_chunk(chunk: list[Item], enabled: frozenset[str], options: dict[str, dict[str, Any]]) -> list[tuple[int, FileResult]]:
-    return [(index, analyze_source(path, data, enabled, options)) for index, path, data in chunk]
+def _analyze_chunk(chunk: list[Item]) -> list[tuple[int, FileResult]]:
+    return [(index, analyze_source(path, data, enabled, options)) for index, path, data, enabled, options in chunk]
 
 
 def _context():
@@ -71,19 +73,17 @@ def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
 def analyze_all(
     items: Iterable[Item],
     count: int,
-    enabled: frozenset[str],
-    options: dict[str, dict[str, Any]],
     jobs: int,
     on_result: Callable[[int, FileResult], None],
 ) -> None:
     """Analyse every item, calling ``on_result(index, result)`` for each (in any order)."""
 
     def isolate(item: Item) -> None:
-        on_result(item[0], _isolated(item, enabled, options))
+        on_result(item[0], _isolated(item))
 
     small = _isolating_large(items, isolate)
     if jobs <= 1 or count < MIN_FILES_FOR_POOL:
-        for index, path, data in small:
+        for index, path, data, enabled, options in small:
             on_result(index, analyze_source(path, data, enabled, options))
         return
     retry: list[Item] = []
@@ -100,7 +100,7 @@ def analyze_all(
                     exhausted = True
                     break
                 try:
-                    pending[pool.submit(_analyze_chunk, chunk, enabled, options)] = chunk
+                    pending[pool.submit(_analyze_chunk, chunk)] = chunk
                 except BrokenProcessPool:
                     retry.extend(chunk)
                     broken = True
@@ -131,13 +131,13 @@ def _isolating_large(items: Iterable[Item], isolate: Callable[[Item], None]) -> 
             yield item
 
 
-def _isolated(item: Item, enabled: frozenset[str], options: dict[str, dict[str, Any]]) -> FileResult:
+def _isolated(item: Item) -> FileResult:
     """Analyse one file in a process of its own; a crash there is that file's fault."""
     with _pool(1) as pool:
         try:
-            return pool.submit(_analyze_chunk, [item], enabled, options).result()[0][1]
+            return pool.submit(_analyze_chunk, [item]).result()[0][1]
         except BrokenProcessPool:
-            return crashed_result(item[1], "the analysis crashed on this file (its process died)", enabled)
+            return crashed_result(item[1], "the analysis crashed on this file (its process died)", item[3])
 
 
 @contextmanager

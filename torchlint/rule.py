@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
 import libcst as cst
 
+from torchlint.filekinds import is_test_file
 from torchlint.finding import Finding, Severity
 
 if TYPE_CHECKING:
@@ -72,6 +73,10 @@ class Rule:
     # True for rules that query ``ctx.semantic`` on most files they run on: the engine then
     # fills the semantic model during its one walk instead of a second walk on first use.
     uses_semantic_model: ClassVar[bool] = False
+    # True for a rule that reports nothing in test files (``filekinds.is_test_file``) while
+    # its ``skip-tests`` option (which it must declare) is on: the engine and the run layer
+    # see to it (``skips``); the rule itself never checks.
+    skips_test_files: ClassVar[bool] = False
 
     VALID: ClassVar[list[Valid | str]] = []
     INVALID: ClassVar[list[Invalid]] = []
@@ -94,6 +99,15 @@ class Rule:
         """False only when the rule cannot fire on a file with this text (and these
         options): the engine then does not run it there. Must be sound."""
         return not cls.requires_text or any(t in text for t in cls.requires_text)
+
+    @classmethod
+    def skips(cls, path: str, options: dict[str, Any]) -> bool:
+        """Whether the rule reports nothing in ``path`` with these options (a test file)."""
+        return cls.skips_test_files and bool(options.get("skip-tests", True)) and is_test_file(path)
+
+    @classmethod
+    def has_project_pass(cls) -> bool:
+        return cls.check_project.__func__ is not Rule.check_project.__func__
 
     @classmethod
     def check_project(cls, project: "Project", options: dict[str, Any]) -> Iterable[Finding]:

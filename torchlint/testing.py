@@ -6,12 +6,16 @@ suppression comments honoured, but on strings instead of files.
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any, Iterable
 
 from torchlint.config import Settings
-from torchlint.engine import analyze_source, finish
+from torchlint.files import discover
+from torchlint.engine import analyze_source
+from torchlint.run import finish, lint_files, project_context
 from torchlint.finding import Finding
 from torchlint.rule import all_rules
 
@@ -32,17 +36,51 @@ def lint_tree(
     select: Iterable[str] | None = None,
     options: dict[str, dict[str, Any]] | None = None,
     dedent: bool = True,
+    each_alone: bool = True,
 ) -> list[Finding]:
-    """Lint several in-memory files as one project ({relative path: source})."""
+    """Lint several in-memory files as one project ({relative path: source}).
+
+    With ``each_alone`` (the default), a tree of several files is also written to a
+    temporary repository and each file linted alone, as ``torchlint check FILE`` does (the
+    rest of the tree is its project): an ``AssertionError`` unless every file's findings
+    are the same both ways."""
     settings = make_settings(select, options)
-    results = []
-    for path, code in files.items():
-        text = textwrap.dedent(code) if dedent else code
-        results.append(analyze_source(path, text.encode("utf-8"), settings.enabled, settings.rule_options))
+    texts = {path: textwrap.dedent(code) if dedent else code for path, code in files.items()}
+    results = [analyze_source(path, text.encode("utf-8"), settings.enabled, settings.rule_options)
+               for path, text in texts.items()]
     run = finish(results, settings, Path("/nonexistent-root"))
-    if run.errors:
-        raise AssertionError("rule raised: " + "; ".join(f"{e.rule} on {e.path}: {e.error}\n{e.traceback}" for e in run.errors))
+    _raise_errors(run.errors)
+    if each_alone and len(texts) > 1:
+        alone = lint_each_alone(texts, settings)
+        for path in texts:
+            whole = [f for f in run.findings if f.path == path]
+            if alone[path] != whole:
+                raise AssertionError(f"{path} linted alone: {alone[path]}\nin the whole project: {whole}")
     return run.findings
+
+
+def lint_each_alone(texts: dict[str, str], settings: Settings) -> dict[str, list[Finding]]:
+    """Each file's findings when it alone is named (``torchlint check PATH``) in a git
+    repository holding every file of ``texts``."""
+    with tempfile.TemporaryDirectory(prefix="torchlint-alone-") as tmp:
+        root = Path(tmp).resolve()
+        (root / ".git").mkdir()
+        for path, text in texts.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        on_disk = dataclasses.replace(settings, root=root)
+        found = {}
+        for path in texts:
+            named = discover([path], on_disk, root).files
+            run = lint_files(named, on_disk, root, context=project_context([path], named, on_disk, root))
+            _raise_errors(run.errors)
+            found[path] = run.findings
+        return found
+
+
+def _raise_errors(errors) -> None:
+    if errors:
+        raise AssertionError("rule raised: " + "; ".join(f"{e.rule} on {e.path}: {e.error}\n{e.traceback}" for e in errors))
 
 
 def lint_snippet(

@@ -12,7 +12,7 @@ import pytest
 from integrations_support import CLEAN_SOURCE, RULES
 
 from torchlint.config import Settings
-from torchlint.engine import RunResult
+from torchlint.run import RunResult
 from torchlint.finding import Finding, Severity
 from torchlint.formats import FORMAT_NAMES, Report
 from torchlint.formats.github import annotation, escape_data, escape_property, render_github

@@ -12,7 +12,7 @@ from integrations_support import CLEAN_SOURCE, RULES, example_blocks, schema_can
 
 from torchlint import __version__, catalog
 from torchlint.config import Settings
-from torchlint.engine import RunResult
+from torchlint.run import RunResult
 from torchlint.finding import Finding, Severity
 from torchlint.formats import Report
 from torchlint.formats.sarif import build

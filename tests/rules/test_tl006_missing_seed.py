@@ -334,7 +334,7 @@ def test_facts_are_json_serialisable_and_describe_the_file():
     result = analyze_source("train.py", code.encode(), frozenset({"TL006"}))
     facts = json.loads(json.dumps(dict(result.record.facts)))["TL006"]
     entry = facts["entry"]
-    assert entry["line"] == 11
+    assert entry["span"][0] == 11  # finding.Span.to_json: [line, column, end_line, end_column]
     assert entry["needs"] == ["torch", "random"]
     assert entry["uses"] == {"random": "random.random"}
     assert entry["calls"] == ["utils.prepare"]

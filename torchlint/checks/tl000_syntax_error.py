@@ -11,6 +11,7 @@ class SyntaxErrorRule(Rule):
     name = "syntax-error"
     severity = Severity.ERROR
     summary = "File could not be read or parsed; none of its code was checked"
+    precision = "very-high"  # SARIF: a file that does not parse is never a false alarm
     # Reported by the engine itself (torchlint.engine), not by visiting a tree.
 
     VALID = ["import torch\n\nx = torch.zeros(3)\n"]

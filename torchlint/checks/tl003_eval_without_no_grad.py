@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes, referenced_names, unpack_targets
-from torchlint.files import is_test_file
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -127,6 +126,7 @@ class EvalWithoutNoGrad(Rule):
     summary = "Model called after .eval() outside torch.no_grad(): autograd still records every activation"
     # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
     requires_text = ("eval(", "train(")
+    skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
                                          "*_test.py, conftest.py): a test's forward checks shapes once, often on the "
@@ -588,7 +588,7 @@ class EvalWithoutNoGrad(Rule):
             self._evals.append(node)
 
     def finish(self) -> None:
-        if not self._evals or self.opts.get("skip-tests", True) and is_test_file(self.ctx.path):
+        if not self._evals:
             return
         self._model = self.ctx.semantic.model
         candidates = [c for body in self._bodies() for c in self._analyze(body)]

@@ -35,7 +35,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name
 from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
-from torchlint.finding import Finding, Severity
+from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.libraries import LIGHTNING_ROOTS, is_library
 from torchlint.semantic.model import FUNCTION, ClassInfo, Loop
@@ -213,6 +213,7 @@ class HardCodedHyperparameter(Rule):
     # weight_decay), or a range loop; or a keyword the options add.
     requires_text = ("optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments", "momentum",
                      "weight_decay", "lr", "range", *sorted(OPTIMIZER_CLASSES))
+    skips_test_files = True
 
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
@@ -674,8 +675,7 @@ class HardCodedHyperparameter(Rule):
     def __init__(self, ctx, options: dict[str, Any]):
         super().__init__(ctx, options)
         path = ctx.path
-        self._skip = bool((options.get("skip-tests", True) and is_test_file(path))
-                          or (options.get("skip-config-files", True) and is_config_file(path)))
+        self._skip = bool(options.get("skip-config-files", True) and is_config_file(path))
         self._ignore = frozenset(options.get("ignore-names") or ())
         self._extra = frozenset(options.get("extend-names") or ()) - self._ignore
         self._reported: set[int] = set()
@@ -1003,8 +1003,7 @@ class HardCodedHyperparameter(Rule):
 
     def _candidate_args(self, call: cst.Call) -> list[list]:
         """Literal arguments of a call to a class that another file may show to be an
-        optimizer: [keyword or position, shown text, line, column, end line, end column,
-        variable or ""] (positions computed here: only for such calls)."""
+        optimizer: [keyword or position, shown text, span (``Span.to_json``), variable or ""] (positions computed here: only for such calls)."""
         out = []
         index = 0
         for arg in call.args:
@@ -1020,9 +1019,7 @@ class HardCodedHyperparameter(Rule):
                 if key not in OPTIMIZER_KEYWORDS or key in self._ignore:
                     continue
             for literal, var in self._literals(arg.value, call):
-                rng = self.ctx.position(literal)
-                out.append([key, _shown(self.ctx, literal), rng.start.line, rng.start.column + 1,
-                            rng.end.line, rng.end.column + 1, var])
+                out.append([key, _shown(self.ctx, literal), self.ctx.span(literal).to_json(), var])
         return out
 
     def _literals(self, value: cst.BaseExpression, anchor: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:
@@ -1051,7 +1048,7 @@ class HardCodedHyperparameter(Rule):
                 positions = _project_positions(project, qualified)
                 if positions is None:
                     continue
-                for key, text, line, column, end_line, end_column, var in call["args"]:
+                for key, text, span, var in call["args"]:
                     name = key if isinstance(key, str) else positions.get(key)
                     if name is None or name in ignore:
                         continue
@@ -1061,8 +1058,7 @@ class HardCodedHyperparameter(Rule):
                         what = f"is hard-coded: `{var}` is assigned only this literal and passed to `{callee}(...)`"
                     else:
                         what = f"is hard-coded in `{callee}(...)`"
-                    out.append(Finding(cls.code, cls.name, cls.severity, record.path, line, column, end_line, end_column,
-                                       f"{desc} {text} {what}, {_WHY}"))
+                    out.append(Finding.at(cls, record.path, Span.from_json(span), f"{desc} {text} {what}, {_WHY}"))
         # One literal passed twice (a local used by two calls) is one finding.
         return list({(f.path, f.line, f.column): f for f in out}.values())
 

@@ -43,7 +43,7 @@ from typing import Any, Iterable, NamedTuple
 import libcst as cst
 
 from torchlint.context import dotted_name
-from torchlint.finding import Finding, Severity
+from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
@@ -1028,8 +1028,7 @@ class UnusedLayer(Rule):
                 if attr in cls.reads:
                     continue
                 stmt, kinds = cls.layers[attr]
-                rng = self.ctx.position(stmt)
-                layers.append([attr, kinds, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1])
+                layers.append([attr, kinds, self.ctx.span(stmt).to_json()])
         for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers)):
             if value:
                 entry[key] = value
@@ -1109,17 +1108,14 @@ class _ProjectPass:
         return findings
 
     def report(self, record, entry: dict, reads: set[str]) -> Iterable[Finding]:
-        for attr, kinds, line, col, end_line, end_col in entry.get("layers", ()):
+        for attr, kinds, span in entry.get("layers", ()):
             if attr in reads or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
                 continue
             layer = self.layer(kinds, record)
             if layer is None:
                 continue
-            yield Finding(
-                rule=self.rule.code, name=self.rule.name, severity=self.rule.severity, path=record.path,
-                line=line, column=col, end_line=end_line, end_column=end_col,
-                message=message(entry["name"], attr, layer), extra={"class": entry["name"], "attribute": attr},
-            )
+            yield Finding.at(self.rule, record.path, Span.from_json(span), message(entry["name"], attr, layer),
+                             extra={"class": entry["name"], "attribute": attr})
 
     def family(self, name: str) -> set[str] | None:
         """The classes whose methods see ``self`` as an instance of ``name``, or None when it

@@ -21,8 +21,7 @@ from typing import Any, Iterable
 
 import libcst as cst
 
-from torchlint.files import is_test_file
-from torchlint.finding import Finding, Severity
+from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.libraries import LIGHTNING_ROOTS, UTILITY_ROOTS
 from torchlint.semantic.model import CLASS, FUNCTION, LAMBDA, MODULE
@@ -158,6 +157,7 @@ class MissingSeed(Rule):
     summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
     uses_semantic_model = True
     requires_text = ("backward", "fit(", "seed")
+    skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip entry points in test files (tests/, test/, testing/, test_utils/ "
                                          "directories, test_*.py, *_test.py, conftest.py): a test that needs "
@@ -733,7 +733,7 @@ class MissingSeed(Rule):
         if on_import:
             facts["on_import"] = sorted(on_import)
         entry = self._entry()
-        if entry is not None and not (self.opts.get("skip-tests", True) and is_test_file(self.ctx.path)):
+        if entry is not None:
             facts["entry"] = entry
         if facts:
             self.ctx.facts[self.code] = facts
@@ -759,19 +759,15 @@ class MissingSeed(Rule):
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
         if not needs:
             return None
-        line, column, end_line, end_column = self._place(at)
         return {
-            "line": line,
-            "column": column,
-            "end_line": end_line,
-            "end_column": end_column,
+            "span": self._place(at).to_json(),
             "needs": needs,
             "uses": {g: self.uses[g] for g in needs if g in self.uses},
             "calls": sorted(imported),
         }
 
-    def _place(self, key: str) -> tuple[int, int, int, int]:
-        """1-based (line, column, end line, end column) of an entry unit's statement (the test
+    def _place(self, key: str) -> Span:
+        """Where an entry unit's statement is (the test
         of a main guard). Needed before the project pass knows whether it is reported, so it
         comes from CPython's tree the engine already has (``ctx.semantic.ast_tree``), far
         cheaper than LibCST's positions; ``ctx.position`` is the fallback."""
@@ -791,10 +787,9 @@ class MissingSeed(Rule):
             def col(lineno: int, offset: int) -> int:  # ast offsets are UTF-8 bytes
                 return len(lines[lineno - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
 
-            return node.lineno, col(node.lineno, node.col_offset), node.end_lineno, col(node.end_lineno, node.end_col_offset)
+            return Span(node.lineno, col(node.lineno, node.col_offset), node.end_lineno, col(node.end_lineno, node.end_col_offset))
         except (ValueError, IndexError, TypeError):
-            rng = self.ctx.position(self._entry_nodes[key])
-            return rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1
+            return self.ctx.span(self._entry_nodes[key])
 
     # -- project pass ------------------------------------------------------------------
     @classmethod
@@ -816,13 +811,7 @@ class MissingSeed(Rule):
                     break
                 needs -= resolver.generators(qualified, record)
             for message in messages(needs, entry.get("uses", {})):
-                findings.append(
-                    Finding(
-                        rule=cls.code, name=cls.name, severity=cls.severity, path=record.path,
-                        line=entry["line"], column=entry["column"], end_line=entry["end_line"],
-                        end_column=entry["end_column"], message=message,
-                    )
-                )
+                findings.append(Finding.at(cls, record.path, Span.from_json(entry["span"]), message))
         return findings
 
 

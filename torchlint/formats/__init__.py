@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from torchlint.config import Settings
-from torchlint.engine import RunResult
+from torchlint.run import RunResult
 
 
 @dataclass

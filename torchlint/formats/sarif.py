@@ -57,7 +57,7 @@ def rule_descriptor(rule: type[Rule]) -> dict:
     level = _LEVEL[rule.severity]
     body = _page_body(rule)
     tags = list(getattr(rule, "tags", None) or ("pytorch", "correctness"))
-    precision = getattr(rule, "precision", None) or ("very-high" if rule.code == "TL000" else "high")
+    precision = getattr(rule, "precision", None) or "high"
     problem_severity = getattr(rule, "problem_severity", None) or level
     return {
         "id": rule.code,

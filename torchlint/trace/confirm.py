@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from torchlint.checks.tl005_unused_layer import UnusedLayer
 from torchlint.finding import Finding
 from torchlint.imports import ImportTable
 from torchlint.project import FileRecord, Project, module_name_for
@@ -41,7 +42,6 @@ from torchlint.trace.command import require_torch
 from torchlint.trace.records import TraceResult
 from torchlint.trace.runner import run_jobs
 
-UNUSED_LAYER = "TL005"
 # Files never imported by ``check --trace``: importing them has side effects by design.
 _NEVER_IMPORT = {"setup.py", "conftest.py", "noxfile.py", "fabfile.py", "manage.py"}
 # Skipped without a word: the class simply cannot be traced as is.
@@ -247,7 +247,7 @@ def merge(findings: list[Finding], usage: Usage, new: dict[tuple[str, int, int],
     """TL005 findings confirmed or dropped by ``usage``; the new TL100 findings added."""
     out: list[Finding] = []
     for f in findings:
-        if f.rule == UNUSED_LAYER:
+        if f.rule == UnusedLayer.code:
             attrs = _attrs_of(f, usage, cwd)
             attr = (f.extra or {}).get("attribute")
             if attrs is not None and attr in attrs:

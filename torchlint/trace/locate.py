@@ -17,6 +17,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from torchlint.finding import Span
+
 _CONTAINERS = ("Sequential", "ModuleList")
 
 
@@ -28,6 +30,14 @@ class Location:
     end_line: int
     end_column: int  # 1-based, just past the last character
     code: str = ""  # the first source line of the range, stripped
+
+    @classmethod
+    def of(cls, path: Path, span: Span, code: str = "") -> "Location":
+        return cls(path.resolve(), span.line, span.column, span.end_line, span.end_column, code)
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.column, self.end_line, self.end_column)
 
     def display_path(self, cwd: Path | None = None) -> str:
         return relative_path(self.path, cwd)
@@ -68,8 +78,7 @@ def _load(path: Path) -> tuple[Any, Any, list[str]] | None:
 def _location(path: Path, positions: Any, lines: list[str], node: Any) -> Location:
     rng = positions[node]
     code = lines[rng.start.line - 1].strip() if 0 < rng.start.line <= len(lines) else ""
-    return Location(path.resolve(), rng.start.line, rng.start.column + 1, rng.end.line,
-                    rng.end.column + 1, code)
+    return Location.of(path, Span.of_range(rng), code)
 
 
 def _classes(module: Any, qualname: str) -> list[Any]:
@@ -101,8 +110,7 @@ def find_class(path: Path, qualname: str, line: int | None = None) -> tuple[Any,
         node = min(classes, key=lambda c: abs(positions[c].start.line - line))
     name_rng = positions[node.name]
     code = lines[name_rng.start.line - 1].strip()
-    return node, Location(path.resolve(), name_rng.start.line, name_rng.start.column + 1,
-                          name_rng.end.line, name_rng.end.column + 1, code)
+    return node, Location.of(path, Span.of_range(name_rng), code)
 
 
 class _Definitions(cst.CSTVisitor):

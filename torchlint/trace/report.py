@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from torchlint.finding import Finding, Severity
+from torchlint.checks.tl100_shape_mismatch import ShapeMismatch
+from torchlint.finding import Finding
 from torchlint.trace import locate
 from torchlint.trace.records import Failure, Frame, TraceResult
 from torchlint.trace.shapes import format_spec
 
-RULE = "TL100"
-RULE_NAME = "shape-mismatch"
 
 
 @dataclass
@@ -36,9 +35,7 @@ class Problem:
         message = self.headline + (f"; {fix}" if fix else "") + (f" ({context})" if context else "")
         extra = {k: self.failure[k] for k in ("expected", "fix", "received", "module", "inputs")
                  if k in self.failure}
-        return Finding(RULE, RULE_NAME, Severity.ERROR, locate.relative_path(loc.path), loc.line,
-                       loc.column, loc.end_line, loc.end_column, message, confirmed=True,
-                       extra=extra)
+        return Finding.at(ShapeMismatch, locate.relative_path(loc.path), loc.span, message, extra=extra, confirmed=True)
 
 
 def _frame_location(frame: Frame | None) -> locate.Location | None:
@@ -150,7 +147,7 @@ def _notes(rec: Failure, kind: str | None) -> list[tuple[str, str]]:
 
 def render_problem(problem: Problem) -> str:
     prefix = f"{problem.location}: " if problem.location else ""
-    code = f"{RULE} {RULE_NAME} " if problem.tl100 else ""
+    code = f"{ShapeMismatch.code} {ShapeMismatch.name} " if problem.tl100 else ""
     lines = [f"{prefix}{code}{problem.headline}"]
     width = max((len(label) for label, _ in problem.details), default=0) + 1
     for label, text in problem.details:
@@ -303,7 +300,7 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
         loc = problem.location
         failure = {
             "message": problem.headline,
-            "rule": RULE if problem.tl100 else None,
+            "rule": ShapeMismatch.code if problem.tl100 else None,
             "location": None if loc is None else {"path": loc.display_path(), "line": loc.line,
                                                   "column": loc.column, "code": loc.code},
             "details": {label: text for label, text in problem.details},

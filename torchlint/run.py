@@ -1,0 +1,219 @@
+"""One check run, above the engine. Data flows one way:
+
+    discover → cache → pool of pure per-file analyses (``engine.analyze_source``)
+             → project pass → suppressions → baseline → report
+
+``engine`` analyses one file and knows nothing of files on disk, the cache or processes;
+``pool`` runs the engine over many files; ``cache`` stores the engine's results. None of
+them imports this module: only the command line (and ``torchlint.testing``) do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+import pathspec
+
+from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
+from torchlint.config import Settings
+from torchlint.context import RuleError, describe
+from torchlint.engine import FileResult, crashed_result, rule_classes
+from torchlint.files import SourceFile, discover, git_root, read_source
+from torchlint.finding import Finding
+from torchlint.pool import Item, analyze_all
+from torchlint.project import FileRecord, Project
+from torchlint.rule import rules_by_code
+
+if TYPE_CHECKING:
+    from torchlint.baseline import Baseline
+    from torchlint.cache import Cache
+
+Transform = Callable[[list[Finding], list[FileRecord]], list[Finding]]
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding]
+    errors: list[RuleError]
+    files: list[str]
+    hidden_by_baseline: int = 0
+
+    @property
+    def failed_files(self) -> list[Finding]:
+        return [f for f in self.findings if f.rule == SyntaxErrorRule.code]
+
+
+def lint_files(
+    files: list[SourceFile],
+    settings: Settings,
+    cwd: Path | None = None,
+    *,
+    jobs: int = 1,
+    cache: "Cache | None" = None,
+    transform: Transform | None = None,
+    baseline: "Baseline | None" = None,
+    context: list[SourceFile] = (),
+) -> RunResult:
+    """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
+    ``jobs`` processes, then the project pass over every file's record (``context``'s too:
+    the rest of the project, see ``project_context``), ``transform`` (the shape trace's
+    merge), suppressions and the baseline. Only ``files`` are reported on."""
+    cwd = (cwd or Path.cwd()).resolve()
+    named = {f.display for f in files}
+    rest = [f for f in context if f.display not in named]
+    results = analyse([*files, *rest], settings, jobs=jobs, cache=cache)
+    result = finish(results, settings, cwd, transform, report_on=named if rest else None)
+    if baseline is not None:
+        result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
+    return result
+
+
+# -- discover ----------------------------------------------------------------------------
+
+def project_root(files: list[SourceFile], settings: Settings) -> Path | None:
+    """The root of the project ``files`` belong to: the configuration's directory, else the
+    git root, else their common directory (None without files)."""
+    if settings.config_path is not None:
+        return settings.root
+    if not files:
+        return None
+    common = Path(os.path.commonpath([str(f.path.parent) for f in files]))
+    return git_root(common) or common
+
+
+def project_context(paths: list[str], files: list[SourceFile], settings: Settings, cwd: Path) -> list[SourceFile]:
+    """The project's files beyond those named, when ``paths`` do not cover the project root:
+    linted for their records (the project pass needs them), never reported on. Fast once
+    cached. Discovery's warnings about them are not shown (they are not linted)."""
+    root = project_root(files, settings)
+    if root is None:
+        return []
+    for raw in paths:
+        given = Path(os.path.realpath(cwd / raw))
+        if given == root or given in root.parents:
+            return []  # a directory at or above the root: every file of the project is named
+    everything = discover([str(root)], replace(settings, force_exclude=False), cwd).files
+    named = {f.path for f in files}
+    return [f for f in everything if f.path not in named]
+
+
+# -- read, cache, pool -------------------------------------------------------------------
+
+def size_failure(size: int, limit: int) -> str | None:
+    """Why a file of ``size`` bytes is not analysed, or None when it is within ``limit``."""
+    if size <= limit:
+        return None
+    return f"file is too large to analyse ({size / 1e6:.3g} MB, limit {limit / 1e6:.3g} MB; raise max-file-size to lint it)"
+
+
+def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None) -> list[FileResult]:
+    """Every file's result, in ``files``' order: from the cache where its bytes are
+    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache."""
+    results: list[FileResult | None] = [None] * len(files)
+    keys: dict[int, str] = {}
+
+    def todo():
+        for index, source in enumerate(files):
+            try:
+                too_large = size_failure(source.path.stat().st_size, settings.max_file_size)
+                if too_large:
+                    results[index] = crashed_result(source.display, too_large, settings.enabled)
+                    continue
+                data = read_source(source.path)
+            except OSError as exc:
+                results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
+                continue
+            if cache is not None:
+                key = keys[index] = cache.key(source.display, data)
+                hit = cache.get(source.display, key)
+                if hit is not None:
+                    results[index] = hit
+                    continue
+            item: Item = (index, source.display, data, settings.enabled, settings.rule_options)
+            yield item
+
+    def store(index: int, result: FileResult) -> None:
+        results[index] = result
+        if cache is not None and index in keys:
+            cache.put(keys[index], result)
+
+    analyze_all(todo(), len(files), jobs, store)
+    return [r for r in results if r is not None]
+
+
+# -- project pass, suppressions ----------------------------------------------------------
+
+def project_findings(records: list[FileRecord], settings: Settings) -> tuple[list[Finding], list[RuleError]]:
+    """Every enabled rule's ``check_project`` over every file's record."""
+    project = Project(records)
+    findings: list[Finding] = []
+    errors: list[RuleError] = []
+    for cls in rule_classes(settings.enabled):
+        if not cls.has_project_pass():
+            continue
+        try:
+            findings.extend(cls.check_project(project, settings.options_for(cls)))
+        except Exception as exc:  # noqa: BLE001 - reported, never fatal
+            errors.append(RuleError(cls.code, "<project>", *describe(exc)))
+    return findings, errors
+
+
+class Suppressor:
+    """Drops findings silenced by ``# noqa`` comments, ``per-file-ignores``, a rule's
+    disabling or a rule's skipping of test files (``Rule.skips``)."""
+
+    def __init__(self, settings: Settings, records: dict[str, FileRecord], cwd: Path):
+        self.records = records
+        self.settings = settings
+        self.rules = rules_by_code()
+        self.ignores = [
+            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in settings.per_file_ignores.items()
+        ]
+        self.root = settings.root
+        self.cwd = cwd
+
+    def _relative(self, display: str) -> str:
+        # realpath, not Path.resolve(): a symbolic link loop must not raise here
+        path = Path(os.path.realpath(self.cwd / display))
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return display
+
+    def keep(self, finding: Finding) -> bool:
+        if finding.rule not in self.settings.enabled:
+            return False
+        rule = self.rules.get(finding.rule)
+        if rule is not None and rule.skips(finding.path, self.settings.options_for(rule)):
+            return False
+        record = self.records.get(finding.path)
+        if record is not None and record.suppressions.suppresses(finding.rule, finding.line):
+            return False
+        if self.ignores:
+            rel = self._relative(finding.path)
+            for spec, codes in self.ignores:
+                if finding.rule in codes and spec.match_file(rel):
+                    return False
+        return True
+
+
+def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
+           report_on: set[str] | None = None) -> RunResult:
+    """The project pass over every file's result, then ``transform`` (the shape trace's
+    merge, given the findings and every file's record), then suppression and ordering of
+    the findings on the files in ``report_on`` (default: every file)."""
+    records = {r.path: r.record for r in results}
+    reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
+    findings = [f for r in results if reported(r.path) for f in r.findings]
+    errors = [e for r in results if reported(r.path) for e in r.errors]
+    more, project_errors = project_findings(list(records.values()), settings)
+    findings.extend(more)
+    errors.extend(project_errors)
+    if transform is not None:
+        findings = transform(findings, list(records.values()))
+    suppressor = Suppressor(settings, records, cwd)
+    kept = sorted((f for f in findings if reported(f.path) and suppressor.keep(f)), key=lambda f: f.sort_key)
+    return RunResult(kept, errors, sorted(p for p in records if reported(p)))
