@@ -15,7 +15,7 @@ from torchlint.config import Settings
 from torchlint.context import Dispatcher, FileContext, RuleError, describe
 from torchlint.files import SourceFile, read_source
 from torchlint.finding import Finding
-from torchlint.noqa import Suppressions, scan
+from torchlint.noqa import noqa_findings, scan
 from torchlint.project import Facts, FileRecord, Project, encode, module_name_for
 from torchlint.rule import Rule, all_rules
 from torchlint.imports import ImportTable
@@ -251,10 +251,10 @@ class Suppressor:
         except ValueError:
             return display
 
-    def keep(self, finding: Finding) -> bool:
+    def configured(self, finding: Finding) -> bool:
+        """Not dropped by ``per-file-ignores`` or a file-level ``# torchlint: noqa``."""
         record = self.records.get(finding.path)
-        sup: Suppressions | None = record.suppressions if record else None
-        if sup is not None and sup.suppresses(finding.rule, finding.line):
+        if record is not None and record.suppressions.suppresses_file(finding.rule):
             return False
         if self.rules:
             rel = self._relative(finding.path)
@@ -262,6 +262,14 @@ class Suppressor:
                 if finding.rule in codes and spec.match_file(rel):
                     return False
         return True
+
+    def keep(self, finding: Finding, *, blanket: bool = True) -> bool:
+        """Not suppressed at all; ``blanket=False`` (for TL901/TL902, which are about the noqa
+        comment itself) lets only a line directive that names the rule drop it."""
+        if not self.configured(finding):
+            return False
+        record = self.records.get(finding.path)
+        return record is None or not record.suppressions.suppresses_line(finding.rule, finding.line, blanket=blanket)
 
 
 def crashed_result(path: str, reason: str, enabled: frozenset[str]) -> FileResult:
@@ -340,5 +348,9 @@ def finish(
     if transform is not None:
         findings = transform(findings, list(records.values()))
     suppressor = Suppressor(settings, records, cwd)
-    kept = sorted((f for f in findings if f.rule in settings.enabled and suppressor.keep(f)), key=lambda f: f.sort_key)
+    enabled = [f for f in findings if f.rule in settings.enabled]
+    kept = [f for f in enabled if suppressor.keep(f)]
+    judged = noqa_findings(records.values(), [f for f in enabled if suppressor.configured(f)], settings.enabled)
+    kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
+    kept.sort(key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(records))
