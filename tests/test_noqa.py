@@ -154,3 +154,35 @@ def test_new_fields_round_trip_through_json():
     sup = scan("x = 1  # noqa: TL001, TL999\n")
     assert sup.directives and sup.problems
     assert Suppressions.from_json(sup.to_json()) == sup
+
+
+# -- --add-noqa ------------------------------------------------------------------------------------
+
+def test_add_noqa_appends_merges_and_keeps_line_breaks():
+    from torchlint.noqa import add_noqa
+
+    text = "a = 1\r\nb = 2  # noqa: TL001 explained\r\nc = 3  # noqa\r\nd = 4   \r\ne = 5"
+    new, edited, malformed = add_noqa(text, {1: {"TL004", "TL002"}, 2: {"TL004", "TL001"}, 3: {"TL004"}, 4: {"TL006"},
+                                             5: {"TL003"}})
+    assert new == ("a = 1  # noqa: TL002, TL004\r\nb = 2  # noqa: TL001, TL004 explained\r\nc = 3  # noqa\r\n"
+                   "d = 4  # noqa: TL006\r\ne = 5  # noqa: TL003")
+    assert (edited, malformed) == (4, [])
+
+
+def test_add_noqa_on_multi_line_statements_edits_each_line_once():
+    from torchlint.noqa import add_noqa
+
+    text = 'x = f(\n    """a\nb""",\n    lr=0.1,\n)\ny = a + \\\n    b\n'
+    # line 2 ends inside the string (comment on line 3), line 6 with a backslash (comment on 7)
+    new, edited, _ = add_noqa(text, {2: {"TL004"}, 3: {"TL002"}, 4: {"TL004"}, 6: {"TL001"}})
+    assert new == ('x = f(\n    """a\nb""",  # noqa: TL002, TL004\n    lr=0.1,  # noqa: TL004\n)\n'
+                   'y = a + \\\n    b  # noqa: TL001\n')
+    assert edited == 3
+    sup = scan(new)
+    assert sup.suppresses("TL004", 2) and sup.suppresses("TL001", 6) and sup.problems == []
+
+
+def test_add_noqa_leaves_a_malformed_comment_alone():
+    from torchlint.noqa import add_noqa
+
+    assert add_noqa("x = 1  # noqa:\n", {1: {"TL004"}}) == ("x = 1  # noqa:\n", 0, [1])

@@ -294,14 +294,23 @@ def lint_files(
     jobs: int = 1,
     cache: "Cache | None" = None,
     transform: Callable[[list[Finding], list[FileRecord]], list[Finding]] | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> RunResult:
     """Lint files: cached results where the bytes are unchanged, the rest analysed in
-    ``jobs`` processes, then the project pass over every file's record."""
+    ``jobs`` processes, then the project pass over every file's record. ``progress`` is
+    called with the number of files done after each one."""
     from torchlint.pool import analyze_all
 
     cwd = (cwd or Path.cwd()).resolve()
     results: list[FileResult | None] = [None] * len(files)
     keys: dict[int, str] = {}
+    done = 0
+
+    def advance() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done)
 
     def todo():
         for index, source in enumerate(files):
@@ -309,21 +318,25 @@ def lint_files(
                 too_large = size_failure(source.path.stat().st_size, settings.max_file_size)
                 if too_large:
                     results[index] = crashed_result(source.display, too_large, settings.enabled)
+                    advance()
                     continue
                 data = read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
+                advance()
                 continue
             if cache is not None:
                 key = keys[index] = cache.key(source.display, data)
                 hit = cache.get(source.display, key)
                 if hit is not None:
                     results[index] = hit
+                    advance()
                     continue
             yield index, source.display, data
 
     def store(index: int, result: FileResult) -> None:
         results[index] = result
+        advance()
         if cache is not None and index in keys:
             cache.put(keys[index], result)
 

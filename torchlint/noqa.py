@@ -405,3 +405,41 @@ def unused_message(codes: list[str]) -> str:
                 "finding this line gets later")
     return (f"noqa codes {', '.join(codes)} silence nothing on this line: remove them, so that they cannot hide "
             "a finding this line gets later")
+
+
+# -- --add-noqa -----------------------------------------------------------------------------------
+
+_BREAK = re.compile(r"(\r\n|\r|\n)")
+
+
+def add_noqa(text: str, wanted: dict[int, set[str]]) -> tuple[str, int, list[int]]:
+    """``text`` with noqa comments for ``wanted`` (finding line -> codes): each line that can
+    hold the comment is edited once, its line break kept. An existing ``# noqa: ...`` gets the
+    missing codes appended after its last code; a blanket ``# noqa`` already silences them.
+    Returns the new text, the number of lines edited, and the lines left alone because their
+    noqa comment is malformed (a new comment after it would not be read)."""
+    targets = comment_lines(text)
+    by_line: dict[int, set[str]] = {}
+    for line, codes in wanted.items():
+        by_line.setdefault(targets.get(line, line), set()).update(codes)
+    sites = {line: (column, comment) for line, column, _, comment in _comment_sites(text)}
+    parts = _BREAK.split(text)  # line 1, its break, line 2, ...
+    edited, malformed = 0, []
+    for line, codes in sorted(by_line.items()):
+        index = 2 * (line - 1)
+        if line < 1 or index >= len(parts):
+            continue
+        content = parts[index]
+        directive = parse_directive(sites[line][1]) if line in sites else None
+        if directive is None:
+            parts[index] = content.rstrip(" \t") + "  # noqa: " + ", ".join(sorted(codes))
+        elif not directive.valid:
+            malformed.append(line)
+            continue
+        elif directive.codes is None or not (missing := sorted(codes - set(directive.codes))):
+            continue
+        else:
+            at = sites[line][0] - 1 + directive.end
+            parts[index] = content[:at] + ", " + ", ".join(missing) + content[at:]
+        edited += 1
+    return "".join(parts), edited, malformed
