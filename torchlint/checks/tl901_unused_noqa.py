@@ -24,7 +24,9 @@ class UnusedNoqa(Rule):
     severity = Severity.WARNING
     default_enabled = False
     summary = "A noqa code that silences nothing on its line"
-    # Reported by the engine's suppression step (torchlint.noqa), not by visiting a tree.
+    # Reported by the engine's suppression step (torchlint.noqa), not by visiting a tree: it has
+    # no visitor, and this precheck keeps it from making the engine parse a file for nothing.
+    requires_text = ("noqa", "NOQA")
 
     VALID: list[Valid | str] = [
         "x = 1  # noqa\n",  # blanket: may serve another linter

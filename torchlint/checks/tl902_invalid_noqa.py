@@ -20,7 +20,9 @@ class InvalidNoqa(Rule):
     name = "invalid-noqa"
     severity = Severity.WARNING
     summary = "A malformed noqa comment, or one naming a rule that does not exist"
-    # Reported by the engine's suppression step (torchlint.noqa), not by visiting a tree.
+    # Reported by the engine's suppression step (torchlint.noqa), not by visiting a tree: it has
+    # no visitor, and this precheck keeps it from making the engine parse a file for nothing.
+    requires_text = ("noqa", "NOQA")
 
     VALID: list[Valid | str] = [
         "x = 1  # noqa\n",
