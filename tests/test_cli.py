@@ -30,7 +30,7 @@ def test_findings_exit_1_with_ruff_style_line_and_frame(project, run):
     assert out.splitlines()[0] == "bad.py:1:11: TL000 [syntax-error] syntax error: invalid syntax; nothing in this file was checked"
     assert "1 | def train(:" in out
     assert "^ TL000" in out
-    assert out.rstrip().endswith("Found 1 problem (1 error, 0 warnings).")
+    assert out.rstrip().endswith("Found 1 problem (1 error, 0 warnings). Checked 1 file.")
 
 
 def test_shorthand_without_subcommand(project, run):
@@ -57,7 +57,7 @@ def test_concise_format(project, run):
     assert code == 1
     assert out.splitlines() == [
         "bad.py:1:11: TL000 [syntax-error] syntax error: invalid syntax; nothing in this file was checked",
-        "Found 1 problem (1 error, 0 warnings).",
+        "Found 1 problem (1 error, 0 warnings). Checked 1 file.",
     ]
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from torchlint.noqa import Suppressions, _comments, scan
+from torchlint.noqa import Suppressions, _comments, comment_lines, scan
 
 
 def test_bare_noqa_suppresses_every_rule_on_its_line():
@@ -120,3 +120,69 @@ def test_scan_finds_the_comments_the_tokenizer_finds(text):
     expected = {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT and "noqa" in t.string.lower()}
     found = {line: comment for line, _, comment in _comments(text)}
     assert found == expected
+
+
+# -- issue 13, item 3: ruff's grammar, rule names, lines that cannot hold a comment ------------
+
+@pytest.mark.parametrize(("comment", "codes"), [
+    ("# noqa : TL002", frozenset({"TL002"})),
+    ("# noqa: missing-zero-grad", frozenset({"TL001"})),
+    ("# noqa: missing-zero-grad, TL004", frozenset({"TL001", "TL004"})),
+    ("# noqa:TL001TL002", frozenset({"TL001", "TL002"})),
+    ("# noqa: TL001 because the loop is unrolled", frozenset({"TL001"})),
+    ("# noqa TL002", None),  # no colon: every rule, as ruff reads it (and TL902 reports it)
+])
+def test_directives_are_read_as_ruff_reads_them(comment, codes):
+    assert scan(f"x = 1  {comment}\n").lines == {1: codes}
+
+
+@pytest.mark.parametrize("comment", ["#noqaTL001", "# noqa:", "# noqa: TL001abc", "# noqa: some words", "# noqa;TL1"])
+def test_malformed_directives_silence_nothing(comment):
+    sup = scan(f"x = 1  {comment}\n")
+    assert sup.lines == {} and len(sup.problems) == 1
+
+
+def test_lines_inside_a_multi_line_string_map_to_its_last_line():
+    text = 'x = f("""a\nb\nc""", y)  # noqa: TL004\nz = a + \\\n    b  # noqa: TL001\n'
+    assert comment_lines(text) == {1: 3, 2: 3, 4: 5}
+    sup = scan(text)
+    assert sup.suppresses("TL004", 1) and sup.suppresses("TL004", 2) and sup.suppresses("TL001", 4)
+    assert not sup.suppresses("TL004", 4)
+
+
+def test_new_fields_round_trip_through_json():
+    sup = scan("x = 1  # noqa: TL001, TL999\n")
+    assert sup.directives and sup.problems
+    assert Suppressions.from_json(sup.to_json()) == sup
+
+
+# -- --add-noqa ------------------------------------------------------------------------------------
+
+def test_add_noqa_appends_merges_and_keeps_line_breaks():
+    from torchlint.noqa import add_noqa
+
+    text = "a = 1\r\nb = 2  # noqa: TL001 explained\r\nc = 3  # noqa\r\nd = 4   \r\ne = 5"
+    new, edited, malformed = add_noqa(text, {1: {"TL004", "TL002"}, 2: {"TL004", "TL001"}, 3: {"TL004"}, 4: {"TL006"},
+                                             5: {"TL003"}})
+    assert new == ("a = 1  # noqa: TL002, TL004\r\nb = 2  # noqa: TL001, TL004 explained\r\nc = 3  # noqa\r\n"
+                   "d = 4  # noqa: TL006\r\ne = 5  # noqa: TL003")
+    assert (edited, malformed) == (4, [])
+
+
+def test_add_noqa_on_multi_line_statements_edits_each_line_once():
+    from torchlint.noqa import add_noqa
+
+    text = 'x = f(\n    """a\nb""",\n    lr=0.1,\n)\ny = a + \\\n    b\n'
+    # line 2 ends inside the string (comment on line 3), line 6 with a backslash (comment on 7)
+    new, edited, _ = add_noqa(text, {2: {"TL004"}, 3: {"TL002"}, 4: {"TL004"}, 6: {"TL001"}})
+    assert new == ('x = f(\n    """a\nb""",  # noqa: TL002, TL004\n    lr=0.1,  # noqa: TL004\n)\n'
+                   'y = a + \\\n    b  # noqa: TL001\n')
+    assert edited == 3
+    sup = scan(new)
+    assert sup.suppresses("TL004", 2) and sup.suppresses("TL001", 6) and sup.problems == []
+
+
+def test_add_noqa_leaves_a_malformed_comment_alone():
+    from torchlint.noqa import add_noqa
+
+    assert add_noqa("x = 1  # noqa:\n", {1: {"TL004"}}) == ("x = 1  # noqa:\n", 0, [1])

@@ -43,6 +43,8 @@ def _jobs(value: str) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
+    commands: dict[str, argparse.ArgumentParser]  # the top-level parser's subcommands, by name
+
     def error(self, message: str):  # argparse's own errors: exit 2 with our prefix
         self.print_usage(sys.stderr)
         raise UsageError(message)
@@ -65,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--fail-on", choices=("error", "warning"), default="warning",
+                       help="exit 1 only for findings of this severity or higher (default: warning, any finding)")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add a `# noqa: CODE` comment for every current finding, then exit")
     check.add_argument("--config", metavar="FILE", help="use this pyproject.toml or torchlint.toml")
     check.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     check.add_argument("--force-exclude", action="store_true",
@@ -96,24 +102,52 @@ def build_parser() -> argparse.ArgumentParser:
 
     rule = sub.add_parser("rule", help="show a rule's catalog page")
     rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
+    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule}
     return parser
 
 
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv`` (already normalised). An option the subcommand does not know is that
+    subcommand's usage error, with its usage line (argparse would show the top-level one)."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        message = f"unrecognized arguments: {' '.join(extra)}"
+        if "--fix" in extra:
+            message += " (torchlint has no autofixes yet; --add-noqa silences the current findings)"
+        parser.commands.get(args.command, parser).error(message)
+    return args
+
+
 def _normalise(argv: list[str]) -> list[str]:
-    """``torchlint PATHS...`` is ``torchlint check PATHS...``."""
+    """``torchlint PATHS...`` is ``torchlint check PATHS...``; a first word that is no path
+    but close to a subcommand is a mistyped subcommand (a ``UsageError``)."""
     if not argv:
         return ["check"]
     first = argv[0]
     if first in SUBCOMMANDS or first in ("-h", "--help", "--version"):
         return argv
+    mistyped = _mistyped_command(first)
+    if mistyped:
+        raise UsageError(f"unknown command '{first}', did you mean '{mistyped}'?")
     return ["check", *argv]
+
+
+def _mistyped_command(word: str) -> str | None:
+    """The subcommand ``word`` is likely a typo of, when ``word`` is not an existing path."""
+    import difflib
+
+    if word.startswith("-") or os.path.lexists(word):
+        return None
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     verbose = "-v" in args_list or "--verbose" in args_list
     try:
-        args = build_parser().parse_args(_normalise(args_list))
+        args = parse_arguments(_normalise(args_list))
         if args.command == "rules":
             return cmd_rules(args)
         if args.command == "rule":
@@ -180,26 +214,36 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchlint.files import discover
     from torchlint.run import lint_files, project_context
     from torchlint.formats import FORMAT_NAMES, Report, render
-    from torchlint.formats.text import render_statistics
 
     if args.format not in FORMAT_NAMES:
         raise UsageError(f"--format {args.format}: unknown format (accepted: {', '.join(FORMAT_NAMES)})")
-    settings = load_settings(args)
+    if args.statistics and args.format not in STATISTICS_FORMATS:
+        raise UsageError(f"--statistics cannot be shown as --format {args.format} "
+                         f"(accepted with --statistics: {', '.join(STATISTICS_FORMATS)})")
     cwd = Path.cwd().resolve()
+    args.paths, missing = split_missing(args.paths, cwd)
+    settings = load_settings(args)
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline cannot be used together")
+    if args.add_noqa and (args.write_baseline or args.show_files):
+        raise UsageError("--add-noqa cannot be used with --write-baseline or --show-files")
     known = None
     if args.baseline:
         from torchlint import baseline
 
         known = baseline.load(args.baseline, cwd)
-    files, problems = discover(args.paths, settings, cwd)
+    files, problems = discover(args.paths, settings, cwd) if args.paths else ([], [])
+    for path in missing:
+        print(f"torchlint: error: {escape_path(path)}: no such file or directory", file=sys.stderr)
     for problem in problems:
         warn(problem.path, problem.reason)
     if args.show_files:
         for f in files:
             print(escape_path(f.display))
-        return EXIT_CLEAN
+        return EXIT_ERROR if missing else EXIT_CLEAN
+    warn_traced_without_trace(args)
+    if not files and not missing and not problems and not args.quiet:  # else what was passed over says why
+        print("torchlint: warning: No Python files found under the given paths", file=sys.stderr)
     from torchlint.output import check_target
 
     linted = [f.path for f in files]
@@ -228,8 +272,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:
         print(f"torchlint: -j {args.jobs} capped to {jobs} (at most {MAX_JOBS} and one per file)", file=sys.stderr)
-    result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
-                        context=project_context(args.paths, files, settings, cwd))
+    context = project_context(args.paths, files, settings, cwd)
+    progress = Progress(sys.stderr, len(files) + len(context)) if wants_progress(sys.stderr, args.quiet) else None
+    try:
+        result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
+                            context=context, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
         if cache.disabled:
@@ -243,13 +293,18 @@ def cmd_check(args: argparse.Namespace) -> int:
         for err in result.errors:  # the baseline may lack what a failed rule would have found
             print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
                   file=sys.stderr)
-        return EXIT_ERROR if result.errors else EXIT_CLEAN
-    if known is not None and args.verbose:
-        print(f"torchlint: {result.hidden_by_baseline} finding(s) hidden by the baseline {args.baseline}", file=sys.stderr)
+        return EXIT_ERROR if result.errors or missing else EXIT_CLEAN
+    if known is not None and not args.quiet:
+        print(f"torchlint: {result.hidden_by_baseline} finding(s) hidden by the baseline {escape_path(args.baseline)}",
+              file=sys.stderr)
+    if args.add_noqa:
+        add_noqa_comments(result.findings, files, quiet=args.quiet)
+        return EXIT_ERROR if result.errors or missing else EXIT_CLEAN
+    result.findings = sorted(result.findings + missing_findings(missing, settings.enabled), key=lambda f: f.sort_key)
 
     color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     report = Report(result, settings, cwd, color=color, quiet=args.quiet)
-    text = render_statistics(report) if args.statistics else render(args.format, report)
+    text = render_statistics_as(args.format, report) if args.statistics else render(args.format, report)
     if output is not None:
         from torchlint.output import write_atomic
 
@@ -268,11 +323,149 @@ def cmd_check(args: argparse.Namespace) -> int:
               + ("" if args.verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         if args.verbose and err.traceback:
             print(err.traceback, file=sys.stderr)
-    if result.errors:
+    if result.errors or missing:
         return EXIT_ERROR
-    if result.findings and not args.exit_zero:
+    if fails(result.findings, args.fail_on) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:
+    """(the paths that exist, those that do not): a missing path is an error of its own, and
+    the others are still linted."""
+    missing = [p for p in paths if not os.path.lexists(cwd / p)]
+    return [p for p in paths if p not in missing], missing
+
+
+def missing_findings(missing: list[str], enabled: frozenset[str]) -> list:
+    """A TL000 finding for each path that does not exist, so that machine formats show it."""
+    from torchlint.engine import crashed_result
+
+    return [f for path in missing for f in crashed_result(path, "no such file or directory", enabled).findings]
+
+
+def fails(findings: list, fail_on: str) -> bool:
+    """Whether ``findings`` hold one at or above the ``--fail-on`` severity."""
+    from torchlint.finding import Severity
+
+    if fail_on == "error":
+        return any(f.severity is Severity.ERROR for f in findings)
+    return bool(findings)
+
+
+def warn_traced_without_trace(args: argparse.Namespace) -> None:
+    """A selector on the command line that names only traced rules checks nothing without
+    ``--trace``: say so (the run goes on)."""
+    if args.trace:
+        return
+    from torchlint.config import expand_selector
+    from torchlint.rule import rules_by_code
+
+    rules = rules_by_code()
+    for selector in (args.select or []) + (args.extend_select or []):
+        codes = expand_selector(selector, "command line", "select")
+        if codes and all(rules[c].traced for c in codes) and len(codes) < len(rules):
+            for code in sorted(codes):
+                print(f"torchlint: warning: {code} ({rules[code].name}) needs --trace; without it this run "
+                      "does not check it", file=sys.stderr)
+
+
+STATISTICS_FORMATS = ("full", "concise", "json", "json-lines")
+
+
+def render_statistics_as(format_name: str, report) -> str:
+    """``--statistics`` in ``format_name``: the text table for the text formats, an array
+    of ``{"code", "name", "severity", "count"}`` for ``json`` (a line each for ``json-lines``)."""
+    from collections import Counter
+
+    from torchlint.formats.text import render_statistics
+
+    if format_name in ("full", "concise"):
+        return render_statistics(report)
+    counts = Counter((f.rule, f.name, f.severity.value) for f in report.result.findings)
+    rows = [{"code": code, "name": name, "severity": severity, "count": n}
+            for (code, name, severity), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if format_name == "json":
+        return json.dumps(rows, indent=2) + "\n"
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def add_noqa_comments(findings: list, files: list, *, quiet: bool) -> int:
+    """``--add-noqa``: a ``# noqa: CODES`` comment (or the missing codes appended to the one
+    there) on each line with a finding, in each file; the file's bytes are otherwise kept.
+    TL000 (the file did not parse) and the noqa rules' own findings are left out."""
+    from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
+    from torchlint.noqa import add_noqa, noqa_rule_codes
+
+    by_display = {f.display: f.path for f in files}
+    wanted: dict[str, dict[int, set[str]]] = {}
+    for f in findings:
+        if f.rule not in (SyntaxErrorRule.code, *noqa_rule_codes()) and f.path in by_display:
+            wanted.setdefault(f.path, {}).setdefault(f.line, set()).add(f.rule)
+    total = 0
+    for display, lines in sorted(wanted.items()):
+        path = by_display[display]
+        try:
+            text = path.read_bytes().decode("utf-8", "surrogateescape")  # every byte comes back as it was
+            new, edited, malformed = add_noqa(text, lines)
+            if edited:
+                path.write_bytes(new.encode("utf-8", "surrogateescape"))
+        except OSError as exc:
+            warn(display, f"cannot add noqa comments: {exc.strerror or exc}")
+            continue
+        total += edited
+        for line in malformed:
+            warn(f"{display}:{line}", "not edited: its noqa comment is malformed (TL902); fix it first")
+    if not quiet:
+        print(f"torchlint: added {total} noqa comment{'s' if total != 1 else ''}", file=sys.stderr)
+    return total
+
+
+# -- progress ------------------------------------------------------------------------------
+
+def wants_progress(stream, quiet: bool) -> bool:
+    """A progress bar only for a person watching: on a terminal, not with ``-q``, and not on
+    a dumb terminal that cannot redraw a line."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+    return tty and not quiet and os.environ.get("TERM") != "dumb"
+
+
+def progress_line(done: int, total: int, width: int = 30) -> str:
+    """``[=========>          ] 12/40 files``."""
+    filled = width * done // total if total else width
+    bar = "=" * filled + (">" if filled < width else "") + " " * (width - filled - 1)
+    return f"[{bar[:width]}] {done}/{total} files"
+
+
+class Progress:
+    """Draws ``progress_line`` in place on ``stream`` once the run has lasted ``delay``
+    seconds (a fast run shows nothing), at most every ``interval`` seconds; ``close`` erases it."""
+
+    def __init__(self, stream, total: int, delay: float = 1.0, interval: float = 0.1, clock=None):
+        import time
+
+        self.stream, self.total, self.delay, self.interval = stream, total, delay, interval
+        self.clock = clock or time.monotonic
+        self.start = self.clock()
+        self.drawn_at: float | None = None
+
+    def __call__(self, done: int) -> None:
+        now = self.clock()
+        if now - self.start < self.delay:
+            return
+        if self.drawn_at is not None and now - self.drawn_at < self.interval and done < self.total:
+            return
+        self.drawn_at = now
+        self.stream.write("\r" + progress_line(done, self.total))
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.drawn_at is not None:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
 
 
 def warn(path: str, reason: str) -> None:

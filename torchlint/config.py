@@ -124,8 +124,12 @@ def read_table(path: Path) -> dict[str, Any]:
 # -- selection ---------------------------------------------------------------------------
 
 def expand_selector(selector: str, source: str, key: str) -> set[str]:
-    """``TL001`` -> {TL001}; ``TL00`` -> every code starting so; ``ALL`` -> every rule."""
+    """``TL001`` or ``missing-zero-grad`` -> {TL001}; ``TL00`` -> every code starting so;
+    ``ALL`` -> every rule."""
     codes = [r.code for r in all_rules()]
+    by_name = {r.name: r.code for r in all_rules()}
+    if selector.strip().lower() in by_name:
+        return {by_name[selector.strip().lower()]}
     sel = selector.strip().upper()
     if sel == "ALL":
         return set(codes)

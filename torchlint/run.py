@@ -23,6 +23,7 @@ from torchlint.context import RuleError, describe
 from torchlint.engine import FileResult, crashed_result, rule_classes
 from torchlint.files import SourceFile, discover, git_root, read_source
 from torchlint.finding import Finding
+from torchlint.noqa import noqa_findings
 from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
 from torchlint.rule import rules_by_code
@@ -56,6 +57,7 @@ def lint_files(
     transform: Transform | None = None,
     baseline: "Baseline | None" = None,
     context: list[SourceFile] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> RunResult:
     """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
     ``jobs`` processes, then the project pass over every file's record (``context``'s too:
@@ -64,7 +66,7 @@ def lint_files(
     cwd = (cwd or Path.cwd()).resolve()
     named = {f.display for f in files}
     rest = [f for f in context if f.display not in named]
-    results = analyse([*files, *rest], settings, jobs=jobs, cache=cache)
+    results = analyse([*files, *rest], settings, jobs=jobs, cache=cache, progress=progress)
     result = finish(results, settings, cwd, transform, report_on=named if rest else None)
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
@@ -109,11 +111,20 @@ def size_failure(size: int, limit: int) -> str | None:
     return f"file is too large to analyse ({size / 1e6:.3g} MB, limit {limit / 1e6:.3g} MB; raise max-file-size to lint it)"
 
 
-def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None) -> list[FileResult]:
+def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
+            progress: Callable[[int], None] | None = None) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
-    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache."""
+    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache.
+    ``progress`` is called with the number of files done after each one."""
     results: list[FileResult | None] = [None] * len(files)
     keys: dict[int, str] = {}
+    done = 0
+
+    def advance() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done)
 
     def todo():
         for index, source in enumerate(files):
@@ -121,22 +132,26 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
                 too_large = size_failure(source.path.stat().st_size, settings.max_file_size)
                 if too_large:
                     results[index] = crashed_result(source.display, too_large, settings.enabled)
+                    advance()
                     continue
                 data = read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
+                advance()
                 continue
             if cache is not None:
                 key = keys[index] = cache.key(source.display, data)
                 hit = cache.get(source.display, key)
                 if hit is not None:
                     results[index] = hit
+                    advance()
                     continue
             item: Item = (index, source.display, data, settings.enabled, settings.rule_options)
             yield item
 
     def store(index: int, result: FileResult) -> None:
         results[index] = result
+        advance()
         if cache is not None and index in keys:
             cache.put(keys[index], result)
 
@@ -183,14 +198,16 @@ class Suppressor:
         except ValueError:
             return display
 
-    def keep(self, finding: Finding) -> bool:
+    def configured(self, finding: Finding) -> bool:
+        """Not dropped by the rule's disabling or test-file skipping, ``per-file-ignores`` or
+        a file-level ``# torchlint: noqa``."""
         if finding.rule not in self.settings.enabled:
             return False
         rule = self.rules.get(finding.rule)
         if rule is not None and rule.skips(finding.path, self.settings.options_for(rule)):
             return False
         record = self.records.get(finding.path)
-        if record is not None and record.suppressions.suppresses(finding.rule, finding.line):
+        if record is not None and record.suppressions.suppresses_file(finding.rule):
             return False
         if self.ignores:
             rel = self._relative(finding.path)
@@ -198,6 +215,14 @@ class Suppressor:
                 if finding.rule in codes and spec.match_file(rel):
                     return False
         return True
+
+    def keep(self, finding: Finding, *, blanket: bool = True) -> bool:
+        """Not suppressed at all; ``blanket=False`` (for TL901/TL902, which are about the noqa
+        comment itself) lets only a line directive that names the rule drop it."""
+        if not self.configured(finding):
+            return False
+        record = self.records.get(finding.path)
+        return record is None or not record.suppressions.suppresses_line(finding.rule, finding.line, blanket=blanket)
 
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
@@ -215,5 +240,11 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     if transform is not None:
         findings = transform(findings, list(records.values()))
     suppressor = Suppressor(settings, records, cwd)
-    kept = sorted((f for f in findings if reported(f.path) and suppressor.keep(f)), key=lambda f: f.sort_key)
+    findings = [f for f in findings if reported(f.path)]
+    kept = [f for f in findings if suppressor.keep(f)]
+    # TL901/TL902 judge the noqa comments themselves, against what the rest left standing.
+    judged = noqa_findings([r for p, r in records.items() if reported(p)],
+                           [f for f in findings if suppressor.configured(f)], settings.enabled)
+    kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
+    kept.sort(key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(p for p in records if reported(p)))

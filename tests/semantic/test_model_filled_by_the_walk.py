@@ -3,6 +3,7 @@ is the model a walk of its own builds: same scopes, bindings, calls, loops and c
 
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
@@ -48,9 +49,17 @@ def _summary(model) -> list:
     return out
 
 
-SOURCES = [textwrap.dedent(case if isinstance(case, str) else case.code)
-           for rule in all_rules() if rule.code != "TL000"  # its cases are not Python
-           for case in [*rule.VALID, *rule.INVALID]]
+def _python(src: str) -> bool:
+    try:
+        ast.parse(src)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+SOURCES = [src for rule in all_rules() if rule.code != "TL000"  # its cases are deep, not Python
+           for case in [*rule.VALID, *rule.INVALID]
+           if _python(src := textwrap.dedent(case if isinstance(case, str) else case.code))]
 SOURCES += [
     "import torch\n@torch.no_grad()\ndef f(x=g(), *, y: h() = 2) -> k():\n    return [lambda z=w(): z(q) for q in x]\n",
     "class A(Base, metaclass=M):\n    def m(self):\n        self.a = 1\n        return [self.b for _ in range(3)]\n"

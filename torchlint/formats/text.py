@@ -22,13 +22,16 @@ def headline(f: Finding, color: bool = False) -> str:
     return f"{loc} {code} [{f.name}] {escape_text(f.message)}{confirmed}"
 
 
-def summary(findings: list[Finding]) -> str:
+def summary(findings: list[Finding], files: int | None = None) -> str:
+    """The last line of the text formats; with ``files``, how many files were checked."""
+    checked = "" if files is None else f" Checked {files} file{'s' if files != 1 else ''}."
     if not findings:
-        return "All checks passed!"
+        return "All checks passed!" + checked
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     warnings = len(findings) - errors
     n = len(findings)
-    return f"Found {n} problem{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''})."
+    return (f"Found {n} problem{'s' if n != 1 else ''} ({errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}).{checked}")
 
 
 # A code frame shows at most FRAME_WIDTH characters of each source line: a window around
@@ -89,14 +92,14 @@ def render_full(report) -> str:
     for f in report.result.findings:
         blocks.append(headline(f, report.color) + "\n" + frame(f, lines_of(f.path), report.color) + "\n")
     if not report.quiet:
-        blocks.append(summary(report.result.findings))
+        blocks.append(summary(report.result.findings, len(report.result.files)))
     return "\n".join(blocks) + ("\n" if blocks else "")
 
 
 def render_concise(report) -> str:
     lines = [headline(f, report.color) for f in report.result.findings]
     if not report.quiet:
-        lines.append(summary(report.result.findings))
+        lines.append(summary(report.result.findings, len(report.result.files)))
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -104,5 +107,5 @@ def render_statistics(report) -> str:
     counts = Counter((f.rule, f.name) for f in report.result.findings)
     lines = [f"{n:>5}\t{code}\t[{name}]" for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     if not report.quiet:
-        lines.append(summary(report.result.findings))
+        lines.append(summary(report.result.findings, len(report.result.files)))
     return "\n".join(lines) + ("\n" if lines else "")

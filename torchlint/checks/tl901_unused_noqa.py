@@ -1,0 +1,54 @@
+"""TL901 unused-noqa: a noqa code that silences nothing on its line (ruff's RUF100).
+
+Judged by the engine's suppression step (``torchlint.noqa.noqa_findings``) once every
+finding of the run is known, never by visiting a tree: a code is used when a finding of that
+rule, left by per-file-ignores and file-level noqa, is on a line the directive covers. Only
+torchlint codes are judged: codes of other tools (``E501``), blanket ``# noqa`` (often there
+for another linter), unknown codes (TL902's) and traced rules (whose findings need
+``--trace``) are left alone. Codes of rules not enabled in the run are unused, as in ruff.
+"""
+
+from __future__ import annotations
+
+from torchlint.finding import Severity
+from torchlint.rule import Invalid, Rule, Valid
+
+_ONE = "noqa code {} silences nothing on this line: remove it, so that it cannot hide a finding this line gets later"
+_MANY = ("noqa codes {} silence nothing on this line: remove them, so that they cannot hide a finding this line "
+         "gets later")
+
+
+class UnusedNoqa(Rule):
+    code = "TL901"
+    name = "unused-noqa"
+    severity = Severity.WARNING
+    default_enabled = False
+    summary = "A noqa code that silences nothing on its line"
+    # Reported by the engine's suppression step (torchlint.noqa), not by visiting a tree: it has
+    # no visitor, and this precheck keeps it from making the engine parse a file for nothing.
+    requires_text = ("noqa", "NOQA")
+
+    VALID: list[Valid | str] = [
+        "x = 1  # noqa\n",  # blanket: may serve another linter
+        "import os  # noqa: F401\n",  # another tool's code
+        "x = 1  # noqa: E501, BLE001 (flake8's)\n",
+        '"""# noqa: TL001 in a docstring is no comment."""\n',
+        "x = 1  # noqa: TL999\n",  # unknown: TL902's, not this rule's
+        "x = 1  # noqa: TL100\n",  # traced: its findings need --trace
+        "x = 1  # noqa: TL901, TL902\n",  # the noqa rules' own codes are not judged
+        "x = 1  # a comment that mentions noqa without being one\n",
+        "# torchlint: noqa: TL001\nx = 1\n",  # file-level: not a line directive
+    ]
+    INVALID: list[Invalid] = [
+        Invalid("x = 1  # noqa: TL001\n", lines=(1,), messages=(_ONE.format("TL001"),)),
+        Invalid("x = 1  # noqa: missing-zero-grad\n", lines=(1,), messages=(_ONE.format("TL001"),)),
+        Invalid("x = 1  # noqa : TL002\n", lines=(1,), messages=(_ONE.format("TL002"),)),
+        Invalid("x = 1  # noqa: TL001, TL004 because of the tests\n", lines=(1,),
+                messages=(_MANY.format("TL001, TL004"),)),
+        Invalid("x = 1  # noqa: E501, TL003\n", lines=(1,), messages=(_ONE.format("TL003"),)),
+        Invalid("x = 1  # noqa: tl006\n", lines=(1,), messages=(_ONE.format("TL006"),)),
+        Invalid('x = """a\nb"""  # noqa: TL005\n', lines=(2,), messages=(_ONE.format("TL005"),)),
+        Invalid("def f(:\n    pass  # noqa: TL000\n", lines=(2,), messages=(_ONE.format("TL000"),)),
+        Invalid("x = 1  # explained # noqa: TL001\ny = 2  # noqa: TL002\n", lines=(1, 2),
+                messages=(_ONE.format("TL001"), _ONE.format("TL002"))),
+    ]
