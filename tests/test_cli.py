@@ -72,6 +72,9 @@ def test_json_format_keys_and_values(project, run):
     code, out, _ = run("check", "--format", "json", ".")
     assert code == 1
     data = json.loads(out)
+    # the fingerprint is the one a baseline records for the finding
+    run("check", "--write-baseline", "baseline.json", ".")
+    [entry] = json.loads((project.root / "baseline.json").read_text())["findings"]
     assert data == [
         {
             "rule": "TL000",
@@ -83,8 +86,11 @@ def test_json_format_keys_and_values(project, run):
             "end_line": 1,
             "end_column": 12,
             "message": "syntax error: invalid syntax; nothing in this file was checked",
+            "url": "https://github.com/torchlint/torchlint/blob/main/rules/TL000-syntax-error.md",
+            "fingerprint": entry["fingerprint"],
         }
     ]
+    assert entry["fingerprint"].endswith(":1")
 
 
 def test_json_lines_format(project, run):
@@ -181,8 +187,9 @@ def test_rules_lists_every_rule(run):
 def test_rules_json(run):
     code, out, _ = run("rules", "--format", "json")
     data = json.loads(out)
-    assert [d["code"] for d in data] == [r.code for r in all_rules()]
-    assert set(data[0]) == {"code", "name", "severity", "default", "summary"}
+    assert [d["rule"] for d in data] == [r.code for r in all_rules()]
+    assert set(data[0]) == {"rule", "name", "severity", "default", "summary", "url"}
+    assert data[1]["url"].endswith(f"/rules/{data[1]['rule']}-{data[1]['name']}.md")
 
 
 def test_rule_page_by_code_and_name(run):

@@ -504,8 +504,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
     rules = all_rules()
     if args.format == "json":
-        data = [{"code": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
-                 "summary": r.summary} for r in rules]
+        from torchlint.formats import rule_url
+
+        # "rule" for the code, as in findings (--format json)
+        data = [{"rule": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
+                 "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
         print(json.dumps(data, indent=2))
         return EXIT_CLEAN
     if args.format == "markdown":

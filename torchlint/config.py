@@ -35,6 +35,7 @@ TOP_LEVEL_KEYS = {
     "cache-dir": "a directory path",
     "max-file-size": 'bytes (an integer) or a size such as "4MB" or "10MiB"',
     "trace": "table of shape-trace settings",
+    "target-version": "the oldest Python whose grammar the code must parse in: py310 ... py314",
 }
 
 DEFAULT_EXCLUDE = [
@@ -239,6 +240,14 @@ def _add_per_file_ignores(into: dict[str, frozenset[str]], pfi: Any, source: str
         into[pattern] = into.get(pattern, frozenset()) | expanded
 
 
+def _target_version(value: Any, source: str) -> str:
+    from torchlint.syntax import TARGET_VERSIONS
+
+    if not isinstance(value, str) or value not in TARGET_VERSIONS:
+        raise ConfigError(source, "target-version", f"unknown Python version {value!r}", ", ".join(TARGET_VERSIONS))
+    return value
+
+
 def build_settings(
     config_path: Path | None,
     cli: dict[str, list[str] | None] | None = None,
@@ -300,4 +309,9 @@ def build_settings(
     for rule in all_rules():
         if rule.name in table:
             settings.rule_options[rule.code] = _rule_options(rule, table[rule.name], source)
+    if "target-version" in table:
+        target = _target_version(table["target-version"], source)
+        from torchlint.checks.tl000_syntax_error import SyntaxErrorRule  # target-version decides its findings
+
+        settings.rule_options.setdefault(SyntaxErrorRule.code, {})["target-version"] = target
     return settings

@@ -17,7 +17,8 @@ from torchlint.noqa import scan
 from torchlint.project import Facts, FileRecord, encode, module_name_for
 from torchlint.rule import Rule, all_rules
 from torchlint.semantic.index import class_facts
-from torchlint.source import TOO_DEEP, ParseFailure, Parsed, check_syntax, parse_cst
+from torchlint.source import TOO_DEEP, ParseFailure, Parsed, parse_cst, read_python
+from torchlint.syntax import TARGET_VERSIONS
 
 
 @dataclass
@@ -63,7 +64,8 @@ def analyze_source(
     record = FileRecord(path=path, module_name=module_name_for(path), is_package=is_package)
     # Not on the deep stack: CPython's parser scales its depth limit with the recursion
     # limit, and deeper input only reaches LibCST, whose parse time grows quadratically.
-    parsed, text, failure = check_syntax(data)
+    target = TARGET_VERSIONS.get((rule_options.get(SyntaxErrorRule.code) or {}).get("target-version"))
+    parsed, text, failure = read_python(data, target, on_deep_stack)
     if text is not None:
         record.suppressions = scan(text)
     if parsed is None:
@@ -101,11 +103,12 @@ def _run_rules(
     """LibCST's parse and one walk of its tree for every rule; the project index's function
     summaries where a rule built the training model."""
     text = parsed.text
-    module, failure = parse_cst(text)
+    module, failure = (parsed.module, None) if parsed.module is not None else parse_cst(text)
     if module is None:
         return _unparsed(record, failure, enabled)
     ctx = FileContext(record.path, module, text, imports)
-    ctx.ast_tree = parsed.tree  # torchlint.semantic: cheap positions without a second parse
+    if parsed.exact:  # torchlint.semantic: cheap positions without a second parse
+        ctx.ast_tree = parsed.tree
     Dispatcher(ctx, [cls(ctx, opts) for cls, opts in rules]).run()
     facts = _encode_facts(ctx)
     findings = ctx.findings()

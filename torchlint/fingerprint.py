@@ -1,4 +1,6 @@
-"""Stable finding fingerprints, shared by SARIF (``partialFingerprints``) and baselines.
+"""Stable finding fingerprints, shared by baselines, ``--format json`` (``fingerprint``) and
+SARIF (``partialFingerprints["torchlint/v1"]``; GitHub's own line hash is
+``torchlint.formats.linehash``).
 
 A fingerprint must survive edits that do not touch the finding (lines added or removed
 above it, the code moved within its file, re-indentation) and must tell apart two identical
@@ -12,7 +14,9 @@ findings in one file. It is built from:
   counted in source order: two identical findings in one file differ.
 
 Line numbers, columns and messages are not part of it (messages may mention other lines).
-The shape, ``<16 hex digits>:<occurrence>``, follows GitHub's ``primaryLocationLineHash``.
+The shape, ``<16 hex digits>:<occurrence>``, is that of GitHub's ``primaryLocationLineHash``;
+the value is not (GitHub's hashes the 100 characters from the line's start, so it changes
+with the lines below and is shared by two findings on one line).
 """
 
 from __future__ import annotations

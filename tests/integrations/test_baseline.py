@@ -47,7 +47,7 @@ def test_baseline_fingerprints_are_the_sarif_ones(every_rule_project, run_cli):
     run_cli(root, "check", "--select", "ALL", "--write-baseline", "baseline.json")
     sarif = json.loads(run_cli(root, "check", "--select", "ALL", "--format", "sarif").out)
     from_sarif = sorted((r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-                         r["partialFingerprints"]["primaryLocationLineHash"]) for r in sarif["runs"][0]["results"])
+                         r["partialFingerprints"]["torchlint/v1"]) for r in sarif["runs"][0]["results"])
     entries = json.loads((root / "baseline.json").read_text())["findings"]
     assert sorted((e["rule"], e["path"], e["fingerprint"]) for e in entries) == from_sarif
 

@@ -15,7 +15,8 @@ from torchlint.config import Settings
 from torchlint.run import RunResult
 from torchlint.finding import Finding, Severity
 from torchlint.formats import Report
-from torchlint.formats.sarif import build
+from torchlint.formats.linehash import line_hashes
+from torchlint.formats.sarif import build, plain_text
 from torchlint.rule import all_rules, rules_by_code
 
 ALL_CODES = [r.code for r in RULES]  # rules a static run reports
@@ -44,11 +45,15 @@ def check_driver(run: dict, enabled: list[str]) -> None:
         assert descriptor["shortDescription"]["text"] == rule.summary
         what = catalog.first_paragraph(catalog.sections(page)["What it does"])
         assert descriptor["fullDescription"]["text"] == what
-        # help comes from the catalog page: every section of it is there
-        for text in (descriptor["help"]["text"], descriptor["help"]["markdown"]):
-            for heading in catalog.SECTIONS:
-                assert f"## {heading}" in text
-            assert catalog.sections(page)["Why is this bad?"] in text
+        # help comes from the catalog page: every section of it is there, as Markdown (which
+        # GitHub renders) and as plain text (headings without "#", no fences or backticks)
+        markdown, text = descriptor["help"]["markdown"], descriptor["help"]["text"]
+        for heading in catalog.SECTIONS:
+            assert f"## {heading}" in markdown
+            assert f"\n{heading}\n" in "\n" + text
+        assert catalog.sections(page)["Why is this bad?"] in markdown
+        assert plain_text(catalog.sections(page)["Why is this bad?"]) in text
+        assert not any(mark in text for mark in ("## ", "```", "`", "](http"))
         assert descriptor["helpUri"].startswith("https://")
         assert descriptor["helpUri"].endswith(f"rules/{rule.code}-{rule.name}.md")
         assert descriptor["defaultConfiguration"]["level"] == rule.severity.value
@@ -78,7 +83,10 @@ def check_results(run: dict, root: Path) -> None:
         assert region["endLine"] >= region["startLine"] and region["endColumn"] >= 1
         if region["endLine"] == region["startLine"]:
             assert region["endColumn"] >= region["startColumn"]
-        assert result["partialFingerprints"]["primaryLocationLineHash"]
+        # GitHub's own line hash of the start line (the upload then logs no inconsistency)
+        hashes = line_hashes((root / unquote(artifact["uri"])).read_bytes().decode("utf-8", "replace"))
+        assert result["partialFingerprints"]["primaryLocationLineHash"] == hashes[region["startLine"] - 1]
+        assert result["partialFingerprints"]["torchlint/v1"]
 
 
 def test_clean_run_is_valid(tmp_path, run_cli, validate_sarif):
@@ -133,9 +141,10 @@ def test_syntax_errors_are_results_and_notifications(tmp_path, run_cli, validate
 
 
 def _fingerprints(doc: dict) -> Counter:
+    """Both partial fingerprints of every result: GitHub's line hash and torchlint's own."""
     return Counter(
         (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-         r["partialFingerprints"]["primaryLocationLineHash"])
+         r["partialFingerprints"]["primaryLocationLineHash"], r["partialFingerprints"]["torchlint/v1"])
         for r in doc["runs"][0]["results"]
     )
 
@@ -177,22 +186,24 @@ def test_identical_findings_in_one_file_have_different_fingerprints(tmp_path, va
     findings = [_finding("TL000", "train.py", 2, 1, 17), _finding("TL000", "train.py", 4, 1, 17)]
     doc = build(_report(tmp_path, findings))
     validate_sarif(doc)
-    prints = [r["partialFingerprints"]["primaryLocationLineHash"] for r in doc["runs"][0]["results"]]
+    prints = [r["partialFingerprints"]["torchlint/v1"] for r in doc["runs"][0]["results"]]
     assert prints[0] != prints[1]
     assert prints[0].split(":")[0] == prints[1].split(":")[0]  # same line text, told apart by occurrence
     # and an unrelated line added above changes neither
     (tmp_path / "train.py").write_text("import torch\nx = 1\noptimizer.step()\ny = 2\noptimizer.step()\n")
     moved = [_finding("TL000", "train.py", 3, 1, 17), _finding("TL000", "train.py", 5, 1, 17)]
     doc2 = build(_report(tmp_path, moved))
-    assert [r["partialFingerprints"]["primaryLocationLineHash"] for r in doc2["runs"][0]["results"]] == prints
+    assert [r["partialFingerprints"]["torchlint/v1"] for r in doc2["runs"][0]["results"]] == prints
 
 
 def test_two_findings_on_one_line_differ(tmp_path):
     (tmp_path / "train.py").write_text("opt = SGD(lr=0.1, momentum=0.9)\n")
     findings = [_finding("TL000", "train.py", 1, 11, 17), _finding("TL000", "train.py", 1, 19, 31)]
     doc = build(_report(tmp_path, findings))
-    prints = [r["partialFingerprints"]["primaryLocationLineHash"] for r in doc["runs"][0]["results"]]
+    prints = [r["partialFingerprints"]["torchlint/v1"] for r in doc["runs"][0]["results"]]
     assert len(set(prints)) == 2
+    # GitHub's hash is the line's: the same for both (GitHub tells them apart by rule and column)
+    assert len({r["partialFingerprints"]["primaryLocationLineHash"] for r in doc["runs"][0]["results"]}) == 1
 
 
 def test_unusual_paths_are_uri_encoded(tmp_path, validate_sarif):
@@ -249,3 +260,22 @@ def test_the_bundled_schema_is_the_official_one():
     official = [c for c in schema_candidates() if c != BUNDLED_SCHEMA and c.is_file()]
     for other in official:  # where the CI copy is beside the checkout, they agree byte for byte
         assert hashlib.sha256(other.read_bytes()).digest() == hashlib.sha256(BUNDLED_SCHEMA.read_bytes()).digest()
+
+
+def test_line_hash_is_githubs_for_the_start_line(tmp_path, validate_sarif):
+    """Values from GitHub's own algorithm (``tests/test_linehash.py`` checks it against the
+    upload action's published vectors): the file of the action's repeated-line vector, a
+    finding on line 7 and one on line 2."""
+    (tmp_path / "train.py").write_text("Lorem ipsum dolor sit amet.\n" * 10)
+    findings = [_finding("TL000", "train.py", 2, 1, 5), _finding("TL000", "train.py", 7, 1, 5)]
+    doc = build(_report(tmp_path, findings))
+    validate_sarif(doc)
+    assert [r["partialFingerprints"]["primaryLocationLineHash"] for r in doc["runs"][0]["results"]] == [
+        "a7f2ff13bc495cf2:2", "a7f2ff1481e87703:1"]
+
+
+def test_no_line_hash_for_an_unreadable_file(tmp_path, validate_sarif):
+    doc = build(_report(tmp_path, [_finding("TL000", "gone.py", 1, 1, 2)]))
+    validate_sarif(doc)
+    prints = doc["runs"][0]["results"][0]["partialFingerprints"]
+    assert "primaryLocationLineHash" not in prints and prints["torchlint/v1"]

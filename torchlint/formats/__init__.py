@@ -22,6 +22,13 @@ class Report:
 
 Renderer = Callable[[Report], str]
 
+INFORMATION_URI = "https://github.com/torchlint/torchlint"
+
+
+def rule_url(code: str, name: str) -> str:
+    """The rule's catalog page on the web (SARIF ``helpUri``, JSON ``url``)."""
+    return f"{INFORMATION_URI}/blob/main/rules/{code}-{name}.md"
+
 
 def _registry() -> dict[str, Renderer]:
     from torchlint.formats import github, json_format, junit, sarif, text

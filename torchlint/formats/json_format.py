@@ -1,7 +1,10 @@
 """``json``: one array of finding objects; ``json-lines``: one object per line.
 
 Keys (stable): rule, name, severity, path, line, column, end_line, end_column, message,
-and ``confirmed`` when the shape trace confirmed a finding. ``path`` is escaped as in the text
+url (the rule's page), fingerprint (the stable fingerprint baselines use,
+``torchlint.fingerprint``: the same finding keeps it when lines are added above it), and
+``confirmed`` when the shape trace confirmed a finding. ``rule`` is the key
+``torchlint rules --format json`` uses for the code too. ``path`` is escaped as in the text
 formats (``torchlint.finding.escape_path``: a backslash doubled, a byte of a name that is not
 UTF-8 as ``\\xNN``, a control character as ``\\n`` or ``\\xNN``), so every path can be
 written and read back; messages are exact (JSON escapes what it must).
@@ -11,15 +14,20 @@ from __future__ import annotations
 
 import json
 
+from torchlint.fingerprint import for_run
 from torchlint.finding import escape_path
+from torchlint.formats import rule_url
 
 
 def _objects(report) -> list[dict]:
+    findings = report.result.findings
     out = []
-    for f in report.result.findings:
+    for f, fingerprint in zip(findings, for_run(findings, report.cwd)):
         data = f.to_dict()
         data.pop("extra", None)
         data["path"] = escape_path(data["path"])
+        data["url"] = rule_url(f.rule, f.name)
+        data["fingerprint"] = fingerprint
         out.append(data)
     return out
 

@@ -1,9 +1,11 @@
 """``sarif``: SARIF 2.1.0, as GitHub code scanning (and other SARIF viewers) read it.
 
-One run. ``tool.driver.rules`` describes every enabled rule from its catalog page; each
-finding is a result with a ``%SRCROOT%``-relative location (``%SRCROOT%`` is the working
-directory, so run torchlint from the repository root) and the stable fingerprint that
-baselines use too. Files that could not be parsed are TL000 results and also tool execution
+One run. ``tool.driver.rules`` describes every enabled rule from its catalog page (``help``:
+the page's body as Markdown, which GitHub renders, and as plain text); each finding is a
+result with a ``%SRCROOT%``-relative location (``%SRCROOT%`` is the working directory, so run
+torchlint from the repository root) and two partial fingerprints: ``primaryLocationLineHash``,
+computed exactly as GitHub's upload computes it (``torchlint.formats.linehash``), and
+``torchlint/v1``, the stable fingerprint that baselines and ``--format json`` use. Files that could not be parsed are TL000 results and also tool execution
 notifications; internal rule errors are notifications and make the execution unsuccessful.
 Columns count Unicode code points (``columnKind``), 1-based, end column exclusive.
 Artifact URIs percent-encode the path's raw bytes (a file name that is not UTF-8 keeps every
@@ -14,23 +16,26 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from urllib.parse import quote
 
 from torchlint import __version__, catalog
 from torchlint.fingerprint import for_run
 from torchlint.finding import Finding, Severity, escape_path
+from torchlint.formats import INFORMATION_URI, rule_url
+from torchlint.formats.linehash import hashes_for, line_hash
 from torchlint.rule import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/torchlint/torchlint"
 SRCROOT = "%SRCROOT%"
+FINGERPRINT_KEY = "torchlint/v1"
 
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning"}
 
 
 def help_uri(rule: type[Rule]) -> str:
-    return f"{INFORMATION_URI}/blob/main/rules/{rule.code}-{rule.name}.md"
+    return rule_url(rule.code, rule.name)
 
 
 def _page_body(rule: type[Rule]) -> str:
@@ -43,6 +48,31 @@ def _page_body(rule: type[Rule]) -> str:
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
     return "\n".join(lines).strip() + "\n"
+
+
+_FENCE = re.compile(r"^```[a-z]*\n(.*?)^```\n?", re.MULTILINE | re.DOTALL)
+_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+_EMPHASIS = re.compile(r"(?<![\\*])\*\*?([^*\n]+?)\*\*?(?!\*)")
+
+
+def plain_text(markdown: str) -> str:
+    """A catalog page's Markdown as plain text: headings without ``#``, code blocks indented
+    by four spaces without fences (their code untouched), links as ``text (url)``, no
+    backticks or emphasis marks in the prose."""
+    out, end = [], 0
+    for block in _FENCE.finditer(markdown):
+        out.append(_plain_prose(markdown[end:block.start()]))
+        out.append("".join(f"    {line}" if line.strip() else line for line in block.group(1).splitlines(keepends=True)))
+        end = block.end()
+    out.append(_plain_prose(markdown[end:]))
+    return "".join(out)
+
+
+def _plain_prose(text: str) -> str:
+    text = re.sub(r"^#{1,6} +", "", text, flags=re.MULTILINE)
+    text = _LINK.sub(r"\1 (\2)", text)
+    text = _EMPHASIS.sub(r"\1", text)
+    return text.replace("`", "").replace("\\*", "*")
 
 
 def _full_description(rule: type[Rule]) -> str:
@@ -64,7 +94,7 @@ def rule_descriptor(rule: type[Rule]) -> dict:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _full_description(rule)},
-        "help": {"text": body, "markdown": body},
+        "help": {"text": plain_text(body), "markdown": body},
         "helpUri": help_uri(rule),
         "defaultConfiguration": {"level": level, "enabled": bool(rule.default_enabled)},
         "properties": {
@@ -102,13 +132,18 @@ def build(report) -> dict:
     index = {r.code: i for i, r in enumerate(rules)}
 
     results = []
+    line_hashes = hashes_for(report.cwd)
     for f, fingerprint in zip(findings, for_run(findings, report.cwd)):
+        prints = {FINGERPRINT_KEY: fingerprint}
+        github = line_hash(line_hashes(f.path), f.line)
+        if github is not None:  # else GitHub's upload computes it, if it can read the file
+            prints["primaryLocationLineHash"] = github
         item = {
             "ruleId": f.rule,
             "level": _LEVEL[f.severity],
             "message": {"text": f.message},
             "locations": [_location(f)],
-            "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+            "partialFingerprints": prints,
         }
         if f.rule in index:
             item["ruleIndex"] = index[f.rule]

@@ -196,6 +196,8 @@ def input_summary(result: TraceResult) -> str:
 
 def render_table(result: TraceResult, target: str, device: str,
                  problem: Problem | None) -> str:
+    """The trace report: input, the table of calls, totals, modules never called, NaN/Inf
+    outputs, the problem (if any) and a one-line verdict."""
     out: list[str] = [f"Trace of {target} on {device}"]
     if result.params is None:
         # The model was never built (import failed, crash, timeout): only the problem.
@@ -203,40 +205,60 @@ def render_table(result: TraceResult, target: str, device: str,
             out += ["", render_problem(problem), "", "Trace failed."]
         return "\n".join(out)
     out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
+    out += _calls_table(result)
+    out += _totals(result, problem)
+    out += _never_called(result, problem)
+    nonfinite = result.nonfinite or []
+    out += _nonfinite(nonfinite)
+    if problem is not None:
+        out += ["", render_problem(problem)]
+    out += ["", _verdict(problem, nonfinite)]
+    return "\n".join(out)
+
+
+_HEADER = ("#", "Module", "Type", "Input shapes", "Output shapes", "Params")
+
+
+def _call_row(i: int, row: dict[str, Any]) -> tuple[str, ...]:
+    name = row["name"] or "(root)"
+    indent = "  " * row.get("depth", 0)
+    if row.get("failed"):
+        output = "FAILED"
+    elif "outputs" in row:
+        output = describe_value(row["outputs"])
+    else:
+        output = "-"
+    params = f"{row['params']:,}" if "params" in row else ""
+    return (str(i), _cell(indent + name, 40), row["type"], _cell(describe_args(row.get("inputs", []))),
+            _cell(output), params)
+
+
+def _calls_table(result: TraceResult) -> list[str]:
+    """One aligned row per module call (numbers and parameter counts right-aligned), then a
+    blank line; nothing when no call was recorded."""
     rows = result.calls or []
-    if rows:
-        table = [("#", "Module", "Type", "Input shapes", "Output shapes", "Params")]
-        for i, row in enumerate(rows, 1):
-            name = row["name"] or "(root)"
-            indent = "  " * row.get("depth", 0)
-            if row.get("failed"):
-                output = "FAILED"
-            elif "outputs" in row:
-                output = describe_value(row["outputs"]) if not isinstance(row["outputs"], list) \
-                    else describe_value(row["outputs"])
-            else:
-                output = "-"
-            params = f"{row['params']:,}" if "params" in row else ""
-            table.append((str(i), _cell(indent + name, 40), row["type"],
-                          _cell(describe_args(row.get("inputs", []))), _cell(output), params))
-        widths = [max(len(r[c]) for r in table) for c in range(6)]
-        for j, r in enumerate(table):
-            cells = [r[0].rjust(widths[0])] + [r[c].ljust(widths[c]) for c in range(1, 5)] + \
-                    [r[5].rjust(widths[5])]
-            out.append("  ".join(cells).rstrip())
-            if j == 0:
-                out.append("  ".join("-" * w for w in widths))
-        if result.calls_truncated:
-            out.append(f"... (only the first {len(rows):,} calls are shown)")
-        out.append("")
-    out.append("Totals")
+    if not rows:
+        return []
+    table = [_HEADER] + [_call_row(i, row) for i, row in enumerate(rows, 1)]
+    widths = [max(len(r[c]) for r in table) for c in range(6)]
+    out = []
+    for j, r in enumerate(table):
+        cells = [r[0].rjust(widths[0])] + [r[c].ljust(widths[c]) for c in range(1, 5)] + [r[5].rjust(widths[5])]
+        out.append("  ".join(cells).rstrip())
+        if j == 0:
+            out.append("  ".join("-" * w for w in widths))
+    if result.calls_truncated:
+        out.append(f"... (only the first {len(rows):,} calls are shown)")
+    return out + [""]
+
+
+def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
     totals = totals_of(result)
-    out.append(f"  parameters:   {human_count(totals['params'])} "
-               f"({human_bytes(totals['param_bytes'])})")
+    out = ["Totals", f"  parameters:   {human_count(totals['params'])} ({human_bytes(totals['param_bytes'])})"]
     if totals["buffer_bytes"]:
         out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
     batch = totals.get("batch")
-    if rows or problem is None:
+    if result.calls or problem is None:
         out.append(f"  activations:  ~{human_bytes(totals['activation_bytes'])} for one training "
                    f"step{f' at batch size {batch}' if batch is not None else ''} (estimate: "
                    f"leaf-module outputs{', up to the failure' if problem else ''})")
@@ -246,38 +268,42 @@ def render_table(result: TraceResult, target: str, device: str,
     if result.seconds is not None:
         out.append(f"  trace:        {result.seconds:.2f} s, peak RSS of the trace process "
                    f"{human_bytes((result.peak_rss_kb if result.peak_rss_kb is not None else 0) * 1024)}")
-    out.append("")
+    return out + [""]
+
+
+def _never_called(result: TraceResult, problem: Problem | None) -> list[str]:
+    """Modules the forward pass never called; nothing when it never started."""
+    if problem is not None:
+        if problem.record.phase != "forward":
+            return []
+        return ["Modules never called: not known (the forward pass did not finish)"]
     unused = result.unused or []
-    if problem is not None and problem.record.phase != "forward":
-        pass  # the forward pass never started
-    elif problem is not None:
-        out.append("Modules never called: not known (the forward pass did not finish)")
-    elif unused:
-        out.append("Modules never called:")
-        for u in unused:
-            out.append(f"  {u['name']} ({u['type']}{', ' + format(u['params'], ',') + ' params' if u['params'] else ''})")
-    else:
-        out.append("Modules never called: none")
-    nonfinite = result.nonfinite or []
+    if not unused:
+        return ["Modules never called: none"]
+    return ["Modules never called:"] + [
+        f"  {u['name']} ({u['type']}{', ' + format(u['params'], ',') + ' params' if u['params'] else ''})"
+        for u in unused]
+
+
+def _nonfinite(nonfinite: list[dict[str, Any]]) -> list[str]:
+    """Layers whose outputs held NaN/Inf, marking the first whose inputs were finite."""
+    if not nonfinite:
+        return []
+    out = ["", "NaN/Inf in layer outputs:"]
+    origin = next((n for n in nonfinite if n.get("inputs_finite")), None)
+    for n in nonfinite:
+        what = " and ".join(w for w, flag in (("NaN", n.get("nan")), ("Inf", n.get("inf"))) if flag)
+        mark = "  <- first appears here (its inputs were finite)" if n is origin else ""
+        out.append(f"  {n['name'] or '(root)'} ({n['type']}): {what}{mark}")
+    return out
+
+
+def _verdict(problem: Problem | None, nonfinite: list[dict[str, Any]]) -> str:
+    if problem is not None:
+        return "Trace failed."
     if nonfinite:
-        out.append("")
-        out.append("NaN/Inf in layer outputs:")
-        origin = next((n for n in nonfinite if n.get("inputs_finite")), None)
-        for n in nonfinite:
-            what = " and ".join(w for w, flag in (("NaN", n.get("nan")), ("Inf", n.get("inf"))) if flag)
-            mark = "  <- first appears here (its inputs were finite)" if n is origin else ""
-            out.append(f"  {n['name'] or '(root)'} ({n['type']}): {what}{mark}")
-    if problem is not None:
-        out.append("")
-        out.append(render_problem(problem))
-    out.append("")
-    if problem is not None:
-        out.append("Trace failed.")
-    elif nonfinite:
-        out.append(f"Trace ran, but {len(nonfinite)} layer output(s) contain NaN/Inf.")
-    else:
-        out.append("Trace ran clean.")
-    return "\n".join(out)
+        return f"Trace ran, but {len(nonfinite)} layer output(s) contain NaN/Inf."
+    return "Trace ran clean."
 
 
 def totals_of(result: TraceResult) -> dict[str, Any]:
