@@ -15,10 +15,10 @@ from torchlint import catalog
 
 REPO = Path(__file__).resolve().parents[1]
 NEW = {
-    "torchlint/checks/tl007_unregistered_module.py",
-    "rules/TL007-unregistered-module.md",
-    "tests/rules/test_tl007_unregistered_module.py",
-    "fixtures/buggy_project/tl007_unregistered_module.py",
+    "torchlint/checks/tl090_list_held_layer.py",
+    "rules/TL090-list-held-layer.md",
+    "tests/rules/test_tl090_list_held_layer.py",
+    "fixtures/buggy_project/tl090_list_held_layer.py",
 }
 
 
@@ -45,7 +45,7 @@ def tree(repo: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def scaffolded(repo) -> Path:
     before = tree(repo)
-    done = run(repo, "tools/new_rule.py", "TL007", "unregistered-module", "--severity", "error",
+    done = run(repo, "tools/new_rule.py", "TL090", "list-held-layer", "--severity", "error",
                "--summary", "A layer kept in a plain list is not registered")
     assert done.returncode == 0, done.stderr
     after = tree(repo)
@@ -58,19 +58,19 @@ def test_the_new_rule_imports_is_discovered_and_runs(scaffolded):
     probe = (
         "from torchlint.rule import rules_by_code\n"
         "from torchlint.testing import lint_snippet\n"
-        "r = rules_by_code()['TL007']\n"
-        "assert (r.name, r.severity.value, r.default_enabled) == ('unregistered-module', 'error', True)\n"
-        "assert r.__module__ == 'torchlint.checks.tl007_unregistered_module'\n"
+        "r = rules_by_code()['TL090']\n"
+        "assert (r.name, r.severity.value, r.default_enabled) == ('list-held-layer', 'error', True)\n"
+        "assert r.__module__ == 'torchlint.checks.tl090_list_held_layer'\n"
         "assert r.VALID == [] and r.INVALID == []  # the case-count test flags it until filled\n"
-        "assert lint_snippet('import torch\\n', select=['TL007']) == []\n"
+        "assert lint_snippet('import torch\\n', select=['TL090']) == []\n"
     )
     done = run(scaffolded, "-c", probe)
     assert done.returncode == 0, done.stderr
 
 
 def test_the_page_has_the_six_headings_and_the_options_block(scaffolded):
-    text = (scaffolded / "rules" / "TL007-unregistered-module.md").read_text()
-    assert catalog.title(text) == "TL007 unregistered-module"
+    text = (scaffolded / "rules" / "TL090-list-held-layer.md").read_text()
+    assert catalog.title(text) == "TL090 list-held-layer"
     assert list(catalog.sections(text)) == list(catalog.SECTIONS)
     assert catalog.generated_block(text, catalog.OPTIONS_BLOCK) == "This rule has no options.\n"
 
@@ -78,7 +78,7 @@ def test_the_page_has_the_six_headings_and_the_options_block(scaffolded):
 def test_the_readme_tables_are_regenerated(scaffolded):
     readme = (scaffolded / "README.md").read_text()
     table = readme.split("<!-- rules-table:start -->\n")[1].split("<!-- rules-table:end -->")[0]
-    assert "| TL007 | unregistered-module | on | error | A layer kept in a plain list is not registered |" in table
+    assert "| TL090 | list-held-layer | on | error | A layer kept in a plain list is not registered |" in table
     # update_readme now finds nothing to change.
     done = run(scaffolded, "tools/update_readme.py")
     assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
@@ -87,16 +87,16 @@ def test_the_readme_tables_are_regenerated(scaffolded):
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["TL007", "other-name"], "TL007 is taken"),
+        (["TL090", "other-name"], "TL090 is taken"),
         (["TL001", "brand-new"], "TL001 is taken"),
-        (["TL008", "missing-zero-grad"], "missing-zero-grad is taken"),
-        (["TL08", "brand-new"], "malformed code"),
-        (["tl008", "brand-new"], "malformed code"),
-        (["TL0088", "brand-new"], "malformed code"),
-        (["TL008", "Brand_New"], "malformed name"),
-        (["TL008", "brand--new"], "malformed name"),
-        (["TL008", "brand-"], "malformed name"),
-        (["TL008", "7-up"], "malformed name"),
+        (["TL091", "missing-zero-grad"], "missing-zero-grad is taken"),
+        (["TL09", "brand-new"], "malformed code"),
+        (["tl091", "brand-new"], "malformed code"),
+        (["TL0918", "brand-new"], "malformed code"),
+        (["TL091", "Brand_New"], "malformed name"),
+        (["TL091", "brand--new"], "malformed name"),
+        (["TL091", "brand-"], "malformed name"),
+        (["TL091", "7-up"], "malformed name"),
     ],
 )
 def test_refusals_write_nothing(scaffolded, args, says):

@@ -394,3 +394,92 @@ def scheduler_kind(ctx: FileContext, func: cst.BaseExpression) -> str | None:
     if name.split(".", 1)[0] in _HF_SCHEDULE_ROOTS and last.startswith("get_") and "schedule" in last:
         return last
     return None
+
+
+# -- functions whose behaviour depends on a mode or a device -----------------------------
+
+# ``torch.nn.functional`` dropouts: ``training`` defaults to True (ignores ``model.eval()``).
+FUNCTIONAL_DROPOUTS = frozenset({"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+                                 "feature_alpha_dropout"})
+
+
+def functional_dropout(qualified: str | None) -> str | None:
+    """``torch.nn.functional.dropout2d`` -> ``dropout2d``; None for anything else."""
+    if qualified is None or not qualified.startswith("torch.nn.functional."):
+        return None
+    last = qualified[len("torch.nn.functional."):]
+    return last if last in FUNCTIONAL_DROPOUTS else None
+
+
+# ``torch.<factory>(...)`` makes a tensor on the default device (the CPU) unless given ``device=``.
+TENSOR_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "arange", "randn", "rand", "randint", "eye",
+                              "tensor", "linspace", "logspace", "randperm", "as_tensor", "FloatTensor",
+                              "LongTensor"})
+
+
+def tensor_factory(qualified: str | None) -> str | None:
+    """``torch.zeros`` -> ``zeros`` (the factories of ``TENSOR_FACTORIES``); None otherwise."""
+    if qualified is None or not qualified.startswith("torch."):
+        return None
+    last = qualified[len("torch."):]
+    return last if last in TENSOR_FACTORIES else None
+
+
+def keyword_arg(call: cst.Call, name: str) -> cst.Arg | None:
+    """The argument passed as ``name=`` (None also when ``**kwargs`` may hold it: see
+    ``has_star_kwargs``)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def has_star_kwargs(call: cst.Call) -> bool:
+    """``f(**kwargs)``: any keyword may be in there."""
+    return any(arg.star == "**" for arg in call.args)
+
+
+# -- activations and the losses that apply their own -------------------------------------
+
+_ACTIVATION_FUNCTIONS = {
+    "torch.softmax": "softmax", "torch.nn.functional.softmax": "softmax", "torch.special.softmax": "softmax",
+    "torch.log_softmax": "log_softmax", "torch.nn.functional.log_softmax": "log_softmax",
+    "torch.special.log_softmax": "log_softmax",
+    "torch.sigmoid": "sigmoid", "torch.nn.functional.sigmoid": "sigmoid", "torch.special.expit": "sigmoid",
+}
+_ACTIVATION_LAYERS = {"Softmax": "softmax", "LogSoftmax": "log_softmax", "Sigmoid": "sigmoid"}
+_ACTIVATION_METHODS = {"softmax": "softmax", "log_softmax": "log_softmax", "sigmoid": "sigmoid"}
+
+
+def activation_function(qualified: str | None) -> str | None:
+    """``torch.softmax``/``F.softmax`` -> ``softmax``; ``log_softmax``; ``torch.sigmoid`` ->
+    ``sigmoid``: a function applying a final activation to its first argument."""
+    return _ACTIVATION_FUNCTIONS.get(qualified or "")
+
+
+def activation_layer(qualified: str | None) -> str | None:
+    """``torch.nn.Softmax`` -> ``softmax`` (``LogSoftmax``, ``Sigmoid``): the layer classes."""
+    name = torch_nn_class(qualified or "")
+    return _ACTIVATION_LAYERS.get(name or "")
+
+
+def activation_method(name: str) -> str | None:
+    """``x.softmax(dim)`` / ``x.log_softmax(dim)`` / ``x.sigmoid()``: the tensor methods."""
+    return _ACTIVATION_METHODS.get(name)
+
+
+# The loss each of these computes applies an activation to its input first.
+_LOSS_INPUTS = {
+    "torch.nn.functional.cross_entropy": "cross_entropy", "torch.nn.CrossEntropyLoss": "cross_entropy",
+    "torch.nn.modules.loss.CrossEntropyLoss": "cross_entropy",
+    "torch.nn.functional.nll_loss": "nll", "torch.nn.NLLLoss": "nll", "torch.nn.modules.loss.NLLLoss": "nll",
+    "torch.nn.functional.binary_cross_entropy_with_logits": "bce_logits",
+    "torch.nn.BCEWithLogitsLoss": "bce_logits", "torch.nn.modules.loss.BCEWithLogitsLoss": "bce_logits",
+}
+
+
+def logits_loss(qualified: str | None) -> str | None:
+    """What a loss function or loss class wants as input: ``cross_entropy`` (logits: it
+    applies log_softmax), ``nll`` (log-probabilities), ``bce_logits`` (logits: it applies
+    sigmoid); None for other losses."""
+    return _LOSS_INPUTS.get(qualified or "")

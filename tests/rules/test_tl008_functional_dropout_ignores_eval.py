@@ -1,0 +1,44 @@
+"""TL008 functional-dropout-ignores-eval beyond the embedded cases: multi-file projects, fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchlint.checks.tl008_functional_dropout_ignores_eval import message
+from torchlint.testing import lint_tree
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _project(name: str) -> dict[str, str]:
+    root = FIXTURES / name
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def test_buggy_fixture_reports_it():
+    findings = lint_tree(_project("buggy_project"), select=["TL008"], dedent=False)
+    assert [(f.path, f.line) for f in findings] == [("tl008_functional_dropout_ignores_eval.py", 14)]
+
+
+def test_clean_fixture_is_clean():
+    assert lint_tree(_project("clean_project"), select=["TL008"], dedent=False) == []
+
+
+MODEL = """
+import torch.nn.functional as F
+from pkg.base import Base
+class Net(Base):
+    def forward(self, x):
+        return F.dropout(x, 0.5)
+"""
+
+
+def test_module_through_a_base_in_another_file():
+    base = "import torch.nn as nn\nclass Base(nn.Module):\n    pass\n"
+    findings = lint_tree({"pkg/base.py": base, "pkg/models.py": MODEL}, select=["TL008"])
+    assert [(f.path, f.line, f.message) for f in findings] == [("pkg/models.py", 6, message("F.dropout", "Net", "dropout"))]
+
+
+def test_base_that_is_no_module_stays_silent():
+    base = "class Base:\n    pass\n"
+    assert lint_tree({"pkg/base.py": base, "pkg/models.py": MODEL}, select=["TL008"]) == []

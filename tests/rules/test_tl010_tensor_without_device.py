@@ -1,0 +1,51 @@
+"""TL010 tensor-without-device beyond the embedded cases: multi-file projects, fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchlint.checks.tl010_tensor_without_device import message
+from torchlint.testing import lint_tree
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _project(name: str) -> dict[str, str]:
+    root = FIXTURES / name
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def test_buggy_fixture_reports_it():
+    findings = lint_tree(_project("buggy_project"), select=["TL010"], dedent=False)
+    assert [(f.path, f.line) for f in findings] == [("tl010_tensor_without_device.py", 15)]
+
+
+def test_clean_fixture_is_clean():
+    assert lint_tree(_project("clean_project"), select=["TL010"], dedent=False) == []
+
+
+BASE = "import torch.nn as nn\nclass Encoder(nn.Module):\n    pass\n"
+MODEL = """
+import torch
+from pkg.base import Encoder
+class Net(Encoder):
+    def forward(self, x):
+        scores = x @ x.transpose(-2, -1)
+        scores = scores + torch.eye(x.size(1))
+        return scores
+"""
+TRAIN = """
+from pkg.models import Net
+model = Net().cuda()
+"""
+
+
+def test_module_through_a_base_in_another_file():
+    findings = lint_tree({"pkg/base.py": BASE, "pkg/models.py": MODEL, "train.py": TRAIN}, select=["TL010"])
+    assert [(f.path, f.line, f.message) for f in findings] == [
+        ("pkg/models.py", 7, message("torch.eye", "Net", "scores", "eye"))]
+
+
+def test_base_that_is_no_module_stays_silent():
+    plain = "class Encoder:\n    pass\n"
+    assert lint_tree({"pkg/base.py": plain, "pkg/models.py": MODEL, "train.py": TRAIN}, select=["TL010"]) == []

@@ -1,0 +1,499 @@
+"""TL009 activation-before-loss: softmax output fed to ``CrossEntropyLoss``/``F.cross_entropy``
+or ``NLLLoss``/``F.nll_loss``, sigmoid output fed to ``BCEWithLogitsLoss``.
+
+A loss call is recognised (``torch_api.logits_loss``) as a call of the functional loss, of
+a constructed loss (``nn.CrossEntropyLoss()(out, y)``), or of a name or ``self.<attr>`` every
+binding of which constructs one. Its input (the first argument, or ``input=``) is judged:
+
+* an activation (``F.softmax``, ``torch.sigmoid``, ``x.softmax(1)``, ``nn.Softmax(1)(h)``,
+  ``self.act(h)`` with ``self.act = nn.Softmax(1)``), directly or through a local name whose
+  only reaching binding is one: reported here;
+* the output of a model: a local or ``self.<attr>`` bound to ``nn.Sequential(..., nn.Softmax())``
+  (reported here) or to a class's construction (``Net(...)``, same file or imported): the class
+  goes into the facts with the loss, and the project pass reports when the class (or the
+  nearest of its ancestors that defines ``forward``) has a ``forward`` every return of which
+  is such an activation (each file records those endings).
+
+Never reported: ``log_softmax`` before ``CrossEntropyLoss`` (harmless: log-softmax is
+idempotent), softmax as the *target* (distillation), a model returning a tuple or only
+sometimes an activation, a criterion that may be another loss.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from torchlint.context import dotted_name
+from torchlint.finding import Finding, Severity
+from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.modules import class_key, self_attr_bindings
+from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg,
+                                 logits_loss, torch_nn_class)
+
+# (what the loss wants, what it got) -> the fix
+_BAD = {
+    ("cross_entropy", "softmax"): "which applies log_softmax itself: softmax is applied twice and the gradients "
+                                  "shrink; pass the logits instead",
+    ("nll", "softmax"): "which expects log-probabilities: the loss is wrong and can go negative; use log_softmax "
+                        "instead of softmax",
+    ("bce_logits", "sigmoid"): "which applies sigmoid itself: sigmoid is applied twice; pass the logits instead "
+                               "(or use nn.BCELoss)",
+}
+
+
+def message(source: str, loss: str, wants: str, got: str) -> str:
+    return f"{source} is passed to `{loss}`, {_BAD[(wants, got)]}"
+
+
+def model_source(cls: str, got: str) -> str:
+    return f"The output of `{cls}` (its forward ends in {got})"
+
+
+class ActivationBeforeLoss(Rule):
+    code = "TL009"
+    name = "activation-before-loss"
+    severity = Severity.ERROR
+    default_enabled = True
+    summary = "softmax/sigmoid output fed to a loss that applies its own (CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss)"
+    options: dict[str, Option] = {}
+    requires_text = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit", "cross_entropy", "CrossEntropy", "nll_loss",
+                     "NLLLoss", "with_logits", "WithLogits")
+
+    VALID: list[Valid | str] = [
+        # The fix: logits to the loss, probabilities for the metrics.
+        """
+        import torch.nn.functional as F
+        def step(model, x, y):
+            logits = model(x)
+            probs = F.softmax(logits, dim=1)
+            loss = F.cross_entropy(logits, y)
+            return loss, probs.argmax(1)
+        """,
+        # log_softmax before cross_entropy is harmless; log_softmax before NLLLoss is right.
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        criterion = nn.NLLLoss()
+        def step(h, y):
+            a = F.cross_entropy(F.log_softmax(h, 1), y)
+            return a + criterion(torch.log_softmax(h, dim=1), y)
+        """,
+        # Softmax on soft targets (distillation), KL divergence.
+        """
+        import torch.nn.functional as F
+        def distill(student, teacher, T=2.0):
+            soft = F.softmax(teacher / T, dim=1)
+            ce = F.cross_entropy(student, soft)
+            kl = F.kl_div(F.log_softmax(student / T, 1), F.softmax(teacher / T, 1), reduction="batchmean")
+            return ce + kl
+        """,
+        # A model returning logits and probabilities; only the logits reach the loss.
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+            def forward(self, x):
+                logits = self.fc(x)
+                return logits, F.softmax(logits, dim=1)
+        model = Net()
+        criterion = nn.CrossEntropyLoss()
+        def step(x, y):
+            logits, probs = model(x)
+            return criterion(logits, y)
+        """,
+        # A model that applies softmax only in eval mode.
+        """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+            def forward(self, x):
+                out = self.fc(x)
+                if self.training:
+                    return out
+                return out.softmax(dim=1)
+        model = Net()
+        loss = nn.CrossEntropyLoss()(model(x), y)
+        """,
+        # Sigmoid into BCELoss (probabilities), softmax into MSE.
+        """
+        import torch
+        import torch.nn as nn
+        bce = nn.BCELoss()
+        def step(h, y, target):
+            return bce(torch.sigmoid(h), y) + nn.functional.mse_loss(h.softmax(-1), target)
+        """,
+        # A criterion that may be another loss; a name rebound after the softmax.
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        def step(h, y, smooth):
+            criterion = LabelSmoothing() if smooth else nn.CrossEntropyLoss()
+            p = F.softmax(h, 1)
+            p = h
+            return criterion(F.softmax(h, 1), y) + F.cross_entropy(p, y)
+        """,
+        # Not torch's softmax; a loss function of the project named like torch's.
+        """
+        import torch.nn.functional as F
+        from mylib import softmax, cross_entropy
+        def step(h, y):
+            return F.cross_entropy(softmax(h), y) + cross_entropy(F.softmax(h, 1), y)
+        """,
+        # A Sequential ending in Softmax used for inference only; its logits trunk is trained.
+        """
+        import torch.nn as nn
+        trunk = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+        predictor = nn.Sequential(trunk, nn.Softmax(dim=1))
+        criterion = nn.CrossEntropyLoss()
+        def step(x, y):
+            return criterion(trunk(x), y), predictor(x)
+        """,
+        # Sigmoid into cross_entropy is another matter (not this rule's); softmax into BCEWithLogits too.
+        """
+        import torch
+        import torch.nn.functional as F
+        def step(h, y):
+            return F.binary_cross_entropy_with_logits(h, y) + F.binary_cross_entropy(torch.sigmoid(h), y)
+        """,
+    ]
+    INVALID: list[Invalid] = [
+        Invalid(
+            """
+            import torch.nn.functional as F
+            def step(model, x, y):
+                probs = F.softmax(model(x), dim=1)
+                return F.cross_entropy(probs, y)
+            """,
+            lines=(5,),
+            messages=(message("Softmax output", "F.cross_entropy", "cross_entropy", "softmax"),),
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss()
+            def step(h, y):
+                return criterion(torch.softmax(h, dim=-1), y)
+            """,
+            lines=(6,),
+            messages=(message("Softmax output", "criterion", "cross_entropy", "softmax"),),
+        ),
+        Invalid(
+            """
+            import torch.nn as nn
+            def step(h, y):
+                loss_fn = nn.NLLLoss()
+                return loss_fn(h.softmax(dim=1), y)
+            """,
+            lines=(5,),
+            messages=(message("Softmax output", "loss_fn", "nll", "softmax"),),
+        ),
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            def step(h, y):
+                return nn.BCEWithLogitsLoss()(torch.sigmoid(h), y)
+            """,
+            lines=(5,),
+            messages=(message("Sigmoid output", "nn.BCEWithLogitsLoss", "bce_logits", "sigmoid"),),
+        ),
+        # A model whose forward ends in softmax, trained with CrossEntropyLoss.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Classifier(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(16, 4)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)
+            model = Classifier()
+            criterion = nn.CrossEntropyLoss()
+            for x, y in loader:
+                out = model(x)
+                loss = criterion(out, y)
+            """,
+            lines=(14,),
+            messages=(message(model_source("Classifier", "softmax"), "criterion", "cross_entropy", "softmax"),),
+        ),
+        # An nn.Sequential ending in nn.Softmax.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=1))
+            def step(x, y):
+                return F.cross_entropy(net(x), y)
+            """,
+            lines=(6,),
+            messages=(message("The output of an nn.Sequential ending in softmax", "F.cross_entropy", "cross_entropy", "softmax"),),
+        ),
+        # A Lightning module: self.criterion, a softmax layer attribute.
+        Invalid(
+            """
+            import lightning as L
+            import torch.nn as nn
+            class Model(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.act = nn.Softmax(dim=-1)
+                    self.criterion = nn.CrossEntropyLoss()
+                def training_step(self, batch, idx):
+                    x, y = batch
+                    return self.criterion(self.act(self.fc(x)), y)
+            """,
+            lines=(12,),
+            messages=(message("Softmax output", "self.criterion", "cross_entropy", "softmax"),),
+        ),
+        # A forward returning a sigmoid, trained with BCEWithLogitsLoss through self.model.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 5)
+                def forward(self, x):
+                    out = self.fc(x)
+                    return torch.sigmoid(out)
+            class Trainer:
+                def __init__(self):
+                    self.model = Tagger()
+                    self.loss = nn.BCEWithLogitsLoss()
+                def step(self, x, y):
+                    return self.loss(self.model(x), y)
+            """,
+            lines=(16,),
+            messages=(message(model_source("Tagger", "sigmoid"), "self.loss", "bce_logits", "sigmoid"),),
+        ),
+        # nll_loss on softmax, the input given by keyword.
+        Invalid(
+            """
+            from torch.nn import functional as F
+            def step(h, y):
+                return F.nll_loss(input=F.softmax(h, 1), target=y)
+            """,
+            lines=(4,),
+            messages=(message("Softmax output", "F.nll_loss", "nll", "softmax"),),
+        ),
+        # Through a subclass that inherits the softmax forward.
+        Invalid(
+            """
+            import torch.nn as nn
+            class Base(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                    self.softmax = nn.Softmax(dim=1)
+                def forward(self, x):
+                    return self.softmax(self.fc(x))
+            class Wide(Base):
+                pass
+            model = Wide()
+            loss = nn.CrossEntropyLoss()(model(inputs), labels)
+            """,
+            lines=(13,),
+            messages=(message(model_source("Wide", "softmax"), "nn.CrossEntropyLoss", "cross_entropy", "softmax"),),
+        ),
+    ]
+
+    def finish(self) -> None:
+        model = self.ctx.semantic.model
+        ends = {}
+        for info in model.classes.values():
+            forward = info.methods.get("forward")
+            got = _returns_activation(self.ctx, model, forward) if forward is not None else None
+            if got is not None:
+                ends[class_key(info)] = got
+        uses = []
+        for site in model.calls:
+            call = site.node
+            loss = self._loss(call)
+            if loss is None:
+                continue
+            wants, written = loss
+            arg = _input(call)
+            if arg is None:
+                continue
+            direct = _activation(self.ctx, model, arg.value)
+            if direct is not None:
+                if (wants, direct) in _BAD:
+                    self.report(arg.value, message(f"{direct.capitalize()} output", written, wants, direct))
+                continue
+            produced = _model_of(self.ctx, model, arg.value)
+            if produced is None:
+                continue
+            kind, data = produced
+            if kind == "sequential":
+                if (wants, data) in _BAD:
+                    self.report(arg.value, message(f"The output of an nn.Sequential ending in {data}", written, wants, data))
+                continue
+            rng = self.ctx.position(arg.value)
+            uses.append([data, wants, written, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1])
+        facts = {key: value for key, value in (("ends", ends), ("uses", uses)) if value}
+        if facts:
+            self.ctx.facts[self.code] = facts
+
+    def _loss(self, call: cst.Call) -> tuple[str, str] | None:
+        """(what the loss wants, the loss as written) if ``call`` computes such a loss."""
+        model = self.ctx.semantic.model
+        func = call.func
+        wants = logits_loss(model.qualified_name(func))
+        if wants is not None:
+            return wants, dotted_name(func) or wants
+        if isinstance(func, cst.Call):
+            wants = logits_loss(model.qualified_name(func.func))
+            return (wants, dotted_name(func.func) or wants) if wants is not None else None
+        values = _values_of(model, func)
+        if not values:
+            return None
+        kinds = {logits_loss(model.qualified_name(v.func)) if isinstance(v, cst.Call) else None for v in values}
+        if len(kinds) != 1 or None in kinds:
+            return None
+        return kinds.pop(), dotted_name(func) or ""
+
+    @classmethod
+    def check_project(cls, project, options) -> Iterable[Finding]:
+        ends: dict[str, str] = {}
+        for record in project.records:
+            facts = record.facts.get(cls.code)
+            for qual, got in (facts or {}).get("ends", {}).items():
+                ends[f"{record.module_name}.{qual}" if record.module_name else qual] = got
+        for record in project.records:
+            facts = record.facts.get(cls.code)
+            for written_cls, wants, loss, line, col, end_line, end_col in (facts or {}).get("uses", ()):
+                name = project.resolve_class(written_cls, record)
+                got = _ending(project, name, ends) if name is not None else None
+                if got is None or (wants, got) not in _BAD:
+                    continue
+                yield Finding(rule=cls.code, name=cls.name, severity=cls.severity, path=record.path, line=line,
+                              column=col, end_line=end_line, end_column=end_col,
+                              message=message(model_source(name.rsplit(".", 1)[-1], got), loss, wants, got))
+
+
+def _ending(project, name: str, ends: dict[str, str]) -> str | None:
+    """The activation the forward ``name`` runs ends in: its own or the nearest ancestor's."""
+    for cls in [name, *project.ancestors(name)]:
+        found = project.class_fact(cls)
+        if found is None:
+            return None  # an external base: its forward is unknown
+        if "forward" in found[1]["methods"]:
+            return ends.get(cls)
+    return None
+
+
+def _input(call: cst.Call) -> cst.Arg | None:
+    if call.args and call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0]
+    return keyword_arg(call, "input")
+
+
+def _values_of(model, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a name or ``self.<attr>`` holds: the values of every binding it may see (empty
+    when one is no plain assignment: a parameter, an unpacking, a loop variable...)."""
+    if isinstance(expr, cst.Name):
+        bindings = model.reaching(expr.value, expr)
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        scope = model.scope_of(expr)
+        if scope.self_name != expr.value.value or scope.cls is None:
+            return []
+        bindings = self_attr_bindings(model, scope.cls, expr.attr.value)
+    else:
+        return []
+    if not bindings or any(b.kind not in ("assign", "ann") or b.value is None for b in bindings):
+        return []
+    return [b.value for b in bindings]
+
+
+def _single_value(model, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    values = _values_of(model, expr)
+    return values[0] if len(values) == 1 else None
+
+
+def _activation(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+    """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.Name):
+        value = _single_value(model, expr)
+        return _activation(ctx, model, value, depth + 1) if value is not None else None
+    if not isinstance(expr, cst.Call):
+        return None
+    func = expr.func
+    found = activation_function(model.qualified_name(func))
+    if found is not None:
+        return found
+    if isinstance(func, cst.Call):  # nn.Softmax(dim=1)(h)
+        return activation_layer(model.qualified_name(func.func))
+    if isinstance(func, cst.Attribute):
+        if not model.is_imported(func):
+            found = activation_method(func.attr.value)
+            if found is not None and (expr.args or found == "sigmoid"):
+                return found
+        value = _single_value(model, func)  # self.act(h) with self.act = nn.Softmax(1)
+        if isinstance(value, cst.Call):
+            return activation_layer(model.qualified_name(value.func))
+    return None
+
+
+def _returns_activation(ctx, model, forward: cst.FunctionDef) -> str | None:
+    """The activation every ``return`` of ``forward`` gives (not its nested functions')."""
+    from torchlint.context import iter_nodes
+
+    kinds = set()
+    for node in iter_nodes(forward.body, into_scopes=False):
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return None
+            found = _activation(ctx, model, node.value)
+            if found is None:
+                seq = _model_of(ctx, model, node.value)
+                found = seq[1] if seq is not None and seq[0] == "sequential" else None
+            kinds.add(found)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _model_of(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, str] | None:
+    """For ``m(x)`` (or a name bound to it once): ``("sequential", activation)`` when ``m`` is an
+    ``nn.Sequential`` whose last layer is an activation, ``("class", name)`` when ``m`` is bound
+    to a construction of a class (the project index's name: a same-file class, or the
+    qualified name of an imported one), else None."""
+    if depth > 4:
+        return None
+    if isinstance(expr, cst.Name):
+        value = _single_value(model, expr)
+        return _model_of(ctx, model, value, depth + 1) if value is not None else None
+    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
+        return None
+    built = _single_value(model, expr.func)
+    if not isinstance(built, cst.Call):
+        return None
+    qualified = model.qualified_name(built.func)
+    if qualified is None:
+        return None
+    if torch_nn_class(qualified) == "Sequential":
+        layers = [a.value for a in built.args if a.keyword is None and not a.star]
+        last = layers[-1] if layers and not any(a.star for a in built.args) else None
+        got = activation_layer(model.qualified_name(last.func)) if isinstance(last, cst.Call) else None
+        return ("sequential", got) if got is not None else None
+    if model.is_imported(built.func):
+        return ("class", qualified) if not qualified.startswith("torch.") else None
+    for b in model.binding_of(built.func):
+        if b.kind == "class":
+            info = model.classes.get(b.node)
+            if info is not None:
+                module = ctx.import_table.module_name
+                return "class", f"{module}.{class_key(info)}" if module else class_key(info)
+    return None

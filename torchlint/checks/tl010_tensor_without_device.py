@@ -1,0 +1,581 @@
+"""TL010 tensor-without-device: a tensor created in code ``forward`` runs, without ``device=``,
+then combined with the input or a parameter.
+
+For every class with a ``forward``, the functions it runs (``semantic.modules.forward_code``)
+are searched for ``torch.zeros/ones/empty/full/arange/randn/rand/randint/eye/tensor/linspace/...``
+calls (``torch_api.tensor_factory``) with no ``device=`` (and no ``**kwargs``). The created
+tensor is followed through method calls that keep its device (``.float()``, ``.unsqueeze(0)``,
+``.triu(1)``: anything but ``.to(<not a dtype>)``, ``.cuda()``, ``.type_as()``, host methods
+like ``.tolist()``) and, once, through a local name it is assigned to (the reads whose only
+reaching binding is that assignment). It is reported where it meets, in arithmetic
+(``+ - * / @ ...``), ``torch.cat``/``stack``/``matmul``/``where``/... or ``x.masked_fill(...)``,
+an expression that *carries the device*: a parameter of the function without a literal
+default, a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
+``.item()``, ``.cpu()``...), a layer call ``self.fc(h)`` or an ``nn.Parameter`` attribute.
+
+Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
+scalar meet a GPU tensor), tensors only used for indexing or shape arithmetic, files that set a
+default device. Findings are pending until the project pass knows the class is an ``nn.Module``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import libcst as cst
+
+from torchlint.context import dotted_name
+from torchlint.finding import Finding, Severity
+from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.modules import forward_code, pending, self_attr_bindings, settle
+from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
+
+# Methods whose result is on another device (or the host), or no tensor at all.
+_MOVING = {"to", "cuda", "type_as", "cpu", "numpy", "tolist", "item", "size", "dim", "numel", "nelement",
+           "stride", "data_ptr", "get_device", "is_contiguous", "pin_memory", "to_dense", "new_zeros",
+           "new_ones", "new_empty", "new_full", "new_tensor", "any", "all"}
+# ``x.<attr>`` that is no tensor on x's device.
+_HOST_ATTRS = {"shape", "device", "dtype", "ndim", "is_cuda", "requires_grad", "training", "grad_fn"}
+_HOST_FUNCTIONS = {"len", "int", "float", "bool", "str", "range", "min", "max", "sum", "round", "abs", "isinstance",
+                   "getattr", "hasattr", "list", "tuple", "print"}
+# torch functions combining their tensor arguments (device mismatch if one is on the CPU).
+_COMBINING = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul", "mm", "bmm",
+              "einsum", "where", "add", "sub", "mul", "div", "maximum", "minimum", "bilinear", "addmm", "baddbmm"}
+_COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_",
+                      "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
+_TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
+# Parameter names that hold sizes, counts and flags rather than tensors.
+_SIZE_NAME = re.compile(r"^(n|k|i|j|t_?max|num_\w+|n_\w+|\w+_(len|length|size|dim|num|count|idx|index|steps?)|"
+                        r"(len|length|size|dim|steps?|offset|start|end|idx|index|count|device|dtype|mode)\w*)$")
+_NEW_METHOD = {"zeros": "new_zeros", "ones": "new_ones", "empty": "new_empty", "full": "new_full",
+               "tensor": "new_tensor"}
+_DEFAULT_DEVICE = ("set_default_device", "set_default_tensor_type", "set_default_dtype_and_device")
+
+
+def message(written: str, cls: str, other: str, factory: str) -> str:
+    new = _NEW_METHOD.get(factory)
+    fix = f"pass device={other}.device" + (f" or use {other}.{new}(...)" if new else "")
+    return (f"`{written}(...)` in `{cls}.forward` has no device=, so it is made on the CPU and then combined with "
+            f"`{other}`: that fails with a device mismatch when the model runs on a GPU; {fix}")
+
+
+class TensorWithoutDevice(Rule):
+    code = "TL010"
+    name = "tensor-without-device"
+    severity = Severity.WARNING
+    default_enabled = True
+    summary = "tensor created in forward without device= and combined with the input: fails on the GPU"
+    options: dict[str, Option] = {}
+    requires_text = ("torch",)
+
+    VALID: list[Valid | str] = [
+        # The fixes: device= from the input, x.new_zeros, a registered buffer.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("scale", torch.ones(4))
+            def forward(self, x):
+                a = x + torch.zeros(x.size(0), 4, device=x.device)
+                b = a * x.new_ones(x.size(0), 4)
+                return b * self.scale
+        """,
+        # Moved afterwards: .to(x.device), .type_as(x), .cuda(), in the chain or on the name.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                pos = torch.arange(x.size(1)).float()
+                pos = pos.to(x.device)
+                noise = torch.randn(x.shape).type_as(x)
+                eye = torch.eye(4).cuda()
+                return x + pos + noise + eye
+        """,
+        # 0-dim scalars broadcast across devices.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                scale = torch.tensor(2.0)
+                return x * scale + torch.zeros(()) + torch.tensor(self.eps)
+        """,
+        # Only indexing and shape arithmetic on the host.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                idx = torch.arange(x.size(0))
+                n = len(torch.ones(3).tolist())
+                return x[idx, :n]
+        """,
+        # Combined only with host values: sizes and counts.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x, steps=10):
+                length = x.size(1)
+                grid = torch.linspace(0, 1, steps) * length
+                return x.sum() , grid
+        """,
+        # Not in forward: __init__ and a method forward does not call.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.randn(4, 4))
+            def forward(self, x):
+                return x @ self.w
+            def sample(self, n):
+                return torch.randn(n, 4) @ self.w
+        """,
+        # Not an nn.Module; a plain function.
+        """
+        import torch
+        class Sampler:
+            def forward(self, x):
+                return x + torch.randn(3)
+        def jitter(x):
+            return x + torch.randn(x.shape)
+        """,
+        # A file that sets the default device.
+        """
+        import torch
+        import torch.nn as nn
+        torch.set_default_device("cuda")
+        class Net(nn.Module):
+            def forward(self, x):
+                return x + torch.zeros(3)
+        """,
+        # **kwargs may carry device=; a module whose input is built on the host.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x, **kw):
+                return x + torch.zeros(3, **kw)
+        """,
+        # .cpu() moves the input to the host first: both on the CPU.
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.cpu() + torch.ones(3)
+        """,
+    ]
+    INVALID: list[Invalid] = [
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return x + torch.zeros(x.size(0), 4)
+            """,
+            lines=(6,),
+            messages=(message("torch.zeros", "Net", "x", "zeros"),),
+        ),
+        # Through a local name and a dtype-only chain.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class PositionalEncoding(nn.Module):
+                def forward(self, x):
+                    pos = torch.arange(x.size(1)).float().unsqueeze(0)
+                    return x + pos
+            """,
+            lines=(6,),
+            messages=(message("torch.arange", "PositionalEncoding", "x", "arange"),),
+        ),
+        # torch.cat with the input, a list literal passed to torch.tensor.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    cls = torch.tensor([[1.0, 0.0]])
+                    return torch.cat([x, cls.expand(x.size(0), 2)], dim=1)
+            """,
+            lines=(6,),
+            messages=(message("torch.tensor", "Net", "x", "tensor"),),
+        ),
+        # A causal mask meeting the scores through masked_fill.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Attention(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.qk = nn.Linear(8, 8)
+                def forward(self, x):
+                    scores = self.qk(x) @ x.transpose(1, 2)
+                    mask = torch.ones(x.size(1), x.size(1)).triu(1).bool()
+                    return scores.masked_fill(mask, float("-inf"))
+            """,
+            lines=(10,),
+            messages=(message("torch.ones", "Attention", "scores", "ones"),),
+        ),
+        # Noise added to a parameter.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Noisy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.zeros(4, 4))
+                def forward(self, x):
+                    w = self.weight + 0.01 * torch.randn(4, 4)
+                    return x @ w
+            """,
+            lines=(9,),
+            messages=(message("torch.randn", "Noisy", "self.weight", "randn"),),
+        ),
+        # In a helper method forward calls.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def _noise(self, h):
+                    return h + torch.rand(h.shape)
+                def forward(self, x):
+                    return self._noise(x)
+            """,
+            lines=(6,),
+            messages=(message("torch.rand", "Net", "h", "rand"),),
+        ),
+        # An identity matrix through torch.matmul; an aliased import.
+        Invalid(
+            """
+            import torch as T
+            from torch import nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return T.matmul(x, T.eye(x.size(-1)))
+            """,
+            lines=(6,),
+            messages=(message("T.eye", "Net", "x", "eye"),),
+        ),
+        # The output of a layer; torch.full.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                def forward(self, x):
+                    h = self.fc(x)
+                    bias = torch.full((4,), 0.5)
+                    return h - bias
+            """,
+            lines=(10,),
+            messages=(message("torch.full", "Net", "h", "full"),),
+        ),
+        # A subclass of a same-file module; augmented assignment.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Base(nn.Module):
+                pass
+            class Net(Base):
+                def forward(self, x):
+                    x += torch.randn(x.shape)
+                    return x
+            """,
+            lines=(8,),
+            messages=(message("torch.randn", "Net", "x", "randn"),),
+        ),
+        # randint and linspace, each combined with the input.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x, t):
+                    steps = torch.linspace(0, 1, 10)
+                    noise = torch.randint(0, 2, (10,))
+                    return x * steps + t * noise
+            """,
+            lines=(6, 7),
+            messages=(message("torch.linspace", "Net", "x", "linspace"), message("torch.randint", "Net", "t", "randint")),
+        ),
+    ]
+
+    def finish(self) -> None:
+        if any(name in self.ctx.text for name in _DEFAULT_DEVICE):
+            return
+        sem = self.ctx.semantic
+        model = sem.model
+        owners: dict[cst.CSTNode, object] = {}
+        for info in model.classes.values():
+            for function in forward_code(sem, info):
+                owners.setdefault(function, info)
+        if not owners:
+            return
+        found = []
+        for site in model.calls:
+            call = site.node
+            factory = tensor_factory(model.qualified_name(call.func))
+            if factory is None or keyword_arg(call, "device") is not None or has_star_kwargs(call) or _scalar(call, factory):
+                continue
+            info = owners.get(enclosing_function(model, site.scope))
+            if info is None:
+                continue
+            other = _Devices(self.ctx, model, info).meets(call)
+            if other is not None:
+                written = dotted_name(call.func) or factory
+                found.append(pending(self.ctx, info, call, message(written, info.name, other, factory)))
+        if found:
+            self.ctx.facts[self.code] = {"pending": found}
+
+    @classmethod
+    def check_project(cls, project, options) -> Iterable[Finding]:
+        return settle(cls, project)
+
+
+def _scalar(call: cst.Call, factory: str) -> bool:
+    """A 0-dim tensor (or one whose shape cannot be told): ``torch.tensor(2.0)``,
+    ``torch.tensor(values)``, ``torch.zeros(())``, ``torch.full((), v)``."""
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    if factory in ("tensor", "as_tensor", "FloatTensor", "LongTensor"):
+        return not isinstance(first, (cst.List, cst.Tuple, cst.ListComp))
+    return isinstance(first, (cst.Tuple, cst.List)) and not first.elements
+
+
+class _Devices:
+    """Where a created tensor goes, and which expressions carry the model's device."""
+
+    def __init__(self, ctx, model, info):
+        self.ctx = ctx
+        self.model = model
+        self.info = info
+
+    def meets(self, expr: cst.BaseExpression, names: int = 2) -> str | None:
+        """The device-carrying expression (as written) the tensor ``expr`` makes is combined
+        with: followed through device-keeping methods, arithmetic with host values and up to
+        ``names`` local names it is assigned to."""
+        end = self._chain_end(expr)
+        if end is None:
+            return None
+        parent = self.ctx.parent(end)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            if names == 0:
+                return None
+            for read in self._reads_of(parent, parent.targets[0].target.value):
+                other = self.meets(read, names - 1)
+                if other is not None:
+                    return other
+            return None
+        if isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is end else parent.left
+            found = self.carrier(other, parent)
+            return found if found is not None else self.meets(parent, names)
+        return self._consumer(end)
+
+    def _chain_end(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """Follow ``expr.float().unsqueeze(0)...``: the last expression with the same device, or
+        None when the chain moves it (``.to(device)``, ``.cuda()``, ``.type_as(x)``, ``.tolist()``)."""
+        parent = self.ctx.parent
+        while True:
+            attr = parent(expr)
+            if not (isinstance(attr, cst.Attribute) and attr.value is expr):
+                return expr
+            call = parent(attr)
+            if not (isinstance(call, cst.Call) and call.func is attr):
+                return None if attr.attr.value not in _TENSOR_ATTRS else self._chain_end(attr)
+            method = attr.attr.value
+            if method in _COMBINING_METHODS:
+                return expr  # the tensor is the receiver of a combination: judged there
+            if method in _MOVING and not (method == "to" and _dtype_only(call)):
+                return None
+            expr = call
+
+    def _reads_of(self, assign: cst.Assign, name: str) -> list[cst.Name]:
+        """The reads of ``name`` in the same function whose only reaching binding is ``assign``."""
+        model = self.model
+        scope = model.scope_of(assign)
+        out = []
+        for node in _names_in(scope.node, name):
+            if model.order.get(node, 0) <= model.order.get(assign, 0) or _is_store(self.ctx, node):
+                continue
+            found = model.reaching(name, node)
+            if len(found) == 1 and found[0].node is assign:
+                out.append(node)
+        return out
+
+    def _consumer(self, expr: cst.BaseExpression) -> str | None:
+        """If ``expr`` is combined with a device-carrying expression, that expression as written."""
+        ctx = self.ctx
+        parent = ctx.parent(expr)
+        if isinstance(parent, cst.AugAssign) and parent.value is expr:
+            return self.carrier(parent.target, parent)
+        if isinstance(parent, cst.Attribute) and parent.value is expr:  # mask.masked_fill(...) on the tensor itself
+            return None
+        if isinstance(parent, cst.Element):
+            container = ctx.parent(parent)
+            arg = ctx.parent(container) if isinstance(container, (cst.List, cst.Tuple)) else None
+            call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and self._combining_function(call):
+                for el in container.elements:
+                    if el is not parent:
+                        found = self.carrier(el.value, call)
+                        if found is not None:
+                            return found
+            return None
+        if isinstance(parent, cst.Arg):
+            call = ctx.parent(parent)
+            if not isinstance(call, cst.Call):
+                return None
+            if self._combining_function(call):
+                for arg in call.args:
+                    if arg is not parent and arg.keyword is None:
+                        found = self.carrier(arg.value, call)
+                        if found is not None:
+                            return found
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _COMBINING_METHODS:
+                return self.carrier(func.value, call)
+        return None
+
+    def _combining_function(self, call: cst.Call) -> bool:
+        name = self.model.qualified_name(call.func) or ""
+        return name.startswith("torch.") and name.rsplit(".", 1)[-1] in _COMBINING and name.count(".") <= 2
+
+    def carrier(self, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> str | None:
+        """The name (or ``self.<attr>``) through which ``expr`` holds a tensor on the model's
+        device, else None."""
+        if depth > 6:
+            return None
+        if isinstance(expr, cst.Name):
+            return expr.value if self._name_carries(expr, depth) else None
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in _HOST_ATTRS:
+                return None
+            dotted = dotted_name(expr)
+            if dotted is not None and self._is_parameter_attr(dotted):
+                return dotted
+            if expr.attr.value in _TENSOR_ATTRS:
+                return self.carrier(expr.value, at, depth + 1)
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self.carrier(expr.value, at, depth + 1)
+        if isinstance(expr, (cst.UnaryOperation,)):
+            return self.carrier(expr.expression, at, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.carrier(expr.left, at, depth + 1) or self.carrier(expr.right, at, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self._call_carrier(expr, at, depth)
+        return None
+
+    def _call_carrier(self, call: cst.Call, at: cst.CSTNode, depth: int) -> str | None:
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            receiver = func.value
+            if func.attr.value in _MOVING and not (func.attr.value == "to" and _dtype_only(call)):
+                return None
+            self_name = self.model.scope_of(call).self_name
+            if isinstance(receiver, cst.Name) and receiver.value == self_name:
+                # a layer's output: its first tensor argument names it
+                for arg in call.args:
+                    found = self.carrier(arg.value, at, depth + 1)
+                    if found is not None:
+                        return found
+                return None
+            name = self.model.qualified_name(func) or ""
+            if not name.startswith("torch."):
+                return self.carrier(receiver, at, depth + 1)
+        name = self.model.qualified_name(func) or ""
+        if name in _HOST_FUNCTIONS or not name.startswith("torch.") or tensor_factory(name) is not None:
+            return None
+        for arg in call.args:
+            if arg.keyword is None:
+                found = self.carrier(arg.value, at, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _name_carries(self, node: cst.Name, depth: int) -> bool:
+        found = self.model.reaching(node.value, node)
+        for b in found:
+            if b.node in self.ctx.ancestors(node):
+                # ``s = s.masked_fill(...)``: the read sees what reached the statement
+                found = self.model.reaching(node.value, b.node)
+                break
+        if not found:
+            return False
+        for b in found:
+            if b.kind == "param":
+                param = b.node
+                if param.default is not None or _SIZE_NAME.match(param.name.value) or \
+                        param.name.value == self.model.scope_of(param).self_name or _host_annotation(param):
+                    return False
+            elif b.kind == "aug":
+                continue
+            elif b.kind in ("assign", "ann", "unpack") and isinstance(b.node, (cst.Assign, cst.AnnAssign)) \
+                    and b.node.value is not None:
+                # ``q, k, v = self.qkv(x).chunk(3)``: each part is where the whole is
+                if self.carrier(b.node.value, b.node, depth + 1) is None:
+                    return False
+            else:
+                return False
+        return True
+
+    def _is_parameter_attr(self, dotted: str) -> bool:
+        """``self.w`` where every ``self.w = ...`` of the class is an ``nn.Parameter(...)``."""
+        head, _, attr = dotted.partition(".")
+        if not attr or "." in attr:
+            return False
+        bindings = self_attr_bindings(self.model, self.info, attr)
+        return bool(bindings) and all(
+            isinstance(b.value, cst.Call) and (self.model.qualified_name(b.value.func) or "") == "torch.nn.Parameter"
+            for b in bindings)
+
+
+def _dtype_only(call: cst.Call) -> bool:
+    """``.to(torch.float32)`` / ``.to(x.dtype)`` / ``.to(dtype=...)``: a dtype change, no move."""
+    if not call.args:
+        return False
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value != "dtype":
+                return False
+            continue
+        dotted = dotted_name(arg.value) or ""
+        if not (dotted.endswith(".dtype") or re.match(r"^torch\.(u?int\d*|float\d*|bfloat16|half|double|long|bool|complex\d*)$", dotted)):
+            return False
+    return True
+
+
+def _host_annotation(param: cst.Param) -> bool:
+    ann = param.annotation
+    return ann is not None and dotted_name(ann.annotation) in ("int", "float", "bool", "str")
+
+
+def _names_in(root: cst.CSTNode, name: str) -> list[cst.Name]:
+    from torchlint.context import iter_nodes
+
+    return [n for n in iter_nodes(root) if isinstance(n, cst.Name) and n.value == name]
+
+
+def _is_store(ctx, node: cst.Name) -> bool:
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.AssignTarget) and parent.target is node:
+        return True
+    return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
