@@ -26,7 +26,7 @@ from typing import Iterable
 import libcst as cst
 
 from torchlint.context import dotted_name
-from torchlint.finding import Finding, Severity
+from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.modules import class_key, self_attr_bindings
 from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg,
@@ -340,8 +340,7 @@ class ActivationBeforeLoss(Rule):
                 if (wants, data) in _BAD:
                     self.report(arg.value, message(f"The output of an nn.Sequential ending in {data}", written, wants, data))
                 continue
-            rng = self.ctx.position(arg.value)
-            uses.append([data, wants, written, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1])
+            uses.append([data, wants, written, Span.of_range(self.ctx.position(arg.value)).to_json()])
         facts = {key: value for key, value in (("ends", ends), ("uses", uses)) if value}
         if facts:
             self.ctx.facts[self.code] = facts
@@ -373,14 +372,13 @@ class ActivationBeforeLoss(Rule):
                 ends[f"{record.module_name}.{qual}" if record.module_name else qual] = got
         for record in project.records:
             facts = record.facts.get(cls.code)
-            for written_cls, wants, loss, line, col, end_line, end_col in (facts or {}).get("uses", ()):
+            for written_cls, wants, loss, span in (facts or {}).get("uses", ()):
                 name = project.resolve_class(written_cls, record)
                 got = _ending(project, name, ends) if name is not None else None
                 if got is None or (wants, got) not in _BAD:
                     continue
-                yield Finding(rule=cls.code, name=cls.name, severity=cls.severity, path=record.path, line=line,
-                              column=col, end_line=end_line, end_column=end_col,
-                              message=message(model_source(name.rsplit(".", 1)[-1], got), loss, wants, got))
+                yield Finding.at(cls, record.path, Span.from_json(span),
+                                 message(model_source(name.rsplit(".", 1)[-1], got), loss, wants, got))
 
 
 def _ending(project, name: str, ends: dict[str, str]) -> str | None:

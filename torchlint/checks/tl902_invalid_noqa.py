@@ -60,8 +60,8 @@ class InvalidNoqa(Rule):
         Invalid("x = 1  # noqa: TL001, lost-layer\n", lines=(1,), messages=(
             "`# noqa: TL001, lost-layer` names lost-layer, which is not a torchlint rule: correct it or remove it "
             "(see `torchlint rules`)",)),
-        Invalid("# torchlint: noqa: TL010\nx = 1\n", lines=(1,), messages=(
-            "`# torchlint: noqa: TL010` names TL010, which is not a torchlint rule: correct it or remove it "
+        Invalid("# torchlint: noqa: TL899\nx = 1\n", lines=(1,), messages=(
+            "`# torchlint: noqa: TL899` names TL899, which is not a torchlint rule: correct it or remove it "
             "(see `torchlint rules`)",)),
         Invalid("x = 1  # noqa: TL002  # noqa; TL001\ny = 2  # NOQA:TL003;\n", lines=(2,), messages=(
             "`# NOQA:TL003;` is not a list of rule codes, so it silences nothing: separate codes with commas "

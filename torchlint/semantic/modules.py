@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from torchlint.finding import Finding
+from torchlint.finding import Finding, Span
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
 
@@ -61,8 +61,7 @@ def class_key(info: "ClassInfo") -> str:
 
 def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str) -> list:
     """A finding at ``node`` that holds if ``info`` is an ``nn.Module``: JSON for the facts."""
-    rng = ctx.position(node)
-    return [class_key(info), rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1, message]
+    return [class_key(info), Span.of_range(ctx.position(node)).to_json(), message]
 
 
 def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
@@ -72,9 +71,7 @@ def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
         facts = record.facts.get(rule.code)
         if not facts:
             continue
-        for qual, line, col, end_line, end_col, message in facts.get("pending", ()):
+        for qual, span, message in facts.get("pending", ()):
             name = f"{record.module_name}.{qual}" if record.module_name else qual
             if project.is_nn_module(name):
-                yield Finding(rule=rule.code, name=rule.name, severity=rule.severity, path=record.path, line=line,
-                              column=col, end_line=end_line, end_column=end_col, message=message,
-                              extra={"class": qual})
+                yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual})
