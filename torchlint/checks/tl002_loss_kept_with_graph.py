@@ -1,29 +1,25 @@
 """TL002 loss-kept-with-graph: a tensor that carries an autograd graph is stored, every
-iteration, in something that outlives the iteration.
+iteration, in something that outlives the iteration. In ``finish``:
 
-Rule logic only: scopes, bindings, call sites, loops and classes come from the semantic model
-(``ctx.semantic.model``), callers from the call graph, data loops / criteria / models / frozen
-modules / no-grad regions from the training model (``ctx.semantic.training``). In ``finish``:
-
-* The *stores*: ``C.append(v)`` / ``C.extend(v)`` / ``C.insert(i, v)``, ``C += v`` and
-  ``C = C + v``, grouped by the function (or module / class body) they run in.
-* A store is judged in its *iteration*: the innermost enclosing loop of its function that the
-  training model classifies as a data loop, or, with none, a per-step method
-  (``training_step`` and the ``step-methods`` option), whose iteration is one call.
-* The container must outlive that iteration: not (re)assigned, cleared or popped inside the
-  data loop (for a per-step method: an attribute of ``self`` or a global, not reset in the
-  method), and not a bounded ``deque(maxlen=...)``.
-* The stored value must carry a graph: a name whose latest assignment is ``.backward()``-ed
-  in the same function, or the result of a loss function, a criterion or a model call, also
-  through arithmetic, attribute/index access, graph-keeping methods (``.mean()``, ``.cpu()``)
-  and tuple/list/dict displays; never through ``.item()``, ``.detach()``, ``float()``,
-  ``.data``, ``.tolist()``, or anything computed under ``no_grad``/``inference_mode``.
-* Not reported: containers whose contents are backward-ed later in the function (multi-task
-  loss sums, micro-batch accumulation), Lightning evaluation hooks, and, when the evidence is
-  only a model or criterion call, a function that neither backwards nor steps an optimizer
-  unless this file calls it outside no-grad (its callers elsewhere may disable autograd).
-  Files that import another framework (TensorFlow, JAX, scikit-learn, ...) and no torch
-  library are left alone.
+* *stores*: ``C.append(v)`` / ``extend`` / ``insert``, ``C += v``, ``C = C + v``, by the code
+  (function, module or class body) they run in;
+* judged in their *iteration*: the innermost data loop around them (training model), or,
+  with none, a function that runs once per batch (``training.once_per_batch``: backward and
+  a step of its own, or called from a data loop; or named in ``step-methods``);
+* the container outlives it: not rebound, cleared or popped in the loop (for a per-batch
+  function: a ``self`` attribute or global, not reset there), not ``deque(maxlen=...)``; a
+  reset on some iterations only (every N steps) still holds N graphs unless each value is
+  backward-ed;
+* the value carries a graph: a backward-ed name (plain numbers and parameters scaling a loss
+  are not carriers), a loss, criterion or model call (also element by element through tuple
+  unpacking), through arithmetic and graph-keeping methods; never through ``.item()``,
+  ``.detach()``, ``float()``, ``.data``, a plain number (``semantic.dataflow``), or
+  ``no_grad``;
+* not reported: values whose container or total later reaches a backward (value flow),
+  Lightning evaluation hooks, and model/criterion outputs in a function that does not train
+  unless, in this file, it runs with autograd on (``semantic.gradmode``: called outside a
+  grad-mode choice, or an evaluation routine switching a model to eval itself). Files of
+  other frameworks are left alone.
 """
 
 from __future__ import annotations
@@ -1107,7 +1103,8 @@ class LossKeptWithGraph(Rule):
         """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
         root = key.split(".")[0].split("[")[0]
         current = self._latest(code, root, at)
-        return any(k == key and self._latest(code, root, site.node) is current
+        return any(k == key and (current in self.model.reaching(root, site.node) if current is not None
+                                 else self._latest(code, root, site.node) is None)
                    for target, site in code.backwards for k in self._differentiated(code, target, site.node))
 
     def _differentiated(self, code: _Code, target: cst.BaseExpression, at: cst.CSTNode) -> list[str]:

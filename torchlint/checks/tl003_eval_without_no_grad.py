@@ -1,36 +1,23 @@
 """TL003 eval-without-no-grad: a model put in eval mode, then called with autograd recording.
 
-``model.eval()`` only switches dropout and batch-norm to inference behaviour; it does not
-stop autograd. A forward of that same object later in the same function (or module body),
-outside ``torch.no_grad()``/``inference_mode()``/``set_grad_enabled(...)``, still saves every
-activation for a backward that never comes.
+``model.eval()`` only switches dropout and batch-norm; a later forward of that object outside
+``no_grad``/``inference_mode``/``set_grad_enabled`` still saves every activation for a
+backward that never comes. Per function / module body (comprehensions belong to theirs):
 
-How the rule decides, per function / module body (nested functions and lambdas are their
-own bodies; comprehensions belong to theirs):
-
-* an *eval event* is ``k.eval()``, ``k.train(False)`` or ``k = <expr>.eval()`` at statement
-  level, on a statement that runs whenever the forward runs (not inside an ``if``, loop or
-  ``except`` the forward is not also in);
-* a *forward* of ``k`` (``model``, ``self.teacher``, ``models[0]``) after the eval event is
-  ``k(...)``, ``k.forward(...)``, a submodule or forward-like method of it
-  (``k.encoder(...)``, ``k.backbone(...)``, ``k.get_action(...)``, ``k.forward_features(...)``),
-  or a call of a same-file helper that forwards ``k`` itself, with no grad-mode choice, no
-  eval and no backward of its own (``self._predict_batch(x)`` for ``self.model``,
-  ``predict(model, x)``: ``k`` passed as an argument);
-* between the two there is no ``k.train()``, no reassignment of ``k``, no call that may
-  train it (``train_one_epoch(k)``, ``trainer.fit(k)``) and no freezing of its parameters;
-* the forward is not under a grad-mode ``with`` or decorator, not after a plain
-  ``torch.set_grad_enabled(...)`` in its body or a module-level
-  ``torch.set_grad_enabled(False)`` (``semantic.gradmode``), the value it returns does not
-  reach a backward or ``torch.autograd.grad`` (followed value by value, not by name:
-  ``semantic.dataflow``), and the body does not ask for input gradients (``x.requires_grad_()``);
-* Lightning evaluation hooks (``validation_step``, ``test_step``, ``predict_step``, ...) and
-  a submodule called inside its parent's ``forward`` are skipped, and so is a function whose
-  every call site in the file runs under a grad-mode choice.
+* an *eval event*: ``k.eval()``, ``k.train(False)``, ``k = <expr>.eval()``, on a statement
+  that runs whenever the forward runs;
+* a *forward* of ``k`` after it: ``k(...)``, ``k.forward(...)``, a submodule or forward-like
+  method (``k.encoder(...)``, ``k.get_action(...)``), or a call of a same-file helper that
+  forwards ``k`` itself with no grad-mode choice, eval or backward of its own
+  (``self._predict_batch(x)`` for ``self.model``; ``predict(model, x)``);
+* in between, no ``k.train()``, rebinding, call that may train it or freezing;
+* the forward makes no grad-mode choice (``semantic.gradmode``), its value does not reach a
+  backward / ``autograd.grad`` (followed value by value: ``semantic.dataflow``), the body
+  asks for no input gradients; Lightning evaluation hooks, submodules in their parent's
+  ``forward`` and functions only called under a grad-mode choice are skipped.
 
 One finding per eval event, at its first unprotected forward.
 """
-
 
 from __future__ import annotations
 
@@ -47,18 +34,18 @@ from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
-from torchlint.torch_api import (expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer,
-                                 looks_like_model_name, mode_switch)
+from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
 
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
              cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
 # ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
-_FORWARD_ATTR = re.compile(r"^(encoder|decoder|backbone|neck|head|classifier|embeddings?|features|stem|trunk|"
-                           r"transformer|actor|critic|policy|q_?net|value_?net|forward_\w+|get_action\w*|get_value)$")
+_FORWARD_ATTR = re.compile(r"^(model|net|network|generator|discriminator|encoder|decoder|backbone|neck|head|"
+                           r"classifier|embeddings?|features|stem|trunk|transformer|actor|critic|policy|q_?net|"
+                           r"value_?net|forward_\w+|get_action\w*|get_value)$")
 
 
-def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
+def _target_keys(target: cst.BaseExpression, out: set[str]) -> set[str]:
     """Keys of what an assignment rebinds; ``xs[i] = ...`` counts as rebinding ``xs``."""
     for leaf in unpack_targets(target):
         while isinstance(leaf, cst.Subscript):
@@ -66,6 +53,7 @@ def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
         key = dotted_name(leaf)
         if key is not None:
             out.add(key)
+    return out
 
 
 def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -715,7 +703,7 @@ class EvalWithoutNoGrad(Rule):
         candidates = [c for body in self._bodies() for c in self._analyze(body)]
         if not candidates:
             return
-        frozen = self._frozen()
+        frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
         module_no_grad = self._modes.module_grad_off()
         for cand in candidates:
             if module_no_grad and cand.scope_is_body:
@@ -806,7 +794,7 @@ class EvalWithoutNoGrad(Rule):
             return
         if isinstance(func, cst.Attribute):
             attr, owner = func.attr.value, expr_key(func.value)
-            if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr) or looks_like_model_name(attr)):
+            if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr)):
                 body.forwards.append((index, owner, node, owner if attr == "forward" else f"{owner}.{attr}"))
                 return
             self._scan_method(body, index, node, attr)
@@ -865,9 +853,7 @@ class EvalWithoutNoGrad(Rule):
 
     @staticmethod
     def _rebind(body: _Body, index: int, target: cst.BaseExpression) -> None:
-        keys: set[str] = set()
-        _target_keys(target, keys)
-        for key in keys:
+        for key in _target_keys(target, set()):
             body.reset(key, index)
 
     def _builds_parameter_free_layer(self, expr: cst.BaseExpression) -> bool:
@@ -1023,9 +1009,6 @@ class EvalWithoutNoGrad(Rule):
         return False
 
     # -- step 4: file-wide exemptions -----------------------------------------------------
-    def _frozen(self) -> set[tuple[cst.CSTNode | None, str]]:
-        return {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
-
     def _owner(self, key: str, node: cst.CSTNode) -> cst.CSTNode | None:
         """Where a key means one object: the class for ``self...``, else the function."""
         model = self._model
