@@ -328,3 +328,23 @@ def test_lightning_eval_hooks():
     assert is_lightning_eval_hook("validation_step")
     assert is_lightning_eval_hook("on_test_epoch_end")
     assert not is_lightning_eval_hook("training_step")
+
+
+def test_window_total_of_a_loss_backward_ed_after_a_conditional_rebinding_is_fine():
+    # torchtune's recipes: `current_loss` is rescaled on one branch, then backward-ed; the
+    # value added to the windowed total is the one backward-ed, so its graph is freed.
+    assert tl002(
+        """
+        def train(model, loader, loss_fn, opt, accum, in_bwd, n):
+            running_loss = 0
+            for idx, batch in enumerate(loader):
+                current_loss = loss_fn(model(batch), batch)
+                running_loss += current_loss
+                if in_bwd:
+                    current_loss = current_loss * n
+                current_loss.backward()
+                if (idx + 1) % accum == 0:
+                    opt.step()
+                    running_loss = 0
+        """
+    ) == []

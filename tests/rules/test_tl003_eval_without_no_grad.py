@@ -456,3 +456,19 @@ def test_class_body_and_odd_code_do_not_raise():
         """
     )
     assert [f.line for f in findings] == [5]
+
+
+def test_methods_named_like_models_are_not_forwards():
+    # torchvision's quantization helper: `fuse_model` after eval() is not a forward; the
+    # real forward two lines later is the one reported.
+    findings = lint_snippet(
+        """
+        def quantize(model, x):
+            model.eval()
+            model.fuse_model(is_qat=False)
+            model.save_model("ckpt")
+            return model(x)
+        """,
+        select=["TL003"],
+    )
+    assert [f.line for f in findings] == [6]

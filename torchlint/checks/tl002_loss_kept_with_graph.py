@@ -1,52 +1,49 @@
 """TL002 loss-kept-with-graph: a tensor that carries an autograd graph is stored, every
-iteration, in something that outlives the iteration.
+iteration, in something that outlives the iteration. In ``finish``:
 
-Rule logic only: scopes, bindings, call sites, loops and classes come from the semantic model
-(``ctx.semantic.model``), callers from the call graph, data loops / criteria / models / frozen
-modules / no-grad regions from the training model (``ctx.semantic.training``). In ``finish``:
-
-* The *stores*: ``C.append(v)`` / ``C.extend(v)`` / ``C.insert(i, v)``, ``C += v`` and
-  ``C = C + v``, grouped by the function (or module / class body) they run in.
-* A store is judged in its *iteration*: the innermost enclosing loop of its function that the
-  training model classifies as a data loop, or, with none, a per-step method
-  (``training_step`` and the ``step-methods`` option), whose iteration is one call.
-* The container must outlive that iteration: not (re)assigned, cleared or popped inside the
-  data loop (for a per-step method: an attribute of ``self`` or a global, not reset in the
-  method), and not a bounded ``deque(maxlen=...)``.
-* The stored value must carry a graph: a name whose latest assignment is ``.backward()``-ed
-  in the same function, or the result of a loss function, a criterion or a model call, also
-  through arithmetic, attribute/index access, graph-keeping methods (``.mean()``, ``.cpu()``)
-  and tuple/list/dict displays; never through ``.item()``, ``.detach()``, ``float()``,
-  ``.data``, ``.tolist()``, or anything computed under ``no_grad``/``inference_mode``.
-* Not reported: containers whose contents are backward-ed later in the function (multi-task
-  loss sums, micro-batch accumulation), Lightning evaluation hooks, and, when the evidence is
-  only a model or criterion call, a function that neither backwards nor steps an optimizer
-  unless this file calls it outside no-grad (its callers elsewhere may disable autograd).
-  Files that import another framework (TensorFlow, JAX, scikit-learn, ...) and no torch
-  library are left alone.
+* *stores*: ``C.append(v)`` / ``extend`` / ``insert``, ``C += v``, ``C = C + v``, by the code
+  (function, module or class body) they run in;
+* judged in their *iteration*: the innermost data loop around them (training model), or,
+  with none, a function that runs once per batch (``training.once_per_batch``: backward and
+  a step of its own, or called from a data loop; or named in ``step-methods``);
+* the container outlives it: not rebound, cleared or popped in the loop (for a per-batch
+  function: a ``self`` attribute or global, not reset there), not ``deque(maxlen=...)``; a
+  reset on some iterations only (every N steps) still holds N graphs unless each value is
+  backward-ed;
+* the value carries a graph: a backward-ed name (plain numbers and parameters scaling a loss
+  are not carriers), a loss, criterion or model call (also element by element through tuple
+  unpacking), through arithmetic and graph-keeping methods; never through ``.item()``,
+  ``.detach()``, ``float()``, ``.data``, a plain number (``semantic.dataflow``), or
+  ``no_grad``;
+* not reported: values whose container or total later reaches a backward (value flow),
+  Lightning evaluation hooks, and model/criterion outputs in a function that does not train
+  unless, in this file, it runs with autograd on (``semantic.gradmode``: called outside a
+  grad-mode choice, or an evaluation routine switching a model to eval itself). Files of
+  other frameworks are left alone.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import referenced_names, unpack_targets
+from torchlint.context import unpack_targets
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule
 from torchlint.semantic import libraries
+from torchlint.semantic.dataflow import Flow, gradient_target, is_plain_number
+from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
 from torchlint.semantic.training import DATA
 from torchlint.torch_api import (
-    backward_target,
     expr_key,
     is_detached,
     is_loss_constructor,
     is_loss_function,
     looks_like_criterion_name,
     looks_like_model_name,
+    mode_switch,
 )
 
 _STORE_METHODS = {"append": 0, "extend": 0, "appendleft": 0, "insert": 1}
@@ -77,7 +74,6 @@ _FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
 # Text one of which a file needs for any value in it to count as carrying a graph.
 _EVIDENCE_TEXT = ("backward", "autograd", "scaler", "oss", "kl_div", "criteri", "model", "net", "Net", "Module",
                   "generator", "discriminator", "self(", "forward")
-_SCALER_CALL = re.compile(r"scaler$", re.IGNORECASE)
 _MAX_DEPTH = 12
 
 
@@ -221,7 +217,8 @@ class LossKeptWithGraph(Rule):
                 acc += criterion(model(x), y)
             (acc / len(loader)).backward()
         """,
-        # torchtune-style accumulation window: reset in the same loop after the step.
+        # torchtune-style accumulation window: each loss is backward-ed (its graph freed) and
+        # the total is reset after the step.
         """
         class Recipe:
             def train(self, loader, accum):
@@ -229,6 +226,7 @@ class LossKeptWithGraph(Rule):
                 for idx, batch in enumerate(loader):
                     current_loss = self._loss_fn(self._model(batch), batch["labels"])
                     running_loss += current_loss
+                    current_loss.backward()
                     if (idx + 1) % accum == 0:
                         self._optimizer.step()
                         self._optimizer.zero_grad()
@@ -380,6 +378,51 @@ class LossKeptWithGraph(Rule):
         for x, y in dataset:
             outs.append(model(x))
             outs.append(loss_fn(y, model(x)))
+        """,
+        # Plain numbers in the backward expression are not graph carriers.
+        """
+        def train(model, loader, opt, criterion, accum_steps, scale):
+            running, history = 0.0, []
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                running += loss.item() / accum_steps
+                (loss * scale).backward()
+                history.append(scale)
+                opt.step()
+        """,
+        # Only the backward-ed element of a loss function's tuple is known to carry a graph
+        # (the others are often logged numbers); an evaluation routine run under no_grad.
+        """
+        import torch
+        def train(model, loader, opt, loss_fn):
+            history = []
+            for x, y in loader:
+                total, parts = loss_fn(model(x), y)
+                total.backward()
+                opt.step()
+                history.append(parts)
+        def evaluate(model, loader):
+            model.eval()
+            outs = []
+            for x in loader:
+                outs.append(model(x))
+            return outs
+        def main(model, loader):
+            with torch.no_grad():
+                evaluate(model, loader)
+        """,
+        # A per-batch method (backward + step) storing numbers, and a local list.
+        """
+        class Agent:
+            def update(self, batch):
+                losses = []
+                loss = self.criterion(self.model(batch), batch)
+                losses.append(loss)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                self.history["loss"].append(loss.item())
         """,
     ]
 
@@ -618,6 +661,103 @@ class LossKeptWithGraph(Rule):
             ),
             options={"step-methods": ["update"]},
         ),
+        # Whatever its name, a method that does backward and an optimizer step runs once per batch.
+        Invalid(
+            """
+            class Agent:
+                def update(self, batch):
+                    loss = self.criterion(self.model(batch), batch)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.history["loss"].append(loss)
+            """,
+            lines=(8,),
+            messages=(
+                '`self.history["loss"].append(loss)` keeps each training step\'s autograd graph alive, so memory '
+                "grows every step; store `loss.item()` (or `loss.detach()`) instead",
+            ),
+        ),
+        # A function a data loop calls once per iteration runs once per batch.
+        Invalid(
+            """
+            class Runner:
+                def run_batch(self, batch):
+                    loss = self.criterion(self.model(batch), batch)
+                    self.batch_losses.append(loss)
+                    return loss
+                def fit(self, loader):
+                    for batch in loader:
+                        self.run_batch(batch).backward()
+                        self.optimizer.step()
+            """,
+            lines=(5,),
+            messages=(
+                "`self.batch_losses.append(loss)` keeps each training step's autograd graph alive, so memory grows "
+                "every step; store `loss.item()` (or `loss.detach()`) instead",
+            ),
+        ),
+        # A running metric reset every N iterations but never backward-ed holds N graphs.
+        Invalid(
+            """
+            import torch.nn.functional as F
+            def train(model, loader, opt, criterion, log_every):
+                running_l1 = 0
+                for i, (x, y) in enumerate(loader):
+                    out = model(x)
+                    loss = criterion(out, y)
+                    loss.backward()
+                    opt.step()
+                    running_l1 += F.l1_loss(out, y)
+                    if i % log_every == 0:
+                        print(running_l1 / log_every)
+                        running_l1 = 0
+            """,
+            lines=(10,),
+            messages=(
+                "`running_l1 += F.l1_loss(out, y)` keeps every iteration's autograd graph alive until it is reset, "
+                "so memory grows with every step in between; accumulate `F.l1_loss(out, y).item()` (or "
+                "`F.l1_loss(out, y).detach()`) instead",
+            ),
+        ),
+        # An evaluation loop outside no_grad (nothing here calls it under no_grad).
+        Invalid(
+            """
+            def evaluate(model, val_loader, criterion):
+                model.eval()
+                total, preds = 0, []
+                for x, y in val_loader:
+                    logits = model(x)
+                    total += criterion(logits, y)
+                    preds.append(logits)
+                return total, preds
+            """,
+            lines=(7, 8),
+            messages=(
+                "`total += criterion(logits, y)` keeps each iteration's autograd graph alive, so memory grows every "
+                "step; accumulate `criterion(logits, y).item()` (or `criterion(logits, y).detach()`) instead",
+                "`preds.append(logits)` keeps each iteration's autograd graph alive, so memory grows every step; "
+                "store `logits.detach()` instead",
+            ),
+        ),
+        # Tuple unpacking: each element of a model's output carries the graph.
+        Invalid(
+            """
+            def train(model, loader, opt, criterion):
+                kept = []
+                for x, y in loader:
+                    logits, aux = model(x)
+                    loss = criterion(logits, y) + 0.4 * criterion(aux, y)
+                    loss.backward()
+                    opt.step()
+                    kept.append(logits)
+            """,
+            lines=(9,),
+            messages=(
+                "`kept.append(logits)` keeps each iteration's autograd graph alive, so memory grows every step; "
+                "store `logits.detach()` instead",
+            ),
+        ),
     ]
 
     @classmethod
@@ -672,6 +812,8 @@ class LossKeptWithGraph(Rule):
         if not self._stores or libraries.only_foreign(self.ctx.imports.values()):
             return  # (cheap files stay cheap: no semantic model is built)
         self.model = self.ctx.semantic.model
+        self._flow = Flow(self.ctx, self.model)
+        self._modes = GradModes(self.ctx)
         for code in self._collect():
             self._check(code)
 
@@ -691,7 +833,7 @@ class LossKeptWithGraph(Rule):
 
         for site in model.calls:
             call, func = site.node, site.node.func
-            target = self._backward_of(call)
+            target = gradient_target(self.ctx, call)
             if target is not None:
                 add(site.scope, "backwards", [(target, site)])
             elif isinstance(func, cst.Attribute) and func.attr.value in _BOUNDING_METHODS:
@@ -704,26 +846,26 @@ class LossKeptWithGraph(Rule):
         return [c for c in codes.values() if c.stores]
 
     def _may_matter(self, store: _Store) -> bool:
-        """Worth the analysis: in a loop or a per-step method, and not plainly graph-free."""
+        """Worth the analysis: in a loop or a function, and not plainly graph-free."""
         if isinstance(store.value, _GRAPH_FREE) or is_detached(self.ctx, store.value):
             return False
-        if self.ctx.enclosing_loops(store.node):
-            return True
-        return any(isinstance(a, cst.FunctionDef) and a.name.value in self._step_methods for a in self.ctx.ancestors(store.node))
+        return bool(self.ctx.enclosing_loops(store.node)) or self.ctx.enclosing_function(store.node) is not None
 
     def _check(self, code: _Code) -> None:
         fn = code.scope.node if isinstance(code.scope.node, cst.FunctionDef) else None
-        step_method = fn is not None and fn.name.value in self._step_methods
+        named = fn is not None and fn.name.value in self._step_methods
+        per_step = named or (fn is not None and self.ctx.semantic.training.once_per_batch(fn))
         order = self.model.order
         for store in sorted(code.stores, key=lambda s: order[s.node]):
             loop = self._data_loop(code, store.node)
-            if loop is None and not step_method:
+            if loop is None and not per_step:
                 continue
-            if not self._outlives_iteration(code, store, loop):
+            lifetime = self._lifetime(code, store, loop)
+            if lifetime is None:
                 continue
-            evidence = self._evidence(code, store, fn, step_method)
-            if evidence is not None:
-                self.report(store.node, self._message(store, evidence, loop is None))
+            evidence = self._evidence(code, store, fn, named)
+            if evidence is not None and not (lifetime == "window" and evidence == "backward"):
+                self.report(store.node, self._message(store, evidence, loop is None, lifetime == "window"))
 
     # where the store's iteration is, and whether the container outlives it
     def _data_loop(self, code: _Code, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -736,13 +878,24 @@ class LossKeptWithGraph(Rule):
                 return loop
         return None
 
-    def _outlives_iteration(self, code: _Code, store: _Store, loop: cst.CSTNode | None) -> bool:
-        if loop is None:
-            if not self._outlives_call(code, store):
+    def _lifetime(self, code: _Code, store: _Store, loop: cst.CSTNode | None) -> str | None:
+        """How long what is stored lives: "run" (past the iteration or call), "window" (until
+        a reset that runs on some iterations only: every N steps), None (one iteration)."""
+        if store.key in self._bounded() or loop is None and not self._outlives_call(code, store):
+            return None
+        resets = [] if loop is None else self._resets_in(code, store, loop)
+        if not resets:
+            return "run"
+        return "window" if all(self._conditional(node, loop) for node in resets) else None
+
+    def _conditional(self, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """Under an ``if`` inside ``loop``: runs on some iterations only."""
+        for anc in self.ctx.ancestors(node):
+            if anc is loop:
                 return False
-        elif self._reset_in(code, store, loop):
-            return False
-        return store.key not in self._bounded()
+            if isinstance(anc, cst.If):
+                return True
+        return False
 
     def _bindings(self, code: _Code, key: str) -> list[Binding]:
         """Bindings of ``key`` made by ``code`` (``global`` names: the model keeps them in the module)."""
@@ -757,13 +910,11 @@ class LossKeptWithGraph(Rule):
         return [b for b in self._bindings(code, key)
                 if b.node is not store.node and not (b.kind == "aug" and key == store.key)]
 
-    def _reset_in(self, code: _Code, store: _Store, loop: cst.CSTNode) -> bool:
-        """Is the container (re)assigned, cleared or shrunk inside ``loop``?"""
+    def _resets_in(self, code: _Code, store: _Store, loop: cst.CSTNode) -> list[cst.CSTNode]:
+        """Where the container is (re)assigned, cleared or shrunk inside ``loop``."""
         chain = _root_chain(store.container)
-        for key in chain:
-            if any(self._inside(b.node, loop) for b in self._reassigned(code, store, key)):
-                return True
-        return any(key in chain and self._inside(node, loop) for key, node in code.bounding)
+        found = [b.node for key in chain for b in self._reassigned(code, store, key) if self._inside(b.node, loop)]
+        return found + [node for key, node in code.bounding if key in chain and self._inside(node, loop)]
 
     def _outlives_call(self, code: _Code, store: _Store) -> bool:
         """In a per-step method: a ``self`` attribute or a global, not reset in the method."""
@@ -809,19 +960,25 @@ class LossKeptWithGraph(Rule):
     # does the value carry a graph, with autograd on?
     def _evidence(self, code: _Code, store: _Store, fn: cst.FunctionDef | None, step_method: bool) -> str | None:
         training = self.ctx.semantic.training
-        if training.in_no_grad(store.node, lightning_hooks=True) or training.grad_disabled_before(store.node):
+        if training.in_no_grad(store.node, lightning_hooks=True) or training.grad_disabled_before(store.node) \
+                or is_plain_number(self.model, store.value):
             return None
         evidence = self._graph(code, store.value, store.node, 0)
         if evidence is None:
             return None
-        if evidence != "backward" and fn is not None and not step_method and not self._trains_itself(code):
-            # Only a model or criterion call, in a function that does not train: it may
-            # well run under its caller's no_grad, unless this file calls it with grad on.
-            if not any(not training.in_no_grad(s.node) for s in self.ctx.semantic.graph.callers(fn)):
-                return None
-        if self._consumed(code, store):
-            return None
-        return evidence
+        if evidence != "backward" and fn is not None and not step_method and not self._trains_itself(code) \
+                and not self._runs_with_grad(fn):
+            return None  # a model or criterion call in a function that does not train
+        return None if self._consumed(code, store) else evidence
+
+    def _runs_with_grad(self, fn: cst.FunctionDef) -> bool:
+        """As far as this file shows, autograd is on when ``fn`` runs: not every call site
+        makes a grad-mode choice, and it has one, or it switches a model to eval mode itself
+        (an evaluation routine: its callers elsewhere are not trusted to disable autograd)."""
+        graph = self.ctx.semantic.graph
+        if self._modes.only_called_with_choice(fn):
+            return False
+        return bool(graph.callers(fn)) or any(mode_switch(s.node) is False for s in graph.sites(fn))
 
     def _steps(self, code: _Code) -> list[CallSite]:
         if code.steps is None:
@@ -915,6 +1072,8 @@ class LossKeptWithGraph(Rule):
     def _binding_graph(self, code: _Code, key: str, at: cst.CSTNode, depth: int) -> str | None:
         """Does the value ``key`` holds at ``at`` carry a graph? (``+=`` keeps what it held before.)"""
         b = self._latest(code, key, at)
+        if b is not None and b.kind == "unpack" and depth <= _MAX_DEPTH:
+            return self._unpacked_graph(code, b, depth)
         if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.in_no_grad(b.node):
             return None
         found = self._graph(code, b.value, b.node, depth + 1)
@@ -922,12 +1081,74 @@ class LossKeptWithGraph(Rule):
             return found
         return self._binding_graph(code, key, b.node, depth + 1)
 
+    def _unpacked_graph(self, code: _Code, b: Binding, depth: int) -> str | None:
+        """An element of ``a, b = <value>``: the matching element of a tuple display, or any
+        element of a model's output (an element of a loss function's result may be a logged
+        number, so it counts only when it is backward-ed itself)."""
+        node = b.node
+        if not isinstance(node, cst.Assign) or self.ctx.semantic.training.in_no_grad(node):
+            return None
+        value = node.value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            for t in node.targets:
+                elements = t.target.elements if isinstance(t.target, (cst.Tuple, cst.List)) else ()
+                if len(elements) == len(value.elements):
+                    for target, element in zip(elements, value.elements):
+                        if expr_key(target.value) == b.key:
+                            return self._graph(code, element.value, node, depth + 1)
+            return None
+        found = self._graph(code, value, node, depth + 1) if isinstance(value, cst.Call) else None
+        return found if found == "model" else None
+
     def _backwarded(self, code: _Code, key: str, at: cst.CSTNode) -> bool:
         """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
         root = key.split(".")[0].split("[")[0]
         current = self._latest(code, root, at)
-        return any(k == key and self._latest(code, root, site.node) is current
-                   for target, site in code.backwards for k in _backward_keys(target))
+        return any(k == key and (current in self.model.reaching(root, site.node) if current is not None
+                                 else self._latest(code, root, site.node) is None)
+                   for target, site in code.backwards for k in self._differentiated(code, target, site.node))
+
+    def _differentiated(self, code: _Code, target: cst.BaseExpression, at: cst.CSTNode) -> list[str]:
+        """Keys a backward differentiates: ``loss`` in ``loss.backward()``, ``(loss / n).backward()``,
+        ``loss.mean().backward()``; ``out.loss``, ``out["loss"]``. Never a plain number, nor, in
+        a product or quotient, a factor with no graph of its own next to one that has
+        (``scale`` in ``(loss * scale).backward()``)."""
+        out: list[str] = []
+        stack = [target]
+        while stack:
+            node = stack.pop()
+            key = expr_key(node)
+            if key is not None:
+                if not is_plain_number(self.model, node):
+                    out.append(key)
+            elif isinstance(node, cst.BinaryOperation):
+                stack.extend(self._factors(code, node, at))
+            elif isinstance(node, cst.UnaryOperation):
+                stack.append(node.expression)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRAPH_METHODS:
+                stack.append(node.func.value)
+        return out
+
+    def _factors(self, code: _Code, node: cst.BinaryOperation, at: cst.CSTNode) -> list[cst.BaseExpression]:
+        """The operands of ``node`` that carry what a backward differentiates: in a product or
+        quotient, those with a graph of their own, else those that are not parameters of the
+        function (``loss * scale`` in ``def step(self, batch, scale)``), else both."""
+        sides = [node.left, node.right]
+        if not isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            return sides
+        return [x for x in sides if self._own_graph(code, x, at)] or \
+            [x for x in sides if not self._parameter(code, x, at)] or sides
+
+    def _parameter(self, code: _Code, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        b = self._latest(code, expr.value, at) if isinstance(expr, cst.Name) else None
+        return b is not None and b.kind == "param"
+
+    def _own_graph(self, code: _Code, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        """May carry a graph of its own (not only by being backward-ed): no name bound to a
+        value without one, no ``self`` attribute, no plain number."""
+        if isinstance(expr, cst.Name):
+            return self._binding_graph(code, expr.value, at, 1) is not None
+        return _root_name(expr) != code.scope.self_name and not is_plain_number(self.model, expr)
 
     def _is_model(self, key: str, call: cst.Call) -> bool:
         training = self.ctx.semantic.training
@@ -940,35 +1161,9 @@ class LossKeptWithGraph(Rule):
             return info is not None and training.is_module_class(info)
         return key in training.bindings["model"] or looks_like_model_name(key)
 
-    def _backward_of(self, call: cst.Call) -> cst.BaseExpression | None:
-        """What a backward-like call differentiates: a backward, ``torch.autograd.grad(X, ...)``
-        or a timm-style ``loss_scaler(X, optimizer)``."""
-        target = backward_target(self.ctx, call)
-        if target is not None or not call.args:
-            return target
-        if self.ctx.qualified_name(call.func) == "torch.autograd.grad":
-            return call.args[0].value
-        key = expr_key(call.func)
-        if key is not None and _SCALER_CALL.search(key.rsplit(".", 1)[-1]):
-            return call.args[0].value
-        return None
-
     def _consumed(self, code: _Code, store: _Store) -> bool:
-        """Is the container (or what is computed from it) backward-ed in this function?"""
-        if not code.backwards:
-            return False
-        derived = set(_root_chain(store.container)) - {"self", "cls"}
-        values = [(key, [b.node.value if b.kind == "unpack" else b.value for b in bindings])
-                  for key, bindings in code.scope.bindings.items()]
-        changed, rounds = True, 0
-        while changed and rounds < 6:
-            changed = False
-            rounds += 1
-            for key, exprs in values:
-                if key not in derived and any(v is not None and referenced_names(v) & derived for v in exprs):
-                    derived.add(key)
-                    changed = True
-        return any(referenced_names(target) & derived for target, _ in code.backwards)
+        """Is what the store builds (the container, the total) backward-ed later in this code?"""
+        return self._flow.reaches(store.value, {target for target, _ in code.backwards})
 
     # reporting
     def _fix(self, value: cst.BaseExpression, short: str | None, evidence: str) -> str:
@@ -984,7 +1179,7 @@ class LossKeptWithGraph(Rule):
             return f"`{short}.detach()` instead"
         return f"`{short}.item()` (or `{short}.detach()`) instead"
 
-    def _message(self, store: _Store, evidence: str, per_step: bool) -> str:
+    def _message(self, store: _Store, evidence: str, per_step: bool, window: bool) -> str:
         code = self.ctx.module.code_for_node
         value = code(store.value).strip()
         short = value if len(value) <= 40 and "\n" not in value else None
@@ -997,8 +1192,11 @@ class LossKeptWithGraph(Rule):
             text = f"{target} = {target} + {short or '...'}"
         if len(text) > 70:
             text = text[:67] + "..."
-        span = "each training step's" if per_step else "each iteration's"
         verb = "store" if store.kind == "call" else "accumulate"
+        if window:
+            return f"`{text}` keeps every iteration's autograd graph alive until it is reset, so memory grows " \
+                   f"with every step in between; {verb} {self._fix(store.value, short, evidence)}"
+        span = "each training step's" if per_step else "each iteration's"
         return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {self._fix(store.value, short, evidence)}"
 
 
@@ -1008,22 +1206,3 @@ def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
     name = ctx.qualified_name(func) or ""
     root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
     return last in _FOREIGN_MODEL_CALLS or root in libraries.FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
-
-
-def _backward_keys(target: cst.BaseExpression) -> list[str]:
-    """Keys a backward differentiates: ``loss`` in ``loss.backward()``,
-    ``(loss / n).backward()``, ``loss.mean().backward()``; ``out.loss``, ``out["loss"]``."""
-    out: list[str] = []
-    stack = [target]
-    while stack:
-        node = stack.pop()
-        key = expr_key(node)
-        if key is not None:
-            out.append(key)
-        elif isinstance(node, cst.BinaryOperation):
-            stack.extend((node.left, node.right))
-        elif isinstance(node, cst.UnaryOperation):
-            stack.append(node.expression)
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRAPH_METHODS:
-            stack.append(node.func.value)
-    return out

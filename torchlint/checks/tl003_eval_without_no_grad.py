@@ -1,60 +1,50 @@
 """TL003 eval-without-no-grad: a model put in eval mode, then called with autograd recording.
 
-``model.eval()`` only switches dropout and batch-norm to inference behaviour; it does not
-stop autograd. A forward of that same object later in the same function (or module body),
-outside ``torch.no_grad()``/``inference_mode()``/``set_grad_enabled(...)``, still saves every
-activation for a backward that never comes.
+``model.eval()`` only switches dropout and batch-norm; a later forward of that object outside
+``no_grad``/``inference_mode``/``set_grad_enabled`` still saves every activation for a
+backward that never comes. Per function / module body (comprehensions belong to theirs):
 
-How the rule decides, per function / module body (nested functions and lambdas are their
-own bodies):
-
-* an *eval event* is ``k.eval()``, ``k.train(False)`` or ``k = <expr>.eval()`` at statement
-  level, on a statement that runs whenever the forward runs (not inside an ``if``, loop or
-  ``except`` the forward is not also in);
-* a *forward* is ``k(...)`` or ``k.forward(...)`` on the same key (``model``,
-  ``self.teacher``, ``models[0]``), after the eval event;
-* between the two there is no ``k.train()``, no reassignment of ``k``, no call that may
-  train it (``train_one_epoch(k)``, ``trainer.fit(k)``) and no freezing of its parameters;
-* the forward is not under a grad-mode ``with`` or decorator, not after a plain
-  ``torch.set_grad_enabled(...)`` in its body or a module-level
-  ``torch.set_grad_enabled(False)``, its result does not flow into a backward or
-  ``torch.autograd.grad``, and the body does not ask for input gradients
-  (``x.requires_grad_()``);
-* Lightning evaluation hooks (``validation_step``, ``test_step``, ``predict_step``, ...) and
-  a submodule called inside its parent's ``forward`` are skipped, and so is a helper whose
-  every call site in the file runs under no-grad.
+* an *eval event*: ``k.eval()``, ``k.train(False)``, ``k = <expr>.eval()``, on a statement
+  that runs whenever the forward runs;
+* a *forward* of ``k`` after it: ``k(...)``, ``k.forward(...)``, a submodule or forward-like
+  method (``k.encoder(...)``, ``k.get_action(...)``), or a call of a same-file helper that
+  forwards ``k`` itself with no grad-mode choice, eval or backward of its own
+  (``self._predict_batch(x)`` for ``self.model``; ``predict(model, x)``);
+* in between, no ``k.train()``, rebinding, call that may train it or freezing;
+* the forward makes no grad-mode choice (``semantic.gradmode``), its value does not reach a
+  backward / ``autograd.grad`` (followed value by value: ``semantic.dataflow``), the body
+  asks for no input gradients; Lightning evaluation hooks, submodules in their parent's
+  ``forward`` and functions only called under a grad-mode choice are skipped.
 
 One finding per eval event, at its first unprotected forward.
 """
 
-
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, referenced_names, unpack_targets
+from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.dataflow import Flow, gradient_target
+from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
-from torchlint.semantic.training import freeze_sites, grad_mode_exprs, in_lightning_eval_hook
-from torchlint.torch_api import (backward_target, expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer,
-                                 mode_switch)
+from torchlint.semantic.training import freeze_sites
+from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
 
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
              cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
-_STATEMENT_END = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-_APPENDING = {"append", "extend", "add", "insert", "update", "appendleft", "put"}
-# A grad-mode context is any name whose last part holds one of these: torch's own
-# (no_grad, inference_mode, set_grad_enabled, enable_grad, any argument: an explicit choice)
-# and project wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``).
-_GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
-_AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
+# ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
+_FORWARD_ATTR = re.compile(r"^(model|net|network|generator|discriminator|encoder|decoder|backbone|neck|head|"
+                           r"classifier|embeddings?|features|stem|trunk|transformer|actor|critic|policy|q_?net|"
+                           r"value_?net|forward_\w+|get_action\w*|get_value)$")
 
 
-def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
+def _target_keys(target: cst.BaseExpression, out: set[str]) -> set[str]:
     """Keys of what an assignment rebinds; ``xs[i] = ...`` counts as rebinding ``xs``."""
     for leaf in unpack_targets(target):
         while isinstance(leaf, cst.Subscript):
@@ -62,6 +52,7 @@ def _target_keys(target: cst.BaseExpression, out: set[str]) -> None:
         key = dotted_name(leaf)
         if key is not None:
             out.add(key)
+    return out
 
 
 def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -69,23 +60,6 @@ def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
         expr = expr.func.value
     return expr
-
-
-def _taint(grad_exprs: list[cst.CSTNode], assigns: dict[cst.CSTNode, set[str]]) -> set[str]:
-    """Keys whose value may reach a backward / autograd.grad (a fixpoint over assignments)."""
-    tainted: set[str] = set()
-    for expr in grad_exprs:
-        tainted |= referenced_names(expr)
-    pending = dict(assigns)
-    changed = True
-    while changed and pending:
-        changed = False
-        for value, keys in list(pending.items()):
-            if keys & tainted:
-                tainted |= referenced_names(value)
-                del pending[value]
-                changed = True
-    return tainted
 
 
 @dataclass
@@ -96,10 +70,10 @@ class _Body:
     function: cst.FunctionDef | None
     evals: list = field(default_factory=list)  # (index, key, eval Call)
     eval_keys: set = field(default_factory=set)
-    forwards: list = field(default_factory=list)  # (index, key, forward Call)
+    forwards: list = field(default_factory=list)  # (index, key, forward Call, what is called)
+    helpers: list = field(default_factory=list)  # (index, Call) of plain and ``self.`` calls
     resets: dict = field(default_factory=dict)  # key -> [index]: back in (maybe) training mode, rebound
     built: dict = field(default_factory=dict)  # key -> [(index, is a parameter-free layer)]
-    assigns: dict = field(default_factory=dict)  # value node -> keys it is stored into
     grad_exprs: list = field(default_factory=list)  # what backward / autograd.grad differentiate
     grad_wanted: set = field(default_factory=set)  # keys with gradient checkpointing switched on
     set_grad_at: int | None = None  # first plain torch.set_grad_enabled(...) statement
@@ -111,9 +85,11 @@ class _Body:
 
 @dataclass
 class _Candidate:
-    forward: cst.Call
+    forward: cst.Call  # the forward, or the helper call that runs one
     eval_call: cst.Call
-    key: str
+    key: str  # the object put in eval mode
+    shown: str  # what is called: ``model``, ``net.encoder``, ``self._predict_batch``
+    inner: tuple | None  # (forward Call, its text) inside the helper, for a helper call
     function: cst.FunctionDef | None
     scope_is_body: bool  # in a function or class body, not at module level
 
@@ -374,6 +350,32 @@ class EvalWithoutNoGrad(Rule):
             "        loss = self.loss(self.head(feats), batch[1])\n"
             "        return loss\n"
         ),
+        # A helper that protects its own forward; one that trains; nn.Module methods that run no forward.
+        Valid(
+            "import torch\n\n"
+            "class Trainer:\n"
+            "    def validate(self, loader):\n"
+            "        self.model.eval()\n"
+            "        self.model.to('cuda')\n"
+            "        state = self.model.state_dict()\n"
+            "        for x, y in loader:\n"
+            "            out = self._predict_batch(x)\n"
+            "            self._fit_batch(x, y)\n\n"
+            "    def _predict_batch(self, x):\n"
+            "        with torch.no_grad():\n"
+            "            return self.model(x)\n\n"
+            "    def _fit_batch(self, x, y):\n"
+            "        self.criterion(self.model(x), y).backward()\n"
+        ),
+        # The eval forward's value (one element of a tuple) reaches autograd.grad.
+        Valid(
+            "import torch\n\n"
+            "def gradients(model, x, y, criterion):\n"
+            "    model.eval()\n"
+            "    feats, logits = model(x)\n"
+            "    loss = criterion(logits, y)\n"
+            "    return torch.autograd.grad(loss, list(model.parameters()))\n"
+        ),
     ]
 
     INVALID = [
@@ -573,6 +575,110 @@ class EvalWithoutNoGrad(Rule):
                 "`torch.inference_mode()`)",
             ),
         ),
+        # The same name reused for an eval forward and a training forward: the value is followed.
+        Invalid(
+            "def run(model, loader, opt, criterion, x0):\n"
+            "    model.eval()\n"
+            "    pred = model(x0)\n"
+            "    print(pred.argmax())\n"
+            "    model.train()\n"
+            "    for x, y in loader:\n"
+            "        pred = model(x)\n"
+            "        loss = criterion(pred, y)\n"
+            "        loss.backward()\n"
+            "        opt.step()\n",
+            lines=(3,),
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
+        # Submodules after the parent's eval() (a seq2seq decoder loop).
+        Invalid(
+            "import torch\n\n"
+            "def translate(net, src, steps):\n"
+            "    net.eval()\n"
+            "    state = net.encoder(src)\n"
+            "    tokens = []\n"
+            "    for _ in range(steps):\n"
+            "        logits, state = net.decoder(src, state)\n"
+            "        tokens.append(logits.argmax(-1).item())\n"
+            "    return tokens\n",
+            lines=(5,),
+            messages=(
+                "`net.encoder(...)` runs after `net.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
+        # A forward through a model method (an RL policy's action).
+        Invalid(
+            "def rollout(model, env, episodes):\n"
+            "    model.eval()\n"
+            "    obs, returns = env.reset(), []\n"
+            "    while len(returns) < episodes:\n"
+            "        action = model.get_action(obs)\n"
+            "        obs, reward, done, _ = env.step(action)\n"
+            "        if done:\n"
+            "            returns.append(reward)\n"
+            "    return returns\n",
+            lines=(5,),
+            messages=(
+                "`model.get_action(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
+        # eval() in one method, the forward in a helper method it calls.
+        Invalid(
+            "class Trainer:\n"
+            "    def validate(self, loader):\n"
+            "        self.model.eval()\n"
+            "        for x, y in loader:\n"
+            "            out = self._predict_batch(x)\n\n"
+            "    def _predict_batch(self, x):\n"
+            "        return self.model(x)\n",
+            lines=(5,),
+            messages=(
+                "`self._predict_batch(...)` runs `self.model(...)` (line 8) after `self.model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
+        # ... or in a free function the model is passed to.
+        Invalid(
+            "def run_batch(net, x):\n"
+            "    return net(x).softmax(-1)\n\n"
+            "def evaluate(model, loader):\n"
+            "    model.eval()\n"
+            "    return [run_batch(model, x) for x in loader]\n",
+            lines=(6,),
+            messages=(
+                "`run_batch(...)` runs `net(...)` (line 2) after `model.eval()` (line 5) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
+        # A forward inside a list comprehension.
+        Invalid(
+            "import torch\n\n"
+            "def embed_all(encoder, batches):\n"
+            "    encoder.eval()\n"
+            "    return torch.cat([encoder(b) for b in batches])\n",
+            lines=(5,),
+            messages=(
+                "`encoder(...)` runs after `encoder.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
     ]
 
 
@@ -580,6 +686,7 @@ class EvalWithoutNoGrad(Rule):
         super().__init__(ctx, options)
         self._evals: list[cst.Call] = []
         self._model: SemanticModel | None = None
+        self._helper_memo: dict[tuple[cst.CSTNode, str], tuple | None] = {}
 
     # -- the walk only notes eval events; everything else is asked in finish() -----------
     def visit_Call(self, node: cst.Call) -> None:
@@ -591,30 +698,33 @@ class EvalWithoutNoGrad(Rule):
         if not self._evals:
             return
         self._model = self.ctx.semantic.model
+        self._modes = GradModes(self.ctx)
+        self._flow = Flow(self.ctx, self._model)
         candidates = [c for body in self._bodies() for c in self._analyze(body)]
         if not candidates:
             return
-        frozen = self._frozen()
-        module_no_grad = self._module_no_grad()
-        memo: dict[cst.CSTNode, bool] = {}
+        frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
+        module_no_grad = self._modes.module_grad_off()
         for cand in candidates:
             if module_no_grad and cand.scope_is_body:
                 continue  # module-level torch.set_grad_enabled(False): functions run without grad
-            if (self._owner(cand.key, cand.forward), cand.key) in frozen:
+            owner = self._owner(cand.key, cand.forward)
+            if (owner, cand.key) in frozen or (owner, cand.shown) in frozen:
                 continue
-            if cand.function is not None and self._helper_under_no_grad(cand.function, memo, set()):
+            if cand.function is not None and self._modes.only_called_with_choice(cand.function):
                 continue
             self._report(cand)
 
     def _report(self, cand: _Candidate) -> None:
         e_call = cand.eval_call
         text = "train(False)" if e_call.func.attr.value == "train" else "eval()"
-        line = self.ctx.position(e_call).start.line
+        position = self.ctx.position
+        runs = "runs" if cand.inner is None else f"runs `{cand.inner[1]}(...)` (line {position(cand.inner[0]).start.line})"
         self.report(
             cand.forward,
-            f"`{cand.key}(...)` runs after `{cand.key}.{text}` (line {line}) outside `torch.no_grad()`: "
-            "evaluation mode only switches dropout/batch-norm, autograd still records every activation for a "
-            "backward that never comes, wasting memory and time; wrap the evaluation in "
+            f"`{cand.shown}(...)` {runs} after `{cand.key}.{text}` (line {position(e_call).start.line}) outside "
+            "`torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every "
+            "activation for a backward that never comes, wasting memory and time; wrap the evaluation in "
             "`with torch.no_grad():` (or `torch.inference_mode()`)",
         )
 
@@ -635,29 +745,28 @@ class EvalWithoutNoGrad(Rule):
     # -- step 2: one body's events, in order -------------------------------------------
     def _analyze(self, node: cst.CSTNode) -> list[_Candidate]:
         function = node if isinstance(node, cst.FunctionDef) else None
-        if function is not None and self._grad_chosen(function.body):
+        if function is not None and self._modes.chosen(function.body):
             return []  # decorated with a grad mode, or a Lightning evaluation hook
         body = self._scan(node, function)
-        if not body.evals or not body.forwards or body.wants_input_grad:
+        if not body.evals or body.wants_input_grad:
             return []
         return self._unprotected_forwards(body)
 
-    def _scan(self, node: cst.CSTNode, function: cst.FunctionDef | None) -> _Body:
-        body = _Body(node, function)
+    def _scan(self, node: cst.CSTNode, function: cst.FunctionDef | None, keys: set[str] | None = None) -> _Body:
+        """The events of one body; ``keys``: forwards of these count without an eval (a helper)."""
+        body = _Body(node, function, eval_keys=set(keys or ()))
         returns_loss = function is not None and function.name.value == "training_step"
         for index, item in enumerate(iter_nodes(node, into_scopes=False)):
             if isinstance(item, cst.Call):
                 self._scan_call(body, index, item)
             elif isinstance(item, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
                 self._scan_assign(body, index, item)
-            elif isinstance(item, cst.For):
-                self._rebind(body, index, item.target, None)
+            elif isinstance(item, (cst.For, cst.Del)):
+                self._rebind(body, index, item.target)
             elif isinstance(item, cst.WithItem) and item.asname is not None:
-                self._rebind(body, index, item.asname.name, item.item)
+                self._rebind(body, index, item.asname.name)
             elif isinstance(item, cst.NamedExpr):
-                self._rebind(body, index, item.target, item.value)
-            elif isinstance(item, cst.Del):
-                self._rebind(body, index, item.target, None)
+                self._rebind(body, index, item.target)
             elif isinstance(item, cst.Return) and returns_loss and item.value is not None:
                 body.grad_exprs.append(item.value)  # Lightning backward-s training_step's loss
         return body
@@ -679,28 +788,23 @@ class EvalWithoutNoGrad(Rule):
             elif key is not None:
                 body.reset(key, index)
             return
-        target = backward_target(ctx, node)
+        target = gradient_target(ctx, node)
         if target is not None:
             body.grad_exprs.append(target)
             return
         if isinstance(func, cst.Attribute):
-            attr = func.attr.value
-            if attr == "forward":
-                key = expr_key(func.value)
-                if key is not None and key in body.eval_keys:
-                    body.forwards.append((index, key, node))
+            attr, owner = func.attr.value, expr_key(func.value)
+            if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr)):
+                body.forwards.append((index, owner, node, owner if attr == "forward" else f"{owner}.{attr}"))
                 return
             self._scan_method(body, index, node, attr)
         key = expr_key(func)
         if key is None:
             return
         if key in body.eval_keys:
-            body.forwards.append((index, key, node))
+            body.forwards.append((index, key, node, key))
             return
         qualified = ctx.qualified_name(func) or key
-        if qualified in _AUTOGRAD_GRAD:
-            body.grad_exprs.append(node)
-            return
         if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
             if not isinstance(ctx.parent(node), cst.WithItem) and body.set_grad_at is None:
                 body.set_grad_at = index
@@ -712,11 +816,12 @@ class EvalWithoutNoGrad(Rule):
                 arg_key = expr_key(arg.value)
                 if arg_key is not None:
                     body.reset(arg_key, index)
+        elif isinstance(func, cst.Name) or key.count(".") == 1:
+            body.helpers.append((index, node))
 
     @staticmethod
     def _scan_method(body: _Body, index: int, node: cst.Call, attr: str) -> None:
-        """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``,
-        ``m.freeze()``, ``outs.append(v)``."""
+        """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``, ``m.freeze()``."""
         receiver = node.func.value
         if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)):
             body.wants_input_grad = True
@@ -728,10 +833,6 @@ class EvalWithoutNoGrad(Rule):
             key = expr_key(receiver)
             if key is not None:
                 body.reset(key, index)
-        if attr in _APPENDING:
-            stored = expr_key(receiver)
-            if stored is not None:
-                body.assigns[node] = {stored}
 
     def _scan_assign(self, body: _Body, index: int, node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:
         value = node.value
@@ -743,7 +844,6 @@ class EvalWithoutNoGrad(Rule):
             _target_keys(t, keys)
             if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not is_false_literal(value):
                 body.wants_input_grad = True
-        body.assigns[value] = keys
         root = expr_key(_chain_root(value))
         param_free = self._builds_parameter_free_layer(value)
         for key in keys:
@@ -752,12 +852,8 @@ class EvalWithoutNoGrad(Rule):
                 body.built.setdefault(key, []).append((index, param_free))
 
     @staticmethod
-    def _rebind(body: _Body, index: int, target: cst.BaseExpression, value: cst.CSTNode | None) -> None:
-        keys: set[str] = set()
-        _target_keys(target, keys)
-        if value is not None:
-            body.assigns[value] = keys
-        for key in keys:
+    def _rebind(body: _Body, index: int, target: cst.BaseExpression) -> None:
+        for key in _target_keys(target, set()):
             body.reset(key, index)
 
     def _builds_parameter_free_layer(self, expr: cst.BaseExpression) -> bool:
@@ -784,32 +880,94 @@ class EvalWithoutNoGrad(Rule):
             return None
         return None
 
-    # -- step 3: forwards after a dominating eval, not protected -----------------------
+    # -- step 3: forwards (direct or through a helper) after a dominating eval, unprotected --
     def _unprotected_forwards(self, body: _Body) -> list[_Candidate]:
-        function = body.function
-        in_forward = function is not None and function.name.value in ("forward", "__call__")
-        tainted: set[str] | None = None
-        grad_nodes = set(body.grad_exprs)
+        events = [(i, key, call, shown, None) for i, key, call, shown in body.forwards] + self._helper_forwards(body)
         reported: set[int] = set()
         out: list[_Candidate] = []
-        for f_index, key, call in body.forwards:
-            if in_forward and key.startswith("self."):
-                continue  # a submodule inside its parent's forward: the caller decides
-            if key in body.grad_wanted or self._parameter_free(body, key, f_index):
+        for f_index, key, call, shown, inner in sorted(events, key=lambda e: e[0]):
+            if not self._exposed(body, f_index, key, shown, call):
                 continue
-            if body.set_grad_at is not None and body.set_grad_at < f_index:
+            chosen = self._dominating_eval(body, key, shown, f_index, call)
+            if chosen is None or chosen[0] in reported:
                 continue
-            chosen = self._dominating_eval(body, key, f_index, call)
-            if chosen is None or chosen[0] in reported or self._grad_chosen(call):
-                continue
-            if body.grad_exprs:
-                if tainted is None:
-                    tainted = _taint(body.grad_exprs, body.assigns)
-                if self._flows_to_grad(call, grad_nodes, body.assigns, tainted):
-                    continue
             reported.add(chosen[0])
-            out.append(_Candidate(call, chosen[1], key, function, not isinstance(body.node, cst.Module)))
+            out.append(_Candidate(call, chosen[1], key, shown, inner, body.function, not isinstance(body.node, cst.Module)))
         return out
+
+    def _exposed(self, body: _Body, f_index: int, key: str, shown: str, call: cst.Call) -> bool:
+        """The forward records a graph nobody asked for: not a submodule in its parent's
+        forward, not checkpointed or parameter-free, no grad-mode choice, its value never
+        reaches a backward."""
+        function = body.function
+        if function is not None and function.name.value in ("forward", "__call__") and shown.startswith("self."):
+            return False  # a submodule inside its parent's forward: the caller decides
+        if key in body.grad_wanted or self._parameter_free(body, shown, f_index):
+            return False
+        if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
+            return False
+        return not self._flow.reaches(call, set(body.grad_exprs))
+
+    def _helper_forwards(self, body: _Body) -> list[tuple]:
+        """Calls of same-file helpers that forward an eval'd key themselves:
+        (index, key, call, callee text, (inner forward, its text))."""
+        graph, model = self.ctx.semantic.graph, self._model
+        out = []
+        for index, call in body.helpers:
+            site = model.call_site(call)
+            targets = graph.targets(site) if site is not None else []
+            if len(targets) != 1 or not isinstance(targets[0], cst.FunctionDef):
+                continue
+            for key in sorted(body.eval_keys):
+                inner_key = self._key_inside(call, targets[0], key, site.scope)
+                inner = self._helper_forward(targets[0], inner_key) if inner_key is not None else None
+                if inner is not None:
+                    out.append((index, key, call, dotted_name(call.func), inner))
+                    break
+        return out
+
+    def _key_inside(self, call: cst.Call, helper: cst.FunctionDef, key: str, scope) -> str | None:
+        """What ``key`` is called inside ``helper``: ``self.model`` through ``self.m()``, or the
+        parameter it is passed as."""
+        inner_scope = self._model.scopes[helper]
+        params = [*helper.params.posonly_params, *helper.params.params]
+        if isinstance(call.func, cst.Attribute):  # self.m(...): a bound method
+            outer_self, inner_self = scope.self_name, inner_scope.self_name
+            if outer_self is None or inner_self is None or helper.name.value in ("forward", "__call__"):
+                return None
+            if key == outer_self or key.startswith(outer_self + "."):
+                return inner_self + key[len(outer_self):]
+            params = params[1:]
+        elif inner_scope.self_name is not None:
+            return None  # C(...) or a method called unbound
+        for i, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            if expr_key(arg.value) != key:
+                continue
+            names = [p.name.value for p in params]
+            if arg.keyword is not None:
+                return arg.keyword.value if arg.keyword.value in names else None
+            return names[i] if i < len(names) else None
+        return None
+
+    def _helper_forward(self, helper: cst.FunctionDef, key: str) -> tuple | None:
+        """The first forward of ``key`` in ``helper`` that records a graph: the helper makes
+        no grad-mode choice, does no backward, and does not switch or rebind ``key`` first."""
+        memo_key = (helper, key)
+        if memo_key not in self._helper_memo:
+            found = None
+            if not self._modes.chosen(helper.body):
+                body = self._scan(helper, helper, {key})
+                if not body.grad_exprs and not body.wants_input_grad and not body.evals:
+                    for f_index, k, call, shown in body.forwards:
+                        if any(r < f_index for r in body.resets.get(k, []) + body.resets.get(shown, [])):
+                            break
+                        if self._exposed(body, f_index, k, shown, call):
+                            found = (call, shown)
+                            break
+            self._helper_memo[memo_key] = found
+        return self._helper_memo[memo_key]
 
     @staticmethod
     def _parameter_free(body: _Body, key: str, f_index: int) -> bool:
@@ -817,11 +975,12 @@ class EvalWithoutNoGrad(Rule):
         made = [free for at, free in body.built.get(key, ()) if at < f_index]
         return bool(made) and made[-1]
 
-    def _dominating_eval(self, body: _Body, key: str, f_index: int, call: cst.Call) -> tuple[int, cst.Call] | None:
+    def _dominating_eval(self, body: _Body, key: str, shown: str, f_index: int,
+                         call: cst.Call) -> tuple[int, cst.Call] | None:
         """The last eval of ``key`` before the forward that always runs on the way to it,
-        with no reset in between."""
+        with no reset of ``key`` (or of the submodule called) in between."""
         f_ancestors = None
-        key_resets = body.resets.get(key, ())
+        key_resets = body.resets.get(key, []) + (body.resets.get(shown, []) if shown != key else [])
         for e_index, e_key, e_call in reversed(body.evals):
             if e_key != key or e_index >= f_index:
                 continue
@@ -849,52 +1008,7 @@ class EvalWithoutNoGrad(Rule):
             node = anc
         return False
 
-    def _flows_to_grad(self, call: cst.Call, grad_nodes: set, assigns: dict, tainted: set[str]) -> bool:
-        node: cst.CSTNode = call
-        while node is not None:
-            if node in grad_nodes:
-                return True
-            stored = assigns.get(node)
-            if stored is not None and stored & tainted:
-                return True
-            if isinstance(node, _STATEMENT_END):
-                return False
-            node = self.ctx.parent(node)
-        return False
-
-    # -- grad-mode choices ----------------------------------------------------------------
-    def _grad_chosen(self, node: cst.CSTNode) -> bool:
-        """Under a grad-mode ``with`` or decorator (the shared region model; what counts is
-        this rule's: any grad-mode name, ``enable_grad`` included), or in a Lightning
-        evaluation hook."""
-        return any(self._mentions_grad_mode(e) for e in grad_mode_exprs(self._model, node)) \
-            or in_lightning_eval_hook(self.ctx, node)
-
-    def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
-        """``torch.no_grad()``, ``torch.inference_mode``, ``nullcontext() if train else
-        torch.no_grad()``, ``torch.set_grad_enabled(flag)``, ``torch.enable_grad()``, and project
-        wrappers named so (``utils.no_grad_if(cond)``, ``@inference_mode_eval``)."""
-        for node in iter_nodes(expr):
-            if isinstance(node, (cst.Name, cst.Attribute)):
-                name = self.ctx.qualified_name(node)
-                if name is not None and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES):
-                    return True
-        return False
-
     # -- step 4: file-wide exemptions -----------------------------------------------------
-    def _module_no_grad(self) -> bool:
-        """A plain ``torch.set_grad_enabled(False)`` at module level (a script)."""
-        model = self._model
-        for site in self.ctx.semantic.graph.sites(model.module.node):
-            call = site.node
-            if (dotted_name(call.func) or "").endswith("set_grad_enabled") and call.args and is_false_literal(call.args[0].value) \
-                    and is_grad_mode_call(self.ctx, call) == "set_grad_enabled":
-                return True
-        return False
-
-    def _frozen(self) -> set[tuple[cst.CSTNode | None, str]]:
-        return {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
-
     def _owner(self, key: str, node: cst.CSTNode) -> cst.CSTNode | None:
         """Where a key means one object: the class for ``self...``, else the function."""
         model = self._model
@@ -903,39 +1017,3 @@ class EvalWithoutNoGrad(Rule):
             return info.node if info is not None else None
         scope = model.scope_of(node).function()
         return scope.node if scope is not None else None
-
-    def _helper_under_no_grad(self, function: cst.CSTNode, memo: dict, seen: set) -> bool:
-        """Every same-file call site of ``function`` runs under a grad-mode choice (itself, or
-        its caller's every call site does), and it is never passed on as a callback."""
-        if function in memo:
-            return memo[function]
-        if function in seen:
-            return False
-        graph = self.ctx.semantic.loose_graph
-        sites = graph.callers(function)
-        if not sites or any(function in graph.references(s) for s in self._model.calls):
-            memo[function] = False
-            return False
-        seen.add(function)
-        result = True
-        for site in sites:
-            if self._grad_chosen(site.node):
-                continue
-            outer = site.scope.function()
-            if outer is not None and (self._set_grad_before(outer.node, site.order) or
-                                      self._helper_under_no_grad(outer.node, memo, seen)):
-                continue
-            result = False
-            break
-        seen.discard(function)
-        memo[function] = result
-        return result
-
-    def _set_grad_before(self, function: cst.CSTNode, order: int) -> bool:
-        """A plain ``torch.set_grad_enabled(...)`` in ``function`` before ``order``."""
-        for site in self.ctx.semantic.graph.sites(function):
-            call = site.node
-            if site.order < order and is_grad_mode_call(self.ctx, call) == "set_grad_enabled" \
-                    and not isinstance(self.ctx.parent(call), cst.WithItem):
-                return True
-        return False
