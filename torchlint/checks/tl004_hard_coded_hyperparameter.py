@@ -40,7 +40,6 @@ from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic import epochs, loaders, optim_classes, runs, settings
 from torchlint.semantic.libraries import LIGHTNING_ROOTS, is_library
 from torchlint.semantic.literals import is_positive, numeric_value
-from torchlint.semantic.model import FUNCTION
 from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS, SCHEDULER_POSITIONS, library_positions
 from torchlint.torch_api import OPTIMIZER_CLASSES, is_optimizer_constructor, scheduler_kind
 
@@ -812,7 +811,7 @@ class HardCodedHyperparameter(Rule):
         semantic = self.ctx.semantic
         floor = 0
         if kind == LOADER and not loaders.feeds_training(self.ctx, call):
-            if not self._file_trains() or loaders.feeds_evaluation(semantic, call):
+            if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
                 return
             floor = 1  # batch_size=1 outside a training loader: one sample at a time, by design
         if settings.fills_parameter_default(semantic.model, call):
@@ -825,25 +824,6 @@ class HardCodedHyperparameter(Rule):
         callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor)
-
-    def _file_trains(self) -> bool:
-        """Does this file train (backward, an optimizer step or construction, a trainer, a
-        ``training_step``)? A DataLoader elsewhere (reading video metadata, evaluating) has a
-        batch size that is not a training hyperparameter."""
-        training = self.ctx.semantic.training
-        if training.sites.backward or training.sites.step or training.sites.fit \
-                or training.bindings["optimizer"] or training.bindings["trainer"]:
-            return True
-        model = training.model
-        if any(s.kind == FUNCTION and s.name == "training_step" for s in model.scopes.values()):
-            return True
-        ctx = self.ctx
-        for site in model.calls:
-            func = site.node.func
-            if is_optimizer_constructor(ctx, func) \
-                    or (ctx.qualified_name(func) or "").rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(func):
-                return True
-        return False
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:

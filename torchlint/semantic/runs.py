@@ -1,5 +1,8 @@
 """What kind of optimisation run the code is, beyond "it calls backward and step".
 
+* ``file_trains(semantic)``: the file trains: a backward, an optimizer step or construction,
+  a trainer (``Trainer(...)``, ``trainer.fit``), a ``training_step``.
+
 Not every optimizer makes a training run:
 
 * ``optimises_inputs(semantic)``: the file optimises an input tensor, not a model (style
@@ -25,11 +28,30 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.literals import numeric_value
+from torchlint.semantic.model import FUNCTION
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_optimizer_constructor, mode_switch
 
 _PRETRAINED_CALLS = ("from_pretrained", "load_state_dict")
 _PARAMETER_CALLS = ("parameters", "named_parameters", "param_groups")
+
+
+def file_trains(semantic) -> bool:
+    """A backward, an optimizer step or construction, a trainer, a ``training_step``."""
+    training = semantic.training
+    if training.sites.backward or training.sites.step or training.sites.fit \
+            or training.bindings["optimizer"] or training.bindings["trainer"]:
+        return True
+    model = training.model
+    if any(s.kind == FUNCTION and s.name == "training_step" for s in model.scopes.values()):
+        return True
+    ctx = model.ctx
+    for site in model.calls:
+        func = site.node.func
+        if is_optimizer_constructor(ctx, func) \
+                or (ctx.qualified_name(func) or "").rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(func):
+            return True
+    return False
 
 
 def optimises_inputs(semantic) -> bool:
