@@ -190,16 +190,17 @@ def test_module_level_script_code_and_lower_case_module_variable():
     findings = tl004(
         """
         import torch
-        lr = 0.05
         BATCH = 32
         model = torch.nn.Linear(4, 2)
+        lr = 0.05
         opt = torch.optim.SGD(model.parameters(), lr=lr)
         for epoch in range(BATCH):
             model(torch.ones(4)).sum().backward()
             opt.step()
         """
     )
-    assert lines(findings) == [3]
+    # (``lr`` is set in the script's code, after the model: not in a leading block of constants)
+    assert lines(findings) == [5]
 
 
 def test_epoch_loop_needs_training_and_an_epoch_like_shape():
@@ -463,19 +464,23 @@ def test_hf_schedule_factories_are_schedulers_not_optimizers():
     assert kinds == ["get_linear_schedule_with_warmup", "get_scheduler", None, None, None, "StepLR", "LRScheduler", None]
 
 
-def test_batch_size_one_only_counts_for_a_training_loader():
+def test_batch_size_one_only_counts_for_a_shuffling_loader():
+    # A name with "train" in it does not bypass the batch_size=1 exemption (issue 12); an
+    # evaluation loader's batch size is never a training hyperparameter.
     findings = tl004(
         """
         import torch
         from torch.utils.data import DataLoader
         def loaders(ds, model):
             train_loader = DataLoader(ds, batch_size=1)
+            shuffled = DataLoader(ds, batch_size=1, shuffle=True)
             eval_loader = DataLoader(ds, batch_size=1)
             test_loader = DataLoader(ds, batch_size=2)
+            other = DataLoader(ds, batch_size=2)
             return torch.optim.SGD(model.parameters(), lr=model.lr)
         """
     )
-    assert lines(findings) == [5, 7]
+    assert lines(findings) == [6, 9]
 
 
 # -- which files are parsed ------------------------------------------------------------------

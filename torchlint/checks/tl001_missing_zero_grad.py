@@ -22,7 +22,6 @@ handed on) and its judgement, in ``finish``:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import libcst as cst
@@ -30,18 +29,10 @@ import libcst as cst
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Rule, Valid
+from torchlint.semantic import gradients, optim_classes
 from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
 
-# Helpers whose name says they clear gradients (``self.optimizer_zero_grad()``,
-# ``zero_grad(model)``, ``self._reset_grads()``): their body may live in another file.
-_CLEARING_NAME = re.compile(r"zero_?grads?|clear_?grads?|reset_?grads?|grads?_to_none", re.IGNORECASE)
-# Names in an ``if`` test that mean "gradient accumulation boundary".
-_ACCUMULATION_NAME = re.compile(r"accum|sync_grad", re.IGNORECASE)
 _ALL = "*"  # a clearing that covers every optimizer (module.zero_grad(), p.grad = None)
-# Statements that run whenever the code around them does (no branch in between).
-_STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With, cst.Finally,
-             cst.WithItem, cst.Await)
-
 
 @dataclass(eq=False)
 class _Event:
@@ -331,6 +322,18 @@ class MissingZeroGrad(Rule):
                 fabric.backward(netD(netG(real)).mean())
                 opt_g.step()
         """,
+        # An optimizer we cannot see calls the closure once per step (SAM-style): the loop clears.
+        """
+        def fit(model, loader, optimizer):
+            for x in loader:
+                def closure():
+                    loss = model(x)
+                    loss.backward()
+                    return loss
+                model(x).backward()
+                optimizer.step(closure)
+                optimizer.zero_grad()
+        """,
     ]
 
     INVALID = [
@@ -575,6 +578,51 @@ class MissingZeroGrad(Rule):
                 "iterations; call opt.zero_grad() once per iteration",
             ),
         ),
+        # An LBFGS closure given through functools.partial; clearing outside it runs once per step.
+        Invalid(
+            """
+            import functools
+            import torch
+            def closure(model, x):
+                loss = model(x)
+                loss.backward()
+                return loss
+            def fit(model, loader):
+                optimizer = torch.optim.LBFGS(model.parameters())
+                for x in loader:
+                    optimizer.zero_grad()
+                    optimizer.step(functools.partial(closure, model, x))
+            """,
+            lines=(12,),
+            messages=(
+                "the closure passed to optimizer.step() calls backward() without clearing gradients; LBFGS "
+                "evaluates it several times per step, so they add up; call optimizer.zero_grad() at the "
+                "start of the closure",
+            ),
+        ),
+        # An LBFGS built by a same-file factory (an input-optimising script).
+        Invalid(
+            """
+            import torch
+            def get_input_optimizer(img):
+                return torch.optim.LBFGS([img])
+            def run(model, img, steps):
+                optimizer = get_input_optimizer(img)
+                for i in range(steps):
+                    optimizer.zero_grad()
+                    def closure():
+                        loss = model(img)
+                        loss.backward()
+                        return loss
+                    optimizer.step(closure)
+            """,
+            lines=(13,),
+            messages=(
+                "the closure passed to optimizer.step() calls backward() without clearing gradients; LBFGS "
+                "evaluates it several times per step, so they add up; call optimizer.zero_grad() at the "
+                "start of the closure",
+            ),
+        ),
     ]
 
 
@@ -582,10 +630,9 @@ class MissingZeroGrad(Rule):
     def might_apply(cls, text: str, options=None) -> bool:
         return "backward" in text and "step" in text
 
-    # -- the walk: a cheap gate, and the clearings no shared model records --------------
+    # -- the walk: a cheap gate -------------------------------------------------------------
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
-        self._grad_clears: list[cst.CSTNode] = []  # p.grad = None, del p.grad, fn=opt.zero_grad
         self._backward = self._step = False  # seen a call that may be a backward / a step
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -597,31 +644,6 @@ class MissingZeroGrad(Rule):
             self._step = self._step or attr == "step"
         elif isinstance(func, cst.Name):
             self._backward = self._backward or self.ctx.imports.get(func.value, func.value).endswith("backward")
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        # ``zero_grad_fn=optimizer.zero_grad``: a clearing handed to someone who calls it.
-        if node.attr.value == "zero_grad":
-            parent = self.ctx.parent(node)
-            if not (isinstance(parent, cst.Call) and parent.func is node):
-                self._grad_clears.append(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._grad_targets(target.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._grad_targets(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        if _mentions_grad(node.target):
-            self._grad_clears.append(node)
-
-    def _grad_targets(self, target: cst.BaseExpression) -> None:
-        if _is_grad(target):
-            self._grad_clears.append(target)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            self._grad_clears.extend(e.value for e in target.elements if _is_grad(e.value))
 
     # -- the analysis ------------------------------------------------------------------
     def finish(self) -> None:
@@ -668,7 +690,7 @@ class MissingZeroGrad(Rule):
                     # (an object, a function from elsewhere) leaves nothing to judge.
                     continue
             elif kind is None:
-                if _clears_everything(site.node.func):
+                if gradients.clears_all_gradients(site.node.func):
                     kind, key = "clear", _ALL
                 else:
                     kind, ref = "call", site.node.func
@@ -681,7 +703,7 @@ class MissingZeroGrad(Rule):
                 if not callees:
                     continue
             events.append(_Event(kind, site.node, site.order, scope.node, loops, key, ref, callees))
-        for node in self._grad_clears:
+        for node in gradients.clearing_nodes(self.model):  # p.grad = None, del p.grad, fn=opt.zero_grad
             events.append(self._event_at("clear", node, _ALL))
         events.extend(self._bindings())
         events.sort(key=lambda e: e.order)
@@ -799,17 +821,17 @@ class MissingZeroGrad(Rule):
                 continue
             every = unit_events[unit]
             if self._clears(every, step.key, {e.key for e in every if e.kind == "step"}):
-                if closure_backward and self._is_lbfgs(step.key):
+                if closure_backward and self._is_lbfgs(step):
                     self._report_closure(step, reported, lbfgs=True)
             elif closure_backward:
-                self._report_closure(step, reported, lbfgs=self._is_lbfgs(step.key))
+                self._report_closure(step, reported, lbfgs=self._is_lbfgs(step))
             else:
                 self._report_missing(step, unit, units[unit], reported)
 
     def _judge_lone_closures(self, events: list[_Event], candidates: dict, reported: set) -> None:
         """LBFGS closures outside any unit (a step at module level or in a function)."""
         for e in events:
-            if e.kind == "step" and e not in candidates and e.closure is not None and self._is_lbfgs(e.key):
+            if e.kind == "step" and e not in candidates and e.closure is not None and self._is_lbfgs(e):
                 ext = self._ext(e.closure)
                 if any(x.kind == "backward" for x in ext) and not self._clears(ext, e.key, {e.key}):
                     self._report_closure(e, reported, lbfgs=True)
@@ -827,11 +849,16 @@ class MissingZeroGrad(Rule):
     def _is_optimizer(self, key: str) -> bool:
         return key in self._optimizers or looks_like_optimizer_name(key.split("[")[0])
 
-    def _is_lbfgs(self, key: str | None) -> bool:
+    def _is_lbfgs(self, step: _Event) -> bool:
+        """The stepped optimizer is an LBFGS: a binding of it (or of an alias) builds one, or a
+        same-file factory returns one (``opt = get_input_optimizer(img)``)."""
+        key = step.key
         if key is None:
             return False
-        return any(self._same(key, k) and (dotted_name(stmt.value.func) or "").rsplit(".", 1)[-1] == "LBFGS"
-                   for k, stmt in self._optimizers.items())
+        if any(self._same(key, k) and (dotted_name(stmt.value.func) or "").rsplit(".", 1)[-1] == "LBFGS"
+               for k, stmt in self._optimizers.items()):
+            return True
+        return (optim_classes.constructed_optimizer(self.ctx.semantic, key, step.node) or "").endswith(".LBFGS")
 
     def _same(self, a: str, b: str) -> bool:
         if a == b or a.rsplit(".", 1)[-1] == b.rsplit(".", 1)[-1]:
@@ -939,7 +966,7 @@ class MissingZeroGrad(Rule):
         backs = [e for e in direct
                  if e.kind == "backward" or any(x.kind == "backward" for c in e.callees for x in self._ext(c))]
         for c in clears:
-            if c.node in reported or not self._unconditional(c.node, unit) or self._is_loop_variable(c):
+            if c.node in reported or not gradients.runs_every_iteration(self.ctx, c.node, unit) or self._is_loop_variable(c):
                 continue
             mine = [s for s in own if self._same(c.key, s.key)]
             if not mine:
@@ -978,9 +1005,11 @@ class MissingZeroGrad(Rule):
                     unit: cst.CSTNode) -> _Event | None:
         """A step of this iteration that only runs at accumulation boundaries, while ``c``
         clears every iteration."""
-        inside = self._inside
+        def inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
+            return any(anc is container for anc in self.ctx.ancestors(node))
+
         for s in mine:
-            gate = self._accumulation_gate(s.node, unit)
+            gate = gradients.accumulation_gate(self.ctx, s.node, unit)
             if gate is None or any(self._same(c.key, x.key) for x in steps if x is not s and not inside(x.node, gate.body)):
                 continue
             # Accumulation means backwards on the iterations that do not step, and
@@ -992,31 +1021,6 @@ class MissingZeroGrad(Rule):
             return s
         return None
 
-    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-        return any(anc is container for anc in self.ctx.ancestors(node))
-
-    def _unconditional(self, node: cst.CSTNode, unit: cst.CSTNode) -> bool:
-        child = node
-        for anc in self.ctx.ancestors(node):
-            if anc is unit:
-                return True
-            if isinstance(anc, _STRAIGHT) or (isinstance(anc, cst.Try) and child is anc.body):
-                child = anc
-                continue
-            return False
-        return False
-
-    def _accumulation_gate(self, node: cst.CSTNode, unit: cst.CSTNode) -> cst.If | None:
-        """The ``if (i + 1) % k == 0:`` (in ``unit``) whose body holds ``node``, if any."""
-        child = node
-        for anc in self.ctx.ancestors(node):
-            if anc is unit or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            if isinstance(anc, cst.If) and child is anc.body and _looks_like_accumulation(anc.test):
-                return anc
-            child = anc
-        return None
-
 
 # -- small syntax helpers --------------------------------------------------------------
 
@@ -1025,40 +1029,6 @@ def _outer_loops(loop):
     while current is not None:
         yield current.node
         current = current.outer
-
-
-def _clears_everything(func: cst.BaseExpression) -> bool:
-    """``p.grad.zero_()``, ``torch._foreach_zero_(grads)``, ``self.reset_grads()``,
-    ``zero_grad(model)``: clearings that are not one optimizer's ``zero_grad()``."""
-    if isinstance(func, cst.Attribute):
-        attr = func.attr.value
-        if attr in ("backward", "manual_backward", "step", "zero_grad"):
-            return False
-        return (attr in ("zero_", "fill_") and _mentions_grad(func.value)) or attr == "_foreach_zero_" \
-            or bool(_CLEARING_NAME.search(attr))
-    if isinstance(func, cst.Name):
-        return func.value == "_foreach_zero_" or bool(_CLEARING_NAME.search(func.value))
-    return False
-
-
-def _is_grad(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and node.attr.value == "grad"
-
-
-def _mentions_grad(expr: cst.BaseExpression) -> bool:
-    """``p.grad``, ``p.grad.data``, ``p.grad.detach()`` ..."""
-    node = expr
-    while True:
-        if isinstance(node, cst.Attribute):
-            if node.attr.value == "grad":
-                return True
-            node = node.value
-        elif isinstance(node, cst.Call):
-            node = node.func
-        elif isinstance(node, cst.Subscript):
-            node = node.value
-        else:
-            return False
 
 
 def _closure_arg(call: cst.Call) -> cst.BaseExpression | None:
@@ -1088,14 +1058,3 @@ def _step_text(call: cst.CSTNode, key: str | None) -> str:
 
 def _clear_text(e: _Event) -> str:
     return f"{e.key}.zero_grad()"
-
-
-def _looks_like_accumulation(test: cst.BaseExpression) -> bool:
-    for node in iter_nodes(test):
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
-            return True
-        if isinstance(node, cst.Name) and _ACCUMULATION_NAME.search(node.value):
-            return True
-        if isinstance(node, cst.Attribute) and _ACCUMULATION_NAME.search(node.attr.value):
-            return True
-    return False

@@ -1,34 +1,34 @@
 """TL004 hard-coded-hyperparameter: a training hyperparameter written as a numeric literal in
 a function body or a script's top-level code.
 
-How it works (the engine's walk, then ``finish``, then ``check_project`` for subclasses
-elsewhere). The analysis comes from the shared layer (``ctx.semantic``), built only when a
-question needs it:
+The walk notes the watched calls and the range loops; everything is settled in ``finish``
+with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules named below):
 
 * ``visit_Call`` recognises the watched calls -- optimizers, learning-rate schedulers,
   ``DataLoader``, gradient clipping, Hugging Face ``TrainingArguments``, Lightning
   ``Trainer`` -- and maps their arguments (keywords, and positionals through each callee's
-  signature) to hyperparameter names. A watched argument is a finding when it is a numeric
-  literal (``0.1``, ``-1``, ``1e-3``, ``0.1 * 2``, ``[30, 80]``) or a lower-case local of the
-  same function (or of the script's top level) whose reaching assignments
-  (``model.reaching``) are all such literals; the latter is reported at the literal.
-* ``visit_For`` notes range loops; ``finish`` reports the bound of those that are epoch
-  loops: ``for epoch in range(30)`` that trains (``training.loop_runs``, or a ``train...``
-  call), a loop calling ``train_one_epoch``, or one whose body runs a data loop that trains.
-* Calls to classes that may subclass an optimizer are settled in ``finish`` when the
-  class chain stays in this file (``ClassInfo.bases``/``local_bases``); otherwise the call's
-  literal arguments (with their positions) go into ``ctx.facts["TL004"]`` with the file's
-  ``__init__`` signatures, and ``check_project`` follows ``Project.ancestors``.
-* A DataLoader's batch size counts when the loader feeds training, or when the file trains
-  (the training model's sites and bindings).
-* Class bodies (dataclass / config-class fields), parameter defaults, ``argparse`` and test
-  and config files are never reported; zero and negative values (``weight_decay=0``,
-  ``max_epochs=-1``: "off" / "unlimited") are not either.
+  signature, ``semantic.optim_classes``) to hyperparameter names. A watched argument is a
+  finding when it is a numeric literal (``semantic.literals``: ``0.1``, ``1e-3``, ``0.1 * 2``,
+  ``[30, 80]``) or a lower-case local whose reaching assignments are all such literals;
+  the latter is reported at the literal.
+* Range loops that are epoch loops (``semantic.epochs``) report their count, also
+  ``range(start, start + 200)``.
+* Calls to classes that may subclass an optimizer are settled when the class chain stays in
+  this file; otherwise their literal arguments go into ``ctx.facts["TL004"]`` and
+  ``check_project`` follows ``Project.ancestors``.
+* A DataLoader's batch size counts when it feeds training (``semantic.loaders``: it
+  shuffles, or a ``train_dataloader`` hook builds it), or when the file trains and the loader
+  is not an evaluation one and takes more than one sample at a time.
+* Not hard-coded: class bodies, parameter defaults and what fills them in
+  (``opt = opt or Adam(...)``), module-level settings (UPPER_CASE, the leading block of
+  constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
+  config files, zero and negative values ("off" / "unlimited"). Not a training run
+  (``semantic.runs``): a file that optimises an input tensor, an optimizer stepped once with
+  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import libcst as cst
@@ -37,61 +37,16 @@ from torchlint.context import dotted_name
 from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic import epochs, loaders, optim_classes, runs, settings
 from torchlint.semantic.libraries import LIGHTNING_ROOTS, is_library
-from torchlint.semantic.model import FUNCTION, ClassInfo, Loop
-from torchlint.semantic.training import EPOCH_VAR
-from torchlint.torch_api import (
-    OPTIMIZER_CLASSES,
-    is_optimizer_class,
-    is_optimizer_constructor,
-    mode_switch,
-    scheduler_kind,
-)
+from torchlint.semantic.literals import is_positive, numeric_value
+from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS, SCHEDULER_POSITIONS, library_positions
+from torchlint.torch_api import OPTIMIZER_CLASSES, is_optimizer_constructor, scheduler_kind
 
 __all__ = ["HardCodedHyperparameter", "is_config_file", "is_test_file", "numeric_value"]
 
 # -- what is watched ---------------------------------------------------------------------
 
-OPTIMIZER_KEYWORDS = ("lr", "momentum", "weight_decay")
-# Positional parameters of torch.optim constructors (index 0 is ``params``).
-_OPTIMIZER_POSITIONS: dict[str, dict[int, str]] = {
-    "SGD": {1: "lr", 2: "momentum", 4: "weight_decay"},
-    "Adam": {1: "lr", 4: "weight_decay"},
-    "AdamW": {1: "lr", 4: "weight_decay"},
-    "Adamax": {1: "lr", 4: "weight_decay"},
-    "NAdam": {1: "lr", 4: "weight_decay"},
-    "RAdam": {1: "lr", 4: "weight_decay"},
-    "Adagrad": {1: "lr", 3: "weight_decay"},
-    "Adadelta": {1: "lr", 4: "weight_decay"},
-    "RMSprop": {1: "lr", 4: "weight_decay", 5: "momentum"},
-    "ASGD": {1: "lr", 5: "weight_decay"},
-}
-# Optimizers whose second positional parameter is not the learning rate.
-_NO_POSITIONAL_LR = {"ZeroRedundancyOptimizer", "DistributedOptimizer"}
-
-# torch.optim.lr_scheduler: positional parameters after the optimizer.
-_SCHEDULER_POSITIONS: dict[str, tuple[str, ...]] = {
-    "StepLR": ("step_size", "gamma"),
-    "MultiStepLR": ("milestones", "gamma"),
-    "ExponentialLR": ("gamma",),
-    "CosineAnnealingLR": ("T_max", "eta_min"),
-    "CosineAnnealingWarmRestarts": ("T_0", "T_mult", "eta_min"),
-    "OneCycleLR": ("max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start"),
-    "CyclicLR": ("base_lr", "max_lr", "step_size_up", "step_size_down"),
-    "LinearLR": ("start_factor", "end_factor", "total_iters"),
-    "ConstantLR": ("factor", "total_iters"),
-    "PolynomialLR": ("total_iters", "power"),
-    "ReduceLROnPlateau": ("mode", "factor", "patience"),
-    "SequentialLR": ("schedulers", "milestones"),
-    # Hugging Face schedule factories (transformers / diffusers)
-    "get_linear_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
-    "get_cosine_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
-    "get_cosine_with_hard_restarts_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
-    "get_polynomial_decay_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
-    "get_constant_schedule_with_warmup": ("num_warmup_steps",),
-    "get_inverse_sqrt_schedule": ("num_warmup_steps",),
-    "get_scheduler": ("optimizer", "num_warmup_steps", "num_training_steps"),  # (name, optimizer, ...)
-}
 SCHEDULER_KEYWORDS = frozenset({
     "step_size", "gamma", "milestones", "T_max", "T_0", "T_mult", "eta_min", "max_lr", "base_lr",
     "total_steps", "epochs", "steps_per_epoch", "pct_start", "div_factor", "final_div_factor",
@@ -109,6 +64,7 @@ TRAINING_ARGUMENTS_KEYWORDS = ("learning_rate", "per_device_train_batch_size", "
                                "warmup_steps", "warmup_ratio", "max_grad_norm")
 LIGHTNING_TRAINER_KEYWORDS = ("max_epochs", "gradient_clip_val")
 EPOCHS = "epochs"  # the name an epoch loop's bound goes by (for ignore-names)
+OPTIMIZER, SCHEDULER, LOADER, OTHER = "optimizer", "scheduler", "loader", "other"
 
 DESCRIPTIONS = {
     "lr": "learning rate", "learning_rate": "learning rate", "max_lr": "maximum learning rate",
@@ -123,76 +79,6 @@ _WHY = "so it cannot be swept, logged or reproduced; read it from a config or a 
 
 # Calls whose keywords configure a command line, never a hyperparameter in use.
 _ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
-
-# -- literals ----------------------------------------------------------------------------
-
-_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power, cst.Modulo)
-
-
-def numeric_value(node: cst.BaseExpression) -> float | list | None:
-    """The value of a numeric literal (``3``, ``1e-3``, ``-1``, ``0.1 * 2``, ``10 ** -4``), or
-    of a list/tuple of them (``[30, 80]``); None for anything else."""
-    if isinstance(node, (cst.Integer, cst.Float)):
-        return node.evaluated_value
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        inner = numeric_value(node.expression)
-        if isinstance(inner, (int, float)):
-            return -inner if isinstance(node.operator, cst.Minus) else inner
-        return None
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ARITHMETIC):
-        left, right = numeric_value(node.left), numeric_value(node.right)
-        if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
-            return None
-        try:
-            if isinstance(node.operator, cst.Power):
-                if abs(right) > 64:
-                    return None
-                return left ** right
-            return {
-                cst.Add: lambda: left + right, cst.Subtract: lambda: left - right,
-                cst.Multiply: lambda: left * right, cst.Divide: lambda: left / right,
-                cst.FloorDivide: lambda: left // right, cst.Modulo: lambda: left % right,
-            }[type(node.operator)]()
-        except (ArithmeticError, ValueError):
-            return None
-    if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
-        values = []
-        for el in node.elements:
-            if isinstance(el, cst.StarredElement):
-                return None
-            v = numeric_value(el.value)
-            if not isinstance(v, (int, float)):
-                return None
-            values.append(v)
-        return values
-    return None
-
-
-def _positive(value: Any, floor: float = 0) -> bool:
-    """Zero and negative values mean "off" or "unlimited" (``weight_decay=0``,
-    ``max_epochs=-1``), not a tuned value."""
-    if isinstance(value, list):
-        return any(isinstance(v, (int, float)) and v > floor for v in value)
-    return isinstance(value, (int, float)) and value > floor
-
-
-# -- epoch loops (the loop variable's shape, EPOCH_VAR, is the training model's) ---------
-
-_TRAIN_CALL = re.compile(r"train|fit", re.IGNORECASE)
-_EPOCH_CALL = re.compile(r"epoch", re.IGNORECASE)
-_RUN_CALL = re.compile(r"train|fit|run", re.IGNORECASE)
-_RANGES = {"range", "trange"}
-# Some call in the file must look like this for any loop to be an epoch loop.
-_TRAINISH_CALL = re.compile(r"train|fit|epoch|backward|step", re.IGNORECASE)
-
-
-def _call_name(call: cst.Call) -> str:
-    func = call.func
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return ""
 
 
 class HardCodedHyperparameter(Rule):
@@ -409,6 +295,122 @@ class HardCodedHyperparameter(Rule):
         lr = 0.1
         def train(model):
             return torch.optim.SGD(model.parameters(), lr=lr)
+        """,
+        # Evaluation loaders: named for evaluation, over a held-out split (train=False, mode="val",
+        # split="test").
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        from torchvision import datasets
+        def main(model, train_ds, root, fit):
+            opt = torch.optim.SGD(model.parameters(), lr=model.lr)
+            val_loader = DataLoader(train_ds, batch_size=256)
+            testloader = DataLoader(datasets.MNIST(root, train=False), batch_size=1000)
+            holdout = ImageFolderSplit(root, mode="val")
+            probe = DataLoader(holdout, batch_size=512)
+            scored = DataLoader(load_dataset("imdb", split="test"), batch_size=128)
+            fit(model, opt, train_ds)
+        """,
+        # Loaders used only by an evaluation function (under no_grad) or a sampling one.
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        @torch.no_grad()
+        def score(model, loader):
+            return sum(model(x).sum() for x in loader)
+        def main(model, ds, fit):
+            extra = DataLoader(ds, batch_size=64)
+            images = DataLoader(ds, batch_size=16)
+            fit(model, torch.optim.SGD(model.parameters(), lr=model.lr))
+            print(score(model, extra), len(images))
+            draw_samples(model, images)
+        """,
+        # A loader named for training in a file that never trains.
+        """
+        from torch.utils.data import DataLoader
+        def make_loaders(ds):
+            train_loader = DataLoader(ds, batch_size=64)
+            return train_loader
+        """,
+        # The configurator idiom: exec(...) overrides the top-level assignments before it.
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        model = build_model()
+        batch_size = 12
+        learning_rate = 6e-4
+        exec(open("configurator.py").read())
+        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+        for x in loader:
+            optimizer.zero_grad()
+            model(x).backward()
+            optimizer.step()
+        """,
+        # What fills in a parameter's default (`x if p is None else p`, `if p is None: p = ...`).
+        """
+        import torch
+        def fit(model, loader, opt=None, sched=None):
+            opt = torch.optim.Adam(model.parameters(), lr=0.01) if opt is None else opt
+            if sched is None:
+                sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+            for x in loader:
+                opt.zero_grad()
+                model(x).backward()
+                opt.step()
+                sched.step()
+        """,
+        # One optimizer step with no loop (a smoke test / API demo) is not a training run.
+        """
+        import torch
+        if __name__ == "__main__":
+            model = torch.nn.Linear(4, 2)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+            opt.zero_grad()
+            model(torch.randn(3, 4)).sum().backward()
+            opt.step()
+        """,
+        # A leading block of named module-level constants, whatever their letter case.
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        lr = 3e-4
+        batch_size = 64
+        num_epochs = 10
+        model = Net()
+        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        for epoch in range(num_epochs):
+            for x in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+        """,
+        # Optimising an input tensor (feature visualisation, style transfer) with a frozen, pretrained
+        # model is not a training run.
+        """
+        import torch
+        from torchvision import models
+        model = models.resnet18(weights="IMAGENET1K_V1").eval()
+        model.requires_grad_(False)
+        img = torch.randn(1, 3, 224, 224, requires_grad=True)
+        opt = torch.optim.Adam([img], lr=0.05)
+        for epoch in range(200):
+            opt.zero_grad()
+            (-model(img)[0, 3]).backward()
+            opt.step()
+        """,
+        # batch_size=1 is one sample at a time by design, also for a loader named train_loader.
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        def loaders(ds, model):
+            train_loader = DataLoader(ds, batch_size=1)
+            opt = torch.optim.SGD(model.parameters(), lr=model.lr)
+            for x in train_loader:
+                opt.zero_grad()
+                model(x).backward()
+                opt.step()
         """,
     ]
     INVALID = [
@@ -628,16 +630,16 @@ class HardCodedHyperparameter(Rule):
             path="tests/test_fit.py",
             options={"skip-tests": False},
         ),
-        # DataLoaders: one that shuffles or is named for training, anywhere; any other one in
-        # a file that trains.
+        # DataLoaders: one that shuffles or that a train_dataloader hook builds, anywhere; any
+        # other one that is not for evaluation in a file that trains.
         Invalid(
             """
             import torch
             from torch.utils.data import DataLoader
-            def loaders(train_ds, val_ds):
+            def loaders(train_ds, extra_ds):
                 train_loader = DataLoader(train_ds, batch_size=128)
-                val_loader = DataLoader(val_ds, batch_size=256)
-                return train_loader, val_loader
+                extra_loader = DataLoader(extra_ds, batch_size=256)
+                return train_loader, extra_loader
             def train_dataloader(ds):
                 return DataLoader(ds, 32)
             def fit(model, loader):
@@ -670,6 +672,41 @@ class HardCodedHyperparameter(Rule):
                 "logged or reproduced; read it from a config or a command-line argument",
             ),
         ),
+        # An epoch count written as an offset from the start epoch.
+        Invalid(
+            """
+            def train(model, loader, opt, start_epoch):
+                for epoch in range(start_epoch, start_epoch + 200):
+                    train_one_epoch(model, loader, opt)
+            """,
+            lines=(3,),
+            messages=(
+                "epoch count 200 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
+                "logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
+        # The stepping loop writes every param group's lr, so the constructor's lr never takes effect;
+        # its weight decay does.
+        Invalid(
+            """
+            import torch
+            def make_optimizer(model):
+                return torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
+            def train(model, loader, schedule):
+                opt = make_optimizer(model)
+                for step, (x, y) in enumerate(loader):
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    for group in opt.param_groups:
+                        group["lr"] = schedule(step)
+                    opt.step()
+            """,
+            lines=(4,),
+            messages=(
+                "weight decay 0.1 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged "
+                "or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
     ]
 
     def __init__(self, ctx, options: dict[str, Any]):
@@ -679,16 +716,15 @@ class HardCodedHyperparameter(Rule):
         self._ignore = frozenset(options.get("ignore-names") or ())
         self._extra = frozenset(options.get("extend-names") or ()) - self._ignore
         self._reported: set[int] = set()
-        # Settled in ``finish`` (they need the semantic / training model, built only then):
-        # in walk order: (None, _check's arguments) for a watched argument that is a name,
-        # (range loop, its bound) for a loop that may be an epoch loop
-        self._pending: list[tuple[cst.For | None, tuple]] = []
-        self._loaders: list[tuple[cst.Call, list]] = []  # non-training DataLoaders
+        # Noted during the walk, settled in ``finish`` (the shared models answer then):
+        self._calls: list[tuple[cst.Call, str, list]] = []  # watched call, its kind, (name, value) pairs
+        self._loops: list[tuple[cst.For, cst.BaseExpression]] = []  # range loops that may be epoch loops
         self._class_calls: list[cst.Call] = []  # calls that may construct an optimizer subclass
         self._subclasses: set[str] = set()  # names of this file's classes that may subclass an optimizer
-        # Cheap necessary conditions noted during the walk, so the semantic model is built
-        # only where it can change the answer:
+        # Cheap necessary conditions, so the shared models are built only where they can
+        # change the answer:
         self._trainish = False  # a call named train/fit/epoch/backward/step somewhere
+        self._builds_optimizer = False  # a library optimizer is constructed
         self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
         self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
 
@@ -716,7 +752,8 @@ class HardCodedHyperparameter(Rule):
             return
         outer = [a for a in self.ctx.ancestors(node) if isinstance(a, (cst.ClassDef, cst.FunctionDef))]
         if all(isinstance(a, cst.ClassDef) for a in outer):  # the project index keeps these (``Outer.Inner``)
-            self._inits[".".join([*(a.name.value for a in reversed(outer)), node.name.value])] = _init_params(init)
+            self._inits[".".join([*(a.name.value for a in reversed(outer)), node.name.value])] = \
+                optim_classes.init_params(init)
 
     def _may_be_optimizer(self, base: cst.BaseExpression) -> bool:
         """A base that is a library optimizer, an earlier class of this file that may be one,
@@ -724,7 +761,7 @@ class HardCodedHyperparameter(Rule):
         if isinstance(base, cst.Name) and not self.ctx.is_imported(base):
             return base.value in self._subclasses
         qualified = self.ctx.qualified_name(base) or ""
-        return _is_library_optimizer(qualified) or not is_library(qualified)
+        return optim_classes.is_library_optimizer(qualified) or not is_library(qualified)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if numeric_value(node.value) is not None:
@@ -735,90 +772,103 @@ class HardCodedHyperparameter(Rule):
             self._literal_names.add(node.target.value)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self._trainish and _TRAINISH_CALL.search(_call_name(node)):
+        if not self._trainish and epochs.TRAINISH_CALL.search(epochs.call_name(node)):
             self._trainish = True
         if self._skip or not node.args:
             return
-        watched = self._watched(node)
-        if not watched or not self._in_code(node):
-            return
-        callee = self.ctx.qualified_name(node.func) or "the call"
-        if callee in DATALOADERS and not self._training_loader(node):
-            self._loaders.append((node, watched))  # reported if the file trains (finish)
-            return
-        for name, value in watched:
-            self._check(name, value, node, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+        kind, watched = self._watched(node)
+        if watched and self._in_code(node):
+            self._builds_optimizer = self._builds_optimizer or kind == OPTIMIZER
+            self._calls.append((node, kind, watched))
 
     def visit_For(self, node: cst.For) -> None:
         if self._skip or EPOCHS in self._ignore:
             return
-        stop = self._range_stop(node.iter)
-        if stop is None or numeric_value(stop) is None and not isinstance(stop, cst.Name):
-            return
-        if self._in_code(node):
-            where = "in the epoch loop's `range(...)`"
-            self._pending.append((node, (EPOCHS, stop, node, where, "bounds the epoch loop")))
+        stop = epochs.range_stop(self.ctx, node.iter)
+        if stop is not None and (numeric_value(stop) is not None or isinstance(stop, cst.Name)) and self._in_code(node):
+            self._loops.append((node, stop))
 
+    # -- the analysis -----------------------------------------------------------------------
     def finish(self) -> None:
-        for loop, args in self._pending:
-            if loop is None or self._trainish and self._is_epoch_loop(loop):
-                self._check(*args, walking=False)
-        if self._loaders and self._file_trains():
-            for call, watched in self._loaders:
-                callee = self.ctx.qualified_name(call.func)
-                for name, value in watched:
-                    # batch_size=1 outside a training loader: one sample at a time, by design
-                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor=1,
-                                walking=False)
+        if self._builds_optimizer and runs.optimises_inputs(self.ctx.semantic):
+            return  # style transfer, adversarial examples: not a training run
+        for call, kind, watched in self._calls:
+            self._check_call(call, kind, watched)
+        if self._trainish:
+            training = self.ctx.semantic.training if self._loops else None
+            for loop, stop in self._loops:
+                if epochs.is_epoch_loop(training, loop):
+                    self._check(EPOCHS, stop, loop, "in the epoch loop's `range(...)`", "bounds the epoch loop")
         if self._class_calls or self._inits:
             self._check_class_calls()
 
+    def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
+        """Report the watched arguments of one call, unless the call is not part of a
+        training run's configuration."""
+        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))]
+        if not watched:
+            return
+        semantic = self.ctx.semantic
+        floor = 0
+        if kind == LOADER and not loaders.feeds_training(self.ctx, call):
+            if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
+                return
+            floor = 1  # batch_size=1 outside a training loader: one sample at a time, by design
+        if settings.fills_parameter_default(semantic.model, call):
+            return
+        if kind == OPTIMIZER:
+            if runs.single_demo_step(semantic, call):
+                return
+            if any(n == "lr" for n, _ in watched) and runs.lr_set_every_step(semantic, call):
+                watched = [(n, v) for n, v in watched if n != "lr"]
+        callee = self.ctx.qualified_name(call.func) or "the call"
+        for name, value in watched:
+            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor)
+
     # -- what a call watches --------------------------------------------------------------
-    def _watched(self, call: cst.Call) -> list[tuple[str, cst.BaseExpression]] | None:
-        """(hyperparameter name, argument value) for each watched argument; None when the
-        call is none of the watched kinds (an empty list when it is one, with nothing
-        watched in it)."""
+    def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
+        """The call's kind and (hyperparameter name, argument value) for each watched
+        argument; None when the call is none of the watched kinds (an empty list when it is
+        one, with nothing watched in it)."""
         ctx = self.ctx
         func = call.func
         qualified = ctx.qualified_name(func)
-        last = qualified.rsplit(".", 1)[-1] if qualified else _call_name(call)
+        last = qualified.rsplit(".", 1)[-1] if qualified else epochs.call_name(call)
         imported = ctx.is_imported(func)
         if imported and qualified:
             if is_optimizer_constructor(ctx, func):
-                return self._args(call, _library_positions(qualified), OPTIMIZER_KEYWORDS)
+                return OPTIMIZER, self._args(call, library_positions(qualified), OPTIMIZER_HYPERPARAMETERS)
             kind = scheduler_kind(ctx, func)
             if kind is not None:
-                names = _SCHEDULER_POSITIONS.get(kind, ())
+                names = SCHEDULER_POSITIONS.get(kind, ())
                 positions = {i + 1: n for i, n in enumerate(names) if n in SCHEDULER_KEYWORDS}
-                return self._args(call, positions, SCHEDULER_KEYWORDS)
+                return SCHEDULER, self._args(call, positions, SCHEDULER_KEYWORDS)
             if qualified in DATALOADERS:
-                return self._args(call, {1: "batch_size"}, ("batch_size",))
+                return LOADER, self._args(call, {1: "batch_size"}, ("batch_size",))
             if qualified in _CLIP_NORM_FUNCTIONS:
-                return self._args(call, {1: "max_norm"}, ("max_norm",))
+                return OTHER, self._args(call, {1: "max_norm"}, ("max_norm",))
             if qualified in _CLIP_VALUE_FUNCTIONS:
-                return self._args(call, {1: "clip_value"}, ("clip_value",))
+                return OTHER, self._args(call, {1: "clip_value"}, ("clip_value",))
             root = qualified.split(".", 1)[0]
             if root == "transformers" and last.endswith("TrainingArguments"):
-                return self._args(call, {}, TRAINING_ARGUMENTS_KEYWORDS)
+                return OTHER, self._args(call, {}, TRAINING_ARGUMENTS_KEYWORDS)
             if root in LIGHTNING_ROOTS and last == "Trainer":
-                return self._args(call, {}, LIGHTNING_TRAINER_KEYWORDS)
+                return OTHER, self._args(call, {}, LIGHTNING_TRAINER_KEYWORDS)
         elif isinstance(func, cst.Attribute):
             if last in ("clip_grad_norm_", "clip_grad_value_"):
                 # accelerator.clip_grad_norm_(params, max_norm); FSDP's model.clip_grad_norm_(max_norm)
                 name = "max_norm" if last == "clip_grad_norm_" else "clip_value"
                 positional = [a for a in call.args if a.keyword is None and not a.star]
-                return self._args(call, {1 if len(positional) >= 2 else 0: name}, (name,))
+                return OTHER, self._args(call, {1 if len(positional) >= 2 else 0: name}, (name,))
             if last == "clip_gradients":  # Fabric / LightningModule
-                return self._args(call, {}, ("max_norm", "clip_val", "gradient_clip_val"))
+                return OTHER, self._args(call, {}, ("max_norm", "clip_val", "gradient_clip_val"))
             if last in _ARGPARSE_METHODS:
-                return []
-        last = _call_name(call)
+                return OTHER, []
+        last = epochs.call_name(call)
         if last[:1].isupper() and (isinstance(func, cst.Name) or imported):
             # maybe an optimizer subclass of this file or of another project file (finish)
             self._class_calls.append(call)
-        if self._extra:
-            return self._args(call, {}, ())
-        return None
+        return OTHER, self._args(call, {}, ()) if self._extra else None
 
     def _args(self, call: cst.Call, positions: dict[int, str], keywords) -> list[tuple[str, cst.BaseExpression]]:
         out = []
@@ -839,100 +889,17 @@ class HardCodedHyperparameter(Rule):
                 out.append((name, arg.value))
         return out
 
-    # -- data loaders ----------------------------------------------------------------------
-    def _training_loader(self, call: cst.Call) -> bool:
-        """A DataLoader that feeds training: it shuffles, or its variable or the function
-        building it is named ``train...`` (``train_loader = ...``, ``def train_dataloader``)."""
-        for arg in call.args:
-            if arg.keyword is not None and arg.keyword.value == "shuffle":
-                if isinstance(arg.value, cst.Name) and arg.value.value == "True":
-                    return True
-        parent = self.ctx.parent(call)
-        if isinstance(parent, cst.Assign) and any(
-            "train" in (dotted_name(t.target) or "").rsplit(".", 1)[-1].lower() for t in parent.targets
-        ):
-            return True
-        function = self.ctx.enclosing_function(call)
-        return function is not None and "train" in function.name.value.lower()
-
-    def _file_trains(self) -> bool:
-        """Does this file train (backward, an optimizer step or construction, a trainer, a
-        ``training_step``)? A DataLoader elsewhere (reading video metadata, evaluating) has a
-        batch size that is not a training hyperparameter."""
-        training = self.ctx.semantic.training
-        if training.sites.backward or training.sites.step or training.sites.fit \
-                or training.bindings["optimizer"] or training.bindings["trainer"]:
-            return True
-        model = training.model
-        if any(s.kind == FUNCTION and s.name == "training_step" for s in model.scopes.values()):
-            return True
-        ctx = self.ctx
-        for site in model.calls:
-            func = site.node.func
-            if is_optimizer_constructor(ctx, func) \
-                    or (ctx.qualified_name(func) or "").rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(func):
-                return True
-        return False
-
-    # -- epoch loops ---------------------------------------------------------------------
-    def _range_stop(self, it: cst.BaseExpression) -> cst.BaseExpression | None:
-        """``N`` of ``range(N)``, ``range(1, N)``, ``trange(N)``, ``tqdm(range(N))``."""
-        if not isinstance(it, cst.Call):
-            return None
-        func = it.func
-        name = func.value if isinstance(func, cst.Name) else None
-        if name is None and isinstance(func, cst.Attribute) and func.attr.value in ("tqdm", "trange"):
-            name = func.attr.value
-        if name in ("tqdm", "track", "progress_bar") and it.args and isinstance(it.args[0].value, cst.Call):
-            return self._range_stop(it.args[0].value)
-        if name not in _RANGES or name == "range" and self.ctx.is_imported(func):
-            return None
-        args = [a for a in it.args if a.keyword is None]
-        if not args or len(args) > 3 or any(a.star for a in args):
-            return None
-        stop = args[0] if len(args) == 1 else args[1]
-        return _strip_plus_one(stop.value)
-
-    def _is_epoch_loop(self, node: cst.For) -> bool:
-        """It calls ``train_one_epoch``/``run_epoch``-like functions; or its variable is named
-        like an epoch and it trains; or its body runs a data loop (not over ``range``) that trains."""
-        model = self.ctx.semantic.model
-        loop = model.loops.get(node)
-        if loop is None:
-            return False
-        names = [_call_name(site.node) for site in model.calls_in_loop(loop)]
-        if any(_EPOCH_CALL.search(name) and _RUN_CALL.search(name) for name in names):
-            return True
-        var = node.target.value if isinstance(node.target, cst.Name) else None
-        if var is not None and EPOCH_VAR.search(var) and (
-                any(_TRAIN_CALL.search(name) for name in names) or self.ctx.semantic.training.loop_runs(loop)):
-            return True
-        return any(self._trains(inner) for inner in loop.scope.loops if _inside(inner, loop)
-                   and isinstance(inner.node, cst.For) and self._range_stop(inner.node.iter) is None)
-
-    def _trains(self, loop: Loop) -> bool:
-        """An iteration does backward or an optimizer step, or calls ``train...``/``fit...``
-        (not ``model.train()``)."""
-        if self.ctx.semantic.training.loop_runs(loop):
-            return True
-        return any(_TRAIN_CALL.search(_call_name(site.node)) and mode_switch(site.node) is None
-                   for site in self.ctx.semantic.model.calls_in_loop(loop))
-
     # -- values --------------------------------------------------------------------------
     def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
-               floor: float = 0, *, walking: bool = True) -> None:
-        """Report ``value`` when it is a literal above ``floor``, or a literal-only local (those
-        wait for ``finish`` while the walk is on: the semantic model answers then)."""
+               floor: float = 0) -> None:
+        """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
         number = numeric_value(value)
         if number is not None:
-            if _positive(number, floor):
+            if is_positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}")
         elif isinstance(value, cst.Name):
-            if walking:
-                self._pending.append((None, (name, value, anchor, where, used, floor)))
-                return
             for literal in self._literal_local(value, anchor) or ():
-                if _positive(numeric_value(literal), floor):
+                if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
                                  f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
 
@@ -945,19 +912,24 @@ class HardCodedHyperparameter(Rule):
         self.report(literal, f"{desc} {text} {what}, {_WHY}")
 
     def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
-        """The literals a lower-case local (of the function enclosing ``anchor``, the call or
-        loop using ``name``, or of module-level code when used there) may hold where it is
-        used, when every binding reaching there is a literal one; else None."""
+        """The literals a lower-case local (of the function enclosing ``anchor``, or of
+        module-level code when used there) may hold where it is used, when every binding
+        reaching there is a literal one; else None. Module-level settings (the leading block
+        of constants, anything under a configurator) are not locals."""
         if name.value.isupper() or name.value not in self._literal_names:
             return None
         model = self.ctx.semantic.model
-        home = model.scope_of(anchor)
-        home = home.function() or model.module
+        home = model.scope_of(anchor).function() or model.module
         found = model.reaching(name.value, anchor)
         if not found or any(b.scope is not home or b.kind not in ("assign", "ann") for b in found):
             return None
         if any(numeric_value(b.value) is None for b in found):
             return None
+        if home is model.module:
+            configured = settings.configurator_order(model)
+            if name.value in settings.header_constants(model) or configured is not None and all(
+                    b.order < configured for b in found):
+                return None
         return [b.value for b in found]
 
     # -- optimizer subclasses (this file, and other project files through facts) ------------
@@ -976,7 +948,7 @@ class HardCodedHyperparameter(Rule):
                              if b.kind == "class"), None)
                 if info is None:
                     continue
-                positions = _local_positions(info)
+                positions = optim_classes.local_positions(info)
                 target = ["local", info.qualname]
             else:
                 qualified = self.ctx.qualified_name(func) or ""
@@ -987,9 +959,9 @@ class HardCodedHyperparameter(Rule):
                 continue
             callee = dotted_name(func)
             if positions is not None:
-                for name, value in self._args(call, positions, OPTIMIZER_KEYWORDS):
-                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", walking=False)
-            elif info is None or _has_external_base(info):
+                for name, value in self._args(call, positions, OPTIMIZER_HYPERPARAMETERS):
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+            elif info is None or optim_classes.has_external_base(info):
                 args = self._candidate_args(call)
                 if args:
                     candidates.append({"callee": target, "shown": callee, "args": args})
@@ -1016,7 +988,7 @@ class HardCodedHyperparameter(Rule):
                     continue
             else:
                 key = arg.keyword.value
-                if key not in OPTIMIZER_KEYWORDS or key in self._ignore:
+                if key not in OPTIMIZER_HYPERPARAMETERS or key in self._ignore:
                     continue
             for literal, var in self._literals(arg.value, call):
                 out.append([key, _shown(self.ctx, literal), self.ctx.span(literal).to_json(), var])
@@ -1025,14 +997,18 @@ class HardCodedHyperparameter(Rule):
     def _literals(self, value: cst.BaseExpression, anchor: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:
         number = numeric_value(value)
         if number is not None:
-            return [(value, "")] if _positive(number) else []
+            return [(value, "")] if is_positive(number) else []
         if isinstance(value, cst.Name):
-            return [(lit, value.value) for lit in self._literal_local(value, anchor) or () if _positive(numeric_value(lit))]
+            return [(lit, value.value) for lit in self._literal_local(value, anchor) or () if is_positive(numeric_value(lit))]
         return []
 
     @classmethod
     def check_project(cls, project, options: dict[str, Any]):
         ignore = set(options.get("ignore-names") or ())
+
+        def inits(record, fact) -> list[str]:
+            return ((record.facts.get(cls.code) or {}).get("inits") or {}).get(fact["name"], [])
+
         out = []
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
@@ -1045,7 +1021,7 @@ class HardCodedHyperparameter(Rule):
                     if hit is None:
                         continue
                     qualified = f"{hit[0].module_name}.{hit[1]}" if hit[0].module_name else hit[1]
-                positions = _project_positions(project, qualified)
+                positions = optim_classes.project_positions(project, qualified, inits)
                 if positions is None:
                     continue
                 for key, text, span, var in call["args"]:
@@ -1061,95 +1037,6 @@ class HardCodedHyperparameter(Rule):
                     out.append(Finding.at(cls, record.path, Span.from_json(span), f"{desc} {text} {what}, {_WHY}"))
         # One literal passed twice (a local used by two calls) is one finding.
         return list({(f.path, f.line, f.column): f for f in out}.values())
-
-
-def _strip_plus_one(node: cst.BaseExpression) -> cst.BaseExpression:
-    """``N + 1`` -> ``N`` when ``N`` is a name (``range(1, n_epochs + 1)``)."""
-    if (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add) and isinstance(node.left, cst.Name)
-            and isinstance(node.right, cst.Integer) and node.right.value == "1"):
-        return node.left
-    return node
-
-
-def _inside(inner: Loop, outer: Loop) -> bool:
-    current = inner.outer
-    while current is not None and current is not outer:
-        current = current.outer
-    return current is outer
-
-
-# -- optimizer classes: where lr / momentum / weight_decay sit among positional arguments ---
-
-def _library_positions(qualified: str) -> dict[int, str]:
-    """A library optimizer's positional hyperparameters (index 0 is ``params``)."""
-    last = qualified.rsplit(".", 1)[-1]
-    if last in _NO_POSITIONAL_LR or qualified.startswith("torch.distributed.optim."):
-        return {}
-    return _OPTIMIZER_POSITIONS.get(last, {1: "lr"})
-
-
-def _is_library_optimizer(qualified: str) -> bool:
-    return is_optimizer_class(qualified, lambda: "." in qualified)  # dotted: an import, expanded
-
-
-def _init_params(init: cst.FunctionDef) -> list[str]:
-    """``__init__``'s positional parameter names after ``self``."""
-    return [p.name.value for p in [*init.params.posonly_params, *init.params.params]][1:]
-
-
-def _from_init(init: list[str] | None, inherited: dict[int, str]) -> dict[int, str]:
-    if init is None:
-        return inherited
-    return {i: n for i, n in enumerate(init) if n in OPTIMIZER_KEYWORDS}
-
-
-def _local_positions(info: ClassInfo, depth: int = 0) -> dict[int, str] | None:
-    """For a class of this file that subclasses a library optimizer through classes of this
-    file, its positional hyperparameters; None if it is not known to be one here."""
-    if depth > 8:
-        return None
-    for base in info.bases:
-        local = next((c for c in info.local_bases if c.name == base), None)
-        if local is not None:
-            inherited = _local_positions(local, depth + 1)
-        else:
-            inherited = _library_positions(base) if _is_library_optimizer(base) else None
-        if inherited is not None:
-            init = info.methods.get("__init__")
-            return _from_init(_init_params(init) if init is not None else None, inherited)
-    return None
-
-
-def _has_external_base(info: ClassInfo, depth: int = 0) -> bool:
-    """A base (or a same-file base's base) imported from outside the libraries: only the
-    project can say whether it is an optimizer."""
-    if depth > 8:
-        return False
-    for base in info.bases:
-        local = next((c for c in info.local_bases if c.name == base), None)
-        if local is not None:
-            if _has_external_base(local, depth + 1):
-                return True
-        elif "." in base and not is_library(base):
-            return True
-    return False
-
-
-def _project_positions(project, qualified: str) -> dict[int, str] | None:
-    """Positional hyperparameters of a project class (canonical name) whose ancestors reach a
-    library optimizer: the nearest ``__init__`` of a project class decides (its parameters,
-    from the TL004 facts of its file; keywords only when unknown), else the optimizer's."""
-    init = None
-    for name in [qualified, *project.ancestors(qualified)]:
-        found = project.class_fact(name)
-        if found is not None:
-            record, fact = found
-            if init is None and "__init__" in fact["methods"]:
-                inits = (record.facts.get(HardCodedHyperparameter.code) or {}).get("inits") or {}
-                init = inits.get(fact["name"], [])
-        elif _is_library_optimizer(name):
-            return _from_init(init, _library_positions(name))
-    return None
 
 
 def _shown(ctx, literal: cst.BaseExpression) -> str:

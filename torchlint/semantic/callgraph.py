@@ -42,6 +42,9 @@ class CallGraph:
         model = self.model
         if isinstance(expr, cst.Lambda):
             return [expr]
+        if isinstance(expr, cst.Call) and expr.args and depth < _MAX_ALIAS \
+                and (model.qualified_name(expr.func) or "").endswith("partial"):
+            return self.resolve(expr.args[0].value, scope, at, depth + 1)  # functools.partial(f, ...)
         if isinstance(expr, cst.Name):
             if expr.value not in self._resolvable_names():
                 return []  # no binding in the file could make it a same-file function

@@ -1,0 +1,104 @@
+"""Epoch loops: ``for epoch in range(N)`` loops whose iterations each run a training pass.
+
+* ``range_stop(ctx, iterable)``: the expression giving the number of iterations of
+  ``range(N)``, ``range(1, N + 1)``, ``range(start, start + N)``, ``trange(N)``,
+  ``tqdm(range(N))``; None for any other iterable.
+* ``is_epoch_loop(training, node)``: the loop calls ``train_one_epoch``/``run_epoch``-like
+  functions; or its variable is named like an epoch and it trains; or its body runs a data
+  loop (not over ``range``) that trains.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchlint.context import dotted_name
+from torchlint.semantic.model import Loop
+from torchlint.semantic.training import EPOCH_VAR
+from torchlint.torch_api import mode_switch
+
+_TRAIN_CALL = re.compile(r"train|fit", re.IGNORECASE)
+_EPOCH_CALL = re.compile(r"epoch", re.IGNORECASE)
+_RUN_CALL = re.compile(r"train|fit|run", re.IGNORECASE)
+_RANGES = {"range", "trange"}
+_PROGRESS = ("tqdm", "track", "progress_bar")
+# Some call in the file must look like this for any loop to be an epoch loop.
+TRAINISH_CALL = re.compile(r"train|fit|epoch|backward|step", re.IGNORECASE)
+
+
+def call_name(call: cst.Call) -> str:
+    """The last name of the callee: ``f`` of ``f(...)``, ``m`` of ``x.m(...)``."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return ""
+
+
+def range_stop(ctx, it: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The iteration count of ``range(N)``, ``range(1, N + 1)``, ``range(s, s + N)``,
+    ``trange(N)``, ``tqdm(range(N))`` (``N``); None for any other iterable."""
+    if not isinstance(it, cst.Call):
+        return None
+    func = it.func
+    name = func.value if isinstance(func, cst.Name) else None
+    if name is None and isinstance(func, cst.Attribute) and func.attr.value in ("tqdm", "trange"):
+        name = func.attr.value
+    if name in _PROGRESS and it.args and isinstance(it.args[0].value, cst.Call):
+        return range_stop(ctx, it.args[0].value)
+    if name not in _RANGES or name == "range" and ctx.is_imported(func):
+        return None
+    args = [a for a in it.args if a.keyword is None]
+    if not args or len(args) > 3 or any(a.star for a in args):
+        return None
+    if len(args) == 1:
+        return _count(None, args[0].value)
+    return _count(args[0].value, args[1].value)
+
+
+def _count(start: cst.BaseExpression | None, stop: cst.BaseExpression) -> cst.BaseExpression:
+    """``N`` of ``range(1, N + 1)`` (a name plus one) and of ``range(s, s + N)``; else the stop."""
+    if isinstance(stop, cst.BinaryOperation) and isinstance(stop.operator, cst.Add):
+        left = dotted_name(stop.left)
+        if left is not None and left == dotted_name(start):
+            return stop.right
+        if isinstance(stop.left, cst.Name) and isinstance(stop.right, cst.Integer) and stop.right.value == "1":
+            return stop.left
+    return stop
+
+
+def is_epoch_loop(training, node: cst.For) -> bool:
+    """It calls ``train_one_epoch``/``run_epoch``-like functions; or its variable is named
+    like an epoch and it trains; or its body runs a data loop (not over ``range``) that trains."""
+    model = training.model
+    loop = model.loops.get(node)
+    if loop is None:
+        return False
+    names = [call_name(site.node) for site in model.calls_in_loop(loop)]
+    if any(_EPOCH_CALL.search(name) and _RUN_CALL.search(name) for name in names):
+        return True
+    var = node.target.value if isinstance(node.target, cst.Name) else None
+    if var is not None and EPOCH_VAR.search(var) and (
+            any(_TRAIN_CALL.search(name) for name in names) or training.loop_runs(loop)):
+        return True
+    return any(_trains(training, inner) for inner in loop.scope.loops if _inside(inner, loop)
+               and isinstance(inner.node, cst.For) and range_stop(training.ctx, inner.node.iter) is None)
+
+
+def _trains(training, loop: Loop) -> bool:
+    """An iteration does backward or an optimizer step, or calls ``train...``/``fit...``
+    (not ``model.train()``)."""
+    if training.loop_runs(loop):
+        return True
+    return any(_TRAIN_CALL.search(call_name(site.node)) and mode_switch(site.node) is None
+               for site in training.model.calls_in_loop(loop))
+
+
+def _inside(inner: Loop, outer: Loop) -> bool:
+    current = inner.outer
+    while current is not None and current is not outer:
+        current = current.outer
+    return current is outer

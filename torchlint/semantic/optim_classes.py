@@ -1,0 +1,169 @@
+"""torch.optim classes: which classes are optimizers and where their hyperparameters sit.
+
+* ``OPTIMIZER_POSITIONS`` / ``SCHEDULER_POSITIONS``: the positional parameters of library
+  optimizers (index 0 is ``params``) and schedulers (after the optimizer).
+* ``local_positions(info)``: a class of this file that subclasses a library optimizer
+  through classes of this file, with its positional hyperparameters (its nearest
+  ``__init__`` decides); ``has_external_base(info)``: only the project can tell.
+* ``project_positions(project, qualified, inits)``: the same across files, through
+  ``Project.ancestors``.
+* ``constructed_optimizer(semantic, key, at)``: the library optimizer class a variable holds
+  where it is used: built there (``opt = torch.optim.LBFGS(...)``) or returned by a same-file
+  factory (``opt = make_optimizer(img)``).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+from torchlint.context import iter_nodes
+from torchlint.semantic.libraries import is_library
+from torchlint.semantic.model import ClassInfo
+from torchlint.torch_api import is_optimizer_class
+
+# The hyperparameters an optimizer takes by position (and by keyword).
+OPTIMIZER_HYPERPARAMETERS = ("lr", "momentum", "weight_decay")
+# Positional parameters of torch.optim constructors (index 0 is ``params``).
+OPTIMIZER_POSITIONS: dict[str, dict[int, str]] = {
+    "SGD": {1: "lr", 2: "momentum", 4: "weight_decay"},
+    "Adam": {1: "lr", 4: "weight_decay"},
+    "AdamW": {1: "lr", 4: "weight_decay"},
+    "Adamax": {1: "lr", 4: "weight_decay"},
+    "NAdam": {1: "lr", 4: "weight_decay"},
+    "RAdam": {1: "lr", 4: "weight_decay"},
+    "Adagrad": {1: "lr", 3: "weight_decay"},
+    "Adadelta": {1: "lr", 4: "weight_decay"},
+    "RMSprop": {1: "lr", 4: "weight_decay", 5: "momentum"},
+    "ASGD": {1: "lr", 5: "weight_decay"},
+}
+# Optimizers whose second positional parameter is not the learning rate.
+_NO_POSITIONAL_LR = {"ZeroRedundancyOptimizer", "DistributedOptimizer"}
+
+# torch.optim.lr_scheduler and Hugging Face schedule factories: positional parameters after
+# the optimizer.
+SCHEDULER_POSITIONS: dict[str, tuple[str, ...]] = {
+    "StepLR": ("step_size", "gamma"),
+    "MultiStepLR": ("milestones", "gamma"),
+    "ExponentialLR": ("gamma",),
+    "CosineAnnealingLR": ("T_max", "eta_min"),
+    "CosineAnnealingWarmRestarts": ("T_0", "T_mult", "eta_min"),
+    "OneCycleLR": ("max_lr", "total_steps", "epochs", "steps_per_epoch", "pct_start"),
+    "CyclicLR": ("base_lr", "max_lr", "step_size_up", "step_size_down"),
+    "LinearLR": ("start_factor", "end_factor", "total_iters"),
+    "ConstantLR": ("factor", "total_iters"),
+    "PolynomialLR": ("total_iters", "power"),
+    "ReduceLROnPlateau": ("mode", "factor", "patience"),
+    "SequentialLR": ("schedulers", "milestones"),
+    "get_linear_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_cosine_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_cosine_with_hard_restarts_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_polynomial_decay_schedule_with_warmup": ("num_warmup_steps", "num_training_steps"),
+    "get_constant_schedule_with_warmup": ("num_warmup_steps",),
+    "get_inverse_sqrt_schedule": ("num_warmup_steps",),
+    "get_scheduler": ("optimizer", "num_warmup_steps", "num_training_steps"),  # (name, optimizer, ...)
+}
+_MAX_DEPTH = 8
+
+
+def library_positions(qualified: str) -> dict[int, str]:
+    """A library optimizer's positional hyperparameters (index 0 is ``params``)."""
+    last = qualified.rsplit(".", 1)[-1]
+    if last in _NO_POSITIONAL_LR or qualified.startswith("torch.distributed.optim."):
+        return {}
+    return OPTIMIZER_POSITIONS.get(last, {1: "lr"})
+
+
+def is_library_optimizer(qualified: str) -> bool:
+    """A qualified class name (imports expanded) that is a library optimizer."""
+    return is_optimizer_class(qualified, lambda: "." in qualified)  # dotted: an import, expanded
+
+
+def init_params(init: cst.FunctionDef) -> list[str]:
+    """``__init__``'s positional parameter names after ``self``."""
+    return [p.name.value for p in [*init.params.posonly_params, *init.params.params]][1:]
+
+
+def _from_init(init: list[str] | None, inherited: dict[int, str]) -> dict[int, str]:
+    if init is None:
+        return inherited
+    return {i: n for i, n in enumerate(init) if n in OPTIMIZER_HYPERPARAMETERS}
+
+
+def local_positions(info: ClassInfo, depth: int = 0) -> dict[int, str] | None:
+    """For a class of this file that subclasses a library optimizer through classes of this
+    file, its positional hyperparameters; None if it is not known to be one here."""
+    if depth > _MAX_DEPTH:
+        return None
+    for base in info.bases:
+        local = next((c for c in info.local_bases if c.name == base), None)
+        if local is not None:
+            inherited = local_positions(local, depth + 1)
+        else:
+            inherited = library_positions(base) if is_library_optimizer(base) else None
+        if inherited is not None:
+            init = info.methods.get("__init__")
+            return _from_init(init_params(init) if init is not None else None, inherited)
+    return None
+
+
+def has_external_base(info: ClassInfo, depth: int = 0) -> bool:
+    """A base (or a same-file base's base) imported from outside the libraries: only the
+    project can say whether it is an optimizer."""
+    if depth > _MAX_DEPTH:
+        return False
+    for base in info.bases:
+        local = next((c for c in info.local_bases if c.name == base), None)
+        if local is not None:
+            if has_external_base(local, depth + 1):
+                return True
+        elif "." in base and not is_library(base):
+            return True
+    return False
+
+
+def project_positions(project, qualified: str, inits: Callable[[object, dict], list[str]]) -> dict[int, str] | None:
+    """Positional hyperparameters of a project class (canonical name) whose ancestors reach a
+    library optimizer: the nearest ``__init__`` of a project class decides (``inits(record,
+    class fact)`` gives its parameters; keywords only when unknown), else the optimizer's."""
+    init = None
+    for name in [qualified, *project.ancestors(qualified)]:
+        found = project.class_fact(name)
+        if found is not None:
+            record, fact = found
+            if init is None and "__init__" in fact["methods"]:
+                init = inits(record, fact)
+        elif is_library_optimizer(name):
+            return _from_init(init, library_positions(name))
+    return None
+
+
+def constructed_optimizer(semantic, key: str, at: cst.CSTNode) -> str | None:
+    """The qualified library optimizer class ``key`` holds at ``at``: every reaching binding
+    (or, for ``self.x``, every binding in the file) is a constructor call, or a call of a
+    same-file function whose returns are; None when unknown or mixed."""
+    model = semantic.model
+    bindings = model.reaching(key, at) if "." not in key else \
+        [b for scope in model.scopes.values() for b in scope.bindings.get(key, ())]
+    found = {_built_class(semantic, b.value, b.scope, b.node) for b in bindings if b.kind in ("assign", "ann")}
+    if len(found) == 1 and len(bindings) > 0 and None not in found:
+        return found.pop()
+    return None
+
+
+def _built_class(semantic, value: cst.BaseExpression | None, scope, at: cst.CSTNode, depth: int = 0) -> str | None:
+    if not isinstance(value, cst.Call) or depth > 2:
+        return None
+    qualified = semantic.model.qualified_name(value.func) or ""
+    if semantic.model.is_imported(value.func) and is_library_optimizer(qualified):
+        return qualified
+    returned = set()
+    for fn in semantic.graph.resolve(value.func, scope, at):
+        if not isinstance(fn, cst.FunctionDef):
+            return None
+        fn_scope = semantic.model.scopes[fn]
+        for node in iter_nodes(fn.body, into_scopes=False):
+            if isinstance(node, cst.Return):
+                returned.add(_built_class(semantic, node.value, fn_scope, node, depth + 1))
+    return returned.pop() if len(returned) == 1 else None

@@ -1,0 +1,207 @@
+"""What kind of optimisation run the code is, beyond "it calls backward and step".
+
+* ``file_trains(semantic)``: the file trains: a backward, an optimizer step or construction,
+  a trainer (``Trainer(...)``, ``trainer.fit``), a ``training_step``.
+
+Not every optimizer makes a training run:
+
+* ``optimises_inputs(semantic)``: the file optimises an input tensor, not a model (style
+  transfer, feature visualisation, adversarial examples): every optimizer it builds is over
+  a list of tensors (``LBFGS([input_img])``, ``Adam([delta])``), never ``.parameters()``, and
+  the model is frozen, switched to eval mode or loaded pretrained. Its learning rate and step
+  count are properties of the procedure, not training hyperparameters, and its randomness is
+  not a training run's.
+* ``single_demo_step(semantic, call)``: the optimizer built by ``call`` is stepped, never in a
+  loop and never handed to other code (a smoke test or an API demo under ``__main__``).
+* ``lr_set_every_step(semantic, call)``: the loop that steps the optimizer built by ``call``
+  writes every param group's ``lr`` from a computed value (``g["lr"] = schedule(step)``), so
+  the ``lr`` passed to the constructor never takes effect.
+
+``held_as(semantic, call)`` says under which variables an optimizer built by ``call`` is used:
+its assignment target, or, when a same-file function returns it, the targets its callers
+assign the result to; each with the code scope that holds it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.semantic.literals import numeric_value
+from torchlint.semantic.model import FUNCTION
+from torchlint.semantic.training import freeze_sites
+from torchlint.torch_api import expr_key, is_optimizer_constructor, mode_switch
+
+_PRETRAINED_CALLS = ("from_pretrained", "load_state_dict")
+_PARAMETER_CALLS = ("parameters", "named_parameters", "param_groups")
+
+
+def file_trains(semantic) -> bool:
+    """A backward, an optimizer step or construction, a trainer, a ``training_step``."""
+    training = semantic.training
+    if training.sites.backward or training.sites.step or training.sites.fit \
+            or training.bindings["optimizer"] or training.bindings["trainer"]:
+        return True
+    model = training.model
+    if any(s.kind == FUNCTION and s.name == "training_step" for s in model.scopes.values()):
+        return True
+    ctx = model.ctx
+    for site in model.calls:
+        func = site.node.func
+        if is_optimizer_constructor(ctx, func) \
+                or (ctx.qualified_name(func) or "").rsplit(".", 1)[-1] == "Trainer" and ctx.is_imported(func):
+            return True
+    return False
+
+
+def optimises_inputs(semantic) -> bool:
+    """Every optimizer the file builds is over plain tensors (a list or tuple of names, not
+    ``.parameters()``) and the model is frozen, in eval mode or loaded pretrained."""
+    model = semantic.model
+    built = [s.node for s in model.calls if is_optimizer_constructor(model.ctx, s.node.func)]
+    return bool(built) and all(_over_tensors(call) for call in built) and _model_fixed(semantic)
+
+
+def _over_tensors(call: cst.Call) -> bool:
+    params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+    if not isinstance(params, (cst.List, cst.Tuple)) or not params.elements:
+        return False
+    for element in params.elements:
+        value = element.value
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value == "requires_grad_":
+            value = value.func.value
+        if not isinstance(value, (cst.Name, cst.Attribute)) or _mentions_parameters(value):
+            return False
+    return True
+
+
+def _mentions_parameters(expr: cst.BaseExpression) -> bool:
+    return any(isinstance(n, cst.Name) and n.value in _PARAMETER_CALLS for n in iter_nodes(expr))
+
+
+def _model_fixed(semantic) -> bool:
+    """A model is frozen, switched to eval mode, or loaded with pretrained weights."""
+    model = semantic.model
+    if freeze_sites(model):
+        return True
+    for site in model.calls:
+        call = site.node
+        func = call.func
+        if mode_switch(call) is False or isinstance(func, cst.Attribute) and func.attr.value in _PRETRAINED_CALLS:
+            return True
+        for arg in call.args:
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            if keyword == "pretrained" and isinstance(arg.value, cst.Name) and arg.value.value == "True" \
+                    or keyword == "weights" and not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+                return True
+    return False
+
+
+def held_as(semantic, call: cst.Call) -> list[tuple[str, cst.CSTNode]]:
+    """(variable, code scope node) pairs under which the result of ``call`` is used: the
+    target of ``x = call``, or of ``x = f(...)`` for each same-file call of the function
+    that returns it (``return call``, or ``x = call; return x``)."""
+    model = semantic.model
+    parent = model.ctx.parent(call)
+    scope = model.code_scope(model.scope_of(call))
+    if isinstance(parent, cst.Assign):
+        keys = [k for k in (expr_key(t.target) for t in parent.targets) if k is not None]
+        if not any(_returned(scope.node, k) for k in keys):
+            return [(k, scope.node) for k in keys]
+    elif not isinstance(parent, cst.Return):
+        return []
+    if not isinstance(scope.node, cst.FunctionDef):
+        return []
+    out = []
+    for site in semantic.graph.callers(scope.node):
+        outer = model.ctx.parent(site.node)
+        if isinstance(outer, cst.Assign):
+            home = model.code_scope(site.scope).node
+            out.extend((k, home) for k in (expr_key(t.target) for t in outer.targets) if k is not None)
+    return out
+
+
+def _returned(function: cst.CSTNode, key: str) -> bool:
+    return isinstance(function, cst.FunctionDef) and any(
+        isinstance(n, cst.Return) and n.value is not None and expr_key(n.value) == key
+        for n in iter_nodes(function.body, into_scopes=False))
+
+
+def _steps_of(semantic, held: list[tuple[str, cst.CSTNode]]) -> list:
+    """The optimizer-step call sites of the variables in ``held`` (a plain name: in its scope)."""
+    model = semantic.model
+    out = []
+    for site, key in semantic.training.sites.step:
+        for k, home in held:
+            if key == k and ("." in k or model.code_scope(site.scope).node is home):
+                out.append(site)
+    return out
+
+
+def single_demo_step(semantic, call: cst.Call) -> bool:
+    """The optimizer ``call`` builds is stepped, but never in a loop (nor in a function called
+    from one), and never passed to other code."""
+    held = held_as(semantic, call)
+    steps = _steps_of(semantic, held)
+    if not steps or any(s.all_loops for s in steps):
+        return False
+    for k, home in held:
+        if "." in k or _passed_on(home, k):
+            return False
+        if isinstance(home, (cst.FunctionDef, cst.Lambda)):
+            callers = semantic.graph.callers(home)
+            if not callers or any(c.all_loops for c in callers):
+                return False
+    return True
+
+
+def _passed_on(scope_node: cst.CSTNode, key: str) -> bool:
+    """``key`` is an argument of a call, returned, stored or yielded in the scope's code."""
+    for node in iter_nodes(scope_node, into_scopes=False):
+        if isinstance(node, cst.Arg) and dotted_name(node.value) == key:
+            return True
+        if isinstance(node, (cst.Return, cst.Yield)) and node.value is not None and dotted_name(node.value) == key:
+            return True
+        if isinstance(node, cst.Assign) and dotted_name(node.value) == key:
+            return True
+    return False
+
+
+def lr_set_every_step(semantic, call: cst.Call) -> bool:
+    """A loop that steps the optimizer ``call`` builds assigns every param group's ``lr`` a
+    computed value in each iteration (``for g in opt.param_groups: g["lr"] = f(step)``)."""
+    held = held_as(semantic, call)
+    stepping = {lp for s in _steps_of(semantic, held) for lp in s.all_loops}
+    if not stepping:
+        return False
+    model = semantic.model
+    for loop in model.loops.values():
+        node = loop.node
+        if not isinstance(node, cst.For) or not isinstance(node.target, cst.Name):
+            continue
+        owner = dotted_name(node.iter)
+        if owner is None or not owner.endswith(".param_groups"):
+            continue
+        home = model.code_scope(loop.scope).node
+        if not any(owner == f"{k}.param_groups" and ("." in k or home is h) for k, h in held):
+            continue
+        outer = loop.outer
+        while outer is not None and outer not in stepping:
+            outer = outer.outer
+        if outer is not None and _sets_lr(node.body, node.target.value):
+            return True
+    return False
+
+
+def _sets_lr(body: cst.CSTNode, group: str) -> bool:
+    """``group["lr"] = <not a literal>`` directly in ``body`` (not under an ``if``)."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for line in lines:
+        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            continue
+        for small in line.body:
+            if isinstance(small, cst.Assign) and numeric_value(small.value) is None and any(
+                    expr_key(t.target) in (f'{group}["lr"]', f"{group}['lr']") for t in small.targets):
+                return True
+    return False

@@ -1,0 +1,118 @@
+"""Where a value written in code is a configurable default rather than a hard-coded one.
+
+* ``configurator_order(model)``: where the module's own code runs ``exec(...)`` or
+  ``globals().update(...)`` (the "configurator" idiom: ``exec(open("configurator.py").read())``
+  overrides the script's top-level assignments from the command line or a config file), so
+  every module-level assignment before it is an overridable default.
+* ``header_constants(model)``: names assigned once, in the block of imports and plain value
+  assignments (no call in the value) at the top of a script: named constants, whatever their
+  letter case. The first other statement (``model = Net()``, a ``def``, a loop) ends it.
+* ``fills_parameter_default(model, node)``: ``node`` builds the value a parameter of the
+  enclosing function takes when the caller passed none (``opt = Adam(...) if opt is None
+  else opt``, ``opt or Adam(...)``, ``if opt is None: opt = Adam(...)``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchlint.context import iter_nodes
+from torchlint.semantic.model import SemanticModel
+
+_HEADER_STATEMENTS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom)
+
+
+def configurator_order(model: SemanticModel) -> int | None:
+    """The order (``Binding.order`` scale) of the last call of the builtin ``exec`` or of
+    ``globals().update`` in module-level code (not a function's); None if there is none."""
+    found = None
+    for site in model.module.calls:
+        func = site.node.func
+        if isinstance(func, cst.Name) and func.value == "exec" and not model.lookup("exec", site.scope) \
+                or isinstance(func, cst.Attribute) and func.attr.value == "update" and isinstance(func.value, cst.Call) \
+                and isinstance(func.value.func, cst.Name) and func.value.func.value in ("globals", "vars") \
+                and not func.value.args:
+            found = site.order
+    return found
+
+
+def header_constants(model: SemanticModel) -> set[str]:
+    """Names bound once at module level, by an assignment in the script's leading block of
+    imports and assignments of plain values (a docstring allowed first)."""
+    body = model.ctx.module.body
+    header: set[cst.CSTNode] = set()
+    for i, stmt in enumerate(body):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            break
+        small = stmt.body
+        if i == 0 and len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(small[0].value, cst.SimpleString):
+            continue
+        if not all(isinstance(s, _HEADER_STATEMENTS) and not _calls(s) for s in small):
+            break
+        header.update(small)
+    names = set()
+    for key, bindings in model.module.bindings.items():
+        if "." not in key and "[" not in key and len(bindings) == 1 and bindings[0].node in header:
+            names.add(key)
+    return names
+
+
+def _calls(statement: cst.BaseSmallStatement) -> bool:
+    value = getattr(statement, "value", None)
+    return value is not None and any(isinstance(n, cst.Call) for n in iter_nodes(value))
+
+
+def fills_parameter_default(model: SemanticModel, node: cst.CSTNode) -> bool:
+    """``node`` computes the fallback of a parameter that is None (or falsy) when the caller
+    gives none: the chosen branch of ``p if p is not None else node`` / ``node if p is None
+    else p`` / ``p or node``, or ``p = node`` under ``if p is None:`` / ``if not p:``, where
+    ``p`` is a parameter of the enclosing function."""
+    child = node
+    for anc in model.ctx.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+            return False
+        if isinstance(anc, cst.IfExp):
+            name = _none_test(anc.test)
+            if name is not None and child is (anc.body if name[1] else anc.orelse):
+                return _is_parameter(model, name[0], node)
+        elif isinstance(anc, cst.BooleanOperation) and isinstance(anc.operator, cst.Or) and child is anc.right \
+                and isinstance(anc.left, cst.Name):
+            return _is_parameter(model, anc.left.value, node)
+        elif isinstance(anc, cst.Assign) and isinstance(child, cst.BaseExpression) and child is anc.value:
+            targets = {t.target.value for t in anc.targets if isinstance(t.target, cst.Name)}
+            return any(_guarded_by_none_test(model, anc, name) for name in targets)
+        child = anc
+    return False
+
+
+def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """(``p``, True) for ``p is None`` / ``not p``; (``p``, False) for ``p is not None`` / ``p``."""
+    if isinstance(test, cst.Name):
+        return test.value, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
+        return test.expression.value, True
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            if isinstance(target.operator, cst.Is):
+                return test.left.value, True
+            if isinstance(target.operator, cst.IsNot):
+                return test.left.value, False
+    return None
+
+
+def _guarded_by_none_test(model: SemanticModel, assign: cst.Assign, name: str) -> bool:
+    """``name = ...`` is in the body of ``if name is None:`` / ``if not name:`` (nothing
+    between but plain blocks), and ``name`` is a parameter."""
+    for anc in model.ctx.ancestors(assign):
+        if isinstance(anc, cst.If):
+            found = _none_test(anc.test)
+            return found is not None and found == (name, True) and _is_parameter(model, name, assign)
+        if not isinstance(anc, (cst.SimpleStatementLine, cst.IndentedBlock)):
+            return False
+    return False
+
+
+def _is_parameter(model: SemanticModel, name: str, at: cst.CSTNode) -> bool:
+    function = model.scope_of(at).function()
+    return function is not None and any(b.kind == "param" for b in function.bindings.get(name, ()))
