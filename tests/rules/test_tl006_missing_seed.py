@@ -475,3 +475,28 @@ def test_top_level_script_is_reported_at_its_loop_header_only():
     )
     findings = lint_snippet(code, select=["TL006"])
     assert [(f.line, f.column, f.end_line, f.end_column) for f in findings] == [(4, 1, 4, 24)]
+
+
+def test_method_inherited_from_a_project_trainer_that_seeds_is_seeding():
+    sub = """
+        from engine import Trainer
+
+        class CarsTrainer(Trainer):
+            pass
+    """
+    main = """
+        import random
+        import torch
+        from cars import CarsTrainer
+
+        def main():
+            random.seed(42)
+            model = torch.nn.Linear(2, 2)
+            CarsTrainer(model, torch.optim.SGD(model.parameters(), lr=0.1)).train(data)
+
+        if __name__ == "__main__":
+            main()
+    """
+    assert tl006({"engine.py": ENGINE, "cars.py": sub, "main.py": main}) == []
+    unseeded = ENGINE.replace("torch.manual_seed(42)", "pass")
+    assert [f.line for f in tl006({"engine.py": unseeded, "cars.py": sub, "main.py": main})] == [11]

@@ -781,31 +781,32 @@ class _ProjectEntry:
                 return []
             return [(entry["at"], handed_off(unseen))]
         for qualified in entry["calls"]:
-            if qualified not in delegates:
+            if qualified not in {shown for shown, _ in delegates}:
                 needs -= self.resolver.generators(qualified, record)
         later: set[str] = set()  # seeded only inside the training itself
-        for qualified in delegates:
-            later |= _Resolver(self.project).generators(qualified, record)
+        for _, resolved in delegates:
+            later |= _Resolver(self.project).generators(resolved, record)
         out = []
         if TORCH in needs - later:
             out.append((entry["at"], NEVER_SEEDS_TORCH))
         elif TORCH in needs and "split" in entry:
-            out.append((entry["split"], split_before_seed(delegates)))
+            out.append((entry["split"], split_before_seed(delegates[0][0])))
         for gen in (RANDOM, NUMPY):
             if gen in needs - later and gen in entry["uses"]:
                 name, at = entry["uses"][gen]
                 out.append((at, unseeded_draw(gen, name)))
         return out
 
-    def _delegates(self) -> list[str]:
+    def _delegates(self) -> list[tuple[str, str]]:
         """Imported project functions (``engine.train``) and methods of imported project
-        classes the entry calls (``Trainer(...).fit()``) that the index says train."""
+        classes the entry calls (``Trainer(...).fit()``) that the index says train: (the name
+        as the entry calls it, the function's project name)."""
         found = []
         for qualified in self.entry["calls"]:
             summary = self.project.function_summary(qualified, self.record)
             if summary is not None:
                 if summary.get("trains"):
-                    found.append(qualified)
+                    found.append((qualified, qualified))
                 continue
             cls = self.project.resolve_class(qualified, self.record)
             if cls is None:
@@ -814,7 +815,7 @@ class _ProjectEntry:
                 for owner in [cls, *self.project.ancestors(cls)]:
                     summary = self.project.function_summary(f"{owner}.{method}", self.record)
                     if summary is not None and summary.get("trains"):
-                        found.append(f"{qualified}.{method}")
+                        found.append((f"{qualified}.{method}", f"{owner}.{method}"))
                         break
         return found
 
@@ -845,9 +846,9 @@ def handed_off(trainer: str) -> str:
     )
 
 
-def split_before_seed(delegates: list[str]) -> str:
+def split_before_seed(delegate: str) -> str:
     return (
-        f"random_split without a generator runs before anything seeds torch (only `{delegates[0]}` seeds it, "
+        f"random_split without a generator runs before anything seeds torch (only `{delegate}` seeds it, "
         f"later), so the train/validation split differs on every run and on every rank; pass "
         f"generator=torch.Generator().manual_seed(seed) or seed torch before splitting"
     )
