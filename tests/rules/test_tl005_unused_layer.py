@@ -246,11 +246,19 @@ NET = """
 
 
 def test_project_classes_that_are_modules_are_layers():
+    # A parameter-free project layer nothing asked for (no __init__ argument builds or guards it)
+    # is a leftover that changes nothing: not reported.
     findings = tl005({"net/blocks.py": BLOCKS, "net/model.py": NET})
-    assert where(findings) == [("net/model.py", 9, "Net", "block"), ("net/model.py", 10, "Net", "act")]
+    assert where(findings) == [("net/model.py", 9, "Net", "block")]
+    assert "DistributedDataParallel" in findings[0].message  # ResBlock has a conv
+    # Built because an argument asks for it: the Swish it was built for never runs.
+    guarded = NET.replace("def __init__(self):", "def __init__(self, act=True):").replace(
+        "self.act = Swish()", "self.act = Swish() if act else None")
+    findings = tl005({"net/blocks.py": BLOCKS, "net/model.py": guarded})
     by_attr = {f.extra["attribute"]: f.message for f in findings}
-    assert "DistributedDataParallel" in by_attr["block"]  # ResBlock has a conv
-    assert "never applied" in by_attr["act"] and "DistributedDataParallel" not in by_attr["act"]
+    assert sorted(by_attr) == ["act", "block"]
+    assert "so the Swish it was built for never runs" in by_attr["act"]
+    assert "DistributedDataParallel" not in by_attr["act"]
 
 
 def test_project_class_from_a_file_that_is_not_linted_is_not_known_to_be_a_layer():

@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 from torchlint.engine import analyze_source
+from torchlint.checks.tl006_missing_seed import NEVER_SEEDS_TORCH
 from torchlint.testing import lint_snippet, lint_tree
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -225,17 +226,19 @@ def test_random_message_names_the_call_and_the_fix():
     assert "torch" not in message.split(";")[0].replace("torch.manual_seed", "")
 
 
-def test_random_and_numpy_unseeded_in_one_message_and_torch_in_another():
+def test_random_and_numpy_unseeded_each_reported_at_its_draw_and_torch_at_the_main_guard():
     code = train_file("import random\nfrom numpy.random import permutation", "") + (
         "    random.choice(loader)\n    permutation(10)\n"
     )
-    findings = sorted(lint_snippet(code, select=["TL006"]), key=lambda f: f.message)
-    assert [f.line for f in findings] == [11, 11]
-    torch_msg, rand_msg = findings[0].message, findings[1].message
+    findings = sorted(lint_snippet(code, select=["TL006"]), key=lambda f: f.line)
+    assert [(f.line, f.column, f.end_line, f.end_column) for f in findings] == [
+        (11, 1, 11, 27), (13, 5, 13, 26), (14, 5, 14, 20)]
+    torch_msg, rand_msg, np_msg = (f.message for f in findings)
     assert torch_msg.startswith("training entry point never seeds torch")
-    assert "torch.manual_seed(seed)" in torch_msg
-    assert "random.choice and np.random.permutation" in rand_msg
-    assert "random.seed(seed) and np.random.seed(seed)" in rand_msg
+    assert rand_msg.startswith("uses random.choice but never seeds Python's random,")
+    assert rand_msg.endswith("call random.seed(seed) next to torch.manual_seed(seed)")
+    assert np_msg.startswith("uses np.random.permutation but never seeds numpy's global generator,")
+    assert np_msg.endswith("call np.random.seed(seed) next to torch.manual_seed(seed)")
 
 
 def test_project_helper_seeding_random_numpy_and_torch_clears_both_messages():
@@ -285,7 +288,8 @@ def test_main_guard_with_extra_condition_is_the_entry_point():
         "\nif __name__ == '__main__' and not os.environ.get('CI'):\n    train(model, loader, optimizer)\n"
     )
     findings = lint_snippet(code, select=["TL006"])
-    assert [(f.line, f.column) for f in findings] == [(9, 4)]
+    # One line, from the ``if`` (not the test expression) to the end of the line.
+    assert [(f.line, f.column, f.end_line, f.end_column) for f in findings] == [(9, 1, 9, 56)]
 
 
 def test_ignite_engine_driving_a_nested_training_step():
@@ -334,9 +338,10 @@ def test_facts_are_json_serialisable_and_describe_the_file():
     result = analyze_source("train.py", code.encode(), frozenset({"TL006"}))
     facts = json.loads(json.dumps(dict(result.record.facts)))["TL006"]
     entry = facts["entry"]
-    assert entry["span"][0] == 11  # finding.Span.to_json: [line, column, end_line, end_column]
+    assert entry["at"] == [11, 1, 11, 27]
+    assert entry["trains"] is True
     assert entry["needs"] == ["torch", "random"]
-    assert entry["uses"] == {"random": "random.random"}
+    assert entry["uses"] == {"random": ["random.random", [14, 5, 14, 20]]}
     assert entry["calls"] == ["utils.prepare"]
     assert "train" in facts["defined"]
     helper = analyze_source("utils.py", textwrap.dedent(SEED_UTILS).encode(), frozenset({"TL006"})).record.facts["TL006"]
@@ -352,13 +357,146 @@ def _fixture(name: str) -> dict[str, str]:
     return {p.relative_to(FIXTURES).as_posix(): p.read_text() for p in sorted(root.rglob("*.py"))}
 
 
-def test_buggy_fixture_reports_both_messages_at_the_main_guard():
+def test_buggy_fixture_reports_torch_at_the_main_guard_and_random_at_its_draw():
     findings = lint_tree(_fixture("buggy_project"), select=["TL006"], dedent=False)
-    assert [(f.path, f.line) for f in findings] == [("buggy_project/train.py", 45)] * 2
-    messages = sorted(f.message for f in findings)
-    assert messages[0].startswith("training entry point never seeds torch")
-    assert messages[1].startswith("uses random.shuffle but never seeds Python's random")
+    findings.sort(key=lambda f: f.line)
+    assert [(f.path, f.line) for f in findings] == [("buggy_project/train.py", 16), ("buggy_project/train.py", 45)]
+    assert findings[0].message.startswith("uses random.shuffle but never seeds Python's random")
+    assert findings[1].message.startswith("training entry point never seeds torch")
 
 
 def test_clean_fixture_is_clean():
     assert lint_tree(_fixture("clean_project"), select=["TL006"], dedent=False) == []
+
+
+# -- the training loop in another linted file (issue 12) ------------------------------------
+
+ENGINE = """
+    import torch
+
+    def train_one_epoch(model, loader, optimizer):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+
+    class Trainer:
+        def __init__(self, model, optimizer):
+            self.model, self.optimizer = model, optimizer
+
+        def train(self, dataset):
+            torch.manual_seed(42)
+            for x in dataset:
+                self.model(x).sum().backward()
+                self.optimizer.step()
+"""
+
+
+def test_entry_point_calling_a_training_function_of_another_file_is_a_training_entry_point():
+    main = """
+        import torch
+        from engine import train_one_epoch
+
+        def main():
+            model = torch.nn.Linear(2, 2)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for epoch in range(3):
+                train_one_epoch(model, loader, opt)
+
+        if __name__ == "__main__":
+            main()
+    """
+    findings = tl006({"engine.py": ENGINE, "main.py": main})
+    assert [(f.path, f.line, f.column, f.message) for f in findings] == [
+        ("main.py", 11, 1, NEVER_SEEDS_TORCH)]
+    seeded = main.replace("def main():\n", "def main():\n            torch.manual_seed(0)\n")
+    assert tl006({"engine.py": ENGINE, "main.py": seeded}) == []
+
+
+def test_project_trainer_method_that_seeds_leaves_only_the_earlier_random_split():
+    main = """
+        import torch
+        from torch.utils.data import random_split
+        from engine import Trainer
+
+        def main():
+            train_ds, val_ds = random_split(data, [90, 10])
+            model = torch.nn.Linear(2, 2)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            Trainer(model, opt).train(train_ds)
+
+        if __name__ == "__main__":
+            main()
+    """
+    findings = tl006({"engine.py": ENGINE, "main.py": main})
+    assert [(f.path, f.line, f.column, f.end_column) for f in findings] == [("main.py", 7, 24, 52)]
+    assert findings[0].message == (
+        "random_split without a generator runs before anything seeds torch (only `engine.Trainer.train` seeds "
+        "it, later), so the train/validation split differs on every run and on every rank; pass "
+        "generator=torch.Generator().manual_seed(seed) or seed torch before splitting")
+    with_generator = main.replace("[90, 10])", "[90, 10], generator=torch.Generator().manual_seed(0))")
+    assert tl006({"engine.py": ENGINE, "main.py": with_generator}) == []
+    # Without the project's trainer the entry point hands training to something unseen.
+    alone = tl006({"main.py": main})
+    assert [f.message.split(" (not linted)")[0] for f in alone] == [
+        "training entry point builds an optimizer or a shuffling DataLoader and hands training to `engine.Trainer`"]
+
+
+def test_python_random_and_numpy_seeded_but_torch_never_through_a_project_helper():
+    utils = """
+        import random
+        import numpy as np
+
+        def seed_all(seed):
+            random.seed(seed)
+            np.random.seed(seed)
+    """
+    main = """
+        from utils import seed_all
+        from engine import train_one_epoch
+
+        if __name__ == "__main__":
+            seed_all(0)
+            train_one_epoch(model, loader, opt)
+    """
+    findings = tl006({"engine.py": ENGINE, "utils.py": utils, "main.py": main + "    # optim\n"})
+    assert [(f.path, f.line, f.message) for f in findings] == [("main.py", 5, NEVER_SEEDS_TORCH)]
+
+
+def test_top_level_script_is_reported_at_its_loop_header_only():
+    code = (
+        "import torch\n"
+        "model = torch.nn.Linear(2, 2)\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "for x in data:  # train\n"
+        + "    y = model(x)\n" * 150
+        + "    y.sum().backward()\n"
+        "    opt.step()\n"
+    )
+    findings = lint_snippet(code, select=["TL006"])
+    assert [(f.line, f.column, f.end_line, f.end_column) for f in findings] == [(4, 1, 4, 24)]
+
+
+def test_method_inherited_from_a_project_trainer_that_seeds_is_seeding():
+    sub = """
+        from engine import Trainer
+
+        class CarsTrainer(Trainer):
+            pass
+    """
+    main = """
+        import random
+        import torch
+        from cars import CarsTrainer
+
+        def main():
+            random.seed(42)
+            model = torch.nn.Linear(2, 2)
+            CarsTrainer(model, torch.optim.SGD(model.parameters(), lr=0.1)).train(data)
+
+        if __name__ == "__main__":
+            main()
+    """
+    assert tl006({"engine.py": ENGINE, "cars.py": sub, "main.py": main}) == []
+    unseeded = ENGINE.replace("torch.manual_seed(42)", "pass")
+    assert [f.line for f in tl006({"engine.py": unseeded, "cars.py": sub, "main.py": main})] == [11]

@@ -28,7 +28,13 @@ The project pass takes the class hierarchy from ``Project`` (``ancestors``,
 class is an ``nn.Module`` whose whole family -- its bases, its subclasses anywhere in the
 linted files and their other bases -- is known (project classes, ``torch.nn.Module``,
 Lightning's ``LightningModule``), none of them reads the attribute or accesses submodules
-dynamically, and one of them defines ``forward``. A base from a third-party library or from a
+dynamically, and one of them defines ``forward``. A bare ``nn.Parameter`` nothing reads is
+reported too (unless the family iterates ``self.parameters()``). A parameter-free layer is
+reported only when it was built to act -- a dropout, or one an ``__init__`` argument builds or
+chooses -- and forward does not apply its functional form (``F.softmax``, ``x.softmax``):
+otherwise it is a leftover that changes nothing. The message says what holds: a conditional
+layer's parameters "whenever it is built with parameters"; in a file that loads weights, keeping a
+head for ``load_state_dict`` is offered (``nn.Identity()`` after loading) instead of deleting it. A base from a third-party library or from a
 file that was not linted can read anything, so the class is not reported. A subclass in a
 file that was not linted cannot be seen: that is accepted (linting a single file reports what
 that file shows).
@@ -42,7 +48,7 @@ from typing import Any, Iterable, NamedTuple
 
 import libcst as cst
 
-from torchlint.context import dotted_name
+from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.index import index_name
@@ -69,6 +75,16 @@ _INSPECTING = {"isinstance", "hasattr", "print", "type", "callable", "id", "repr
 # Methods whose presence means the class runs its layers itself.
 _RUNNERS = ("forward", "training_step")
 _INIT = "__init__"
+# Parameter-free layers built only to act (regularisation): never a harmless leftover.
+_REGULARISERS = ("dropout", "alphadropout", "featurealphadropout")
+_PARAMETERS = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+# Calls that load weights into a module (a head kept so that a checkpoint loads).
+_LOADING = {"load_state_dict", "load_state_dict_from_url", "load_url"}
+
+
+def _normalised(name: str) -> str:
+    """``ReLU``, ``relu`` -> ``relu``; ``LogSoftmax``, ``log_softmax`` -> ``logsoftmax``."""
+    return name.replace("_", "").lower()
 # Variables that hold a model (``model.criterion(out, y)`` reads a layer from outside).
 _MODEL_NAME = re.compile(r"(model|net|network|module|encoder|decoder|backbone|student|teacher|generator|"
                          r"discriminator|classifier|wrapper)s?$|^(m|mod|g|d)$", re.IGNORECASE)
@@ -110,7 +126,7 @@ class _Method(NamedTuple):
 class _Class:
     """What one class does with ``self``, gathered from the semantic model."""
 
-    __slots__ = ("info", "reads", "dynamic", "runs", "pf", "layers")
+    __slots__ = ("info", "reads", "dynamic", "runs", "pf", "layers", "iterates", "functional")
 
     def __init__(self, info):
         self.info = info
@@ -118,7 +134,9 @@ class _Class:
         self.dynamic = False
         self.runs = False
         self.pf = True  # holds no parameters of its own (only parameter-free layers, plain values)
-        self.layers: dict[str, tuple[cst.CSTNode, list]] = {}  # attr -> (statement, kinds); first wins
+        self.layers: dict[str, tuple[cst.CSTNode, list, bool]] = {}  # attr -> (statement, kinds, configured)
+        self.iterates = False  # reads its parameters without naming them (self.parameters() outside __init__)
+        self.functional: set[str] = set()  # torch functions called outside __init__, normalised (F.relu: relu)
 
 
 class UnusedLayer(Rule):
@@ -464,6 +482,35 @@ class UnusedLayer(Rule):
                 def forward(self, x):
                     return self.fc(x) * 1
         """,
+        # Parameter-free layers that change nothing: a leftover ReLU (fc already ends in one), a
+        # Softmax whose functional form forward applies (F.softmax, x.softmax).
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Head(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.fc = nn.Sequential(nn.Linear(8, 4), nn.ReLU())
+                self.relu = nn.ReLU()
+                self.softmax = nn.Softmax(dim=dim)
+                self.log_softmax = nn.LogSoftmax(dim)
+            def forward(self, x):
+                return F.softmax(self.fc(x), dim=-1), self.fc(x).log_softmax(-1)
+        """,
+        # A bare parameter read through self.parameters() (a regulariser over every weight).
+        """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.temperature = nn.Parameter(torch.ones(1))
+            def forward(self, x):
+                return self.fc(x)
+            def penalty(self):
+                return sum(p.pow(2).sum() for p in self.parameters())
+        """,
     ]
     INVALID = [
         # The fixture's shape: a Dropout defined but never applied.
@@ -484,8 +531,8 @@ class UnusedLayer(Rule):
             lines=(8,),
             messages=(
                 "`ConvNet.dropout` is built but never applied: nothing outside __init__ in ConvNet, its "
-                "bases or subclasses uses `self.dropout`, so the dropout/activation/pooling it was meant to "
-                "add silently never happens; apply it in forward or delete it",
+                "bases or subclasses uses `self.dropout`, so the Dropout it was built for never runs; apply it "
+                "in forward or delete it",
             ),
         ),
         # A parameterised layer: the DDP consequence is named.
@@ -539,10 +586,10 @@ class UnusedLayer(Rule):
             """
             import torch.nn as nn
             class Net(nn.Module):
-                def __init__(self, norm):
+                def __init__(self, norm, approximate):
                     super().__init__()
                     self.norm = nn.LayerNorm(4) if norm else nn.Identity()
-                    self.act: nn.Module = nn.GELU()
+                    self.act: nn.Module = nn.GELU(approximate)
                     self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
                     self.build()
                 def build(self):
@@ -553,13 +600,13 @@ class UnusedLayer(Rule):
             lines=(6, 7, 8, 11),
             messages=(
                 "`Net.norm` is built but never used: nothing outside __init__ in Net, its bases or "
-                "subclasses reads `self.norm`, so its parameters get no gradient, waste memory and "
-                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
-                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
-                "delete it",
+                "subclasses reads `self.norm`, so whenever it is built with parameters, they get no gradient, "
+                "waste memory and checkpoint space, and DistributedDataParallel fails with 'Expected to have "
+                "finished reduction in the prior iteration' unless find_unused_parameters=True; use it in "
+                "forward or delete it",
                 "`Net.act` is built but never applied: nothing outside __init__ in Net, its bases or "
-                "subclasses uses `self.act`, so the dropout/activation/pooling it was meant to add silently "
-                "never happens; apply it in forward or delete it",
+                "subclasses uses `self.act`, so the GELU it was built for never runs; apply it in forward or "
+                "delete it",
                 "`Net.blocks` is built but never used: nothing outside __init__ in Net, its bases or "
                 "subclasses reads `self.blocks`, so its parameters get no gradient, waste memory and "
                 "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
@@ -625,23 +672,55 @@ class UnusedLayer(Rule):
                 "delete it",
             ),
         ),
-        # A parameter-free layer: the message says it is not applied, without the DDP claim.
+        # A parameter-free layer an __init__ flag asks for: not applied, without the DDP claim.
         Invalid(
             """
             import torch.nn as nn
-            class Net(nn.Module):
-                def __init__(self):
+            class UpSample(nn.Module):
+                def __init__(self, activation=True):
                     super().__init__()
-                    self.relu = nn.ReLU()
                     self.fc = nn.Linear(4, 4)
+                    if activation:
+                        self.act = nn.ReLU(True)
                 def forward(self, x):
                     return self.fc(x)
             """,
-            lines=(6,),
+            lines=(8,),
             messages=(
-                "`Net.relu` is built but never applied: nothing outside __init__ in Net, its bases or "
-                "subclasses uses `self.relu`, so the dropout/activation/pooling it was meant to add silently "
-                "never happens; apply it in forward or delete it",
+                "`UpSample.act` is built but never applied: nothing outside __init__ in UpSample, its bases or "
+                "subclasses uses `self.act`, so the ReLU it was built for never runs; apply it in forward or "
+                "delete it",
+            ),
+        ),
+        # A bare parameter nothing reads; a head kept while the file loads pretrained weights.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Backbone(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 8, 3)
+                    self.scale = nn.Parameter(torch.ones(1))
+                    self.fc = nn.Linear(8, 10)
+                def forward(self, x):
+                    return self.conv(x).mean((2, 3))
+            def backbone(path):
+                model = Backbone()
+                model.load_state_dict(torch.load(path))
+                return model
+            """,
+            lines=(8, 9),
+            messages=(
+                "`Backbone.scale` is a parameter that is never read: nothing outside __init__ in Backbone, its "
+                "bases or subclasses reads `self.scale`, so it gets no gradient, wastes optimizer state and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished reduction "
+                "in the prior iteration' unless find_unused_parameters=True; use it in forward or delete it",
+                "`Backbone.fc` is built but never used: nothing outside __init__ in Backbone, its bases or "
+                "subclasses reads `self.fc`, so its parameters get no gradient, waste memory and checkpoint "
+                "space, and DistributedDataParallel fails with 'Expected to have finished reduction in the prior "
+                "iteration' unless find_unused_parameters=True; use it in forward, or, if it is kept so that "
+                "pretrained weights load, replace it with nn.Identity() after loading",
             ),
         ),
         # Read only by a sibling class (not a base or subclass); self.modules() in __init__
@@ -698,26 +777,28 @@ class UnusedLayer(Rule):
                 "delete it",
             ),
         ),
-        # nn.Module imported from torch.nn.modules; the module used through a tensor method of
+        # nn.Module imported from torch.nn.modules; a layer used through a tensor method of
         # another attribute with the same name does not count.
         Invalid(
             """
             from torch.nn.modules import Module
-            from torch.nn import Linear, Softmax
+            from torch.nn import Linear
             class Head(Module):
                 def __init__(self):
                     super().__init__()
                     self.fc = Linear(4, 4)
-                    self.softmax = Softmax(dim=-1)
+                    self.relu = Linear(4, 4)
                     self.weights = Linear(4, 4).weight
                 def forward(self, x):
-                    return self.fc(x) * self.weights.softmax(-1)
+                    return self.fc(x) * self.weights.relu()
             """,
             lines=(8,),
             messages=(
-                "`Head.softmax` is built but never applied: nothing outside __init__ in Head, its bases or "
-                "subclasses uses `self.softmax`, so the dropout/activation/pooling it was meant to add "
-                "silently never happens; apply it in forward or delete it",
+                "`Head.relu` is built but never used: nothing outside __init__ in Head, its bases or "
+                "subclasses reads `self.relu`, so its parameters get no gradient, waste memory and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
+                "delete it",
             ),
         ),
     ]
@@ -747,6 +828,8 @@ class UnusedLayer(Rule):
         facts: dict[str, Any] = {"classes": [self._entry(cls) for cls in classes.values()]}
         if outside:
             facts["outside"] = sorted(outside)
+        if self._loads:
+            facts["loads"] = True
         self.ctx.facts[self.code] = facts
 
     def _method(self, scope) -> _Method | None:
@@ -843,13 +926,20 @@ class UnusedLayer(Rule):
     def _scan_calls(self, model, classes: dict) -> None:
         """``getattr(self, ...)``/``setattr``/``vars(self)``, ``self.children()``, parameters
         registered by hand."""
+        self._loads = False
         for site in model.calls:
+            node = site.node
+            func = node.func
+            last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            self._loads = self._loads or last in _LOADING
             method = self._method(site.scope)
             if method is None:
                 continue
             cls = classes[id(method.cls)]
-            node, me = site.node, site.scope.self_name
-            func = node.func
+            me = site.scope.self_name
+            if not method.init and (last in _TENSOR_METHODS and isinstance(func, cst.Attribute) or (
+                    self.ctx.is_imported(func) and (self.ctx.qualified_name(func) or "").startswith("torch."))):
+                cls.functional.add(_normalised(last))  # F.softmax(x), torch.relu(x), x.softmax(-1)
             if isinstance(func, cst.Name) and func.value in ("getattr", "setattr", "vars", "delattr"):
                 if not node.args or not _is_name(node.args[0].value, me):
                     continue
@@ -866,6 +956,8 @@ class UnusedLayer(Rule):
                         cls.dynamic = True  # (``for m in self.modules(): init(m)`` in __init__ is not)
                 elif name in ("register_parameter", "register_module", "add_module"):
                     cls.pf = False
+                elif name in ("parameters", "named_parameters") and not method.init:
+                    cls.iterates = True
             elif cls.pf and self.ctx.qualified_name(func) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
                 cls.pf = False
 
@@ -942,7 +1034,19 @@ class UnusedLayer(Rule):
         if not all(k[0] == "nn" and k[1] for k in kinds):
             cls.pf = False
         if attr not in cls.layers:
-            cls.layers[attr] = (stmt, kinds)
+            cls.layers[attr] = (stmt, kinds, self._configured(stmt, value))
+
+    def _configured(self, stmt: cst.CSTNode, value: cst.BaseExpression) -> bool:
+        """Does an argument of the method assigning the layer configure it: passed to its
+        constructor (``nn.Dropout(attn_drop)``) or choosing it (``if activation:``, ``... if act else``)? Then
+        the layer was meant to act, and not applying it loses what the caller asked for."""
+        scope = self.ctx.semantic.model.scope_of(stmt)
+        params = {k for k, bindings in scope.bindings.items() if any(b.kind == "param" for b in bindings)}
+        nodes = list(iter_nodes(value))
+        exprs = [a.value for call in nodes if isinstance(call, cst.Call) for a in call.args]
+        exprs += [n.test for n in nodes if isinstance(n, cst.IfExp)]
+        exprs += [anc.test for anc in self.ctx.ancestors(stmt) if isinstance(anc, cst.If)]
+        return any(isinstance(n, cst.Name) and n.value in params for e in exprs for n in iter_nodes(e))
 
     def _construction(self, value: cst.BaseExpression, kinds: list) -> None:
         """Collect into ``kinds`` the module construction(s) ``value`` may be:
@@ -962,7 +1066,9 @@ class UnusedLayer(Rule):
             qualified = self.ctx.qualified_name(func) or ""
             name = torch_nn_class(qualified)
             if name is not None:
-                kinds.append(["nn", self._torch_pf(value, name)])
+                kinds.append(["nn", self._torch_pf(value, name), name])
+            elif qualified in _PARAMETERS:
+                kinds.append(["param", False])
             elif qualified.split(".")[0] not in ("torch", "builtins", "typing", "copy"):
                 kinds.append(["class", qualified])
         elif isinstance(func, cst.Name):
@@ -1013,7 +1119,7 @@ class UnusedLayer(Rule):
         for item in items:
             kinds: list = []
             self._construction(item, kinds)
-            if kinds != [["nn", True]]:
+            if len(kinds) != 1 or kinds[0][:2] != ["nn", True]:
                 return False
         return True
 
@@ -1027,9 +1133,10 @@ class UnusedLayer(Rule):
             for attr in sorted(cls.layers):
                 if attr in cls.reads:
                     continue
-                stmt, kinds = cls.layers[attr]
-                layers.append([attr, kinds, self.ctx.span(stmt).to_json()])
-        for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers)):
+                stmt, kinds, configured = cls.layers[attr]
+                layers.append([attr, kinds, self.ctx.span(stmt).to_json(), configured])
+        for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers),
+                           ("iterates", cls.iterates), ("functional", sorted(cls.functional))):
             if value:
                 entry[key] = value
         return entry
@@ -1044,6 +1151,15 @@ def _is_name(expr: cst.BaseExpression, name: str | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name
 
 
+class _FamilyUse(NamedTuple):
+    """What a class, its bases and subclasses do with ``self`` outside ``__init__``."""
+
+    reads: set  # attributes read
+    functional: set  # torch functions applied (normalised names)
+    iterates: bool  # self.parameters() / named_parameters()
+
+
+_PARAM, _LAYER, _MAYBE, _FREE = "parameter", "layer", "maybe", "free"
 # What an external base (no project class) means for the attributes of its subclasses.
 _MODULE, _NEUTRAL, _OPAQUE, _TORCH_NN = "module", "neutral", "opaque", "torch.nn"
 
@@ -1102,19 +1218,27 @@ class _ProjectPass:
             family = self.family(name)
             if family is None:
                 continue
-            reads = {attr for member in family for _, entry in self.entries[member] for attr in entry["reads"]}
+            facts = [entry for member in family for _, entry in self.entries[member]]
+            seen = _FamilyUse({attr for entry in facts for attr in entry["reads"]},
+                              {f for entry in facts for f in entry.get("functional", ())},
+                              any(entry.get("iterates") for entry in facts))
             for record, entry in entries:
-                findings.extend(self.report(record, entry, reads))
+                findings.extend(self.report(record, entry, seen))
         return findings
 
-    def report(self, record, entry: dict, reads: set[str]) -> Iterable[Finding]:
-        for attr, kinds, span in entry.get("layers", ()):
-            if attr in reads or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
+    def report(self, record, entry: dict, seen: "_FamilyUse") -> Iterable[Finding]:
+        loads = bool((record.facts.get(self.rule.code) or {}).get("loads"))
+        for attr, kinds, span, configured in entry.get("layers", ()):
+            if attr in seen.reads or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
                 continue
-            layer = self.layer(kinds, record)
-            if layer is None:
+            kind = self.layer(kinds, record)
+            if kind is None or (kind == _PARAM and seen.iterates):
                 continue
-            yield Finding.at(self.rule, record.path, Span.from_json(span), message(entry["name"], attr, layer),
+            built = {"nn": lambda k: k[2], "class": lambda k: k[1].rsplit(".", 1)[-1]}.get(kinds[0][0], str)(kinds[0])
+            if kind == _FREE and (_normalised(built) in seen.functional
+                                  or not (configured or _normalised(built).startswith(_REGULARISERS))):
+                continue  # forward applies the functional form, or a leftover that changes nothing
+            yield Finding.at(self.rule, record.path, Span.from_json(span), message(entry["name"], attr, kind, built, loads),
                              extra={"class": entry["name"], "attribute": attr})
 
     def family(self, name: str) -> set[str] | None:
@@ -1141,18 +1265,23 @@ class _ProjectPass:
             return None
         return family
 
-    def layer(self, kinds: list, record) -> tuple[bool] | None:
-        """(parameter-free,) when some construction is a module, else None."""
-        module = False
-        pf = True
-        for kind, data in kinds:
+    def layer(self, kinds: list, record) -> str | None:
+        """What the attribute holds when it is a module or a parameter: a bare parameter,
+        a layer with parameters, one that may have them (built conditionally, one choice
+        parameter-free) or a parameter-free layer; None when it is neither."""
+        choices = []
+        for kind, data, *_ in kinds:
+            if kind == "param":
+                return _PARAM
             if kind == "nn":
-                module, pf = True, pf and data
+                choices.append(data)
                 continue
             name = self.project.resolve_class(data, record)
             if name is not None and self.project.is_nn_module(name):
-                module, pf = True, pf and self.class_pf(name)
-        return (pf,) if module else None
+                choices.append(self.class_pf(name))
+        if not choices:
+            return None
+        return _FREE if all(choices) else _MAYBE if any(choices) else _LAYER
 
     def class_pf(self, name: str) -> bool:
         members, external = self.lineage(name)
@@ -1160,17 +1289,19 @@ class _ProjectPass:
             entry.get("pf") for member in members for _, entry in self.entries.get(member, [(None, {})]))
 
 
-def message(cls: str, attr: str, layer: tuple[bool]) -> str:
-    (pf,) = layer
-    if pf:
-        return (
-            f"`{cls}.{attr}` is built but never applied: nothing outside __init__ in {cls}, its bases or "
-            f"subclasses uses `self.{attr}`, so the dropout/activation/pooling it was meant to add silently "
-            f"never happens; apply it in forward or delete it"
-        )
-    return (
-        f"`{cls}.{attr}` is built but never used: nothing outside __init__ in {cls}, its bases or subclasses "
-        f"reads `self.{attr}`, so its parameters get no gradient, waste memory and checkpoint space, and "
-        f"DistributedDataParallel fails with 'Expected to have finished reduction in the prior iteration' "
-        f"unless find_unused_parameters=True; use it in forward or delete it"
-    )
+def message(cls: str, attr: str, kind: str, built: str, loads: bool = False) -> str:
+    nobody = f"nothing outside __init__ in {cls}, its bases or subclasses"
+    ddp = ("DistributedDataParallel fails with 'Expected to have finished reduction in the prior iteration' "
+           "unless find_unused_parameters=True")
+    fix = ("use it in forward, or, if it is kept so that pretrained weights load, replace it with nn.Identity() "
+           "after loading" if loads else "use it in forward or delete it")
+    if kind == _FREE:
+        return (f"`{cls}.{attr}` is built but never applied: {nobody} uses `self.{attr}`, so the {built} it "
+                f"was built for never runs; apply it in forward or delete it")
+    if kind == _PARAM:
+        return (f"`{cls}.{attr}` is a parameter that is never read: {nobody} reads `self.{attr}`, so it gets no "
+                f"gradient, wastes optimizer state and checkpoint space, and {ddp}; use it in forward or "
+                f"delete it")
+    holds = "whenever it is built with parameters, they get" if kind == _MAYBE else "its parameters get"
+    return (f"`{cls}.{attr}` is built but never used: {nobody} reads `self.{attr}`, so {holds} no gradient, "
+            f"waste memory and checkpoint space, and {ddp}; {fix}")

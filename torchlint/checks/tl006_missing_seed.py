@@ -1,20 +1,21 @@
 """TL006 missing-seed: a training entry point that never seeds torch (or uses Python's /
 numpy's global random generator without seeding it).
 
-Per-file pass (one walk): the file is cut into *units* -- each module-level function or
-method (nested defs merged into it), each module-level statement, and the
-``if __name__ == "__main__":`` block. For every unit we record backward/step calls (also per
-outermost loop), Lightning ``Trainer.fit`` calls, seeding calls, calls/references to
-same-file functions and classes, and calls to imported functions. ``finish`` then works out,
-inside the file, whether the entry point (main block and top-level statements, plus every
-same-file function they reach) runs a training loop and what it seeds. What only another
-file can answer (does ``from .utils import set_seed`` seed torch?) goes into
-``ctx.facts["TL006"]``, and ``check_project`` settles it from the other files' records.
+Per-file pass (no walk of its own): the file is cut into *units* -- each module-level
+function or method (nested defs merged into it), each module-level statement, and the
+``if __name__ == "__main__":`` block. For every unit ``finish`` records, from
+``ctx.semantic``, its backward/step/``Trainer.fit`` sites (also per outermost loop), what it
+seeds, what it builds (an optimizer, a shuffling ``DataLoader``), ``random_split`` without a
+generator, same-file callees and imported callees. It then works out whether the entry
+point (main block and top-level statements, plus every same-file function they reach)
+trains and what it seeds. What only another file can answer (does ``from .utils import
+set_seed`` seed torch? does ``from engine import train`` train?) goes into
+``ctx.facts["TL006"]``; ``check_project`` settles it from the other files' TL006 facts and
+the project index (``Project.function_summary``).
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -23,94 +24,19 @@ import libcst as cst
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.semantic.libraries import LIGHTNING_ROOTS, UTILITY_ROOTS
+from torchlint.semantic.entry import first_line, is_main_guard, top_statement
+from torchlint.semantic.libraries import is_library
 from torchlint.semantic.model import CLASS, FUNCTION, LAMBDA, MODULE
+from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
+                                        display_use, known_generators, random_use, seedish, shuffling_loader,
+                                        unseeded_random_split)
 from torchlint.semantic.training import ENGINES
-from torchlint.torch_api import expr_key
+from torchlint.torch_api import expr_key, is_optimizer_class
 
-TORCH, RANDOM, NUMPY = "torch", "random", "numpy"
-ALL_GENERATORS = (TORCH, RANDOM, NUMPY)
-
-# torch.manual_seed, torch.cuda.manual_seed(_all), torch.random.manual_seed, other backends.
-_TORCH_SEED = re.compile(r"^torch(\.(cuda|random|xpu|mps|npu|hpu|mlu))?\.manual_seed(_all)?$")
-# Library seeders that seed Python's random, numpy and torch together.
-_SEED_ALL = {
-    "transformers.set_seed", "transformers.trainer_utils.set_seed", "transformers.enable_full_determinism",
-    "transformers.trainer_utils.enable_full_determinism", "accelerate.utils.set_seed",
-    "accelerate.utils.random.set_seed",
-}
-PY_RANDOM_USES = {
-    "random", "uniform", "randint", "randrange", "choice", "choices", "shuffle", "sample", "gauss",
-    "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate", "triangular",
-    "betavariate", "paretovariate", "weibullvariate", "getrandbits", "randbytes", "binomialvariate",
-}
-# numpy.random attributes that are not draws from the global generator.
-NUMPY_NOT_USES = {
-    "seed", "default_rng", "RandomState", "Generator", "SeedSequence", "get_state", "set_state",
-    "BitGenerator", "PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64", "bit_generator", "mtrand",
-}
-# Roots whose functions can never be a project seed helper: classified by name, never resolved.
-_EXTERNAL_ROOTS = UTILITY_ROOTS | {"torch"}
 # Names of values drawn for something other than training randomness.
 _INCIDENTAL = re.compile(r"port|seed|uuid|(^|_)(id|name|tag|run)$", re.IGNORECASE)
-_CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
-# Method names that seed one generator object, not the global torch generator
-# (torch.Generator().manual_seed, rng.seed, env.seed).
-_OBJECT_SEED_METHODS = {"seed", "manual_seed", "initial_seed", "manual_seed_all"}
-
-
-def seedish(name: str) -> bool:
-    """A name that reads like a seeding helper: set_seed, seed_everything, fix_seed, init_seeds."""
-    low = name.lower()
-    return "seed" in low and not low.startswith(("get", "_get", "initial", "worker_init")) and low != "seed_worker"
-
-
-def known_generators(qualified: str) -> set[str] | None:
-    """What a library function seeds, for names torchlint knows (None: not a known library
-    name, resolve it through the project or by its name)."""
-    root, _, rest = qualified.partition(".")
-    last = qualified.rsplit(".", 1)[-1]
-    if root in LIGHTNING_ROOTS:
-        return set(ALL_GENERATORS) if last == "seed_everything" else None
-    if qualified in _SEED_ALL:
-        return set(ALL_GENERATORS)
-    if root == "torch":
-        return {TORCH} if _TORCH_SEED.match(qualified) else set()
-    if root == "random":
-        return {RANDOM} if rest == "seed" else set()
-    if root == "numpy":
-        return {NUMPY} if rest == "random.seed" else set()
-    if root in _EXTERNAL_ROOTS:
-        return set()
-    return None
-
-
-def random_use(qualified: str) -> str | None:
-    """``random`` / ``numpy`` when the call draws from that global generator."""
-    if qualified.startswith("random."):
-        return RANDOM if qualified[7:] in PY_RANDOM_USES else None
-    if qualified.startswith("numpy.random."):
-        rest = qualified[13:]
-        return NUMPY if "." not in rest and rest not in NUMPY_NOT_USES else None
-    return None
-
-
-def is_main_guard(stmt: cst.CSTNode) -> bool:
-    """``if __name__ == "__main__":`` (either operand order; also ``... and cond``)."""
-    return isinstance(stmt, cst.If) and _is_main_test(stmt.test)
-
-
-def _is_main_test(test: cst.BaseExpression) -> bool:
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _is_main_test(test.left) or _is_main_test(test.right)
-    if not isinstance(test, cst.Comparison):
-        return False
-    if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.Equal):
-        return False
-    sides = (test.left, test.comparisons[0].comparator)
-    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
-    strings = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
-    return len(names) == 1 and len(strings) == 1
+# An imported callable the linted files do not define, named like the training it runs.
+_TRAINING_NAME = re.compile(r"^(train|fit)|trainer$", re.IGNORECASE)
 
 
 @dataclass(eq=False)
@@ -131,14 +57,16 @@ class _Unit:
     backward: bool = False
     step: bool = False
     fit: bool = False
+    builds: bool = False  # builds an optimizer or a shuffling DataLoader
+    split: Any = None  # the first random_split(...) without a generator
     loops: dict = field(default_factory=dict)  # outermost loop node (or engine call) -> _Loop
     callees: list = field(default_factory=list)  # same-file function nodes called or passed
     imported: set = field(default_factory=set)  # qualified names of imported functions called
+    methods: set = field(default_factory=set)  # names of methods called on other objects (x.fit())
     seeds: set = field(default_factory=set)  # generators seeded directly
     unresolved_seedish: bool = False  # a seed-like call to nothing this file defines
 
 
-# An unseeded training entry point in a test file (the skip-tests cases).
 _TEST_SCRIPT = (
     "import torch\n\n"
     "if __name__ == '__main__':\n"
@@ -155,8 +83,9 @@ class MissingSeed(Rule):
     name = "missing-seed"
     severity = Severity.WARNING
     summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
+    # An entry point that trains, seeds, or builds what it hands to a training function.
     uses_semantic_model = True
-    requires_text = ("backward", "fit(", "seed")
+    requires_text = ("backward", "fit(", "seed", "optim", "shuffle", "train(")
     skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip entry points in test files (tests/, test/, testing/, test_utils/ "
@@ -331,6 +260,23 @@ class MissingSeed(Rule):
             "if __name__ == '__main__':\n"
             "    unittest.main()\n"
         ),
+        # An optimizer handed to an imported function not named like training (it may
+        # evaluate, export, ...); a run that seeds before handing off to a trainer.
+        Valid(
+            "import torch\n"
+            "from tools import export\n"
+            "from mylib import Trainer\n\n"
+            "def main():\n"
+            "    model = torch.nn.Linear(2, 2)\n"
+            "    export(model, torch.optim.SGD(model.parameters(), lr=0.1))\n\n"
+            "def run():\n"
+            "    torch.manual_seed(0)\n"
+            "    loader = torch.utils.data.DataLoader(ds, shuffle=True)\n"
+            "    Trainer(model).fit(loader)\n\n"
+            "if __name__ == '__main__':\n"
+            "    main()\n"
+            "    run()\n"
+        ),
     ]
     INVALID = [
         # ... unless the option says tests are linted too.
@@ -441,7 +387,7 @@ class MissingSeed(Rule):
                 "lightning's seed_everything) before building the model",
             ),
         ),
-        # torch seeded, Python's random used unseeded: the second message.
+        # torch seeded, Python's random used unseeded: the second message, at the draw it names.
         Invalid(
             "import random\n"
             "import torch\n\n"
@@ -454,7 +400,7 @@ class MissingSeed(Rule):
             "    for x in loader():\n"
             "        model(x).backward()\n"
             "        opt.step()\n",
-            lines=(9,),
+            lines=(6,),
             messages=(
                 "uses random.shuffle but never seeds Python's random, so shuffling/augmentation/sampling "
                 "differs on every run; call random.seed(seed) next to torch.manual_seed(seed)",
@@ -470,7 +416,7 @@ class MissingSeed(Rule):
             "    for x in np.random.permutation(10):\n"
             "        model(x).backward()\n"
             "        opt.step()\n",
-            lines=(4,),
+            lines=(7,),
             messages=(
                 "uses np.random.permutation but never seeds numpy's global generator, so "
                 "shuffling/augmentation/sampling differs on every run; call np.random.seed(seed) next to "
@@ -513,6 +459,7 @@ class MissingSeed(Rule):
         ),
     ]
 
+
     # -- the analysis: everything comes from ctx.semantic -------------------------------
     def finish(self) -> None:
         sem = self.ctx.semantic
@@ -523,29 +470,25 @@ class MissingSeed(Rule):
 
     def _index_units(self) -> None:
         """Unit keys: entry statements of the module, and module-level functions/methods."""
-        module = self.ctx.module
         self._order: list[str] = []  # entry unit keys in source order
         self._top_keys: dict[int, str] = {}
-        self._entry_nodes: dict[str, cst.CSTNode] = {}
-        for i, stmt in enumerate(module.body):
+        for i, stmt in enumerate(self.ctx.module.body):
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
             if isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
                 continue
             key = f"<main:{i}>" if is_main_guard(stmt) else f"<top:{i}>"
             self._top_keys[i] = key
-            self._entry_nodes[key] = stmt.test if key.startswith("<main") else stmt
             self._order.append(key)
         self.units: dict[str, _Unit] = {}
         self._fn_key: dict[cst.CSTNode, str] = {}  # function node -> unit key (nested: the enclosing unit)
         self._functions: set[str] = set()  # module-level function names
         self._classes: dict[str, list[str]] = {}  # module-level class -> its method keys
         for scope in self.model.scopes.values():
-            if scope.kind not in (FUNCTION, LAMBDA):
-                continue
-            key = self._unit_key(scope)
-            if key is not None:
-                self._fn_key[scope.node] = key
+            if scope.kind in (FUNCTION, LAMBDA):
+                key = self._unit_key(scope)
+                if key is not None:
+                    self._fn_key[scope.node] = key
         for info in self.model.classes.values():
             if all(s.kind in (CLASS, MODULE) for s in info.scope.chain()):
                 self._classes[info.qualname] = [f"{info.qualname}.{m}" for m in info.methods]
@@ -554,10 +497,7 @@ class MissingSeed(Rule):
         """A function's unit: the outermost function around it (a module-level function or
         a method of a module-level class); a class body or module code is no function unit."""
         chain = list(scope.chain())
-        outer = None
-        for i, s in enumerate(chain):
-            if s.kind == FUNCTION:
-                outer = i
+        outer = max((i for i, s in enumerate(chain) if s.kind == FUNCTION), default=None)
         if outer is None:
             return None
         fn = chain[outer]
@@ -567,13 +507,12 @@ class MissingSeed(Rule):
         return ".".join([*classes, fn.name])
 
     def _site_unit(self, site) -> _Unit | None:
-        scope = site.scope
         key = None
-        for s in scope.chain():
+        for s in site.scope.chain():
             if s.kind == FUNCTION:
                 key = self._fn_key.get(s.node)
         if key is None:
-            if any(s.kind == CLASS for s in scope.chain()):
+            if any(s.kind == CLASS for s in site.scope.chain()):
                 return None
             key = self._top_keys.get(site.top)
             if key is None:
@@ -604,7 +543,7 @@ class MissingSeed(Rule):
         backward = set(training.sites.backward)
         step = {site for site, _ in training.sites.step}
         fit = set(training.sites.fit)
-        self.uses: dict[str, str] = {}  # generator -> first call drawing from it
+        self.uses: dict[str, tuple[str, cst.Call]] = {}  # generator -> (name, first call drawing from it)
         self.file_seeds: set[str] = set()
         for site in model.calls:
             call = site.node
@@ -615,7 +554,7 @@ class MissingSeed(Rule):
                 use = random_use(qualified)
                 if use is not None:
                     if use not in self.uses and not self._incidental(call):
-                        self.uses[use] = "np.random." + qualified[13:] if use == NUMPY else qualified
+                        self.uses[use] = (display_use(qualified), call)
                     continue
             unit = self._site_unit(site)
             if unit is None:
@@ -632,25 +571,36 @@ class MissingSeed(Rule):
             elif site in fit:
                 unit.fit = True
             if imported:
-                if qualified in ENGINES and call.args:
-                    # Engine(process_function): the function runs once per batch, as a loop body.
-                    unit.loops[call] = _Loop(callees=graph.resolve(call.args[0].value, site.scope, call))
-                gens = known_generators(qualified)
-                if gens is None:
-                    unit.imported.add(qualified)
-                elif gens:
-                    unit.seeds |= gens
-                    self.file_seeds |= gens
+                self._imported_call(site, unit, qualified)
                 callees = graph.references(site)
             else:
                 callees = graph.targets(site) + graph.references(site)
                 name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
-                if seedish(name) and not (isinstance(func, cst.Attribute) and name in _OBJECT_SEED_METHODS) \
+                if isinstance(func, cst.Attribute):
+                    unit.methods.add(name)
+                if seedish(name) and not (isinstance(func, cst.Attribute) and name in OBJECT_SEED_METHODS) \
                         and not graph.targets(site):
                     unit.unresolved_seedish = True
             unit.callees.extend(callees)
             if loop is not None:
                 loop.callees.extend(callees)
+
+    def _imported_call(self, site, unit: _Unit, qualified: str) -> None:
+        """What a call of an imported name does: seeds, builds, splits, runs an ignite engine."""
+        call = site.node
+        if qualified in ENGINES and call.args:
+            # Engine(process_function): the function runs once per batch, as a loop body.
+            unit.loops[call] = _Loop(callees=self.graph.resolve(call.args[0].value, site.scope, call))
+        if is_optimizer_class(qualified) or shuffling_loader(qualified, call):
+            unit.builds = True
+        elif unit.split is None and unseeded_random_split(qualified, call):
+            unit.split = call
+        gens = known_generators(qualified)
+        if gens is None:
+            unit.imported.add(qualified)
+        elif gens:
+            unit.seeds |= gens
+            self.file_seeds |= gens
 
     def _incidental(self, call: cst.Call) -> bool:
         """A draw that picks a port, a seed, a run id or a name (``port = random.randint(..)``,
@@ -699,6 +649,9 @@ class MissingSeed(Rule):
         keys |= set(start)
         return [u for k, u in self.units.items() if k in keys]
 
+    def _seeds(self, unit: _Unit) -> set[str]:
+        return unit.seeds | (set(ALL_GENERATORS) if unit.unresolved_seedish else set())
+
     def _store_facts(self) -> None:
         facts: dict[str, Any] = {}
         # Seed helpers of this file, for the files that import them.
@@ -707,8 +660,8 @@ class MissingSeed(Rule):
         for key, unit in self.units.items():
             if key.startswith("<"):
                 continue
-            seeds = set(unit.seeds) | (set(ALL_GENERATORS) if unit.unresolved_seedish else set())
-            imported = sorted(q for q in unit.imported if q.split(".")[0] not in _EXTERNAL_ROOTS)
+            seeds = self._seeds(unit)
+            imported = sorted(q for q in unit.imported if q.split(".")[0] not in EXTERNAL_ROOTS)
             local = sorted(set(self._keys(unit.callees)) - {key})
             if seeds or imported or local:
                 helpers[key] = [sorted(seeds), imported, local]
@@ -725,11 +678,8 @@ class MissingSeed(Rule):
             facts["helpers"] = helpers
             facts["classes"] = classes
         # Seeding at import time (module-level code): importing this module seeds.
-        on_import: set[str] = set()
-        for key in self._order:
-            unit = self.units.get(key)
-            if unit is not None and key.startswith("<top"):
-                on_import |= unit.seeds | (set(ALL_GENERATORS) if unit.unresolved_seedish else set())
+        on_import = {g for key in self._order if key.startswith("<top") and key in self.units
+                     for g in self._seeds(self.units[key])}
         if on_import:
             facts["on_import"] = sorted(on_import)
         entry = self._entry()
@@ -739,100 +689,173 @@ class MissingSeed(Rule):
             self.ctx.facts[self.code] = facts
 
     def _entry(self) -> dict[str, Any] | None:
+        """The entry point's facts: whether it trains here (else whether it builds an
+        optimizer or a shuffling loader, so an imported callee may be its training), what
+        it still needs seeded, and where the unseeded draws and splits are."""
         if not self._order:
             return None
         trains = self._trains()
-        first = next((k for k in self._order if trains.get(k)), None)
-        if first is None:
-            return None
-        # The main block: the reported place whenever it trains; else the first training
-        # top-level statement.
+        reached = self._reach(self._order)
+        builds = any(u.builds for u in reached)
         main = next((k for k in self._order if k.startswith("<main") and trains.get(k)), None)
-        at = main or first
+        at = main or next((k for k in self._order if trains.get(k)), None)
+        if at is None:  # an imported callee may train: the main block, or a statement handing off
+            at = next((k for k in self._order if k.startswith("<main")), None) or next(
+                (k for k in self._order if k in self.units and (self.units[k].builds or any(
+                    _TRAINING_NAME.search(q.rsplit(".", 1)[-1]) for q in self.units[k].imported))), None)
+            if at is None:
+                return None
         seeds: set[str] = set(self.file_seeds) - {TORCH}
         imported: set[str] = set()
-        for unit in self._reach(self._order):
-            seeds |= unit.seeds
-            if unit.unresolved_seedish:
-                seeds |= set(ALL_GENERATORS)
+        methods: set[str] = set()
+        split = None
+        for unit in reached:
+            seeds |= self._seeds(unit)
             imported |= unit.imported
+            methods |= unit.methods
+            split = split or unit.split
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
-        if not needs:
+        if not needs or (not trains.get(at) and not imported):
             return None
-        return {
-            "span": self._place(at).to_json(),
-            "needs": needs,
-            "uses": {g: self.uses[g] for g in needs if g in self.uses},
-            "calls": sorted(imported),
-        }
+        entry = {"at": self._place(at), "trains": bool(trains.get(at)), "builds": builds, "needs": needs,
+                 "calls": sorted(imported),
+                 "uses": {g: [self.uses[g][0], self._range(self.uses[g][1])] for g in needs if g in self.uses}}
+        if not trains.get(at):
+            entry["methods"] = sorted(methods)
+        if split is not None and TORCH in needs:
+            entry["split"] = self._range(split)
+        return entry
 
-    def _place(self, key: str) -> Span:
-        """Where an entry unit's statement is (the test
-        of a main guard). Needed before the project pass knows whether it is reported, so it
-        comes from CPython's tree the engine already has (``ctx.semantic.ast_tree``), far
+    def _range(self, node: cst.CSTNode) -> list[int]:
+        return self.ctx.span(node).to_json()
+
+    def _place(self, key: str) -> list[int]:
+        """One line for an entry unit: its ``if __name__`` line (from the ``if``), or the
+        first line of a top-level statement (a loop header). From CPython's tree, far
         cheaper than LibCST's positions; ``ctx.position`` is the fallback."""
         index = int(key[key.index(":") + 1:-1])
-        tree = self.ctx.semantic.ast_tree
         try:
-            if tree is None:
-                raise ValueError("no ast")
-            j = sum(len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1 for st in self.ctx.module.body[:index])
-            node: ast.AST = tree.body[j]
-            if key.startswith("<main"):
-                if not isinstance(node, ast.If):
-                    raise ValueError("statement mismatch")
-                node = node.test
-            lines = self.ctx.text.splitlines()
-
-            def col(lineno: int, offset: int) -> int:  # ast offsets are UTF-8 bytes
-                return len(lines[lineno - 1].encode("utf-8")[:offset].decode("utf-8", "replace")) + 1
-
-            return Span(node.lineno, col(node.lineno, node.col_offset), node.end_lineno, col(node.end_lineno, node.end_col_offset))
-        except (ValueError, IndexError, TypeError):
-            return self.ctx.span(self._entry_nodes[key])
+            stmt = top_statement(self.ctx, index)
+            if stmt is not None:
+                return Span(*first_line(self.ctx, stmt)).to_json()
+        except (IndexError, TypeError, ValueError):
+            pass
+        span = self.ctx.span(self.ctx.module.body[index])
+        return Span(span.line, span.column, span.line, span.column).to_json()
 
     # -- project pass ------------------------------------------------------------------
     @classmethod
     def check_project(cls, project, options: dict[str, Any]) -> Iterable[Finding]:
         findings = []
         for record in project.records:
-            facts = record.facts.get(cls.code)
-            entry = facts.get("entry") if facts else None
+            entry = (record.facts.get(cls.code) or {}).get("entry")
             if not entry:
                 continue
-            needs = set(entry["needs"])
-            resolver = _Resolver(project)
-            for qualified in set(record.imports.values()):
-                if not needs:
-                    break
-                needs -= resolver.on_import(qualified, record)
-            for qualified in entry["calls"]:
-                if not needs:
-                    break
-                needs -= resolver.generators(qualified, record)
-            for message in messages(needs, entry.get("uses", {})):
-                findings.append(Finding.at(cls, record.path, Span.from_json(entry["span"]), message))
+            for at, message in _ProjectEntry(project, record, entry).messages():
+                findings.append(Finding.at(cls, record.path, Span.from_json(at), message))
         return findings
 
 
-def messages(needs: set[str], uses: dict[str, str]) -> list[str]:
-    out = []
-    if TORCH in needs:
-        out.append(
-            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
-            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
-            "lightning's seed_everything) before building the model"
-        )
-    unseeded = [g for g in (RANDOM, NUMPY) if g in needs and g in uses]
-    if unseeded:
-        used = " and ".join(uses[g] for g in unseeded)
-        names = " or ".join("Python's random" if g == RANDOM else "numpy's global generator" for g in unseeded)
-        calls = " and ".join("random.seed(seed)" if g == RANDOM else "np.random.seed(seed)" for g in unseeded)
-        out.append(
-            f"uses {used} but never seeds {names}, so shuffling/augmentation/sampling differs on every "
-            f"run; call {calls} next to torch.manual_seed(seed)"
-        )
-    return out
+class _ProjectEntry:
+    """One file's entry point, settled with the other files: what its imported callees
+    seed, whether one of them is its training, and the messages that remain."""
+
+    def __init__(self, project, record, entry: dict) -> None:
+        self.project, self.record, self.entry = project, record, entry
+        self.resolver = _Resolver(project)
+
+    def messages(self) -> list[tuple[list[int], str]]:
+        entry, record = self.entry, self.record
+        needs = set(entry["needs"])
+        for qualified in set(record.imports.values()):
+            if not needs:
+                break
+            needs -= self.resolver.on_import(qualified, record)
+        delegates = self._delegates()
+        if not entry["trains"] and not delegates:
+            unseen = self._unseen_trainer() if entry["builds"] else None
+            if unseen is None or TORCH not in needs:
+                return []
+            return [(entry["at"], handed_off(unseen))]
+        for qualified in entry["calls"]:
+            if qualified not in {shown for shown, _ in delegates}:
+                needs -= self.resolver.generators(qualified, record)
+        later: set[str] = set()  # seeded only inside the training itself
+        for _, resolved in delegates:
+            later |= _Resolver(self.project).generators(resolved, record)
+        out = []
+        if TORCH in needs - later:
+            out.append((entry["at"], NEVER_SEEDS_TORCH))
+        elif TORCH in needs and "split" in entry:
+            out.append((entry["split"], split_before_seed(delegates[0][0])))
+        for gen in (RANDOM, NUMPY):
+            if gen in needs - later and gen in entry["uses"]:
+                name, at = entry["uses"][gen]
+                out.append((at, unseeded_draw(gen, name)))
+        return out
+
+    def _delegates(self) -> list[tuple[str, str]]:
+        """Imported project functions (``engine.train``) and methods of imported project
+        classes the entry calls (``Trainer(...).fit()``) that the index says train: (the name
+        as the entry calls it, the function's project name)."""
+        found = []
+        for qualified in self.entry["calls"]:
+            summary = self.project.function_summary(qualified, self.record)
+            if summary is not None:
+                if summary.get("trains"):
+                    found.append((qualified, qualified))
+                continue
+            cls = self.project.resolve_class(qualified, self.record)
+            if cls is None:
+                continue
+            for method in self.entry.get("methods", ()):
+                for owner in [cls, *self.project.ancestors(cls)]:
+                    summary = self.project.function_summary(f"{owner}.{method}", self.record)
+                    if summary is not None and summary.get("trains"):
+                        found.append((f"{qualified}.{method}", f"{owner}.{method}"))
+                        break
+        return found
+
+    def _unseen_trainer(self) -> str | None:
+        """An imported callable no linted file defines, named like training (``train``,
+        ``fit_model``, ``Trainer``), that the entry hands its optimizer or loader to."""
+        for qualified in self.entry["calls"]:
+            if is_library(qualified) or not _TRAINING_NAME.search(qualified.rsplit(".", 1)[-1]):
+                continue
+            if self.project.resolve_symbol(qualified, self.record) is None:
+                return qualified
+        return None
+
+
+NEVER_SEEDS_TORCH = (
+    "training entry point never seeds torch, so weight init, dropout and shuffling differ on every run and runs "
+    "cannot be reproduced or compared; call torch.manual_seed(seed) (or lightning's seed_everything) before "
+    "building the model"
+)
+
+
+def handed_off(trainer: str) -> str:
+    return (
+        f"training entry point builds an optimizer or a shuffling DataLoader and hands training to `{trainer}` "
+        f"(not linted) without seeding torch first, so whatever it initialises or shuffles before that call "
+        f"differs on every run; call torch.manual_seed(seed) (or lightning's seed_everything) before building "
+        f"the model"
+    )
+
+
+def split_before_seed(delegate: str) -> str:
+    return (
+        f"random_split without a generator runs before anything seeds torch (only `{delegate}` seeds it, "
+        f"later), so the train/validation split differs on every run and on every rank; pass "
+        f"generator=torch.Generator().manual_seed(seed) or seed torch before splitting"
+    )
+
+
+def unseeded_draw(gen: str, used: str) -> str:
+    name, call = ("Python's random", "random.seed(seed)") if gen == RANDOM else \
+        ("numpy's global generator", "np.random.seed(seed)")
+    return (f"uses {used} but never seeds {name}, so shuffling/augmentation/sampling differs on every run; "
+            f"call {call} next to torch.manual_seed(seed)")
 
 
 class _Resolver:
@@ -908,4 +931,3 @@ class _Resolver:
                 out |= self.generators(q, record, depth + 1)
             stack.extend(local)
         return out
-

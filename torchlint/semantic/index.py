@@ -6,6 +6,7 @@ rule needed a LibCST tree for: a few microseconds per class). Function summaries
 (trains, evaluates, seeds, builds an optimizer) need the training model, so they are filled
 only for files where a rule built it (``ctx.semantic``); elsewhere ``functions`` is empty,
 which ``Project.function_summary`` reports as unknown (None), never as "does nothing".
+Functions are module-level functions and methods of module-level classes (``Class.method``).
 """
 
 from __future__ import annotations
@@ -198,7 +199,6 @@ def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> File
     """The whole index of a file whose analyses exist (classes + function summaries);
     ``classes`` when the caller already has them (``class_facts`` of the same tree)."""
     from torchlint import torch_api as api
-    from torchlint.semantic.model import MODULE
 
     ctx = sem.ctx
     index = FileIndex()
@@ -211,11 +211,13 @@ def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> File
     seeding = {s.scope.node for s in model.calls
                if _may_seed(s.node.func, ctx) and (model.qualified_name(s.node.func) or "").rsplit(".", 1)[-1] in _SEEDS}
     seeds = sem.graph.closure(seeding) if seeding else set()
-    for scope in model.module.children:
-        if scope.kind != "function" or scope.parent is None or scope.parent.kind != MODULE:
-            continue
+    # Module-level functions, and methods of module-level classes as ``Class.method``.
+    scopes = [(s.name, s) for s in model.module.children if s.kind == "function"]
+    scopes += [(f"{c.name}.{s.name}", s) for c in model.module.children if c.kind == "class"
+               for s in c.children if s.kind == "function"]
+    for name, scope in scopes:
         node = scope.node
-        index.functions[scope.name] = FunctionFact(
+        index.functions[name] = FunctionFact(
             trains=training.trains(node), evaluates=training.evaluates(node), seeds=node in seeds,
             builds_optimizer=any(api.is_optimizer_constructor(ctx, s.node.func) for s in sem.graph.sites(node)))
     return index
