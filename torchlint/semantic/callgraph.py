@@ -40,12 +40,12 @@ class CallGraph:
     def resolve(self, expr: cst.BaseExpression, scope: Scope, at: cst.CSTNode | None = None,
                 depth: int = 0) -> list[cst.CSTNode]:
         model = self.model
-        if isinstance(expr, cst.Lambda):
+        if type(expr) is cst.Lambda:
             return [expr]
-        if isinstance(expr, cst.Call) and expr.args and depth < _MAX_ALIAS \
+        if type(expr) is cst.Call and expr.args and depth < _MAX_ALIAS \
                 and (model.qualified_name(expr.func) or "").endswith("partial"):
             return self.resolve(expr.args[0].value, scope, at, depth + 1)  # functools.partial(f, ...)
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             if expr.value not in self._resolvable_names():
                 return []  # no binding in the file could make it a same-file function
             out: list[cst.CSTNode] = []
@@ -59,13 +59,13 @@ class CallGraph:
                 elif b.kind in ("assign", "ann") and b.value is not None and depth < _MAX_ALIAS:
                     out.extend(self._value_targets(b.value, b.scope, depth + 1))
             return out
-        if isinstance(expr, cst.Attribute):
+        if type(expr) is cst.Attribute:
             name = expr.attr.value
             receiver = expr.value
-            if isinstance(receiver, cst.Name) and receiver.value == scope.self_name and scope.cls is not None:
+            if type(receiver) is cst.Name and receiver.value == scope.self_name and scope.cls is not None:
                 found = model.method(scope.cls, name)
                 return [found] if found is not None else []
-            if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super" \
+            if type(receiver) is cst.Call and type(receiver.func) is cst.Name and receiver.func.value == "super" \
                     and scope.cls is not None:
                 for base in model.mro(scope.cls)[1:]:
                     if name in base.methods:
@@ -91,14 +91,14 @@ class CallGraph:
         call's callee (scopes ignored) ends in ``partial`` whenever the model's does."""
         if isinstance(value, (cst.Lambda, cst.Name, cst.Attribute)):
             return True
-        return isinstance(value, cst.Call) and (self.model.ctx.qualified_name(value.func) or "").endswith("partial")
+        return type(value) is cst.Call and (self.model.ctx.qualified_name(value.func) or "").endswith("partial")
 
     def _value_targets(self, value: cst.BaseExpression, scope: Scope, depth: int) -> list[cst.CSTNode]:
-        if isinstance(value, cst.Lambda):
+        if type(value) is cst.Lambda:
             return [value]
         if isinstance(value, (cst.Name, cst.Attribute)):
             return self.resolve(value, scope, None, depth)
-        if isinstance(value, cst.Call) and value.args and (self.model.qualified_name(value.func) or "").endswith("partial"):
+        if type(value) is cst.Call and value.args and (self.model.qualified_name(value.func) or "").endswith("partial"):
             return self.resolve(value.args[0].value, scope, None, depth)
         return []
 
@@ -123,9 +123,9 @@ class CallGraph:
         scope = site.scope
         for arg in site.node.args:
             value = arg.value
-            if isinstance(value, cst.Lambda):
+            if type(value) is cst.Lambda:
                 out.append(value)
-            elif isinstance(value, cst.Name) or (isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name)
+            elif type(value) is cst.Name or (type(value) is cst.Attribute and type(value.value) is cst.Name
                                                  and value.value.value == scope.self_name):
                 out.extend(self.resolve(value, scope, site.node))
         return out

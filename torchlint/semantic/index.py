@@ -12,7 +12,7 @@ Functions are module-level functions and methods of module-level classes (``Clas
 from __future__ import annotations
 
 import ast
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ class FileIndex:
     functions: dict[str, FunctionFact] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """Plain JSON values (a copy: the facts are dicts of strings, lists and bools)."""
+        return {"classes": [{k: list(v) if isinstance(v, list) else v for k, v in c.items()} for c in self.classes],
+                "functions": {name: dict(fact) for name, fact in self.functions.items()}}
 
 
 def _dotted(node: ast.expr) -> str | None:

@@ -543,7 +543,7 @@ class SemanticModel:
         current = parent(node)
         scopes = self.scopes
         while current is not None and current not in scopes:
-            if isinstance(current, _BRANCHES):
+            if type(current) in _BRANCH_TYPES:
                 out.append(current)
             current = parent(current)
         out.reverse()
