@@ -281,15 +281,9 @@ class Project:
     def is_nn_module(self, qualified: str) -> bool:
         """Whether a project class is a ``torch.nn.Module`` (through any chain of project
         bases ending in ``torch.nn.*``/Lightning module classes)."""
-        from torchlint.semantic.libraries import is_lightning
-        from torchlint.torch_api import torch_nn_class
+        from torchlint.semantic.modules import is_module_base
 
-        for base in [qualified, *self.ancestors(qualified)]:
-            if torch_nn_class(base) is not None:
-                return True
-            if is_lightning(base) and base.rsplit(".", 1)[-1] == "LightningModule":
-                return True
-        return False
+        return any(is_module_base(base) for base in [qualified, *self.ancestors(qualified)])
 
     def function_summary(self, qualified: str, importer: FileRecord | None = None) -> dict | None:
         """What an imported project function does (``trains``, ``evaluates``, ``seeds``,

@@ -53,19 +53,14 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
-from torchlint.torch_api import PARAMETER_FREE_LAYERS, is_parameter_free_layer, torch_nn_class
+from torchlint.semantic.modules import (SELF_RETURNING, constructions, is_lightning_module, is_parameter,
+                                        parameter_free)
+from torchlint.torch_api import torch_nn_class
 
 __all__ = ["UnusedLayer", "message", "torch_nn_class"]
 
-# Bases that are nn.Modules and read none of a subclass's attributes.
-_MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
-_LIGHTNING_ROOTS = ("lightning", "pytorch_lightning")
 # Bases that read nothing at all.
 _NEUTRAL_BASES = {"object", "abc.ABC", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"}
-_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
-# Methods of a module (or tensor) that return the same object.
-_SELF_RETURNING = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "train", "eval",
-                   "requires_grad_", "share_memory", "to_empty", "xpu", "mps"}
 # Submodules reached without naming them.
 _DYNAMIC_METHODS = {"children", "named_children", "modules", "named_modules", "get_submodule",
                     "__getattr__", "__getattribute__", "__setattr__"}
@@ -77,7 +72,6 @@ _RUNNERS = ("forward", "training_step")
 _INIT = "__init__"
 # Parameter-free layers built only to act (regularisation): never a harmless leftover.
 _REGULARISERS = ("dropout", "alphadropout", "featurealphadropout")
-_PARAMETERS = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 # Calls that load weights into a module (a head kept so that a checkpoint loads).
 _LOADING = {"load_state_dict", "load_state_dict_from_url", "load_url"}
 
@@ -958,7 +952,7 @@ class UnusedLayer(Rule):
                     cls.pf = False
                 elif name in ("parameters", "named_parameters") and not method.init:
                     cls.iterates = True
-            elif cls.pf and self.ctx.qualified_name(func) in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            elif cls.pf and is_parameter(model, node):
                 cls.pf = False
 
     def _iterated(self, call: cst.Call) -> bool:
@@ -984,7 +978,7 @@ class UnusedLayer(Rule):
         while True:
             parent = ctx.parent(cur)
             if isinstance(parent, (cst.Attribute, cst.Subscript)) and parent.value is cur:
-                if isinstance(parent, cst.Attribute) and parent.attr.value in _SELF_RETURNING:
+                if isinstance(parent, cst.Attribute) and parent.attr.value in SELF_RETURNING:
                     call = ctx.parent(parent)
                     if isinstance(call, cst.Call) and call.func is parent:
                         cur = call  # ``self.x.to(device)`` is ``self.x`` again
@@ -1023,8 +1017,7 @@ class UnusedLayer(Rule):
 
     # -- what is a layer -----------------------------------------------------------------
     def _assigned(self, cls: _Class, stmt: cst.CSTNode, attr: str, value: cst.BaseExpression) -> None:
-        kinds: list = []
-        self._construction(value, kinds)
+        kinds = self._kinds(value)
         if not kinds:
             if not isinstance(value, (cst.BaseNumber, cst.BaseString, cst.BinaryOperation)) and not (
                 isinstance(value, cst.Name) and value.value in ("None", "True", "False")
@@ -1048,80 +1041,13 @@ class UnusedLayer(Rule):
         exprs += [anc.test for anc in self.ctx.ancestors(stmt) if isinstance(anc, cst.If)]
         return any(isinstance(n, cst.Name) and n.value in params for e in exprs for n in iter_nodes(e))
 
-    def _construction(self, value: cst.BaseExpression, kinds: list) -> None:
-        """Collect into ``kinds`` the module construction(s) ``value`` may be:
-        ``["nn", parameter_free]`` for a torch.nn class, ``["class", qualified]`` for a class
-        imported or of this file (a bare name when star-imported), settled by the project."""
-        if isinstance(value, cst.IfExp):
-            self._construction(value.body, kinds)
-            self._construction(value.orelse, kinds)
-            return
-        if not isinstance(value, cst.Call):
-            return
-        func = value.func
-        while isinstance(func, cst.Attribute) and func.attr.value in _SELF_RETURNING and isinstance(func.value, cst.Call):
-            value = func.value  # nn.Linear(...).to(device)
-            func = value.func
-        if self.ctx.is_imported(func):
-            qualified = self.ctx.qualified_name(func) or ""
-            name = torch_nn_class(qualified)
-            if name is not None:
-                kinds.append(["nn", self._torch_pf(value, name), name])
-            elif qualified in _PARAMETERS:
-                kinds.append(["param", False])
-            elif qualified.split(".")[0] not in ("torch", "builtins", "typing", "copy"):
-                kinds.append(["class", qualified])
-        elif isinstance(func, cst.Name):
-            local = self._local_class(func)
-            if local is not None:
-                kinds.append(["class", local])
-
-    def _local_class(self, func: cst.Name) -> str | None:
-        """``Block()``: the class of this file the name is bound to, as the project index names
-        it; a name bound nowhere in a file with star imports stays bare (maybe theirs)."""
+    def _kinds(self, value: cst.BaseExpression) -> list[list]:
+        """The module constructions ``value`` may be (``semantic.modules.constructions``), as
+        facts: ``["nn", parameter_free, name]`` for a torch.nn class, ``["param", False]``,
+        ``["class", qualified]`` for a class the project pass settles."""
         model = self.ctx.semantic.model
-        found = model.binding_of(func)
-        for b in reversed(found):
-            if b.kind == "class":
-                module = self.ctx.import_table.module_name
-                name = index_name(model.scopes[b.node])
-                return f"{module}.{name}" if module else name
-        if not found and self.ctx.star_imports:
-            return func.value
-        return None
-
-    def _torch_pf(self, call: cst.Call, name: str) -> bool:
-        if name == "Module":
-            return True
-        if name not in _CONTAINERS:
-            return name in PARAMETER_FREE_LAYERS or is_parameter_free_layer(self.ctx, call.func)
-        items: list[cst.BaseExpression] = []
-        for arg in call.args:
-            if arg.keyword is not None or arg.star:
-                return False
-            value = arg.value
-            if name == "Sequential":
-                items.append(value)
-            elif isinstance(value, (cst.List, cst.Tuple)):
-                for el in value.elements:
-                    if isinstance(el, cst.StarredElement):
-                        return False
-                    items.append(el.value)
-            elif isinstance(value, cst.Dict):
-                for el in value.elements:
-                    if not isinstance(el, cst.DictElement):
-                        return False
-                    items.append(el.value)
-            else:
-                return False
-        if not items:
-            return False
-        for item in items:
-            kinds: list = []
-            self._construction(item, kinds)
-            if len(kinds) != 1 or kinds[0][:2] != ["nn", True]:
-                return False
-        return True
+        return [["nn", parameter_free(model, b), b.name] if b.kind == "nn" else ["param", False] if b.kind == "param"
+                else ["class", b.name] for b in constructions(model, value)]
 
     # -- facts ---------------------------------------------------------------------------
     def _entry(self, cls: _Class) -> dict[str, Any]:
@@ -1168,8 +1094,7 @@ def _external_kind(qualified: str) -> str:
     """``torch.nn.Module``/``LightningModule`` read none of them, ``object``/``ABC`` nothing;
     another ``torch.nn`` class (``nn.Sequential``) runs its children; anything else is opaque."""
     torch_name = torch_nn_class(qualified)
-    if qualified in _MODULE_BASES or torch_name == "Module" or (
-            qualified.split(".")[0] in _LIGHTNING_ROOTS and qualified.rsplit(".", 1)[-1] == "LightningModule"):
+    if torch_name == "Module" or is_lightning_module(qualified):
         return _MODULE
     if qualified in _NEUTRAL_BASES:
         return _NEUTRAL

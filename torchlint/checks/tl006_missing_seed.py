@@ -8,7 +8,9 @@ function or method (nested defs merged into it), each module-level statement, an
 seeds, what it builds (an optimizer, a shuffling ``DataLoader``), ``random_split`` without a
 generator, same-file callees and imported callees. It then works out whether the entry
 point (main block and top-level statements, plus every same-file function they reach)
-trains and what it seeds. What only another file can answer (does ``from .utils import
+trains and what it seeds. A file that optimises an input tensor of a fixed model (style
+transfer, adversarial examples: ``semantic.runs.optimises_inputs``, as for TL004) is no
+training run. What only another file can answer (does ``from .utils import
 set_seed`` seed torch? does ``from engine import train`` train?) goes into
 ``ctx.facts["TL006"]``; ``check_project`` settles it from the other files' TL006 facts and
 the project index (``Project.function_summary``).
@@ -27,6 +29,7 @@ from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
 from torchlint.semantic.libraries import is_library
 from torchlint.semantic.model import CLASS, FUNCTION, LAMBDA, MODULE
+from torchlint.semantic.runs import optimises_inputs
 from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
                                         display_use, known_generators, random_use, seedish, shuffling_loader,
                                         unseeded_random_split)
@@ -276,6 +279,22 @@ class MissingSeed(Rule):
             "if __name__ == '__main__':\n"
             "    main()\n"
             "    run()\n"
+        ),
+        # Adversarial example: the optimizer is over an input tensor of a pretrained, frozen
+        # model in eval mode; no model is trained, so its randomness is no training run's.
+        Valid(
+            "import torch\n"
+            "import torchvision\n\n"
+            "if __name__ == '__main__':\n"
+            "    net = torchvision.models.resnet18(weights='DEFAULT').eval()\n"
+            "    for p in net.parameters():\n"
+            "        p.requires_grad_(False)\n"
+            "    delta = torch.zeros(1, 3, 224, 224, requires_grad=True)\n"
+            "    attack = torch.optim.Adam([delta], lr=0.01)\n"
+            "    for _ in range(50):\n"
+            "        attack.zero_grad()\n"
+            "        (-net(image + delta)[0, label]).backward()\n"
+            "        attack.step()\n"
         ),
     ]
     INVALID = [
@@ -715,8 +734,8 @@ class MissingSeed(Rule):
             methods |= unit.methods
             split = split or unit.split
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
-        if not needs or (not trains.get(at) and not imported):
-            return None
+        if not needs or (not trains.get(at) and not imported) or optimises_inputs(self.ctx.semantic):
+            return None  # (optimising an input tensor of a fixed model is no training run)
         entry = {"at": self._place(at), "trains": bool(trains.get(at)), "builds": builds, "needs": needs,
                  "calls": sorted(imported),
                  "uses": {g: [self.uses[g][0], self._range(self.uses[g][1])] for g in needs if g in self.uses}}

@@ -29,9 +29,9 @@ import libcst as cst
 
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.semantic.modules import forward_code, pending, runs_in, self_attr_bindings, settle
-from torchlint.torch_api import (PARAMETER_FREE_LAYERS, has_star_kwargs, keyword_arg, tensor_factory,
-                                 torch_nn_class)
+from torchlint.semantic.modules import (built_by, forward_code, is_module_here, pending, runs_in, self_attr_bindings,
+                                        settle)
+from torchlint.torch_api import PARAMETER_FREE_LAYERS, has_star_kwargs, keyword_arg, tensor_factory
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
 _REGISTERING = {"add_module", "register_module", "register_parameter", "register_buffer"}
@@ -457,16 +457,12 @@ class _ClassCheck:
         if isinstance(expr, cst.Name):
             found = self.model.reaching(expr.value, expr)
             expr = found[0].value if len(found) == 1 and found[0].kind == "assign" else None
-        if not isinstance(expr, cst.Call):
+        built = built_by(self.model, expr) if isinstance(expr, cst.Call) else None
+        if built is None:
             return False
-        qualified = self.model.qualified_name(expr.func) or ""
-        layer = torch_nn_class(qualified)
-        if layer is not None:
-            return layer not in PARAMETER_FREE_LAYERS or "Dropout" in layer
-        for b in self.model.binding_of(expr.func):
-            if b.kind == "class" and b.node in self.model.classes:
-                return _is_module(self.model, self.model.classes[b.node])
-        return False
+        if built.kind == "nn":
+            return built.name not in PARAMETER_FREE_LAYERS or "Dropout" in built.name
+        return built.info is not None and is_module_here(self.model, built.info)
 
     def _appends(self, attr: str) -> list[cst.Call]:
         out = []
@@ -557,13 +553,3 @@ def _requires_grad(model, value: cst.Call) -> bool:
     flag = keyword_arg(value, "requires_grad")
     return flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True" and \
         tensor_factory(model.qualified_name(func)) is not None
-
-
-def _is_module(model, info) -> bool:
-    """A same-file class whose bases (through same-file ones) include a ``torch.nn`` class or
-    a Lightning module."""
-    for cls in model.mro(info):
-        for base in cls.bases:
-            if torch_nn_class(base) is not None or base.endswith("LightningModule"):
-                return True
-    return False

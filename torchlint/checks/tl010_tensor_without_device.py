@@ -29,7 +29,7 @@ from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.modules import forward_code, pending, self_attr_bindings, settle
+from torchlint.semantic.modules import forward_code, is_parameter, pending, self_attr_bindings, settle
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 # Methods whose result is on another device (or the host), or no tensor at all.
@@ -543,9 +543,7 @@ class _Devices:
         if not attr or "." in attr:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
-        return bool(bindings) and all(
-            isinstance(b.value, cst.Call) and (self.model.qualified_name(b.value.func) or "") == "torch.nn.Parameter"
-            for b in bindings)
+        return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
 
 
 def _dtype_only(call: cst.Call) -> bool:

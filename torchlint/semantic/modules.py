@@ -1,5 +1,8 @@
-"""What rules about ``nn.Module`` definitions share: the values a class stores in ``self.x``,
-the code its ``forward`` runs, and findings that only hold if the class is an ``nn.Module``.
+"""What rules about ``nn.Module`` definitions share: which bases make a class an ``nn.Module``
+(``is_module_base``, ``is_module_here``), what module, layer or parameter an expression builds
+(``built_by``, ``constructions``) and whether it is parameter-free (``parameter_free``), the
+values a class stores in ``self.x``, the code its ``forward`` runs, and findings that only hold
+if the class is an ``nn.Module``.
 
 Whether a class is an ``nn.Module`` often depends on another file (``class Net(BaseNet)``
 with ``BaseNet`` in ``base.py``), so a rule records such findings as *pending* facts
@@ -9,13 +12,15 @@ index knows to be an ``nn.Module`` (``settle``, through ``Project.is_nn_module``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 import libcst as cst
 
 from torchlint.finding import Finding, Span
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
+from torchlint.semantic.libraries import is_lightning
+from torchlint.torch_api import PARAMETER_FREE_LAYERS, is_parameter_free_layer, torch_nn_class
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
@@ -23,6 +28,127 @@ if TYPE_CHECKING:
     from torchlint.rule import Rule
     from torchlint.semantic import Analyses
     from torchlint.semantic.model import Binding, ClassInfo, SemanticModel
+
+
+# ``nn.Parameter`` by its qualified names.
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+# Methods of a module (or tensor) that return the same object.
+SELF_RETURNING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "train", "eval",
+                            "requires_grad_", "share_memory", "to_empty", "xpu", "mps"})
+_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+# Roots of imported callables that build no module of the project's.
+_NO_MODULE_ROOTS = ("torch", "builtins", "typing", "copy")
+
+
+def is_lightning_module(qualified: str) -> bool:
+    """Lightning's ``LightningModule`` (``lightning.pytorch.LightningModule``, ...)."""
+    return is_lightning(qualified) and qualified.rsplit(".", 1)[-1] == "LightningModule"
+
+
+def is_module_base(qualified: str) -> bool:
+    """A library base that makes a class an ``nn.Module``: a ``torch.nn`` module class or
+    Lightning's ``LightningModule``."""
+    return torch_nn_class(qualified) is not None or is_lightning_module(qualified)
+
+
+def is_module_here(model: "SemanticModel", info: "ClassInfo") -> bool:
+    """A class whose bases, through same-file ones, include a library ``nn.Module`` base
+    (a base from another file needs the project pass: ``Project.is_nn_module``)."""
+    return any(is_module_base(base) for cls in model.mro(info) for base in cls.bases)
+
+
+def is_parameter(model: "SemanticModel", value: cst.BaseExpression | None) -> bool:
+    """``nn.Parameter(...)``."""
+    return isinstance(value, cst.Call) and model.qualified_name(value.func) in PARAMETER_CLASSES
+
+
+class Built(NamedTuple):
+    """A module (or parameter) one call builds. ``kind``: ``"nn"`` (a ``torch.nn`` class,
+    ``name`` its class name), ``"param"`` (``nn.Parameter``), ``"class"`` (a class that may be
+    a project ``nn.Module``: ``name`` as the project index names it, a bare name when a star
+    import may bring it; ``info`` when it is a class of this file)."""
+
+    kind: str
+    name: str
+    call: cst.Call
+    info: "ClassInfo | None" = None
+
+
+def built_by(model: "SemanticModel", call: cst.Call) -> Built | None:
+    """What ``call`` builds, when it may be a module or a parameter."""
+    func = call.func
+    if model.is_imported(func):
+        qualified = model.qualified_name(func) or ""
+        name = torch_nn_class(qualified)
+        if name is not None:
+            return Built("nn", name, call)
+        if qualified in PARAMETER_CLASSES:
+            return Built("param", qualified, call)
+        if qualified.split(".")[0] not in _NO_MODULE_ROOTS:
+            return Built("class", qualified, call)
+    elif isinstance(func, cst.Name):
+        found = model.binding_of(func)
+        for b in reversed(found):
+            if b.kind == "class":
+                module = model.ctx.import_table.module_name
+                name = index_name(model.scopes[b.node])
+                return Built("class", f"{module}.{name}" if module else name, call, model.classes.get(b.node))
+        if not found and model.ctx.star_imports:
+            return Built("class", func.value, call)
+    return None
+
+
+def constructions(model: "SemanticModel", value: cst.BaseExpression) -> list[Built]:
+    """The modules ``value`` may build: both branches of ``a if c else b``, and a call under
+    methods returning the module itself (``nn.Linear(...).to(device)``)."""
+    if isinstance(value, cst.IfExp):
+        return constructions(model, value.body) + constructions(model, value.orelse)
+    if not isinstance(value, cst.Call):
+        return []
+    func = value.func
+    while isinstance(func, cst.Attribute) and func.attr.value in SELF_RETURNING and isinstance(func.value, cst.Call):
+        value = func.value
+        func = value.func
+    found = built_by(model, value)
+    return [found] if found is not None else []
+
+
+def parameter_free(model: "SemanticModel", built: Built) -> bool:
+    """A ``torch.nn`` construction that holds no parameters: a parameter-free layer
+    (``nn.ReLU``, ``nn.Dropout``, ``DropPath``), a bare ``nn.Module()``, or a container
+    (``nn.Sequential(nn.ReLU(), nn.MaxPool2d(2))``) of nothing else."""
+    if built.kind != "nn":
+        return False
+    if built.name == "Module":
+        return True
+    if built.name not in _CONTAINERS:
+        return built.name in PARAMETER_FREE_LAYERS or is_parameter_free_layer(model.ctx, built.call.func)
+    items = _container_items(built)
+    return bool(items) and all(
+        len(found) == 1 and parameter_free(model, found[0]) for found in (constructions(model, i) for i in items))
+
+
+def _container_items(built: Built) -> list[cst.BaseExpression] | None:
+    """The modules an ``nn.Sequential``/``ModuleList``/``ModuleDict`` call lists; None when
+    it cannot be told (keywords, ``*args``, a variable)."""
+    items: list[cst.BaseExpression] = []
+    for arg in built.call.args:
+        if arg.keyword is not None or arg.star:
+            return None
+        value = arg.value
+        if built.name == "Sequential":
+            items.append(value)
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            if any(isinstance(el, cst.StarredElement) for el in value.elements):
+                return None
+            items.extend(el.value for el in value.elements)
+        elif isinstance(value, cst.Dict):
+            if not all(isinstance(el, cst.DictElement) for el in value.elements):
+                return None
+            items.extend(el.value for el in value.elements)
+        else:
+            return None
+    return items
 
 
 def self_attr_bindings(model: "SemanticModel", info: "ClassInfo", attr: str) -> list["Binding"]:

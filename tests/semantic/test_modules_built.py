@@ -1,0 +1,90 @@
+"""``semantic.modules``: what a module expression builds, whether it is parameter-free, and
+which bases make a class an ``nn.Module`` (shared by TL005, TL007, TL010 and ``Project``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.semantic.modules import (constructions, is_module_base, is_module_here, is_parameter,
+                                        parameter_free)
+
+
+def model_of(src: str):
+    src = textwrap.dedent(src)
+    module = cst.parse_module(src)
+    ctx = FileContext("pkg/m.py", module, src, ImportTable("pkg.m", False))
+    Dispatcher(ctx, []).run()
+    return ctx.semantic.model
+
+
+def value_of(model, name: str) -> cst.BaseExpression:
+    """The value of the module-level assignment ``name = ...``."""
+    return next(b.value for b in model.scopes[model.ctx.module].bindings[name])
+
+
+SRC = """
+import torch
+import torch.nn as nn
+from lib import Block
+
+class Local(nn.Module):
+    pass
+
+class Sub(Local):
+    pass
+
+class Plain:
+    pass
+
+lin = nn.Linear(4, 4).to("cuda")
+act = nn.ReLU() if flag else nn.Identity()
+either = nn.Linear(2, 2) if flag else nn.ReLU()
+seq = nn.Sequential(nn.ReLU(), nn.MaxPool2d(2))
+mixed = nn.Sequential(nn.ReLU(), nn.Linear(2, 2))
+starred = nn.ModuleList([*layers])
+param = nn.Parameter(torch.ones(1))
+imported = Block(4)
+local = Sub()
+shape = torch.zeros(3)
+"""
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("lin", [("nn", "Linear", False)]),
+    ("act", [("nn", "ReLU", True), ("nn", "Identity", True)]),
+    ("either", [("nn", "Linear", False), ("nn", "ReLU", True)]),
+    ("seq", [("nn", "Sequential", True)]),
+    ("mixed", [("nn", "Sequential", False)]),
+    ("starred", [("nn", "ModuleList", False)]),
+    ("param", [("param", "torch.nn.Parameter", False)]),
+    ("imported", [("class", "lib.Block", False)]),
+    ("local", [("class", "pkg.m.Sub", False)]),
+    ("shape", []),
+])
+def test_constructions(name, expected):
+    model = model_of(SRC)
+    found = constructions(model, value_of(model, name))
+    assert [(b.kind, b.name, parameter_free(model, b)) for b in found] == expected
+
+
+def test_local_class_carries_its_info_and_module_bases():
+    model = model_of(SRC)
+    (local,) = constructions(model, value_of(model, "local"))
+    assert local.info is not None and local.info.name == "Sub" and is_module_here(model, local.info)
+    plain = next(i for i in model.classes.values() if i.name == "Plain")
+    assert not is_module_here(model, plain)
+    assert is_parameter(model, value_of(model, "param")) and not is_parameter(model, value_of(model, "lin"))
+
+
+@pytest.mark.parametrize("qualified, expected", [
+    ("torch.nn.Module", True), ("torch.nn.modules.module.Module", True), ("torch.nn.Sequential", True),
+    ("pytorch_lightning.LightningModule", True), ("lightning.pytorch.LightningModule", True),
+    ("mylib.LightningModule", False), ("torch.nn.Parameter", False), ("object", False),
+])
+def test_is_module_base(qualified, expected):
+    assert is_module_base(qualified) is expected
