@@ -220,11 +220,12 @@ def load_settings(args: argparse.Namespace, cwd: Path):
 
 
 def common_directory(paths: list[str], cwd: Path) -> Path:
-    """The deepest directory holding every path (a file stands for its directory)."""
+    """The deepest directory holding every path (a file stands for its directory, where it
+    is named: a symbolic link's target is not followed)."""
     directories = []
     for raw in paths or ["."]:
-        real = Path(os.path.realpath(cwd / raw))
-        directories.append(str(real if real.is_dir() else real.parent))
+        given = Path(os.path.abspath(cwd / raw))
+        directories.append(os.path.realpath(given if given.is_dir() else given.parent))
     return Path(os.path.commonpath(directories))
 
 

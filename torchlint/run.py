@@ -210,9 +210,12 @@ class Suppressor:
             (pathspec.GitIgnoreSpec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))
             for pattern, codes in settings.per_file_ignores.items()
         ]
+        self.root = settings.root
         self.cwd = cwd
 
-    def _relative(self, display: str, base: Path) -> str:
+    def _relative(self, display: str, base: Path | None = None) -> str:
+        """``display`` relative to ``base`` (default: the settings' root), else as given."""
+        base = base or self.root
         # realpath, not Path.resolve(): a symbolic link loop must not raise here
         path = Path(os.path.realpath(self.cwd / display))
         try:
