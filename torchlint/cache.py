@@ -236,9 +236,13 @@ class Cache:
             except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: no home directory
                 self.disabled = f"no cache key ({exc}); running without the cache"
 
-    def key(self, path: str, data: bytes) -> str:
+    def key(self, path: str, data: bytes, settings: str = "") -> str:
+        """An entry's key: the file's bytes and path, and ``settings`` (the ``settings_key``
+        of a file linted with settings other than the cache's own, else empty)."""
         h = hashlib.blake2b(data, digest_size=20)
         h.update(b"\0" + path.encode("utf-8", "surrogatepass"))
+        if settings:
+            h.update(b"\0" + settings.encode())
         return h.hexdigest()
 
     def _entry(self, key: str) -> str:

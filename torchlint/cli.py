@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--force-exclude", action="store_true",
                        help="apply exclusions to paths given on the command line too (for pre-commit)")
     check.add_argument("--show-files", action="store_true", help="list the files that would be linted, then exit")
+    check.add_argument("--show-settings", metavar="FILE",
+                       help="print the settings FILE is linted with (configuration files, rules, options), then exit")
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help=f"analyse files in N processes (default: the number of CPU cores; "
                             f"at most {MAX_JOBS} and the number of files)")
@@ -195,19 +197,36 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 # -- check -----------------------------------------------------------------------------
 
-def load_settings(args: argparse.Namespace):
-    from torchlint.config import build_settings, find_config
+def load_settings(args: argparse.Namespace, cwd: Path):
+    """Every file's settings (``Configs``): ``--config``'s or ``--isolated``'s for all, else
+    each file's nearest configuration below the project's own, the outermost configuration
+    above the named paths (within their git repository) -- whatever their order."""
+    from torchlint.config import Configs, build_settings, outermost_config
+    from torchlint.files import git_root
 
-    config_path: Path | None = None
+    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore}
     if args.config and not args.isolated:
         config_path = Path(args.config)
         if not config_path.is_file():
             raise UsageError(f"--config {args.config}: no such file")
-    elif not args.isolated:
-        start = Path(args.paths[0]) if args.paths else Path.cwd()
-        config_path = find_config(start if start.exists() else Path.cwd())
-    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore}
-    return build_settings(config_path, cli, force_exclude=args.force_exclude)
+        return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude), cli, fixed=True)
+    if args.isolated:
+        return Configs(build_settings(None, cli, force_exclude=args.force_exclude), cli, fixed=True)
+    start = common_directory(args.paths, cwd)
+    stop = git_root(start)
+    config_path = outermost_config(start, stop)
+    root = None if config_path else (stop or start)
+    return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude, root=root), cli)
+
+
+def common_directory(paths: list[str], cwd: Path) -> Path:
+    """The deepest directory holding every path (a file stands for its directory, where it
+    is named: a symbolic link's target is not followed)."""
+    directories = []
+    for raw in paths or ["."]:
+        given = Path(os.path.abspath(cwd / raw))
+        directories.append(os.path.realpath(given if given.is_dir() else given.parent))
+    return Path(os.path.commonpath(directories))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -221,8 +240,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(f"--statistics cannot be shown as --format {args.format} "
                          f"(accepted with --statistics: {', '.join(STATISTICS_FORMATS)})")
     cwd = Path.cwd().resolve()
+    if args.show_settings is not None:
+        if not (cwd / args.show_settings).exists():
+            raise UsageError(f"--show-settings {args.show_settings}: no such file")
+        args.paths = [args.show_settings]
     args.paths, missing = split_missing(args.paths, cwd)
-    settings = load_settings(args)
+    configs = load_settings(args, cwd)
+    settings = configs.base
+    if args.show_settings is not None:
+        print(show_settings(configs, Path(args.show_settings), cwd))
+        return EXIT_CLEAN
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline cannot be used together")
     if args.add_noqa and (args.write_baseline or args.show_files):
@@ -276,7 +303,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, len(files) + len(context)) if wants_progress(sys.stderr, args.quiet) else None
     try:
         result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
-                            context=context, progress=progress)
+                            context=context, progress=progress, configs=configs)
     finally:
         if progress is not None:
             progress.close()
@@ -328,6 +355,28 @@ def cmd_check(args: argparse.Namespace) -> int:
     if fails(result.findings, args.fail_on) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def show_settings(configs, path: Path, cwd: Path) -> str:
+    """The resolved settings of the file at ``path``, as ``--show-settings`` prints them."""
+    from torchlint.rule import rules_by_code
+
+    settings = configs.for_path(cwd / path)
+    rules = rules_by_code()
+    lines = [f"file: {escape_path(str(path))}",
+             f"configuration: {escape_path(str(settings.config_path)) if settings.config_path else '(defaults)'}"]
+    lines += [f"  extends: {escape_path(str(p))}" for p in settings.extends]
+    lines.append(f"project root: {escape_path(str(configs.base.root))}")
+    lines.append("enabled rules: " + (", ".join(f"{c} ({rules[c].name})" for c in sorted(settings.enabled)) or "none"))
+    for pattern, codes in sorted(settings.per_file_ignores.items()):
+        base = settings.ignore_bases.get(pattern, settings.root)
+        lines.append(f"per-file-ignores: {pattern} (relative to {escape_path(str(base))}) = {', '.join(sorted(codes))}")
+    lines.append("options:")
+    for code in sorted(settings.enabled):
+        if code in rules:
+            for key, value in sorted(settings.options_for(rules[code]).items()):
+                lines.append(f"  {rules[code].name}.{key} = {value!r}")
+    return "\n".join(lines)
 
 
 def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:

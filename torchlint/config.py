@@ -6,6 +6,7 @@ file, the key and what is accepted.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ TOP_LEVEL_KEYS = {
     "max-file-size": 'bytes (an integer) or a size such as "4MB" or "10MiB"',
     "trace": "table of shape-trace settings",
     "target-version": "the oldest Python whose grammar the code must parse in: py310 ... py314",
+    "extend": "path of a configuration file whose settings this one inherits (relative to this file)",
 }
 
 DEFAULT_EXCLUDE = [
@@ -66,6 +68,11 @@ class Settings:
     # A larger file is TL000 "too large to analyse", never parsed (LibCST takes ~0.4-0.75
     # GB of memory and ~13 s per MB of source).
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    # The configuration files ``config_path`` inherits from through ``extend``, nearest first.
+    extends: list[Path] = field(default_factory=list)
+    # per-file-ignores patterns inherited through ``extend``: pattern -> the directory of
+    # the file that wrote it (the others are relative to ``root``).
+    ignore_bases: dict[str, Path] = field(default_factory=dict)
 
     def options_for(self, rule: type[Rule]) -> dict[str, Any]:
         return self.rule_options.get(rule.code) or rule.default_options()
@@ -80,19 +87,39 @@ def find_config(start: Path) -> Path | None:
     if start.is_file():
         start = start.parent
     for directory in (start, *start.parents):
-        candidate = directory / "torchlint.toml"
-        if candidate.is_file():
-            return candidate
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            data = parse_toml(candidate, text)  # it may hold our table: an invalid one is an error
-            if isinstance(data.get("tool"), dict) and "torchlint" in data["tool"]:
-                return candidate
+        found = config_in(directory)
+        if found is not None:
+            return found
     return None
+
+
+def config_in(directory: Path) -> Path | None:
+    """``directory``'s ``torchlint.toml``, else its ``pyproject.toml`` if that has a
+    ``[tool.torchlint]`` table, else None."""
+    candidate = directory / "torchlint.toml"
+    if candidate.is_file():
+        return candidate
+    candidate = directory / "pyproject.toml"
+    if candidate.is_file():
+        try:
+            text = candidate.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        data = parse_toml(candidate, text)  # it may hold our table: an invalid one is an error
+        if isinstance(data.get("tool"), dict) and "torchlint" in data["tool"]:
+            return candidate
+    return None
+
+
+def outermost_config(start: Path, stop: Path | None) -> Path | None:
+    """The configuration file highest above ``start`` (a directory), not above ``stop``
+    (the git root) when given: the project's own configuration."""
+    found = None
+    for directory in (start, *start.parents):
+        found = config_in(directory) or found
+        if directory == stop:
+            break
+    return found
 
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
@@ -103,6 +130,28 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
         raise UsageError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise UsageError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
+
+
+def read_chain(config_path: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """``config_path``'s table and those it inherits through ``extend`` (a path relative to
+    the file naming it), the farthest first. A cycle or a missing file is a ``UsageError``."""
+    chain: list[tuple[Path, dict[str, Any]]] = []
+    path = Path(os.path.realpath(config_path))
+    while True:
+        if any(seen == path for seen, _ in chain):
+            cycle = " -> ".join(str(p) for p in [*(p for p, _ in chain), path])
+            raise UsageError(f"configuration files extend each other in a cycle: {cycle}")
+        table = read_table(path)
+        chain.append((path, table))
+        if "extend" not in table:
+            return list(reversed(chain))
+        target = table["extend"]
+        if not isinstance(target, str):
+            raise ConfigError(str(path), "extend", f"expected a path string, got {target!r}")
+        following = Path(os.path.realpath(path.parent / target))
+        if not following.is_file():
+            raise UsageError(f"{path}: extend = {target!r}: no such file {following}")
+        path = following
 
 
 def read_table(path: Path) -> dict[str, Any]:
@@ -205,11 +254,12 @@ def parse_size(value: Any, source: str, key: str) -> int:
     return size
 
 
-def _rule_options(rule: type[Rule], table: Any, source: str) -> dict[str, Any]:
+def _rule_options(rule: type[Rule], table: Any, source: str, inherited: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The rule's options: ``inherited`` (else the defaults) updated by ``table``."""
     key_prefix = rule.name
     if not isinstance(table, dict):
         raise ConfigError(source, key_prefix, "must be a table of options")
-    options = rule.default_options()
+    options = dict(inherited) if inherited else rule.default_options()
     for key, value in table.items():
         spec = rule.options.get(key)
         if spec is None:
@@ -227,8 +277,9 @@ def _rule_options(rule: type[Rule], table: Any, source: str) -> dict[str, Any]:
     return options
 
 
-def _add_per_file_ignores(into: dict[str, frozenset[str]], pfi: Any, source: str, table_key: str) -> None:
-    """``pattern = [codes]`` entries of a per-file-ignores table, added to ``into``."""
+def _add_per_file_ignores(into: dict[str, frozenset[str]], pfi: Any, source: str, table_key: str) -> list[str]:
+    """``pattern = [codes]`` entries of a per-file-ignores table, added to ``into``; the
+    patterns added."""
     if not isinstance(pfi, dict):
         raise ConfigError(source, table_key, "expected a table of pattern = [codes]")
     for pattern, codes in pfi.items():
@@ -238,6 +289,7 @@ def _add_per_file_ignores(into: dict[str, frozenset[str]], pfi: Any, source: str
         for code in _str_list(codes, source, key):
             expanded |= expand_selector(code, source, key)
         into[pattern] = into.get(pattern, frozenset()) | expanded
+    return list(pfi)
 
 
 def _target_version(value: Any, source: str) -> str:
@@ -255,11 +307,25 @@ def build_settings(
     force_exclude: bool = False,
     root: Path | None = None,
 ) -> Settings:
-    """Resolve settings from the config file (if any) and CLI selection flags."""
-    table: dict[str, Any] = read_table(config_path) if config_path else {}
-    source = str(config_path) if config_path else "<defaults>"
-    rules_by_name = {r.name: r for r in all_rules()}
+    """Resolve settings from the config file (if any, with the files it ``extend``s) and
+    the CLI selection flags. A file's keys override those it inherits; selections apply in
+    order (the inherited file's, then this file's, then the command line's)."""
+    chain = read_chain(config_path) if config_path else []
+    layers = [(str(path), _selection_layer(table, str(path))) for path, table in chain]
+    if cli:
+        layers.append(("command line", cli))
+    settings = Settings(enabled=resolve_selection(layers), rule_options={}, force_exclude=force_exclude)
+    settings.config_path = config_path
+    settings.root = (root or (config_path.parent if config_path else Path.cwd())).resolve()
+    settings.extends = [path for path, _ in reversed(chain[:-1])]
+    for path, table in chain:
+        _apply_table(settings, table, path)
+    return settings
 
+
+def _selection_layer(table: dict[str, Any], source: str) -> dict[str, list[str] | None]:
+    """The table's keys checked, and its select/extend-select/ignore as one selection layer."""
+    rules_by_name = {r.name: r for r in all_rules()}
     rules_by_code = {r.code: r for r in all_rules()}
     for key in table:
         if key.upper() in rules_by_code and isinstance(table[key], dict):
@@ -267,21 +333,20 @@ def build_settings(
         if key not in TOP_LEVEL_KEYS and key not in rules_by_name:
             accepted = ", ".join(list(TOP_LEVEL_KEYS) + sorted(rules_by_name))
             raise ConfigError(source, key, "unknown key", accepted)
-
     layer: dict[str, list[str] | None] = {}
     for key in ("select", "extend-select", "ignore"):
         if key in table:
             layer[key] = _str_list(table[key], source, key)
     if "extend-ignore" in table:
         layer["ignore"] = [*(layer.get("ignore") or ()), *_str_list(table["extend-ignore"], source, "extend-ignore")]
-    layers = [(source, layer)]
-    if cli:
-        layers.append(("command line", cli))
-    enabled = resolve_selection(layers)
+    return layer
 
-    settings = Settings(enabled=enabled, rule_options={}, force_exclude=force_exclude)
-    settings.config_path = config_path
-    settings.root = (root or (config_path.parent if config_path else Path.cwd())).resolve()
+
+def _apply_table(settings: Settings, table: dict[str, Any], path: Path) -> None:
+    """Every non-selection key of one configuration file onto ``settings`` (paths in it are
+    relative to the file's directory)."""
+    source = str(path)
+    here = path.parent.resolve()
     if "exclude" in table:
         settings.exclude = _patterns(table["exclude"], source, "exclude")
     if "extend-exclude" in table:
@@ -290,13 +355,17 @@ def build_settings(
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(source, "respect-gitignore", f"expected true or false, got {table['respect-gitignore']!r}")
         settings.respect_gitignore = table["respect-gitignore"]
+    if "per-file-ignores" in table:  # replaces the inherited table, as in ruff
+        settings.per_file_ignores, settings.ignore_bases = {}, {}
     for table_key in ("per-file-ignores", "extend-per-file-ignores"):
         if table_key in table:
-            _add_per_file_ignores(settings.per_file_ignores, table[table_key], source, table_key)
+            added = _add_per_file_ignores(settings.per_file_ignores, table[table_key], source, table_key)
+            if here != settings.root:
+                settings.ignore_bases.update({pattern: here for pattern in added})
     if "cache-dir" in table:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(source, "cache-dir", f"expected a path string, got {table['cache-dir']!r}")
-        settings.cache_dir = settings.root / table["cache-dir"]
+        settings.cache_dir = here / table["cache-dir"]
     if "max-file-size" in table:
         settings.max_file_size = parse_size(table["max-file-size"], source, "max-file-size")
     if "trace" in table:
@@ -304,14 +373,57 @@ def build_settings(
             raise ConfigError(source, "trace", "must be a table")
         from torchlint.trace.config import load as validate_trace
 
-        validate_trace(table["trace"], str(config_path) if config_path else None)  # no torch needed
+        validate_trace(table["trace"], source)  # no torch needed
         settings.trace = table["trace"]
     for rule in all_rules():
         if rule.name in table:
-            settings.rule_options[rule.code] = _rule_options(rule, table[rule.name], source)
+            inherited = settings.rule_options.get(rule.code)
+            settings.rule_options[rule.code] = _rule_options(rule, table[rule.name], source, inherited)
     if "target-version" in table:
         target = _target_version(table["target-version"], source)
         from torchlint.checks.tl000_syntax_error import SyntaxErrorRule  # target-version decides its findings
 
         settings.rule_options.setdefault(SyntaxErrorRule.code, {})["target-version"] = target
-    return settings
+
+
+class Configs:
+    """Each file's settings, as ruff resolves them: those of the nearest configuration file
+    in the file's directory or above it, up to the project root (``base.root``), else
+    ``base``'s. ``fixed`` (``--config``, ``--isolated``): ``base`` for every file."""
+
+    def __init__(self, base: Settings, cli: dict[str, list[str] | None] | None = None, *, fixed: bool = False):
+        self.base = base
+        self.cli = cli
+        self.fixed = fixed
+        self._by_config: dict[Path, Settings] = {}
+        if base.config_path is not None:
+            self._by_config[Path(os.path.realpath(base.config_path))] = base
+        self._by_directory: dict[Path, Settings] = {}
+
+    def for_path(self, path: Path) -> Settings:
+        """The settings of the file at ``path``."""
+        if self.fixed:
+            return self.base
+        return self._for_directory(Path(os.path.realpath(path)).parent)
+
+    def _for_directory(self, directory: Path) -> Settings:
+        found = self._by_directory.get(directory)
+        if found is not None:
+            return found
+        root = Path(os.path.realpath(self.base.root))
+        if directory != root and root not in directory.parents:
+            found = self.base  # outside the project
+        else:
+            config = config_in(directory)
+            if config is not None:
+                found = self._settings(config)
+            else:
+                found = self.base if directory == root else self._for_directory(directory.parent)
+        self._by_directory[directory] = found
+        return found
+
+    def _settings(self, config: Path) -> Settings:
+        key = Path(os.path.realpath(config))
+        if key not in self._by_config:
+            self._by_config[key] = build_settings(config, self.cli, force_exclude=self.base.force_exclude)
+        return self._by_config[key]

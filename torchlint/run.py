@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Callable
 import pathspec
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
-from torchlint.config import Settings
+from torchlint.cache import settings_key
+from torchlint.config import Configs, Settings
 from torchlint.context import RuleError, describe
 from torchlint.engine import FileResult, crashed_result, rule_classes
 from torchlint.files import SourceFile, discover, git_root, read_source
@@ -58,16 +59,21 @@ def lint_files(
     baseline: "Baseline | None" = None,
     context: list[SourceFile] = (),
     progress: Callable[[int], None] | None = None,
+    configs: Configs | None = None,
 ) -> RunResult:
     """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
     ``jobs`` processes, then the project pass over every file's record (``context``'s too:
     the rest of the project, see ``project_context``), ``transform`` (the shape trace's
-    merge), suppressions and the baseline. Only ``files`` are reported on."""
+    merge), suppressions and the baseline. Only ``files`` are reported on. Each file is
+    linted with its own settings from ``configs`` (default: ``settings`` for all)."""
     cwd = (cwd or Path.cwd()).resolve()
     named = {f.display for f in files}
     rest = [f for f in context if f.display not in named]
-    results = analyse([*files, *rest], settings, jobs=jobs, cache=cache, progress=progress)
-    result = finish(results, settings, cwd, transform, report_on=named if rest else None)
+    everything = [*files, *rest]
+    own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
+    settings_of = lambda display: own.get(display, settings)  # noqa: E731
+    results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
+    result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of)
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
     return result
@@ -112,10 +118,12 @@ def size_failure(size: int, limit: int) -> str | None:
 
 
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
-            progress: Callable[[int], None] | None = None) -> list[FileResult]:
+            progress: Callable[[int], None] | None = None,
+            settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
     unchanged, else from the engine (in ``jobs`` processes), stored back in the cache.
-    ``progress`` is called with the number of files done after each one."""
+    ``progress`` is called with the number of files done after each one. A file is analysed
+    with ``settings_of(its display path)`` (default: ``settings``)."""
     results: list[FileResult | None] = [None] * len(files)
     keys: dict[int, str] = {}
     done = 0
@@ -128,25 +136,28 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
 
     def todo():
         for index, source in enumerate(files):
+            own = settings_of(source.display) if settings_of is not None else settings
             try:
-                too_large = size_failure(source.path.stat().st_size, settings.max_file_size)
+                too_large = size_failure(source.path.stat().st_size, own.max_file_size)
                 if too_large:
-                    results[index] = crashed_result(source.display, too_large, settings.enabled)
+                    results[index] = crashed_result(source.display, too_large, own.enabled)
                     advance()
                     continue
                 data = read_source(source.path)
             except OSError as exc:
-                results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", settings.enabled)
+                results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", own.enabled)
                 advance()
                 continue
             if cache is not None:
-                key = keys[index] = cache.key(source.display, data)
+                # the cache's bucket is ``settings``'; a file with settings of its own keys them too
+                extra = "" if own is settings else settings_key(own.enabled, own.rule_options)
+                key = keys[index] = cache.key(source.display, data, extra)
                 hit = cache.get(source.display, key)
                 if hit is not None:
                     results[index] = hit
                     advance()
                     continue
-            item: Item = (index, source.display, data, settings.enabled, settings.rule_options)
+            item: Item = (index, source.display, data, own.enabled, own.rule_options)
             yield item
 
     def store(index: int, result: FileResult) -> None:
@@ -176,6 +187,16 @@ def project_findings(records: list[FileRecord], settings: Settings) -> tuple[lis
     return findings, errors
 
 
+def groups(paths: list[str], settings_of: Callable[[str], Settings]) -> list[tuple[Settings, set[str]]]:
+    """The distinct settings of ``paths`` (one per configuration file), each with its files,
+    in a fixed order (whatever the order of ``paths``)."""
+    found: dict[int, tuple[Settings, set[str]]] = {}
+    for path in sorted(paths):
+        own = settings_of(path)
+        found.setdefault(id(own), (own, set()))[1].add(path)
+    return list(found.values())
+
+
 class Suppressor:
     """Drops findings silenced by ``# noqa`` comments, ``per-file-ignores``, a rule's
     disabling or a rule's skipping of test files (``Rule.skips``)."""
@@ -184,17 +205,21 @@ class Suppressor:
         self.records = records
         self.settings = settings
         self.rules = rules_by_code()
+        # each pattern is relative to the directory of the configuration file that wrote it
         self.ignores = [
-            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes) for pattern, codes in settings.per_file_ignores.items()
+            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))
+            for pattern, codes in settings.per_file_ignores.items()
         ]
         self.root = settings.root
         self.cwd = cwd
 
-    def _relative(self, display: str) -> str:
+    def _relative(self, display: str, base: Path | None = None) -> str:
+        """``display`` relative to ``base`` (default: the settings' root), else as given."""
+        base = base or self.root
         # realpath, not Path.resolve(): a symbolic link loop must not raise here
         path = Path(os.path.realpath(self.cwd / display))
         try:
-            return path.relative_to(self.root).as_posix()
+            return path.relative_to(base).as_posix()
         except ValueError:
             return display
 
@@ -209,11 +234,9 @@ class Suppressor:
         record = self.records.get(finding.path)
         if record is not None and record.suppressions.suppresses_file(finding.rule):
             return False
-        if self.ignores:
-            rel = self._relative(finding.path)
-            for spec, codes in self.ignores:
-                if finding.rule in codes and spec.match_file(rel):
-                    return False
+        for spec, codes, base in self.ignores:
+            if finding.rule in codes and spec.match_file(self._relative(finding.path, base)):
+                return False
         return True
 
     def keep(self, finding: Finding, *, blanket: bool = True) -> bool:
@@ -226,25 +249,31 @@ class Suppressor:
 
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
-           report_on: set[str] | None = None) -> RunResult:
+           report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None) -> RunResult:
     """The project pass over every file's result, then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
-    the findings on the files in ``report_on`` (default: every file)."""
+    the findings on the files in ``report_on`` (default: every file). Each file's findings
+    follow its own settings, ``settings_of(its display path)`` (default: ``settings``)."""
     records = {r.path: r.record for r in results}
     reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
     findings = [f for r in results if reported(r.path) for f in r.findings]
     errors = [e for r in results if reported(r.path) for e in r.errors]
-    more, project_errors = project_findings(list(records.values()), settings)
-    findings.extend(more)
-    errors.extend(project_errors)
+    by_settings = groups(list(records), settings_of or (lambda path: settings))
+    for own, paths in by_settings:  # every group's rules see the whole project, report on their files
+        more, project_errors = project_findings(list(records.values()), own)
+        findings.extend(f for f in more if f.path in paths)
+        errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:
         findings = transform(findings, list(records.values()))
-    suppressor = Suppressor(settings, records, cwd)
     findings = [f for f in findings if reported(f.path)]
-    kept = [f for f in findings if suppressor.keep(f)]
-    # TL901/TL902 judge the noqa comments themselves, against what the rest left standing.
-    judged = noqa_findings([r for p, r in records.items() if reported(p)],
-                           [f for f in findings if suppressor.configured(f)], settings.enabled)
-    kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
+    kept: list[Finding] = []
+    for own, paths in by_settings:
+        suppressor = Suppressor(own, records, cwd)
+        mine = [f for f in findings if f.path in paths]
+        kept.extend(f for f in mine if suppressor.keep(f))
+        # TL901/TL902 judge the noqa comments themselves, against what the rest left standing.
+        judged = noqa_findings([records[p] for p in sorted(paths) if reported(p)],
+                               [f for f in mine if suppressor.configured(f)], own.enabled)
+        kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
     kept.sort(key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(p for p in records if reported(p)))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from torchlint.testing import lint_snippet, lint_tree
+from torchlint.testing import lint_each_alone, lint_snippet, lint_tree, make_settings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -48,24 +48,58 @@ def test_message_is_one_line_and_says_what_to_do():
     assert (finding.line, finding.column) == (4, 12)
 
 
-def test_call_sites_in_other_files_do_not_count():
-    files = {
-        "pkg/infer.py": """
-            def predict(model, x):
-                model.eval()
-                return model(x)
-            """,
-        "pkg/run.py": """
-            import torch
-            from pkg.infer import predict
+def test_a_helper_evaluated_only_under_no_grad_from_another_file():
+    """Issue 13 item 1: the helper in utils.py is called only inside ``torch.no_grad()`` in
+    train.py (lint_tree also lints each file alone, as pre-commit does)."""
+    texts = {
+        "utils.py": "def evaluate(model, x):\n    model.eval()\n    return model(x)\n",
+        "train.py": "import torch\nfrom utils import evaluate\n\nwith torch.no_grad():\n    evaluate(net, batch)\n",
+    }
+    assert lint_tree(texts, select=["TL003"]) == []
+    assert lint_each_alone(texts, make_settings(["TL003"])) == {"utils.py": [], "train.py": []}
 
-            def main(model, x):
-                with torch.no_grad():
-                    return predict(model, x)
-            """,
+
+PREDICT = """
+    def predict(model, x):
+        model.eval()
+        return model(x)
+    """
+
+
+@pytest.mark.parametrize("caller", [
+    # a module import, and a function decorated with no_grad
+    "import torch\nimport pkg.infer\n\ndef main(model, x):\n    with torch.inference_mode():\n"
+    "        return pkg.infer.predict(model, x)\n",
+    "import torch\nfrom pkg.infer import predict\n\n@torch.no_grad()\ndef main(model, x):\n    return predict(model, x)\n",
+    "import torch\nfrom pkg.infer import predict\n\ndef _run(model, x):\n    return predict(model, x)\n\n"
+    "def main(model, x):\n    with torch.no_grad():\n        return _run(model, x)\n",
+])
+def test_every_call_of_the_helper_in_the_project_under_no_grad(caller):
+    assert lint_tree({"pkg/infer.py": PREDICT, "pkg/run.py": caller}, select=["TL003"]) == []
+
+
+@pytest.mark.parametrize("other", [
+    # one unprotected call, in a file that mentions no grad mode at all
+    "from pkg.infer import predict\n\ndef serve(model, x):\n    return predict(model, x)\n",
+    # one unprotected call beside a protected one
+    "import torch\nfrom pkg.infer import predict\n\ndef serve(model, x):\n    with torch.no_grad():\n"
+    "        predict(model, x)\n    return predict(model, x)\n",
+    # passed on as a callback: it may run anywhere
+    "import torch\nfrom pkg.infer import predict\n\ndef serve(engine):\n    with torch.no_grad():\n"
+    "        engine.add_handler(predict)\n",
+    # the module imported by a file where TL003 has nothing to say
+    "import pkg.infer as infer\n\nrun = infer.predict\n",
+])
+def test_the_helper_is_reported_when_one_use_elsewhere_is_unprotected(other):
+    files = {
+        "pkg/infer.py": PREDICT,
+        "pkg/run.py": "import torch\nfrom pkg.infer import predict\n\ndef main(model, x):\n    with torch.no_grad():\n"
+                      "        return predict(model, x)\n",
+        "pkg/serve.py": other,
     }
     findings = lint_tree(files, select=["TL003"])
     assert [(f.path, f.line) for f in findings] == [("pkg/infer.py", 4)]
+    assert findings[0].message.startswith("`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`")
 
 
 def test_helper_passed_as_callback_is_still_reported():

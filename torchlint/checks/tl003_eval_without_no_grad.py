@@ -14,7 +14,9 @@ backward that never comes. Per function / module body (comprehensions belong to 
 * the forward makes no grad-mode choice (``semantic.gradmode``), its value does not reach a
   backward / ``autograd.grad`` (followed value by value: ``semantic.dataflow``), the body
   asks for no input gradients; Lightning evaluation hooks, submodules in their parent's
-  ``forward`` and functions only called under a grad-mode choice are skipped.
+  ``forward`` and functions only called under a grad-mode choice are skipped. A module-level
+  helper this file never calls is settled by ``check_project``: skipped when every use of it
+  in the other files is a call under a grad-mode choice.
 
 One finding per eval event, at its first unprotected forward.
 """
@@ -23,14 +25,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes, unpack_targets
-from torchlint.finding import Severity
+from torchlint.finding import Finding, Severity, Span, one_line
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.gradmode import GradModes
+from torchlint.semantic.libraries import is_library
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
@@ -101,7 +105,8 @@ class EvalWithoutNoGrad(Rule):
     default_enabled = True
     summary = "Model called after .eval() outside torch.no_grad(): autograd still records every activation"
     # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
-    requires_text = ("eval(", "train(")
+    # ... or a grad-mode choice around a call of another file's helper (``check_project``)
+    requires_text = ("eval(", "train(", "no_grad", "inference_mode", "grad_enabled")
     skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
@@ -695,14 +700,21 @@ class EvalWithoutNoGrad(Rule):
             self._evals.append(node)
 
     def finish(self) -> None:
-        if not self._evals:
-            return
         self._model = self.ctx.semantic.model
         self._modes = GradModes(self.ctx)
+        uses = self._project_uses()
+        deferred = self._candidates_to_report() if self._evals else []
+        if uses or deferred:
+            self.ctx.facts[self.code] = {"uses": uses, "deferred": deferred}
+
+    def _candidates_to_report(self) -> list[dict]:
+        """Report the unprotected forwards; return those in a function only other files
+        call, as facts for ``check_project`` (which knows whether they call it under no_grad)."""
         self._flow = Flow(self.ctx, self._model)
         candidates = [c for body in self._bodies() for c in self._analyze(body)]
+        deferred: list[dict] = []
         if not candidates:
-            return
+            return deferred
         frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
         module_no_grad = self._modes.module_grad_off()
         for cand in candidates:
@@ -713,20 +725,83 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if cand.function is not None and self._modes.only_called_with_choice(cand.function):
                 continue
-            self._report(cand)
+            if self._called_only_elsewhere(cand.function):
+                deferred.append({"function": cand.function.name.value, "span": self.ctx.span(cand.forward).to_json(),
+                                 "message": one_line(self._message(cand))})
+                continue
+            self.report(cand.forward, self._message(cand))
+        return deferred
 
-    def _report(self, cand: _Candidate) -> None:
+    def _message(self, cand: _Candidate) -> str:
         e_call = cand.eval_call
         text = "train(False)" if e_call.func.attr.value == "train" else "eval()"
         position = self.ctx.position
         runs = "runs" if cand.inner is None else f"runs `{cand.inner[1]}(...)` (line {position(cand.inner[0]).start.line})"
-        self.report(
-            cand.forward,
+        return (
             f"`{cand.shown}(...)` {runs} after `{cand.key}.{text}` (line {position(e_call).start.line}) outside "
             "`torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every "
             "activation for a backward that never comes, wasting memory and time; wrap the evaluation in "
-            "`with torch.no_grad():` (or `torch.inference_mode()`)",
+            "`with torch.no_grad():` (or `torch.inference_mode()`)"
         )
+
+    # -- across files: helpers only other files call -----------------------------------------
+    def _called_only_elsewhere(self, function: cst.FunctionDef | None) -> bool:
+        """A module-level function this file never calls nor passes on: only the files
+        importing it decide whether it runs under no_grad."""
+        if function is None or not isinstance(self.ctx.parent(function), cst.Module):
+            return False
+        graph = self.ctx.semantic.loose_graph
+        return not graph.callers(function) and not any(function in graph.references(s) for s in self._model.calls)
+
+    def _project_uses(self) -> list[list]:
+        """``[qualified name, called under a grad-mode choice]`` for every use of an imported
+        project name (``evaluate(...)``, ``utils.evaluate(...)``; a use that is no call,
+        a callback, counts as unprotected)."""
+        imports = self.ctx.imports
+        found: dict[str, bool] = {}
+        grad_off = None
+        for node in iter_nodes(self.ctx.module):
+            if not isinstance(node, cst.Name) or node.value not in imports \
+                    or self.ctx.enclosing(node, (cst.Import, cst.ImportFrom)) is not None:
+                continue
+            expr: cst.BaseExpression = node
+            while isinstance(parent := self.ctx.parent(expr), cst.Attribute) and parent.value is expr:
+                expr = parent
+            qualified = self.ctx.qualified_name(expr)
+            if qualified is None or is_library(qualified) or isinstance(self.ctx.parent(expr), cst.AssignTarget):
+                continue
+            call = self.ctx.parent(expr)
+            chosen = isinstance(call, cst.Call) and call.func is expr and self._modes.call_chosen(call)
+            if not chosen and isinstance(call, cst.Call) and call.func is expr:
+                grad_off = self._modes.module_grad_off() if grad_off is None else grad_off
+                chosen = grad_off
+            found[qualified] = found.get(qualified, True) and chosen
+        return [[name, chosen] for name, chosen in sorted(found.items())]
+
+    @classmethod
+    def check_project(cls, project, options) -> Iterable[Finding]:
+        """The deferred forwards of helpers not called under no_grad at every use the project
+        shows (a file that imports the helper without TL003 facts is an unknown use; a
+        helper no file uses is reported)."""
+        deferred = [(record, fact) for record in project.records
+                    for fact in (record.facts.get(cls.code) or {}).get("deferred", ())]
+        if not deferred:
+            return []
+        protected: dict[tuple[str, str], bool] = {}
+        unknown_modules: set[str] = set()
+        for record in project.records:
+            facts = record.facts.get(cls.code)
+            uses = facts["uses"] if facts is not None else [[name, False] for name in record.imports.values()]
+            for name, chosen in uses:
+                hit = project.resolve_symbol(name, record)
+                if hit is not None:
+                    key = (hit[0].path, hit[1])
+                    protected[key] = protected.get(key, True) and chosen
+                elif facts is None and (module := project.resolve_module(name, record)) is not None:
+                    unknown_modules.add(module.path)
+        return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"])
+                for record, fact in deferred
+                if record.path in unknown_modules or not protected.get((record.path, fact["function"]), False)]
 
     # -- step 1: the bodies holding an eval event ------------------------------------------
     def _bodies(self) -> list[cst.CSTNode]:

@@ -77,15 +77,19 @@ class GradModes:
             memo[function] = False
             return False
         seen.add(function)
-        result = True
-        for site in sites:
-            if self.chosen(site.node):
-                continue
-            outer = site.scope.function()
-            if outer is not None and (self.set_grad_before(outer.node, site.order) or self._only_chosen(outer.node, seen)):
-                continue
-            result = False
-            break
+        result = all(self._site_chosen(site, seen) for site in sites)
         seen.discard(function)
         memo[function] = result
         return result
+
+    def call_chosen(self, call: cst.Call) -> bool:
+        """The call runs under a grad-mode choice: its own, a plain ``set_grad_enabled``
+        before it in its function, or one made at every same-file call of its function."""
+        site = self.model.call_site(call)
+        return site is not None and self._site_chosen(site, set())
+
+    def _site_chosen(self, site, seen: set) -> bool:
+        if self.chosen(site.node):
+            return True
+        outer = site.scope.function()
+        return outer is not None and (self.set_grad_before(outer.node, site.order) or self._only_chosen(outer.node, seen))
