@@ -144,6 +144,10 @@ class FileContext:
             yield node_
             node_ = self._parents.get(node_)
 
+    def inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """``container`` is an ancestor of ``node``."""
+        return any(anc is container for anc in self.ancestors(node))
+
     def enclosing(self, node: cst.CSTNode, types: type | tuple[type, ...], stop_at_scope: bool = False) -> cst.CSTNode | None:
         """The nearest ancestor of ``types``; with ``stop_at_scope`` none beyond the enclosing
         function/class/lambda."""

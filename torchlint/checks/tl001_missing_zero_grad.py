@@ -801,8 +801,9 @@ class MissingZeroGrad(Rule):
         if found is None:
             called = reach.get(unit, frozenset())
             found = set(called)
+            outer = self.model.loops.get(unit)  # None for a training_step
             for loop in self.model.loops.values():
-                if loop.scope.node in called or any(o is unit for o in _outer_loops(loop)):
+                if loop.scope.node in called or (outer is not None and loop.within(outer)):
                     found.add(loop.node)
             self._inner_cache[unit] = found
         return found
@@ -1005,31 +1006,21 @@ class MissingZeroGrad(Rule):
                     unit: cst.CSTNode) -> _Event | None:
         """A step of this iteration that only runs at accumulation boundaries, while ``c``
         clears every iteration."""
-        def inside(node: cst.CSTNode, container: cst.CSTNode) -> bool:
-            return any(anc is container for anc in self.ctx.ancestors(node))
-
         for s in mine:
             gate = gradients.accumulation_gate(self.ctx, s.node, unit)
-            if gate is None or any(self._same(c.key, x.key) for x in steps if x is not s and not inside(x.node, gate.body)):
+            if gate is None or any(self._same(c.key, x.key) for x in steps if x is not s and not self.ctx.inside(x.node, gate.body)):
                 continue
             # Accumulation means backwards on the iterations that do not step, and
             # none of its own under the gate (an n_critic schedule is fine).
-            if not any(not inside(b.node, gate) for b in backs):
+            if not any(not self.ctx.inside(b.node, gate) for b in backs):
                 continue
-            if any(inside(b.node, gate.body) and b is not s for b in backs):
+            if any(self.ctx.inside(b.node, gate.body) and b is not s for b in backs):
                 continue
             return s
         return None
 
 
 # -- small syntax helpers --------------------------------------------------------------
-
-def _outer_loops(loop):
-    current = loop.outer
-    while current is not None:
-        yield current.node
-        current = current.outer
-
 
 def _closure_arg(call: cst.Call) -> cst.BaseExpression | None:
     for arg in call.args:

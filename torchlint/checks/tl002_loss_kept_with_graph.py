@@ -10,7 +10,7 @@ iteration, in something that outlives the iteration. In ``finish``:
   function: a ``self`` attribute or global, not reset there), not ``deque(maxlen=...)``; a
   reset on some iterations only (every N steps) still holds N graphs unless each value is
   backward-ed;
-* the value carries a graph: a backward-ed name (plain numbers and parameters scaling a loss
+* the value carries a graph (``semantic.autograd``): a backward-ed name (plain numbers and parameters scaling a loss
   are not carriers), a loss, criterion or model call (also element by element through tuple
   unpacking), through arithmetic and graph-keeping methods; never through ``.item()``,
   ``.detach()``, ``float()``, ``.data``, a plain number (``semantic.dataflow``), or
@@ -32,49 +32,23 @@ from torchlint.context import unpack_targets
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule
 from torchlint.semantic import libraries
+from torchlint.semantic.autograd import GRAPH_METHODS, Code, GraphValues, code_owner, root_name
 from torchlint.semantic.dataflow import Flow, gradient_target, is_plain_number
 from torchlint.semantic.gradmode import GradModes
-from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
+from torchlint.semantic.model import Binding, CallSite, Scope
 from torchlint.semantic.training import DATA
-from torchlint.torch_api import (
-    expr_key,
-    is_detached,
-    is_loss_constructor,
-    is_loss_function,
-    looks_like_criterion_name,
-    looks_like_model_name,
-    mode_switch,
-)
+from torchlint.torch_api import expr_key, is_detached, mode_switch
 
 _STORE_METHODS = {"append": 0, "extend": 0, "appendleft": 0, "insert": 1}
 # Calls that shrink or empty a container: it does not grow without bound.
 _BOUNDING_METHODS = {"clear", "pop", "popleft", "popitem", "remove"}
-# Methods whose result keeps the receiver's graph.
-_GRAPH_METHODS = {
-    "mean", "sum", "float", "double", "half", "bfloat16", "to", "cpu", "cuda", "view", "reshape", "squeeze",
-    "unsqueeze", "clone", "contiguous", "abs", "pow", "sqrt", "exp", "log", "flatten", "permute", "transpose",
-    "sigmoid", "softmax", "log_softmax", "tanh", "relu", "mul", "div", "add", "sub", "neg", "norm", "prod",
-    "expand", "repeat", "chunk", "split", "unbind", "type_as", "masked_fill", "narrow", "t",
-}
-# torch functions (first argument) whose result keeps the argument's graph.
-_GRAPH_FUNCTIONS = {
-    "sigmoid", "softmax", "log_softmax", "exp", "log", "tanh", "abs", "mean", "sum", "squeeze", "flatten",
-    "relu", "stack", "cat", "clone", "sqrt", "square", "neg",
-}
-# Attributes that are not tensors sharing the graph (``.data`` is detached).
-_NON_GRAPH_ATTRIBUTES = {
-    "shape", "dtype", "device", "ndim", "data", "grad", "requires_grad", "is_cuda", "is_leaf", "names", "layout",
-    "grad_fn", "itemsize", "nbytes",
-}
 # Stored values that never carry a graph, whatever their names are bound to.
 _GRAPH_FREE = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
                cst.Comparison, cst.BooleanOperation, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
                cst.Lambda)
-_FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
 # Text one of which a file needs for any value in it to count as carrying a graph.
 _EVIDENCE_TEXT = ("backward", "autograd", "scaler", "oss", "kl_div", "criteri", "model", "net", "Net", "Module",
                   "generator", "discriminator", "self(", "forward")
-_MAX_DEPTH = 12
 
 
 @dataclass(eq=False)
@@ -88,13 +62,11 @@ class _Store:
 
 
 @dataclass(eq=False)
-class _Code:
-    """One function (or the module body, or a class body) as this rule sees it: the model's
-    scope, the stores and backward-like calls that run in it, and what shrinks its containers."""
+class _Code(Code):
+    """One function (or the module body, or a class body) as this rule sees it: the shared
+    ``Code`` (scope, backward-like calls), the stores that run in it, and what shrinks its containers."""
 
-    scope: Scope
     stores: list[_Store] = field(default_factory=list)
-    backwards: list[tuple[cst.BaseExpression, CallSite]] = field(default_factory=list)  # (target, call site)
     bounding: list[tuple[str, cst.CSTNode]] = field(default_factory=list)  # (container key, node)
     steps: list[CallSite] | None = None  # its optimizer steps (from the training model, when asked)
 
@@ -113,20 +85,6 @@ def _root_chain(expr: cst.BaseExpression) -> list[str]:
         else:
             break
     return out
-
-
-def _root_name(expr: cst.BaseExpression) -> str | None:
-    node = expr
-    while isinstance(node, (cst.Attribute, cst.Subscript)):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
-
-
-def _owner(scope: Scope) -> Scope | None:
-    """The scope whose code a comprehension runs in; None for lambdas (never judged)."""
-    while scope.kind == COMPREHENSION and scope.parent is not None:
-        scope = scope.parent
-    return None if scope.kind == LAMBDA else scope
 
 
 class LossKeptWithGraph(Rule):
@@ -771,8 +729,7 @@ class LossKeptWithGraph(Rule):
         self._step_methods = set(options.get("step-methods", ()))
         self._stores: list[_Store] = []
         self._dels: list[cst.Del] = []
-        self._key_facts: tuple[set[str], set[str]] | None = None
-        self._frozen: set[str] | None = None
+        self._deques: set[str] | None = None
 
     # -- the walk: statements that store or shrink ---------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -791,7 +748,7 @@ class LossKeptWithGraph(Rule):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.operator, cst.AddAssign):
-            key = expr_key(node.target) or _root_name(node.target)
+            key = expr_key(node.target) or root_name(node.target)
             if key is not None:
                 self._stores.append(_Store("aug", node, node.target, key, node.value))
 
@@ -814,6 +771,7 @@ class LossKeptWithGraph(Rule):
         self.model = self.ctx.semantic.model
         self._flow = Flow(self.ctx, self.model)
         self._modes = GradModes(self.ctx)
+        self._graphs = GraphValues(self.ctx)
         for code in self._collect():
             self._check(code)
 
@@ -824,7 +782,7 @@ class LossKeptWithGraph(Rule):
         codes: dict[Scope, _Code] = {}
 
         def add(scope: Scope, kind: str, items) -> None:
-            owner = _owner(scope)
+            owner = code_owner(scope)
             if owner is not None:
                 code = codes.get(owner)
                 if code is None:
@@ -897,28 +855,20 @@ class LossKeptWithGraph(Rule):
                 return True
         return False
 
-    def _bindings(self, code: _Code, key: str) -> list[Binding]:
-        """Bindings of ``key`` made by ``code`` (``global`` names: the model keeps them in the module)."""
-        scope = code.scope
-        if key in scope.globals and scope.kind != MODULE:
-            model = self.model
-            return [b for b in model.module.bindings.get(key, ()) if _owner(model.scope_of(b.node)) is scope]
-        return scope.bindings.get(key, [])
-
     def _reassigned(self, code: _Code, store: _Store, key: str) -> list[Binding]:
         """Bindings of ``key`` other than the store itself (and ``+=`` on the stored key)."""
-        return [b for b in self._bindings(code, key)
+        return [b for b in self._graphs.bindings(code, key)
                 if b.node is not store.node and not (b.kind == "aug" and key == store.key)]
 
     def _resets_in(self, code: _Code, store: _Store, loop: cst.CSTNode) -> list[cst.CSTNode]:
         """Where the container is (re)assigned, cleared or shrunk inside ``loop``."""
         chain = _root_chain(store.container)
-        found = [b.node for key in chain for b in self._reassigned(code, store, key) if self._inside(b.node, loop)]
-        return found + [node for key, node in code.bounding if key in chain and self._inside(node, loop)]
+        found = [b.node for key in chain for b in self._reassigned(code, store, key) if self.ctx.inside(b.node, loop)]
+        return found + [node for key, node in code.bounding if key in chain and self.ctx.inside(node, loop)]
 
     def _outlives_call(self, code: _Code, store: _Store) -> bool:
         """In a per-step method: a ``self`` attribute or a global, not reset in the method."""
-        root = _root_name(store.container)
+        root = root_name(store.container)
         if root is None:
             return False
         is_self = root == code.scope.self_name and root != store.key
@@ -929,33 +879,14 @@ class LossKeptWithGraph(Rule):
             return False
         return not any(key in chain for key, _ in code.bounding)
 
-    def _inside(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-        return any(anc is container for anc in self.ctx.ancestors(node))
-
     def _bounded(self) -> set[str]:
         """Keys assigned a ``deque(maxlen=...)``."""
-        return self._facts()[1]
-
-    def _not_models(self) -> set[str]:
-        """Keys assigned a pipeline, an ONNX session, ...: their calls carry no graph."""
-        return self._facts()[0]
-
-    def _facts(self) -> tuple[set[str], set[str]]:
-        if self._key_facts is None:
-            not_models, bounded = set(), set()
-            for scope in self.model.scopes.values():
-                for key, bindings in scope.bindings.items():
-                    for b in bindings:
-                        if b.kind != "assign" or not isinstance(b.value, cst.Call):
-                            continue
-                        func = b.value.func
-                        if _is_foreign_model(self.ctx, func):
-                            not_models.add(key)
-                        elif (expr_key(func) or "").rsplit(".", 1)[-1] == "deque" and any(
-                                a.keyword is not None and a.keyword.value == "maxlen" for a in b.value.args):
-                            bounded.add(key)
-            self._key_facts = (not_models, bounded)
-        return self._key_facts
+        if self._deques is None:
+            self._deques = {key for scope in self.model.scopes.values() for key, bindings in scope.bindings.items()
+                            for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call)
+                            and (expr_key(b.value.func) or "").rsplit(".", 1)[-1] == "deque"
+                            and any(a.keyword is not None and a.keyword.value == "maxlen" for a in b.value.args)}
+        return self._deques
 
     # does the value carry a graph, with autograd on?
     def _evidence(self, code: _Code, store: _Store, fn: cst.FunctionDef | None, step_method: bool) -> str | None:
@@ -963,7 +894,7 @@ class LossKeptWithGraph(Rule):
         if training.in_no_grad(store.node, lightning_hooks=True) or training.grad_disabled_before(store.node) \
                 or is_plain_number(self.model, store.value):
             return None
-        evidence = self._graph(code, store.value, store.node, 0)
+        evidence = self._graphs.carrier(code, store.value, store.node)
         if evidence is None:
             return None
         if evidence != "backward" and fn is not None and not step_method and not self._trains_itself(code) \
@@ -982,184 +913,12 @@ class LossKeptWithGraph(Rule):
 
     def _steps(self, code: _Code) -> list[CallSite]:
         if code.steps is None:
-            code.steps = [s for s, _ in self.ctx.semantic.training.sites.step if _owner(s.scope) is code.scope]
+            code.steps = [s for s, _ in self.ctx.semantic.training.sites.step if code_owner(s.scope) is code.scope]
         return code.steps
 
     def _trains_itself(self, code: _Code) -> bool:
         """Does a backward or an optimizer step of its own."""
         return bool(code.backwards or self._steps(code))
-
-    def _graph(self, code: _Code, expr: cst.BaseExpression, at: cst.CSTNode, depth: int) -> str | None:
-        """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an
-        autograd graph, else None."""
-        if depth > _MAX_DEPTH:
-            return None
-        if isinstance(expr, cst.Name):
-            if self._backwarded(code, expr.value, at):
-                return "backward"
-            return self._binding_graph(code, expr.value, at, depth)
-        if isinstance(expr, (cst.Attribute, cst.Subscript)):
-            if isinstance(expr, cst.Attribute) and expr.attr.value in _NON_GRAPH_ATTRIBUTES:
-                return None
-            key = expr_key(expr)
-            if key is not None and self._backwarded(code, key, at):
-                return "backward"
-            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
-                return None
-            return self._graph(code, expr.value, at, depth + 1)
-        if isinstance(expr, cst.Call):
-            return self._call_graph(code, expr, at, depth)
-        parts: list = []
-        if isinstance(expr, cst.BinaryOperation):
-            parts = [expr.left, expr.right]
-        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
-            parts = [expr.expression]
-        elif isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
-            parts = [el.value for el in expr.elements]
-        elif isinstance(expr, cst.Dict):
-            parts = [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
-        elif isinstance(expr, cst.IfExp):
-            parts = [expr.body, expr.orelse]
-        return self._first_graph(code, parts, at, depth)
-
-    def _first_graph(self, code: _Code, parts, at: cst.CSTNode, depth: int) -> str | None:
-        for part in parts:
-            found = self._graph(code, part, at, depth + 1)
-            if found:
-                return found
-        return None
-
-    def _call_graph(self, code: _Code, expr: cst.Call, at: cst.CSTNode, depth: int) -> str | None:
-        ctx = self.ctx
-        if is_detached(ctx, expr):
-            return None
-        func = expr.func
-        if is_loss_function(ctx, func) or (isinstance(func, cst.Call) and is_loss_constructor(ctx, func.func)):
-            return "loss"
-        key = expr_key(func)
-        if key is not None:
-            if key in self.ctx.semantic.training.bindings["criterion"] or looks_like_criterion_name(key):
-                return "loss"
-            if self._is_model(key, expr):
-                return "model"
-        if isinstance(func, cst.Attribute):
-            attr = func.attr.value
-            if attr == "forward":
-                inner = expr_key(func.value)
-                if inner is not None and self._is_model(inner, expr):
-                    return "model"
-            if attr in _GRAPH_METHODS:
-                return self._graph(code, func.value, at, depth + 1)
-        name = self.model.qualified_name(func) or ""
-        if name.startswith("torch.") and name.rsplit(".", 1)[-1] in _GRAPH_FUNCTIONS and expr.args:
-            first = expr.args[0].value
-            if isinstance(first, (cst.List, cst.Tuple)):
-                return self._first_graph(code, [el.value for el in first.elements], at, depth)
-            return self._graph(code, first, at, depth + 1)
-        return None
-
-    def _latest(self, code: _Code, key: str, at: cst.CSTNode) -> Binding | None:
-        """The binding of ``key`` in ``code`` made last before ``at`` (None: bound only in an
-        enclosing scope, or not yet)."""
-        order = self.model.order[at]
-        found = None
-        for b in self._bindings(code, key):
-            if b.order >= order:
-                break
-            found = b
-        return found
-
-    def _binding_graph(self, code: _Code, key: str, at: cst.CSTNode, depth: int) -> str | None:
-        """Does the value ``key`` holds at ``at`` carry a graph? (``+=`` keeps what it held before.)"""
-        b = self._latest(code, key, at)
-        if b is not None and b.kind == "unpack" and depth <= _MAX_DEPTH:
-            return self._unpacked_graph(code, b, depth)
-        if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.in_no_grad(b.node):
-            return None
-        found = self._graph(code, b.value, b.node, depth + 1)
-        if found or b.kind != "aug":
-            return found
-        return self._binding_graph(code, key, b.node, depth + 1)
-
-    def _unpacked_graph(self, code: _Code, b: Binding, depth: int) -> str | None:
-        """An element of ``a, b = <value>``: the matching element of a tuple display, or any
-        element of a model's output (an element of a loss function's result may be a logged
-        number, so it counts only when it is backward-ed itself)."""
-        node = b.node
-        if not isinstance(node, cst.Assign) or self.ctx.semantic.training.in_no_grad(node):
-            return None
-        value = node.value
-        if isinstance(value, (cst.Tuple, cst.List)):
-            for t in node.targets:
-                elements = t.target.elements if isinstance(t.target, (cst.Tuple, cst.List)) else ()
-                if len(elements) == len(value.elements):
-                    for target, element in zip(elements, value.elements):
-                        if expr_key(target.value) == b.key:
-                            return self._graph(code, element.value, node, depth + 1)
-            return None
-        found = self._graph(code, value, node, depth + 1) if isinstance(value, cst.Call) else None
-        return found if found == "model" else None
-
-    def _backwarded(self, code: _Code, key: str, at: cst.CSTNode) -> bool:
-        """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
-        root = key.split(".")[0].split("[")[0]
-        current = self._latest(code, root, at)
-        return any(k == key and (current in self.model.reaching(root, site.node) if current is not None
-                                 else self._latest(code, root, site.node) is None)
-                   for target, site in code.backwards for k in self._differentiated(code, target, site.node))
-
-    def _differentiated(self, code: _Code, target: cst.BaseExpression, at: cst.CSTNode) -> list[str]:
-        """Keys a backward differentiates: ``loss`` in ``loss.backward()``, ``(loss / n).backward()``,
-        ``loss.mean().backward()``; ``out.loss``, ``out["loss"]``. Never a plain number, nor, in
-        a product or quotient, a factor with no graph of its own next to one that has
-        (``scale`` in ``(loss * scale).backward()``)."""
-        out: list[str] = []
-        stack = [target]
-        while stack:
-            node = stack.pop()
-            key = expr_key(node)
-            if key is not None:
-                if not is_plain_number(self.model, node):
-                    out.append(key)
-            elif isinstance(node, cst.BinaryOperation):
-                stack.extend(self._factors(code, node, at))
-            elif isinstance(node, cst.UnaryOperation):
-                stack.append(node.expression)
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _GRAPH_METHODS:
-                stack.append(node.func.value)
-        return out
-
-    def _factors(self, code: _Code, node: cst.BinaryOperation, at: cst.CSTNode) -> list[cst.BaseExpression]:
-        """The operands of ``node`` that carry what a backward differentiates: in a product or
-        quotient, those with a graph of their own, else those that are not parameters of the
-        function (``loss * scale`` in ``def step(self, batch, scale)``), else both."""
-        sides = [node.left, node.right]
-        if not isinstance(node.operator, (cst.Multiply, cst.Divide)):
-            return sides
-        return [x for x in sides if self._own_graph(code, x, at)] or \
-            [x for x in sides if not self._parameter(code, x, at)] or sides
-
-    def _parameter(self, code: _Code, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
-        b = self._latest(code, expr.value, at) if isinstance(expr, cst.Name) else None
-        return b is not None and b.kind == "param"
-
-    def _own_graph(self, code: _Code, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
-        """May carry a graph of its own (not only by being backward-ed): no name bound to a
-        value without one, no ``self`` attribute, no plain number."""
-        if isinstance(expr, cst.Name):
-            return self._binding_graph(code, expr.value, at, 1) is not None
-        return _root_name(expr) != code.scope.self_name and not is_plain_number(self.model, expr)
-
-    def _is_model(self, key: str, call: cst.Call) -> bool:
-        training = self.ctx.semantic.training
-        if self._frozen is None:
-            self._frozen = training.frozen()
-        if key in self._frozen or key in self._not_models():
-            return False
-        if key in ("self", "cls"):
-            info = self.model.class_of(call)
-            return info is not None and training.is_module_class(info)
-        return key in training.bindings["model"] or looks_like_model_name(key)
 
     def _consumed(self, code: _Code, store: _Store) -> bool:
         """Is what the store builds (the container, the total) backward-ed later in this code?"""
@@ -1171,7 +930,7 @@ class LossKeptWithGraph(Rule):
         ``loss.detach().cpu()``."""
         if short is None or not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
             return "detached values (`.detach()`, or `.item()` for scalars)"
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _GRAPH_METHODS:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in GRAPH_METHODS:
             receiver = self.ctx.module.code_for_node(value.func.value).strip()
             if short.startswith(receiver):
                 return f"`{receiver}.detach(){short[len(receiver):]}` instead"
@@ -1198,11 +957,3 @@ class LossKeptWithGraph(Rule):
                    f"with every step in between; {verb} {self._fix(store.value, short, evidence)}"
         span = "each training step's" if per_step else "each iteration's"
         return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {self._fix(store.value, short, evidence)}"
-
-
-def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
-    """``pipeline(...)``, ``ort.InferenceSession(...)``, ``joblib.load(...)``: callables whose
-    results carry no autograd graph."""
-    name = ctx.qualified_name(func) or ""
-    root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
-    return last in _FOREIGN_MODEL_CALLS or root in libraries.FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")

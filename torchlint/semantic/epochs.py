@@ -84,7 +84,7 @@ def is_epoch_loop(training, node: cst.For) -> bool:
     if var is not None and EPOCH_VAR.search(var) and (
             any(_TRAIN_CALL.search(name) for name in names) or training.loop_runs(loop)):
         return True
-    return any(_trains(training, inner) for inner in loop.scope.loops if _inside(inner, loop)
+    return any(_trains(training, inner) for inner in loop.scope.loops if inner.within(loop)
                and isinstance(inner.node, cst.For) and range_stop(training.ctx, inner.node.iter) is None)
 
 
@@ -95,10 +95,3 @@ def _trains(training, loop: Loop) -> bool:
         return True
     return any(_TRAIN_CALL.search(call_name(site.node)) and mode_switch(site.node) is None
                for site in training.model.calls_in_loop(loop))
-
-
-def _inside(inner: Loop, outer: Loop) -> bool:
-    current = inner.outer
-    while current is not None and current is not outer:
-        current = current.outer
-    return current is outer

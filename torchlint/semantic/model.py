@@ -67,6 +67,13 @@ class Loop:
     order: int
     top: int  # index of the module-level statement holding it
 
+    def within(self, outer: "Loop") -> bool:
+        """This loop is nested (at any depth, same scope) in ``outer``."""
+        current = self.outer
+        while current is not None and current is not outer:
+            current = current.outer
+        return current is outer
+
 
 @dataclass(eq=False)
 class CallSite:

@@ -223,7 +223,7 @@ class TrainingModel:
                         kinds.add(DATA)
                         break
         for other in self.model.loops.values():
-            if other is not loop and self._inside(other, loop) and DATA_ITERABLE.search(_iter_text(other)):
+            if other is not loop and other.within(loop) and DATA_ITERABLE.search(_iter_text(other)):
                 inner_data = True
         if backward and step:
             kinds.add(TRAINING)
@@ -263,15 +263,6 @@ class TrainingModel:
 
     def _loop_sites(self, loop: Loop) -> list[CallSite]:
         return [s for s in self.model.calls if loop in s.all_loops]
-
-    @staticmethod
-    def _inside(inner: Loop, outer: Loop) -> bool:
-        current = inner.outer
-        while current is not None:
-            if current is outer:
-                return True
-            current = current.outer
-        return False
 
     # -- frozen modules -----------------------------------------------------------------
     def frozen(self) -> set[str]:

@@ -1,0 +1,294 @@
+"""Which values carry an autograd graph, within one function (or module / class body).
+
+A store, a return, a log call keeps a graph alive when what it holds carries one. The
+analysis answers that for an expression read at a point of its code:
+
+* ``Code``: the code one function (or the module body, or a class body) runs: its scope and
+  the backward-like calls in it (``dataflow.gradient_target`` of each, with its call site);
+  ``code_owner(scope)`` is the scope whose code a comprehension runs in (None for a lambda).
+* ``GraphValues.carrier(code, expr, at)``: ``"backward"`` when ``expr`` is (bound to) a value
+  this code differentiates, ``"loss"`` for a loss function, loss module or criterion call,
+  ``"model"`` for a model call (``model(x)``, ``self(x)`` in an ``nn.Module``, ``m.forward(x)``;
+  not a frozen model, a pipeline, an ONNX session or an unpickled object), followed through
+  names (the binding made last before the read; ``+=`` keeps what the name held), tuple
+  unpacking, arithmetic, displays, graph-keeping methods (``GRAPH_METHODS``) and torch
+  functions; else None. Never through ``.detach()``/``.item()``/``.data`` and the like, a
+  plain number (``dataflow.is_plain_number``), ``no_grad``, or a ``self`` attribute.
+  A backward's differentiated keys leave out plain numbers and, in a product or quotient,
+  factors with no graph of their own (``scale`` in ``(loss * scale).backward()``).
+* ``GraphValues.bindings(code, key)`` / ``latest(code, key, at)``: the bindings of ``key``
+  the code makes (``global`` names included), and the last one before ``at``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchlint.semantic import libraries
+from torchlint.semantic.dataflow import is_plain_number
+from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
+from torchlint.torch_api import (
+    expr_key,
+    is_detached,
+    is_loss_constructor,
+    is_loss_function,
+    looks_like_criterion_name,
+    looks_like_model_name,
+)
+
+# Methods whose result keeps the receiver's graph.
+GRAPH_METHODS = {
+    "mean", "sum", "float", "double", "half", "bfloat16", "to", "cpu", "cuda", "view", "reshape", "squeeze",
+    "unsqueeze", "clone", "contiguous", "abs", "pow", "sqrt", "exp", "log", "flatten", "permute", "transpose",
+    "sigmoid", "softmax", "log_softmax", "tanh", "relu", "mul", "div", "add", "sub", "neg", "norm", "prod",
+    "expand", "repeat", "chunk", "split", "unbind", "type_as", "masked_fill", "narrow", "t",
+}
+# torch functions (first argument) whose result keeps the argument's graph.
+_GRAPH_FUNCTIONS = {
+    "sigmoid", "softmax", "log_softmax", "exp", "log", "tanh", "abs", "mean", "sum", "squeeze", "flatten",
+    "relu", "stack", "cat", "clone", "sqrt", "square", "neg",
+}
+# Attributes that are not tensors sharing the graph (``.data`` is detached).
+_NON_GRAPH_ATTRIBUTES = {
+    "shape", "dtype", "device", "ndim", "data", "grad", "requires_grad", "is_cuda", "is_leaf", "names", "layout",
+    "grad_fn", "itemsize", "nbytes",
+}
+_FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
+_MAX_DEPTH = 12
+
+
+@dataclass(eq=False)
+class Code:
+    """One function (or the module body, or a class body): its scope and the backward-like
+    calls that run in it, as (what is differentiated, call site)."""
+
+    scope: Scope
+    backwards: list[tuple[cst.BaseExpression, CallSite]] = field(default_factory=list)
+
+
+def code_owner(scope: Scope) -> Scope | None:
+    """The scope whose code a comprehension runs in; None for lambdas."""
+    while scope.kind == COMPREHENSION and scope.parent is not None:
+        scope = scope.parent
+    return None if scope.kind == LAMBDA else scope
+
+
+def root_name(expr: cst.BaseExpression) -> str | None:
+    """``self`` for ``self.hist["a"]``: the name an attribute/subscript chain hangs from."""
+    node = expr
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+class GraphValues:
+    """One file's graph-carrier queries (build one per rule run; memoised)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.model = ctx.semantic.model
+        self._frozen: set[str] | None = None
+        self._foreign: set[str] | None = None
+
+    def carrier(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> str | None:
+        """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an autograd
+        graph, else None."""
+        return self._graph(code, expr, at, 0)
+
+    def bindings(self, code: Code, key: str) -> list[Binding]:
+        """Bindings of ``key`` made by ``code`` (``global`` names: the model keeps them in the module)."""
+        scope = code.scope
+        if key in scope.globals and scope.kind != MODULE:
+            model = self.model
+            return [b for b in model.module.bindings.get(key, ()) if code_owner(model.scope_of(b.node)) is scope]
+        return scope.bindings.get(key, [])
+
+
+    def _graph(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode, depth: int) -> str | None:
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, cst.Name):
+            if self._backwarded(code, expr.value, at):
+                return "backward"
+            return self._binding_graph(code, expr.value, at, depth)
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            if isinstance(expr, cst.Attribute) and expr.attr.value in _NON_GRAPH_ATTRIBUTES:
+                return None
+            key = expr_key(expr)
+            if key is not None and self._backwarded(code, key, at):
+                return "backward"
+            if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
+                return None
+            return self._graph(code, expr.value, at, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self._call_graph(code, expr, at, depth)
+        parts: list = []
+        if isinstance(expr, cst.BinaryOperation):
+            parts = [expr.left, expr.right]
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            parts = [expr.expression]
+        elif isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            parts = [el.value for el in expr.elements]
+        elif isinstance(expr, cst.Dict):
+            parts = [el.value for el in expr.elements if isinstance(el, cst.DictElement)]
+        elif isinstance(expr, cst.IfExp):
+            parts = [expr.body, expr.orelse]
+        return self._first_graph(code, parts, at, depth)
+
+    def _first_graph(self, code: Code, parts, at: cst.CSTNode, depth: int) -> str | None:
+        for part in parts:
+            found = self._graph(code, part, at, depth + 1)
+            if found:
+                return found
+        return None
+
+    def _call_graph(self, code: Code, expr: cst.Call, at: cst.CSTNode, depth: int) -> str | None:
+        ctx = self.ctx
+        if is_detached(ctx, expr):
+            return None
+        func = expr.func
+        if is_loss_function(ctx, func) or (isinstance(func, cst.Call) and is_loss_constructor(ctx, func.func)):
+            return "loss"
+        key = expr_key(func)
+        if key is not None:
+            if key in self.ctx.semantic.training.bindings["criterion"] or looks_like_criterion_name(key):
+                return "loss"
+            if self._is_model(key, expr):
+                return "model"
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            if attr == "forward":
+                inner = expr_key(func.value)
+                if inner is not None and self._is_model(inner, expr):
+                    return "model"
+            if attr in GRAPH_METHODS:
+                return self._graph(code, func.value, at, depth + 1)
+        name = self.model.qualified_name(func) or ""
+        if name.startswith("torch.") and name.rsplit(".", 1)[-1] in _GRAPH_FUNCTIONS and expr.args:
+            first = expr.args[0].value
+            if isinstance(first, (cst.List, cst.Tuple)):
+                return self._first_graph(code, [el.value for el in first.elements], at, depth)
+            return self._graph(code, first, at, depth + 1)
+        return None
+
+    def latest(self, code: Code, key: str, at: cst.CSTNode) -> Binding | None:
+        """The binding of ``key`` in ``code`` made last before ``at`` (None: bound only in an
+        enclosing scope, or not yet)."""
+        order = self.model.order[at]
+        found = None
+        for b in self.bindings(code, key):
+            if b.order >= order:
+                break
+            found = b
+        return found
+
+    def _binding_graph(self, code: Code, key: str, at: cst.CSTNode, depth: int) -> str | None:
+        """Does the value ``key`` holds at ``at`` carry a graph? (``+=`` keeps what it held before.)"""
+        b = self.latest(code, key, at)
+        if b is not None and b.kind == "unpack" and depth <= _MAX_DEPTH:
+            return self._unpacked_graph(code, b, depth)
+        if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.in_no_grad(b.node):
+            return None
+        found = self._graph(code, b.value, b.node, depth + 1)
+        if found or b.kind != "aug":
+            return found
+        return self._binding_graph(code, key, b.node, depth + 1)
+
+    def _unpacked_graph(self, code: Code, b: Binding, depth: int) -> str | None:
+        """An element of ``a, b = <value>``: the matching element of a tuple display, or any
+        element of a model's output (an element of a loss function's result may be a logged
+        number, so it counts only when it is backward-ed itself)."""
+        node = b.node
+        if not isinstance(node, cst.Assign) or self.ctx.semantic.training.in_no_grad(node):
+            return None
+        value = node.value
+        if isinstance(value, (cst.Tuple, cst.List)):
+            for t in node.targets:
+                elements = t.target.elements if isinstance(t.target, (cst.Tuple, cst.List)) else ()
+                if len(elements) == len(value.elements):
+                    for target, element in zip(elements, value.elements):
+                        if expr_key(target.value) == b.key:
+                            return self._graph(code, element.value, node, depth + 1)
+            return None
+        found = self._graph(code, value, node, depth + 1) if isinstance(value, cst.Call) else None
+        return found if found == "model" else None
+
+    def _backwarded(self, code: Code, key: str, at: cst.CSTNode) -> bool:
+        """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
+        root = key.split(".")[0].split("[")[0]
+        current = self.latest(code, root, at)
+        return any(k == key and (current in self.model.reaching(root, site.node) if current is not None
+                                 else self.latest(code, root, site.node) is None)
+                   for target, site in code.backwards for k in self._differentiated(code, target, site.node))
+
+    def _differentiated(self, code: Code, target: cst.BaseExpression, at: cst.CSTNode) -> list[str]:
+        """Keys a backward differentiates: ``loss`` in ``loss.backward()``, ``(loss / n).backward()``,
+        ``loss.mean().backward()``; ``out.loss``, ``out["loss"]``. Never a plain number, nor, in
+        a product or quotient, a factor with no graph of its own next to one that has
+        (``scale`` in ``(loss * scale).backward()``)."""
+        out: list[str] = []
+        stack = [target]
+        while stack:
+            node = stack.pop()
+            key = expr_key(node)
+            if key is not None:
+                if not is_plain_number(self.model, node):
+                    out.append(key)
+            elif isinstance(node, cst.BinaryOperation):
+                stack.extend(self._factors(code, node, at))
+            elif isinstance(node, cst.UnaryOperation):
+                stack.append(node.expression)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in GRAPH_METHODS:
+                stack.append(node.func.value)
+        return out
+
+    def _factors(self, code: Code, node: cst.BinaryOperation, at: cst.CSTNode) -> list[cst.BaseExpression]:
+        """The operands of ``node`` that carry what a backward differentiates: in a product or
+        quotient, those with a graph of their own, else those that are not parameters of the
+        function (``loss * scale`` in ``def step(self, batch, scale)``), else both."""
+        sides = [node.left, node.right]
+        if not isinstance(node.operator, (cst.Multiply, cst.Divide)):
+            return sides
+        return [x for x in sides if self._own_graph(code, x, at)] or \
+            [x for x in sides if not self._parameter(code, x, at)] or sides
+
+    def _parameter(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        b = self.latest(code, expr.value, at) if isinstance(expr, cst.Name) else None
+        return b is not None and b.kind == "param"
+
+    def _own_graph(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        """May carry a graph of its own (not only by being backward-ed): no name bound to a
+        value without one, no ``self`` attribute, no plain number."""
+        if isinstance(expr, cst.Name):
+            return self._binding_graph(code, expr.value, at, 1) is not None
+        return root_name(expr) != code.scope.self_name and not is_plain_number(self.model, expr)
+
+    def _is_model(self, key: str, call: cst.Call) -> bool:
+        training = self.ctx.semantic.training
+        if self._frozen is None:
+            self._frozen = training.frozen()
+        if key in self._frozen or key in self._not_models():
+            return False
+        if key in ("self", "cls"):
+            info = self.model.class_of(call)
+            return info is not None and training.is_module_class(info)
+        return key in training.bindings["model"] or looks_like_model_name(key)
+
+
+    def _not_models(self) -> set[str]:
+        """Keys assigned a pipeline, an ONNX session, ...: their calls carry no graph."""
+        if self._foreign is None:
+            self._foreign = {key for scope in self.model.scopes.values() for key, bindings in scope.bindings.items()
+                             for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call)
+                             and _is_foreign_model(self.ctx, b.value.func)}
+        return self._foreign
+
+
+def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
+    """``pipeline(...)``, ``ort.InferenceSession(...)``, ``joblib.load(...)``: callables whose
+    results carry no autograd graph."""
+    name = ctx.qualified_name(func) or ""
+    root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
+    return last in _FOREIGN_MODEL_CALLS or root in libraries.FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
