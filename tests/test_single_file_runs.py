@@ -67,3 +67,13 @@ def test_the_project_root_is_the_configuration_directory(project, run):
     project.write("pkg/child.py", CHILD)
     assert _findings(run, "pkg/base.py") == []
 
+
+
+def test_without_a_configuration_or_git_root_the_named_paths_are_the_project(project, run):
+    """Nothing marks a project (a directory of unrelated checkouts, say): only what is named
+    is read, so a base class is judged without the sibling file's subclass."""
+    project.write("pkg/__init__.py", "")
+    project.write("pkg/base.py", BASE)
+    project.write("pkg/child.py", CHILD)
+    assert _findings(run, "--select", "TL005", "--no-cache", "pkg/base.py") == [("pkg/base.py", "TL005", 7)]
+    assert _findings(run, "--select", "TL005", "--no-cache", "pkg") == []

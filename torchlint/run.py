@@ -83,13 +83,13 @@ def lint_files(
 
 def project_root(files: list[SourceFile], settings: Settings) -> Path | None:
     """The root of the project ``files`` belong to: the configuration's directory, else the
-    git root, else their common directory (None without files)."""
+    git root. None without either (or without files): then the paths named are the project,
+    and nothing beside them is read (a directory of unrelated checkouts is not one project)."""
     if settings.config_path is not None:
         return settings.root
     if not files:
         return None
-    common = Path(os.path.commonpath([str(f.path.parent) for f in files]))
-    return git_root(common) or common
+    return git_root(Path(os.path.commonpath([str(f.path.parent) for f in files])))
 
 
 def project_context(paths: list[str], files: list[SourceFile], settings: Settings, cwd: Path) -> list[SourceFile]:
