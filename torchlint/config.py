@@ -399,18 +399,25 @@ class Configs:
         if base.config_path is not None:
             self._by_config[Path(os.path.realpath(base.config_path))] = base
         self._by_directory: dict[Path, Settings] = {}
+        self._real: dict[Path, Path] = {}  # a directory as written -> as resolved (one realpath each)
+        self._root = Path(os.path.realpath(base.root))
 
     def for_path(self, path: Path) -> Settings:
-        """The settings of the file at ``path``."""
+        """The settings of the file at ``path``: the nearest configuration above the directory
+        it is in (a linked file's, not its target's, as for the project root)."""
         if self.fixed:
             return self.base
-        return self._for_directory(Path(os.path.realpath(path)).parent)
+        parent = path.parent
+        real = self._real.get(parent)
+        if real is None:
+            real = self._real[parent] = Path(os.path.realpath(parent))
+        return self._for_directory(real)
 
     def _for_directory(self, directory: Path) -> Settings:
         found = self._by_directory.get(directory)
         if found is not None:
             return found
-        root = Path(os.path.realpath(self.base.root))
+        root = self._root
         if directory != root and root not in directory.parents:
             found = self.base  # outside the project
         else:

@@ -49,3 +49,11 @@ def test_module_through_a_base_in_another_file():
 def test_base_that_is_no_module_stays_silent():
     plain = "class Encoder:\n    pass\n"
     assert lint_tree({"pkg/base.py": plain, "pkg/models.py": MODEL, "train.py": TRAIN}, select=["TL010"]) == []
+
+
+def test_test_files_are_skipped_unless_asked():
+    """A test's model usually runs on the CPU only (the review's one debatable finding)."""
+    tree = {"pkg/base.py": BASE, "tests/test_models.py": MODEL}
+    assert lint_tree(tree, select=["TL010"]) == []
+    findings = lint_tree(tree, select=["TL010"], options={"TL010": {"skip-tests": False}})
+    assert [(f.path, f.line) for f in findings] == [("tests/test_models.py", 7)]
