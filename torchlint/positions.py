@@ -83,6 +83,13 @@ class Positions:
         code = "".join(state.tokens) + state.popped
         self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(code)]
 
+    @classmethod
+    def from_ranges(cls, ranges: dict, line_starts: list[int]) -> "Positions":
+        """Offsets already generated (``ranges``) over text whose lines start at ``line_starts``."""
+        positions = cls.__new__(cls)
+        positions._ranges, positions._line_starts = ranges, line_starts
+        return positions
+
     def _position(self, offset: int) -> CodePosition:
         index = bisect.bisect_right(self._line_starts, offset) - 1
         return CodePosition(index + 1, offset - self._line_starts[index])
@@ -152,10 +159,7 @@ class StatementPositions:
         code = "".join(state.tokens)
         if self._text[start:start + len(code)] != code:
             return None
-        positions = Positions.__new__(Positions)
-        positions._ranges = state.ranges
-        positions._line_starts = self._line_starts  # the code is the text there
-        return positions
+        return Positions.from_ranges(state.ranges, self._line_starts)  # the code is the text there
 
     def _first_line(self, i: int) -> int | None:
         """The line where LibCST's code for ``module.body[i]`` starts (its leading comment
@@ -165,23 +169,31 @@ class StatementPositions:
         return self._first_lines[i] if i < len(self._first_lines) else None
 
 
-def _statement_lines(module: cst.Module, tree: "ast.Module | None") -> list:
-    """Per LibCST top-level statement, its first line by CPython's tree (a LibCST line of
-    ``a; b`` holds two CPython statements)."""
+def cpython_statements(module: cst.Module, tree: "ast.Module | None") -> list:
+    """Per LibCST top-level statement, the CPython statement it starts with (a LibCST line
+    of ``a; b`` holds two CPython statements: the first); None without a tree or past its end."""
     if tree is None:
-        return []
+        return [None] * len(module.body)
     out: list = []
     stmts, j = tree.body, 0
     for stmt in module.body:
-        if j >= len(stmts):
+        out.append(stmts[j] if j < len(stmts) else None)
+        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    return out
+
+
+def _statement_lines(module: cst.Module, tree: "ast.Module | None") -> list:
+    """Per LibCST top-level statement, the line its code starts on (its leading comment and
+    blank lines included), by CPython's tree; None where that tree cannot tell."""
+    out: list = []
+    for stmt, node in zip(module.body, cpython_statements(module, tree)):
+        if node is None:
             out.append(None)
             continue
-        node = stmts[j]
         decorators = getattr(node, "decorator_list", None) or []
         first = min([node.lineno, *(d.lineno for d in decorators)])
         above = len(stmt.leading_lines)
         if getattr(stmt, "decorators", None):
             above += len(stmt.decorators[0].leading_lines)
         out.append(first - above)
-        j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
     return out

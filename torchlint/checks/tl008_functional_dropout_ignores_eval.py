@@ -25,7 +25,7 @@ from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.modules import forward_code, pending, settle
+from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
 
 _LAYERS = {"dropout": "Dropout", "dropout1d": "Dropout1d", "dropout2d": "Dropout2d", "dropout3d": "Dropout3d",
@@ -284,10 +284,7 @@ class FunctionalDropoutIgnoresEval(Rule):
     def finish(self) -> None:
         sem = self.ctx.semantic
         model = sem.model
-        owners: dict[cst.CSTNode, object] = {}
-        for info in model.classes.values():
-            for function in forward_code(sem, info):
-                owners.setdefault(function, info)
+        owners = forward_owners(sem)
         if not owners:
             return
         found = []

@@ -29,7 +29,7 @@ from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.modules import forward_code, is_parameter, pending, self_attr_bindings, settle
+from torchlint.semantic.modules import forward_owners, is_parameter, pending, self_attr_bindings, settle
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 # Methods whose result is on another device (or the host), or no tensor at all.
@@ -327,10 +327,7 @@ class TensorWithoutDevice(Rule):
             return
         sem = self.ctx.semantic
         model = sem.model
-        owners: dict[cst.CSTNode, object] = {}
-        for info in model.classes.values():
-            for function in forward_code(sem, info):
-                owners.setdefault(function, info)
+        owners = forward_owners(sem)
         if not owners:
             return
         found = []

@@ -9,6 +9,8 @@ import ast
 
 import libcst as cst
 
+from torchlint.positions import cpython_statements
+
 
 def is_main_guard(stmt: cst.CSTNode) -> bool:
     """``if __name__ == "__main__":`` (either operand order; also ``... and cond``)."""
@@ -31,11 +33,8 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
 def top_statement(ctx, index: int) -> ast.stmt | None:
     """CPython's statement for ``ctx.module.body[index]`` (a LibCST line of ``a; b`` is
     several CPython statements: the first), or None without a tree."""
-    tree = ctx.semantic.ast_tree
-    if tree is None:
-        return None
-    j = sum(len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1 for st in ctx.module.body[:index])
-    return tree.body[j] if j < len(tree.body) else None
+    statements = cpython_statements(ctx.module, ctx.semantic.ast_tree)
+    return statements[index] if index < len(statements) else None
 
 
 def first_line(ctx, node: ast.AST) -> tuple[int, int, int, int]:

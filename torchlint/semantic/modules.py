@@ -174,6 +174,16 @@ def forward_code(sem: "Analyses", info: "ClassInfo") -> set[cst.CSTNode]:
     return sem.graph.reach([forward])
 
 
+def forward_owners(sem: "Analyses") -> dict[cst.CSTNode, "ClassInfo"]:
+    """Every function a class's ``forward`` runs (``forward_code``) -> that class (the first
+    class, in source order, whose forward runs it)."""
+    owners: dict[cst.CSTNode, "ClassInfo"] = {}
+    for info in sem.model.classes.values():
+        for function in forward_code(sem, info):
+            owners.setdefault(function, info)
+    return owners
+
+
 def runs_in(model: "SemanticModel", node: cst.CSTNode, functions: set[cst.CSTNode]) -> bool:
     """Whether ``node``'s code belongs to one of ``functions`` (comprehensions count as
     the code around them)."""
