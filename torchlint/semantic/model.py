@@ -259,18 +259,17 @@ class SemanticModel:
     def leave(self, node: cst.CSTNode) -> None:
         kind = type(node)
         frames = self._frames
-        if kind not in _VISITED:
-            pass
-        elif kind in _BRANCH_TYPES:
-            frames[-1][1].pop()
-            if kind in _LOOP_TYPES:
-                frames[-1][2].pop()
-                self._all_loops.pop()
-        elif kind in _COMPREHENSIONS:
-            frames.pop()
-        elif kind is cst.ClassDef:
-            self._class_names.pop()
-        if len(frames) > 1 and frames[-1][0].body is node:
+        if kind in _VISITED:  # only these kinds pushed something in ``visit``
+            if kind in _BRANCH_TYPES:
+                frames[-1][1].pop()
+                if kind in _LOOP_TYPES:
+                    frames[-1][2].pop()
+                    self._all_loops.pop()
+            elif kind in _COMPREHENSIONS:
+                frames.pop()
+            elif kind is cst.ClassDef:
+                self._class_names.pop()
+        if len(frames) > 1 and frames[-1][0].body is node:  # the body of a def, lambda or class
             frames.pop()
 
     def _enter_scope(self, node, scope: Scope, branches: list, n: int) -> None:
