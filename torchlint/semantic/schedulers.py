@@ -21,8 +21,8 @@ import libcst as cst
 from torchlint import torch_api as api
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.epochs import is_epoch_loop
-from torchlint.semantic.training import DATA, DATA_ITERABLE, EPOCH, TRAINING
+from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
+from torchlint.semantic.training import DATA, DATA_ITERABLE, TRAINING
 
 BATCH, EPOCH_UNIT = "batch", "epoch"
 # Schedulers whose natural unit is one optimizer step.
@@ -143,22 +143,13 @@ def _loops_rate(training, loops) -> str | None:
     """The innermost loop that says: an epoch loop -> ``"epoch"``; a data or training loop ->
     ``"batch"``."""
     for loop in reversed(loops):
-        if _is_epoch(training, loop):
+        if loop_is_epoch(training, loop):
             return EPOCH_UNIT
         if training.loop_kinds(loop) & {DATA, TRAINING}:
             return BATCH
     return None
 
 
-def _is_epoch(training, loop) -> bool:
-    """An epoch loop by its kinds, or by ``epochs.is_epoch_loop`` (``for epoch in range(n):
-    train_epoch(...)``, whose kinds say training)."""
-    return EPOCH in training.loop_kinds(loop) or isinstance(loop.node, cst.For) and is_epoch_loop(training, loop.node)
-
-
 def in_epochs(training, site) -> bool:
     """The call runs inside an epoch loop (of its own function, or around a caller)."""
-    if any(_is_epoch(training, loop) for loop in site.all_loops):
-        return True
-    function = enclosing_function(training.model, site.scope)
-    return any(_is_epoch(training, loop) for caller in training.graph.callers(function) for loop in caller.all_loops)
+    return inside_epochs(training, site.all_loops, site.scope)
