@@ -17,7 +17,7 @@ def _project(name: str) -> dict[str, str]:
 
 def test_buggy_fixture_reports_it():
     findings = lint_tree(_project("buggy_project"), select=["TL012"], dedent=False)
-    assert [(f.path, f.line) for f in findings] == [("tl012_amp_unscaled_clipping.py", 19)]
+    assert [(f.path, f.line) for f in findings] == [("tl012_amp_unscaled_clipping.py", 15)]
 
 
 def test_clean_fixture_is_clean():
