@@ -102,7 +102,16 @@ class SamplerEpochNotSet(Rule):
             for batch in loader:
                 step(batch)
         """,
-        # One pass only: no epochs to vary.
+        # One pass only: no epochs to vary (a helper that iterates it once).
+        """
+        from torch.utils.data import DataLoader, DistributedSampler
+        def consume(it):
+            for batch in it:
+                step(batch)
+        loader = DataLoader(ds, sampler=DistributedSampler(ds))
+        consume(loader)
+        """,
+        # ... or a loop of its own.
         """
         from torch.utils.data import DataLoader, DistributedSampler
         loader = DataLoader(ds, sampler=DistributedSampler(ds))
@@ -208,6 +217,22 @@ class SamplerEpochNotSet(Rule):
                             self.step(batch)
             """,
             lines=(5,), messages=(sampler_message("self.sampler"),)),
+        # stylegan2-pytorch: an endless `cycle(loader)` re-reads the loader with the same order.
+        Invalid(
+            """
+            from torch.utils import data
+            from torch.utils.data.distributed import DistributedSampler
+            def cycle(iterable):
+                while True:
+                    for i in iterable:
+                        yield i
+            class Trainer:
+                def set_data_src(self, dataset):
+                    sampler = DistributedSampler(dataset, rank=self.rank, shuffle=True) if self.is_ddp else None
+                    dataloader = data.DataLoader(dataset, batch_size=self.batch_size, sampler=sampler)
+                    self.loader = cycle(dataloader)
+            """,
+            lines=(10,), messages=(sampler_message("sampler"),)),
         # The epoch loop over tqdm(loader).
         Invalid(
             """

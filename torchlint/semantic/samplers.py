@@ -6,7 +6,7 @@
 * ``loaders_of(semantic, sampler)``: the keys of the ``DataLoader``s built on a sampler
   (``sampler=sampler`` or ``sampler=DistributedSampler(...)`` inline).
 * ``read_every_epoch(training, key)``: a loop over ``key`` runs inside an epoch loop, or ``key``
-  is handed to a same-file function from inside one.
+  is handed to a same-file function from inside one, or to one that loops over it repeatedly.
 * ``unsharded_iterable_datasets(semantic)``: same-file ``IterableDataset`` subclasses whose code
   never looks at the worker (``get_worker_info``, worker ids, ranks, shards).
 * ``loader_workers(call)``: the ``num_workers`` literal of a ``DataLoader`` call when above 0.
@@ -76,18 +76,34 @@ def loaders_of(semantic, sampler: cst.Call) -> list[tuple[cst.Call, str | None]]
 
 
 def read_every_epoch(training, key: str) -> bool:
-    """A ``for`` loop whose iterable mentions ``key`` runs inside an epoch loop, or a call
-    inside one hands ``key`` to a same-file function (which then iterates it)."""
+    """``key`` is read again and again: a ``for`` loop whose iterable mentions it runs inside an
+    epoch loop; or a call hands it to a same-file function from inside an epoch loop (which
+    then iterates it), or to one that iterates that parameter inside a loop of its own
+    (``def cycle(it): while True: for x in it: yield x``)."""
     model = training.model
     for loop in model.loops.values():
         if isinstance(loop.node, cst.For) and _mentions(loop.node.iter, key):
-            if inside_epochs(training, [lp for lp in model.loops_around(loop.node)], loop.scope):
+            if inside_epochs(training, model.loops_around(loop.node), loop.scope):
                 return True
     for site in model.calls:
-        if any(api.expr_key(a.value) == key for a in site.node.args) and training.graph.targets(site) \
-                and inside_epochs(training, site.all_loops, site.scope):
+        positions = [i for i, a in enumerate(site.node.args) if a.keyword is None and api.expr_key(a.value) == key]
+        targets = training.graph.targets(site) if positions else []
+        if not targets:
+            continue
+        if inside_epochs(training, site.all_loops, site.scope) or \
+                any(_iterates_repeatedly(model, t, i) for t in targets for i in positions):
             return True
     return False
+
+
+def _iterates_repeatedly(model, function: cst.CSTNode, position: int) -> bool:
+    """The function's positional parameter ``position`` is the iterable of a ``for`` loop
+    nested in another loop of the function."""
+    if not isinstance(function, cst.FunctionDef) or position >= len(function.params.params):
+        return False
+    name = function.params.params[position].name.value
+    return any(isinstance(loop.node, cst.For) and loop.outer is not None and _mentions(loop.node.iter, name)
+               for loop in model.scopes[function].loops)
 
 
 def _mentions(expr: cst.BaseExpression, key: str) -> bool:
