@@ -8,6 +8,8 @@ that unscales, any call handed ``S``):
 
 * a torch clipping function (``clip_grad_norm_``, ``clip_grad_value_``) is reported;
 * an optimizer stepped directly (``opt.step()``) is reported;
+* the first ``.grad`` read (``semantic.amp.gradient_reads``: values used, not ``is None`` tests
+  or stores) is reported;
 
 unless it sits in the other branch of an ``if`` from the backward (the fp32 path). A scaler
 stepped (``S.step(opt)``) but never updated anywhere in the file, and never handed to
@@ -20,8 +22,8 @@ from __future__ import annotations
 from torchlint import torch_api as api
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.semantic.amp import (grad_clip, may_unscale, scaled_backward, scaler_disabled, scaler_method,
-                                    unscaling_functions)
+from torchlint.semantic.amp import (gradient_reads, grad_clip, may_unscale, scaled_backward, scaler_disabled,
+                                    scaler_method, unscaling_functions)
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.callgraph import enclosing_function
 
@@ -36,6 +38,12 @@ def step_message(optimizer: str, scaler: str) -> str:
     return (f"`{optimizer}.step()` applies gradients still multiplied by the loss scale "
             f"(`{scaler}.scale(loss).backward()` above): updates are ~65536x too large and inf/NaN steps are not "
             f"skipped; call `{scaler}.step({optimizer})` then `{scaler}.update()`")
+
+
+def grad_message(grad: str, scaler: str) -> str:
+    return (f"`{grad}` is read while the gradients are still multiplied by the loss scale "
+            f"(`{scaler}.scale(loss).backward()` and no `{scaler}.unscale_(optimizer)` before it): its values are "
+            f"~65536x too large; call `{scaler}.unscale_(optimizer)` first")
 
 
 def update_message(scaler: str) -> str:
@@ -171,8 +179,31 @@ class AmpUnscaledClipping(Rule):
             def end_step(self):
                 self.scaler.update()
         """,
+        # Gradients tested for presence (not read), then unscaled before their norm is taken.
+        """
+        import torch
+        def step(model, loss):
+            scaler.scale(loss).backward()
+            missing = [n for n, p in model.named_parameters() if p.grad is None]
+            scaler.unscale_(optimizer)
+            norm = torch.stack([p.grad.norm() for p in model.parameters()]).norm()
+            scaler.step(optimizer)
+            scaler.update()
+        """,
     ]
     INVALID: list[Invalid] = [
+        # A gradient norm logged from the scaled gradients.
+        Invalid(
+            """
+            import torch
+            def step(model, loss):
+                scaler.scale(loss).backward()
+                norm = torch.stack([p.grad.norm() for p in model.parameters() if p.grad is not None]).norm()
+                scaler.step(optimizer)
+                scaler.update()
+                return norm
+            """,
+            lines=(5,), messages=(grad_message("p.grad", "scaler"),)),
         Invalid(
             """
             import torch
@@ -319,31 +350,38 @@ class AmpUnscaledClipping(Rule):
         for backward, key in scaled:
             if scaler_disabled(semantic, key, backward.node):
                 continue
-            for site, message in self._after(backward, key, unscalers):
-                if site.node not in reported:
-                    reported.add(site.node)
-                    self.report(site.node, message)
+            for node, message in self._after(backward, key, unscalers):
+                if node not in reported:
+                    reported.add(node)
+                    self.report(node, message)
         self._never_updated(scaled)
 
     def _after(self, backward, key: str, unscalers: set):
-        """(site, message) for clips and direct optimizer steps after ``backward`` in its
-        function, before anything that unscales or ends the step."""
-        ctx, model, semantic = self.ctx, self.ctx.semantic.model, self.ctx.semantic
+        """(node, message) for clips, direct optimizer steps and ``.grad`` reads after
+        ``backward`` in its function, before anything that unscales or ends the step."""
+        ctx, semantic = self.ctx, self.ctx.semantic
+        model = semantic.model
         function = enclosing_function(model, backward.scope)
+        end = None
         for site in model.calls:
             if site.order <= backward.order or enclosing_function(model, site.scope) is not function:
                 continue
             if scaler_method(site.node, key) in ("step", "update") or may_unscale(semantic, site, key, unscalers):
-                return
+                end = site.order
+                break
             if exclusive(ctx, backward.node, site.node):
                 continue
             clip = grad_clip(ctx, site.node)
             if clip is not None:
-                yield site, clip_message(clip, key)
+                yield site.node, clip_message(clip, key)
                 continue
             optimizer = api.step_optimizer(ctx, site.node)
             if optimizer is not None and api.expr_key(site.node.func.value) == optimizer:
-                yield site, step_message(optimizer, key)
+                yield site.node, step_message(optimizer, key)
+        read = next((node for node in gradient_reads(ctx, function, backward.order, end)
+                     if not exclusive(ctx, backward.node, node)), None)
+        if read is not None:
+            yield read, grad_message(api.expr_key(read) or "x.grad", key)
 
     def _never_updated(self, scaled) -> None:
         model = self.ctx.semantic.model

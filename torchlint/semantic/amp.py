@@ -6,6 +6,8 @@
 * ``scaler_method(call, key)``: ``unscale_`` / ``step`` / ``update`` / ... for ``S.<m>(...)``.
 * ``grad_clip(ctx, call)``: ``clip_grad_norm_`` / ``clip_grad_value_`` for torch's clipping
   functions (``accelerator.clip_grad_norm_`` and Lightning unscale themselves: not these).
+* ``gradient_reads(ctx, function, start, end)``: ``.grad`` values read in a function between two
+  orders (``p.grad.norm()``, ``p.grad.data.clamp_(...)``), not ``p.grad is None`` tests or stores.
 * ``may_unscale(semantic, site, key)``: a call that unscales ``key``'s gradients, or may:
   ``S.unscale_(opt)``, a same-file function that unscales, or any call handed the scaler.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint import torch_api as api
+from torchlint.context import iter_nodes
 from torchlint.semantic.callgraph import enclosing_function
 
 _CLIPS = {"torch.nn.utils.clip_grad_norm_": "clip_grad_norm_", "torch.nn.utils.clip_grad_value_": "clip_grad_value_",
@@ -85,3 +88,22 @@ def unscaling_functions(semantic) -> set:
     direct = {enclosing_function(model, s.scope) for s in model.calls
               if isinstance(s.node.func, cst.Attribute) and s.node.func.attr.value == "unscale_"}
     return semantic.graph.closure(direct) if direct else set()
+
+
+def gradient_reads(ctx, function: cst.CSTNode, start: int, end: int | None):
+    """``X.grad`` attributes in ``function``'s own code (nested functions and classes left
+    out) ordered after ``start`` and before ``end``, whose value is used: not the target of a
+    store, not a bare ``X.grad is None`` test, not ``X.grad = None``/``del X.grad``."""
+    order = ctx.semantic.model.order
+    for node in iter_nodes(function, into_scopes=False):
+        if not (isinstance(node, cst.Attribute) and node.attr.value == "grad"):
+            continue
+        at = order.get(node, -1)
+        if at <= start or (end is not None and at >= end):
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget) or \
+                isinstance(parent, (cst.AssignTarget, cst.Del)) or \
+                isinstance(parent, cst.Attribute) and parent.attr.value == "grad_fn":
+            continue
+        yield node
