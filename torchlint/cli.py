@@ -1,4 +1,5 @@
-"""Command line: ``torchlint check``, ``torchlint rules``, ``torchlint rule CODE``.
+"""Command line: ``torchlint check``, ``torchlint rules``, ``torchlint rule CODE``,
+``torchlint server`` (the language server, ``torchlint.server``).
 
 Exit codes (as ruff): 0 no findings, 1 findings, 2 usage/configuration/internal error.
 """
@@ -20,7 +21,7 @@ from torchlint import __version__
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
-SUBCOMMANDS = ("check", "rules", "rule", "trace")
+SUBCOMMANDS = ("check", "rules", "rule", "trace", "server")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -107,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rule = sub.add_parser("rule", help="show a rule's catalog page")
     rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
-    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule}
+    server = sub.add_parser("server", help="run the language server on stdio, for editors (needs torchlint[lsp])")
+    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule, "server": server}
     return parser
 
 
@@ -157,6 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules(args)
         if args.command == "rule":
             return cmd_rule(args)
+        if args.command == "server":
+            from torchlint.server import serve
+
+            serve()
+            return EXIT_CLEAN
         with _sigterm_interrupts():
             return cmd_trace(args) if args.command == "trace" else cmd_check(args)
     except TorchlintError as exc:
