@@ -470,15 +470,19 @@ def render_statistics_as(format_name: str, report) -> str:
 def add_noqa_comments(findings: list, files: list, *, quiet: bool) -> int:
     """``--add-noqa``: a ``# noqa: CODES`` comment (or the missing codes appended to the one
     there) on each line with a finding, in each file; the file's bytes are otherwise kept.
-    TL000 (the file did not parse) and the noqa rules' own findings are left out."""
+    TL000 (the file did not parse), the noqa rules' own findings and notebooks are left out."""
     from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
     from torchlint.noqa import add_noqa, noqa_rule_codes
+    from torchlint.notebook import is_notebook
 
     by_display = {f.display: f.path for f in files}
     wanted: dict[str, dict[int, set[str]]] = {}
     for f in findings:
         if f.rule not in (SyntaxErrorRule.code, *noqa_rule_codes()) and f.path in by_display:
             wanted.setdefault(f.path, {}).setdefault(f.line, set()).add(f.rule)
+    for display in sorted(d for d in wanted if is_notebook(d)):  # its lines are its cells', not its JSON's
+        del wanted[display]
+        warn(display, "not edited: --add-noqa does not edit notebooks; add the `# noqa: CODE` comments in the cells")
     total = 0
     for display, lines in sorted(wanted.items()):
         path = by_display[display]
