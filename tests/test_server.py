@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from torchlint.finding import Finding, Severity
-from torchlint.server import MISSING, diagnostic
+from torchlint.server import MISSING, diagnostic, lint_document
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -106,3 +106,12 @@ def test_without_pygls_the_server_command_says_what_to_install():
     assert done.returncode == 2
     assert done.stderr == f"torchlint: error: {MISSING}\n"
     assert done.stdout == ""
+
+
+def test_a_notebook_cell_in_vs_code_is_python_with_its_magics_masked(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.torchlint]\nselect = ["TL000", "TL001"]\n')
+    cell = "%matplotlib inline\n!pip install x\n" + BUGGY
+    found = lint_document(f"vscode-notebook-cell:{tmp_path.as_posix()}/nb.ipynb#W1sZmlsZQ%3D%3D", cell)
+    assert [(d.code, d.range.start.line) for d in found] == [("TL001", 8)]
+    # the notebook's JSON, opened as text, is no Python
+    assert lint_document((tmp_path / "nb.ipynb").as_uri(), '{"cells": []}') == []

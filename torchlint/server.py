@@ -5,7 +5,9 @@ clears them when it is closed): each finding of ``torchlint.run.lint_text`` on t
 text, with the rule code, a link to the rule's page (``codeDescription.href``) and the
 rule's severity. A document is linted with the settings ``torchlint check`` gives its file
 (the configuration found from its directory), alone: the project's other files are not
-read. Notebooks opened as JSON text get no diagnostics (``torchlint check`` lints them).
+read. A notebook's cell open in VS Code (a ``vscode-notebook-cell:`` document) is linted as
+Python beside its notebook, its IPython syntax masked (``torchlint.notebook.mask_cell``);
+a notebook opened as JSON text gets no diagnostics (``torchlint check`` lints it).
 
 Quick fixes: a ``textDocument/codeAction`` feature registered in ``build_server`` beside the
 document features, turning a diagnostic's finding into an edit, once findings carry fixes.
@@ -15,18 +17,20 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
 
 from torchlint import __version__
 from torchlint.errors import TorchlintError, UsageError
 from torchlint.finding import Finding, Severity
 from torchlint.formats import rule_url
-from torchlint.notebook import is_notebook
+from torchlint.notebook import is_notebook, mask_cell
 
 if TYPE_CHECKING:
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
 
 SOURCE = "torchlint"
+NOTEBOOK_CELL = "vscode-notebook-cell"  # the URI scheme of a notebook cell's document in VS Code
 MISSING = "torchlint server needs pygls 2 (the language server library): pip install 'torchlint[lsp]'"
 
 
@@ -64,7 +68,13 @@ def lint_document(uri: str, text: str) -> list["types.Diagnostic"]:
     """The diagnostics of a document's ``text``."""
     from torchlint.run import lint_text
 
-    path = document_path(uri)
+    parts = urlparse(uri)
+    if parts.scheme == NOTEBOOK_CELL:  # one cell: Python, as a file beside its notebook
+        notebook = Path(unquote(parts.path)).resolve()
+        path = notebook.with_name(f"{notebook.name}.py")
+        text = "".join(line + "\n" for line in mask_cell(text.splitlines()))
+    else:
+        path = document_path(uri)
     if is_notebook(path.name):
         return []
     return [diagnostic(f) for f in lint_text(path, text.encode("utf-8", "surrogatepass")).findings]
