@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from torchlint.notebook import Cells, NotebookError, in_cells, mask_cell, read_notebook
+from torchlint.notebook import Cells, NotebookError, cell_lines, in_cells, mask_cell, read_notebook
 from torchlint.finding import Finding, Severity
 
 SETUP = "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters())\n"
@@ -118,6 +118,13 @@ def test_masking_keeps_lines_and_leaves_python_alone():
         "s = 'is it?'", "t = '''", "why?", "'''", "# what?"]
 
 
+def test_cells_split_into_lines_where_python_does():
+    assert cell_lines("a = '\u2028'\r\nb = '\x0c'\rc\n") == ["a = '\u2028'", "b = '\x0c'", "c"]
+    assert cell_lines("") == [""] and cell_lines("x") == ["x"] and cell_lines("x\n\n") == ["x", ""]
+    read = read_notebook(notebook(("code", "s = '\u2028'\nt = 1\n"), ("code", "u = 2")).encode())
+    assert read.text == "s = '\u2028'\nt = 1\nu = 2\n" and read.cells.to_json() == [[1, 1], [2, 3], [0, 3]]
+
+
 def test_a_syntax_error_in_a_cell_is_tl000_at_its_cell(project, run):
     project.write("pyproject.toml", CONFIG)
     project.write("broken.ipynb", notebook(("code", "import torch\n"), ("code", "x = 1\ndef f(:\n    pass\n")))
@@ -223,3 +230,16 @@ def test_add_noqa_leaves_notebooks_untouched(buggy, run):
     assert "opt.step()  # noqa: TL001" in (buggy.root / "train.py").read_text()
     assert err == ("torchlint: warning: nb.ipynb: not edited: --add-noqa does not edit notebooks; add the "
                    "`# noqa: CODE` comments in the cells\ntorchlint: added 1 noqa comment\n")
+
+
+def test_max_file_size_measures_a_notebooks_code_not_its_outputs(buggy, run):
+    document = json.loads(BUGGY)
+    document["cells"][1]["outputs"] = [{"output_type": "display_data", "metadata": {},
+                                        "data": {"image/png": "A" * 30_000}}]
+    buggy.write("nb.ipynb", json.dumps(document))
+    buggy.write("pyproject.toml", CONFIG + 'max-file-size = "20kB"\n')
+    code, out, _ = run("check", "nb.ipynb", "--format", "concise", "--no-cache")
+    assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [["nb.ipynb:cell", "3:line"], ["nb.ipynb:cell", "5:line"]]
+    buggy.write("pyproject.toml", CONFIG + 'max-file-size = "300B"\n')  # the cells' code is 395 bytes
+    code, out, _ = run("check", "nb.ipynb", "--format", "concise", "--no-cache")
+    assert out.splitlines()[0].startswith("nb.ipynb:1:1: TL000 [syntax-error] file is too large to analyse (0.00")

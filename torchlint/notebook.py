@@ -99,10 +99,19 @@ def read_notebook(data: bytes) -> Notebook:
             raise NotebookError(f"invalid notebook: cell {number} has a source that is not text")
         numbers.append(number)
         starts.append(len(lines) + 1)
-        written.extend(source.splitlines() or [""])
+        written.extend(cell_lines(source))
         lines.extend(mask_cell(written[len(lines):]))
     joined = lambda lines: "".join(line + "\n" for line in lines)  # noqa: E731
     return Notebook(joined(lines), joined(written), Cells(tuple(numbers), tuple(starts), len(lines)))
+
+
+def code_size(data: bytes) -> int:
+    """The size in bytes of a notebook's code (its joined cells); 0 for what is no notebook
+    (the engine reports why)."""
+    try:
+        return len(read_notebook(data).text.encode("utf-8", "surrogatepass"))
+    except NotebookError:
+        return 0
 
 
 def _is_python(metadata: object) -> bool:
@@ -115,6 +124,15 @@ def _is_python(metadata: object) -> bool:
         if isinstance(name, str):
             return name.lower().startswith("python")
     return True
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends (str.splitlines() knows more: \f, \u2028...)
+
+
+def cell_lines(source: str) -> list[str]:
+    """A cell's lines, split where Python splits them; an empty cell has one empty line."""
+    lines = _NEWLINE.split(source)
+    return lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
 
 
 _CELL_MAGIC = re.compile(r"\s*%%")

@@ -25,7 +25,7 @@ from torchlint.engine import FileResult, crashed_result, rule_classes
 from torchlint.files import SourceFile, discover, display_path, git_root, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import noqa_findings
-from torchlint.notebook import in_cells
+from torchlint.notebook import code_size, in_cells, is_notebook
 from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
 from torchlint.rule import rules_by_code
@@ -131,12 +131,29 @@ def size_failure(size: int, limit: int) -> str | None:
     return f"file is too large to analyse ({size / 1e6:.3g} MB, limit {limit / 1e6:.3g} MB; raise max-file-size to lint it)"
 
 
+def read_within(source: SourceFile, limit: int) -> tuple[bytes, None] | tuple[None, str]:
+    """A file's bytes (its ``data`` where given), or why it is not analysed: over ``limit``
+    bytes. A file is measured before it is read; a notebook once read, by its code cells (its
+    outputs, images included, do not count). Raises ``OSError``."""
+    notebook = is_notebook(source.display)
+    data = source.data
+    if data is None and not notebook:
+        too_large = size_failure(source.path.stat().st_size, limit)
+        if too_large:
+            return None, too_large
+    if data is None:
+        data = read_source(source.path)
+    too_large = size_failure(code_size(data) if notebook else len(data), limit)
+    return (None, too_large) if too_large else (data, None)
+
+
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
             progress: Callable[[int], None] | None = None,
             settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
     unchanged, else from the engine (in ``jobs`` processes), stored back in the cache. A
-    file's bytes are its ``data`` where given (standard input), else read from disk.
+    file's bytes are its ``data`` where given (standard input), else read from disk
+    (``read_within``).
     ``progress`` is called with the number of files done after each one. A file is analysed
     with ``settings_of(its display path)`` (default: ``settings``)."""
     results: list[FileResult | None] = [None] * len(files)
@@ -153,14 +170,11 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
         for index, source in enumerate(files):
             own = settings_of(source.display) if settings_of is not None else settings
             try:
-                data = source.data
-                too_large = size_failure(len(data) if data is not None else source.path.stat().st_size, own.max_file_size)
-                if too_large:
+                data, too_large = read_within(source, own.max_file_size)
+                if data is None:
                     results[index] = crashed_result(source.display, too_large, own.enabled)
                     advance()
                     continue
-                if data is None:
-                    data = read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", own.enabled)
                 advance()

@@ -23,7 +23,7 @@ from torchlint import __version__
 from torchlint.errors import TorchlintError, UsageError
 from torchlint.finding import Finding, Severity
 from torchlint.formats import rule_url
-from torchlint.notebook import is_notebook, mask_cell
+from torchlint.notebook import cell_lines, is_notebook, mask_cell
 
 if TYPE_CHECKING:
     from lsprotocol import types
@@ -72,7 +72,7 @@ def lint_document(uri: str, text: str) -> list["types.Diagnostic"]:
     if parts.scheme == NOTEBOOK_CELL:  # one cell: Python, as a file beside its notebook
         notebook = Path(unquote(parts.path)).resolve()
         path = notebook.with_name(f"{notebook.name}.py")
-        text = "".join(line + "\n" for line in mask_cell(text.splitlines()))
+        text = "".join(line + "\n" for line in mask_cell(cell_lines(text)))
     else:
         path = document_path(uri)
     if is_notebook(path.name):
