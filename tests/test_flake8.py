@@ -9,11 +9,11 @@ import os
 import subprocess
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 
 import pytest
 
+from torchlint.config import tomllib
 from torchlint.flake8 import Plugin
 
 REPO = Path(__file__).resolve().parent.parent
