@@ -15,8 +15,12 @@ from torchlint.noqa import Suppressions
 
 
 def module_name_for(display_path: str) -> str:
-    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``; a notebook
+    ``pkg/nb.ipynb`` -> ``pkg.nb-ipynb``, a name no import can spell (nothing imports a
+    notebook, and ``pkg/nb.py`` beside it keeps ``pkg.nb``)."""
     path = display_path.lstrip("/")
+    if path.endswith(".ipynb"):
+        path = path[: -len(".ipynb")] + "-ipynb"
     for suffix in (".pyi", ".py"):
         if path.endswith(suffix):
             path = path[: -len(suffix)]
@@ -89,6 +93,8 @@ class FileRecord:
     facts: Facts = field(default_factory=Facts)
     suppressions: Suppressions = field(default_factory=Suppressions)
     parsed: bool = True
+    # a notebook's code cells: [cell number, first line in the joined text] (torchlint.notebook.Cells)
+    cells: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -101,6 +107,7 @@ class FileRecord:
             "facts": self.facts.encoded_text(),
             "suppressions": self.suppressions.to_json(),
             "parsed": self.parsed,
+            "cells": self.cells,
         }
 
     @classmethod

@@ -19,12 +19,13 @@ import pathspec
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.cache import settings_key
-from torchlint.config import Configs, Settings
+from torchlint.config import Configs, Settings, discover_configs
 from torchlint.context import RuleError, describe
 from torchlint.engine import FileResult, crashed_result, rule_classes
-from torchlint.files import SourceFile, discover, git_root, read_source
+from torchlint.files import SourceFile, discover, display_path, git_root, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import noqa_findings
+from torchlint.notebook import code_size, in_cells, is_notebook
 from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
 from torchlint.rule import rules_by_code
@@ -79,6 +80,19 @@ def lint_files(
     return result
 
 
+def lint_text(path: Path, data: bytes, configs: Configs | None = None) -> RunResult:
+    """Lint ``data`` as the file at ``path`` (absolute; it need not exist, nor hold these
+    bytes): an editor's unsaved buffer, flake8's lines. Its settings are those
+    ``torchlint check`` would give the file (``configs``, default: found from its
+    directory); findings name it relative to the working directory. The project's other
+    files are not read (each keystroke is one file's analysis), so their facts are missing
+    from the project pass; no cache."""
+    configs = configs or discover_configs(path.parent)
+    cwd = Path.cwd().resolve()
+    source = SourceFile(path, display_path(path, cwd), data)
+    return lint_files([source], configs.base, cwd, configs=configs)
+
+
 # -- discover ----------------------------------------------------------------------------
 
 def project_root(files: list[SourceFile], settings: Settings) -> Path | None:
@@ -117,11 +131,29 @@ def size_failure(size: int, limit: int) -> str | None:
     return f"file is too large to analyse ({size / 1e6:.3g} MB, limit {limit / 1e6:.3g} MB; raise max-file-size to lint it)"
 
 
+def read_within(source: SourceFile, limit: int) -> tuple[bytes, None] | tuple[None, str]:
+    """A file's bytes (its ``data`` where given), or why it is not analysed: over ``limit``
+    bytes. A file is measured before it is read; a notebook once read, by its code cells (its
+    outputs, images included, do not count). Raises ``OSError``."""
+    notebook = is_notebook(source.display)
+    data = source.data
+    if data is None and not notebook:
+        too_large = size_failure(source.path.stat().st_size, limit)
+        if too_large:
+            return None, too_large
+    if data is None:
+        data = read_source(source.path)
+    too_large = size_failure(code_size(data) if notebook else len(data), limit)
+    return (None, too_large) if too_large else (data, None)
+
+
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
             progress: Callable[[int], None] | None = None,
             settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
-    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache.
+    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache. A
+    file's bytes are its ``data`` where given (standard input), else read from disk
+    (``read_within``).
     ``progress`` is called with the number of files done after each one. A file is analysed
     with ``settings_of(its display path)`` (default: ``settings``)."""
     results: list[FileResult | None] = [None] * len(files)
@@ -138,12 +170,11 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
         for index, source in enumerate(files):
             own = settings_of(source.display) if settings_of is not None else settings
             try:
-                too_large = size_failure(source.path.stat().st_size, own.max_file_size)
-                if too_large:
+                data, too_large = read_within(source, own.max_file_size)
+                if data is None:
                     results[index] = crashed_result(source.display, too_large, own.enabled)
                     advance()
                     continue
-                data = read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", own.enabled)
                 advance()
@@ -252,7 +283,8 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
            report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None) -> RunResult:
     """The project pass over every file's result, then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
-    the findings on the files in ``report_on`` (default: every file). Each file's findings
+    the findings on the files in ``report_on`` (default: every file), and a notebook's
+    findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
     follow its own settings, ``settings_of(its display path)`` (default: ``settings``)."""
     records = {r.path: r.record for r in results}
     reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
@@ -276,4 +308,5 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
                                [f for f in mine if suppressor.configured(f)], own.enabled)
         kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
     kept.sort(key=lambda f: f.sort_key)
+    kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
     return RunResult(kept, errors, sorted(p for p in records if reported(p)))
