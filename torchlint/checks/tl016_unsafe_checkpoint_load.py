@@ -6,14 +6,16 @@ them with the semantic model (imports, shadowing) and reports:
 
 * ``torch.load``/``torch.serialization.load`` (and ``torch.hub.load_state_dict_from_url``/
   ``torch.utils.model_zoo.load_url``, which torch.load what they download) with
-  ``weights_only=False`` (``0``) as written;
+  ``weights_only=False`` (``0``) as written, except of an ``io.BytesIO`` built in the file from
+  nothing fetched (objects sent between ranks);
 * ``torch.load`` with no ``weights_only`` (and no ``**kwargs``): only in a project whose
   torch pin (``torchlint.pins``, read once per run) excludes 2.6 and later, where the default
   is still ``False``. The file cannot know the pin, so these are facts the project pass
   reports (``check_project``, with the pin in the message);
 * ``pickle``/``_pickle``/``dill``/``cloudpickle``/``joblib`` loads (and ``pickle.Unpickler``)
   of a checkpoint-looking path (``.pt``/``.pth``/``.ckpt``, or ``checkpoint``, ``ckpt``,
-  ``pretrained``, ``state_dict``, ``resume`` in the path's expression or the values it was assigned) or
+  ``pretrained``, ``state_dict``, ``resume`` in the file name written in the path, else in the
+  path's expression or the values it was assigned) or
   of something fetched from a URL or a download helper; left alone: other pickles (data and
   caches) and a path the same file writes (``open(P, "wb")``, ``joblib.dump(x, P)``,
   ``np.save(P, ...)``): the program's own cache;
@@ -22,8 +24,8 @@ them with the semantic model (imports, shadowing) and reports:
   ``"local"``).
 
 A load from a URL, a download helper or user input (``semantic.provenance``) gets the
-message variant that says so, and ``extra["source"]``: that is the rule's higher severity
-(one severity per rule, as in ruff). Test files are skipped (``skip-tests``): tests load
+message variant that says so: that is the rule's higher severity (one severity per rule, as
+in ruff). Test files are skipped (``skip-tests``): tests load
 what they wrote.
 """
 
@@ -34,7 +36,7 @@ from typing import Any, Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name
+from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.provenance import DOWNLOAD, URL, bound_values, origin
@@ -51,6 +53,7 @@ _PICKLE_LOADS = {
 _WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0}
 _OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
 
@@ -129,6 +132,14 @@ class UnsafeCheckpointLoad(Rule):
         with open("data/vocab.pkl", "rb") as f:
             vocab = pickle.load(f)
         """,
+        # A data file kept in a checkpoint directory: the file name decides.
+        """
+        import os
+        import pickle
+        def load_vocab(checkpoint_dir):
+            with open(os.path.join(checkpoint_dir, "vocab.pkl"), "rb") as f:
+                return pickle.load(f)
+        """,
         # A cache the same file writes: the program's own objects.
         """
         import pickle
@@ -161,6 +172,17 @@ class UnsafeCheckpointLoad(Rule):
         model = torch.hub.load("pytorch/vision:v0.10.0", "resnet18", weights="DEFAULT")
         def local(repo_dir):
             return torch.hub.load(repo_dir, "custom", source="local")
+        """,
+        # Objects broadcast between ranks: bytes in memory, no file.
+        """
+        import io
+        import torch
+        import torch.distributed as dist
+        def broadcast_object(obj, src, device):
+            data = torch.empty(16, dtype=torch.uint8)
+            dist.broadcast(data, src=src)
+            buffer = io.BytesIO(data.cpu().numpy())
+            return torch.load(buffer, map_location=device, weights_only=False)
         """,
         # Bytes gathered from other ranks: no file.
         """
@@ -348,7 +370,9 @@ class UnsafeCheckpointLoad(Rule):
                 source = URL if qualified in _URL_LOADS else self._source(call)
                 weights_only = keyword_arg(call, "weights_only")
                 if weights_only is not None and is_false_literal(weights_only.value):
-                    self._report(call, weights_only_false_message(qualified, source), source)
+                    if source is None and self._in_memory(call):
+                        continue  # bytes the program holds (sent between ranks), no file
+                    self.report(call, weights_only_false_message(qualified, source))
                 elif weights_only is None and not has_star_kwargs(call):
                     unpinned.append([self.ctx.span(call).to_json(), qualified, source])
             elif qualified in _PICKLE_LOADS or qualified == "numpy.load":
@@ -371,11 +395,11 @@ class UnsafeCheckpointLoad(Rule):
         if qualified == "numpy.load":
             allow = keyword_arg(call, "allow_pickle")
             if allow is not None and isinstance(allow.value, cst.Name) and allow.value.value == "True":
-                self._report(call, numpy_message(source), source)
+                self.report(call, numpy_message(source))
             return
         fetched = source in (URL, DOWNLOAD)
-        if fetched or any(_CHECKPOINT.search(self._text(p)) for p in paths):
-            self._report(call, pickle_message(dotted_name(call.func) or qualified, source), source)
+        if fetched or _looks_like_checkpoint([self._text(p) for p in paths], paths):
+            self.report(call, pickle_message(dotted_name(call.func) or qualified, source))
 
     def _check_hub(self, call: cst.Call) -> None:
         repo = keyword_arg(call, "repo_or_dir") or next((a for a in call.args if a.keyword is None and not a.star), None)
@@ -386,7 +410,7 @@ class UnsafeCheckpointLoad(Rule):
                                           and source_kw.value.evaluated_value == "github"):
             return  # source="local" (a checked-out directory) or chosen at run time
         source = origin(self.ctx.semantic.model, repo.value)
-        self._report(call, hub_message(self._text(repo.value), source), source)
+        self.report(call, hub_message(self._text(repo.value), source))
 
     def _paths(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
         """The expressions naming what ``expr`` reads: ``open(P)`` gives P, a name the values
@@ -403,6 +427,17 @@ class UnsafeCheckpointLoad(Rule):
             values = bound_values(model, expr)
             return [expr, *(p for v in values for p in self._paths(v, depth + 1))]
         return [expr]
+
+    def _in_memory(self, call: cst.Call) -> bool:
+        """The first argument is an ``io.BytesIO`` built here (``io.BytesIO(t.numpy())``,
+        directly or through a name): bytes in memory, not a file."""
+        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        if first is None:
+            return False
+        model = self.ctx.semantic.model
+        candidates = bound_values(model, first) if isinstance(first, cst.Name) else [first]
+        return bool(candidates) and all(isinstance(c, cst.Call) and model.qualified_name(c.func) == "io.BytesIO"
+                                        for c in candidates)
 
     def _written_paths(self) -> set[str]:
         """The path expressions (as written) this file writes: ``open(P, "w..."/"a...")``,
@@ -426,10 +461,6 @@ class UnsafeCheckpointLoad(Rule):
             first = first.value if first is not None else None
         return origin(self.ctx.semantic.model, first)
 
-    def _report(self, call: cst.Call, message: str, source: str | None) -> None:
-        """A finding; one from a URL, a download or user input says so in ``extra`` too."""
-        self.report(call, message, extra={"source": source} if source else None)
-
     def _text(self, node: cst.CSTNode) -> str:
         return self.ctx.module.code_for_node(node)
 
@@ -441,9 +472,28 @@ class UnsafeCheckpointLoad(Rule):
             return
         for record in project.records:
             for span, function, source in record.facts.get(cls.code, ()):
-                extra = {"source": source} if source else None
                 yield Finding.at(cls, record.path, Span.from_json(span),
-                                 unpinned_message(function, source, pin.spec, pin.file), extra=extra)
+                                 unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _looks_like_checkpoint(texts: list[str], paths: list[cst.BaseExpression]) -> bool:
+    """A file name written in the paths (``"vocab.pkl"`` in ``os.path.join(ckpt_dir,
+    "vocab.pkl")``) decides alone; without one, any checkpoint word in the expressions."""
+    names = [name for path in paths for name in _file_names(path)]
+    return any(_CHECKPOINT.search(text) for text in (names or texts))
+
+
+def _file_names(expr: cst.BaseExpression) -> list[str]:
+    """The last components with an extension of the string parts written in ``expr``."""
+    out = []
+    for node in iter_nodes(expr):
+        text = node.value if isinstance(node, cst.FormattedStringText) else \
+            node.evaluated_value if isinstance(node, cst.SimpleString) else None
+        if isinstance(text, str):
+            name = text.replace("\\", "/").rsplit("/", 1)[-1]
+            if _EXTENSION.search(name):
+                out.append(name)
+    return out
 
 
 def _writes(call: cst.Call) -> bool:
