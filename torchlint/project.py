@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from torchlint.noqa import Suppressions
+
+if TYPE_CHECKING:
+    from torchlint.pins import TorchPin
 
 
 def module_name_for(display_path: str) -> str:
@@ -126,8 +129,10 @@ class Project:
     whose module name ends with it, and among several the one nearest the importer wins.
     """
 
-    def __init__(self, records: list[FileRecord]):
+    def __init__(self, records: list[FileRecord], torch_pin: "TorchPin | None" = None):
         self.records = sorted(records, key=lambda r: r.path)
+        # the torch requirement the project root declares (``torchlint.pins``), read by the run layer
+        self.torch_pin = torch_pin
         self._by_suffix: dict[str, list[FileRecord]] = {}
         for record in self.records:
             parts = record.module_name.split(".") if record.module_name else []

@@ -26,6 +26,7 @@ from torchlint.files import SourceFile, discover, display_path, git_root, read_s
 from torchlint.finding import Finding
 from torchlint.noqa import noqa_findings
 from torchlint.notebook import code_size, in_cells, is_notebook
+from torchlint.pins import TorchPin, read_torch_pin
 from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
 from torchlint.rule import rules_by_code
@@ -74,7 +75,8 @@ def lint_files(
     own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
     settings_of = lambda display: own.get(display, settings)  # noqa: E731
     results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
-    result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of)
+    result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
+                    torch_pin=read_torch_pin(project_root(files, settings)))
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
     return result
@@ -203,9 +205,11 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
 
 # -- project pass, suppressions ----------------------------------------------------------
 
-def project_findings(records: list[FileRecord], settings: Settings) -> tuple[list[Finding], list[RuleError]]:
-    """Every enabled rule's ``check_project`` over every file's record."""
-    project = Project(records)
+def project_findings(records: list[FileRecord], settings: Settings,
+                     torch_pin: TorchPin | None = None) -> tuple[list[Finding], list[RuleError]]:
+    """Every enabled rule's ``check_project`` over every file's record (and the project's
+    torch pin, read once per run)."""
+    project = Project(records, torch_pin=torch_pin)
     findings: list[Finding] = []
     errors: list[RuleError] = []
     for cls in rule_classes(settings.enabled):
@@ -280,8 +284,9 @@ class Suppressor:
 
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
-           report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None) -> RunResult:
-    """The project pass over every file's result, then ``transform`` (the shape trace's
+           report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
+           torch_pin: TorchPin | None = None) -> RunResult:
+    """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
     the findings on the files in ``report_on`` (default: every file), and a notebook's
     findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
@@ -292,7 +297,7 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     errors = [e for r in results if reported(r.path) for e in r.errors]
     by_settings = groups(list(records), settings_of or (lambda path: settings))
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = project_findings(list(records.values()), own)
+        more, project_errors = project_findings(list(records.values()), own, torch_pin)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:
