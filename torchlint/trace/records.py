@@ -212,6 +212,7 @@ class TraceResult(_Record):
     model_output: Described | None = None  # (the supervisor drops it: not used yet)
     first_layer: str | None = None  # the first built-in layer with parameters called
     failure: Failure | None = None
+    memory: dict[str, Any] | None = None  # one training step's memory (child/memory.py)
     # the process
     seconds: float | None = None
     peak_rss_kb: int | None = None

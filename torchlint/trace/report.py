@@ -195,7 +195,7 @@ def input_summary(result: TraceResult) -> str:
 
 
 def render_table(result: TraceResult, target: str, device: str,
-                 problem: Problem | None) -> str:
+                 problem: Problem | None, memory_plan: dict[str, Any] | None = None) -> str:
     """The trace report: input, the table of calls, totals, modules never called, NaN/Inf
     outputs, the problem (if any) and a one-line verdict."""
     out: list[str] = [f"Trace of {target} on {device}"]
@@ -210,6 +210,10 @@ def render_table(result: TraceResult, target: str, device: str,
     out += _never_called(result, problem)
     nonfinite = result.nonfinite or []
     out += _nonfinite(nonfinite)
+    if memory_plan is not None:
+        from torchlint.trace.plan import render_text
+
+        out += [""] + render_text(memory_plan)
     if problem is not None:
         out += ["", render_problem(problem)]
     out += ["", _verdict(problem, nonfinite)]
@@ -319,7 +323,7 @@ def totals_of(result: TraceResult) -> dict[str, Any]:
 
 
 def render_json(result: TraceResult, target: str, device: str, problem: Problem | None,
-                findings: list[Finding]) -> str:
+                findings: list[Finding], memory_plan: dict[str, Any] | None = None) -> str:
     status = "failed" if problem is not None else ("nonfinite" if result.nonfinite else "ok")
     failure = None
     if problem is not None:
@@ -359,4 +363,6 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
     }
     if result.cuda_peak_bytes is not None:
         doc["cuda_peak_bytes"] = result.cuda_peak_bytes
+    if memory_plan is not None:
+        doc["memory_plan"] = memory_plan
     return json.dumps(doc, indent=2)
