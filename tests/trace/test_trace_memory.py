@@ -70,6 +70,12 @@ def test_activation_figure_matches_saved_tensors_on_cpu(in_repo):
     assert expected > 0 and abs(figure - expected) <= 0.10 * expected, (figure, expected)
 
 
+def test_activation_figure_on_meta_matches_saved_tensors_on_cpu():
+    m = memory.measure(torch, _on("meta", planned.Stack), [InputSpec([8, 16, 64])], "meta", None, {})
+    expected = saved_bytes_on_cpu(_on("cpu", planned.Stack), torch.randn(8, 16, 64))
+    assert abs(m["activation_bytes"][0] - expected) <= 0.10 * expected, (m["activation_bytes"], expected)
+
+
 def test_views_of_one_storage_count_once():
     seen = memory.StorageSet(on_free=False)
     x = torch.empty(4, 8, device="meta")
@@ -256,3 +262,22 @@ def test_plan_peak_matches_cuda_max_memory_allocated():
     real = torch.cuda.max_memory_allocated()  # the plan counts the input too
     print(f"plan peak {predicted} bytes, torch.cuda.max_memory_allocated {real} bytes")
     assert abs(predicted - real) <= 0.15 * real, (predicted, real)
+
+
+def test_a_failing_backward_is_reported_not_raised(in_repo):
+    code, out = _run(f"{MODELS / 'planned.py'}:BrokenBackward", "--input-shape", "2,8", "--optimizer", "sgd")
+    assert code == 1
+    assert "the training step (loss, backward, memory plan) failed: RuntimeError: this layer has no backward" in out
+    assert out.rstrip().endswith("Trace failed.")
+
+
+def test_checkpointing_without_repeated_blocks_says_so(in_repo):
+    code, out = _run(f"{MODELS / 'planned.py'}:FrozenBackbone", "--input-shape", "2,32", "--checkpointing")
+    assert code == 0, out
+    assert "the model has no repeated blocks" in out
+
+
+def test_all_frozen_is_a_usage_error(in_repo):
+    with pytest.raises(UsageError, match="needs a trainable parameter"):
+        _run(f"{MODELS / 'planned.py'}:FrozenBackbone", "--input-shape", "2,32", "--kwargs",
+             '{"frozen_head": true}', "--optimizer", "adamw")

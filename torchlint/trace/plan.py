@@ -219,6 +219,9 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     width = max(len(r[0]) for r in rows)
     for label, value, note in rows:
         out.append(f"  {label + ':':<{width + 1}} {human_bytes(value):>10}" + (f"  ({note})" if note else ""))
+    if m["checkpointing"] and not m["blocks"]:
+        out.append("  (--checkpointing: the model has no repeated blocks (a ModuleList or Sequential of "
+                   "one class), so nothing was checkpointed)")
     if "fits" not in plan:
         out.append("  (pass --gpu NAME or --gpu-memory SIZE for a verdict)")
         return out

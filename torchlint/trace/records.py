@@ -148,7 +148,7 @@ class Failure(_Record):
     timed out (``phase`` ``crash``/``timeout``, made by the runner).  Field order is the
     order of the keys in ``--format json`` output."""
 
-    phase: str  # import, build, forward, trace, crash, timeout
+    phase: str  # import, build, forward, step (the memory plan's backward), trace, crash, timeout
     exc_type: str | None = None
     exc_message: str | None = None
     message: str = ""

@@ -119,7 +119,8 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
         loc = user
         phase = {"import": "importing the model's module failed: ",
                  "build": "building the model failed: ", "forward": "the forward pass failed: ",
-                 "trace": "the trace failed: "}.get(rec.phase or "", "")
+                 "trace": "the trace failed: ",
+                 "step": "the training step (loss, backward, memory plan) failed: "}.get(rec.phase or "", "")
         headline = f"{phase}{rec.message}"
         if user is not None and user.code:
             details.append(("code", user.code))

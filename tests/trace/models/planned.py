@@ -31,11 +31,31 @@ class Stack(nn.Module):
 
 
 class FrozenBackbone(nn.Module):
-    def __init__(self):
+    def __init__(self, frozen_head=False):
         super().__init__()
         self.backbone = nn.Linear(32, 256)
         self.backbone.requires_grad_(False)
         self.head = nn.Linear(256, 4)
+        self.head.requires_grad_(not frozen_head)
 
     def forward(self, x):
         return self.head(torch.relu(self.backbone(x)))
+
+
+class _NoBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("this layer has no backward")
+
+
+class BrokenBackward(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return _NoBackward.apply(self.fc(x))

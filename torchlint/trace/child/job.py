@@ -96,7 +96,13 @@ def run_job(job: dict[str, Any], cwd: str) -> TraceResult:
         if traced.nonfinite:
             result.status = "nonfinite"
         if job.get("plan"):
-            result.memory = measure_memory(torch, model, specs, device, high, job["plan"])
+            try:
+                result.memory = measure_memory(torch, model, specs, device, high, job["plan"])
+            except JobError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the user's backward, or the optimizer
+                result.status, result.failure = "failed", exception_failure("step", exc, None, None,
+                                                                            device=device)
     result.inputs_inferred = inference is not None
     if device == "cuda":
         result.cuda_peak_bytes = int(torch.cuda.max_memory_allocated())
