@@ -93,6 +93,14 @@ def test_live_bytes_drop_when_a_storage_is_freed():
     del x
 
 
+def test_in_place_ops_and_views_of_older_tensors_are_not_new_memory():
+    x = torch.empty(100, device="meta")
+    with memory.tracking_live(torch) as live:
+        x.mul_(2)
+        x.view(10, 10).add_(1)
+    assert live.peak == 0
+
+
 @pytest.mark.parametrize("name, per_param", [("adamw", 2), ("adam", 2), ("sgd", 0), ("sgd-momentum", 1),
                                              ("rmsprop", 1), ("adagrad", 1)])
 def test_optimizer_state_from_the_real_optimizer_on_meta(name, per_param):
