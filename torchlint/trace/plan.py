@@ -90,14 +90,13 @@ def per_rank(m: dict[str, Any], setup: Setup) -> dict[str, int]:
 def largest_batch(m: dict[str, Any], setup: Setup, capacity: int) -> int | None:
     """The largest batch size whose peak fits in ``capacity`` (0: none does; None: the
     activations do not grow with the batch, so the batch size is not the limit)."""
-    batches = m.get("batches") or []
-    f0, f1 = _line(m["backward_peak_bytes"], batches)
-    if f1 <= 0:
-        return None
     base = per_rank(m, Setup(setup.sharding, setup.world_size, 0))
-    if base["step_peak"] > capacity:
+    if base["peak"] > capacity:
         return 0
-    return max(0, int((capacity - base["backward_peak"]) // f1))
+    slope = _line(m["backward_peak_bytes"], m.get("batches") or [])[1]
+    if slope <= 0:
+        return None
+    return int((capacity - base["backward_peak"]) // slope)
 
 
 def smallest_world(m: dict[str, Any], sharding: str, batch: int | None, capacity: int) -> int | None:

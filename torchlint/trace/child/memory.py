@@ -128,20 +128,17 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     if precision == "bf16":
         model.to(torch.bfloat16)
     optimizer_bytes, step_extra = optimizer_state(torch, model, options.get("optimizer", "adamw"))
-    master = storage_bytes(p for p in trainable if p.is_floating_point()) if precision == "bf16-mixed" else 0
-    if precision in ("bf16-mixed", "fp16-amp"):
-        full_grads = storage_bytes(trainable)
+    # the weights the optimizer steps: fp32, except in pure bf16
+    stepped_weights, stepped_trainable = storage_bytes(model.parameters()), storage_bytes(trainable)
+    master = stepped_trainable if precision == "bf16-mixed" else 0
+    if half is not None:
         model.to(half)
-        grads_fix = full_grads - storage_bytes(trainable) if precision == "fp16-amp" else 0
-    else:
-        grads_fix = 0
-    weights = storage_bytes(model.parameters())
-    if precision == "fp16-amp":  # the weights stay fp32: only the compute was float16
-        weights += grads_fix
-    grads = storage_bytes(trainable) + grads_fix
-    if half is not None:  # the inputs as autocast (or a cast in the training loop) gives them
-        name = str(half).replace("torch.", "")
+        name = str(half).replace("torch.", "")  # the inputs as autocast (or the training loop) casts them
         specs = [shapes.InputSpec(s.shape, name if s.dtype in FLOAT_INPUTS else s.dtype) for s in specs]
+    weights, grads, grads_fix = storage_bytes(model.parameters()), storage_bytes(trainable), 0
+    if precision == "fp16-amp":  # autocast: fp32 weights and gradients, float16 compute
+        grads_fix = stepped_trainable - grads  # the backward peak was measured with float16 gradients
+        weights, grads = stepped_weights, stepped_trainable
     blocks = repeated_blocks(model)
     batch = specs[0].shape[0] if specs and specs[0].shape else None
     sizes = [batch, 2 * batch] if batch else [None]
