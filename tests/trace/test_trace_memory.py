@@ -185,6 +185,14 @@ def test_per_rank_under_each_sharding():
     assert zero3["weights"] == GIB // 4 + GIB // 4  # its shard and one gathered block
 
 
+def test_already_sharded_advice_names_more_ranks():
+    doc = plan.make_plan(MEASURED, plan.Setup("fsdp", 2), plan.Target("test", 5 * GIB))
+    assert doc["fits"] is False
+    flags = [a["flags"] for a in doc["advice"] if a["flags"].startswith("--sharding")]
+    assert len(flags) == 1 and flags[0].startswith("--sharding fsdp --world-size ")
+    assert int(flags[0].split()[-1]) > 2
+
+
 def test_largest_batch_solves_the_line():
     # peak(b) = 8 GiB + 2 GiB * b: 14 GiB holds b = 3
     assert plan.largest_batch(MEASURED, plan.Setup(), 14 * GIB) == 3
@@ -221,7 +229,7 @@ def test_plan_says_what_does_not_fit_and_what_would(in_repo):
     code, out = _run(*LLAMA, "--optimizer", "adamw", "--precision", "bf16-mixed", "--gpu-memory", "64MiB")
     assert code == 0, out
     assert "Memory plan: one training step with adamw, bf16-mixed" in out
-    assert "Does not fit on 64.0 MiB" in out
+    assert "Does not fit on a GPU with 64.0 MiB: " in out
     assert re.search(r"ZeRO-3 / FSDP on (\d+) GPUs \(--sharding zero3 --world-size \1\): "
                      r"[\d.]+ MiB per GPU, fits\n", out)
     assert "(--checkpointing):" in out and "Largest batch size that fits:" in out

@@ -98,7 +98,7 @@ def plan_options(args: argparse.Namespace) -> tuple[dict[str, Any], plan.Setup, 
             raise UsageError(f"--gpu-memory: {exc.problem} (a size like 80GiB or 24GB)") from None
         if size is None:
             raise UsageError("--gpu-memory: needs a size, like 80GiB")
-        target = plan.Target(report.human_bytes(size), size)
+        target = plan.Target(f"a GPU with {report.human_bytes(size)}", size)
     world = args.world_size if args.world_size is not None else 1
     if not 1 <= world <= plan.MAX_WORLD:
         raise UsageError(f"--world-size must be between 1 and {plan.MAX_WORLD}, got {world}")

@@ -146,16 +146,15 @@ def advice(m: dict[str, Any], setup: Setup, capacity: int) -> list[dict[str, Any
     fits_batch = largest_batch(m, setup, capacity)
     if fits_batch and batch and fits_batch < batch:
         add(f"batch size {fits_batch}", "", m, Setup(setup.sharding, setup.world_size, fits_batch))
-    if setup.sharding not in ("zero3", "fsdp"):
-        if setup.world_size > 1:
-            add(f"ZeRO-3 / FSDP on the {setup.world_size} GPUs",
-                f"--sharding zero3 --world-size {setup.world_size}", m,
-                Setup("zero3", setup.world_size, batch))
-        if setup.world_size == 1 or not out[-1]["fits"]:
-            n = smallest_world(m, "zero3", batch, capacity)
-            if n is not None:
-                add(f"ZeRO-3 / FSDP on {n} GPUs", f"--sharding zero3 --world-size {n}", m,
-                    Setup("zero3", n, batch))
+    sharded = setup.sharding if setup.sharding in ("zero3", "fsdp") else "zero3"
+    here_fits = False
+    if sharded != setup.sharding and setup.world_size > 1:
+        add(f"ZeRO-3 / FSDP on the {setup.world_size} GPUs",
+            f"--sharding zero3 --world-size {setup.world_size}", m, Setup("zero3", setup.world_size, batch))
+        here_fits = out[-1]["fits"]
+    n = None if here_fits else smallest_world(m, sharded, batch, capacity)
+    if n is not None and n > setup.world_size:
+        add(f"ZeRO-3 / FSDP on {n} GPUs", f"--sharding {sharded} --world-size {n}", m, Setup(sharded, n, batch))
     if m["precision"] != "bf16":
         add("pure bf16 weights, gradients and optimizer state", "--precision bf16", in_bf16(m),
             setup, note="estimated from this measurement")
@@ -224,12 +223,13 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     if "fits" not in plan:
         out.append("  (pass --gpu NAME or --gpu-memory SIZE for a verdict)")
         return out
-    gpu, cap = plan["gpu"], plan["gpu_bytes"]
+    cap = plan["gpu_bytes"]
+    gpu = plan["gpu"] if human_bytes(cap) in plan["gpu"] else f"{plan['gpu']} ({human_bytes(cap)})"
     if plan["fits"]:
-        out.append(f"Fits on {gpu} ({human_bytes(cap)}): {human_bytes(plan['margin_bytes'])} to spare "
+        out.append(f"Fits on {gpu}: {human_bytes(plan['margin_bytes'])} to spare "
                    "(the CUDA context and allocator fragmentation take some of it)")
     else:
-        out.append(f"Does not fit on {gpu} ({human_bytes(cap)}): {human_bytes(rank['peak'])} needed, "
+        out.append(f"Does not fit on {gpu}: {human_bytes(rank['peak'])} needed, "
                    f"{human_bytes(-plan['margin_bytes'])} short")
     largest = plan["largest_batch"]
     if largest is None:
