@@ -148,7 +148,7 @@ class Failure(_Record):
     timed out (``phase`` ``crash``/``timeout``, made by the runner).  Field order is the
     order of the keys in ``--format json`` output."""
 
-    phase: str  # import, build, forward, trace, crash, timeout
+    phase: str  # import, build, forward, step (the memory plan's backward), trace, crash, timeout
     exc_type: str | None = None
     exc_message: str | None = None
     message: str = ""
@@ -212,6 +212,7 @@ class TraceResult(_Record):
     model_output: Described | None = None  # (the supervisor drops it: not used yet)
     first_layer: str | None = None  # the first built-in layer with parameters called
     failure: Failure | None = None
+    memory: dict[str, Any] | None = None  # one training step's memory (child/memory.py)
     # the process
     seconds: float | None = None
     peak_rss_kb: int | None = None

@@ -119,7 +119,8 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
         loc = user
         phase = {"import": "importing the model's module failed: ",
                  "build": "building the model failed: ", "forward": "the forward pass failed: ",
-                 "trace": "the trace failed: "}.get(rec.phase or "", "")
+                 "trace": "the trace failed: ",
+                 "step": "the training step (loss, backward, memory plan) failed: "}.get(rec.phase or "", "")
         headline = f"{phase}{rec.message}"
         if user is not None and user.code:
             details.append(("code", user.code))
@@ -195,7 +196,7 @@ def input_summary(result: TraceResult) -> str:
 
 
 def render_table(result: TraceResult, target: str, device: str,
-                 problem: Problem | None) -> str:
+                 problem: Problem | None, memory_plan: dict[str, Any] | None = None) -> str:
     """The trace report: input, the table of calls, totals, modules never called, NaN/Inf
     outputs, the problem (if any) and a one-line verdict."""
     out: list[str] = [f"Trace of {target} on {device}"]
@@ -210,6 +211,10 @@ def render_table(result: TraceResult, target: str, device: str,
     out += _never_called(result, problem)
     nonfinite = result.nonfinite or []
     out += _nonfinite(nonfinite)
+    if memory_plan is not None:
+        from torchlint.trace.plan import render_text
+
+        out += [""] + render_text(memory_plan)
     if problem is not None:
         out += ["", render_problem(problem)]
     out += ["", _verdict(problem, nonfinite)]
@@ -319,7 +324,7 @@ def totals_of(result: TraceResult) -> dict[str, Any]:
 
 
 def render_json(result: TraceResult, target: str, device: str, problem: Problem | None,
-                findings: list[Finding]) -> str:
+                findings: list[Finding], memory_plan: dict[str, Any] | None = None) -> str:
     status = "failed" if problem is not None else ("nonfinite" if result.nonfinite else "ok")
     failure = None
     if problem is not None:
@@ -359,4 +364,6 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
     }
     if result.cuda_peak_bytes is not None:
         doc["cuda_peak_bytes"] = result.cuda_peak_bytes
+    if memory_plan is not None:
+        doc["memory_plan"] = memory_plan
     return json.dumps(doc, indent=2)

@@ -12,6 +12,7 @@ from torchlint.trace.child.failure import Failed, JobError, exception_failure
 from torchlint.trace.child.process import apply_memory_limit, connect, flush_output, peak_rss_kb, warm_meta
 from torchlint.trace.child.inputs import embedding_bound, first_layer, infer_from, infer_inputs, inline_shape
 from torchlint.trace.child.load import check_arity, check_signature, constructor, load_target, model_totals
+from torchlint.trace.child.memory import measure as measure_memory
 from torchlint.trace.child.tracer import trace_once
 from torchlint.trace.child.values import source_file
 from torchlint.trace.records import Failure, TraceResult, Traced
@@ -94,6 +95,14 @@ def run_job(job: dict[str, Any], cwd: str) -> TraceResult:
         result.set_traced(traced)
         if traced.nonfinite:
             result.status = "nonfinite"
+        if job.get("plan"):
+            try:
+                result.memory = measure_memory(torch, model, specs, device, high, job["plan"])
+            except JobError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the user's backward, or the optimizer
+                result.status, result.failure = "failed", exception_failure("step", exc, None, None,
+                                                                            device=device)
     result.inputs_inferred = inference is not None
     if device == "cuda":
         result.cuda_peak_bytes = int(torch.cuda.max_memory_allocated())
