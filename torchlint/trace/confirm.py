@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from torchlint.checks.tl005_unused_layer import UnusedLayer
+from torchlint.checks.tl010_tensor_without_device import TensorWithoutDevice
+from torchlint.checks.tl101_device_mismatch import DeviceMismatch as TraceDeviceMismatch
 from torchlint.finding import Finding
 from torchlint.imports import ImportTable
 from torchlint.project import FileRecord, Project, module_name_for
@@ -189,6 +191,7 @@ def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
                 "inputs": [s.to_json() for s in entry.inputs] if entry and entry.inputs else None,
                 "device": "meta",
                 "mode": "check",
+                "train": True,  # one backward: TL005's layers get no gradient (see gradients)
             })
             meta[job_id] = (path, name)
     return jobs, meta
@@ -207,7 +210,7 @@ def read_result(result: TraceResult, path: Path, name: str, display: str, linted
     if result.status in ("ok", "nonfinite"):
         record_usage(result, usage)
         return None
-    return shape_finding(result, path, name, display, linted, warn)
+    return traced_finding(result, path, name, display, linted, warn)
 
 
 def record_usage(result: TraceResult, usage: Usage) -> None:
@@ -219,15 +222,17 @@ def record_usage(result: TraceResult, usage: Usage) -> None:
             attrs[attr] = attrs.get(attr, False) or bool(used)
 
 
-def shape_finding(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
-                  warn: Callable[[str], None]) -> Finding | None:
+def traced_finding(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
+                   warn: Callable[[str], None]) -> Finding | None:
+    """A TL100 (shape) or TL101 (device) finding for a failed trace; a warning for another
+    failure."""
     failure = result.failure
     if failure is None:
         return None
     if failure.exc_type == "NotImplementedError":
         return None  # an abstract base class: nothing to trace
     problem = report.analyse_failure(failure, result.model_type or "")
-    if not problem.tl100:
+    if problem.rule is None:
         hint = f" ({failure.hint})" if failure.hint else ""
         warn(f"--trace: could not trace {display}: {problem.headline}{hint}")
         return None
@@ -244,9 +249,15 @@ def shape_finding(result: TraceResult, path: Path, name: str, display: str, lint
 
 def merge(findings: list[Finding], usage: Usage, new: dict[tuple[str, int, int], Finding],
           cwd: Path) -> list[Finding]:
-    """TL005 findings confirmed or dropped by ``usage``; the new TL100 findings added."""
+    """TL005 findings confirmed or dropped by ``usage``; TL010 findings at the line a TL101
+    device mismatch was created confirmed (the TL101 finding is then not added: one line,
+    one finding); the other new TL100/TL101 findings added."""
+    devices = {(f.path, f.line): key for key, f in new.items() if f.rule == TraceDeviceMismatch.code}
     out: list[Finding] = []
     for f in findings:
+        if f.rule == TensorWithoutDevice.code and (f.path, f.line) in devices:
+            new.pop(devices[(f.path, f.line)], None)
+            f = dataclasses.replace(f, confirmed=True)
         if f.rule == UnusedLayer.code:
             attrs = _attrs_of(f, usage, cwd)
             attr = (f.extra or {}).get("attribute")

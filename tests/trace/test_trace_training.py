@@ -1,0 +1,209 @@
+"""Issue 17: a training step in the trace (gradients, frozen parameters, NaN gradients) and
+TL101 device-mismatch, on the small models of ``models/training.py``.  All jobs run in one
+child (one torch import)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import pytest
+
+from torchlint.errors import UsageError
+from torchlint.finding import Finding, Severity
+from torchlint.trace import command, confirm, report
+from torchlint.trace.records import TraceResult
+from torchlint.trace.runner import run_jobs
+from trace_helpers import MODELS, REPO, job
+
+torch = pytest.importorskip("torch")
+
+FILE = "tests/trace/models/training.py"
+INPUT = [{"shape": [4, 8], "dtype": "float32"}]
+
+
+def _line(text: str) -> int:
+    """The line of ``models/training.py`` holding ``text`` (exactly one)."""
+    lines = [i for i, ln in enumerate((MODELS / "training.py").read_text().splitlines(), 1) if text in ln]
+    assert len(lines) == 1, (text, lines)
+    return lines[0]
+
+
+def _train(job_id, attr, **extra):
+    return job(job_id, "training.py", attr, inputs=INPUT, train=True, **extra)
+
+
+JOBS = [
+    _train("detached", "Detached"),
+    _train("no_grad", "NoGradEncoder"),
+    _train("argmax", "ArgmaxRouting"),
+    _train("frozen", "FrozenBackbone"),
+    _train("log0_cpu", "LogOfZero", device="cpu"),
+    _train("log0_meta", "LogOfZero"),
+    _train("cpu_mask", "CpuMask"),
+    job("cpu_mask_no_train", "training.py", "CpuMask", inputs=INPUT),
+    _train("cpu_into_linear", "CpuInputToLayer"),
+    _train("device_aware", "DeviceAware"),
+    _train("device_aware_cpu", "DeviceAware", device="cpu"),
+    _train("mse", "Detached", loss="mse"),
+    _train("ce", "Detached", loss="ce"),
+    _train("user_loss", "Detached", loss={"target": {"file": str(MODELS / "training.py"), "module": None,
+                                                     "attr": "first_output_loss", "display": "training.py:first_output_loss"}}),
+    _train("bad_loss", "Detached", loss={"target": {"file": str(MODELS / "training.py"), "module": None,
+                                                    "attr": "not_a_scalar", "display": "training.py:not_a_scalar"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def results():
+    raw = run_jobs(JOBS, timeout=120)
+    return {k: TraceResult.from_json(v) for k, v in raw.items()}
+
+
+def _no_grad(result):
+    return {g["name"]: g for g in result.gradients.no_grad}
+
+
+def test_layer_cut_off_by_detach_is_reported_with_its_lines(results, in_repo):
+    result = results["detached"]
+    assert result.status == "ok"
+    groups = _no_grad(result)
+    assert list(groups) == ["encoder"]
+    cause = groups["encoder"]["cause"]
+    assert (cause["kind"], cause["op"], cause["frame"]["line"]) == ("cut", "detach", _line(".detach()"))
+    loc = report.group_location(groups["encoder"])
+    assert (loc.display_path(), loc.line) == (FILE, _line("self.encoder = nn.Linear(8, 16)"))
+    text = report.render_table(result, "t", "meta", None)
+    assert (f"    encoder (Linear, 144 params)  {FILE}:{_line('self.encoder = nn.Linear(8, 16)')}  "
+            "self.encoder = nn.Linear(8, 16)") in text
+    assert (f"      cut off by `.detach()` at {FILE}:{_line('.detach()')}  "
+            "h = torch.relu(self.encoder(x)).detach()") in text
+    assert text.endswith("Trace ran, but 1 group(s) of trainable parameters get no gradient.")
+    assert report.gradient_problem(result)
+
+
+def test_no_grad_block_non_differentiable_op_and_unused_layer(results):
+    encoder = _no_grad(results["no_grad"])["encoder"]
+    assert encoder["type"] == "Sequential" and encoder["params"] == 416  # one group for the block
+    assert (encoder["cause"]["op"], encoder["cause"]["frame"]["line"]) == ("no_grad", _line("h = self.encoder(x)"))
+    groups = _no_grad(results["argmax"])
+    assert (groups["router"]["cause"]["op"], groups["router"]["cause"]["frame"]["line"]) == ("argmax", _line("argmax"))
+    assert groups["spare"]["cause"] == {"kind": "unused"}  # what TL005 says statically
+    assert report.cause_text(groups["spare"]["cause"]) == "never used by forward (an unused layer: TL005)"
+    assert results["argmax"].gradients.modules["experts"]["status"] == "ok"
+
+
+def test_frozen_backbone_is_listed_apart_not_as_a_finding(results):
+    result = results["frozen"]
+    grads = result.gradients
+    assert grads.no_grad == [] and (grads.trainable, grads.frozen_params) == (68, 416)
+    assert [(g["name"], g["type"], g["params"]) for g in grads.frozen] == [("backbone", "Sequential", 416)]
+    assert grads.modules["backbone"] == {"status": "frozen", "norm": None}
+    assert not report.gradient_problem(result)
+    text = report.render_table(result, "t", "meta", None)
+    assert "  frozen (requires_grad=False, intended: not a problem):\n    backbone (Sequential, 416 params)" in text
+    assert text.endswith("Trace ran clean.")
+
+
+def test_nan_gradient_from_log_of_zero_on_cpu(results):
+    result = results["log0_cpu"]
+    assert result.status == "nonfinite" and result.nonfinite == []  # the forward itself is finite
+    grads = result.gradients
+    assert [(n["name"], n["nan"]) for n in grads.nonfinite] == [("fc.weight", True), ("fc.bias", True)]
+    assert grads.nonfinite_origin == "fc"
+    assert grads.modules["fc"] == {"status": "nonfinite", "norm": "nan"}
+    assert grads.modules["out"]["status"] == "ok" and grads.modules["out"]["norm"] > 0
+    text = report.render_table(result, "t", "cpu", None)
+    assert "  NaN/Inf gradients: fc.weight (NaN), fc.bias (NaN)" in text
+    assert "first non-finite in backward: the gradient of `fc`'s output" in text
+    # the Grad column: the norm of each top-level module's gradient
+    assert any(ln.split()[1:3] == ["fc", "Linear"] and ln.split()[-1] == "NaN" for ln in text.splitlines())
+    # on meta there are no values: no NaN check, no norms
+    meta = results["log0_meta"].gradients
+    assert meta.nonfinite == [] and meta.modules["fc"] == {"status": "ok", "norm": None}
+
+
+def test_cpu_tensor_made_in_forward_is_tl101_at_its_creation_line(results, in_repo):
+    for key in ("cpu_mask", "cpu_mask_no_train"):
+        result = results[key]
+        assert result.status == "failed" and result.failure.kind == "device"
+        problem = report.analyse_failure(result.failure, result.model_type)
+        assert problem.rule.code == "TL101" and not problem.tl100
+        assert (problem.location.display_path(), problem.location.line) == (FILE, _line("mask = torch.ones(h.shape[-1])"))
+        assert problem.headline == ("`ones(...)` makes a CPU tensor (1x8) in forward that meets the model's tensors "
+                                    f"in `mul` at line {_line('return h * mask')}: this fails with a device mismatch "
+                                    "on a GPU")
+        finding = problem.finding()
+        assert finding.rule == "TL101" and finding.severity is Severity.ERROR and finding.confirmed
+        assert "create it with torch.ones(..., device=x.device) or x.new_ones(...)" in finding.message
+
+
+def test_cpu_input_to_a_layer_is_caught_though_meta_linear_accepts_it(results):
+    result = results["cpu_into_linear"]
+    info = result.failure.device_mismatch
+    assert (info["op"], info["created_by"], info["created"]["line"]) == ("linear", "zeros", _line("bias = torch.zeros"))
+
+
+def test_device_aware_model_is_clean(results):
+    # device=, a buffer, a 0-dim scalar and a CPU index tensor: no mismatch on meta or cpu
+    for key in ("device_aware", "device_aware_cpu"):
+        assert results[key].status == "ok", results[key].failure
+        assert results[key].gradients.no_grad == []
+
+
+def test_losses(results):
+    assert results["mse"].gradients.loss == "MSE against a zero target"
+    assert results["ce"].gradients.loss == "cross-entropy against class-0 targets"
+    for key in ("mse", "ce", "user_loss"):
+        grads = results[key].gradients
+        assert grads.backward and grads.error is None and list(_no_grad(results[key])) == ["encoder"]
+    assert results["user_loss"].gradients.loss == "`training.py:first_output_loss`"
+    bad = results["bad_loss"].gradients
+    assert not bad.backward and bad.error == "the loss function returned a tensor of shape [4, 4], not a scalar tensor"
+
+
+def _args(*argv):
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_loss_flags():
+    assert command.loss_arguments(_args("t.py:M")) == {}
+    assert command.loss_arguments(_args("t.py:M", "--train")) == {"train": True, "loss": "sum"}
+    assert command.loss_arguments(_args("t.py:M", "--loss", "ce")) == {"train": True, "loss": "ce"}
+    user = command.loss_arguments(_args("t.py:M", "--loss", f"{FILE}:first_output_loss"))
+    assert user["loss"]["target"]["attr"] == "first_output_loss"
+    with pytest.raises(UsageError, match="--loss 'hinge': expected sum, mse, ce or"):
+        command.loss_arguments(_args("t.py:M", "--loss", "hinge"))
+    with pytest.raises(UsageError, match="--loss: bad loss function 'nope.py:f'"):
+        command.loss_arguments(_args("t.py:M", "--loss", "nope.py:f"))
+
+
+def test_trace_train_command_json(in_repo):
+    out = io.StringIO()
+    code = command.run(_args(f"{FILE}:Detached", "--train", "--input-shape", "4,8", "--format", "json"),
+                       stdout=out)
+    doc = json.loads(out.getvalue())
+    assert code == 1  # a layer without a gradient
+    grads = doc["gradients"]
+    assert grads["no_grad"][0]["definition"] == {"path": FILE, "line": _line("self.encoder = nn.Linear(8, 16)"),
+                                                 "code": "self.encoder = nn.Linear(8, 16)"}
+    assert grads["no_grad"][0]["explanation"].startswith("cut off by `.detach()` at ")
+    assert "owner" not in grads["no_grad"][0]
+    out = io.StringIO()
+    code = command.run(_args(f"{FILE}:CpuMask", "--input-shape", "4,8", "--format", "json"), stdout=out)
+    doc = json.loads(out.getvalue())
+    assert code == 1 and doc["failure"]["rule"] == "TL101"
+    assert [(f["rule"], f["line"]) for f in doc["findings"]] == [("TL101", _line("mask = torch.ones(h.shape[-1])"))]
+
+
+def test_check_trace_confirms_tl010_and_reports_tl101_once(in_repo):
+    line = _line("mask = torch.ones(h.shape[-1])")
+    static = [Finding("TL010", "tensor-without-device", Severity.WARNING, FILE, line, 16, line, 39, "static")]
+    out = confirm.apply_trace(static, [MODELS / "training.py"], {"timeout": 120}, None, warn=lambda m: None)
+    found = sorted((f.rule, f.line, f.confirmed) for f in out)
+    # CpuMask: the static TL010 finding confirmed, no TL101 on its line; CpuInputToLayer: TL101
+    # (no static finding there); the other classes trace clean.
+    assert found == [("TL010", line, True), ("TL101", _line("bias = torch.zeros"), True)]
