@@ -102,6 +102,7 @@ def test_frozen_backbone_is_listed_apart_not_as_a_finding(results):
     assert grads.modules["backbone"] == {"status": "frozen", "norm": None}
     assert not report.gradient_problem(result)
     text = report.render_table(result, "t", "meta", None)
+    assert "  parameters:   484 (1.9 KiB); trainable 68, frozen 416\n" in text  # the trainable/frozen split
     assert "  frozen (requires_grad=False, intended: not a problem):\n    backbone (Sequential, 416 params)" in text
     assert text.endswith("Trace ran clean.")
 
@@ -207,3 +208,15 @@ def test_check_trace_confirms_tl010_and_reports_tl101_once(in_repo):
     # CpuMask: the static TL010 finding confirmed, no TL101 on its line; CpuInputToLayer: TL101
     # (no static finding there); the other classes trace clean.
     assert found == [("TL010", line, True), ("TL101", _line("bias = torch.zeros"), True)]
+
+
+def test_check_trace_verbose_says_what_was_traced_with_which_input(in_repo):
+    notes = []
+    confirm.apply_trace([], [MODELS / "training.py"], {"timeout": 120}, None, warn=lambda m: None,
+                        note=notes.append)
+    frozen = next(n for n in notes if ":FrozenBackbone " in n)
+    assert frozen.startswith(f"--trace: traced {FILE}:FrozenBackbone on meta with input [2, 8] (inferred from "
+                             "`backbone.0`: ")
+    assert frozen.endswith("); an inferred input can hide a shape bug: pin the real one in "
+                           f"[tool.torchlint.trace.models.\"{FILE}:FrozenBackbone\"] input-shape = [2, 8]")
+    assert not any(":CpuMask " in n for n in notes)  # failed traces are findings or warnings

@@ -130,9 +130,11 @@ def _warn(message: str) -> None:
 def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[str, Any] | None,
                 config_path: str | None = None, *,
                 warn: Callable[[str], None] | None = None,
-                records: Iterable[FileRecord] | None = None) -> list[Finding]:
+                records: Iterable[FileRecord] | None = None,
+                note: Callable[[str], None] | None = None) -> list[Finding]:
     """Return ``findings`` with the trace merged in (see the module docstring).  ``records``:
-    the run's file records (``check --trace``); without them the files are read here."""
+    the run's file records (``check --trace``); without them the files are read here.
+    ``note`` (``check --trace -v``) hears which models were traced with which inputs."""
     warn = warn or _warn
     cfg = trace_config_mod.load(trace_config, config_path)
     require_torch()
@@ -147,6 +149,8 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
     for job in jobs:
         path, name = meta[job["id"]]
         result = TraceResult.from_json(results.get(job["id"]) or {"status": "error"})
+        if note is not None and result.status in ("ok", "nonfinite"):
+            note(traced_note(result, job["target"]["display"]))
         finding = read_result(result, path, name, job["target"]["display"], linted, usage, warn)
         if finding is not None:
             new.setdefault((finding.path, finding.line, finding.column), finding)
@@ -195,6 +199,17 @@ def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
             })
             meta[job_id] = (path, name)
     return jobs, meta
+
+
+def traced_note(result: TraceResult, display: str) -> str:
+    """One line for ``check --trace -v``: the model, its input and where the input came from;
+    an inferred input can hide a shape bug, so say how to pin it."""
+    text = f"--trace: traced {display} on meta with input {report.input_summary(result)}"
+    if result.inputs_inferred:
+        shape = ", ".join(str(list(s["shape"])) for s in result.inputs or [])
+        text += (f"; an inferred input can hide a shape bug: pin the real one in "
+                 f"[tool.torchlint.trace.models.\"{display}\"] input-shape = {shape}")
+    return text
 
 
 def read_result(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],

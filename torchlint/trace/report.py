@@ -387,7 +387,9 @@ def _calls_table(result: TraceResult) -> list[str]:
 
 def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
     totals = totals_of(result)
-    out = ["Totals", f"  parameters:   {human_count(totals['params'])} ({human_bytes(totals['param_bytes'])})"]
+    frozen = totals["params"] - totals["trainable_params"]
+    split = f"; trainable {human_count(totals['trainable_params'])}, frozen {human_count(frozen)}" if frozen else ""
+    out = ["Totals", f"  parameters:   {human_count(totals['params'])} ({human_bytes(totals['param_bytes'])}){split}"]
     if totals["buffer_bytes"]:
         out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
     batch = totals.get("batch")
