@@ -220,3 +220,12 @@ def test_check_trace_verbose_says_what_was_traced_with_which_input(in_repo):
     assert frozen.endswith("); an inferred input can hide a shape bug: pin the real one in "
                            f"[tool.torchlint.trace.models.\"{FILE}:FrozenBackbone\"] input-shape = [2, 8]")
     assert not any(":CpuMask " in n for n in notes)  # failed traces are findings or warnings
+
+
+def test_wrong_input_rank_is_diagnosed_as_the_inputs_fault(in_repo):
+    out = io.StringIO()
+    code = command.run(_args("tests/trace/models/cnn.py:GoodCNN", "--input-shape", "4,32,32"), stdout=out)
+    text = out.getvalue()
+    assert code == 1 and "TL100" not in text  # not a finding against the layer
+    assert ("    fix:      the input lacks its channel dimension, the layer is right: use an input of shape "
+            "[4, 3, 32, 32] (--input-shape 4,3,32,32, or input-shape in the trace config)") in text

@@ -195,6 +195,7 @@ class Diagnosis(_Record):
     fix: str
     attribute: str | None = None  # the constructor argument to change ...
     should_be: Any = None  # ... and its right value
+    input_fault: bool | None = None  # the model's input is wrong, not the layer
 
 
 @dataclass
@@ -222,6 +223,7 @@ class Failure(_Record):
     fix: str | None = None
     attribute: str | None = None
     should_be: Any = None
+    input_fault: bool | None = None
     shape_related: bool | None = None
     train: bool | None = None  # failed in training mode
     device_mismatch: DeviceMismatchInfo | None = None  # kind "device" (TL101)

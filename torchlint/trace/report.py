@@ -97,7 +97,8 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
     label = f"`{name}` ({module.get('type')})" if name else f"`{module.get('type', model_type)}` (the model)"
     user = _frame_location(rec.user_frame)
     details: list[tuple[str, str]] = []
-    tl100 = bool(rec.shape_related) and rec.phase == "forward"
+    # A model input that does not fit its first layer is the input's fault: no finding.
+    tl100 = bool(rec.shape_related) and rec.phase == "forward" and not rec.input_fault
     if kind == "device" and rec.device_mismatch:
         return _device_problem(rec, user)
     if kind == "layer":

@@ -206,7 +206,7 @@ def _diagnose(failure: Failure, innermost: tuple[Any, Any], exc: BaseException,
     mod, args = innermost
     if failure.kind == "layer":
         try:
-            return diagnose(tracer.torch, mod, args or (), exc, tracer.history)
+            return diagnose(tracer.torch, mod, args or (), exc, tracer.history, tracer.input_shapes)
         except Exception:  # noqa: BLE001
             return None
     extra_shapes = [d["shape"] for d in failure.received or [] if isinstance(d, dict) and "shape" in d]

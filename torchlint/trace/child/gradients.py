@@ -75,24 +75,27 @@ class Cuts:
     def causes(self, wanted: set[int]) -> dict[int, Cause]:
         """Parameter id -> the first cut behind which it lies, for the ids in ``wanted``."""
         found: dict[int, Cause] = {}
+        budget = [MAX_GRAPH_NODES]  # graph nodes left to visit, over all cuts
         for cause, sources in self.events:
-            for pid in _leaves(sources) & (wanted - set(found)):
-                found[pid] = cause
-            if len(found) == len(wanted):
+            if len(found) == len(wanted) or budget[0] <= 0:
                 break
+            for pid in _leaves(sources, budget) & (wanted - set(found)):
+                found[pid] = cause
         return found
 
 
-def _leaves(sources: list[Any]) -> set[int]:
-    """Ids of the leaf tensors (parameters) the autograd graph of ``sources`` reaches."""
+def _leaves(sources: list[Any], budget: list[int]) -> set[int]:
+    """Ids of the leaf tensors (parameters) the autograd graph of ``sources`` reaches, visiting
+    at most ``budget[0]`` nodes (and taking them off it)."""
     ids = {id(t) for t in sources if t.grad_fn is None}
     todo = [t.grad_fn for t in sources if t.grad_fn is not None]
     seen: set[int] = set()
-    while todo and len(seen) < MAX_GRAPH_NODES:
+    while todo and budget[0] > 0:
         node = todo.pop()
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
+        budget[0] -= 1
         variable = getattr(node, "variable", None)  # AccumulateGrad
         if variable is not None:
             ids.add(id(variable))
@@ -122,14 +125,15 @@ def report(torch: Any, model: Any, tracer: Any, loss: str, backward: bool, error
            order: BackwardOrder | None) -> Gradients:
     """The :class:`Gradients` record of ``model`` after the step."""
     params = list(model.named_parameters())
+    modules = dict(model.named_modules())
     frozen = {n for n, p in params if not p.requires_grad}
     missing = {n for n, p in params if p.requires_grad and p.grad is None}
     out = Gradients(loss=loss, backward=backward, error=error,
                     trainable=sum(p.numel() for n, p in params if n not in frozen),
                     frozen_params=sum(p.numel() for n, p in params if n in frozen))
-    out.frozen = [_group(model, tracer, name) for name in _cover(model, frozen)]
+    out.frozen = [_group(model, tracer, modules, dict(params), name) for name in _cover(model, frozen)]
     if error is None:
-        out.no_grad = _no_grad_groups(model, tracer, dict(params), missing)
+        out.no_grad = _no_grad_groups(model, tracer, modules, dict(params), missing)
         out.nonfinite = _nonfinite(torch, params)
         if out.nonfinite and order is not None and order.nonfinite:
             out.nonfinite_origin = order.nonfinite[0]
@@ -138,25 +142,28 @@ def report(torch: Any, model: Any, tracer: Any, loss: str, backward: bool, error
     return out
 
 
-def _no_grad_groups(model: Any, tracer: Any, params: dict[str, Any], missing: set[str]) -> list[ParamGroup]:
+def _no_grad_groups(model: Any, tracer: Any, modules: dict[str, Any], params: dict[str, Any],
+                    missing: set[str]) -> list[ParamGroup]:
+    if not missing:
+        return []
     causes = tracer.cuts.causes({id(params[n]) for n in missing}) if tracer.cuts else {}
     groups = []
     for name in _cover(model, missing):
-        group = _group(model, tracer, name)
+        group = _group(model, tracer, modules, params, name)
         inside = [n for n in sorted(missing) if not name or n == name or n.startswith(name + ".")]
         cause = next((causes[id(params[n])] for n in inside if id(params[n]) in causes), None)
         if cause is None:
-            cause = {"kind": "unknown" if _used(tracer, model, name) else "unused"}
+            cause = {"kind": "unknown" if _used(tracer, modules, params, name) else "unused"}
         group["cause"] = cause
         groups.append(group)
     return groups
 
 
-def _used(tracer: Any, model: Any, name: str) -> bool:
-    module = dict(model.named_modules()).get(name)
+def _used(tracer: Any, modules: dict[str, Any], params: dict[str, Any], name: str) -> bool:
+    module = modules.get(name)
     if module is not None:
         return tracer.used(module)
-    return any(id(p) in tracer.params_used for n, p in model.named_parameters() if n == name)
+    return id(params[name]) in tracer.params_used
 
 
 def _cover(model: Any, names: set[str]) -> list[str]:
@@ -176,13 +183,13 @@ def _cover(model: Any, names: set[str]) -> list[str]:
     return chosen + sorted(names - covered)
 
 
-def _group(model: Any, tracer: Any, name: str) -> ParamGroup:
-    module = dict(model.named_modules()).get(name)
+def _group(model: Any, tracer: Any, modules: dict[str, Any], params: dict[str, Any], name: str) -> ParamGroup:
+    module = modules.get(name)
     if module is not None:
         count = sum(p.numel() for p in module.parameters())
         kind = type(module).__name__
     else:
-        count = int(dict(model.named_parameters())[name].numel())
+        count = int(params[name].numel())
         kind = "Parameter"
     group: ParamGroup = {"name": name, "type": kind, "params": int(count)}
     group["owner"] = owner_of(name, tracer, model) if name else None
