@@ -229,3 +229,33 @@ def test_wrong_input_rank_is_diagnosed_as_the_inputs_fault(in_repo):
     assert code == 1 and "TL100" not in text  # not a finding against the layer
     assert ("    fix:      the input lacks its channel dimension, the layer is right: use an input of shape "
             "[4, 3, 32, 32] (--input-shape 4,3,32,32, or input-shape in the trace config)") in text
+
+
+def test_time_line_includes_the_child_start_and_torch_import(results):
+    result = results["frozen"]
+    assert 0 < result.torch_import_seconds < result.startup_seconds
+    line = next(ln for ln in report.render_table(result, "t", "meta", None).splitlines() if "  trace: " in ln)
+    assert (f"s after {result.startup_seconds:.2f} s starting the trace process, "
+            f"{result.torch_import_seconds:.2f} s of it importing torch, peak RSS") in line
+
+
+def test_timed_out_trace_shows_where_it_hung(in_repo):
+    raw = run_jobs([job("sleep", "sleeps.py", "Slow", device="cpu")], timeout=1.5, cwd=MODELS)["sleep"]
+    failure = TraceResult.from_json(raw).failure
+    assert failure.phase == "timeout" and failure.output == "sleeping forever"  # the dump is taken out
+    assert (failure.user_frame["line"], failure.user_frame["function"]) == (14, "forward")
+    text = report.render_problem(report.analyse_failure(failure))
+    assert text.startswith("tests/trace/models/sleeps.py:14:13: the trace did not finish within 1.5 s")
+    assert "    code:   time.sleep(1)\n    stack:  forward (tests/trace/models/sleeps.py:14)\n" in text
+
+
+def test_hung_stack_parsing():
+    from torchlint.trace.runner import hung_stack
+
+    output = ("before\nThread 0x00007f (most recent call first):\n"
+              '  File "/proj/model.py", line 9 in helper\n'
+              '  File "/usr/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1 in _call_impl\n'
+              '  File "/proj/model.py", line 20 in forward\nafter')
+    rest, frames = hung_stack(output)
+    assert rest == "before\nafter"
+    assert [(f["line"], f["function"]) for f in frames] == [(20, "forward"), (9, "helper")]  # innermost last

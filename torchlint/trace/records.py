@@ -288,6 +288,8 @@ class TraceResult(_Record):
     gradients: Gradients | None = None  # --train: the backward of one step
     failure: Failure | None = None
     # the process
+    startup_seconds: float | None = None  # spawn to ready: interpreters, torch import, warm-up
+    torch_import_seconds: float | None = None  # of which importing torch
     seconds: float | None = None
     peak_rss_kb: int | None = None
     cuda_peak_bytes: int | None = None

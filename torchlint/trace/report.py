@@ -133,6 +133,10 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
         headline = f"{phase}{rec.message}"
         if user is not None and user.code:
             details.append(("code", user.code))
+        if rec.phase == "timeout" and rec.traceback:  # where it hung, innermost first
+            details.append(("stack", " <- ".join(
+                f"{f['function']} ({locate.relative_path(Path(f['file']))}:{f['line']})"
+                for f in reversed(rec.traceback))))
     details += _notes(rec, kind)
     return Problem(headline, tl100, loc, details, rec.to_json(), rec)
 
@@ -402,9 +406,18 @@ def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
         out.append(f"  CUDA peak:    {human_bytes(result.cuda_peak_bytes)} allocated on "
                    f"{result.cuda_device if result.cuda_device is not None else 'the GPU'}")
     if result.seconds is not None:
-        out.append(f"  trace:        {result.seconds:.2f} s, peak RSS of the trace process "
+        out.append(f"  trace:        {result.seconds:.2f} s{_startup(result)}, peak RSS of the trace process "
                    f"{human_bytes((result.peak_rss_kb if result.peak_rss_kb is not None else 0) * 1024)}")
     return out + [""]
+
+
+def _startup(result: TraceResult) -> str:
+    """How long the trace process took to start, and how much of it was importing torch."""
+    if result.startup_seconds is None:
+        return ""
+    torch = f", {result.torch_import_seconds:.2f} s of it importing torch" \
+        if result.torch_import_seconds is not None else ""
+    return f" after {result.startup_seconds:.2f} s starting the trace process{torch}"
 
 
 def _never_called(result: TraceResult, problem: Problem | None) -> list[str]:
@@ -521,6 +534,8 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
         "failure": failure,
         "findings": [f.to_dict() for f in findings],
         "seconds": result.seconds,
+        "startup_seconds": result.startup_seconds,
+        "torch_import_seconds": result.torch_import_seconds,
         "peak_rss_bytes": (result.peak_rss_kb or 0) * 1024,
     }
     if result.cuda_peak_bytes is not None:

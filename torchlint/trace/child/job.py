@@ -23,6 +23,7 @@ def main() -> None:
     request, emit = connect()
     apply_memory_limit(request.get("memory_limit"))
     cwd = request.get("cwd") or os.getcwd()
+    started = time.perf_counter()
     try:
         import torch  # noqa: F401
     except BaseException as exc:  # ImportError, or a broken install
@@ -31,9 +32,11 @@ def main() -> None:
                                    message=f"torch cannot be imported ({type(exc).__name__}: {exc})")
             emit({"event": "result", "id": job["id"], **no_torch.to_json()})
         os._exit(0)
+    imported = time.perf_counter()
     if any(job.get("device", "meta") == "meta" for job in request["jobs"]):
         warm_meta(torch)
-    emit({"event": "ready", "torch": torch.__version__})
+    emit({"event": "ready", "torch": torch.__version__, "import_seconds": round(imported - started, 4),
+          "warm_seconds": round(time.perf_counter() - imported, 4)})
     for job in request["jobs"]:
         emit({"event": "start", "id": job["id"]})
         started = time.perf_counter()
