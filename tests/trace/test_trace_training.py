@@ -117,6 +117,7 @@ def test_nan_gradient_from_log_of_zero_on_cpu(results):
     assert grads.modules["out"]["status"] == "ok" and grads.modules["out"]["norm"] > 0
     text = report.render_table(result, "t", "cpu", None)
     assert "  NaN/Inf gradients: fc.weight (NaN), fc.bias (NaN)" in text
+    assert f"  gradient norm per top-level module: fc nan, out {grads.modules['out']['norm']:.3g}\n" in text
     assert "first non-finite in backward: the gradient of `fc`'s output" in text
     # the Grad column: the norm of each top-level module's gradient
     assert any(ln.split()[1:3] == ["fc", "Linear"] and ln.split()[-1] == "NaN" for ln in text.splitlines())
@@ -259,3 +260,49 @@ def test_hung_stack_parsing():
     rest, frames = hung_stack(output)
     assert rest == "before\nafter"
     assert [(f["line"], f["function"]) for f in frames] == [(20, "forward"), (9, "helper")]  # innermost last
+
+
+def _row(name, typ, depth, params=None, **extra):
+    row = {"name": name, "type": typ, "depth": depth, "inputs": [{"shape": [2, 8], "dtype": "float32"}],
+           "outputs": {"shape": [2, 8], "dtype": "float32"}, **extra}
+    if params is not None:
+        row["params"] = params
+    return row
+
+
+def _stack_rows(blocks=32, failed_at=None):
+    rows = [_row("", "Net", 0, 1000), _row("embed", "Linear", 1, 72)]
+    for k in range(blocks):
+        rows.append(_row(f"layers.{k}", "Block", 1, 72, **({"failed": True} if k == failed_at else {})))
+        rows.append(_row(f"layers.{k}.fc", "Linear", 2, 72))
+    rows.append(_row("embed", "Linear", 1))  # the embedding called again (tied output layer)
+    return rows
+
+
+def _table(rows, depth=None):
+    result = TraceResult("ok", params=1000, calls=rows)
+    return report.render_table(result, "t", "meta", None, depth).split("\n\nTotals")[0].splitlines()[5:]
+
+
+def test_repeated_blocks_fold_and_reused_modules_get_a_legend():
+    lines = _table(_stack_rows())
+    assert [ln.split() for ln in lines] == [
+        ["1", "(root)", "Net", "[2,", "8]", "[2,", "8]", "1,000"],
+        ["2", "embed", "Linear", "[2,", "8]", "[2,", "8]", "72"],
+        ["3", "layers.0-31", "32", "×", "Block", "[2,", "8]", "[2,", "8]", "2,304"],
+        ["4", "embed", "Linear", "[2,", "8]", "[2,", "8]", "=#2"],
+        ["Params", "=#N:", "the", "module", "of", "row", "N,", "called", "again", "(its", "parameters", "are",
+         "counted", "once,", "there)"]]
+    # --depth N: every call down to N, nothing folded
+    assert [ln.split()[1] for ln in _table(_stack_rows(4), depth=1)[:-1]] == \
+        ["(root)", "embed", "layers.0", "layers.1", "layers.2", "layers.3", "embed"]
+    # two blocks are not folded; a failed block stays in view and ends the run before it
+    assert "layers.0-1" not in "\n".join(_table(_stack_rows(2)))
+    names = [ln.split()[1] for ln in _table(_stack_rows(6, failed_at=4))[:-1]]
+    assert names == ["(root)", "embed", "layers.0-3", "layers.4", "layers.4.fc", "layers.5", "layers.5.fc", "embed"]
+
+
+def test_depth_flag():
+    assert _args("t.py:M", "--depth", "2").depth == 2
+    with pytest.raises(SystemExit):
+        _args("t.py:M", "--depth", "-1")

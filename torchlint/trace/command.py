@@ -54,12 +54,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the loss of --train: sum (default), mse (zero target), ce (class-0 "
                              "targets), or a function taking the model's output: "
                              "path/to/file.py:function or package.module:function")
+    parser.add_argument("--depth", type=_depth, default=None, metavar="N",
+                        help="show every module call down to nesting depth N (default: all depths, "
+                             "repeated blocks folded into one row, e.g. layers.0-31 (32 × Block))")
     if "--format" not in parser._option_string_actions:  # noqa: SLF001 - the CLI may own it
         parser.add_argument("--format", choices=("table", "json"), default="table",
                             help="output format (default: table)")
     if "--config" not in parser._option_string_actions:  # noqa: SLF001
         parser.add_argument("--config", default=None, metavar="PATH",
                             help="configuration file to read [tool.torchlint.trace] from")
+
+
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a depth of 0 or more, got {text!r}")
+    return value
 
 
 def require_torch() -> None:
@@ -171,7 +184,7 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     if fmt == "json":
         text = report.render_json(result, target.display, device, problem, findings)
     else:
-        text = report.render_table(result, target.display, device, problem)
+        text = report.render_table(result, target.display, device, problem, getattr(args, "depth", None))
     stdout.write(text + "\n")
     stdout.flush()
     if problem is not None or result.status == "nonfinite" or report.gradient_problem(result):

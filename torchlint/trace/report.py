@@ -4,6 +4,7 @@ TL100 findings and table/JSON output."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,7 +245,7 @@ def input_summary(result: TraceResult) -> str:
 
 
 def render_table(result: TraceResult, target: str, device: str,
-                 problem: Problem | None) -> str:
+                 problem: Problem | None, depth: int | None = None) -> str:
     """The trace report: input, the table of calls, totals, modules never called, NaN/Inf
     outputs, the problem (if any) and a one-line verdict."""
     out: list[str] = [f"Trace of {target} on {device}"]
@@ -254,7 +255,7 @@ def render_table(result: TraceResult, target: str, device: str,
             out += ["", render_problem(problem), "", "Trace failed."]
         return "\n".join(out)
     out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
-    out += _calls_table(result)
+    out += _calls_table(result, depth)
     out += _totals(result, problem)
     out += _never_called(result, problem)
     nonfinite = result.nonfinite or []
@@ -319,6 +320,10 @@ def gradient_lines(grads: Gradients) -> list[str]:
             out.append(f"      {cause_text(group.get('cause'))}")
     elif not grads.error:
         out.append("  no gradient:  none (every trainable parameter got one)")
+    norms = [(name, info["norm"]) for name, info in grads.modules.items() if info.get("norm") is not None]
+    if norms:
+        out.append("  gradient norm per top-level module: " + ", ".join(
+            f"{name} {norm:.3g}" if isinstance(norm, float) else f"{name} {norm}" for name, norm in norms))
     if grads.frozen:
         out.append("  frozen (requires_grad=False, intended: not a problem):")
         out += [f"    {_group_label(group)}" for group in grads.frozen]
@@ -352,7 +357,7 @@ def _gradient_cell(grads: Gradients | None, row: dict[str, Any], seen: set[str])
 _HEADER = ("#", "Module", "Type", "Input shapes", "Output shapes", "Params")
 
 
-def _call_row(i: int, row: dict[str, Any]) -> tuple[str, ...]:
+def _call_row(i: int, row: dict[str, Any], params: str) -> tuple[str, ...]:
     name = row["name"] or "(root)"
     indent = "  " * row.get("depth", 0)
     if row.get("failed"):
@@ -361,22 +366,98 @@ def _call_row(i: int, row: dict[str, Any]) -> tuple[str, ...]:
         output = describe_value(row["outputs"])
     else:
         output = "-"
-    params = f"{row['params']:,}" if "params" in row else ""
     return (str(i), _cell(indent + name, 40), row["type"], _cell(describe_args(row.get("inputs", []))),
             _cell(output), params)
 
 
-def _calls_table(result: TraceResult) -> list[str]:
+_NUMBERED = re.compile(r"^((?:.*\.)?)(\d+)$")
+FOLD_AT = 3  # a run of at least this many numbered blocks is folded into one row
+
+
+def _subtree_end(rows: list[dict[str, Any]], i: int) -> int:
+    """The index just past row ``i``'s call and the calls made inside it."""
+    j = i + 1
+    while j < len(rows) and rows[j].get("depth", 0) > rows[i].get("depth", 0):
+        j += 1
+    return j
+
+
+def _blocks_from(rows: list[dict[str, Any]], i: int) -> list[tuple[int, int]]:
+    """The run of calls ``<prefix>k``, ``<prefix>k+1``, ... of one type and depth starting at
+    row ``i`` (siblings in a ``ModuleList``/``Sequential``), each as (start, end) rows; a block
+    holding a failed call ends the run, so that it stays in view."""
+    head = rows[i]
+    m = _NUMBERED.match(head["name"])
+    if not m:
+        return []
+    prefix, first = m.group(1), int(m.group(2))
+    blocks: list[tuple[int, int]] = []
+    j = i
+    while j < len(rows):
+        row = rows[j]
+        if row["name"] != f"{prefix}{first + len(blocks)}" or row["type"] != head["type"] \
+                or row.get("depth", 0) != head.get("depth", 0):
+            break
+        end = _subtree_end(rows, j)
+        if any(rows[x].get("failed") for x in range(j, end)):
+            break
+        blocks.append((j, end))
+        j = end
+    return blocks
+
+
+def fold_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs of repeated blocks (``layers.0`` ... ``layers.31``, one type) as one row each:
+    ``layers.0-31``, ``32 × TransformerBlock``, the first block's input, the last one's output,
+    their parameters added up; the calls inside them are not shown."""
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(rows):
+        blocks = _blocks_from(rows, i)
+        if len(blocks) < FOLD_AT:
+            out.append(rows[i])
+            i += 1
+            continue
+        first, last = rows[blocks[0][0]], rows[blocks[-1][0]]
+        number = _NUMBERED.match(last["name"])
+        assert number is not None
+        folded = {"name": f"{first['name']}-{number.group(2)}", "type": f"{len(blocks)} × {first['type']}",
+                  "depth": first.get("depth", 0), "inputs": first.get("inputs", []),
+                  "params": sum(rows[start].get("params", 0) for start, _ in blocks)}
+        if "outputs" in last:
+            folded["outputs"] = last["outputs"]
+        out.append(folded)
+        i = blocks[-1][1]
+    return out
+
+
+def shown_rows(rows: list[dict[str, Any]], depth: int | None) -> list[dict[str, Any]]:
+    """The table's rows: every call down to ``depth`` (``--depth N``), else repeated blocks
+    folded."""
+    if depth is not None:
+        return [r for r in rows if r.get("depth", 0) <= depth]
+    return fold_rows(rows)
+
+
+def _calls_table(result: TraceResult, depth: int | None = None) -> list[str]:
     """One aligned row per module call (numbers and parameter counts right-aligned), then a
-    blank line; nothing when no call was recorded."""
-    rows = result.calls or []
+    blank line; nothing when no call was recorded.  A module called again shows ``=#N`` (row
+    N holds its parameters) and a legend says so."""
+    rows = shown_rows(result.calls or [], depth)
     if not rows:
         return []
     grads = result.gradients
     seen: set[str] = set()
+    first_call: dict[str, int] = {}  # module -> the row counting its parameters
     header = _HEADER + (("Grad",) if grads is not None else ())
-    table = [header] + [_call_row(i, row) + ((_gradient_cell(grads, row, seen),) if grads is not None else ())
-                        for i, row in enumerate(rows, 1)]
+    table = [header]
+    for i, row in enumerate(rows, 1):
+        if row.get("params"):
+            first_call.setdefault(row["name"], i)
+        params = f"{row['params']:,}" if "params" in row else (
+            f"=#{first_call[row['name']]}" if row["name"] in first_call else "")
+        cells = _call_row(i, row, params)
+        table.append(cells + ((_gradient_cell(grads, row, seen),) if grads is not None else ()))
     widths = [max(len(r[c]) for r in table) for c in range(len(header))]
     out = []
     for j, r in enumerate(table):
@@ -385,8 +466,10 @@ def _calls_table(result: TraceResult) -> list[str]:
         out.append("  ".join(cells).rstrip())
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
+    if any(r[5].startswith("=#") for r in table[1:]):
+        out.append("Params =#N: the module of row N, called again (its parameters are counted once, there)")
     if result.calls_truncated:
-        out.append(f"... (only the first {len(rows):,} calls are shown)")
+        out.append(f"... (only the first {len(result.calls or []):,} calls are shown)")
     return out + [""]
 
 
