@@ -46,6 +46,7 @@ JOBS = [
     _train("cpu_into_linear", "CpuInputToLayer"),
     _train("device_aware", "DeviceAware"),
     _train("device_aware_cpu", "DeviceAware", device="cpu"),
+    job("packed", "training.py", "PackedRNN", train=True, inputs=[{"shape": [2, 5, 8], "dtype": "float32"}]),
     _train("mse", "Detached", loss="mse"),
     _train("ce", "Detached", loss="ce"),
     _train("user_loss", "Detached", loss={"target": {"file": str(MODELS / "training.py"), "module": None,
@@ -149,7 +150,8 @@ def test_cpu_input_to_a_layer_is_caught_though_meta_linear_accepts_it(results):
 
 def test_device_aware_model_is_clean(results):
     # device=, a buffer, a 0-dim scalar and a CPU index tensor: no mismatch on meta or cpu
-    for key in ("device_aware", "device_aware_cpu"):
+    # and a packed sequence: its lengths and batch sizes are CPU tensors by design
+    for key in ("device_aware", "device_aware_cpu", "packed"):
         assert results[key].status == "ok", results[key].failure
         assert results[key].gradients.no_grad == []
 

@@ -105,3 +105,18 @@ def first_output_loss(output):
 
 def not_a_scalar(output):
     return output * 2
+
+
+class PackedRNN(nn.Module):
+    """Lengths on the CPU, as pack_padded_sequence wants them: no device mismatch."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(8, 4, batch_first=True)
+
+    def forward(self, x):
+        lengths = torch.full((x.shape[0],), x.shape[1], dtype=torch.long)
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True)
+        out, _ = self.rnn(packed)
+        padded, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
+        return padded

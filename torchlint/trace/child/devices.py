@@ -19,10 +19,14 @@ from torchlint.trace.child.failure import DeviceMismatch, current_user_frame, op
 from torchlint.trace.records import Frame
 
 # Ops that take a tensor on another device legitimately: conversions, copies, indexing (a CPU
-# index into a GPU tensor is allowed), and ops that read only the other tensor's size.
+# index into a GPU tensor is allowed), ops that read only the other tensor's size, and ops
+# that want their lengths on the CPU (packed sequences; CTC's lengths).
 _CROSS_DEVICE_OK = {"to", "type_as", "copy_", "__getitem__", "__setitem__", "view_as", "expand_as",
                     "reshape_as", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full",
-                    "__repr__", "__format__", "size", "dim", "numel"}
+                    "__repr__", "__format__", "size", "dim", "numel", "pack_padded_sequence",
+                    "_pack_padded_sequence", "ctc_loss"}
+# Recurrent ops take a packed sequence's ``batch_sizes``, an integer CPU tensor by design.
+_CPU_INTEGERS_OK = {"lstm", "gru", "rnn_tanh", "rnn_relu", "_pad_packed_sequence", "pad_packed_sequence"}
 MAX_ORIGINS = 4096
 
 
@@ -54,7 +58,9 @@ class DeviceWatch:
         name = op_name(func)
         if name in _CROSS_DEVICE_OK:
             return
-        cpu = next((t for t in tensors if t.device.type == "cpu" and t.dim() > 0), None)
+        integers_ok = name in _CPU_INTEGERS_OK
+        cpu = next((t for t in tensors if t.device.type == "cpu" and t.dim() > 0
+                    and not (integers_ok and not t.is_floating_point())), None)
         if cpu is None or not any(t.device.type == "meta" for t in tensors):
             return
         created = self.origin(cpu)
