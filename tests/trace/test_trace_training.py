@@ -223,6 +223,8 @@ def test_check_trace_verbose_says_what_was_traced_with_which_input(in_repo):
     assert frozen.endswith("); an inferred input can hide a shape bug: pin the real one in "
                            f"[tool.torchlint.trace.models.\"{FILE}:FrozenBackbone\"] input-shape = [2, 8]")
     assert not any(":CpuMask " in n for n in notes)  # failed traces are findings or warnings
+    assert (f"--trace: {FILE}:Detached: `encoder` (Linear) gets no gradient: cut off by `.detach()` at "
+            f"{FILE}:{_line('.detach()')}  h = torch.relu(self.encoder(x)).detach()") in notes
 
 
 def test_wrong_input_rank_is_diagnosed_as_the_inputs_fault(in_repo):

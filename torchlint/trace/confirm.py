@@ -150,7 +150,8 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
         path, name = meta[job["id"]]
         result = TraceResult.from_json(results.get(job["id"]) or {"status": "error"})
         if note is not None and result.status in ("ok", "nonfinite"):
-            note(traced_note(result, job["target"]["display"]))
+            for line in traced_notes(result, job["target"]["display"]):
+                note(line)
         finding = read_result(result, path, name, job["target"]["display"], linted, usage, warn)
         if finding is not None:
             new.setdefault((finding.path, finding.line, finding.column), finding)
@@ -201,15 +202,20 @@ def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
     return jobs, meta
 
 
-def traced_note(result: TraceResult, display: str) -> str:
-    """One line for ``check --trace -v``: the model, its input and where the input came from;
-    an inferred input can hide a shape bug, so say how to pin it."""
+def traced_notes(result: TraceResult, display: str) -> list[str]:
+    """Lines for ``check --trace -v``: the model, its input and where the input came from (an
+    inferred input can hide a shape bug, so say how to pin it); trainable parameters the
+    training step left without a gradient, and why."""
     text = f"--trace: traced {display} on meta with input {report.input_summary(result)}"
     if result.inputs_inferred:
         shape = ", ".join(str(list(s["shape"])) for s in result.inputs or [])
         text += (f"; an inferred input can hide a shape bug: pin the real one in "
                  f"[tool.torchlint.trace.models.\"{display}\"] input-shape = {shape}")
-    return text
+    lines = [text]
+    for group in result.gradients.no_grad if result.gradients is not None else []:
+        lines.append(f"--trace: {display}: `{group['name'] or '(all parameters)'}` ({group['type']}) gets no "
+                     f"gradient: {report.cause_text(group.get('cause'))}")
+    return lines
 
 
 def read_result(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
