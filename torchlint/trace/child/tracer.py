@@ -28,8 +28,7 @@ def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: st
 
     The forward runs without a default device, as in training: a tensor ``forward`` creates
     without ``device=`` is on the CPU, and meeting the model's tensors fails (TL101)."""
-    tracer = Tracer(torch, model, device, record_rows=rows)
-    tracer.input_shapes = tuple(list(s.shape) for s in specs)
+    tracer = Tracer(torch, model, device, record_rows=rows, input_shapes=[list(s.shape) for s in specs])
     tracer.install()
     failure = None
     gradients = None
@@ -71,7 +70,8 @@ def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: st
 
 
 class Tracer:
-    def __init__(self, torch: Any, model: Any, device: str, record_rows: bool = True):
+    def __init__(self, torch: Any, model: Any, device: str, record_rows: bool = True,
+                 input_shapes: list[list[int]] | None = None):
         self.torch = torch
         self.model = model
         self.device = device
@@ -96,7 +96,7 @@ class Tracer:
         self._counted: set[int] = set()
         self.in_hook = False  # our own tensor calls must not count as parameter use
         self.first_layer: str | None = None  # the first built-in layer with parameters called
-        self.input_shapes: tuple[list[int], ...] = ()  # the model's inputs
+        self.input_shapes = tuple(input_shapes or ())  # the model's inputs
         self.devices = DeviceWatch(torch) if device == "meta" else None
         self.cuts: Cuts | None = None  # graph cuts, in the pass followed by backward
         self.order: BackwardOrder | None = None  # NaN/Inf output gradients (cpu/cuda step)
