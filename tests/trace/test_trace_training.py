@@ -39,6 +39,7 @@ JOBS = [
     _train("no_grad", "NoGradEncoder"),
     _train("argmax", "ArgmaxRouting"),
     _train("frozen", "FrozenBackbone"),
+    _train("data", "DataCut"),
     _train("log0_cpu", "LogOfZero", device="cpu"),
     _train("log0_meta", "LogOfZero"),
     _train("cpu_mask", "CpuMask"),
@@ -84,7 +85,7 @@ def test_layer_cut_off_by_detach_is_reported_with_its_lines(results, in_repo):
     assert report.gradient_problem(result)
 
 
-def test_no_grad_block_non_differentiable_op_and_unused_layer(results):
+def test_no_grad_block_non_differentiable_op_and_unused_layer(results, in_repo):
     encoder = _no_grad(results["no_grad"])["encoder"]
     assert encoder["type"] == "Sequential" and encoder["params"] == 416  # one group for the block
     assert (encoder["cause"]["op"], encoder["cause"]["frame"]["line"]) == ("no_grad", _line("h = self.encoder(x)"))
@@ -93,6 +94,9 @@ def test_no_grad_block_non_differentiable_op_and_unused_layer(results):
     assert groups["spare"]["cause"] == {"kind": "unused"}  # what TL005 says statically
     assert report.cause_text(groups["spare"]["cause"]) == "never used by forward (an unused layer: TL005)"
     assert results["argmax"].gradients.modules["experts"]["status"] == "ok"
+    scale = _no_grad(results["data"])["scale"]  # a bare parameter, read through .data
+    assert (scale["type"], scale["params"], scale["cause"]["op"]) == ("Parameter", 8, "data")
+    assert report.cause_text(scale["cause"]).startswith(f"cut off by `.data` at {FILE}:{_line('self.scale.data')}")
 
 
 def test_frozen_backbone_is_listed_apart_not_as_a_finding(results):

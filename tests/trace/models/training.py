@@ -120,3 +120,13 @@ class PackedRNN(nn.Module):
         out, _ = self.rnn(packed)
         padded, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True)
         return padded
+
+
+class DataCut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(8))
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(x * self.scale.data)
