@@ -300,7 +300,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         paths = [f.path for f in files]
 
         def transform(findings, records):
-            return apply_trace(findings, paths, settings.trace, config, records=records)
+            return apply_trace(findings, paths, settings.trace, config, records=records,
+                               note=(lambda text: print(f"torchlint: {text}", file=sys.stderr)) if args.verbose else None)
 
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from torchlint.errors import ConfigError, UsageError
 from torchlint.trace import INSTALL_HINT, gpus, plan, report, shapes
 from torchlint.trace import config as trace_config_mod
-from torchlint.trace.records import TraceResult
+from torchlint.trace.records import BUILTIN_LOSSES, TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target
 
@@ -46,6 +46,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-limit", default=None, metavar="SIZE", dest="memory_limit",
                         help='address-space limit of the trace process, e.g. 8GiB; "none" to '
                              "disable (default: 75%% of RAM, or trace.memory-limit)")
+    parser.add_argument("--train", action="store_true",
+                        help="after the forward pass, reduce the outputs to a loss and run backward: "
+                             "report parameters without a gradient (and what cut them off), frozen "
+                             "parameters, gradient norms and NaN/Inf gradients (on cpu)")
+    parser.add_argument("--loss", default=None, metavar="LOSS",
+                        help="the loss of --train: sum (default), mse (zero target), ce (class-0 "
+                             "targets), or a function taking the model's output: "
+                             "path/to/file.py:function or package.module:function")
+    parser.add_argument("--depth", type=_depth, default=None, metavar="N",
+                        help="show every module call down to nesting depth N (default: all depths, "
+                             "repeated blocks folded into one row, e.g. layers.0-31 (32 × Block))")
     add_plan_arguments(parser)
     if "--format" not in parser._option_string_actions:  # noqa: SLF001 - the CLI may own it
         parser.add_argument("--format", choices=("table", "json"), default="table",
@@ -108,6 +119,16 @@ def plan_options(args: argparse.Namespace) -> tuple[dict[str, Any], plan.Setup, 
     return options, plan.Setup(sharding, world), target
 
 
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a depth of 0 or more, got {text!r}")
+    return value
+
+
 def require_torch() -> None:
     if importlib.util.find_spec("torch") is None:
         raise UsageError(f"the shape trace needs torch, which is not installed: install "
@@ -137,6 +158,24 @@ def _cli_inputs(args: argparse.Namespace) -> list[shapes.InputSpec] | None:
         return shapes.build_specs(parsed, args.dtype)
     except shapes.ShapeError as exc:
         raise UsageError(f"--input-shape/--dtype: {exc}") from None
+
+
+def loss_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The job's ``train``/``loss`` keys from ``--train``/``--loss`` (``--loss`` alone means
+    ``--train``)."""
+    loss = getattr(args, "loss", None)
+    if not getattr(args, "train", False) and loss is None:
+        return {}
+    if loss is None or loss in BUILTIN_LOSSES:
+        return {"train": True, "loss": loss or "sum"}
+    if ":" not in loss:
+        raise UsageError(f"--loss {loss!r}: expected {', '.join(BUILTIN_LOSSES)} or "
+                         "path/to/file.py:function or package.module:function")
+    try:
+        target = parse_target(loss)
+    except UsageError as exc:
+        raise UsageError(f"--loss: {str(exc).replace('trace target', 'loss function')}") from None
+    return {"train": True, "loss": {"target": target.job_target()}}
 
 
 def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
@@ -175,7 +214,7 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
 
     job = {"id": "trace", "target": target.job_target(), "args": ctor_args, "kwargs": ctor_kwargs,
            "inputs": [s.to_json() for s in inputs] if inputs else None, "device": device,
-           "mode": "trace", "plan": planned[0] if planned else None}
+           "mode": "trace", "plan": planned[0] if planned else None, **loss_arguments(args)}
     result = TraceResult.from_json(run_jobs([job], timeout=timeout, memory_limit=memory)["trace"])
 
     if result.status == "error":
@@ -191,7 +230,7 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     findings = []
     if result.status == "failed":
         problem = report.analyse_failure(result.failure or {}, result.model_type or "")
-        if problem.tl100:
+        if problem.rule is not None:
             inputs_text = ", ".join(shapes.format_spec(s) for s in result.inputs or [])
             f = problem.finding(context=f"traced on {device} with input {inputs_text}")
             if f is not None:
@@ -203,10 +242,11 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     if fmt == "json":
         text = report.render_json(result, target.display, device, problem, findings, memory_plan)
     else:
-        text = report.render_table(result, target.display, device, problem, memory_plan)
+        text = report.render_table(result, target.display, device, problem, memory_plan,
+                                   getattr(args, "depth", None))
     stdout.write(text + "\n")
     stdout.flush()
-    if problem is not None or result.nonfinite:
+    if problem is not None or result.status == "nonfinite" or report.gradient_problem(result):
         return 1
     return 0
 

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 from torchlint.trace import shapes
 from torchlint.trace.child.failure import JobError
 from torchlint.trace.child.inputs import make_inputs
-from torchlint.trace.child.step import backward_from_outputs
+from torchlint.trace.child.step import LossError, backward_from_outputs
 from torchlint.trace.plan import OPTIMIZERS
 
 FLOAT_INPUTS = ("float32", "float64")
@@ -222,7 +222,9 @@ def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
             inputs = make_inputs(torch, specs, device, high)
             outputs = model(*inputs)
             del inputs
-            backward_from_outputs(outputs, None)
+            if backward_from_outputs(outputs, "sum") is None:
+                raise LossError("no output of the model depends on a trainable parameter: there is "
+                                "nothing to differentiate")
             del outputs
         return saved.total, live.peak
     finally:

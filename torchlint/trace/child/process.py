@@ -24,6 +24,18 @@ except ImportError:  # pragma: no cover - not POSIX
 _USER_PATH_INDEX = [0]
 
 
+def dump_stack_on(sig: Any) -> None:
+    """Print the Python stack (``faulthandler``) to the job's output on ``sig``."""
+    if sig is None:  # pragma: no cover - no SIGUSR1 (Windows)
+        return
+    import faulthandler
+
+    try:
+        faulthandler.register(sig, file=sys.stderr, all_threads=False)
+    except (AttributeError, ValueError, OSError, RuntimeError):  # pragma: no cover
+        pass
+
+
 def connect() -> tuple[dict[str, Any], Any]:
     """Read the request from stdin, then set the process up; return it and ``emit``.
 
@@ -46,6 +58,7 @@ def connect() -> tuple[dict[str, Any], Any]:
     os.set_inheritable(ack, False)
     supervisor.die_with_parent(signal.SIGKILL, request.pop("supervisor"))
     set_up_path(request.pop("user_site", None))
+    dump_stack_on(supervisor.STACK_SIGNAL)
     counter = itertools.count(1)
 
     def emit(obj: dict[str, Any]) -> None:
