@@ -4,11 +4,12 @@ numpy's global random generator without seeding it).
 Per-file pass (no walk of its own): the file is cut into *units* -- each module-level
 function or method (nested defs merged into it), each module-level statement, and the
 ``if __name__ == "__main__":`` block. For every unit ``finish`` records, from
-``ctx.semantic``, its backward/step/``Trainer.fit`` sites (also per outermost loop), what it
-seeds, what it builds (an optimizer, a shuffling ``DataLoader``), ``random_split`` without a
-generator, same-file callees and imported callees. It then works out whether the entry
-point (main block and top-level statements, plus every same-file function they reach)
-trains and what it seeds. A file that optimises an input tensor of a fixed model (style
+``ctx.semantic``, what it seeds, what it builds (an optimizer, a shuffling ``DataLoader``),
+``random_split`` without a generator, same-file callees and imported callees. Whether an
+entry statement runs a training loop is the training model's answer
+(``TrainingModel.starts_training_loop`` over the loose call graph); what the entry point
+(main block and top-level statements, plus every same-file function they reach) seeds comes
+from the units it reaches. A file that optimises an input tensor of a fixed model (style
 transfer, adversarial examples: ``semantic.runs.optimises_inputs``, as for TL004) is no
 training run. What only another file can answer (does ``from .utils import
 set_seed`` seed torch? does ``from engine import train`` train?) goes into
@@ -33,7 +34,6 @@ from torchlint.semantic.runs import optimises_inputs
 from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
                                         display_use, known_generators, random_use, seedish, shuffling_loader,
                                         unseeded_random_split)
-from torchlint.semantic.training import ENGINES
 from torchlint.torch_api import expr_key, is_optimizer_class
 
 # Names of values drawn for something other than training randomness.
@@ -43,26 +43,13 @@ _TRAINING_NAME = re.compile(r"^(train|fit)|trainer$", re.IGNORECASE)
 
 
 @dataclass(eq=False)
-class _Loop:
-    """An outermost loop of a unit (or an ignite engine's process function, run per batch)."""
-
-    backward: bool = False
-    step: bool = False
-    callees: list = field(default_factory=list)  # same-file function nodes run per iteration
-
-
-@dataclass(eq=False)
 class _Unit:
     """One module-level function or method (nested defs merged into it), module-level
     statement or main block: what the semantic model says its call sites do."""
 
     key: str
-    backward: bool = False
-    step: bool = False
-    fit: bool = False
     builds: bool = False  # builds an optimizer or a shuffling DataLoader
     split: Any = None  # the first random_split(...) without a generator
-    loops: dict = field(default_factory=dict)  # outermost loop node (or engine call) -> _Loop
     callees: list = field(default_factory=list)  # same-file function nodes called or passed
     imported: set = field(default_factory=set)  # qualified names of imported functions called
     methods: set = field(default_factory=set)  # names of methods called on other objects (x.fit())
@@ -541,27 +528,9 @@ class MissingSeed(Rule):
             unit = self.units[key] = _Unit(key)
         return unit
 
-    def _unit_loop(self, site, unit: _Unit) -> _Loop | None:
-        """The unit's outermost loop around ``site`` (loops outside the unit do not count)."""
-        for loop in site.all_loops:
-            if self._loop_in_unit(loop, unit):
-                found = unit.loops.get(loop.node)
-                if found is None:
-                    found = unit.loops[loop.node] = _Loop()
-                return found
-        return None
-
-    def _loop_in_unit(self, loop, unit: _Unit) -> bool:
-        if unit.key.startswith("<"):
-            return loop.top == int(unit.key[unit.key.index(":") + 1:-1]) and not any(
-                s.kind in (FUNCTION, CLASS) for s in loop.scope.chain())
-        return any(self._fn_key.get(s.node) == unit.key for s in loop.scope.chain() if s.kind == FUNCTION)
-
     def _collect(self) -> None:
-        model, graph, training = self.model, self.graph, self.training
-        backward = set(training.sites.backward)
-        step = {site for site, _ in training.sites.step}
-        fit = set(training.sites.fit)
+        model, graph = self.model, self.graph
+        self.trains: dict[str, bool] = {}  # entry unit key -> it runs a training loop
         self.uses: dict[str, tuple[str, cst.Call]] = {}  # generator -> (name, first call drawing from it)
         self.file_seeds: set[str] = set()
         for site in model.calls:
@@ -578,17 +547,8 @@ class MissingSeed(Rule):
             unit = self._site_unit(site)
             if unit is None:
                 continue
-            loop = self._unit_loop(site, unit)
-            if site in backward:
-                unit.backward = True
-                if loop is not None:
-                    loop.backward = True
-            elif site in step:
-                unit.step = True
-                if loop is not None:
-                    loop.step = True
-            elif site in fit:
-                unit.fit = True
+            if unit.key.startswith("<") and not self.trains.get(unit.key):
+                self.trains[unit.key] = self.training.starts_training_loop(site, graph)
             if imported:
                 self._imported_call(site, unit, qualified)
                 callees = graph.references(site)
@@ -601,15 +561,10 @@ class MissingSeed(Rule):
                         and not graph.targets(site):
                     unit.unresolved_seedish = True
             unit.callees.extend(callees)
-            if loop is not None:
-                loop.callees.extend(callees)
 
     def _imported_call(self, site, unit: _Unit, qualified: str) -> None:
         """What a call of an imported name does: seeds, builds, splits, runs an ignite engine."""
         call = site.node
-        if qualified in ENGINES and call.args:
-            # Engine(process_function): the function runs once per batch, as a loop body.
-            unit.loops[call] = _Loop(callees=self.graph.resolve(call.args[0].value, site.scope, call))
         if is_optimizer_class(qualified) or shuffling_loader(qualified, call):
             unit.builds = True
         elif unit.split is None and unseeded_random_split(qualified, call):
@@ -640,27 +595,6 @@ class MissingSeed(Rule):
     # -- per-file conclusions ----------------------------------------------------------
     def _keys(self, nodes) -> list[str]:
         return [k for k in (self._fn_key.get(n) for n in nodes) if k is not None]
-
-    def _trains(self) -> dict[str, bool]:
-        """Which units run a training loop (backward + step in a loop, or Lightning fit),
-        directly or through same-file functions they call."""
-        closure = self.graph.closure
-        does_backward = closure(self.training.direct("backward"))
-        does_step = closure(self.training.direct("step"))
-        trains = {}
-        for k, u in self.units.items():
-            trains[k] = u.fit or any(
-                (loop.backward or any(c in does_backward for c in loop.callees))
-                and (loop.step or any(c in does_step for c in loop.callees))
-                for loop in u.loops.values())
-        callees = {k: self._keys(u.callees) for k, u in self.units.items()}
-        changed = True
-        while changed:
-            changed = False
-            for k in self.units:
-                if not trains[k] and any(trains.get(c) for c in callees[k]):
-                    trains[k] = changed = True
-        return trains
 
     def _reach(self, start) -> list[_Unit]:
         keys = {self._fn_key.get(n) for n in self.graph.reach(
@@ -713,7 +647,7 @@ class MissingSeed(Rule):
         it still needs seeded, and where the unseeded draws and splits are."""
         if not self._order:
             return None
-        trains = self._trains()
+        trains = self.trains
         reached = self._reach(self._order)
         builds = any(u.builds for u in reached)
         main = next((k for k in self._order if k.startswith("<main") and trains.get(k)), None)
