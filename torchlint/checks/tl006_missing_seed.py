@@ -27,9 +27,11 @@ import libcst as cst
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.crossfile import ProjectCalls
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
 from torchlint.semantic.libraries import is_library
-from torchlint.semantic.model import CLASS, FUNCTION, LAMBDA, MODULE
+from torchlint.semantic.index import index_name
+from torchlint.semantic.model import CLASS, FUNCTION, MODULE
 from torchlint.semantic.runs import optimises_inputs
 from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
                                         display_use, known_generators, random_use, seedish, shuffling_loader,
@@ -487,39 +489,25 @@ class MissingSeed(Rule):
             self._top_keys[i] = key
             self._order.append(key)
         self.units: dict[str, _Unit] = {}
-        self._fn_key: dict[cst.CSTNode, str] = {}  # function node -> unit key (nested: the enclosing unit)
-        self._functions: set[str] = set()  # module-level function names
+        self._functions = {s.name for s in self.model.module.children if s.kind == FUNCTION}
         self._classes: dict[str, list[str]] = {}  # module-level class -> its method keys
-        for scope in self.model.scopes.values():
-            if scope.kind in (FUNCTION, LAMBDA):
-                key = self._unit_key(scope)
-                if key is not None:
-                    self._fn_key[scope.node] = key
         for info in self.model.classes.values():
             if all(s.kind in (CLASS, MODULE) for s in info.scope.chain()):
                 self._classes[info.qualname] = [f"{info.qualname}.{m}" for m in info.methods]
 
-    def _unit_key(self, scope) -> str | None:
-        """A function's unit: the outermost function around it (a module-level function or
-        a method of a module-level class); a class body or module code is no function unit."""
-        chain = list(scope.chain())
-        outer = max((i for i, s in enumerate(chain) if s.kind == FUNCTION), default=None)
-        if outer is None:
-            return None
-        fn = chain[outer]
-        classes = [s.name for s in reversed(chain[outer + 1:]) if s.kind == CLASS]
-        if not classes:
-            self._functions.add(fn.name)
-        return ".".join([*classes, fn.name])
+    def _unit_key(self, node: cst.CSTNode) -> str | None:
+        """The unit of a function or lambda: the outermost function around it (a module-level
+        function or a method), named as the project index names it; None in module code."""
+        outer = _outermost_function(self.model.scopes[node])
+        return index_name(outer) if outer is not None else None
 
     def _site_unit(self, site) -> _Unit | None:
-        key = None
-        for s in site.scope.chain():
-            if s.kind == FUNCTION:
-                key = self._fn_key.get(s.node)
-        if key is None:
-            if any(s.kind == CLASS for s in site.scope.chain()):
-                return None
+        outer = _outermost_function(site.scope)
+        if outer is not None:
+            key = index_name(outer)
+        elif any(s.kind == CLASS for s in site.scope.chain()):
+            return None
+        else:
             key = self._top_keys.get(site.top)
             if key is None:
                 return None
@@ -594,10 +582,10 @@ class MissingSeed(Rule):
 
     # -- per-file conclusions ----------------------------------------------------------
     def _keys(self, nodes) -> list[str]:
-        return [k for k in (self._fn_key.get(n) for n in nodes) if k is not None]
+        return [k for k in (self._unit_key(n) for n in nodes) if k is not None]
 
     def _reach(self, start) -> list[_Unit]:
-        keys = {self._fn_key.get(n) for n in self.graph.reach(
+        keys = {self._unit_key(n) for n in self.graph.reach(
             [c for k in start if k in self.units for c in self.units[k].callees])}
         keys |= set(start)
         return [u for k, u in self.units.items() if k in keys]
@@ -715,7 +703,7 @@ class _ProjectEntry:
 
     def __init__(self, project, record, entry: dict) -> None:
         self.project, self.record, self.entry = project, record, entry
-        self.resolver = _Resolver(project)
+        self.resolver = _seeded_by(project)
 
     def messages(self) -> list[tuple[list[int], str]]:
         entry, record = self.entry, self.record
@@ -732,10 +720,10 @@ class _ProjectEntry:
             return [(entry["at"], handed_off(unseen))]
         for qualified in entry["calls"]:
             if qualified not in {shown for shown, _ in delegates}:
-                needs -= self.resolver.generators(qualified, record)
+                needs -= self.resolver.values(qualified, record)
         later: set[str] = set()  # seeded only inside the training itself
         for _, resolved in delegates:
-            later |= _Resolver(self.project).generators(resolved, record)
+            later |= _seeded_by(self.project).values(resolved, record)
         out = []
         if TORCH in needs - later:
             out.append((entry["at"], NEVER_SEEDS_TORCH))
@@ -811,76 +799,19 @@ def unseeded_draw(gen: str, used: str) -> str:
             f"call {call} next to torch.manual_seed(seed)")
 
 
-class _Resolver:
-    """What an imported call seeds, looked up in the other files' facts."""
+def _seeded_by(project) -> ProjectCalls:
+    """The generators an imported function seeds, from the other files' TL006 facts: a
+    library seeder by its name (``known_generators``), an unresolved name that reads like
+    a seeder (``set_seed``) as seeding everything."""
+    return ProjectCalls(project, MissingSeed.code, known=known_generators, everything=ALL_GENERATORS,
+                        fallback=lambda q: set(ALL_GENERATORS) if seedish(q.rsplit(".", 1)[-1]) else set())
 
-    def __init__(self, project) -> None:
-        self.project = project
-        self.seen: set[tuple[str, str]] = set()
 
-    def generators(self, qualified: str, importer, depth: int = 0) -> set[str]:
-        known = known_generators(qualified)
-        if known is not None:
-            return known
-        fallback = set(ALL_GENERATORS) if seedish(qualified.rsplit(".", 1)[-1]) else set()
-        if depth > 12:
-            return fallback
-        found = self.project.resolve_symbol(qualified, importer)
-        if found is None:
-            return fallback
-        record, name = found
-        head, dot, rest = name.partition(".")
-        if head in record.imports:  # re-exported from a module outside the project
-            return self.generators(record.imports[head] + dot + rest, record, depth + 1)
-        facts = record.facts.get("TL006")
-        if not record.parsed or facts is None or "defined" not in facts:
-            return fallback
-        if head not in facts["defined"]:
-            return fallback  # an alias, variable or something else torchlint cannot see
-        if rest:
-            # A method (or attribute) of a class defined there: its own method, one it
-            # inherits from a same-file base, or something torchlint cannot see.
-            members = facts["classes"].get(head, ())
-            suffix = "." + name.rsplit(".", 1)[-1]
-            keys = [k for k in members if k == name or k.endswith(suffix)]
-            if not keys:
-                return fallback
-            out: set[str] = set()
-            for k in keys:
-                out |= self._unit(record, k, depth)
-            return out
-        return self._unit(record, name, depth)
-
-    def on_import(self, qualified: str, importer) -> set[str]:
-        """What importing ``qualified`` (a module, or a name from one) seeds at import time."""
-        if known_generators(qualified) is not None:
-            return set()
-        found = self.project.resolve_module(qualified, importer)
-        if found is None:
-            symbol = self.project.resolve_symbol(qualified, importer)
-            found = symbol[0] if symbol is not None else None
-        if found is None or found is importer:
-            return set()
-        facts = found.facts.get("TL006") or {}
-        return set(facts.get("on_import", ()))
-
-    def _unit(self, record, key: str, depth: int) -> set[str]:
-        out: set[str] = set()
-        stack = [key]
-        helpers = record.facts["TL006"]["helpers"]
-        while stack:
-            k = stack.pop()
-            if (record.path, k) in self.seen:
-                continue
-            self.seen.add((record.path, k))
-            info = helpers.get(k)
-            if info is None:
-                continue
-            seeds, imported, local = info
-            out |= set(seeds)
-            for q in imported:
-                if len(out) == len(ALL_GENERATORS):
-                    return out
-                out |= self.generators(q, record, depth + 1)
-            stack.extend(local)
-        return out
+def _outermost_function(scope):
+    """The outermost function scope around ``scope`` (itself included), None in module code
+    and class bodies."""
+    outer = None
+    for s in scope.chain():
+        if s.kind == FUNCTION:
+            outer = s
+    return outer
