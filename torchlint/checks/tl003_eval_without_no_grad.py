@@ -32,6 +32,7 @@ import libcst as cst
 from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Finding, Severity, Span, one_line
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.callgraph import argument_name
 from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.libraries import is_library
@@ -994,37 +995,12 @@ class EvalWithoutNoGrad(Rule):
             if len(targets) != 1 or not isinstance(targets[0], cst.FunctionDef):
                 continue
             for key in sorted(body.eval_keys):
-                inner_key = self._key_inside(call, targets[0], key, site.scope)
+                inner_key = argument_name(model, site, targets[0], key)
                 inner = self._helper_forward(targets[0], inner_key) if inner_key is not None else None
                 if inner is not None:
                     out.append((index, key, call, dotted_name(call.func), inner))
                     break
         return out
-
-    def _key_inside(self, call: cst.Call, helper: cst.FunctionDef, key: str, scope) -> str | None:
-        """What ``key`` is called inside ``helper``: ``self.model`` through ``self.m()``, or the
-        parameter it is passed as."""
-        inner_scope = self._model.scopes[helper]
-        params = [*helper.params.posonly_params, *helper.params.params]
-        if isinstance(call.func, cst.Attribute):  # self.m(...): a bound method
-            outer_self, inner_self = scope.self_name, inner_scope.self_name
-            if outer_self is None or inner_self is None or helper.name.value in ("forward", "__call__"):
-                return None
-            if key == outer_self or key.startswith(outer_self + "."):
-                return inner_self + key[len(outer_self):]
-            params = params[1:]
-        elif inner_scope.self_name is not None:
-            return None  # C(...) or a method called unbound
-        for i, arg in enumerate(call.args):
-            if arg.star:
-                return None
-            if expr_key(arg.value) != key:
-                continue
-            names = [p.name.value for p in params]
-            if arg.keyword is not None:
-                return arg.keyword.value if arg.keyword.value in names else None
-            return names[i] if i < len(names) else None
-        return None
 
     def _helper_forward(self, helper: cst.FunctionDef, key: str) -> tuple | None:
         """The first forward of ``key`` in ``helper`` that records a graph: the helper makes
