@@ -848,23 +848,17 @@ class EvalWithoutNoGrad(Rule):
         return body
 
     def _scan_call(self, body: _Body, index: int, node: cst.Call) -> None:
-        ctx = self.ctx
+        """One call: input gradients asked for, an eval or train switch, a backward, a
+        forward of an eval'd key, or a call that may train, choose the grad mode or forward."""
         func = node.func
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
                 body.wants_input_grad = True  # torch.randn(..., requires_grad=True)
         mode = mode_switch(node)
         if mode is not None:
-            key = expr_key(func.value)
-            if mode is False:
-                key = key if key is not None else self._assigned_key(node)
-                if key is not None:
-                    body.evals.append((index, key, node))
-                    body.eval_keys.add(key)
-            elif key is not None:
-                body.reset(key, index)
+            self._scan_mode_switch(body, index, node, mode)
             return
-        target = gradient_target(ctx, node)
+        target = gradient_target(self.ctx, node)
         if target is not None:
             body.grad_exprs.append(target)
             return
@@ -880,19 +874,37 @@ class EvalWithoutNoGrad(Rule):
         if key in body.eval_keys:
             body.forwards.append((index, key, node, key))
             return
-        qualified = ctx.qualified_name(func) or key
+        self._scan_other_call(body, index, node, key)
+
+    def _scan_mode_switch(self, body: _Body, index: int, node: cst.Call, mode: bool) -> None:
+        """``k.eval()``/``k.train(False)`` (also ``k = Net().eval()``): an eval event;
+        ``k.train()``: ``k`` back in training mode."""
+        key = expr_key(node.func.value)
+        if mode is False:
+            key = key if key is not None else self._assigned_key(node)
+            if key is not None:
+                body.evals.append((index, key, node))
+                body.eval_keys.add(key)
+        elif key is not None:
+            body.reset(key, index)
+
+    def _scan_other_call(self, body: _Body, index: int, node: cst.Call, key: str) -> None:
+        """A plain ``torch.set_grad_enabled(...)`` statement, a call that may train what it
+        is passed (``train_one_epoch(model)``, ``trainer.fit(model)``), or a helper that may
+        forward an eval'd key itself."""
+        ctx = self.ctx
+        qualified = ctx.qualified_name(node.func) or key
         if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
             if not isinstance(ctx.parent(node), cst.WithItem) and body.set_grad_at is None:
                 body.set_grad_at = index
             return
         last = key.rsplit(".", 1)[-1].lower()
         if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
-            # train_one_epoch(model, ...), trainer.fit(model): may switch it back
             for arg in node.args:
                 arg_key = expr_key(arg.value)
                 if arg_key is not None:
                     body.reset(arg_key, index)
-        elif isinstance(func, cst.Name) or key.count(".") == 1:
+        elif isinstance(node.func, cst.Name) or key.count(".") == 1:
             body.helpers.append((index, node))
 
     @staticmethod
