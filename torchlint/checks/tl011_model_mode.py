@@ -682,6 +682,41 @@ class ModelMode(Rule):
             lines=(12,),
             messages=(evaluated_in_training_mode("model", "dev_loader"),),
         ),
+        # A trainer class whose epoch loop delegates to fit_epoch (d2l's Trainer without its train()).
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        class Trainer:
+            def __init__(self, model, optim, max_epochs):
+                self.model, self.optim, self.max_epochs = model, optim, max_epochs
+
+            def fit(self, train_dataloader, val_dataloader):
+                for self.epoch in range(self.max_epochs):
+                    self.fit_epoch(train_dataloader, val_dataloader)
+
+            def fit_epoch(self, train_dataloader, val_dataloader):
+                for x, y in train_dataloader:
+                    self.optim.zero_grad()
+                    self.model(x).sum().backward()
+                    self.optim.step()
+                self.model.eval()
+                with torch.no_grad():
+                    for x, y in val_dataloader:
+                        self.model(x)
+        """,
+            lines=(26,),
+            messages=(left_in_eval_mode("self.model.eval()", "self.model", _MAY),),
+        ),
     ]
 
     def finish(self) -> None:
@@ -746,7 +781,8 @@ class ModelMode(Rule):
         model, training, graph = sem.model, sem.training, sem.graph
         out, seen = [], set()
         for loop in model.loops.values():
-            if EPOCH not in training.loop_kinds(loop) or training.loop_runs(loop) != {"backward", "step"}:
+            epoch = EPOCH in training.loop_kinds(loop) or training.epoch_named(loop)
+            if not epoch or training.loop_runs(loop) != {"backward", "step"}:
                 continue
             if self._lightning(loop.node):
                 continue

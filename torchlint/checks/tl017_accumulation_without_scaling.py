@@ -2,8 +2,10 @@
 number of accumulated micro-batches.
 
 ``semantic.accumulation.accumulation_windows`` finds each backward that runs on every
-iteration of a loop whose optimizer step (or a same-file helper that steps) runs only under
-an accumulation ``if`` of that loop (``if (i + 1) % k == 0:``, ``if accum_done:``). The rule
+iteration of a loop (or every call of a once-per-batch function: an ignite process function,
+a ``train_step(batch)`` called in the data loop) whose optimizer step (or a same-file helper
+that steps) runs only under an accumulation ``if`` there (``if (i + 1) % k == 0:``,
+``if engine.state.iteration % k == 0:``, ``if accum_done:``). The rule
 reports it when ``loss_scaling`` says the differentiated value is built only from a criterion,
 a ``torch.nn.functional`` loss or a model's output with nothing dividing or multiplying it.
 Left alone: a loss divided or multiplied anywhere on its way (``loss / k``, ``loss /= k``,
@@ -248,6 +250,22 @@ class AccumulationWithoutScaling(Rule):
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
         """,
+        # ignite's supervised step: divided when accumulating (one of the values reaching the backward).
+        """
+        from ignite.engine import Engine
+        import torch
+        def update(engine, batch):
+            model.train()
+            x, y = batch
+            loss = criterion(model(x), y)
+            if accum_steps > 1:
+                loss = loss / accum_steps
+            loss.backward()
+            if engine.state.iteration % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        trainer = Engine(update)
+        """,
     ]
     INVALID: list[Invalid] = [
         # The plain bug: every update is accum_steps times too large.
@@ -482,6 +500,23 @@ class AccumulationWithoutScaling(Rule):
             lines=(11,),
             messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
         ),
+        # An ignite process function runs once per batch: the same window without a loop.
+        Invalid(
+            """
+            from ignite.engine import Engine
+            def update(engine, batch):
+                model.train()
+                x, y = batch
+                loss = criterion(model(x), y)
+                loss.backward()
+                if engine.state.iteration % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            trainer = Engine(update)
+            """,
+            lines=(7,),
+            messages=(message("loss.backward()", "accum_steps", "optimizer.step()"),),
+        ),
     ]
 
     def finish(self) -> None:
@@ -490,7 +525,7 @@ class AccumulationWithoutScaling(Rule):
             call = window.backward.node
             if self._accelerate(call) or gradients_scaled(window.gate):
                 continue
-            if loss_scaling(sem, window.loss, call) != UNSCALED or self._sum_documented(window.loop.node):
+            if loss_scaling(sem, window.loss, call) != UNSCALED or self._sum_documented(window.unit):
                 continue
             count = window.count
             self.report(call, message(_code(call), _code(count) if count is not None else None,
@@ -502,8 +537,9 @@ class AccumulationWithoutScaling(Rule):
         return isinstance(func, cst.Attribute) and func.attr.value == "backward" and bool(call.args) \
             and (dotted_name(func.value) or "").rsplit(".", 1)[-1].lower() == "accelerator"
 
-    def _sum_documented(self, loop: cst.CSTNode) -> bool:
-        span = self.ctx.position(loop)
+    def _sum_documented(self, unit: cst.CSTNode) -> bool:
+        """A comment in the loop (or function) says the summed gradient is intended."""
+        span = self.ctx.position(unit)
         lines = self.ctx.text.splitlines()[span.start.line - 1: span.end.line]
         return any(_INTENDED_SUM.search(line) for line in lines)
 

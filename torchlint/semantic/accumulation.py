@@ -2,7 +2,9 @@
 
 * ``accumulation_windows(semantic)``: every backward that runs on each iteration of a loop
   whose optimizer step runs only under an accumulation ``if`` of the same loop
-  (``gradients.accumulation_gate``): gradients of several micro-batches add up before one step.
+  (``gradients.accumulation_gate``), or on each call of a function that runs once per batch
+  (an ignite process function, a ``train_step(batch)``) and steps only under such an ``if``:
+  gradients of several micro-batches add up before one step.
 * ``loss_scaling(semantic, expr, at)``: whether the value a backward differentiates is
   divided (or multiplied) on its way from the loss: ``"scaled"``, ``"unscaled"`` (built
   only from a criterion, a loss function or a model's output, with nothing dividing it) or
@@ -22,7 +24,8 @@ import libcst as cst
 from torchlint import torch_api as api
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.gradients import accumulation_gate, mentions_grad, runs_every_iteration
-from torchlint.semantic.model import CallSite, Loop
+from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.model import CallSite
 
 SCALED, UNSCALED, UNKNOWN = "scaled", "unscaled", "unknown"
 _MAX_DEPTH = 8
@@ -41,7 +44,7 @@ class Window:
     loss: cst.BaseExpression  # what the backward differentiates
     step: CallSite  # the gated step (or the call of a helper that steps)
     gate: cst.If
-    loop: Loop
+    unit: cst.CSTNode  # the loop (For/While) or the once-per-batch function
 
     @property
     def count(self) -> cst.BaseExpression | None:
@@ -53,32 +56,46 @@ class Window:
 
 
 def accumulation_windows(semantic) -> list[Window]:
-    """Backwards run every iteration of a loop whose step is gated by an accumulation ``if``."""
+    """Backwards run every iteration of a loop (or every call of a once-per-batch function)
+    whose step is gated by an accumulation ``if``."""
     ctx, model, training = semantic.ctx, semantic.model, semantic.training
-    steps = {s for s, _ in training.sites.step}
-    stepping = training.closure("step")
     out: list[Window] = []
     for site in training.sites.backward:
         loss = api.backward_target(ctx, site.node)
         if loss is None:
             continue
-        for loop in reversed(site.loops):
-            if not runs_every_iteration(ctx, site.node, loop.node):
+        if site.loops:
+            loop = site.loops[-1]
+            units = [(loop.node, [s for s in model.calls if loop in s.loops])]
+        else:
+            function = enclosing_function(model, site.scope)
+            if isinstance(function, cst.Module) or not training.once_per_batch(function):
                 continue
-            found = None
-            for other in model.calls:
-                if loop not in other.loops or other is site:
-                    continue
-                if other in steps or any(t in stepping for t in semantic.graph.targets(other)):
-                    gate = accumulation_gate(ctx, other.node, loop.node)
-                    if gate is None:
-                        found = None  # an ungated step in the loop: no accumulation here
-                        break
-                    found = found or (other, gate)
+            units = [(function, [s for s in semantic.graph.sites(function) if not s.loops])]
+        for unit, calls in units:
+            found = _gated_step(semantic, site, unit, calls)
             if found is not None:
-                out.append(Window(site, loss, found[0], found[1], loop))
-            break
+                out.append(Window(site, loss, found[0], found[1], unit))
     return out
+
+
+def _gated_step(semantic, backward: CallSite, unit: cst.CSTNode, calls: list[CallSite]) -> tuple | None:
+    """The step (or stepping helper) among ``calls`` when every one is under an accumulation
+    ``if`` of ``unit`` and the backward runs on every pass through ``unit``."""
+    ctx, training = semantic.ctx, semantic.training
+    if not runs_every_iteration(ctx, backward.node, unit):
+        return None
+    steps = {s for s, _ in training.sites.step}
+    stepping = training.closure("step")
+    found = None
+    for other in calls:
+        if other is backward or not (other in steps or any(t in stepping for t in semantic.graph.targets(other))):
+            continue
+        gate = accumulation_gate(ctx, other.node, unit)
+        if gate is None:
+            return None  # a step on every pass: no accumulation here
+        found = found or (other, gate)
+    return found
 
 
 def loss_scaling(semantic, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> str:
