@@ -112,3 +112,11 @@ def test_buggy_fixture_reports_it():
 
 def test_clean_fixture_is_clean():
     assert lint_tree(_project("clean_project"), select=["TL011"], dedent=False) == []
+
+
+def test_layers_built_by_a_same_file_helper_read_as_unknown():
+    models = ("import torch.nn as nn\ndef make_layers():\n    return nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))\n"
+              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.features = make_layers()\n")
+    assert _found({"models.py": models, "evaluate.py": EVALUATE}) == [
+        ("evaluate.py", 8, evaluated_in_training_mode("model", "test_loader", _MAY))]

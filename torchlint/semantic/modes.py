@@ -6,7 +6,7 @@ code switches a model's mode.
   None (not ``torch.nn``).
 * ``class_layers(sem)``: per class of the file, JSON for the project pass: whether its
   methods build a mode-dependent layer themselves, and the other callables they call (project
-  classes, library builders) that may build one.
+  classes, library builders, same-file helpers: unknown) that may build one.
 * ``ModeLayers(project)``: settles those facts across files: does a project class (or a
   library constructor) have dropout or batch norm: True / False / None (cannot tell).
 * ``switches(sem, call)``: ``"eval"`` / ``"train"`` for ``m.eval()``, ``m.train()`` and
@@ -87,7 +87,8 @@ def class_layers(sem: "Analyses") -> dict[str, list]:
     out: dict[str, list] = {}
     for info in model.classes.values():
         direct, calls = False, set()
-        for method in info.methods.values():
+        own = set(info.methods.values())
+        for method in own:
             for site in sem.graph.sites(method):
                 found = _builds_mode_layer(model, site.node)
                 if found:
@@ -96,6 +97,9 @@ def class_layers(sem: "Analyses") -> dict[str, list]:
                     name = _callable_name(sem, site.node.func, local_classes, module)
                     if name is not None:
                         calls.add(name)
+                    # a same-file helper (``make_layers(cfg)``) may build one: unknown
+                    calls.update(_helper_name(t, module) for t in sem.graph.targets(site)
+                                 if isinstance(t, cst.FunctionDef) and t not in own)
         out[index_name(info.scope)] = [direct, sorted(calls)]
     return out
 
@@ -110,6 +114,11 @@ def _callable_name(sem: "Analyses", func: cst.BaseExpression, local_classes: dic
     if model.is_imported(func if isinstance(func, cst.Name) else _root(func)):
         return model.qualified_name(func)
     return None
+
+
+def _helper_name(function: cst.FunctionDef, module: str) -> str:
+    """A name for a same-file helper that no class lookup resolves (so it settles as unknown)."""
+    return f"{module}.{function.name.value}()" if module else f"{function.name.value}()"
 
 
 def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
