@@ -61,6 +61,8 @@ class ModelMode(Rule):
     default_enabled = True
     summary = "evaluation without model.eval(), or model.eval() in the epoch loop with no model.train() before the next training step"
     skips_test_files = True
+    # Evaluation and epoch loops are ``for`` loops; the classes the project pass settles need "class".
+    requires_text: tuple[str, ...] = ("for", "class")
     # [tool.torchlint.model-mode]; the page's Options block is generated from this.
     options: dict[str, Option] = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
