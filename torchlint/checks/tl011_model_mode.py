@@ -11,9 +11,9 @@ dropout on purpose), and none in any same-file caller. A function nobody in the 
 reported only when it builds (or loads) the model itself or is the module: otherwise its
 caller, elsewhere, may set the mode. Index loops (``range(n)``) are no evaluation loops.
 
-(b) An epoch loop whose iteration trains (backward and step, directly or through same-file
-callees) and switches some model to eval mode (itself or in a callee such as ``validate``)
-but never back to training mode. Left alone: eval on a copy built inside the iteration or
+(b) A loop whose iteration trains (backward and step, directly or through same-file callees:
+an epoch loop, a step loop, a batch loop with a periodic validation) and switches some model
+to eval mode (itself or in a callee such as ``validate``) but never back to training mode. Left alone: eval on a copy built inside the iteration or
 the callee (``copy.deepcopy(model)``), on EMA/teacher/target names.
 
 Both need the model's class: ``semantic.modes.constructed_class`` names it (through the
@@ -38,7 +38,7 @@ from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
 from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module
-from torchlint.semantic.training import DATA, DATA_ITERABLE, EPOCH, EVALUATION, TRAINING, in_lightning_eval_hook
+from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
 
@@ -49,9 +49,9 @@ def evaluated_in_training_mode(model: str, loader: str, layers: str = _KNOWN) ->
 
 
 def left_in_eval_mode(call: str, model: str, layers: str = _KNOWN) -> str:
-    return (f"`{call}` runs in every epoch but nothing calls `{model}.train()` before the next epoch trains: from the "
-            f"second epoch on, {layers} stay in eval mode (no dropout, frozen statistics); call `{model}.train()` "
-            f"at the start of each epoch")
+    return (f"`{call}` runs inside the training loop but nothing calls `{model}.train()` before the next training "
+            f"step: from then on {layers} stay in eval mode (no dropout, frozen statistics); call `{model}.train()` "
+            f"before training resumes")
 
 
 class ModelMode(Rule):
@@ -393,6 +393,35 @@ class ModelMode(Rule):
                 optimizer.step()
             ema_model.eval()
         """,
+        # A step loop (no epochs) that evaluates every N steps and switches back before training (nanoGPT style).
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        for step in range(max_steps):
+            if step % 100 == 0:
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+            model.train()
+            x, y = next(train_iter)
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        """,
         # Test files are skipped.
         Valid("""
         model = torch.load("m.pt", weights_only=False)
@@ -719,6 +748,42 @@ class ModelMode(Rule):
             lines=(26,),
             messages=(left_in_eval_mode("self.model.eval()", "self.model", _MAY),),
         ),
+        # pytorch-fcn: validation every N iterations inside the batch loop; train() only at the epoch start.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def validate(model, val_loader):
+            model.eval()
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+
+        for epoch in range(10):
+            model.train()
+            for i, (x, y) in enumerate(train_loader):
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+                if i % 500 == 0:
+                    validate(model, val_loader)
+        """,
+            lines=(18,),
+            messages=(left_in_eval_mode("model.eval()", "model"),),
+        ),
     ]
 
     def finish(self) -> None:
@@ -778,13 +843,12 @@ class ModelMode(Rule):
         return depth >= 3 or any(
             self._mode_chosen(sem, enclosing_function(sem.model, site.scope), loop, key, depth + 1) for site in callers)
 
-    # -- (b) eval mode left on for the next epoch ----------------------------------------
+    # -- (b) eval mode left on for the next training step ----------------------------------------
     def _epoch_findings(self, sem) -> list:
         model, training, graph = sem.model, sem.training, sem.graph
         out, seen = [], set()
         for loop in model.loops.values():
-            epoch = EPOCH in training.loop_kinds(loop) or training.epoch_named(loop)
-            if not epoch or training.loop_runs(loop) != {"backward", "step"}:
+            if training.loop_runs(loop) != {"backward", "step"}:
                 continue
             if self._lightning(loop.node):
                 continue

@@ -237,13 +237,6 @@ class TrainingModel:
             kinds.add(EPOCH)
         return kinds
 
-    def epoch_named(self, loop: Loop) -> bool:
-        """``for epoch in ...`` (``self.epoch``, ``ep``): the target is named for epochs, whatever
-        the body holds (an epoch loop whose batches run in a callee is classified ``data``)."""
-        node = loop.node
-        target = dotted_name(node.target) if isinstance(node, cst.For) else None
-        return target is not None and bool(EPOCH_VAR.search(target.rsplit(".", 1)[-1]))
-
     def loop_runs(self, loop: Loop) -> set[str]:
         """Which of ``backward`` / ``step`` an iteration of ``loop`` runs, directly or through
         same-file callees."""
