@@ -784,6 +784,41 @@ class ModelMode(Rule):
             lines=(18,),
             messages=(left_in_eval_mode("model.eval()", "model"),),
         ),
+        # Several eval() calls in one training loop: one finding, at the first (one train() fixes them all).
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        for step in range(max_steps):
+            if step % 100 == 0:
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+            if step % 1000 == 0:
+                model.eval()
+                sample(model)
+            x, y = next(train_iter)
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        """,
+            lines=(19,),
+            messages=(left_in_eval_mode("model.eval()", "model"),),
+        ),
     ]
 
     def finish(self) -> None:
@@ -870,6 +905,7 @@ class ModelMode(Rule):
                 call = cst.Module([]).code_for_node(site.node)
                 out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
                             left_in_eval_mode(call, receiver, _MAY)])
+                break  # one train() fixes every eval() of the loop: one finding
         return out
 
     # -- shared ---------------------------------------------------------------------------
