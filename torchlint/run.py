@@ -60,19 +60,23 @@ def lint_files(
     context: list[SourceFile] = (),
     progress: Callable[[int], None] | None = None,
     configs: Configs | None = None,
+    sources: dict[str, bytes] | None = None,
 ) -> RunResult:
     """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
     ``jobs`` processes, then the project pass over every file's record (``context``'s too:
     the rest of the project, see ``project_context``), ``transform`` (the shape trace's
     merge), suppressions and the baseline. Only ``files`` are reported on. Each file is
-    linted with its own settings from ``configs`` (default: ``settings`` for all)."""
+    linted with its own settings from ``configs`` (default: ``settings`` for all).
+    ``sources`` holds bytes to lint instead of a file's on disk (by display path: the fix
+    loop's passes)."""
     cwd = (cwd or Path.cwd()).resolve()
     named = {f.display for f in files}
     rest = [f for f in context if f.display not in named]
     everything = [*files, *rest]
     own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
     settings_of = lambda display: own.get(display, settings)  # noqa: E731
-    results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
+    results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of,
+                      sources=sources)
     result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of)
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
@@ -119,11 +123,14 @@ def size_failure(size: int, limit: int) -> str | None:
 
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
             progress: Callable[[int], None] | None = None,
-            settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
+            settings_of: Callable[[str], Settings] | None = None,
+            sources: dict[str, bytes] | None = None) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
     unchanged, else from the engine (in ``jobs`` processes), stored back in the cache.
     ``progress`` is called with the number of files done after each one. A file is analysed
-    with ``settings_of(its display path)`` (default: ``settings``)."""
+    with ``settings_of(its display path)`` (default: ``settings``); its bytes are
+    ``sources[its display path]`` where given, else read from disk."""
+    sources = sources or {}
     results: list[FileResult | None] = [None] * len(files)
     keys: dict[int, str] = {}
     done = 0
@@ -138,12 +145,13 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
         for index, source in enumerate(files):
             own = settings_of(source.display) if settings_of is not None else settings
             try:
-                too_large = size_failure(source.path.stat().st_size, own.max_file_size)
+                size = len(sources[source.display]) if source.display in sources else source.path.stat().st_size
+                too_large = size_failure(size, own.max_file_size)
                 if too_large:
                     results[index] = crashed_result(source.display, too_large, own.enabled)
                     advance()
                     continue
-                data = read_source(source.path)
+                data = sources[source.display] if source.display in sources else read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", own.enabled)
                 advance()
@@ -277,3 +285,119 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
         kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
     kept.sort(key=lambda f: f.sort_key)
     return RunResult(kept, errors, sorted(p for p in records if reported(p)))
+
+
+# -- fixing --------------------------------------------------------------------------------
+
+# Passes of lint-then-fix: a file whose fixes still apply after this many is a fix that keeps
+# re-appearing (a rule bug), reported, and the file is left as after the last pass.
+MAX_FIX_PASSES = 10
+
+
+@dataclass
+class FixOutcome:
+    """What the fix loop did: the findings left after its last pass (``result``), the fixes
+    applied per rule code, each changed file's bytes before and after (by display path), and
+    each file it gave up on with why (an exit 2)."""
+
+    result: RunResult
+    fixed: dict[str, int]
+    changed: dict[str, tuple[bytes, bytes]]
+    problems: list[tuple[str, str]]
+
+    @property
+    def total_fixed(self) -> int:
+        return sum(self.fixed.values())
+
+
+class MemoryCache:
+    """The cache's interface (``key``/``get``/``put``) in memory: the fix loop's passes
+    re-analyse only the files they changed when the run has no cache on disk."""
+
+    def __init__(self) -> None:
+        self._results: dict[str, FileResult] = {}
+        self.hits = self.misses = 0
+
+    def key(self, display: str, data: bytes, extra: str = "") -> str:
+        import hashlib
+
+        return hashlib.sha256(b"\0".join([display.encode("utf-8", "surrogateescape"), extra.encode(), data])).hexdigest()
+
+    def get(self, display: str, key: str) -> FileResult | None:
+        found = self._results.get(key)
+        self.hits += found is not None
+        self.misses += found is None
+        return found
+
+    def put(self, key: str, result: FileResult) -> None:
+        if not result.errors:
+            self._results[key] = result
+
+
+def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None, *,
+              applies: Callable[[Finding], bool], passes: int = MAX_FIX_PASSES, cache: "Cache | None" = None,
+              **lint: object) -> FixOutcome:
+    """Lint ``files``, apply every fix ``applies`` accepts (of findings left after
+    suppressions and the baseline) that overlaps no other in its file, and lint again, until
+    no fix applies or ``passes`` passes are done. Nothing is written: ``changed`` holds the
+    new bytes. A pass whose fixes leave a file that no longer parses is not kept for that file
+    (a problem: the file stays as before that pass and is fixed no further)."""
+    import ast
+
+    from torchlint.fixes import apply_fixes, decode_source
+
+    current: dict[str, bytes] = {}
+    originals: dict[str, bytes] = {}
+    fixed: dict[str, int] = {}
+    problems: list[tuple[str, str]] = []
+    given_up: set[str] = set()
+    named = {f.display for f in files}
+    cache = cache if cache is not None else MemoryCache()
+    for done in range(passes + 1):
+        result = lint_files(files, settings, cwd, cache=cache, sources=current, **lint)  # type: ignore[arg-type]
+        todo: dict[str, list[Finding]] = {}
+        for f in result.findings:
+            if f.path in named and f.path not in given_up and applies(f):
+                todo.setdefault(f.path, []).append(f)
+        if not todo or done == passes:
+            for path in sorted(todo):
+                problems.append((path, f"fixes still apply after {passes} passes (a fix that keeps re-appearing: "
+                                       "a torchlint bug, please report it); the file is left as after the last pass"))
+            break
+        for path, findings in sorted(todo.items()):
+            source = next(f for f in files if f.display == path)
+            try:
+                data = current[path] if path in current else read_source(source.path)
+                text, encoding = decode_source(data)
+            except (OSError, ValueError) as exc:
+                problems.append((path, f"cannot fix: {getattr(exc, 'strerror', None) or exc}"))
+                given_up.add(path)
+                continue
+            new_text, applied = apply_fixes(text, [f.fix for f in findings])
+            if _parses(ast, text) and not _parses(ast, new_text):
+                codes = ", ".join(sorted({f.rule for f in findings}))
+                problems.append((path, f"fixes of {codes} made code that does not parse (a torchlint bug, please "
+                                       "report it); the file is left as before them"))
+                given_up.add(path)
+                continue
+            try:
+                new_data = new_text.encode(encoding)
+            except UnicodeEncodeError:
+                problems.append((path, f"cannot fix: the fixed code cannot be written in the file's encoding ({encoding})"))
+                given_up.add(path)
+                continue
+            originals.setdefault(path, data)
+            current[path] = new_data
+            for f in findings:
+                if f.fix in applied:
+                    fixed[f.rule] = fixed.get(f.rule, 0) + 1
+    changed = {p: (originals[p], current[p]) for p in sorted(current) if current[p] != originals[p]}
+    return FixOutcome(result, dict(sorted(fixed.items())), changed, problems)
+
+
+def _parses(ast, text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True

@@ -3,7 +3,9 @@
 Keys (stable): rule, name, severity, path, line, column, end_line, end_column, message,
 url (the rule's page), fingerprint (the stable fingerprint baselines use,
 ``torchlint.fingerprint``: the same finding keeps it when lines are added above it), and
-``confirmed`` when the shape trace confirmed a finding. ``rule`` is the key
+``confirmed`` when the shape trace confirmed a finding, ``fix`` when the finding has one:
+``{"title", "applicability": "safe" | "unsafe", "edits": [{"line", "column", "end_line",
+"end_column", "content"}]}`` (positions as the finding's; an empty range inserts). ``rule`` is the key
 ``torchlint rules --format json`` uses for the code too. ``path`` is escaped as in the text
 formats (``torchlint.finding.escape_path``: a backslash doubled, a byte of a name that is not
 UTF-8 as ``\\xNN``, a control character as ``\\n`` or ``\\xNN``), so every path can be
@@ -28,6 +30,9 @@ def _objects(report) -> list[dict]:
         data["path"] = escape_path(data["path"])
         data["url"] = rule_url(f.rule, f.name)
         data["fingerprint"] = fingerprint
+        if f.fix is not None:
+            data["fix"] = {"title": f.fix.title, "applicability": f.fix.applicability, "edits": [
+                dict(zip(("line", "column", "end_line", "end_column", "content"), e.to_json())) for e in f.fix.edits]}
         out.append(data)
     return out
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 import libcst as cst
 
 from torchlint.finding import Finding, Span
+from torchlint.fixes import Fix
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
 from torchlint.semantic.libraries import is_lightning
@@ -195,9 +196,11 @@ def class_key(info: "ClassInfo") -> str:
     return index_name(info.scope)
 
 
-def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str) -> list:
-    """A finding at ``node`` that holds if ``info`` is an ``nn.Module``: JSON for the facts."""
-    return [class_key(info), Span.of_range(ctx.position(node)).to_json(), message]
+def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str, fix: "Fix | None" = None) -> list:
+    """A finding at ``node`` (with ``fix``) that holds if ``info`` is an ``nn.Module``: JSON
+    for the facts."""
+    found = [class_key(info), Span.of_range(ctx.position(node)).to_json(), message]
+    return found + [fix.to_json()] if fix is not None else found
 
 
 def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
@@ -207,7 +210,8 @@ def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
         facts = record.facts.get(rule.code)
         if not facts:
             continue
-        for qual, span, message in facts.get("pending", ()):
+        for qual, span, message, *fix in facts.get("pending", ()):
             name = f"{record.module_name}.{qual}" if record.module_name else qual
             if project.is_nn_module(name):
-                yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual})
+                yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual},
+                                 fix=Fix.from_json(fix[0]) if fix else None)
