@@ -647,24 +647,31 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
         # "rule" for the code, as in findings (--format json)
         data = [{"rule": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
-                 "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
+                 "fixable": list(r.fixable), "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
         print(json.dumps(data, indent=2))
         return EXIT_CLEAN
     if args.format == "markdown":
         print(rules_markdown(rules), end="")
         return EXIT_CLEAN
     width = max(len(r.name) for r in rules)
-    print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} Summary")
+    print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} {'Fix':<11} Summary")
     for r in rules:
-        print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} {r.summary}")
+        print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} "
+              f"{fixable_label(r):<11} {r.summary}")
     return EXIT_CLEAN
+
+
+def fixable_label(rule) -> str:
+    """What ``torchlint rules`` shows of a rule's fixes: ``safe``, ``unsafe``, ``safe/unsafe`` or ``-``."""
+    return "/".join(rule.fixable) or "-"
 
 
 def rules_markdown(rules) -> str:
     """The README's rules table."""
-    lines = ["| Code | Name | Default | Severity | Summary |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| Code | Name | Default | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- | --- |"]
     for r in rules:
-        lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | {r.summary} |")
+        lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | "
+                     f"{fixable_label(r)} | {r.summary} |")
     return "\n".join(lines) + "\n"
 
 

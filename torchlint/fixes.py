@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
 from torchlint.finding import Span
 
@@ -119,69 +118,6 @@ def _position(starts: list[int], offset: int) -> tuple[int, int]:
 
     index = bisect.bisect_right(starts, offset) - 1
     return index + 1, offset - starts[index] + 1
-
-
-def replace_statements(ctx: "FileContext", first: cst.BaseStatement, last: cst.BaseStatement,
-                       new: Sequence[cst.BaseStatement]) -> Edit | None:
-    """The whole lines of the statements ``first`` to ``last`` (siblings in one block, each
-    on lines of its own) replaced by LibCST's code for ``new``, at their indentation. The
-    comment and blank lines above ``first`` stay where they are (``new[0]``'s own are not
-    written). None where the statements do not own their lines (``a; b``, ``if x: a``)."""
-    start = _own_lines(ctx, first)
-    end = _own_lines(ctx, last)
-    if start is None or end is None:
-        return None
-    indent = start[1]
-    state = CodegenState(default_indent=ctx.module.default_indent, default_newline=ctx.module.default_newline)
-    state.indent_tokens.append(indent)
-    for i, stmt in enumerate(new):
-        (stmt.with_changes(leading_lines=()) if i == 0 and hasattr(stmt, "leading_lines") else stmt)._codegen(state)
-    code = "".join(state.tokens)
-    span = Span(start[0], 1, end[2], 1)
-    return Edit(span, code)
-
-
-def insert_before(ctx: "FileContext", stmt: cst.BaseStatement, new: Sequence[cst.BaseStatement]) -> Edit | None:
-    """``new`` inserted on lines of its own above ``stmt`` (below ``stmt``'s comments), at
-    its indentation. None where ``stmt`` does not own its lines."""
-    own = _own_lines(ctx, stmt)
-    if own is None:
-        return None
-    state = CodegenState(default_indent=ctx.module.default_indent, default_newline=ctx.module.default_newline)
-    state.indent_tokens.append(own[1])
-    for node in new:
-        node._codegen(state)
-    return Edit(Span(own[0], 1, own[0], 1), "".join(state.tokens))
-
-
-def _own_lines(ctx: "FileContext", stmt: cst.BaseStatement) -> tuple[int, str, int] | None:
-    """(first line, indentation, line after the last) of a statement that has its lines to
-    itself: a ``SimpleStatementLine`` of one statement or a compound statement, in an indented
-    block or at the module's top level, with only indentation before it on its first line."""
-    parent = ctx.parent(stmt)
-    if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
-        return None
-    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) != 1:
-        return None
-    rng = ctx.position(stmt)
-    line_text = line_of(ctx.text, rng.start.line)
-    indent = line_text[:rng.start.column]
-    if indent.strip():
-        return None
-    end_line = rng.end.line
-    if rng.end.column != 0:  # the range ends inside its last line: the edit runs to the next
-        end_line += 1
-    return rng.start.line, indent, end_line
-
-
-def line_of(text: str, line: int) -> str:
-    """Line ``line`` (1-based) of ``text``, without its line break."""
-    starts = line_starts(text)
-    if line > len(starts):
-        return ""
-    start = starts[line - 1]
-    match = _NEWLINE.search(text, start)
-    return text[start:match.start() if match else len(text)]
 
 
 # -- applying edits ------------------------------------------------------------------------
