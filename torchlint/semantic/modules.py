@@ -215,3 +215,15 @@ def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
             if project.is_nn_module(name):
                 yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual},
                                  fix=Fix.from_json(fix[0]) if fix else None)
+
+
+def torch_nn_alias(model: "SemanticModel") -> str | None:
+    """How code anywhere in the file can name ``torch.nn``: a top-level ``import torch.nn as
+    nn`` / ``from torch import nn`` (its name), else a top-level ``import torch``
+    (``torch.nn``); None without either (a fix that needs ``torch.nn`` then adds nothing)."""
+    imports = {key: b.qualified for key, found in model.scopes[model.ctx.module].bindings.items() for b in found
+               if b.kind == "import" and len(found) == 1}
+    for name, qualified in sorted(imports.items()):
+        if qualified == "torch.nn" and "." not in name:
+            return name
+    return "torch.nn" if imports.get("torch") == "torch" else None
