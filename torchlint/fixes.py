@@ -94,6 +94,22 @@ def insert_after(ctx: "FileContext", node: cst.CSTNode, text: str) -> Edit:
     return Edit(Span(span.end_line, span.end_column, span.end_line, span.end_column), text)
 
 
+def insert_statement_before(ctx: "FileContext", stmt: cst.BaseStatement, code: str, *,
+                            at: cst.CSTNode | None = None) -> Edit | None:
+    """``code`` (one line, no line break) on a line of its own above ``stmt``, at its
+    indentation (below the comments above ``stmt``); with ``at``, above the line of ``at``
+    instead (a function's name: below its decorators). None where ``stmt`` does not start its
+    line (``a; b``, ``for x in y: b``)."""
+    rng = ctx.position(stmt)
+    starts = line_starts(ctx.text)
+    start = starts[rng.start.line - 1]
+    indent = ctx.text[start:start + rng.start.column]
+    if indent.strip():
+        return None
+    line = ctx.position(at).start.line if at is not None else rng.start.line
+    return Edit(Span(line, 1, line, 1), f"{indent}{code}{ctx.module.default_newline}")
+
+
 def full_span(ctx: "FileContext", node: cst.CSTNode) -> Span:
     """Where ``node``'s code is, with its own parentheses: a node's position (as LibCST
     gives it) leaves out the ``lpar``/``rpar`` of a parenthesised expression, which its code
