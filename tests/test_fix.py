@@ -105,6 +105,14 @@ def test_suppressed_findings_are_not_fixed(project, run):
     assert path.read_text() == code
 
 
+def test_findings_the_baseline_hides_are_not_fixed(project, run):
+    path = project.write("model.py", CODE)
+    assert run("check", *SELECT, "--write-baseline", "baseline.json", ".")[0] == 0
+    code, _, err = run("check", *SELECT, "--baseline", "baseline.json", "--fix", "--unsafe-fixes", ".")
+    assert code == 0 and path.read_text() == CODE
+    assert "0 fixed, 0 remaining" in err
+
+
 def test_configuration_keys(project, run):
     project.write("pyproject.toml", '[tool.torchlint]\nfix = true\nunsafe-fixes = true\nunfixable = ["TL008"]\n')
     path = project.write("model.py", CODE)
@@ -113,6 +121,8 @@ def test_configuration_keys(project, run):
     path.write_text(CODE)
     run("check", *SELECT, "--no-fix", ".")
     assert path.read_text() == CODE
+    assert run("check", *SELECT, "--show-files", ".")[:2] == (0, "model.py\n")  # fix = true does not get in the way
+    assert run("check", *SELECT, "--add-noqa", ".")[0] == 0 and "# noqa: TL008" in path.read_text()
     project.write("pyproject.toml", '[tool.torchlint]\nfixable = "TL008"\n')
     code, _, err = run("check", *SELECT, "--fix", ".")
     assert code == 2 and "fixable" in err and "Traceback" not in err

@@ -388,12 +388,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def fix_mode(args: argparse.Namespace, settings) -> bool:
     """Whether this run fixes (``--fix``, ``--diff``, ``--fix-only``, or ``fix = true`` in the
-    configuration without ``--no-fix``); a ``UsageError`` for options that cannot go with it."""
-    fixing = bool(args.diff or args.fix_only or (args.fix if args.fix is not None else settings.fix))
-    if not fixing:
+    configuration without ``--no-fix``, which does not apply to ``--add-noqa``,
+    ``--write-baseline`` or ``--show-files`` runs); a ``UsageError`` for a fixing flag with
+    an option that cannot go with it."""
+    explicit = bool(args.diff or args.fix_only or args.fix)
+    if not explicit and not (args.fix is None and settings.fix):
         return False
     for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
                         ("--show-files", args.show_files), ("--statistics", args.statistics and args.fix_only)):
+        if given and not explicit:
+            return False  # `fix = true` in the configuration does not apply to these runs
         if given:
             name = "--diff" if args.diff else "--fix-only" if args.fix_only else "--fix"
             raise UsageError(f"{name} cannot be used with {flag}")

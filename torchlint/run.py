@@ -70,7 +70,7 @@ def lint_files(
     ``sources`` holds bytes to lint instead of a file's on disk (by display path: the fix
     loop's passes)."""
     cwd = (cwd or Path.cwd()).resolve()
-    named = {f.display for f in files}
+    named = {f.display: f for f in files}
     rest = [f for f in context if f.display not in named]
     everything = [*files, *rest]
     own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
@@ -351,7 +351,7 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
     fixed: dict[str, int] = {}
     problems: list[tuple[str, str]] = []
     given_up: set[str] = set()
-    named = {f.display for f in files}
+    named = {f.display: f for f in files}
     cache = cache if cache is not None else MemoryCache()
     for done in range(passes + 1):
         result = lint_files(files, settings, cwd, cache=cache, sources=current, **lint)  # type: ignore[arg-type]
@@ -365,9 +365,8 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
                                        "a torchlint bug, please report it); the file is left as after the last pass"))
             break
         for path, findings in sorted(todo.items()):
-            source = next(f for f in files if f.display == path)
             try:
-                data = current[path] if path in current else read_source(source.path)
+                data = current[path] if path in current else read_source(named[path].path)
                 text, encoding = decode_source(data)
             except (OSError, ValueError) as exc:
                 problems.append((path, f"cannot fix: {getattr(exc, 'strerror', None) or exc}"))
