@@ -135,6 +135,8 @@ def test_fix_cannot_go_with_add_noqa(project, run):
     project.write("model.py", CODE)
     code, _, err = run("check", "--fix", "--add-noqa", ".")
     assert code == 2 and "--fix cannot be used with --add-noqa" in err
+    code, _, err = run("check", "--diff", "--trace", ".")  # the trace would import the unfixed code
+    assert code == 2 and "--diff cannot be used with --trace" in err
 
 
 def test_json_and_sarif_carry_the_fix(project, run):
@@ -241,3 +243,14 @@ def test_fix_json_round_trip_and_validation():
 def test_unified_diff_marks_a_missing_last_newline():
     diff = unified_diff("m.py", "a = 1\nb = 2", "a = 1\nb = 3")
     assert diff.endswith("-b = 2\n\\ No newline at end of file\n+b = 3\n\\ No newline at end of file\n")
+
+
+def test_an_inserted_line_takes_the_files_line_ending(project, run):
+    loop = ("import torch\n\n\ndef train(model, loader, loss_fn):\n"
+            "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "    for x, y in loader:\n        loss = loss_fn(model(x), y)\n        loss.backward()\n"
+            "        optimizer.step()\n")
+    path = project.write("train.py", loop.replace("\n", "\r\n").encode())
+    assert run("check", "--select", "TL001", "--no-cache", "--fix", "--unsafe-fixes", ".")[0] == 0
+    fixed = loop.replace("    for x, y in loader:\n", "    for x, y in loader:\n        optimizer.zero_grad()\n")
+    assert path.read_bytes() == fixed.replace("\n", "\r\n").encode()

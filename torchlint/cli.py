@@ -389,13 +389,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 def fix_mode(args: argparse.Namespace, settings) -> bool:
     """Whether this run fixes (``--fix``, ``--diff``, ``--fix-only``, or ``fix = true`` in the
     configuration without ``--no-fix``, which does not apply to ``--add-noqa``,
-    ``--write-baseline`` or ``--show-files`` runs); a ``UsageError`` for a fixing flag with
-    an option that cannot go with it."""
+    ``--write-baseline``, ``--show-files`` or ``--trace`` runs); a ``UsageError`` for a fixing
+    flag with an option that cannot go with it."""
     explicit = bool(args.diff or args.fix_only or args.fix)
     if not explicit and not (args.fix is None and settings.fix):
         return False
     for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
-                        ("--show-files", args.show_files), ("--statistics", args.statistics and args.fix_only)):
+                        ("--show-files", args.show_files), ("--statistics", args.statistics and args.fix_only),
+                        ("--trace", args.trace)):  # the trace imports the code on disk, not the fixed code
         if given and not explicit:
             return False  # `fix = true` in the configuration does not apply to these runs
         if given:
