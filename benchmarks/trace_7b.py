@@ -4,9 +4,12 @@
     python benchmarks/trace_7b.py --layers 4 # quicker
 
 Runs the real ``torchlint trace`` code path (child process, hooks, table) on
-``benchmarks/trace_7b.py:llama_7b`` and prints the wall time of the whole command, the
-time spent inside the child on the model, and the peak RSS of the trace process.  On meta
-nothing is allocated, so memory stays at the size of torch itself.
+``benchmarks/trace_7b.py:llama_7b`` with the memory plan of a training step (AdamW,
+bf16-mixed, one H100 80 GiB: ``--optimizer adamw --precision bf16-mixed --gpu h100``) and
+prints the plan's verdict and advice, the wall time of the whole command, the time spent
+inside the child on the model (trace, optimizer state, forward and backward at two batch
+sizes and once checkpointed), and the peak RSS of the trace process.  On meta nothing is
+allocated, so memory stays at the size of torch itself.
 
 The model (LLaMA-7B-like: RMSNorm, q/k/v/o projections, SwiGLU MLP, vocab 32000, no
 weight tying) is defined below so the benchmark needs nothing but torch.
@@ -112,11 +115,13 @@ def main() -> int:
     parser.add_argument("--dim", type=int, default=4096)
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--seq", type=int, default=2048)
+    parser.add_argument("--gpu", default="h100", help="the plan's accelerator (default: h100)")
     parser.add_argument("--table", action="store_true", help="print the full trace table too")
     opts = parser.parse_args()
     cmd = [sys.executable, "-m", "torchlint.trace.command", "benchmarks/trace_7b.py:llama_7b",
            "--kwargs", json.dumps({"layers": opts.layers, "dim": opts.dim}),
-           "--input-shape", f"{opts.batch},{opts.seq}", "--dtype", "int64", "--format", "json"]
+           "--input-shape", f"{opts.batch},{opts.seq}", "--dtype", "int64",
+           "--optimizer", "adamw", "--precision", "bf16-mixed", "--gpu", opts.gpu, "--format", "json"]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), env.get("PYTHONPATH", "")] if p)
     start = time.perf_counter()
@@ -137,12 +142,28 @@ def main() -> int:
     print(f"input:            [{opts.batch}, {opts.seq}] int64 on meta")
     print(f"module calls:     {len(doc['calls'])}")
     print(f"activations est.: {totals['activation_bytes'] / 2**30:.2f} GiB for one training step")
-    print(f"trace in child:   {doc['seconds']:.2f} s (build + forward with hooks)")
+    print(_plan_summary(doc["memory_plan"]))
+    print(f"trace in child:   {doc['seconds']:.2f} s (build, forward with hooks, memory plan)")
     print(f"whole command:    {wall:.2f} s (incl. process start and torch import)")
     print(f"peak RSS:         {doc['peak_rss_bytes'] / 2**20:.0f} MiB in the trace child; "
           f"{resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f} MiB max over all "
           "processes of the command")
     return 0
+
+
+def _plan_summary(plan: dict) -> str:
+    """The plan's verdict and what would fit, from its JSON."""
+    gib = 2 ** 30
+    rank = plan["per_rank"]
+    verdict = "fits" if plan["fits"] else "does NOT fit"
+    lines = [f"memory plan:      {verdict} on one {plan['gpu']}: {rank['peak'] / gib:.1f} GiB per GPU "
+             f"(weights {rank['weights'] / gib:.1f}, fp32 master {rank['master'] / gib:.1f}, gradients "
+             f"{rank['gradients'] / gib:.1f}, AdamW state {rank['optimizer'] / gib:.1f}, activations "
+             f"{rank['activations'] / gib:.1f} GiB)"]
+    for advice in plan.get("advice") or []:
+        lines.append(f"  {'fits' if advice['fits'] else 'no  '}  {advice['change']}: "
+                     f"{advice['peak_bytes'] / gib:.1f} GiB per GPU  {advice['flags']}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

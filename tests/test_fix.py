@@ -254,3 +254,12 @@ def test_an_inserted_line_takes_the_files_line_ending(project, run):
     assert run("check", "--select", "TL001", "--no-cache", "--fix", "--unsafe-fixes", ".")[0] == 0
     fixed = loop.replace("    for x, y in loader:\n", "    for x, y in loader:\n        optimizer.zero_grad()\n")
     assert path.read_bytes() == fixed.replace("\n", "\r\n").encode()
+
+
+def test_standard_input_is_not_fixed(project, run, monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
+    code, _, err = run("check", "--fix", "-")
+    assert code == 2 and "--fix cannot be used with - (standard input)" in err

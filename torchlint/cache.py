@@ -45,7 +45,7 @@ from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
 from torchlint.rule import all_rules
 
-FORMAT = 8  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: findings carry their fix (torchlint.fixes)
+FORMAT = 9  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -136,7 +136,7 @@ def _read_key(path: Path) -> bytes:
 _FINDING_KEYS = frozenset({"rule", "name", "severity", "path", "message", "line", "column", "end_line", "end_column"})
 _FINDING_OPTIONAL = frozenset({"confirmed", "extra", "fix"})
 _RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts", "index",
-                          "suppressions", "parsed"})
+                          "suppressions", "parsed", "cells"})
 _SEVERITIES = frozenset(s.value for s in Severity)
 
 
@@ -203,10 +203,13 @@ def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
     _require(_strings(data["star_imports"]))
     _require(type(facts) is dict and all(k in names and type(v) is str for k, v in facts.items()))
     _require(_index(data["index"]))
+    cells = data["cells"]
+    _require(type(cells) is list and all(type(c) is list and len(c) == 2 and all(type(n) is int for n in c) for c in cells))
     return FileRecord(
         path=path, module_name=data["module_name"], is_package=data["is_package"], imports=imports,
         star_imports=data["star_imports"], parsed=data["parsed"], suppressions=_suppressions(data["suppressions"]),
         facts=Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()}), index=data["index"],
+        cells=cells,
     )
 
 

@@ -1,4 +1,5 @@
-"""Command line: ``torchlint check``, ``torchlint rules``, ``torchlint rule CODE``.
+"""Command line: ``torchlint check``, ``torchlint rules``, ``torchlint rule CODE``,
+``torchlint server`` (the language server, ``torchlint.server``).
 
 Exit codes (as ruff): 0 no findings, 1 findings, 2 usage/configuration/internal error.
 """
@@ -20,7 +21,7 @@ from torchlint import __version__
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
-SUBCOMMANDS = ("check", "rules", "rule", "trace")
+SUBCOMMANDS = ("check", "rules", "rule", "trace", "server")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -56,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = sub.add_parser("check", help="lint files and directories (the default command)")
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH", help="files or directories (default: .)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                       help="files or directories (default: .); - lints standard input")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="with -, the file standard input stands for: its settings apply and reports name it")
     check.add_argument("--select", type=_codes, action="extend", default=None, metavar="CODES",
                        help="rules to enable, replacing the defaults: codes or prefixes, comma-separated, or ALL")
     check.add_argument("--extend-select", type=_codes, action="extend", default=None, metavar="CODES",
@@ -115,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rule = sub.add_parser("rule", help="show a rule's catalog page")
     rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
-    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule}
+    server = sub.add_parser("server", help="run the language server on stdio, for editors (needs torchlint[lsp])")
+    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule, "server": server}
     return parser
 
 
@@ -162,6 +167,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules(args)
         if args.command == "rule":
             return cmd_rule(args)
+        if args.command == "server":
+            from torchlint.server import serve
+
+            serve()
+            return EXIT_CLEAN
         with _sigterm_interrupts():
             return cmd_trace(args) if args.command == "trace" else cmd_check(args)
     except TorchlintError as exc:
@@ -209,8 +219,7 @@ def load_settings(args: argparse.Namespace, cwd: Path):
     """Every file's settings (``Configs``): ``--config``'s or ``--isolated``'s for all, else
     each file's nearest configuration below the project's own, the outermost configuration
     above the named paths (within their git repository) -- whatever their order."""
-    from torchlint.config import Configs, build_settings, outermost_config
-    from torchlint.files import git_root
+    from torchlint.config import Configs, build_settings, discover_configs
 
     cli = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore}
     if args.config and not args.isolated:
@@ -220,11 +229,7 @@ def load_settings(args: argparse.Namespace, cwd: Path):
         return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude), cli, fixed=True)
     if args.isolated:
         return Configs(build_settings(None, cli, force_exclude=args.force_exclude), cli, fixed=True)
-    start = common_directory(args.paths, cwd)
-    stop = git_root(start)
-    config_path = outermost_config(start, stop)
-    root = None if config_path else (stop or start)
-    return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude, root=root), cli)
+    return discover_configs(common_directory(args.paths, cwd), cli, force_exclude=args.force_exclude)
 
 
 def common_directory(paths: list[str], cwd: Path) -> Path:
@@ -252,7 +257,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not (cwd / args.show_settings).exists():
             raise UsageError(f"--show-settings {args.show_settings}: no such file")
         args.paths = [args.show_settings]
-    args.paths, missing = split_missing(args.paths, cwd)
+    stdin = stdin_file(args, cwd)
+    args.paths, missing = (args.paths, []) if stdin else split_missing(args.paths, cwd)
     configs = load_settings(args, cwd)
     settings = configs.base
     if args.show_settings is not None:
@@ -260,9 +266,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline cannot be used together")
-    if args.add_noqa and (args.write_baseline or args.show_files):
-        raise UsageError("--add-noqa cannot be used with --write-baseline or --show-files")
-    fixing = fix_mode(args, settings)
+    if args.add_noqa and (args.write_baseline or args.show_files or stdin):
+        raise UsageError("--add-noqa cannot be used with --write-baseline, --show-files or - (standard input)")
+    fixing = fix_mode(args, settings, stdin is not None)
     if args.unsafe_fixes is not None:  # the flag outranks the configuration, for the [*] marks too
         settings.unsafe_fixes = args.unsafe_fixes
     known = None
@@ -270,7 +276,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         from torchlint import baseline
 
         known = baseline.load(args.baseline, cwd)
-    files, problems = discover(args.paths, settings, cwd) if args.paths else ([], [])
+    files, problems = ([stdin], []) if stdin else discover(args.paths, settings, cwd) if args.paths else ([], [])
     for path in missing:
         print(f"torchlint: error: {escape_path(path)}: no such file or directory", file=sys.stderr)
     for problem in problems:
@@ -305,7 +311,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         paths = [f.path for f in files]
 
         def transform(findings, records):
-            return apply_trace(findings, paths, settings.trace, config, records=records)
+            return apply_trace(findings, paths, settings.trace, config, records=records,
+                               note=(lambda text: print(f"torchlint: {text}", file=sys.stderr)) if args.verbose else None)
 
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:
@@ -386,17 +393,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def fix_mode(args: argparse.Namespace, settings) -> bool:
+def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
     """Whether this run fixes (``--fix``, ``--diff``, ``--fix-only``, or ``fix = true`` in the
     configuration without ``--no-fix``, which does not apply to ``--add-noqa``,
-    ``--write-baseline``, ``--show-files`` or ``--trace`` runs); a ``UsageError`` for a fixing
-    flag with an option that cannot go with it."""
+    ``--write-baseline``, ``--show-files``, ``--trace`` or standard input runs); a
+    ``UsageError`` for a fixing flag with an option that cannot go with it."""
     explicit = bool(args.diff or args.fix_only or args.fix)
     if not explicit and not (args.fix is None and settings.fix):
         return False
     for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
                         ("--show-files", args.show_files), ("--statistics", args.statistics and args.fix_only),
-                        ("--trace", args.trace)):  # the trace imports the code on disk, not the fixed code
+                        ("--trace", args.trace),  # the trace imports the code on disk, not the fixed code
+                        ("- (standard input)", stdin)):
         if given and not explicit:
             return False  # `fix = true` in the configuration does not apply to these runs
         if given:
@@ -474,6 +482,28 @@ def show_settings(configs, path: Path, cwd: Path) -> str:
     return "\n".join(lines)
 
 
+def stdin_file(args: argparse.Namespace, cwd: Path):
+    """``-``: standard input as the one file to lint, named ``--stdin-filename`` (whose
+    settings apply, and whose project is read as a named file's is) or ``-``; ``args.paths``
+    becomes that name. None without ``-``."""
+    from torchlint.files import SourceFile, display_path
+    from torchlint.source import give
+
+    if "-" not in args.paths:
+        if args.stdin_filename is not None:
+            raise UsageError("--stdin-filename names standard input: pass - as the path")
+        return None
+    if args.paths != ["-"]:
+        raise UsageError("- (standard input) cannot be linted with other paths")
+    if args.stdin_filename is not None and not args.stdin_filename.strip():
+        raise UsageError("--stdin-filename: empty file name")
+    data = sys.stdin.buffer.read()
+    path = Path(os.path.realpath(cwd / (args.stdin_filename or "-")))
+    give(path, data)
+    args.paths = [args.stdin_filename] if args.stdin_filename else []
+    return SourceFile(path, display_path(path, cwd) if args.stdin_filename else "-", data)
+
+
 def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:
     """(the paths that exist, those that do not): a missing path is an error of its own, and
     the others are still linted."""
@@ -537,15 +567,19 @@ def render_statistics_as(format_name: str, report) -> str:
 def add_noqa_comments(findings: list, files: list, *, quiet: bool) -> int:
     """``--add-noqa``: a ``# noqa: CODES`` comment (or the missing codes appended to the one
     there) on each line with a finding, in each file; the file's bytes are otherwise kept.
-    TL000 (the file did not parse) and the noqa rules' own findings are left out."""
+    TL000 (the file did not parse), the noqa rules' own findings and notebooks are left out."""
     from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
     from torchlint.noqa import add_noqa, noqa_rule_codes
+    from torchlint.notebook import is_notebook
 
     by_display = {f.display: f.path for f in files}
     wanted: dict[str, dict[int, set[str]]] = {}
     for f in findings:
         if f.rule not in (SyntaxErrorRule.code, *noqa_rule_codes()) and f.path in by_display:
             wanted.setdefault(f.path, {}).setdefault(f.line, set()).add(f.rule)
+    for display in sorted(d for d in wanted if is_notebook(d)):  # its lines are its cells', not its JSON's
+        del wanted[display]
+        warn(display, "not edited: --add-noqa does not edit notebooks; add the `# noqa: CODE` comments in the cells")
     total = 0
     for display, lines in sorted(wanted.items()):
         path = by_display[display]

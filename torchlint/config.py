@@ -464,3 +464,16 @@ class Configs:
         if key not in self._by_config:
             self._by_config[key] = build_settings(config, self.cli, force_exclude=self.base.force_exclude)
         return self._by_config[key]
+
+
+def discover_configs(start: Path, cli: dict[str, list[str] | None] | None = None, *,
+                     force_exclude: bool = False) -> Configs:
+    """The settings of files under ``start`` (a directory), found as ``torchlint check``
+    finds them: the outermost configuration file from ``start`` up to its git repository's
+    top is the base, and each file's nearest one below it its own (``Configs``)."""
+    from torchlint.files import git_root
+
+    stop = git_root(start)
+    config_path = outermost_config(start, stop)
+    root = None if config_path else (stop or start)
+    return Configs(build_settings(config_path, cli, force_exclude=force_exclude, root=root), cli)

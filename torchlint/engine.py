@@ -14,6 +14,7 @@ from torchlint.context import Dispatcher, FileContext, RuleError, describe
 from torchlint.finding import Finding, Span
 from torchlint.imports import ImportTable
 from torchlint.noqa import scan
+from torchlint.notebook import NotebookError, is_notebook, read_notebook
 from torchlint.project import Facts, FileRecord, encode, module_name_for
 from torchlint.rule import Rule, all_rules
 from torchlint.semantic.index import class_facts
@@ -47,6 +48,9 @@ def analyze_source(
     rule_options: dict[str, dict[str, Any]] | None = None,
 ) -> FileResult:
     """Lint one file's bytes. Pure: no file system access, no imports of the linted code.
+    A notebook (``path`` ending in ``.ipynb``) is linted as its code cells' Python
+    (``torchlint.notebook``); findings stay in the joined text's lines until the run maps
+    them to cells.
 
     Findings are raw (no suppression applied yet); the record carries the file's
     suppression comments, its imports and each rule's facts for the project pass. The
@@ -65,6 +69,12 @@ def analyze_source(
     # Not on the deep stack: CPython's parser scales its depth limit with the recursion
     # limit, and deeper input only reaches LibCST, whose parse time grows quadratically.
     target = TARGET_VERSIONS.get((rule_options.get(SyntaxErrorRule.code) or {}).get("target-version"))
+    if is_notebook(path):  # its code cells' Python, never its JSON
+        try:
+            notebook = read_notebook(data)
+        except NotebookError as exc:
+            return _unparsed(record, ParseFailure(str(exc)), enabled)
+        data, record.cells = notebook.text.encode("utf-8"), notebook.cells.to_json()
     parsed, text, failure = read_python(data, target, on_deep_stack)
     if text is not None:
         record.suppressions = scan(text)

@@ -1,4 +1,5 @@
-"""Which files to lint: walk directories for ``*.py``/``*.pyi``, honouring ``.gitignore``
+"""Which files to lint: walk directories for ``*.py``/``*.pyi`` and notebooks (``*.ipynb``;
+``extend-exclude = ["*.ipynb"]`` leaves them out), honouring ``.gitignore``
 files (via ``pathspec``) and the ``exclude``/``extend-exclude`` settings.
 
 Only regular files are linted. What discovery passes over for a reason the user should
@@ -13,7 +14,7 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -24,12 +25,15 @@ from torchlint.errors import UsageError
 from torchlint.filekinds import is_test_file  # noqa: F401  (re-exported from its old home)
 
 PYTHON_SUFFIXES = (".py", ".pyi")
+LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # what a directory walk picks up
 
 
 @dataclass(frozen=True)
 class SourceFile:
     path: Path  # absolute, symbolic links resolved
     display: str  # relative to the working directory where possible, posix separators
+    # the text to lint instead of the file's bytes (``torchlint check -``: standard input)
+    data: bytes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -260,7 +264,7 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
             dirnames[:] = sorted(d for d in dirnames if not excluder.excluded(here / d, is_dir=True))
             for name in sorted(filenames):
                 file = here / name
-                if not name.endswith(PYTHON_SUFFIXES) or excluder.excluded(file, is_dir=False):
+                if not name.endswith(LINTED_SUFFIXES) or excluder.excluded(file, is_dir=False):
                     continue
                 real, reason = _inspect_walked(file, root)
                 if real is None:

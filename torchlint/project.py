@@ -9,14 +9,21 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from torchlint.noqa import Suppressions
 
+if TYPE_CHECKING:
+    from torchlint.pins import TorchPin
+
 
 def module_name_for(display_path: str) -> str:
-    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``."""
+    """``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``; a notebook
+    ``pkg/nb.ipynb`` -> ``pkg.nb-ipynb``, a name no import can spell (nothing imports a
+    notebook, and ``pkg/nb.py`` beside it keeps ``pkg.nb``)."""
     path = display_path.lstrip("/")
+    if path.endswith(".ipynb"):
+        path = path[: -len(".ipynb")] + "-ipynb"
     for suffix in (".pyi", ".py"):
         if path.endswith(suffix):
             path = path[: -len(suffix)]
@@ -89,6 +96,8 @@ class FileRecord:
     facts: Facts = field(default_factory=Facts)
     suppressions: Suppressions = field(default_factory=Suppressions)
     parsed: bool = True
+    # a notebook's code cells: [cell number, first line in the joined text] (torchlint.notebook.Cells)
+    cells: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -101,6 +110,7 @@ class FileRecord:
             "facts": self.facts.encoded_text(),
             "suppressions": self.suppressions.to_json(),
             "parsed": self.parsed,
+            "cells": self.cells,
         }
 
     @classmethod
@@ -119,8 +129,10 @@ class Project:
     whose module name ends with it, and among several the one nearest the importer wins.
     """
 
-    def __init__(self, records: list[FileRecord]):
+    def __init__(self, records: list[FileRecord], torch_pin: "TorchPin | None" = None):
         self.records = sorted(records, key=lambda r: r.path)
+        # the torch requirement the project root declares (``torchlint.pins``), read by the run layer
+        self.torch_pin = torch_pin
         self._by_suffix: dict[str, list[FileRecord]] = {}
         for record in self.records:
             parts = record.module_name.split(".") if record.module_name else []

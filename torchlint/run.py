@@ -19,12 +19,14 @@ import pathspec
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.cache import settings_key
-from torchlint.config import Configs, Settings
+from torchlint.config import Configs, Settings, discover_configs
 from torchlint.context import RuleError, describe
 from torchlint.engine import FileResult, crashed_result, rule_classes
-from torchlint.files import SourceFile, discover, git_root, read_source
+from torchlint.files import SourceFile, discover, display_path, git_root, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import noqa_findings
+from torchlint.notebook import code_size, in_cells, is_notebook
+from torchlint.pins import TorchPin, read_torch_pin
 from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
 from torchlint.rule import rules_by_code
@@ -60,27 +62,37 @@ def lint_files(
     context: list[SourceFile] = (),
     progress: Callable[[int], None] | None = None,
     configs: Configs | None = None,
-    sources: dict[str, bytes] | None = None,
 ) -> RunResult:
     """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
     ``jobs`` processes, then the project pass over every file's record (``context``'s too:
     the rest of the project, see ``project_context``), ``transform`` (the shape trace's
     merge), suppressions and the baseline. Only ``files`` are reported on. Each file is
-    linted with its own settings from ``configs`` (default: ``settings`` for all).
-    ``sources`` holds bytes to lint instead of a file's on disk (by display path: the fix
-    loop's passes)."""
+    linted with its own settings from ``configs`` (default: ``settings`` for all)."""
     cwd = (cwd or Path.cwd()).resolve()
-    named = {f.display: f for f in files}
+    named = {f.display for f in files}
     rest = [f for f in context if f.display not in named]
     everything = [*files, *rest]
     own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
     settings_of = lambda display: own.get(display, settings)  # noqa: E731
-    results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of,
-                      sources=sources)
-    result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of)
+    results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
+    result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
+                    torch_pin=read_torch_pin(project_root(files, settings)))
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
     return result
+
+
+def lint_text(path: Path, data: bytes, configs: Configs | None = None) -> RunResult:
+    """Lint ``data`` as the file at ``path`` (absolute; it need not exist, nor hold these
+    bytes): an editor's unsaved buffer, flake8's lines. Its settings are those
+    ``torchlint check`` would give the file (``configs``, default: found from its
+    directory); findings name it relative to the working directory. The project's other
+    files are not read (each keystroke is one file's analysis), so their facts are missing
+    from the project pass; no cache."""
+    configs = configs or discover_configs(path.parent)
+    cwd = Path.cwd().resolve()
+    source = SourceFile(path, display_path(path, cwd), data)
+    return lint_files([source], configs.base, cwd, configs=configs)
 
 
 # -- discover ----------------------------------------------------------------------------
@@ -121,16 +133,31 @@ def size_failure(size: int, limit: int) -> str | None:
     return f"file is too large to analyse ({size / 1e6:.3g} MB, limit {limit / 1e6:.3g} MB; raise max-file-size to lint it)"
 
 
+def read_within(source: SourceFile, limit: int) -> tuple[bytes, None] | tuple[None, str]:
+    """A file's bytes (its ``data`` where given), or why it is not analysed: over ``limit``
+    bytes. A file is measured before it is read; a notebook once read, by its code cells (its
+    outputs, images included, do not count). Raises ``OSError``."""
+    notebook = is_notebook(source.display)
+    data = source.data
+    if data is None and not notebook:
+        too_large = size_failure(source.path.stat().st_size, limit)
+        if too_large:
+            return None, too_large
+    if data is None:
+        data = read_source(source.path)
+    too_large = size_failure(code_size(data) if notebook else len(data), limit)
+    return (None, too_large) if too_large else (data, None)
+
+
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
             progress: Callable[[int], None] | None = None,
-            settings_of: Callable[[str], Settings] | None = None,
-            sources: dict[str, bytes] | None = None) -> list[FileResult]:
+            settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
-    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache.
+    unchanged, else from the engine (in ``jobs`` processes), stored back in the cache. A
+    file's bytes are its ``data`` where given (standard input), else read from disk
+    (``read_within``).
     ``progress`` is called with the number of files done after each one. A file is analysed
-    with ``settings_of(its display path)`` (default: ``settings``); its bytes are
-    ``sources[its display path]`` where given, else read from disk."""
-    sources = sources or {}
+    with ``settings_of(its display path)`` (default: ``settings``)."""
     results: list[FileResult | None] = [None] * len(files)
     keys: dict[int, str] = {}
     done = 0
@@ -145,13 +172,11 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
         for index, source in enumerate(files):
             own = settings_of(source.display) if settings_of is not None else settings
             try:
-                size = len(sources[source.display]) if source.display in sources else source.path.stat().st_size
-                too_large = size_failure(size, own.max_file_size)
-                if too_large:
+                data, too_large = read_within(source, own.max_file_size)
+                if data is None:
                     results[index] = crashed_result(source.display, too_large, own.enabled)
                     advance()
                     continue
-                data = sources[source.display] if source.display in sources else read_source(source.path)
             except OSError as exc:
                 results[index] = crashed_result(source.display, f"cannot read file: {exc.strerror or exc}", own.enabled)
                 advance()
@@ -180,9 +205,11 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
 
 # -- project pass, suppressions ----------------------------------------------------------
 
-def project_findings(records: list[FileRecord], settings: Settings) -> tuple[list[Finding], list[RuleError]]:
-    """Every enabled rule's ``check_project`` over every file's record."""
-    project = Project(records)
+def project_findings(records: list[FileRecord], settings: Settings,
+                     torch_pin: TorchPin | None = None) -> tuple[list[Finding], list[RuleError]]:
+    """Every enabled rule's ``check_project`` over every file's record (and the project's
+    torch pin, read once per run)."""
+    project = Project(records, torch_pin=torch_pin)
     findings: list[Finding] = []
     errors: list[RuleError] = []
     for cls in rule_classes(settings.enabled):
@@ -257,10 +284,12 @@ class Suppressor:
 
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
-           report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None) -> RunResult:
-    """The project pass over every file's result, then ``transform`` (the shape trace's
+           report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
+           torch_pin: TorchPin | None = None) -> RunResult:
+    """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
-    the findings on the files in ``report_on`` (default: every file). Each file's findings
+    the findings on the files in ``report_on`` (default: every file), and a notebook's
+    findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
     follow its own settings, ``settings_of(its display path)`` (default: ``settings``)."""
     records = {r.path: r.record for r in results}
     reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
@@ -268,7 +297,7 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     errors = [e for r in results if reported(r.path) for e in r.errors]
     by_settings = groups(list(records), settings_of or (lambda path: settings))
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = project_findings(list(records.values()), own)
+        more, project_errors = project_findings(list(records.values()), own, torch_pin)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:
@@ -284,6 +313,7 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
                                [f for f in mine if suppressor.configured(f)], own.enabled)
         kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
     kept.sort(key=lambda f: f.sort_key)
+    kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
     return RunResult(kept, errors, sorted(p for p in records if reported(p)))
 
 
@@ -354,7 +384,8 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
     named = {f.display: f for f in files}
     cache = cache if cache is not None else MemoryCache()
     for done in range(passes + 1):
-        result = lint_files(files, settings, cwd, cache=cache, sources=current, **lint)  # type: ignore[arg-type]
+        passing = [replace(f, data=current[f.display]) if f.display in current else f for f in files]
+        result = lint_files(passing, settings, cwd, cache=cache, **lint)  # type: ignore[arg-type]
         todo: dict[str, list[Finding]] = {}
         for f in result.findings:
             if f.path in named and f.path not in given_up and applies(f):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import sys
 import tokenize
@@ -305,8 +306,31 @@ def source_lines(text: str) -> list[str]:
 FRAME_MAX_BYTES = 8 << 20
 
 
+# Text given for a file instead of its bytes on disk (``torchlint check -``: standard input,
+# named by ``--stdin-filename``): reports quote it, never the file.
+_GIVEN: dict[Path, bytes] = {}
+
+
+def give(path: Path, data: bytes) -> None:
+    """``data`` stands for the file at ``path`` (absolute) in this process's reports."""
+    _GIVEN[path] = data
+
+
+def given(path: Path) -> bytes | None:
+    """The text given for ``path`` (see ``give``), if any."""
+    return _GIVEN.get(Path(os.path.abspath(path))) if _GIVEN else None
+
+
+def _text_of(path: str, data: bytes) -> str:
+    """The text findings' lines count in: a notebook's joined code cells (as written), else the source."""
+    from torchlint.notebook import is_notebook, read_notebook
+
+    return read_notebook(data).source if is_notebook(path) else decode(data)
+
+
 def file_lines(cwd: Path) -> LineSource:
-    """Reads (and caches) a finding's file, relative to ``cwd``; None when unreadable, not a
+    """Reads (and caches) a finding's file, relative to ``cwd`` (a notebook as its joined
+    code cells: ``torchlint.notebook``); None when unreadable, not a
     regular file any more (a FIFO swapped in after linting never blocks the report), or
     larger than ``FRAME_MAX_BYTES``."""
     from torchlint.files import read_source
@@ -316,9 +340,10 @@ def file_lines(cwd: Path) -> LineSource:
     def lines(path: str) -> list[str] | None:
         if path not in cache:
             try:
-                if (cwd / path).stat().st_size > FRAME_MAX_BYTES:
+                data = given(cwd / path)
+                if data is None and (cwd / path).stat().st_size > FRAME_MAX_BYTES:
                     raise ValueError("too large for a code frame")
-                cache[path] = source_lines(decode(read_source(cwd / path)))
+                cache[path] = source_lines(_text_of(path, data if data is not None else read_source(cwd / path)))
             except (OSError, ValueError):
                 cache[path] = None
         return cache[path]

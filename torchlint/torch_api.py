@@ -57,6 +57,12 @@ def looks_like_optimizer_name(expr_text: str) -> bool:
     return bool(_OPTIMIZER_NAME.match(last) or _OPTIMIZER_NAME_CASED.match(raw)) and not _SCHEDULER_NAME.search(last)
 
 
+def looks_like_scheduler_name(expr_text: str) -> bool:
+    """``scheduler``, ``lr_scheduler``, ``self.sched`` (the last part): named like a
+    learning-rate scheduler."""
+    return bool(_SCHEDULER_NAME.search(expr_text.rsplit(".", 1)[-1]))
+
+
 def expr_key(node: cst.BaseExpression) -> str | None:
     """A stable textual key for a simple target/receiver: ``opt``, ``self.optimizer``,
     ``optimizers[0]`` (subscript with a simple index), else None."""

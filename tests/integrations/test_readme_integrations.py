@@ -125,5 +125,5 @@ def test_hook_definition():
     assert hook["id"] == "torchlint"
     assert hook["entry"] == "torchlint check --force-exclude"
     assert hook["language"] == "python"
-    assert hook["types_or"] == ["python", "pyi"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
     assert hook["require_serial"] is True

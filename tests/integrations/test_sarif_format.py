@@ -279,3 +279,17 @@ def test_no_line_hash_for_an_unreadable_file(tmp_path, validate_sarif):
     validate_sarif(doc)
     prints = doc["runs"][0]["results"][0]["partialFingerprints"]
     assert "primaryLocationLineHash" not in prints and prints["torchlint/v1"]
+
+
+def test_a_notebooks_results_are_valid_sarif_with_the_cell_in_properties(tmp_path, run_cli, validate_sarif):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# notes\n"]},
+             {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": ["%matplotlib inline\n", "for x in loader:\n", "    loss = model(x)\n", "    loss.backward()\n",
+                         "    opt.step()\n"]}]
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    _, document = sarif(run_cli, tmp_path, "nb.ipynb", "--select", "TL001", "--no-cache")
+    validate_sarif(document)
+    [result] = document["runs"][0]["results"]
+    assert result["properties"] == {"cell": 2}
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 5, "endLine": 5,
+                                                                     "endColumn": 15}

@@ -11,7 +11,7 @@ from torchlint.trace.child import diagnose as dg  # noqa: E402
 from torchlint.trace.records import Diagnosis, Failure, TraceResult  # noqa: E402
 
 
-def _diagnose(layer, x, history=(), exc=None):
+def _diagnose(layer, x, history=(), exc=None, inputs=()):
     if exc is None:
         try:
             layer(x)
@@ -19,7 +19,7 @@ def _diagnose(layer, x, history=(), exc=None):
             exc = caught
         else:
             exc = RuntimeError("ran")
-    return dg.diagnose(torch, layer, (x,), exc, list(history))
+    return dg.diagnose(torch, layer, (x,), exc, list(history), inputs)
 
 
 def test_table_rows_are_distinct():
@@ -35,6 +35,25 @@ def test_linear_names_the_flattened_layer():
                           problem="in_features=4096 but the input has 16384 features (shape [4, 16384])",
                           fix="in_features should be 16384 (= 64*16*16)",
                           attribute="in_features", should_be=16384)
+
+
+def test_model_input_of_the_wrong_rank_is_the_inputs_fault():
+    # [4, 32, 32] given for (N, C, H, W): Conv2d reads it as one sample with 4 channels
+    d = _diagnose(nn.Conv2d(3, 8, 3), torch.randn(4, 32, 32), inputs=([4, 32, 32],))
+    assert d == Diagnosis(
+        expected="a 4-D input (N, C, H, W)",
+        problem="the model's input [4, 32, 32] is 3-D, but its first layer `Conv2d` needs a 4-D input (N, C, H, W) "
+                "(it would read [4, 32, 32] as one sample with 4 channels)",
+        fix="the input lacks its channel dimension, the layer is right: use an input of shape [4, 3, 32, 32] "
+            "(--input-shape 4,3,32,32, or input-shape in the trace config)",
+        input_fault=True)
+    d = _diagnose(nn.Conv2d(3, 8, 3), torch.randn(32, 32), inputs=([32, 32],))
+    assert d.input_fault and d.fix.startswith("the input is wrong, not the layer: use an input of shape "
+                                              "(N, C, H, W) with C=3")
+    # the same tensor made by an earlier layer is the layer's fault, as before
+    d = _diagnose(nn.Conv2d(3, 8, 3), torch.randn(4, 32, 32), inputs=([4, 32, 32],),
+                  history=[("stem", "Conv2d", [4, 32, 32])])
+    assert d.input_fault is None and d.attribute == "in_channels"
 
 
 def test_linear_subclass_uses_the_linear_row():

@@ -13,6 +13,7 @@ printed, so a clean run prints nothing.
 from __future__ import annotations
 
 from torchlint.finding import Finding, Severity, escape_path, escape_text
+from torchlint.notebook import place
 
 
 def escape_data(text: str) -> str:
@@ -25,13 +26,14 @@ def escape_property(text: str) -> str:
 
 def annotation(f: Finding) -> str:
     command = "error" if f.severity is Severity.ERROR else "warning"
+    cell, line, end_line = place(f)
     props = {
         "file": escape_path(f.path, keep_line_breaks=True),
-        "line": str(f.line),
+        "line": str(line),
         "col": str(f.column),
-        "endLine": str(max(f.end_line, f.line)),
+        "endLine": str(max(end_line, line)),
         "endColumn": str(f.end_column),
-        "title": f"torchlint ({f.rule})",
+        "title": f"torchlint ({f.rule})" if cell is None else f"torchlint ({f.rule}) in cell {cell}",
     }
     joined = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
     return f"::{command} {joined}::{escape_data(escape_text(f.message, keep_line_breaks=True))}"

@@ -13,17 +13,20 @@ from collections import defaultdict
 
 from torchlint.finding import Finding, escape_path, escape_text
 from torchlint.formats.text import headline
+from torchlint.notebook import place
 
 # Paths and messages are escaped as in the text formats: ``escape_text`` shows every
 # character XML 1.0 cannot carry, and every control character, as a visible escape.
 
 
 def _testcase(suite: ET.Element, f: Finding) -> None:
+    cell, line, _ = place(f)
+    where = f"line {line}" if cell is None else f"cell {cell}, line {line}"
     case = ET.SubElement(suite, "testcase", {
         "classname": escape_path(f.path),
-        "name": f"{f.rule} {f.name} at line {f.line}, column {f.column}",
+        "name": f"{f.rule} {f.name} at {where}, column {f.column}",
         "file": escape_path(f.path),
-        "line": str(f.line),
+        "line": str(line),
         "time": "0",
     })
     failure = ET.SubElement(case, "failure", {"type": f.rule, "message": escape_text(f.message)})

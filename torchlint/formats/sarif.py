@@ -27,6 +27,7 @@ from torchlint.fingerprint import for_run
 from torchlint.finding import Finding, Severity, escape_path
 from torchlint.formats import INFORMATION_URI, rule_url
 from torchlint.formats.linehash import hashes_for, line_hash
+from torchlint.notebook import place
 from torchlint.rule import Rule, all_rules
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -117,9 +118,11 @@ def _artifact(path: str) -> dict:
 
 
 def _region(f: Finding) -> dict:
-    end_line = max(f.end_line, f.line)
-    end_column = max(f.end_column, f.column) if end_line == f.line else max(f.end_column, 1)
-    return {"startLine": f.line, "startColumn": f.column, "endLine": end_line, "endColumn": end_column}
+    """The finding's region; in a notebook, lines of its cell (``properties.cell``)."""
+    _, line, end_line = place(f)
+    end_line = max(end_line, line)
+    end_column = max(f.end_column, f.column) if end_line == line else max(f.end_column, 1)
+    return {"startLine": line, "startColumn": f.column, "endLine": end_line, "endColumn": end_column}
 
 
 def _location(f: Finding) -> dict:
@@ -153,7 +156,9 @@ def build(report) -> dict:
     line_hashes = hashes_for(report.cwd)
     for f, fingerprint in zip(findings, for_run(findings, report.cwd)):
         prints = {FINGERPRINT_KEY: fingerprint}
-        github = line_hash(line_hashes(f.path), f.line)
+        cell = place(f)[0]
+        # a notebook's lines are its cells', not its JSON file's: GitHub's hash would be of another line
+        github = line_hash(line_hashes(f.path), f.line) if cell is None else None
         if github is not None:  # else GitHub's upload computes it, if it can read the file
             prints["primaryLocationLineHash"] = github
         item = {
@@ -165,8 +170,11 @@ def build(report) -> dict:
         }
         if f.rule in index:
             item["ruleIndex"] = index[f.rule]
-        if f.confirmed is not None:
-            item["properties"] = {"confirmedByTrace": f.confirmed}
+        properties = {"confirmedByTrace": f.confirmed} if f.confirmed is not None else {}
+        if cell is not None:
+            properties["cell"] = cell
+        if properties:
+            item["properties"] = properties
         if f.fix is not None:
             item["fixes"] = [_fix(f)]
         results.append(item)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from torchlint.finding import Finding, Severity, escape_path, escape_text
+from torchlint.notebook import place
 from torchlint.source import file_lines
 
 BOLD, RED, YELLOW, CYAN, DIM, RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[0m"
@@ -18,7 +19,9 @@ def headline(f: Finding, color: bool = False, fixable: bool = False) -> str:
     """``path:line:col: CODE [name] message``, with ``[*]`` after the code when ``--fix``
     would fix the finding (``fixable``), as ruff marks it."""
     sev = RED if f.severity is Severity.ERROR else YELLOW
-    loc = _paint(f"{escape_path(f.path)}:{f.line}:{f.column}:", BOLD, color)
+    cell, line, _ = place(f)
+    where = f"{line}:{f.column}" if cell is None else f"cell {cell}:line {line}:{f.column}"
+    loc = _paint(f"{escape_path(f.path)}:{where}:", BOLD, color)
     code = _paint(f.rule, BOLD + sev, color)
     mark = " [*]" if fixable else ""
     confirmed = " (confirmed by trace)" if f.confirmed else ""
@@ -83,18 +86,22 @@ def _frame_line(text: str, lo: int, hi: int) -> str:
 
 
 def frame(f: Finding, lines: list[str] | None, color: bool) -> str:
+    """The lines around ``f`` (of a notebook, its joined cells), numbered as shown: in a
+    notebook, by line of the finding's cell, from the cell's first line."""
     if not lines or f.line > len(lines):
         return ""
-    first = max(1, f.line - 1)
-    last = min(len(lines), max(f.line, min(f.end_line, f.line + FRAME_LINES - 3)) + 1)
-    width = len(str(last))
+    offset = f.line - place(f)[1]  # joined line - shown line
+    first = max(1, f.line - 1, offset + 1)
+    last = min(len(lines), offset + f.extra.get("cell_lines", len(lines)),
+               max(f.line, min(f.end_line, f.line + FRAME_LINES - 3)) + 1)
+    width = len(str(last - offset))
     gutter = " " * width + " |"
     start = max(f.column - 1, 0)
     lo, hi = _window(max(len(lines[n - 1].rstrip()) for n in range(first, last + 1)), start)
     out = [_paint(gutter, CYAN, color)]
     for n in range(first, last + 1):
         text = lines[n - 1].rstrip()
-        out.append(f"{_paint(str(n).rjust(width) + ' |', CYAN, color)} {_frame_line(text, lo, hi)}".rstrip())
+        out.append(f"{_paint(str(n - offset).rjust(width) + ' |', CYAN, color)} {_frame_line(text, lo, hi)}".rstrip())
         if n == f.line:
             end = f.end_column - 1 if f.end_line == f.line else len(text)
             shown_start, shown_end = max(start, lo), min(max(end, start), hi)

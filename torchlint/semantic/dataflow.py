@@ -1,4 +1,4 @@
-"""Where a value goes and what it is, within one function (TL002, TL003).
+"""Where a value goes and what it is, within one function (TL002, TL003, TL015).
 
 * ``gradient_targets``: what each backward-like call of the file differentiates
   (``x.backward()``, ``scaler.scale(x).backward()``, ``accelerator.backward(x)``,
@@ -8,6 +8,7 @@
   value does not count), tuple unpacking (every element), ``for`` targets, containers it is
   stored in (``xs.append(v)``, ``d[k] = v``: any later read of the container) and any
   expression computed from it. Generous on purpose: rules use it to stay silent.
+  ``Flow.reads``: the first step of that (whether a stored value is read at all: TL015).
 * ``is_plain_number``: an expression that is a Python number for sure (it carries no
   autograd graph): literals, ``x.item()``, ``len(...)``, ``float(...)``, ``x.size(0)``,
   names bound only to such values, parameters defaulting to or annotated as a number, and
@@ -72,6 +73,30 @@ class Flow:
                     return True
                 stack.append((nxt, depth + 1))
         return False
+
+    def reads(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The reads that see the value ``node`` computes once its statement stores it
+        (``x = node`` and later reads of ``x``; a container it is stored in): empty when it
+        is stored nowhere or never read. One step of ``reaches``, without the store itself;
+        reads in nested functions (closures) too."""
+        statement = next((up for up in self.ctx.ancestors(node) if isinstance(up, _STATEMENTS)), None)
+        found = [read for read in self._next(node, set())
+                 if read is not True and (statement is None or not self.ctx.inside(read, statement))]
+        return found or self._closure_reads(node)
+
+    def _closure_reads(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """Reads in functions nested in the scope (a closure) of the names ``name = node``
+        binds."""
+        store = self.ctx.parent(node)
+        if not isinstance(store, (cst.Assign, cst.AnnAssign)) or store.value is not node:
+            return []
+        targets = [t.target for t in store.targets] if isinstance(store, cst.Assign) else [store.target]
+        names = {leaf.value for target in targets for leaf in unpack_targets(target) if isinstance(leaf, cst.Name)}
+        scope = self.model.scope_of(node)
+        model = self.model
+        return [sub for sub in iter_nodes(scope.node)
+                if isinstance(sub, cst.Name) and sub.value in names and model.scope_of(sub) is not scope
+                and any(b.node is store for b in model.reaching(sub.value, sub))]
 
     def _next(self, node: cst.CSTNode, sinks: set):
         """Climb from ``node`` to its statement; yield True at a sink, else the reads its

@@ -6,6 +6,9 @@
 * ``is_epoch_loop(training, node)``: the loop calls ``train_one_epoch``/``run_epoch``-like
   functions; or its variable is named like an epoch and it trains; or its body runs a data
   loop (not over ``range``) that trains.
+* ``loop_is_epoch(training, loop)``: the training model's ``epoch`` kind, or ``is_epoch_loop``;
+  ``inside_epochs(training, loops, function)``: one of ``loops`` is, or one around a caller of
+  ``function`` (code that runs once or more per epoch).
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import re
 import libcst as cst
 
 from torchlint.context import dotted_name
+from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.model import Loop
-from torchlint.semantic.training import EPOCH_VAR
+from torchlint.semantic.training import EPOCH, EPOCH_VAR
 from torchlint.torch_api import mode_switch
 
 _TRAIN_CALL = re.compile(r"train|fit", re.IGNORECASE)
@@ -95,3 +99,18 @@ def _trains(training, loop: Loop) -> bool:
         return True
     return any(_TRAIN_CALL.search(call_name(site.node)) and mode_switch(site.node) is None
                for site in training.model.calls_in_loop(loop))
+
+
+def loop_is_epoch(training, loop: Loop) -> bool:
+    """An epoch loop by the training model's kinds, or by ``is_epoch_loop`` (``for epoch in
+    range(n): train_epoch(...)``, whose kinds say training)."""
+    return EPOCH in training.loop_kinds(loop) or isinstance(loop.node, cst.For) and is_epoch_loop(training, loop.node)
+
+
+def inside_epochs(training, loops, scope) -> bool:
+    """One of ``loops`` is an epoch loop, or one around a same-file caller of the function
+    ``scope`` belongs to."""
+    if any(loop_is_epoch(training, loop) for loop in loops):
+        return True
+    function = enclosing_function(training.model, scope)
+    return any(loop_is_epoch(training, loop) for caller in training.graph.callers(function) for loop in caller.all_loops)

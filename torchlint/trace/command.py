@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from torchlint.errors import ConfigError, UsageError
-from torchlint.trace import INSTALL_HINT, report, shapes
+from torchlint.trace import INSTALL_HINT, gpus, plan, report, shapes
 from torchlint.trace import config as trace_config_mod
-from torchlint.trace.records import TraceResult
+from torchlint.trace.records import BUILTIN_LOSSES, TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target
 
@@ -46,12 +46,87 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory-limit", default=None, metavar="SIZE", dest="memory_limit",
                         help='address-space limit of the trace process, e.g. 8GiB; "none" to '
                              "disable (default: 75%% of RAM, or trace.memory-limit)")
+    parser.add_argument("--train", action="store_true",
+                        help="after the forward pass, reduce the outputs to a loss and run backward: "
+                             "report parameters without a gradient (and what cut them off), frozen "
+                             "parameters, gradient norms and NaN/Inf gradients (on cpu)")
+    parser.add_argument("--loss", default=None, metavar="LOSS",
+                        help="the loss of --train: sum (default), mse (zero target), ce (class-0 "
+                             "targets), or a function taking the model's output: "
+                             "path/to/file.py:function or package.module:function")
+    parser.add_argument("--depth", type=_depth, default=None, metavar="N",
+                        help="show every module call down to nesting depth N (default: all depths, "
+                             "repeated blocks folded into one row, e.g. layers.0-31 (32 × Block))")
+    add_plan_arguments(parser)
     if "--format" not in parser._option_string_actions:  # noqa: SLF001 - the CLI may own it
         parser.add_argument("--format", choices=("table", "json"), default="table",
                             help="output format (default: table)")
     if "--config" not in parser._option_string_actions:  # noqa: SLF001
         parser.add_argument("--config", default=None, metavar="PATH",
                             help="configuration file to read [tool.torchlint.trace] from")
+
+
+PLAN_FLAGS = ("optimizer", "precision", "gpu", "gpu_memory", "world_size", "sharding", "checkpointing")
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    """The memory plan's flags; any of them runs one training step (on meta: nothing is
+    allocated) and adds the plan to the report."""
+    group = parser.add_argument_group("memory plan (any of these runs a training step)")
+    group.add_argument("--optimizer", choices=tuple(plan.OPTIMIZERS), default=None,
+                       help="the optimizer whose state is measured (default: adamw)")
+    group.add_argument("--precision", choices=plan.PRECISIONS, default=None,
+                       help="fp32 (default), bf16, fp16-amp or bf16-mixed (fp32 master weights)")
+    group.add_argument("--gpu", default=None, metavar="NAME",
+                       help=f"the target accelerator, one of: {gpus.names()}")
+    group.add_argument("--gpu-memory", default=None, metavar="SIZE", dest="gpu_memory",
+                       help="the target accelerator's memory instead of --gpu, e.g. 80GiB")
+    group.add_argument("--world-size", type=int, default=None, dest="world_size", metavar="N",
+                       help="number of GPUs (ranks) the step is spread over (default 1)")
+    group.add_argument("--sharding", choices=plan.SHARDINGS[1:], default=None,
+                       help="how the ranks share the state (default: ddp when --world-size > 1)")
+    group.add_argument("--checkpointing", action="store_true", default=None,
+                       help="activation checkpointing of the model's repeated blocks")
+
+
+def plan_options(args: argparse.Namespace) -> tuple[dict[str, Any], plan.Setup, plan.Target | None] | None:
+    """The child's measuring options, the sharding and the target; None without plan flags."""
+    if all(getattr(args, name, None) is None for name in PLAN_FLAGS):
+        return None
+    if args.gpu is not None and args.gpu_memory is not None:
+        raise UsageError("--gpu and --gpu-memory name the same thing: pass one of them")
+    target = None
+    if args.gpu is not None:
+        found = gpus.lookup(args.gpu)
+        if found is None:
+            raise UsageError(f"--gpu: unknown accelerator {args.gpu!r} (known: {gpus.names()}); "
+                             "or pass its memory with --gpu-memory, e.g. 80GiB")
+        target = plan.Target(*found)
+    elif args.gpu_memory is not None:
+        try:
+            size = trace_config_mod.parse_memory(args.gpu_memory, "--gpu-memory", "--gpu-memory")
+        except ConfigError as exc:
+            raise UsageError(f"--gpu-memory: {exc.problem} (a size like 80GiB or 24GB)") from None
+        if size is None:
+            raise UsageError("--gpu-memory: needs a size, like 80GiB")
+        target = plan.Target(f"a GPU with {report.human_bytes(size)}", size)
+    world = args.world_size if args.world_size is not None else 1
+    if not 1 <= world <= plan.MAX_WORLD:
+        raise UsageError(f"--world-size must be between 1 and {plan.MAX_WORLD}, got {world}")
+    sharding = args.sharding or ("ddp" if world > 1 else "none")
+    options = {"optimizer": args.optimizer or "adamw", "precision": args.precision or "fp32",
+               "checkpointing": bool(args.checkpointing)}
+    return options, plan.Setup(sharding, world), target
+
+
+def _depth(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a depth of 0 or more, got {text!r}")
+    return value
 
 
 def require_torch() -> None:
@@ -85,6 +160,24 @@ def _cli_inputs(args: argparse.Namespace) -> list[shapes.InputSpec] | None:
         raise UsageError(f"--input-shape/--dtype: {exc}") from None
 
 
+def loss_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The job's ``train``/``loss`` keys from ``--train``/``--loss`` (``--loss`` alone means
+    ``--train``)."""
+    loss = getattr(args, "loss", None)
+    if not getattr(args, "train", False) and loss is None:
+        return {}
+    if loss is None or loss in BUILTIN_LOSSES:
+        return {"train": True, "loss": loss or "sum"}
+    if ":" not in loss:
+        raise UsageError(f"--loss {loss!r}: expected {', '.join(BUILTIN_LOSSES)} or "
+                         "path/to/file.py:function or package.module:function")
+    try:
+        target = parse_target(loss)
+    except UsageError as exc:
+        raise UsageError(f"--loss: {str(exc).replace('trace target', 'loss function')}") from None
+    return {"train": True, "loss": {"target": target.job_target()}}
+
+
 def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
         config_path: str | None = None, *, stdout: TextIO | None = None) -> int:
     stdout = stdout or sys.stdout
@@ -115,12 +208,13 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
             memory = trace_config_mod.parse_memory(args.memory_limit, "--memory-limit", "--memory-limit")
         except ConfigError as exc:
             raise UsageError(f"--memory-limit: {exc.problem} ({exc.accepted})") from None
+    planned = plan_options(args)
     if device == "cuda":
         memory = None  # CUDA reserves a large address space; an RLIMIT_AS would break it
 
     job = {"id": "trace", "target": target.job_target(), "args": ctor_args, "kwargs": ctor_kwargs,
            "inputs": [s.to_json() for s in inputs] if inputs else None, "device": device,
-           "mode": "trace"}
+           "mode": "trace", "plan": planned[0] if planned else None, **loss_arguments(args)}
     result = TraceResult.from_json(run_jobs([job], timeout=timeout, memory_limit=memory)["trace"])
 
     if result.status == "error":
@@ -136,19 +230,23 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     findings = []
     if result.status == "failed":
         problem = report.analyse_failure(result.failure or {}, result.model_type or "")
-        if problem.tl100:
+        if problem.rule is not None:
             inputs_text = ", ".join(shapes.format_spec(s) for s in result.inputs or [])
             f = problem.finding(context=f"traced on {device} with input {inputs_text}")
             if f is not None:
                 findings.append(f)
+    memory_plan = None
+    if planned is not None and result.memory is not None:
+        memory_plan = plan.make_plan(result.memory, planned[1], planned[2])
     fmt = getattr(args, "format", "table") or "table"
     if fmt == "json":
-        text = report.render_json(result, target.display, device, problem, findings)
+        text = report.render_json(result, target.display, device, problem, findings, memory_plan)
     else:
-        text = report.render_table(result, target.display, device, problem)
+        text = report.render_table(result, target.display, device, problem, memory_plan,
+                                   getattr(args, "depth", None))
     stdout.write(text + "\n")
     stdout.flush()
-    if problem is not None or result.nonfinite:
+    if problem is not None or result.status == "nonfinite" or report.gradient_problem(result):
         return 1
     return 0
 

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from torchlint.checks.tl005_unused_layer import UnusedLayer
+from torchlint.checks.tl010_tensor_without_device import TensorWithoutDevice
+from torchlint.checks.tl101_device_mismatch import DeviceMismatch as TraceDeviceMismatch
 from torchlint.finding import Finding
 from torchlint.imports import ImportTable
 from torchlint.project import FileRecord, Project, module_name_for
@@ -128,9 +130,11 @@ def _warn(message: str) -> None:
 def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[str, Any] | None,
                 config_path: str | None = None, *,
                 warn: Callable[[str], None] | None = None,
-                records: Iterable[FileRecord] | None = None) -> list[Finding]:
+                records: Iterable[FileRecord] | None = None,
+                note: Callable[[str], None] | None = None) -> list[Finding]:
     """Return ``findings`` with the trace merged in (see the module docstring).  ``records``:
-    the run's file records (``check --trace``); without them the files are read here."""
+    the run's file records (``check --trace``); without them the files are read here.
+    ``note`` (``check --trace -v``) hears which models were traced with which inputs."""
     warn = warn or _warn
     cfg = trace_config_mod.load(trace_config, config_path)
     require_torch()
@@ -145,6 +149,9 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
     for job in jobs:
         path, name = meta[job["id"]]
         result = TraceResult.from_json(results.get(job["id"]) or {"status": "error"})
+        if note is not None and result.status in ("ok", "nonfinite"):
+            for line in traced_notes(result, job["target"]["display"]):
+                note(line)
         finding = read_result(result, path, name, job["target"]["display"], linted, usage, warn)
         if finding is not None:
             new.setdefault((finding.path, finding.line, finding.column), finding)
@@ -189,9 +196,26 @@ def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
                 "inputs": [s.to_json() for s in entry.inputs] if entry and entry.inputs else None,
                 "device": "meta",
                 "mode": "check",
+                "train": True,  # one backward: TL005's layers get no gradient (see gradients)
             })
             meta[job_id] = (path, name)
     return jobs, meta
+
+
+def traced_notes(result: TraceResult, display: str) -> list[str]:
+    """Lines for ``check --trace -v``: the model, its input and where the input came from (an
+    inferred input can hide a shape bug, so say how to pin it); trainable parameters the
+    training step left without a gradient, and why."""
+    text = f"--trace: traced {display} on meta with input {report.input_summary(result)}"
+    if result.inputs_inferred:
+        shape = ", ".join(str(list(s["shape"])) for s in result.inputs or [])
+        text += (f"; an inferred input can hide a shape bug: pin the real one in "
+                 f"[tool.torchlint.trace.models.\"{display}\"] input-shape = {shape}")
+    lines = [text]
+    for group in result.gradients.no_grad if result.gradients is not None else []:
+        lines.append(f"--trace: {display}: `{group['name'] or '(all parameters)'}` ({group['type']}) gets no "
+                     f"gradient: {report.cause_text(group.get('cause'))}")
+    return lines
 
 
 def read_result(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
@@ -207,7 +231,7 @@ def read_result(result: TraceResult, path: Path, name: str, display: str, linted
     if result.status in ("ok", "nonfinite"):
         record_usage(result, usage)
         return None
-    return shape_finding(result, path, name, display, linted, warn)
+    return traced_finding(result, path, name, display, linted, warn)
 
 
 def record_usage(result: TraceResult, usage: Usage) -> None:
@@ -219,15 +243,17 @@ def record_usage(result: TraceResult, usage: Usage) -> None:
             attrs[attr] = attrs.get(attr, False) or bool(used)
 
 
-def shape_finding(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
-                  warn: Callable[[str], None]) -> Finding | None:
+def traced_finding(result: TraceResult, path: Path, name: str, display: str, linted: set[Path],
+                   warn: Callable[[str], None]) -> Finding | None:
+    """A TL100 (shape) or TL101 (device) finding for a failed trace; a warning for another
+    failure."""
     failure = result.failure
     if failure is None:
         return None
     if failure.exc_type == "NotImplementedError":
         return None  # an abstract base class: nothing to trace
     problem = report.analyse_failure(failure, result.model_type or "")
-    if not problem.tl100:
+    if problem.rule is None:
         hint = f" ({failure.hint})" if failure.hint else ""
         warn(f"--trace: could not trace {display}: {problem.headline}{hint}")
         return None
@@ -244,9 +270,15 @@ def shape_finding(result: TraceResult, path: Path, name: str, display: str, lint
 
 def merge(findings: list[Finding], usage: Usage, new: dict[tuple[str, int, int], Finding],
           cwd: Path) -> list[Finding]:
-    """TL005 findings confirmed or dropped by ``usage``; the new TL100 findings added."""
+    """TL005 findings confirmed or dropped by ``usage``; TL010 findings at the line a TL101
+    device mismatch was created confirmed (the TL101 finding is then not added: one line,
+    one finding); the other new TL100/TL101 findings added."""
+    devices = {(f.path, f.line): key for key, f in new.items() if f.rule == TraceDeviceMismatch.code}
     out: list[Finding] = []
     for f in findings:
+        if f.rule == TensorWithoutDevice.code and (f.path, f.line) in devices:
+            new.pop(devices[(f.path, f.line)], None)
+            f = dataclasses.replace(f, confirmed=True)
         if f.rule == UnusedLayer.code:
             attrs = _attrs_of(f, usage, cwd)
             attr = (f.extra or {}).get("attribute")

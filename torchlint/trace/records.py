@@ -118,6 +118,61 @@ class CommentSource(TypedDict):
     line: int
 
 
+# The losses a training step can take by name (``--loss``), and how the report says each.
+BUILTIN_LOSSES = {
+    "sum": "the sum of the outputs",
+    "mse": "MSE against a zero target",
+    "ce": "cross-entropy against class-0 targets",
+}
+
+
+class DeviceMismatchInfo(TypedDict):
+    """A CPU tensor made in ``forward`` met the model's tensors (TL101)."""
+
+    op: str  # the op that mixed them
+    created: Union[Frame, None]  # the user line that created the CPU tensor
+    created_by: Union[str, None]  # the op that created it (``zeros``, ``arange``, ...)
+    shape: list[int]
+
+
+class _CauseBase(TypedDict):
+    kind: str  # unused (never used by forward), cut (a graph cut: see op), unknown
+
+
+class Cause(_CauseBase, total=False):
+    """Why parameters got no gradient."""
+
+    op: str  # detach, data, no_grad, or the non-differentiable op's name
+    frame: Frame  # where forward cut the graph
+
+
+class _ParamGroupBase(TypedDict):
+    name: str  # module path ("" for the whole model) or parameter path
+    type: str  # the module's class, or "Parameter"
+    params: int
+
+
+class ParamGroup(_ParamGroupBase, total=False):
+    """Parameters listed together: the largest module all of whose parameters are alike."""
+
+    owner: Union[Owner, None]  # where it is defined (the parent locates the line)
+    cause: Cause
+
+
+class ModuleGradient(TypedDict):
+    """A top-level module's gradients: ``ok``, ``none``, ``partial``, ``frozen`` or
+    ``nonfinite``; ``norm`` (the L2 norm of its gradients) on cpu/cuda only."""
+
+    status: str
+    norm: Union[float, str, None]  # "nan"/"inf" as strings (JSON has no NaN)
+
+
+class NonFiniteGradient(TypedDict):
+    name: str  # parameter path
+    nan: bool
+    inf: bool
+
+
 class _Record:
     """``to_json`` leaves out ``None`` fields; ``from_json`` ignores keys it does not know."""
 
@@ -140,6 +195,7 @@ class Diagnosis(_Record):
     fix: str
     attribute: str | None = None  # the constructor argument to change ...
     should_be: Any = None  # ... and its right value
+    input_fault: bool | None = None  # the model's input is wrong, not the layer
 
 
 @dataclass
@@ -148,7 +204,7 @@ class Failure(_Record):
     timed out (``phase`` ``crash``/``timeout``, made by the runner).  Field order is the
     order of the keys in ``--format json`` output."""
 
-    phase: str  # import, build, forward, trace, crash, timeout
+    phase: str  # import, build, forward, step (the memory plan's backward), trace, crash, timeout
     exc_type: str | None = None
     exc_message: str | None = None
     message: str = ""
@@ -167,8 +223,10 @@ class Failure(_Record):
     fix: str | None = None
     attribute: str | None = None
     should_be: Any = None
+    input_fault: bool | None = None
     shape_related: bool | None = None
     train: bool | None = None  # failed in training mode
+    device_mismatch: DeviceMismatchInfo | None = None  # kind "device" (TL101)
     inputs: list[InputJSON] | None = None  # the inputs it failed with
     inference_doubtful: bool | None = None
     fits: list[InputJSON] | None = None  # another common input size that runs
@@ -177,6 +235,22 @@ class Failure(_Record):
     def add(self, diagnosis: Diagnosis) -> None:
         for name, value in diagnosis.to_json().items():
             setattr(self, name, value)
+
+
+@dataclass
+class Gradients(_Record):
+    """What one training step's backward left in ``.grad`` (``trace --train``, ``check --trace``)."""
+
+    loss: str  # how the outputs were reduced to a scalar
+    backward: bool = False  # backward ran (False: the loss did not require grad, or error)
+    error: str | None = None  # the loss or backward failed: why
+    trainable: int = 0  # parameters with requires_grad
+    frozen_params: int = 0
+    no_grad: list[ParamGroup] = field(default_factory=list)  # trainable, but grad is None
+    frozen: list[ParamGroup] = field(default_factory=list)  # requires_grad=False: intended
+    modules: dict[str, ModuleGradient] = field(default_factory=dict)  # per top-level module
+    nonfinite: list[NonFiniteGradient] = field(default_factory=list)  # cpu/cuda only
+    nonfinite_origin: str | None = None  # the first module (backward order) with a NaN/Inf gradient
 
 
 @dataclass
@@ -211,8 +285,12 @@ class TraceResult(_Record):
     nonfinite: list[NonFinite] | None = None
     model_output: Described | None = None  # (the supervisor drops it: not used yet)
     first_layer: str | None = None  # the first built-in layer with parameters called
+    gradients: Gradients | None = None  # --train: the backward of one step
     failure: Failure | None = None
+    memory: dict[str, Any] | None = None  # one training step's memory (child/memory.py)
     # the process
+    startup_seconds: float | None = None  # spawn to ready: interpreters, torch import, warm-up
+    torch_import_seconds: float | None = None  # of which importing torch
     seconds: float | None = None
     peak_rss_kb: int | None = None
     cuda_peak_bytes: int | None = None
@@ -222,6 +300,8 @@ class TraceResult(_Record):
         data = super().to_json()
         if self.failure is not None:
             data["failure"] = self.failure.to_json()
+        if self.gradients is not None:
+            data["gradients"] = self.gradients.to_json()
         return data
 
     @classmethod
@@ -229,6 +309,8 @@ class TraceResult(_Record):
         result: TraceResult = super().from_json(data)
         if isinstance(result.failure, dict):
             result.failure = Failure.from_json(result.failure)
+        if isinstance(result.gradients, dict):
+            result.gradients = Gradients.from_json(result.gradients)
         return result
 
     def set_traced(self, traced: "Traced") -> None:
@@ -250,4 +332,5 @@ class Traced:
     nonfinite: list[NonFinite] = field(default_factory=list)
     model_output: Described | None = None
     first_layer: str | None = None
+    gradients: Gradients | None = None
     failure: Failure | None = None

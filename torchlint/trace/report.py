@@ -4,14 +4,16 @@ TL100 findings and table/JSON output."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from torchlint.checks.tl100_shape_mismatch import ShapeMismatch
+from torchlint.checks.tl101_device_mismatch import DeviceMismatch
 from torchlint.finding import Finding
 from torchlint.trace import locate
-from torchlint.trace.records import Failure, Frame, TraceResult
+from torchlint.trace.records import Cause, Failure, Frame, Gradients, ParamGroup, TraceResult
 from torchlint.trace.shapes import format_spec
 
 
@@ -26,16 +28,22 @@ class Problem:
     details: list[tuple[str, str]] = field(default_factory=list)  # (label, text)
     failure: dict[str, Any] = field(default_factory=dict)  # the record as JSON
     record: Failure = field(default_factory=lambda: Failure("trace"))
+    tl101: bool = False  # a CPU tensor made in forward met the model's tensors (TL101)
+
+    @property
+    def rule(self) -> type[ShapeMismatch] | type[DeviceMismatch] | None:
+        """The traced rule this failure is a finding of, if any."""
+        return ShapeMismatch if self.tl100 else DeviceMismatch if self.tl101 else None
 
     def finding(self, fallback: locate.Location | None = None, context: str = "") -> Finding | None:
         loc = self.location or fallback
-        if loc is None:
+        if loc is None or self.rule is None:
             return None
         fix = self.record.fix
         message = self.headline + (f"; {fix}" if fix else "") + (f" ({context})" if context else "")
-        extra = {k: self.failure[k] for k in ("expected", "fix", "received", "module", "inputs")
+        extra = {k: self.failure[k] for k in ("expected", "fix", "received", "module", "inputs", "device_mismatch")
                  if k in self.failure}
-        return Finding.at(ShapeMismatch, locate.relative_path(loc.path), loc.span, message, extra=extra, confirmed=True)
+        return Finding.at(self.rule, locate.relative_path(loc.path), loc.span, message, extra=extra, confirmed=True)
 
 
 def _frame_location(frame: Frame | None) -> locate.Location | None:
@@ -90,7 +98,10 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
     label = f"`{name}` ({module.get('type')})" if name else f"`{module.get('type', model_type)}` (the model)"
     user = _frame_location(rec.user_frame)
     details: list[tuple[str, str]] = []
-    tl100 = bool(rec.shape_related) and rec.phase == "forward"
+    # A model input that does not fit its first layer is the input's fault: no finding.
+    tl100 = bool(rec.shape_related) and rec.phase == "forward" and not rec.input_fault
+    if kind == "device" and rec.device_mismatch:
+        return _device_problem(rec, user)
     if kind == "layer":
         loc = definition_location(rec)
         if rec.problem:
@@ -119,12 +130,51 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
         loc = user
         phase = {"import": "importing the model's module failed: ",
                  "build": "building the model failed: ", "forward": "the forward pass failed: ",
-                 "trace": "the trace failed: "}.get(rec.phase or "", "")
+                 "trace": "the trace failed: ",
+                 "step": "the training step (loss, backward, memory plan) failed: "}.get(rec.phase or "", "")
         headline = f"{phase}{rec.message}"
         if user is not None and user.code:
             details.append(("code", user.code))
+        if rec.phase == "timeout" and rec.traceback:  # where it hung, innermost first
+            details.append(("stack", " <- ".join(
+                f"{f['function']} ({locate.relative_path(Path(f['file']))}:{f['line']})"
+                for f in reversed(rec.traceback))))
     details += _notes(rec, kind)
     return Problem(headline, tl100, loc, details, rec.to_json(), rec)
+
+
+_NEW_METHOD = {"zeros": "new_zeros", "ones": "new_ones", "empty": "new_empty", "full": "new_full",
+               "tensor": "new_tensor"}
+
+
+def device_fix(created_by: str | None) -> str:
+    """How to make a tensor on the model's device, for the op that made it on the CPU."""
+    new = _NEW_METHOD.get(created_by or "")
+    made = f"torch.{created_by}(..., device=x.device)" if created_by else "device=x.device"
+    return f"create it with {made}" + (f" or x.{new}(...)" if new else "") + \
+        ", or register it as a buffer (self.register_buffer) so that .to(device) moves it"
+
+
+def _device_problem(rec: Failure, user: locate.Location | None) -> Problem:
+    """TL101: where the CPU tensor was created (the finding's line), where it met the model's
+    tensors, and the fix."""
+    info = rec.device_mismatch or {}
+    created = _frame_location(info.get("created"))
+    by = info.get("created_by")
+    what = f"`{by}(...)`" if by else "a tensor"
+    shape = "x".join(map(str, info.get("shape") or [])) or "?"
+    at = f" at line {user.line}" if user is not None and created is not None and user.path == created.path \
+        else (f" at {user.display_path()}:{user.line}" if user is not None else "")
+    headline = (f"{what} makes a CPU tensor ({shape}) in forward that meets the model's tensors in "
+                f"`{info.get('op')}`{at}: this fails with a device mismatch on a GPU")
+    rec.fix = device_fix(by)
+    details: list[tuple[str, str]] = []
+    if created is not None:
+        details.append(("created", f"{created.display_path()}:{created.line}  {created.code}"))
+    if user is not None:
+        details.append(("failed", f"{user.display_path()}:{user.line}  {user.code}"))
+    details.append(("fix", rec.fix))
+    return Problem(headline, False, created or user, details, rec.to_json(), rec, tl101=True)
 
 
 def _notes(rec: Failure, kind: str | None) -> list[tuple[str, str]]:
@@ -147,7 +197,8 @@ def _notes(rec: Failure, kind: str | None) -> list[tuple[str, str]]:
 
 def render_problem(problem: Problem) -> str:
     prefix = f"{problem.location}: " if problem.location else ""
-    code = f"{ShapeMismatch.code} {ShapeMismatch.name} " if problem.tl100 else ""
+    rule = problem.rule
+    code = f"{rule.code} {rule.name} " if rule is not None else ""
     lines = [f"{prefix}{code}{problem.headline}"]
     width = max((len(label) for label, _ in problem.details), default=0) + 1
     for label, text in problem.details:
@@ -195,7 +246,8 @@ def input_summary(result: TraceResult) -> str:
 
 
 def render_table(result: TraceResult, target: str, device: str,
-                 problem: Problem | None) -> str:
+                 problem: Problem | None, memory_plan: dict[str, Any] | None = None,
+                 depth: int | None = None) -> str:
     """The trace report: input, the table of calls, totals, modules never called, NaN/Inf
     outputs, the problem (if any) and a one-line verdict."""
     out: list[str] = [f"Trace of {target} on {device}"]
@@ -205,21 +257,113 @@ def render_table(result: TraceResult, target: str, device: str,
             out += ["", render_problem(problem), "", "Trace failed."]
         return "\n".join(out)
     out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
-    out += _calls_table(result)
+    out += _calls_table(result, depth)
     out += _totals(result, problem)
     out += _never_called(result, problem)
     nonfinite = result.nonfinite or []
     out += _nonfinite(nonfinite)
+    if result.gradients is not None:
+        out += ["", *gradient_lines(result.gradients)]
+    if memory_plan is not None:
+        from torchlint.trace.plan import render_text
+
+        out += [""] + render_text(memory_plan)
     if problem is not None:
         out += ["", render_problem(problem)]
-    out += ["", _verdict(problem, nonfinite)]
+    out += ["", _verdict(problem, nonfinite, result.gradients)]
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- gradients
+
+def group_location(group: ParamGroup) -> locate.Location | None:
+    """Where a group of parameters is defined (``self.encoder = nn.Linear(...)``)."""
+    owner = group.get("owner")
+    if not owner or not owner.get("file"):
+        return None
+    return locate.find_definition(Path(owner["file"]), owner["qualname"], owner.get("path") or [],
+                                  owner.get("class_line"))
+
+
+def _group_label(group: ParamGroup) -> str:
+    name = group["name"] or "(all parameters)"
+    return f"{name} ({group['type']}, {group['params']:,} params)"
+
+
+def cause_text(cause: Cause | None) -> str:
+    """Why a group got no gradient, in words, with the line that cut it off."""
+    kind = (cause or {}).get("kind")
+    if kind == "unused":
+        return "never used by forward (an unused layer: TL005)"
+    if kind != "cut" or cause is None:
+        return "used by forward, but not on the path to the loss"
+    op = cause.get("op", "")
+    what = {"detach": "cut off by `.detach()`", "data": "cut off by `.data`",
+            "no_grad": "computed with gradients disabled (`torch.no_grad()`)"}.get(
+        op, f"cut off by `{op}`, which has no gradient")
+    frame = cause.get("frame")
+    if frame:
+        loc = locate.line_location(Path(frame["file"]), frame["line"])
+        what += f" at {loc.display_path()}:{loc.line}  {loc.code}"
+    return what
+
+
+def gradient_lines(grads: Gradients) -> list[str]:
+    """The training step: what backward left in ``.grad``."""
+    out = [f"Gradients (one training step; loss: {grads.loss})",
+           f"  trainable:    {human_count(grads.trainable)} parameters; frozen: {human_count(grads.frozen_params)}"]
+    if grads.error:
+        out.append(f"  backward:     did not run: {grads.error}")
+    elif not grads.backward:
+        out.append("  backward:     did not run: the loss does not require grad (nothing in forward is "
+                   "differentiable)")
+    if grads.no_grad:
+        out.append("  no gradient:")
+        for group in grads.no_grad:
+            loc = group_location(group)
+            where = f"  {loc.display_path()}:{loc.line}  {loc.code}" if loc is not None else ""
+            out.append(f"    {_group_label(group)}{where}")
+            out.append(f"      {cause_text(group.get('cause'))}")
+    elif not grads.error:
+        out.append("  no gradient:  none (every trainable parameter got one)")
+    norms = [(name, info["norm"]) for name, info in grads.modules.items() if info.get("norm") is not None]
+    if norms:
+        out.append("  gradient norm per top-level module: " + ", ".join(
+            f"{name} {norm:.3g}" if isinstance(norm, float) else f"{name} {norm}" for name, norm in norms))
+    if grads.frozen:
+        out.append("  frozen (requires_grad=False, intended: not a problem):")
+        out += [f"    {_group_label(group)}" for group in grads.frozen]
+    if grads.nonfinite:
+        shown = ", ".join(f"{n['name']} ({' and '.join(w for w, f in (('NaN', n['nan']), ('Inf', n['inf'])) if f)})"
+                          for n in grads.nonfinite[:8])
+        more = f" and {len(grads.nonfinite) - 8} more" if len(grads.nonfinite) > 8 else ""
+        out.append(f"  NaN/Inf gradients: {shown}{more}")
+        if grads.nonfinite_origin is not None:
+            out.append(f"    first non-finite in backward: the gradient of `{grads.nonfinite_origin or '(root)'}`'s "
+                       "output (the NaN/Inf is made by the code after it in forward)")
+    return out
+
+
+def _gradient_cell(grads: Gradients | None, row: dict[str, Any], seen: set[str]) -> str:
+    """The Grad column: a top-level module's gradient norm (cpu/cuda), else its status."""
+    if grads is None or row.get("depth") != 1 or row["name"] in seen:
+        return ""
+    info = grads.modules.get(row["name"])
+    if info is None:
+        return ""
+    seen.add(row["name"])
+    norm = info.get("norm")
+    if isinstance(norm, float):
+        return f"{norm:.3g}"
+    if isinstance(norm, str):
+        return {"nan": "NaN", "inf": "Inf"}.get(norm, norm)
+    return {"ok": "yes", "none": "NONE"}.get(info["status"], info["status"])
 
 
 _HEADER = ("#", "Module", "Type", "Input shapes", "Output shapes", "Params")
 
 
-def _call_row(i: int, row: dict[str, Any]) -> tuple[str, ...]:
+def _call_row(i: int, row: dict[str, Any], params: str) -> tuple[str, ...]:
     name = row["name"] or "(root)"
     indent = "  " * row.get("depth", 0)
     if row.get("failed"):
@@ -228,33 +372,118 @@ def _call_row(i: int, row: dict[str, Any]) -> tuple[str, ...]:
         output = describe_value(row["outputs"])
     else:
         output = "-"
-    params = f"{row['params']:,}" if "params" in row else ""
     return (str(i), _cell(indent + name, 40), row["type"], _cell(describe_args(row.get("inputs", []))),
             _cell(output), params)
 
 
-def _calls_table(result: TraceResult) -> list[str]:
+_NUMBERED = re.compile(r"^((?:.*\.)?)(\d+)$")
+FOLD_AT = 3  # a run of at least this many numbered blocks is folded into one row
+
+
+def _subtree_end(rows: list[dict[str, Any]], i: int) -> int:
+    """The index just past row ``i``'s call and the calls made inside it."""
+    j = i + 1
+    while j < len(rows) and rows[j].get("depth", 0) > rows[i].get("depth", 0):
+        j += 1
+    return j
+
+
+def _blocks_from(rows: list[dict[str, Any]], i: int) -> list[tuple[int, int]]:
+    """The run of calls ``<prefix>k``, ``<prefix>k+1``, ... of one type and depth starting at
+    row ``i`` (siblings in a ``ModuleList``/``Sequential``), each as (start, end) rows; a block
+    holding a failed call ends the run, so that it stays in view."""
+    head = rows[i]
+    m = _NUMBERED.match(head["name"])
+    if not m:
+        return []
+    prefix, first = m.group(1), int(m.group(2))
+    blocks: list[tuple[int, int]] = []
+    j = i
+    while j < len(rows):
+        row = rows[j]
+        if row["name"] != f"{prefix}{first + len(blocks)}" or row["type"] != head["type"] \
+                or row.get("depth", 0) != head.get("depth", 0):
+            break
+        end = _subtree_end(rows, j)
+        if any(rows[x].get("failed") for x in range(j, end)):
+            break
+        blocks.append((j, end))
+        j = end
+    return blocks
+
+
+def fold_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs of repeated blocks (``layers.0`` ... ``layers.31``, one type) as one row each:
+    ``layers.0-31``, ``32 × TransformerBlock``, the first block's input, the last one's output,
+    their parameters added up; the calls inside them are not shown."""
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(rows):
+        blocks = _blocks_from(rows, i)
+        if len(blocks) < FOLD_AT:
+            out.append(rows[i])
+            i += 1
+            continue
+        first, last = rows[blocks[0][0]], rows[blocks[-1][0]]
+        number = _NUMBERED.match(last["name"])
+        assert number is not None
+        folded = {"name": f"{first['name']}-{number.group(2)}", "type": f"{len(blocks)} × {first['type']}",
+                  "depth": first.get("depth", 0), "inputs": first.get("inputs", []),
+                  "params": sum(rows[start].get("params", 0) for start, _ in blocks)}
+        if "outputs" in last:
+            folded["outputs"] = last["outputs"]
+        out.append(folded)
+        i = blocks[-1][1]
+    return out
+
+
+def shown_rows(rows: list[dict[str, Any]], depth: int | None) -> list[dict[str, Any]]:
+    """The table's rows: every call down to ``depth`` (``--depth N``), else repeated blocks
+    folded."""
+    if depth is not None:
+        return [r for r in rows if r.get("depth", 0) <= depth]
+    return fold_rows(rows)
+
+
+def _calls_table(result: TraceResult, depth: int | None = None) -> list[str]:
     """One aligned row per module call (numbers and parameter counts right-aligned), then a
-    blank line; nothing when no call was recorded."""
-    rows = result.calls or []
+    blank line; nothing when no call was recorded.  A module called again shows ``=#N`` (row
+    N holds its parameters) and a legend says so."""
+    rows = shown_rows(result.calls or [], depth)
     if not rows:
         return []
-    table = [_HEADER] + [_call_row(i, row) for i, row in enumerate(rows, 1)]
-    widths = [max(len(r[c]) for r in table) for c in range(6)]
+    grads = result.gradients
+    seen: set[str] = set()
+    first_call: dict[str, int] = {}  # module -> the row counting its parameters
+    header = _HEADER + (("Grad",) if grads is not None else ())
+    table = [header]
+    for i, row in enumerate(rows, 1):
+        if row.get("params"):
+            first_call.setdefault(row["name"], i)
+        params = f"{row['params']:,}" if "params" in row else (
+            f"=#{first_call[row['name']]}" if row["name"] in first_call else "")
+        cells = _call_row(i, row, params)
+        table.append(cells + ((_gradient_cell(grads, row, seen),) if grads is not None else ()))
+    widths = [max(len(r[c]) for r in table) for c in range(len(header))]
     out = []
     for j, r in enumerate(table):
-        cells = [r[0].rjust(widths[0])] + [r[c].ljust(widths[c]) for c in range(1, 5)] + [r[5].rjust(widths[5])]
+        cells = [r[0].rjust(widths[0])] + [r[c].ljust(widths[c]) for c in range(1, 5)] + \
+            [r[c].rjust(widths[c]) for c in range(5, len(header))]
         out.append("  ".join(cells).rstrip())
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
+    if any(r[5].startswith("=#") for r in table[1:]):
+        out.append("Params =#N: the module of row N, called again (its parameters are counted once, there)")
     if result.calls_truncated:
-        out.append(f"... (only the first {len(rows):,} calls are shown)")
+        out.append(f"... (only the first {len(result.calls or []):,} calls are shown)")
     return out + [""]
 
 
 def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
     totals = totals_of(result)
-    out = ["Totals", f"  parameters:   {human_count(totals['params'])} ({human_bytes(totals['param_bytes'])})"]
+    frozen = totals["params"] - totals["trainable_params"]
+    split = f"; trainable {human_count(totals['trainable_params'])}, frozen {human_count(frozen)}" if frozen else ""
+    out = ["Totals", f"  parameters:   {human_count(totals['params'])} ({human_bytes(totals['param_bytes'])}){split}"]
     if totals["buffer_bytes"]:
         out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
     batch = totals.get("batch")
@@ -266,9 +495,18 @@ def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
         out.append(f"  CUDA peak:    {human_bytes(result.cuda_peak_bytes)} allocated on "
                    f"{result.cuda_device if result.cuda_device is not None else 'the GPU'}")
     if result.seconds is not None:
-        out.append(f"  trace:        {result.seconds:.2f} s, peak RSS of the trace process "
+        out.append(f"  trace:        {result.seconds:.2f} s{_startup(result)}, peak RSS of the trace process "
                    f"{human_bytes((result.peak_rss_kb if result.peak_rss_kb is not None else 0) * 1024)}")
     return out + [""]
+
+
+def _startup(result: TraceResult) -> str:
+    """How long the trace process took to start, and how much of it was importing torch."""
+    if result.startup_seconds is None:
+        return ""
+    torch = f", {result.torch_import_seconds:.2f} s of it importing torch" \
+        if result.torch_import_seconds is not None else ""
+    return f" after {result.startup_seconds:.2f} s starting the trace process{torch}"
 
 
 def _never_called(result: TraceResult, problem: Problem | None) -> list[str]:
@@ -298,12 +536,41 @@ def _nonfinite(nonfinite: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _verdict(problem: Problem | None, nonfinite: list[dict[str, Any]]) -> str:
+def _verdict(problem: Problem | None, nonfinite: list[dict[str, Any]], grads: Gradients | None) -> str:
     if problem is not None:
         return "Trace failed."
+    if grads is not None and grads.nonfinite:
+        return f"Trace ran, but {len(grads.nonfinite)} parameter(s) got a NaN/Inf gradient."
     if nonfinite:
         return f"Trace ran, but {len(nonfinite)} layer output(s) contain NaN/Inf."
+    if grads is not None and grads.no_grad:
+        return f"Trace ran, but {len(grads.no_grad)} group(s) of trainable parameters get no gradient."
     return "Trace ran clean."
+
+
+def gradient_problem(result: TraceResult) -> bool:
+    """A training step left trainable parameters without a gradient, or with NaN/Inf."""
+    grads = result.gradients
+    return grads is not None and bool(grads.no_grad or grads.nonfinite)
+
+
+def gradients_json(grads: Gradients | None) -> dict[str, Any] | None:
+    """The record, each group of parameters with where it is defined."""
+    if grads is None:
+        return None
+    doc = grads.to_json()
+    for key in ("no_grad", "frozen"):
+        groups = []
+        for group in doc.get(key, []):
+            loc = group_location(group)
+            group = {k: v for k, v in group.items() if k != "owner"}
+            group["definition"] = None if loc is None else {
+                "path": loc.display_path(), "line": loc.line, "code": loc.code}
+            if key == "no_grad":
+                group["explanation"] = cause_text(group.get("cause"))
+            groups.append(group)
+        doc[key] = groups
+    return doc
 
 
 def totals_of(result: TraceResult) -> dict[str, Any]:
@@ -319,20 +586,20 @@ def totals_of(result: TraceResult) -> dict[str, Any]:
 
 
 def render_json(result: TraceResult, target: str, device: str, problem: Problem | None,
-                findings: list[Finding]) -> str:
-    status = "failed" if problem is not None else ("nonfinite" if result.nonfinite else "ok")
+                findings: list[Finding], memory_plan: dict[str, Any] | None = None) -> str:
+    status = "failed" if problem is not None else ("nonfinite" if result.status == "nonfinite" else "ok")
     failure = None
     if problem is not None:
         loc = problem.location
         failure = {
             "message": problem.headline,
-            "rule": ShapeMismatch.code if problem.tl100 else None,
+            "rule": problem.rule.code if problem.rule is not None else None,
             "location": None if loc is None else {"path": loc.display_path(), "line": loc.line,
                                                   "column": loc.column, "code": loc.code},
             "details": {label: text for label, text in problem.details},
             **{k: v for k, v in problem.failure.items()
                if k in ("phase", "kind", "module", "received", "expected", "fix", "exc_type",
-                        "exc_message", "traceback", "hint", "fits", "output")},
+                        "exc_message", "traceback", "hint", "fits", "output", "device_mismatch")},
         }
     doc = {
         "target": target,
@@ -352,11 +619,16 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
         "totals": totals_of(result),
         "unused": None if problem is not None else (result.unused or []),
         "nonfinite": result.nonfinite or [],
+        "gradients": gradients_json(result.gradients),
         "failure": failure,
         "findings": [f.to_dict() for f in findings],
         "seconds": result.seconds,
+        "startup_seconds": result.startup_seconds,
+        "torch_import_seconds": result.torch_import_seconds,
         "peak_rss_bytes": (result.peak_rss_kb or 0) * 1024,
     }
     if result.cuda_peak_bytes is not None:
         doc["cuda_peak_bytes"] = result.cuda_peak_bytes
+    if memory_plan is not None:
+        doc["memory_plan"] = memory_plan
     return json.dumps(doc, indent=2)

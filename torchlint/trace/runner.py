@@ -16,16 +16,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 from typing import Any
 
 from torchlint.errors import Terminated, TorchlintError
 from torchlint.trace import supervisor
-from torchlint.trace.records import Failure, TraceResult
+from torchlint.trace.records import Failure, Frame, TraceResult
 
 # Importing torch can be slow on a cold disk; this is allowed on top of the job timeout.
 STARTUP_ALLOWANCE = 120.0
@@ -107,6 +109,8 @@ class _Attempt:
         self.child_pid: int | None = None
         self.exit: dict[str, Any] | None = None  # the supervisor's last word
         self.deadline = 0.0
+        self.spawned = time.monotonic()
+        self.startup: dict[str, Any] = {}  # how long the child took to start, for every result
 
     def pump(self, wait: float) -> None:
         """Handle what the supervisor says within ``wait`` seconds."""
@@ -136,6 +140,9 @@ class _Attempt:
         if kind not in ("ready", "start", "result"):
             return
         self.ready = True
+        if kind == "ready":
+            self.startup = {"startup_seconds": round(time.monotonic() - self.spawned, 4),
+                            "torch_import_seconds": event.get("import_seconds")}
         if kind == "start":
             self.current = event.get("id")
         elif kind == "result":
@@ -143,11 +150,24 @@ class _Attempt:
             out = _tail(event.pop("output", "") or "")
             if out and event.get("status") == "failed":
                 event.setdefault("failure", {}).setdefault("output", out)
+            event.update(self.startup)
             if job_id is not None:
                 self.results[job_id] = event
             if job_id == self.current:
                 self.current = None
         self.deadline = time.monotonic() + self.timeout
+
+    def dump_stack(self) -> None:
+        """Ask the child running a job to print its Python stack, and give it a moment."""
+        if self.current is None or self.child_pid is None or supervisor.STACK_SIGNAL is None:
+            return
+        try:
+            os.kill(self.child_pid, supervisor.STACK_SIGNAL)
+        except OSError:
+            return
+        end = time.monotonic() + supervisor.STACK_WAIT
+        while not self.eof and time.monotonic() < end:
+            self.pump(end - time.monotonic())
 
     def stop(self) -> None:
         """Ask the supervisor to kill the child's processes, hear it out, and make sure it and
@@ -244,11 +264,48 @@ def _watch(attempt: _Attempt) -> bool:
     while not attempt.eof:
         left = attempt.deadline - time.monotonic()
         if left <= 0:
+            attempt.dump_stack()
             attempt.stop()
             return True
         attempt.pump(min(left, 1.0))
     attempt.stop()
     return False
+
+
+_DUMP_HEAD = re.compile(r"^(Stack|Current thread 0x[0-9a-f]+|Thread 0x[0-9a-f]+)[^(]*\(most recent call first\):$")
+_DUMP_FRAME = re.compile(r'^\s+File "(.+)", line (\d+) in (.+)$')
+
+
+def hung_stack(output: str) -> tuple[str, list[Frame]]:
+    """Take the ``faulthandler`` stack dump out of a timed-out job's output: the output
+    without it, and the user's frames in it (innermost last)."""
+    kept: list[str] = []
+    frames: list[Frame] = []
+    in_dump = False
+    for line in output.splitlines():
+        if _DUMP_HEAD.match(line.strip()):
+            in_dump, frames = True, []
+            continue
+        m = _DUMP_FRAME.match(line) if in_dump else None
+        if m:
+            if _is_user_path(m.group(1)):
+                frames.append({"file": m.group(1), "line": int(m.group(2)), "function": m.group(3), "code": ""})
+            continue
+        in_dump = False
+        kept.append(line)
+    frames.reverse()
+    return "\n".join(kept), frames
+
+
+def _is_user_path(path: str) -> bool:
+    """Not torchlint, torch or the standard library (the child's own test, on its paths)."""
+    if path.startswith("<") or path.startswith(os.path.join(supervisor.ROOT, "torchlint") + os.sep):
+        return False
+    parts = path.replace("\\", "/").split("/")
+    if "torch" in parts and ("site-packages" in parts or "dist-packages" in parts):
+        return False
+    stdlib = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib")} - {None}
+    return "site-packages" in parts or not any(path.startswith(str(d) + os.sep) for d in stdlib)
 
 
 def _all_failed(jobs: list[dict[str, Any]], results: dict[str, dict[str, Any]], kind: str,
@@ -278,7 +335,12 @@ def _settle(attempt: _Attempt, pending: list[dict[str, Any]], results: dict[str,
             failure = Failure("crash", kind="crash",
                               message=f"the trace process {_describe_exit(final.get('returncode'))} "
                                       "while running user code")
-        failure.output = _tail(final.get("output") or "") or None
+        output = final.get("output") or ""
+        if timed_out:
+            output, frames = hung_stack(output)
+            if frames:
+                failure.traceback, failure.user_frame = frames[-8:], frames[-1]
+        failure.output = _tail(output) or None
         results[attempt.current] = TraceResult("failed", failure=failure).to_json()
         return True
     if not attempt.ready and not any(j["id"] in results for j in pending):

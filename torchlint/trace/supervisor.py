@@ -64,6 +64,11 @@ READ_CHUNK = 1 << 16
 ROOT = str(Path(__file__).resolve().parent.parent.parent)
 _BOOT = "import sys; sys.path.append(sys.argv.pop(1)); from {module} import main; main()"
 
+# torchlint sends it to the child before killing a job that timed out: the child prints its
+# Python stack (``faulthandler``), so the report can say where it hung.
+STACK_SIGNAL = getattr(signal, "SIGUSR1", None)
+STACK_WAIT = 0.5  # how long the child gets to print it
+
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 

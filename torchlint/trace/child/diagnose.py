@@ -77,6 +77,11 @@ class Layer:
     shape: list[int]
     text: str  # the exception's message
     history: list[tuple[str, str, list[int]]]  # (module, type, output shape), in call order
+    inputs: tuple[list[int], ...] = ()  # the shapes of the model's inputs
+
+    def gets_model_input(self) -> bool:
+        """The layer received one of the model's inputs as is (nothing ran before it)."""
+        return not self.history and self.shape in self.inputs
 
 
 def _linear(layer: Layer) -> Diagnosis | None:
@@ -101,6 +106,8 @@ def _conv(layer: Layer) -> Diagnosis | None:
     assert m is not None
     d = int(m.group(2))
     layout = _LAYOUT[d]
+    if len(shape) != d + 2 and layer.gets_model_input():
+        return _input_rank(layer, d, layout)
     if len(shape) not in (d + 1, d + 2):
         return Diagnosis(expected=f"a {d + 2}-D input {layout}",
                          problem=f"{tname} expects a {d + 2}-D input {layout} but got a "
@@ -122,6 +129,23 @@ def _conv(layer: Layer) -> Diagnosis | None:
                          fix="use a larger input (--input-shape) or fewer downsampling layers before "
                              "this one")
     return None
+
+
+def _input_rank(layer: Layer, d: int, layout: str) -> Diagnosis:
+    """The model's input has the wrong rank for its first layer: the input's fault (a missing
+    channel dimension, say), not the layer's."""
+    shape, mod, tname = layer.shape, layer.mod, layer.tname
+    problem = f"the model's input {_fmt(shape)} is {len(shape)}-D, but its first layer `{tname}` needs a " \
+              f"{d + 2}-D input {layout}"
+    if len(shape) == d + 1:
+        problem += f" (it would read {_fmt(shape)} as one sample with {shape[0]} channels)"
+        right = [shape[0], int(mod.in_channels), *shape[1:]]
+        fix = (f"the input lacks its channel dimension, the layer is right: use an input of shape "
+               f"{_fmt(right)} (--input-shape {','.join(map(str, right))}, or input-shape in the trace config)")
+    else:
+        fix = (f"the input is wrong, not the layer: use an input of shape {layout} with C={mod.in_channels} "
+               "(--input-shape, or input-shape in the trace config)")
+    return Diagnosis(expected=f"a {d + 2}-D input {layout}", problem=problem, fix=fix, input_fault=True)
 
 
 def _batch_norm(layer: Layer) -> Diagnosis | None:
@@ -235,12 +259,13 @@ LAYER_KINDS: tuple[LayerKind, ...] = (
 
 
 def diagnose(torch: Any, mod: Any, args: Any, exc: BaseException,
-             history: list[tuple[str, str, list[int]]]) -> Diagnosis | None:
-    """Say what a built-in layer expected, and how to fix its definition."""
+             history: list[tuple[str, str, list[int]]], inputs: tuple[list[int], ...] = ()) -> Diagnosis | None:
+    """Say what a built-in layer expected, and how to fix its definition (or the input, when
+    the model's input itself does not fit its first layer)."""
     x = args[0] if args and isinstance(args[0], torch.Tensor) else None
     if x is None:
         return None
-    layer = Layer(torch, mod, type(mod).__name__, x, _shape(x), str(exc), history)
+    layer = Layer(torch, mod, type(mod).__name__, x, _shape(x), str(exc), history, inputs)
     for kind in LAYER_KINDS:
         if kind.matches(layer):
             return kind.check(layer)

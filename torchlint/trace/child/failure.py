@@ -44,6 +44,16 @@ class Failed(Exception):
         self.failure = failure
 
 
+class DeviceMismatch(RuntimeError):
+    """An op mixed a CPU tensor made in ``forward`` with the model's meta tensors (raised by
+    :mod:`.devices` before the op runs, as a GPU would fail)."""
+
+    def __init__(self, info: dict[str, Any]):
+        super().__init__(f"Expected all tensors to be on the same device, but found at least two "
+                         f"devices, meta and cpu! (in `{info['op']}`)")
+        self.info = info
+
+
 _SHAPE_WORDS = re.compile(
     r"shape|size|dimension|dim |mat1|mat2|channels|expected input|invalid for input|must match|"
     r"broadcast|normalized_shape|running_mean|reduction dim|out of range|elements not|index",
@@ -87,6 +97,22 @@ def frame_info(fs: traceback.FrameSummary) -> Frame:
     return info
 
 
+def current_user_frame() -> Frame | None:
+    """The innermost frame of user code on the current stack (where an op was called from)."""
+    for fs in reversed(traceback.extract_stack()):
+        if is_user_file(fs.filename):
+            return frame_info(fs)
+    return None
+
+
+def op_name(func: Any) -> str:
+    """An op's name as the user wrote it: ``detach``, ``add``, ``data`` for ``Tensor.data``."""
+    name = getattr(func, "__name__", "") or type(func).__name__
+    if name in ("__get__", "__set__"):
+        return getattr(getattr(func, "__self__", None), "__name__", name)
+    return name
+
+
 def exception_failure(phase: str, exc: BaseException, tracer: Tracer | None, model: Any,
                       device: str = "meta") -> Failure:
     """The record of ``exc`` raised in ``phase``; with a tracer, where in the model it
@@ -100,10 +126,15 @@ def exception_failure(phase: str, exc: BaseException, tracer: Tracer | None, mod
     if tracer is None or model is None:
         return failure
     chain = module_chain(exc.__traceback__, tracer)
+    if chain:
+        _add_failing_module(failure, chain, tracer, model)
+        _mark_failed_rows(chain, tracer)
+    if isinstance(exc, DeviceMismatch):
+        failure.kind, failure.device_mismatch, failure.shape_related = "device", exc.info, False
+        return failure
     if not chain:
         failure.shape_related = _looks_like_shapes(exc) and not failure.meta_limitation
         return failure
-    _add_failing_module(failure, chain, tracer, model)
     diag = _diagnose(failure, chain[-1], exc, tracer)
     if diag:
         failure.add(diag)
@@ -111,7 +142,6 @@ def exception_failure(phase: str, exc: BaseException, tracer: Tracer | None, mod
     else:
         failure.shape_related = _looks_like_shapes(exc) and not failure.meta_limitation \
             and isinstance(exc, (RuntimeError, ValueError, IndexError, AssertionError))
-    _mark_failed_rows(chain, tracer)
     return failure
 
 
@@ -176,7 +206,7 @@ def _diagnose(failure: Failure, innermost: tuple[Any, Any], exc: BaseException,
     mod, args = innermost
     if failure.kind == "layer":
         try:
-            return diagnose(tracer.torch, mod, args or (), exc, tracer.history)
+            return diagnose(tracer.torch, mod, args or (), exc, tracer.history, tracer.input_shapes)
         except Exception:  # noqa: BLE001
             return None
     extra_shapes = [d["shape"] for d in failure.received or [] if isinstance(d, dict) and "shape" in d]

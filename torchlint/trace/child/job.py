@@ -12,6 +12,9 @@ from torchlint.trace.child.failure import Failed, JobError, exception_failure
 from torchlint.trace.child.process import apply_memory_limit, connect, flush_output, peak_rss_kb, warm_meta
 from torchlint.trace.child.inputs import embedding_bound, first_layer, infer_from, infer_inputs, inline_shape
 from torchlint.trace.child.load import check_arity, check_signature, constructor, load_target, model_totals
+from torchlint.trace.child.memory import measure as measure_memory
+from torchlint.trace.child.gradients import StepLoss
+from torchlint.trace.child.step import BUILTIN_LOSSES
 from torchlint.trace.child.tracer import trace_once
 from torchlint.trace.child.values import source_file
 from torchlint.trace.records import Failure, TraceResult, Traced
@@ -21,6 +24,7 @@ def main() -> None:
     request, emit = connect()
     apply_memory_limit(request.get("memory_limit"))
     cwd = request.get("cwd") or os.getcwd()
+    started = time.perf_counter()
     try:
         import torch  # noqa: F401
     except BaseException as exc:  # ImportError, or a broken install
@@ -29,9 +33,11 @@ def main() -> None:
                                    message=f"torch cannot be imported ({type(exc).__name__}: {exc})")
             emit({"event": "result", "id": job["id"], **no_torch.to_json()})
         os._exit(0)
+    imported = time.perf_counter()
     if any(job.get("device", "meta") == "meta" for job in request["jobs"]):
         warm_meta(torch)
-    emit({"event": "ready", "torch": torch.__version__})
+    emit({"event": "ready", "torch": torch.__version__, "import_seconds": round(imported - started, 4),
+          "warm_seconds": round(time.perf_counter() - imported, 4)})
     for job in request["jobs"]:
         emit({"event": "start", "id": job["id"]})
         started = time.perf_counter()
@@ -74,13 +80,14 @@ def run_job(job: dict[str, Any], cwd: str) -> TraceResult:
     check_arity(model, len(candidates[0]), inference is not None)
     high = inference.high if inference else embedding_bound(model)
     modes = ["train", "eval"] if check else ["train"]
+    loss = step_loss(job, cwd)
 
     chosen, failure, failed_trace = _attempt(torch, model, candidates, device, high, modes,
-                                             check, inference is not None)
+                                             check, inference is not None, loss)
     if chosen is None and inference is not None:
         chosen, failure, failed_trace, candidates, high = retry_from_first_called(
             torch, model, inference, candidates, device, high, modes, check, result,
-            failure, failed_trace)
+            failure, failed_trace, loss)
     if chosen is None and inference is not None and not check and len(candidates) > 1:
         assert failure is not None
         failure.fits = other_size_that_fits(torch, model, candidates[1:], device, high)
@@ -92,8 +99,16 @@ def run_job(job: dict[str, Any], cwd: str) -> TraceResult:
         specs, traced = chosen
         result.inputs = [s.to_json() for s in specs]
         result.set_traced(traced)
-        if traced.nonfinite:
+        if traced.nonfinite or (traced.gradients is not None and traced.gradients.nonfinite):
             result.status = "nonfinite"
+        if job.get("plan"):
+            try:
+                result.memory = measure_memory(torch, model, specs, device, high, job["plan"])
+            except JobError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the user's backward, or the optimizer
+                result.status, result.failure = "failed", exception_failure("step", exc, None, None,
+                                                                            device=device)
     result.inputs_inferred = inference is not None
     if device == "cuda":
         result.cuda_peak_bytes = int(torch.cuda.max_memory_allocated())
@@ -107,6 +122,23 @@ def check_device(torch: Any, device: str) -> None:
                        "is False here (use --device meta or --device cpu)")
     if device not in ("meta", "cpu", "cuda"):
         raise JobError("bad-device", f"unknown device {device!r}")
+
+
+def step_loss(job: dict[str, Any], cwd: str) -> StepLoss | None:
+    """The loss of the training step (``"train": true`` jobs): ``"loss"`` names a built-in
+    loss or is ``{"target": ...}``, a user function ``module:function`` taking the output."""
+    if not job.get("train"):
+        return None
+    spec = job.get("loss") or "sum"
+    if isinstance(spec, dict):
+        target = spec["target"]
+        fn = load_target(target, cwd)
+        if not callable(fn):
+            raise JobError("bad-loss", f"--loss {target.get('display')}: not a function")
+        return StepLoss(fn, f"`{target.get('display')}`")
+    if spec not in BUILTIN_LOSSES:
+        raise JobError("bad-loss", f"unknown loss {spec!r}")
+    return StepLoss(spec, BUILTIN_LOSSES[spec])
 
 
 def build_model(torch: Any, job: dict[str, Any], cwd: str, device: str) -> Any:
@@ -157,7 +189,8 @@ def choose_inputs(model: Any, job: dict[str, Any], result: TraceResult
 def retry_from_first_called(torch: Any, model: Any, inference: shapes.Inference,
                             candidates: list[list[shapes.InputSpec]], device: str,
                             high: int | None, modes: list[str], check: bool, result: TraceResult,
-                            failure: Failure | None, failed_trace: Traced | None) -> tuple[Any, ...]:
+                            failure: Failure | None, failed_trace: Traced | None,
+                            loss: StepLoss | None) -> tuple[Any, ...]:
     """The first layer in __init__ is not always the first one called (a head defined before
     the backbone): infer again from the layer forward really started with.  Returns
     (chosen, failure, its trace, candidates, high) as they stand after the retry."""
@@ -171,7 +204,7 @@ def retry_from_first_called(torch: Any, model: Any, inference: shapes.Inference,
             result.inferred_from = {"layer": again.layer, "type": again.layer_type,
                                     "reason": again.reason + " (the first layer called)"}
             chosen, failure, failed_trace = _attempt(torch, model, candidates, device, high, modes,
-                                                     check, True)
+                                                     check, True, loss)
     if chosen is None and failed_trace and failure is not None:
         called = failed_trace.first_layer
         if called is not None and called != inference.layer:
@@ -191,14 +224,14 @@ def other_size_that_fits(torch: Any, model: Any, others: list[list[shapes.InputS
 
 
 def _attempt(torch: Any, model: Any, candidates: list[list[shapes.InputSpec]], device: str,
-             high: int | None, modes: list[str], check: bool, inferred: bool
-             ) -> tuple[Any, Failure | None, Traced | None]:
+             high: int | None, modes: list[str], check: bool, inferred: bool,
+             loss: StepLoss | None) -> tuple[Any, Failure | None, Traced | None]:
     """Trace with each candidate input until one runs (``check`` with an inferred input) or
     with the first one only.  Returns (chosen (specs, trace) or None, first failure, its trace)."""
     first_failure: Failure | None = None
     first_trace: Traced | None = None
     for specs in candidates:
-        traced = trace_once(torch, model, specs, device, high, modes, rows=not check)
+        traced = trace_once(torch, model, specs, device, high, modes, rows=not check, loss=loss)
         if traced.failure is None:
             return (specs, traced), first_failure, first_trace
         if first_failure is None:

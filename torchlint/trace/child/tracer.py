@@ -8,7 +8,9 @@ import weakref
 from typing import Any
 
 from torchlint.trace import shapes
+from torchlint.trace.child.devices import DeviceWatch, flat_tensors
 from torchlint.trace.child.failure import exception_failure
+from torchlint.trace.child.gradients import BackwardOrder, Cuts, StepLoss, take_step
 from torchlint.trace.child.inputs import make_inputs
 from torchlint.trace.child.values import describe, source_file, tensors_in
 from torchlint.trace.records import CallRow, Instance, NonFinite, Traced, UnusedModule
@@ -19,27 +21,38 @@ MAX_NONFINITE = 50
 
 
 def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
-               high: int | None, modes: list[str], rows: bool) -> Traced:
+               high: int | None, modes: list[str], rows: bool, loss: StepLoss | None = None) -> Traced:
     """Run the forward pass once per mode (train, then eval for ``check --trace``), hooked;
-    what the first mode recorded, and its failure if it failed."""
-    tracer = Tracer(torch, model, device, record_rows=rows)
+    with ``loss``, the training-mode pass runs with gradients and is followed by backward.
+    What the first mode recorded, and its failure if it failed.
+
+    The forward runs without a default device, as in training: a tensor ``forward`` creates
+    without ``device=`` is on the CPU, and meeting the model's tensors fails (TL101)."""
+    tracer = Tracer(torch, model, device, record_rows=rows, input_shapes=[list(s.shape) for s in specs])
     tracer.install()
     failure = None
+    gradients = None
     was_training = model.training
     try:
-        ctx = torch.device(device) if device != "cpu" else contextlib.nullcontext()
         for mode_index, mode in enumerate(modes):
             model.train(mode == "train")
+            step = loss is not None and mode_index == 0
             tracer.recording = rows and mode_index == 0
+            tracer.start_pass(step)
             if device == "cuda":
                 torch.cuda.reset_peak_memory_stats()
             inputs = make_inputs(torch, specs, device, high)
             try:
-                with ctx, torch.no_grad(), tracer.param_mode():
+                if step:
+                    model.zero_grad(set_to_none=True)
+                with (torch.enable_grad() if step else torch.no_grad()), tracer.op_mode():
                     output = model(*inputs)
                 if mode_index == 0:
                     tracer.final_output = describe(torch, output)
                     tracer.check_final(output)
+                if step:
+                    assert loss is not None
+                    gradients = take_step(torch, model, output, loss, tracer)
                 if device == "cuda":
                     torch.cuda.synchronize()
             except BaseException as exc:  # noqa: BLE001
@@ -52,11 +65,13 @@ def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: st
         model.train(was_training)
     out = tracer.summary()
     out.failure = failure
+    out.gradients = gradients
     return out
 
 
 class Tracer:
-    def __init__(self, torch: Any, model: Any, device: str, record_rows: bool = True):
+    def __init__(self, torch: Any, model: Any, device: str, record_rows: bool = True,
+                 input_shapes: list[list[int]] | None = None):
         self.torch = torch
         self.model = model
         self.device = device
@@ -81,6 +96,14 @@ class Tracer:
         self._counted: set[int] = set()
         self.in_hook = False  # our own tensor calls must not count as parameter use
         self.first_layer: str | None = None  # the first built-in layer with parameters called
+        self.input_shapes = tuple(input_shapes or ())  # the model's inputs
+        self.devices = DeviceWatch(torch) if device == "meta" else None
+        self.cuts: Cuts | None = None  # graph cuts, in the pass followed by backward
+        self.order: BackwardOrder | None = None  # NaN/Inf output gradients (cpu/cuda step)
+
+    def start_pass(self, step: bool) -> None:
+        self.cuts = Cuts(self.torch) if step else None
+        self.order = BackwardOrder(self.torch) if step and self.device != "meta" else None
 
     # hooks -----------------------------------------------------------------
     def install(self) -> None:
@@ -156,6 +179,8 @@ class Tracer:
                     self.act_bytes += t.numel() * t.element_size()
             if self.device != "meta" and len(self.nonfinite) < MAX_NONFINITE:
                 self._check_finite(name, mod, tensors, args)
+            if self.order is not None:
+                self.order.watch(name, tensors)
         except Exception:  # noqa: BLE001
             pass
         finally:
@@ -187,32 +212,48 @@ class Tracer:
                                    "inf": any(bool(torch.isinf(t).any()) for t in bad),
                                    "inputs_finite": True})
 
-    # parameter use (a layer whose weights feed an op is in use even if never called) -------
+    # every op of the forward pass: parameter use (a layer whose weights feed an op is in use
+    # even if never called), device mismatch on meta, graph cuts before a backward ---------
     @contextlib.contextmanager
-    def param_mode(self):  # type: ignore[no-untyped-def]
+    def op_mode(self):  # type: ignore[no-untyped-def]
         from torch.overrides import TorchFunctionMode
 
         tracer = self
 
-        class ParamUse(TorchFunctionMode):
+        class Ops(TorchFunctionMode):
             def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
                 kwargs = kwargs or {}
                 if tracer.in_hook:
                     return func(*args, **kwargs)
-                try:
-                    for a in (*args, *kwargs.values()):
-                        if isinstance(a, (list, tuple)):
-                            for b in a:
-                                if id(b) in tracer.param_ids:
-                                    tracer.params_used.add(id(b))
-                        elif id(a) in tracer.param_ids:
-                            tracer.params_used.add(id(a))
-                except Exception:  # noqa: BLE001
-                    pass
-                return func(*args, **kwargs)
+                tensors = tracer.before_op(func, args, kwargs)
+                result = func(*args, **kwargs)
+                tracer.after_op(func, tensors, result)
+                return result
 
-        with ParamUse():
+        with Ops():
             yield
+
+    def before_op(self, func: Any, args: Any, kwargs: Any) -> list[Any]:
+        """Record parameter use; raise ``DeviceMismatch`` on meta (see :mod:`.devices`)."""
+        try:
+            tensors = flat_tensors(self.torch, args, kwargs)
+            for t in tensors:
+                if id(t) in self.param_ids:
+                    self.params_used.add(id(t))
+        except Exception:  # noqa: BLE001 - a hook must never break the user's forward
+            return []
+        if self.devices is not None:
+            self.devices.check(func, tensors)
+        return tensors
+
+    def after_op(self, func: Any, tensors: list[Any], result: Any) -> None:
+        try:
+            if self.devices is not None:
+                self.devices.note(func, tensors, tensors_in(self.torch, result))
+            if self.cuts is not None:
+                self.cuts.note(func, tensors, result)
+        except Exception:  # noqa: BLE001
+            pass
 
     # results -----------------------------------------------------------------
     def used(self, mod: Any) -> bool:

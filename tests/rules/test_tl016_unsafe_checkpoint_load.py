@@ -1,0 +1,146 @@
+"""TL016 unsafe-checkpoint-load beyond the embedded cases: the project's torch pin
+(``torchlint.pins``: pyproject.toml, requirements*.txt, setup.cfg), read once per run, decides
+whether a ``torch.load`` without weights_only is reported; fixtures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from torchlint import run as run_layer
+from torchlint.pins import read_torch_pin
+from torchlint.testing import lint_tree
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+def _project(name: str) -> dict[str, str]:
+    root = FIXTURES / name
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def test_buggy_fixture_reports_it():
+    findings = lint_tree(_project("buggy_project"), select=["TL016"], dedent=False)
+    assert [(f.path, f.line) for f in findings] == [("tl016_unsafe_checkpoint_load.py", 13)]
+    assert "of a path from user input" in findings[0].message  # the higher-severity variant
+
+
+def test_clean_fixture_is_clean():
+    assert lint_tree(_project("clean_project"), select=["TL016"], dedent=False) == []
+
+
+# -- reading the pin ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("file", "text", "spec", "below"), [
+    ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy", "torch>=2.0,<2.6"]\n', "torch>=2.0,<2.6", True),
+    ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["torch>=2.6"]\n', "torch>=2.6", False),
+    ("pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.10"\ntorch = "^1.13"\n', "torch^1.13", True),
+    ("requirements.txt", "numpy\ntorch<2.6  # old CUDA\ntorchvision\n", "torch<2.6", True),
+    ("requirements.txt", "torch==2.5.1\n", "torch==2.5.1", True),
+    ("requirements.txt", "torch==2.6.0\n", "torch==2.6.0", False),
+    ("requirements.txt", "torch>=2.0,<2.6\n", "torch>=2.0,<2.6", True),
+    ("requirements.txt", "torch >= 2.0, < 2.6.1\n", "torch >= 2.0, < 2.6.1", False),  # 2.6.0 allowed
+    ("requirements-dev.txt", "torch~=2.4.1 ; python_version >= '3.9'\n", "torch~=2.4.1", True),
+    ("requirements/base.txt", "torch==2.5.*\n", "torch==2.5.*", True),
+    ("setup.cfg", "[options]\ninstall_requires =\n    numpy\n    torch<=2.5.1\n", "torch<=2.5.1", True),
+])
+def test_a_pin_is_read(tmp_path, file, text, spec, below):
+    (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    pin = read_torch_pin(tmp_path)
+    assert (pin.file, pin.spec, pin.below((2, 6))) == (file, spec, below)
+
+
+@pytest.mark.parametrize(("file", "text"), [
+    ("requirements.txt", "numpy\ntorchvision==0.20.0\n"),  # no torch at all
+    ("requirements.txt", "torch\n"),  # torch without a version
+    ("requirements.txt", "torch>=latest\n"),  # unparsable: no claim
+    ("requirements.txt", "torch @ https://download.pytorch.org/whl/torch-2.5.1.whl\n"),
+    ("pyproject.toml", "[project\nbroken"),  # unreadable TOML
+    ("setup.cfg", "not an ini file [\n"),
+])
+def test_no_pin_is_claimed(tmp_path, file, text):
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    assert read_torch_pin(tmp_path) is None
+
+
+def test_the_declared_dependency_comes_before_requirements_files(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch>=2.6"]\n')
+    (tmp_path / "requirements-old.txt").write_text("torch==1.13.1\n")
+    assert read_torch_pin(tmp_path).spec == "torch>=2.6"
+
+
+def test_no_project_root_no_pin():
+    assert read_torch_pin(None) is None
+
+
+# -- the pin in a run ------------------------------------------------------------------------
+
+TRAIN = """\
+import torch
+
+def restore(path):
+    return torch.load(path, map_location="cpu")
+"""
+
+
+def _findings(run, *args):
+    code, out, err = run("check", "--format", "json", "--select", "TL016", *args)
+    assert code in (0, 1), err
+    return [(f["path"], f["line"], f["message"]) for f in json.loads(out)]
+
+
+def test_torch_load_without_weights_only_under_an_old_pin(project, run):
+    (project.root / ".git").mkdir()
+    project.write("requirements.txt", "torch==2.5.1\n")
+    project.write("train.py", TRAIN)
+    message = ("`torch.load` without weights_only unpickles arbitrary objects with the torch this project pins "
+               "(`torch==2.5.1` in requirements.txt; the default became weights_only=True in 2.6), so a crafted "
+               "checkpoint runs code when loaded; pass weights_only=True (allow your own classes with "
+               "torch.serialization.add_safe_globals)")
+    assert _findings(run, ".") == [("train.py", 4, message)]
+    assert _findings(run, "train.py") == [("train.py", 4, message)]  # one file named: the same project
+
+
+def test_torch_load_without_weights_only_from_a_url_under_an_old_pin(project, run):
+    (project.root / ".git").mkdir()
+    project.write("pyproject.toml", '[project]\nname = "x"\ndependencies = ["torch>=2.0,<2.6"]\n')
+    project.write("hub.py", "from torch.hub import load_state_dict_from_url\n"
+                            "state = load_state_dict_from_url('https://example.com/w.pth')\n")
+    message = ("`torch.hub.load_state_dict_from_url` without weights_only of a file from a URL unpickles arbitrary "
+               "objects with the torch this project pins (`torch>=2.0,<2.6` in pyproject.toml; the default became "
+               "weights_only=True in 2.6), so a crafted checkpoint runs code when loaded; pass weights_only=True "
+               "(allow your own classes with torch.serialization.add_safe_globals)")
+    assert _findings(run, ".") == [("hub.py", 2, message)]
+
+
+@pytest.mark.parametrize("requirements", [None, "torch>=2.6\n", "torch>=2.1\n", "torch>=nonsense\n"])
+def test_torch_load_without_weights_only_is_silent_without_an_old_pin(project, run, requirements):
+    (project.root / ".git").mkdir()
+    if requirements is not None:
+        project.write("requirements.txt", requirements)
+    project.write("train.py", TRAIN)
+    assert _findings(run, ".") == []
+
+
+def test_a_pin_change_is_seen_with_the_cache(project, run):
+    """The pin is applied in the project pass, not stored in a file's cached result."""
+    (project.root / ".git").mkdir()
+    project.write("train.py", TRAIN)
+    assert _findings(run, ".") == []
+    project.write("requirements.txt", "torch<2.6\n")
+    assert [line for _, line, _ in _findings(run, ".")] == [4]
+
+
+def test_the_pin_is_read_once_per_run(project, run, monkeypatch):
+    (project.root / ".git").mkdir()
+    project.write("requirements.txt", "torch<2.6\n")
+    for name in ("a", "b", "c"):
+        project.write(f"{name}.py", TRAIN)
+    calls = []
+    real = run_layer.read_torch_pin
+    monkeypatch.setattr(run_layer, "read_torch_pin", lambda root: calls.append(root) or real(root))
+    assert [path for path, _, _ in _findings(run, "--no-cache", ".")] == ["a.py", "b.py", "c.py"]
+    assert calls == [project.root]

@@ -1,0 +1,298 @@
+"""The memory plan: what the child measures (child/memory.py), the arithmetic (plan.py),
+the accelerator table (gpus.py) and ``torchlint trace ... --optimizer/--gpu`` end to end."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import re
+import sys
+
+import pytest
+
+from torchlint.errors import UsageError
+from torchlint.trace import command, gpus, plan
+from torchlint.trace.shapes import InputSpec
+from trace_helpers import MODELS
+
+torch = pytest.importorskip("torch")
+from torchlint.trace.child import memory  # noqa: E402 - needs torch
+from torchlint.trace.child.step import backward_from_outputs  # noqa: E402
+
+sys.path.insert(0, str(MODELS))
+import planned  # noqa: E402
+
+
+def _run(*argv):
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    out = io.StringIO()
+    code = command.run(parser.parse_args(list(argv)), None, None, stdout=out)
+    return code, out.getvalue()
+
+
+def _on(device, factory, *args):
+    torch.manual_seed(0)
+    with torch.device(device):
+        return factory(*args)
+
+
+def _param_bytes(params):
+    return sum(p.numel() * p.element_size() for p in params)
+
+
+# ------------------------------------------------------------------ measured in the child
+
+def saved_bytes_on_cpu(model, x):
+    """Bytes held by the tensors autograd saves in one forward, counted here independently:
+    by distinct data pointers of real CPU storages, parameters left out."""
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    held: dict[int, int] = {}
+
+    def pack(t):
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in params:
+            held[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        model(x).sum().backward()
+    return sum(held.values())
+
+
+def test_activation_figure_matches_saved_tensors_on_cpu(in_repo):
+    code, out = _run(f"{MODELS / 'planned.py'}:Stack", "--input-shape", "8,16,64", "--device", "cpu",
+                     "--optimizer", "sgd", "--format", "json")
+    assert code == 0, out
+    figure = json.loads(out)["memory_plan"]["per_rank"]["activations"]
+    expected = saved_bytes_on_cpu(_on("cpu", planned.Stack), torch.randn(8, 16, 64))
+    assert expected > 0 and abs(figure - expected) <= 0.10 * expected, (figure, expected)
+
+
+def test_activation_figure_on_meta_matches_saved_tensors_on_cpu():
+    m = memory.measure(torch, _on("meta", planned.Stack), [InputSpec([8, 16, 64])], "meta", None, {})
+    expected = saved_bytes_on_cpu(_on("cpu", planned.Stack), torch.randn(8, 16, 64))
+    assert abs(m["activation_bytes"][0] - expected) <= 0.10 * expected, (m["activation_bytes"], expected)
+
+
+def test_views_of_one_storage_count_once():
+    seen = memory.StorageSet(on_free=False)
+    x = torch.empty(4, 8, device="meta")
+    for t in (x, x.t(), x[1:], x.view(32)):
+        seen.add(t)
+    assert seen.total == 4 * 8 * 4
+
+
+def test_live_bytes_drop_when_a_storage_is_freed():
+    with memory.tracking_live(torch) as live:
+        x = torch.empty(100, device="meta")
+        y = torch.relu(x)
+        del y
+    assert live.peak == 800 and live.live == 400
+    del x
+
+
+def test_in_place_ops_and_views_of_older_tensors_are_not_new_memory():
+    x = torch.empty(100, device="meta")
+    with memory.tracking_live(torch) as live:
+        x.mul_(2)
+        x.view(10, 10).add_(1)
+    assert live.peak == 0
+
+
+@pytest.mark.parametrize("name, per_param", [("adamw", 2), ("adam", 2), ("sgd", 0), ("sgd-momentum", 1),
+                                             ("rmsprop", 1), ("adagrad", 1)])
+def test_optimizer_state_from_the_real_optimizer_on_meta(name, per_param):
+    model = _on("meta", planned.Stack)
+    size, _extra = memory.optimizer_state(torch, model, name)
+    assert size == per_param * _param_bytes(model.parameters())
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_adafactor_state_is_factored():
+    model = _on("meta", torch.nn.Linear, 300, 200)
+    size, _ = memory.optimizer_state(torch, model, "adafactor")
+    # rows + columns of the weight, one entry per bias element (float32)
+    assert size == (200 + 300 + 200) * 4
+
+
+def test_frozen_parameters_have_no_gradient_or_state():
+    m = memory.measure(torch, _on("meta", planned.FrozenBackbone), [InputSpec([2, 32])], "meta", None,
+                       {"optimizer": "adamw", "precision": "fp32"})
+    head = (256 * 4 + 4) * 4
+    assert m["grad_bytes"] == head and m["optimizer_bytes"] == 2 * head
+    assert m["weight_bytes"] == head + (32 * 256 + 256) * 4
+
+
+def test_precision_changes_weights_master_and_activations():
+    spec = [InputSpec([4, 16, 64])]
+    fp32 = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "fp32"})
+    mixed = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "bf16-mixed"})
+    pure = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "bf16"})
+    amp = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "fp16-amp"})
+    w = fp32["weight_bytes"]
+    assert (mixed["weight_bytes"], mixed["master_bytes"], mixed["grad_bytes"]) == (w // 2, w, w // 2)
+    assert mixed["optimizer_bytes"] == fp32["optimizer_bytes"] == 2 * w
+    assert (pure["weight_bytes"], pure["master_bytes"], pure["optimizer_bytes"]) == (w // 2, 0, w)
+    assert (amp["weight_bytes"], amp["grad_bytes"], amp["master_bytes"]) == (w, w, 0)
+    assert mixed["activation_bytes"][0] == pure["activation_bytes"][0] < fp32["activation_bytes"][0]
+    assert amp["activation_bytes"][0] == mixed["activation_bytes"][0]
+
+
+def test_two_batch_sizes_and_checkpointing_measured():
+    m = memory.measure(torch, _on("meta", planned.Stack), [InputSpec([4, 16, 64])], "meta", None,
+                       {"optimizer": "adamw"})
+    assert m["batches"] == [4, 8] and m["blocks"] == 4
+    small, large = m["activation_bytes"]
+    assert large == pytest.approx(2 * small, rel=0.02)  # activations scale with the batch
+    assert m["checkpointed"]["activation_bytes"] < small / 2
+    assert m["checkpointed"]["backward_peak_bytes"] < m["backward_peak_bytes"][0]
+    assert m["block_weight_bytes"] == _param_bytes(planned.Block(64).parameters())
+
+
+def test_backward_from_outputs_sums_the_outputs():
+    lin = torch.nn.Linear(3, 2)
+    backward_from_outputs((lin(torch.ones(1, 3)), {"aux": lin(torch.ones(1, 3))}), "sum")
+    assert torch.equal(lin.bias.grad, torch.full((2,), 2.0))
+    assert backward_from_outputs(torch.ones(2), "sum") is None  # nothing to differentiate: no backward
+
+
+# ------------------------------------------------------------------ the arithmetic
+
+GIB = 1 << 30
+MEASURED = {  # 1 GiB of bf16 weights and AdamW in bf16-mixed; activations 2 GiB per sample
+    "precision": "bf16-mixed", "optimizer": "adamw", "checkpointing": False,
+    "weight_bytes": GIB, "master_bytes": 2 * GIB, "grad_bytes": GIB, "optimizer_bytes": 4 * GIB,
+    "step_extra_bytes": 0, "buffer_bytes": 0, "batches": [1, 2],
+    "activation_bytes": [2 * GIB, 4 * GIB], "backward_peak_bytes": [3 * GIB, 5 * GIB],
+    "blocks": 4, "block_weight_bytes": GIB // 4,
+    "checkpointed": {"activation_bytes": GIB // 2, "backward_peak_bytes": GIB + GIB // 2},
+}
+
+
+def test_per_rank_under_each_sharding():
+    one = plan.per_rank(MEASURED, plan.Setup())
+    assert one["peak"] == 10 * GIB and one["backward_peak"] == 10 * GIB and one["step_peak"] == 8 * GIB
+    ddp = plan.per_rank(MEASURED, plan.Setup("ddp", 4))
+    assert ddp["ddp_buckets"] == GIB and ddp["peak"] == 11 * GIB
+    zero1 = plan.per_rank(MEASURED, plan.Setup("zero1", 4))
+    assert (zero1["optimizer"], zero1["master"], zero1["gradients"]) == (GIB, GIB // 2, GIB)
+    zero2 = plan.per_rank(MEASURED, plan.Setup("zero2", 4))
+    assert zero2["gradients"] == GIB // 4 and zero2["peak"] == zero1["peak"] - 3 * GIB // 4
+    zero3 = plan.per_rank(MEASURED, plan.Setup("zero3", 4))
+    assert zero3["weights"] == GIB // 4 + GIB // 4  # its shard and one gathered block
+
+
+def test_already_sharded_advice_names_more_ranks():
+    doc = plan.make_plan(MEASURED, plan.Setup("fsdp", 2), plan.Target("test", 5 * GIB))
+    assert doc["fits"] is False
+    flags = [a["flags"] for a in doc["advice"] if a["flags"].startswith("--sharding")]
+    assert len(flags) == 1 and flags[0].startswith("--sharding fsdp --world-size ")
+    assert int(flags[0].split()[-1]) > 2
+
+
+def test_largest_batch_solves_the_line():
+    # peak(b) = 8 GiB + 2 GiB * b: 14 GiB holds b = 3
+    assert plan.largest_batch(MEASURED, plan.Setup(), 14 * GIB) == 3
+    assert plan.largest_batch(MEASURED, plan.Setup(), 7 * GIB) == 0
+    flat = dict(MEASURED, backward_peak_bytes=[3 * GIB, 3 * GIB])
+    assert plan.largest_batch(flat, plan.Setup(), 14 * GIB) is None
+
+
+def test_verdict_and_advice_with_new_figures():
+    doc = plan.make_plan(MEASURED, plan.Setup(), plan.Target("test", 9 * GIB))
+    assert doc["fits"] is False and doc["margin_bytes"] == -GIB and doc["largest_batch"] == 0
+    advice = {a["flags"]: (a["peak_bytes"], a["fits"]) for a in doc["advice"]}
+    assert advice["--checkpointing"] == (int(8.5 * GIB), True)
+    assert advice["--sharding zero3 --world-size 2"][1] is True
+    assert advice["--precision bf16"] == (6 * GIB, True)  # master gone, state halved
+    assert plan.make_plan(MEASURED, plan.Setup(), plan.Target("big", 80 * GIB))["advice"] == []
+
+
+def test_accelerator_table():
+    assert gpus.lookup("H100") == ("NVIDIA H100 80 GB", 80 * GIB)
+    assert gpus.lookup("rtx 4090")[1] == gpus.lookup("4090")[1] == 24 * GIB
+    assert gpus.lookup("A100-40")[1] == 40 * GIB and gpus.lookup("h200")[1] == 141 * GIB
+    assert gpus.lookup("l4")[1] == 24 * GIB and gpus.lookup("T4")[1] == 16 * GIB
+    assert gpus.lookup("tpu-v9") is None
+
+
+# ------------------------------------------------------------------ the command
+
+LLAMA = ("benchmarks/trace_7b.py:llama_7b", "--kwargs", '{"layers": 2, "dim": 256}',
+         "--input-shape", "2,128", "--dtype", "int64")
+
+
+def test_plan_says_what_does_not_fit_and_what_would(in_repo):
+    code, out = _run(*LLAMA, "--optimizer", "adamw", "--precision", "bf16-mixed", "--gpu-memory", "64MiB")
+    assert code == 0, out
+    assert "Memory plan: one training step with adamw, bf16-mixed" in out
+    assert "Does not fit on a GPU with 64.0 MiB: " in out
+    assert re.search(r"ZeRO-3 / FSDP on (\d+) GPUs \(--sharding zero3 --world-size \1\): "
+                     r"[\d.]+ MiB per GPU, fits\n", out)
+    assert "(--checkpointing):" in out and "Largest batch size that fits:" in out
+
+
+def test_plan_json_under_sharding(in_repo):
+    code, out = _run(*LLAMA, "--world-size", "4", "--sharding", "zero2", "--gpu", "t4", "--format", "json")
+    assert code == 0, out
+    doc = json.loads(out)["memory_plan"]
+    assert doc["sharding"] == "zero2" and doc["world_size"] == 4 and doc["fits"] is True
+    m = doc["measured"]
+    assert doc["per_rank"]["gradients"] == m["grad_bytes"] // 4
+    assert doc["gpu"] == "NVIDIA T4 16 GB" and doc["margin_bytes"] == doc["gpu_bytes"] - doc["per_rank"]["peak"]
+    assert "memory_plan" not in json.loads(_run(*LLAMA, "--format", "json")[1])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--gpu", "h100", "--gpu-memory", "80GiB"), "pass one of them"),
+    (("--gpu", "voodoo5"), "unknown accelerator 'voodoo5'"),
+    (("--gpu-memory", "lots"), "--gpu-memory:"),
+    (("--world-size", "0"), "--world-size must be between 1"),
+])
+def test_bad_plan_flags(in_repo, argv, message):
+    with pytest.raises(UsageError, match=message):
+        _run(f"{MODELS / 'planned.py'}:Stack", "--input-shape", "2,4,64", *argv)
+
+
+# ------------------------------------------------------------------ against a real GPU
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU: compares the plan's peak "
+                    "with torch.cuda.max_memory_allocated() of a real training step")
+def test_plan_peak_matches_cuda_max_memory_allocated():
+    spec = [InputSpec([128, 128, 256])]  # activations dwarf cuBLAS's workspace (up to 32 MiB)
+    measured = memory.measure(torch, _on("meta", planned.Stack, 256, 4), spec, "meta", None,
+                              {"optimizer": "adamw", "precision": "fp32"})
+    predicted = plan.per_rank(measured, plan.Setup())["peak"]
+    model = _on("cuda", planned.Stack, 256, 4)
+    optimizer = torch.optim.AdamW(model.parameters())
+    x = torch.randn(128, 128, 256, device="cuda")
+    for _ in range(2):  # the second step holds the optimizer state all along
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        model(x).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    real = torch.cuda.max_memory_allocated()  # the plan counts the input too
+    print(f"plan peak {predicted} bytes, torch.cuda.max_memory_allocated {real} bytes")
+    assert abs(predicted - real) <= 0.15 * real, (predicted, real)
+
+
+def test_a_failing_backward_is_reported_not_raised(in_repo):
+    code, out = _run(f"{MODELS / 'planned.py'}:BrokenBackward", "--input-shape", "2,8", "--optimizer", "sgd")
+    assert code == 1
+    assert "the training step (loss, backward, memory plan) failed: RuntimeError: this layer has no backward" in out
+    assert out.rstrip().endswith("Trace failed.")
+
+
+def test_checkpointing_without_repeated_blocks_says_so(in_repo):
+    code, out = _run(f"{MODELS / 'planned.py'}:FrozenBackbone", "--input-shape", "2,32", "--checkpointing")
+    assert code == 0, out
+    assert "the model has no repeated blocks" in out
+
+
+def test_all_frozen_is_a_usage_error(in_repo):
+    with pytest.raises(UsageError, match="needs a trainable parameter"):
+        _run(f"{MODELS / 'planned.py'}:FrozenBackbone", "--input-shape", "2,32", "--kwargs",
+             '{"frozen_head": true}', "--optimizer", "adamw")

@@ -1,0 +1,405 @@
+"""TL013 scheduler-step-granularity: a learning-rate schedule stepped in the wrong unit.
+
+The shared queries are in ``torchlint.semantic.schedulers``: what a scheduler construction
+counts (``schedule_unit``: batches for ``OneCycleLR``/``CyclicLR``/Hugging Face warm-up schedules
+or anything sized by ``len(loader)``/``total_steps``; epochs for ``StepLR``/``MultiStepLR``/
+``ExponentialLR``/``CosineAnnealingLR`` sized by ``epochs`` or small literals) and how often a
+bare ``sched.step()`` runs (``step_rate``, from the loop kinds of the training model). Reported:
+
+* a batch-counting scheduler stepped once per epoch;
+* an epoch-counting scheduler stepped every batch inside an epoch loop;
+* ``sched.step()`` before the first optimizer step of the same loop iteration (directly or
+  through a same-file function), not in the other branch of an ``if``;
+* a batch-counting scheduler built in a Lightning ``configure_optimizers`` that never says
+  ``"interval"`` (or says ``"epoch"``), unless the file optimises manually.
+
+Silent: ``ReduceLROnPlateau``, ``step(epoch)``/``step(metric)`` (the caller chooses the count),
+schedulers of unknown unit (``LambdaLR`` not sized by steps), step-based training without an
+epoch loop.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchlint.context import iter_nodes
+from torchlint.finding import Severity
+from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.branches import exclusive
+from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, in_epochs, is_plateau, schedule_unit,
+                                           scheduler_steps, step_rate)
+from torchlint.torch_api import scheduler_kind
+
+
+def per_epoch_message(key: str, kind: str) -> str:
+    return (f"`{key}` ({kind}) counts optimizer steps but is stepped once per epoch: its schedule runs len(loader)x "
+            f"too slowly and never completes; call `{key}.step()` after each `optimizer.step()` in the batch loop")
+
+
+def per_batch_message(key: str, kind: str) -> str:
+    return (f"`{key}` ({kind}) counts epochs but is stepped every batch: it decays len(loader)x too fast; call "
+            f"`{key}.step()` once per epoch, after the batch loop")
+
+
+def order_message(key: str) -> str:
+    return (f"`{key}.step()` runs before `optimizer.step()` in the same iteration: the schedule's first value is "
+            f"skipped (PyTorch warns); call `{key}.step()` after `optimizer.step()`")
+
+
+def lightning_message(kind: str) -> str:
+    return (f"`{kind}` counts optimizer steps, but `configure_optimizers` returns it without `\"interval\": \"step\"`: "
+            f"Lightning steps it once per epoch and the schedule never gets past its start; return "
+            f"`{{\"scheduler\": scheduler, \"interval\": \"step\"}}`")
+
+
+class SchedulerStepGranularity(Rule):
+    code = "TL013"
+    name = "scheduler-step-granularity"
+    severity = Severity.ERROR
+    default_enabled = True
+    summary = ("a per-batch LR scheduler stepped once per epoch, a per-epoch one stepped every batch, "
+               "or scheduler.step() before optimizer.step()")
+    options: dict[str, Option] = {}
+    requires_text = ("step",)
+
+    VALID: list[Valid | str] = [
+        # OneCycleLR stepped after every optimizer step.
+        """
+        import torch
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, epochs=epochs, steps_per_epoch=len(loader))
+        for epoch in range(epochs):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+        """,
+        # StepLR stepped once per epoch, after training.
+        """
+        from torch.optim.lr_scheduler import StepLR
+        scheduler = StepLR(optimizer, step_size=30, gamma=0.1)
+        for epoch in range(args.epochs):
+            for images, target in train_loader:
+                loss = criterion(model(images), target)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            scheduler.step()
+        """,
+        # ReduceLROnPlateau is stepped with a metric whenever it is ready.
+        """
+        import torch
+        scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, "min")
+        for epoch in range(epochs):
+            scheduler.step()
+            for x in loader:
+                opt.zero_grad()
+                model(x).sum().backward()
+                opt.step()
+        """,
+        # Step-based training with no epochs: StepLR in iterations, stepped per iteration.
+        """
+        import torch
+        scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.5)
+        for it in range(max_iters):
+            x = next(data_iter)
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+            scheduler.step()
+        """,
+        # Lightning with "interval": "step".
+        """
+        import torch
+        import lightning as L
+        class Model(L.LightningModule):
+            def configure_optimizers(self):
+                opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+                sched = torch.optim.lr_scheduler.OneCycleLR(opt, 1e-3, total_steps=self.trainer.estimated_stepping_batches)
+                return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+        """,
+        # Lightning with an epoch scheduler: stepping per epoch is right.
+        """
+        import torch
+        import lightning as L
+        class Model(L.LightningModule):
+            def configure_optimizers(self):
+                opt = torch.optim.SGD(self.parameters(), lr=0.1)
+                return [opt], [torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=self.hparams.max_epochs)]
+        """,
+        # Lightning manual optimization steps its schedulers itself.
+        """
+        import torch
+        import lightning as L
+        class Model(L.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.automatic_optimization = False
+            def training_step(self, batch, idx):
+                self.lr_schedulers().step()
+            def configure_optimizers(self):
+                opt = torch.optim.SGD(self.parameters(), lr=0.1)
+                return [opt], [torch.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1)]
+        """,
+        # CosineAnnealingWarmRestarts stepped per batch with a fractional epoch (documented).
+        """
+        import torch
+        sched = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=10)
+        for epoch in range(epochs):
+            for i, (x, y) in enumerate(loader):
+                opt.zero_grad()
+                criterion(model(x), y).backward()
+                opt.step()
+                sched.step(epoch + i / len(loader))
+        """,
+        # Fast-forwarding a resumed schedule: no optimizer step in that loop.
+        """
+        import torch
+        sched = torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[30, 60], gamma=0.1)
+        for _ in range(start_epoch):
+            sched.step()
+        for epoch in range(start_epoch, epochs):
+            train_one_epoch(model, loader, opt)
+            sched.step()
+        """,
+        # A warm-up LambdaLR sized in steps, stepped in the batch loop of the training helper.
+        """
+        import torch
+        warmup = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warmup_steps))
+        def train_step(batch):
+            opt.zero_grad()
+            model(batch).loss.backward()
+            opt.step()
+            warmup.step()
+        for epoch in range(epochs):
+            for batch in loader:
+                train_step(batch)
+        """,
+        # The fp32 branch steps the scheduler; the other steps the optimizer: different branches.
+        """
+        import torch
+        for x in loader:
+            loss = model(x).sum()
+            loss.backward()
+            if skip:
+                scheduler.step()
+            else:
+                optimizer.step()
+        """,
+    ]
+    INVALID: list[Invalid] = [
+        # pytorch/pytorch 65417-like: OneCycleLR sized in batches, stepped per epoch.
+        Invalid(
+            """
+            import torch
+            scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.01, epochs=epochs,
+                                                            steps_per_epoch=len(train_loader))
+            for epoch in range(epochs):
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                scheduler.step()
+            """,
+            lines=(10,), messages=(per_epoch_message("scheduler", "OneCycleLR"),)),
+        # A Hugging Face warm-up stepped after the epoch's training function.
+        Invalid(
+            """
+            from transformers import get_linear_schedule_with_warmup
+            def train_epoch(model, loader, optimizer):
+                for batch in loader:
+                    optimizer.zero_grad()
+                    model(**batch).loss.backward()
+                    optimizer.step()
+            lr_scheduler = get_linear_schedule_with_warmup(optimizer, 100, num_training_steps)
+            for epoch in range(num_epochs):
+                train_epoch(model, loader, optimizer)
+                lr_scheduler.step()
+            """,
+            lines=(11,), messages=(per_epoch_message("lr_scheduler", "get_linear_schedule_with_warmup"),)),
+        # CyclicLR stepped after the batch loop of a train function.
+        Invalid(
+            """
+            from torch.optim import lr_scheduler
+            def train(model, loader, opt):
+                for x in loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                sched.step()
+            sched = lr_scheduler.CyclicLR(opt, 1e-4, 1e-2)
+            train(model, loader, opt)
+            """,
+            lines=(8,), messages=(per_epoch_message("sched", "CyclicLR"),)),
+        # StepLR sized in epochs, stepped every batch.
+        Invalid(
+            """
+            import torch
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=args.epochs // 3, gamma=0.1)
+            for epoch in range(args.epochs):
+                for images, labels in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(images), labels).backward()
+                    optimizer.step()
+                    scheduler.step()
+            """,
+            lines=(9,), messages=(per_batch_message("scheduler", "StepLR"),)),
+        # aimagelab/meshed-memory-transformer 71-like: an epoch scheduler stepped in a per-batch helper.
+        Invalid(
+            """
+            import torch
+            sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.9)
+            def train_step(x, y):
+                opt.zero_grad()
+                criterion(model(x), y).backward()
+                opt.step()
+                sched.step()
+            for epoch in range(20):
+                for x, y in loader:
+                    train_step(x, y)
+            """,
+            lines=(8,), messages=(per_batch_message("sched", "ExponentialLR"),)),
+        # CosineAnnealingLR with T_max in epochs, stepped every batch.
+        Invalid(
+            """
+            from torch.optim.lr_scheduler import CosineAnnealingLR
+            sched = CosineAnnealingLR(opt, T_max=num_epochs)
+            for epoch in range(num_epochs):
+                for batch in dataloader:
+                    opt.zero_grad()
+                    model(batch).backward()
+                    opt.step()
+                    sched.step()
+            """,
+            lines=(9,), messages=(per_batch_message("sched", "CosineAnnealingLR"),)),
+        # The pre-1.1 order: the scheduler stepped at the start of the epoch.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+            scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, [30, 60])
+            for epoch in range(90):
+                scheduler.step()
+                train(model, loader, optimizer)
+            """,
+            lines=(10,), messages=(order_message("scheduler"),)),
+        # scheduler.step() before optimizer.step() in the batch loop.
+        Invalid(
+            """
+            for batch in loader:
+                loss = model(batch).loss
+                loss.backward()
+                lr_scheduler.step()
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+            lines=(5,), messages=(order_message("lr_scheduler"),)),
+        # Lightning-AI/pytorch-lightning 5631 / 3205: a warm-up returned without "interval".
+        Invalid(
+            """
+            import torch
+            import pytorch_lightning as pl
+            from transformers import get_linear_schedule_with_warmup
+            class Model(pl.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=2e-5)
+                    sched = get_linear_schedule_with_warmup(opt, 500, self.trainer.estimated_stepping_batches)
+                    return [opt], [sched]
+            """,
+            lines=(8,), messages=(lightning_message("get_linear_schedule_with_warmup"),)),
+        # ... or with "interval": "epoch" said explicitly.
+        Invalid(
+            """
+            import torch
+            import lightning as L
+            class Model(L.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.SGD(self.parameters(), lr=0.1)
+                    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, epochs=10, steps_per_epoch=len(self.loader))
+                    return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "epoch"}}
+            """,
+            lines=(7,), messages=(lightning_message("OneCycleLR"),)),
+    ]
+
+    def finish(self) -> None:
+        semantic = self.ctx.semantic
+        steps = scheduler_steps(semantic)
+        for site, key in steps:
+            if is_plateau(semantic, key, site.node):
+                continue
+            message = self._granularity(site, key) or self._before_optimizer(site, key)
+            if message is not None:
+                self.report(site.node, message)
+        self._lightning()
+
+    def _granularity(self, site, key: str) -> str | None:
+        semantic = self.ctx.semantic
+        built = constructions(semantic, key, site.node)
+        units = {schedule_unit(self.ctx, call) for call in built}
+        if len(units) != 1 or None in units:
+            return None
+        unit, kind = units.pop(), scheduler_kind(self.ctx, built[0].func)
+        rate = step_rate(semantic.training, site)
+        if unit == BATCH and rate == EPOCH_UNIT:
+            return per_epoch_message(key, kind)
+        if unit == EPOCH_UNIT and rate == BATCH and in_epochs(semantic.training, site):
+            return per_batch_message(key, kind)
+        return None
+
+    def _before_optimizer(self, site, key: str) -> str | None:
+        """The first optimizer step of the innermost loop's iteration comes after ``site``."""
+        if not site.loops:
+            return None
+        training = self.ctx.semantic.training
+        stepping = {s for s, _ in training.sites.step}
+        stepper = training.closure("step")
+        first = next((s for s in training.model.calls_in_loop(site.loops[-1])
+                      if s in stepping or any(t in stepper for t in training.graph.targets(s))), None)
+        if first is None or first.order < site.order or exclusive(self.ctx, site.node, first.node):
+            return None
+        return order_message(key)
+
+    def _lightning(self) -> None:
+        """Batch-counting schedulers built in ``configure_optimizers`` with no step interval."""
+        model = self.ctx.semantic.model
+        functions = [s.node for s in model.scopes.values()
+                     if isinstance(s.node, cst.FunctionDef) and s.node.name.value == "configure_optimizers"]
+        if not functions or _optimises_manually(model):
+            return
+        for function in functions:
+            if _says_interval(function):
+                continue
+            for node in iter_nodes(function.body, into_scopes=False):
+                if isinstance(node, cst.Call) and schedule_unit(self.ctx, node) == BATCH:
+                    self.report(node, lightning_message(scheduler_kind(self.ctx, node.func)))
+
+
+def _says_interval(function: cst.FunctionDef) -> bool:
+    """An ``"interval"`` key (or ``interval=``) whose value is not the literal ``"epoch"``."""
+    keys: set[int] = set()
+    for node in iter_nodes(function.body, into_scopes=False):
+        if isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString) \
+                and node.key.evaluated_value == "interval":
+            keys.add(id(node.key))
+            value = node.value
+        elif isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "interval":
+            value = node.value
+        elif isinstance(node, cst.SimpleString) and node.evaluated_value == "interval" and id(node) not in keys:
+            return True  # config["interval"] = ...: set somewhere, say nothing
+        else:
+            continue
+        if not (isinstance(value, cst.SimpleString) and value.evaluated_value == "epoch"):
+            return True
+    return False
+
+
+def _optimises_manually(model) -> bool:
+    """``self.automatic_optimization = False`` or ``self.lr_schedulers()`` in the file."""
+    return any(key.endswith("automatic_optimization") for scope in model.scopes.values() for key in scope.bindings) \
+        or bool(model.calls_to("lr_schedulers")) or any(
+            s.callee is not None and s.callee.endswith(".lr_schedulers") for s in model.calls)

@@ -1,0 +1,162 @@
+"""The torch version a project pins: a project-level fact, read once per run by the run
+layer (``run.finish``) from the project root and handed to the project pass
+(``Project.torch_pin``).
+
+Where it is read, first one naming torch with a version wins: ``pyproject.toml``
+(``[project] dependencies``, then ``[tool.poetry.dependencies]``), ``setup.cfg``
+(``[options] install_requires``), ``requirements.txt``, the other ``requirements*.txt`` and
+``requirements/*.txt`` in name order. Only the upper bound matters here (whether every
+version from some release on is excluded): ``<``, ``<=``, ``==`` (``.*`` too), ``~=`` and
+Poetry's ``^``/``~``. A requirement that cannot be read (a URL, a variable, a version that is
+not numbers) is no pin: nothing is claimed about it.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+Version = tuple[int, ...]
+
+_NAME = re.compile(r"^\s*torch\s*(\[[^\]]*\])?\s*(?=[<>=!~^;@(]|$)", re.IGNORECASE)
+_CLAUSE = re.compile(r"^(===|==|~=|<=|>=|!=|<|>|\^|~)\s*([0-9][0-9A-Za-z.*+!-]*)$")
+_RELEASE = re.compile(r"^(\d+(?:\.\d+)*)")
+
+
+@dataclass(frozen=True)
+class TorchPin:
+    """A torch requirement with a version: ``spec`` as written (``torch>=2.0,<2.6``) in
+    ``file`` (relative to the project root); ``ceiling``: the lowest release it excludes
+    with everything after it (None: no upper bound)."""
+
+    file: str
+    spec: str
+    ceiling: Version | None
+
+    def below(self, release: Version) -> bool:
+        """Whether every torch this pin allows is older than ``release``."""
+        return self.ceiling is not None and _padded(self.ceiling) <= _padded(release, len(self.ceiling))
+
+
+def _padded(version: Version, width: int = 0) -> Version:
+    return version + (0,) * max(0, max(width, 3) - len(version))
+
+
+def read_torch_pin(root: Path | None) -> TorchPin | None:
+    """The project's torch pin (see the module's docstring), or None: no project root, no
+    requirement naming torch with a version, or one that cannot be read."""
+    if root is None:
+        return None
+    for file, requirement in _requirements(root):
+        if not _NAME.match(requirement):
+            continue
+        spec = requirement.split(";", 1)[0].strip()
+        rest = _NAME.sub("", spec, count=1).strip().strip("()")
+        if not rest:
+            continue  # torch without a version: the next source may pin it
+        ceiling = _ceiling(rest)
+        if ceiling is False:
+            return None  # a torch requirement this cannot read: claim nothing
+        return TorchPin(file, " ".join(spec.split()), ceiling)
+    return None
+
+
+def _ceiling(spec: str) -> Version | None | bool:
+    """The lowest release that ``spec`` (``>=2.0,<2.6``) excludes with all later ones; None
+    without an upper bound; False when a clause cannot be read."""
+    ceilings: list[Version] = []
+    for clause in spec.split(","):
+        match = _CLAUSE.match(clause.strip())
+        if match is None:
+            return False
+        op, text = match.groups()
+        release = _RELEASE.match(text)
+        if release is None:
+            return False
+        version = tuple(int(p) for p in release.group(1).split("."))
+        if op == "<":
+            ceilings.append(version)
+        elif op in ("<=", "==", "==="):  # ==2.5.* reads as 2.5: below 2.6 as well
+            ceilings.append(_next(version, len(version)))
+        elif op == "~=":
+            ceilings.append(_next(version, max(1, len(version) - 1)))
+        elif op == "~":  # Poetry: ~2.4 -> <2.5, ~2 -> <3
+            ceilings.append(_next(version, min(2, len(version))))
+        elif op == "^":  # Poetry: ^2.1 -> <3, ^0.4 -> <0.5
+            nonzero = next((i for i, p in enumerate(version) if p), len(version) - 1)
+            ceilings.append(_next(version, nonzero + 1))
+    return min((_padded(c) for c in ceilings), default=None)
+
+
+def _next(version: Version, width: int) -> Version:
+    """The first release after every release starting with ``version[:width]``; for a full
+    release (``<=2.5.1``) the smallest release after it (2.5.1.1 is ignored: 2.5.2)."""
+    head = list(_padded(version, width)[:width])
+    head[-1] += 1
+    return tuple(head)
+
+
+def _requirements(root: Path):
+    """(file, requirement string) in the order the module's docstring gives."""
+    yield from _pyproject(root)
+    yield from _setup_cfg(root)
+    files = sorted(root.glob("requirements*.txt"), key=lambda p: (p.name != "requirements.txt", p.name))
+    directory = root / "requirements"
+    if directory.is_dir():
+        files += sorted(directory.glob("*.txt"))
+    for path in files:
+        for line in _read(path).splitlines():
+            line = line.split(" #", 1)[0].strip()
+            if line and not line.startswith(("#", "-")):
+                yield path.relative_to(root).as_posix(), line
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _pyproject(root: Path):
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return
+    try:
+        data = tomllib.loads(_read(path))
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return
+    project = data.get("project")
+    dependencies = project.get("dependencies") if isinstance(project, dict) else None
+    for item in dependencies if isinstance(dependencies, list) else ():
+        if isinstance(item, str):
+            yield "pyproject.toml", item
+    poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+    deps = poetry.get("dependencies") if isinstance(poetry, dict) else None
+    if isinstance(deps, dict):
+        value = deps.get("torch")
+        if isinstance(value, dict):
+            value = value.get("version")
+        if isinstance(value, str) and value.strip() not in ("", "*"):
+            yield "pyproject.toml", f"torch{value.strip()}" if value.strip()[0] in "<>=!~^" else f"torch=={value.strip()}"
+
+
+def _setup_cfg(root: Path):
+    path = root / "setup.cfg"
+    if not path.is_file():
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(_read(path))
+    except configparser.Error:
+        return
+    for line in parser.get("options", "install_requires", fallback="").splitlines():
+        if line.strip():
+            yield "setup.cfg", line.strip()

@@ -1,0 +1,155 @@
+"""Learning-rate schedulers: what unit a schedule counts in, and how often it is stepped.
+
+* ``schedule_unit(ctx, call)``: ``"batch"`` when a scheduler construction counts optimizer
+  steps (``OneCycleLR``, ``CyclicLR``, Hugging Face warm-up schedules, or any scheduler sized
+  by ``len(loader)``/``total_steps``/``max_iters``), ``"epoch"`` when it counts epochs
+  (``StepLR``/``MultiStepLR``/``ExponentialLR``/``CosineAnnealingLR``... sized by ``epochs``,
+  or by small literals), else None (``ReduceLROnPlateau``, ``LambdaLR`` of unknown unit).
+* ``constructions(semantic, key, at)``: the scheduler constructor calls ``key`` may hold.
+* ``scheduler_steps(semantic)``: ``(site, key)`` of every bare ``sched.step()`` on a key bound
+  to a scheduler or named like one (``step(epoch)``/``step(metric)`` choose their own count).
+* ``step_rate(training, site)``: ``"batch"`` when a call runs once per batch (in a data or
+  training loop, or in a function that runs once per batch), ``"epoch"`` when once per epoch.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchlint import torch_api as api
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
+from torchlint.semantic.training import DATA, DATA_ITERABLE, TRAINING
+
+BATCH, EPOCH_UNIT = "batch", "epoch"
+# Schedulers whose natural unit is one optimizer step.
+_PER_STEP = frozenset({"OneCycleLR", "CyclicLR"})
+# Schedulers whose natural unit is one epoch when sized by epochs or by small literals.
+_PER_EPOCH = frozenset({"StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+                        "PolynomialLR"})
+_NEVER = frozenset({"ReduceLROnPlateau"})
+# Names that count optimizer steps: total_steps, num_training_steps, max_iters, steps_per_epoch.
+_BATCH_WORD = re.compile(r"steps|iters?(_|$)|iterations|batches|updates", re.IGNORECASE)
+_EPOCH_WORD = re.compile(r"epoch", re.IGNORECASE)
+# Literal step sizes/milestones this small count epochs (iteration milestones run to thousands).
+_EPOCH_LITERAL_MAX = 1000
+
+
+def schedule_unit(ctx, call: cst.Call) -> str | None:
+    """``"batch"`` / ``"epoch"`` / None for a scheduler construction (see the module doc)."""
+    kind = api.scheduler_kind(ctx, call.func)
+    if kind is None or kind in _NEVER:
+        return None
+    batch, epoch = _sized_by(ctx, call)
+    if batch:
+        return BATCH
+    if kind in _PER_STEP or kind.startswith("get_"):
+        return None if epoch else BATCH
+    if kind in _PER_EPOCH and (epoch or _small_literals(kind, call)):
+        return EPOCH_UNIT
+    return None
+
+
+def _sized_by(ctx, call: cst.Call) -> tuple[bool, bool]:
+    """(counts in batches, counts in epochs) from the names in the arguments' values:
+    ``len(loader)``/``total_steps``/``max_iter`` vs ``epochs``/``args.num_epochs``."""
+    batch = epoch = False
+    for arg in call.args:
+        for node in iter_nodes(arg.value):
+            if isinstance(node, cst.Call) and dotted_name(node.func) == "len" and node.args \
+                    and DATA_ITERABLE.search(dotted_name(node.args[0].value) or ""):
+                batch = True
+            elif isinstance(node, (cst.Name, cst.Attribute)):
+                last = node.value if isinstance(node, cst.Name) else node.attr.value
+                if _BATCH_WORD.search(last):
+                    batch = True
+                elif _EPOCH_WORD.search(last):
+                    epoch = True
+    return batch, epoch
+
+
+def _small_literals(kind: str, call: cst.Call) -> bool:
+    """``StepLR(opt, 30)``, ``MultiStepLR(opt, [30, 60])``, ``ExponentialLR(opt, 0.9)``: sizes
+    no iteration-based schedule would use."""
+    if kind == "ExponentialLR":
+        gamma = api.keyword_arg(call, "gamma") or (call.args[1] if len(call.args) > 1 else None)
+        return gamma is not None and isinstance(gamma.value, cst.Float) and float(gamma.value.value) < 0.99
+    if kind not in ("StepLR", "MultiStepLR"):
+        return False
+    size = api.keyword_arg(call, "step_size" if kind == "StepLR" else "milestones") or \
+        (call.args[1] if len(call.args) > 1 and call.args[1].keyword is None else None)
+    if size is None:
+        return False
+    numbers = [n for n in iter_nodes(size.value) if isinstance(n, cst.Integer)]
+    values = [n for n in iter_nodes(size.value) if isinstance(n, (cst.Name, cst.Attribute, cst.Float))]
+    return bool(numbers) and not values and all(int(n.evaluated_value) < _EPOCH_LITERAL_MAX for n in numbers)
+
+
+def constructions(semantic, key: str, at: cst.CSTNode) -> list[cst.Call]:
+    """The scheduler constructor calls ``key`` may hold at ``at`` (reaching bindings; for
+    ``self.x`` every binding in the file)."""
+    model = semantic.model
+    bindings = model.reaching(key, at) if "." not in key else \
+        [b for scope in model.scopes.values() for b in scope.bindings.get(key, ())]
+    return [b.value for b in bindings if b.kind in ("assign", "ann") and isinstance(b.value, cst.Call)
+            and api.scheduler_kind(semantic.ctx, b.value.func) is not None]
+
+
+def is_plateau(semantic, key: str, at: cst.CSTNode) -> bool:
+    """``key`` holds a ``ReduceLROnPlateau`` (stepped with a metric, whenever the metric is ready)."""
+    return any(api.scheduler_kind(semantic.ctx, c.func) in _NEVER for c in constructions(semantic, key, at))
+
+
+def scheduler_steps(semantic) -> list:
+    """``(site, key)`` of every bare ``key.step()`` where ``key`` is bound to a scheduler in the
+    file or named like one (``scheduler``, ``lr_scheduler``)."""
+    bound = semantic.training.bindings["scheduler"]
+    out = []
+    for site in semantic.model.calls:
+        func = site.node.func
+        if site.node.args or not isinstance(func, cst.Attribute) or func.attr.value != "step":
+            continue
+        key = api.expr_key(func.value)
+        if key is not None and (key in bound or api.looks_like_scheduler_name(key)):
+            out.append((site, key))
+    return out
+
+
+def step_rate(training, site) -> str | None:
+    """``"batch"`` / ``"epoch"`` / None: how often the call at ``site`` runs. In loops, the
+    loops decide; outside any loop of its function: ``"epoch"`` after a batch loop of that
+    function (``for b in loader: ...`` then ``sched.step()``), else what the loops around the
+    function's callers say (a function with no caller in the file that steps an optimizer
+    outside loops is a per-batch step)."""
+    if site.all_loops:
+        return _loops_rate(training, site.all_loops)
+    model = training.model
+    function = enclosing_function(model, site.scope)
+    if any(loop.order < site.order and _loops_rate(training, (loop,)) == BATCH
+           for loop in model.scopes[function].loops if loop.outer is None):
+        return EPOCH_UNIT
+    callers = training.graph.callers(function)
+    if not callers:
+        steps = [s for s, _ in training.sites.step if not s.loops and enclosing_function(model, s.scope) is function]
+        return BATCH if steps else None
+    rates = {_loops_rate(training, caller.all_loops) for caller in callers}
+    return rates.pop() if len(rates) == 1 else None
+
+
+def _loops_rate(training, loops) -> str | None:
+    """The innermost loop that says: an epoch loop -> ``"epoch"``; a data or training loop ->
+    ``"batch"``."""
+    for loop in reversed(loops):
+        if loop_is_epoch(training, loop):
+            return EPOCH_UNIT
+        if training.loop_kinds(loop) & {DATA, TRAINING}:
+            return BATCH
+    return None
+
+
+def in_epochs(training, site) -> bool:
+    """The call runs inside an epoch loop (of its own function, or around a caller)."""
+    return inside_epochs(training, site.all_loops, site.scope)

@@ -1,0 +1,279 @@
+"""Measure what one training step holds in memory, in the trace child (on meta: nothing is
+allocated).
+
+* **Weights, gradients**: the bytes of the parameters' storages (each storage once) and of the
+  trainable ones (a gradient per trainable parameter).
+* **Optimizer state**: the real optimizer is built on the trainable parameters, given a
+  gradient each and stepped once; its state tensors' bytes are counted.  Optimizers whose
+  step reads a value (``.item()``) fail on meta after their state is made: that state counts.
+* **Activations**: the forward runs under ``torch.autograd.graph.saved_tensors_hooks``; every
+  storage saved for backward is counted once (views share storage), parameters and buffers
+  excluded.
+* **Backward peak**: every tensor an op creates during the forward and backward is counted
+  from its creation until its storage is freed (a ``TorchDispatchMode`` and a weak reference
+  per storage); the most alive at once is the peak on top of the weights and the optimizer
+  state.  It holds the saved activations, the temporaries and the gradients as backward makes
+  them, so it is measured, not the upper bound "all activations plus all gradients".
+* **Precision**: ``bf16`` runs everything in bfloat16.  ``bf16-mixed`` keeps an fp32 master
+  copy of the trainable weights and fp32 optimizer state, and computes (weights, gradients,
+  activations) in bfloat16.  ``fp16-amp`` (autocast and a grad scaler) keeps fp32 weights,
+  gradients and state and computes the activations in float16; autocast does not run on meta,
+  so the forward runs with float16 weights and the gradients' fp32 size is put back.
+
+Each figure is measured at two batch sizes (the input's first dimension, and twice it) so the
+parent can solve for the batch size that fits (:mod:`torchlint.trace.plan`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from typing import Any, Callable, Iterator
+
+from torchlint.trace import shapes
+from torchlint.trace.child.failure import JobError
+from torchlint.trace.child.inputs import make_inputs
+from torchlint.trace.child.step import LossError, backward_from_outputs
+from torchlint.trace.plan import OPTIMIZERS
+
+FLOAT_INPUTS = ("float32", "float64")
+
+
+
+class StorageSet:
+    """Storages counted once each, forgotten when freed; ``live`` bytes and their ``peak``."""
+
+    def __init__(self, on_free: bool = True):
+        self.on_free = on_free
+        self.live = 0
+        self.peak = 0
+        self.total = 0  # everything ever added
+        self._refs: dict[int, Any] = {}
+
+    def add(self, tensor: Any) -> None:
+        try:
+            storage = tensor.untyped_storage()
+        except (RuntimeError, NotImplementedError):  # sparse or a subclass without storage
+            return
+        key = id(storage)
+        ref = self._refs.get(key)
+        if ref is not None and ref() is storage:
+            return
+        size = int(storage.nbytes())
+        self._refs[key] = weakref.ref(storage, self._freed(key, size))
+        self.total += size
+        self.live += size
+        self.peak = max(self.peak, self.live)
+
+    def _freed(self, key: int, size: int) -> Callable[[Any], None]:
+        def freed(_ref: Any) -> None:
+            if self.on_free and self._refs.get(key) is _ref:
+                del self._refs[key]
+                self.live -= size
+        return freed
+
+    def __contains__(self, tensor: Any) -> bool:
+        ref = self._refs.get(id(tensor.untyped_storage()))
+        return ref is not None and ref() is tensor.untyped_storage()
+
+
+@contextlib.contextmanager
+def tracking_live(torch: Any) -> Iterator[StorageSet]:
+    """Every tensor an op creates inside the block (not the storage of one it was given),
+    alive until its storage is freed."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    live = StorageSet()
+
+    class Live(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            # an in-place op or a view returns storage that was there before
+            given = {id(t.untyped_storage()) for t in _tensors(torch, [*args, *kwargs.values()])}
+            for t in _tensors(torch, out):
+                if id(t.untyped_storage()) not in given:
+                    live.add(t)
+            return out
+
+    with Live():
+        yield live
+
+
+def _tensors(torch: Any, obj: Any) -> list[Any]:
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _tensors(torch, o)]
+    return []
+
+
+def storage_bytes(tensors: Any) -> int:
+    seen = StorageSet(on_free=False)
+    for t in tensors:
+        seen.add(t)
+    return seen.total
+
+
+def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
+            high: int | None, options: dict[str, Any]) -> dict[str, Any]:
+    """The memory of one training step of ``model`` (see the module's docstring), as JSON."""
+    precision = options.get("precision", "fp32")
+    checkpointing = bool(options.get("checkpointing"))
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if not trainable:
+        raise JobError("no-trainable", "the memory plan needs a trainable parameter; every "
+                       "parameter of the model has requires_grad=False")
+    half = {"bf16": torch.bfloat16, "bf16-mixed": torch.bfloat16, "fp16-amp": torch.float16}.get(precision)
+    if precision == "bf16":
+        model.to(torch.bfloat16)
+    optimizer_bytes, step_extra = optimizer_state(torch, model, options.get("optimizer", "adamw"))
+    # the weights the optimizer steps: fp32, except in pure bf16
+    stepped_weights, stepped_trainable = storage_bytes(model.parameters()), storage_bytes(trainable)
+    master = stepped_trainable if precision == "bf16-mixed" else 0
+    if half is not None:
+        model.to(half)
+        name = str(half).replace("torch.", "")  # the inputs as autocast (or the training loop) casts them
+        specs = [shapes.InputSpec(s.shape, name if s.dtype in FLOAT_INPUTS else s.dtype) for s in specs]
+    weights, grads, grads_fix = storage_bytes(model.parameters()), storage_bytes(trainable), 0
+    if precision == "fp16-amp":  # autocast: fp32 weights and gradients, float16 compute
+        grads_fix = stepped_trainable - grads  # the backward peak was measured with float16 gradients
+        weights, grads = stepped_weights, stepped_trainable
+    blocks = repeated_blocks(model)
+    batch = specs[0].shape[0] if specs and specs[0].shape else None
+    sizes = [batch, 2 * batch] if batch else [None]
+    runs = [one_step(torch, model, with_batch(specs, batch, size), device, high,
+                     blocks if checkpointing else []) for size in sizes]
+    out = {
+        "precision": precision, "optimizer": options.get("optimizer", "adamw"),
+        "checkpointing": checkpointing, "weight_bytes": weights, "master_bytes": master,
+        "grad_bytes": grads, "optimizer_bytes": optimizer_bytes, "step_extra_bytes": step_extra,
+        "buffer_bytes": storage_bytes(model.buffers()),
+        "batches": sizes if batch else [],
+        "activation_bytes": [r[0] for r in runs], "backward_peak_bytes": [r[1] + grads_fix for r in runs],
+        "blocks": len(blocks),
+        "block_weight_bytes": max((storage_bytes(b.parameters()) for b in blocks), default=0),
+    }
+    if blocks and not checkpointing:
+        saved, peak = one_step(torch, model, specs, device, high, blocks)
+        out["checkpointed"] = {"activation_bytes": saved, "backward_peak_bytes": peak + grads_fix}
+    return out
+
+
+def with_batch(specs: list[shapes.InputSpec], batch: int | None, size: int | None) -> list[shapes.InputSpec]:
+    """``specs`` with the batch dimension (the first, where it equals the first input's) set to ``size``."""
+    if batch is None or size == batch:
+        return specs
+    return [shapes.InputSpec([size, *s.shape[1:]] if s.shape and s.shape[0] == batch else list(s.shape),
+                             s.dtype) for s in specs]
+
+
+def optimizer_state(torch: Any, model: Any, name: str) -> tuple[int, int]:
+    """(bytes of the optimizer's state after one step, the step's temporaries beyond it)."""
+    cls_name, kwargs = OPTIMIZERS[name]
+    cls = getattr(torch.optim, cls_name, None)
+    if cls is None:
+        raise JobError("bad-optimizer", f"torch {torch.__version__} has no torch.optim.{cls_name}")
+    params = [p for p in model.parameters() if p.requires_grad]
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    optimizer = cls(params, **kwargs)
+    try:
+        with tracking_live(torch) as live:
+            try:
+                optimizer.step()
+            except RuntimeError:
+                if len(optimizer.state) < len(params):  # failed before making its state
+                    raise
+        device = params[0].device
+        state = [t for s in optimizer.state.values() for t in s.values()
+                 if isinstance(t, torch.Tensor) and t.device == device]
+        size = storage_bytes(state)
+        return size, max(0, live.peak - size)
+    except RuntimeError as exc:
+        raise JobError("optimizer-failed", f"torch.optim.{cls_name} could not step on "
+                       f"{params[0].device.type}: {exc}") from None
+    finally:
+        for p in params:
+            p.grad = None
+
+
+def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
+             high: int | None, checkpoint_blocks: list[Any]) -> tuple[int, int]:
+    """Forward and backward once: (bytes saved for backward, peak bytes alive), parameters
+    and buffers not counted in either."""
+    persistent = StorageSet(on_free=False)
+    for t in (*model.parameters(), *model.buffers()):
+        persistent.add(t)
+    saved = StorageSet(on_free=False)
+
+    def pack(t: Any) -> Any:
+        if t not in persistent:
+            saved.add(t)
+        return t
+
+    ctx = torch.device(device) if device != "cpu" else contextlib.nullcontext()
+    was_training = model.training
+    model.train()
+    try:
+        with ctx, tracking_live(torch) as live, \
+                torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
+                checkpointed(torch, checkpoint_blocks, saved, persistent):
+            inputs = make_inputs(torch, specs, device, high)
+            outputs = model(*inputs)
+            del inputs
+            if backward_from_outputs(outputs, "sum") is None:
+                raise LossError("no output of the model depends on a trainable parameter: there is "
+                                "nothing to differentiate")
+            del outputs
+        return saved.total, live.peak
+    finally:
+        for p in model.parameters():
+            p.grad = None
+        model.train(was_training)
+
+
+@contextlib.contextmanager
+def checkpointed(torch: Any, blocks: list[Any], saved: StorageSet, persistent: StorageSet) -> Iterator[None]:
+    """Activation checkpointing on each of ``blocks`` (non-reentrant ``torch.utils.checkpoint``);
+    the inputs each block keeps for its recomputation count as saved."""
+    from torch.utils.checkpoint import checkpoint
+
+    def wrap(forward: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            for t in _tensors(torch, list(args) + list(kwargs.values())):
+                if t not in persistent:
+                    saved.add(t)
+            return checkpoint(forward, *args, use_reentrant=False, preserve_rng_state=False, **kwargs)
+        return run
+
+    for block in blocks:
+        block.forward = wrap(block.forward)
+    try:
+        yield
+    finally:
+        for block in blocks:
+            del block.forward
+
+
+def repeated_blocks(model: Any) -> list[Any]:
+    """The blocks to checkpoint: the children of the outermost ``ModuleList``/``Sequential``
+    whose children are two or more modules of one class with parameters (transformer layers,
+    ResNet stages)."""
+    import torch
+
+    found: list[Any] = []
+    skip: set[int] = set()
+    for mod in model.modules():
+        if id(mod) in skip:
+            for child in mod.children():
+                skip.add(id(child))
+            continue
+        if not isinstance(mod, (torch.nn.ModuleList, torch.nn.Sequential)):
+            continue
+        children = list(mod.children())
+        kinds = {type(c) for c in children}
+        if len(children) >= 2 and len(kinds) == 1 and any(True for _ in children[0].parameters()):
+            found += children
+            skip.update(id(c) for c in children)
+    return found
