@@ -263,3 +263,16 @@ def test_standard_input_is_not_fixed(project, run, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
     code, _, err = run("check", "--fix", "-")
     assert code == 2 and "--fix cannot be used with - (standard input)" in err
+
+
+def test_a_notebooks_findings_carry_no_fix_and_it_is_not_changed(project, run):
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+            "source": CODE.splitlines(keepends=True)}
+    text = json.dumps({"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
+                       "metadata": {"language_info": {"name": "python"}}}, indent=1)
+    path = project.write("model.ipynb", text)
+    _, out, _ = run("check", *SELECT, "--format", "json", ".")
+    found = json.loads(out)
+    assert [f["rule"] for f in found] == ["TL008", "TL009"] and not any("fix" in f for f in found)
+    assert run("check", *SELECT, "--fix", "--unsafe-fixes", ".")[0] == 1
+    assert path.read_text() == text
