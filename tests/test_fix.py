@@ -59,6 +59,8 @@ def test_text_formats_mark_what_fix_would_fix(project, run):
     _, out, _ = run("check", *SELECT, "--unsafe-fixes", "--format", "concise", ".")
     assert "TL009 [*] [activation-before-loss]" in out
     assert out.rstrip().endswith("[*] 2 fixable with --fix")
+    _, out, _ = run("check", "--select", "TL009", "--no-cache", "--format", "concise", ".")
+    assert out.rstrip().endswith("Checked 1 file.\n1 fixable with --fix --unsafe-fixes")
 
 
 def test_fix_only_reports_nothing_and_exits_0(project, run):
@@ -263,6 +265,9 @@ def test_standard_input_is_not_fixed(project, run, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
     code, _, err = run("check", "--fix", "-")
     assert code == 2 and "--fix cannot be used with - (standard input)" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
+    code, out, _ = run("check", *SELECT, "--format", "concise", "-")  # nothing marked fixable: --fix refuses it
+    assert code == 1 and "[*]" not in out and "fixable" not in out
 
 
 def test_a_notebooks_findings_carry_no_fix_and_it_is_not_changed(project, run):

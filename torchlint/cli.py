@@ -271,6 +271,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixing = fix_mode(args, settings, stdin is not None)
     if args.unsafe_fixes is not None:  # the flag outranks the configuration, for the [*] marks too
         settings.unsafe_fixes = args.unsafe_fixes
+    if stdin is not None:  # --fix refuses standard input: the text formats mark nothing fixable
+        settings.fixable = frozenset()
     known = None
     if args.baseline:
         from torchlint import baseline

@@ -29,12 +29,13 @@ def headline(f: Finding, color: bool = False, fixable: bool = False) -> str:
 
 
 def fixable_note(report) -> str | None:
-    """"[*] N fixable with --fix (M more with --unsafe-fixes)" under the summary, or None."""
+    """"[*] N fixable with --fix (M more with --unsafe-fixes)" under the summary ("M fixable
+    with --fix --unsafe-fixes" when only unsafe fixes apply), or None."""
     settings, findings = report.settings, report.result.findings
     safe = sum(1 for f in findings if settings.applies_fix(f))
     unsafe = sum(1 for f in findings if settings.applies_fix(f, unsafe=True)) - safe
-    if not safe and not unsafe:
-        return None
+    if not safe:
+        return f"{unsafe} fixable with --fix --unsafe-fixes" if unsafe else None
     more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
     return f"[*] {safe} fixable with --fix{more}"
 
