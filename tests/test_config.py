@@ -106,6 +106,34 @@ def test_exclude_and_extend_exclude(project, run):
     assert out.splitlines() == ["main.py"]
 
 
+def test_extend_include_adds_files_to_directory_runs(project, run):
+    project.write("pyproject.toml", '[tool.torchlint]\nextend-include = ["*.pyw", "bin/train"]\n')
+    project.write("gui.pyw", BAD)
+    project.write("bin/train", BAD)
+    project.write("bin/notes.txt", "not python\n")
+    project.write("other.pyw.txt", "not python\n")
+    project.write("main.py", "x = 1\n")
+    _, out, _ = run("check", "--show-files", ".")
+    assert out.splitlines() == ["bin/train", "gui.pyw", "main.py"]
+    code, out, _ = run("check", ".")
+    assert code == 1 and "gui.pyw:" in out and "bin/train:" in out
+
+
+def test_extend_include_without_it_only_python_and_notebooks(project, run):
+    project.write("gui.pyw", BAD)
+    project.write("main.py", "x = 1\n")
+    _, out, _ = run("check", "--show-files", ".")
+    assert out.splitlines() == ["main.py"]
+
+
+def test_extend_exclude_wins_over_extend_include(project, run):
+    project.write("pyproject.toml", '[tool.torchlint]\nextend-include = ["*.pyw"]\nextend-exclude = ["old/"]\n')
+    project.write("old/gui.pyw", BAD)
+    project.write("gui.pyw", "x = 1\n")
+    _, out, _ = run("check", "--show-files", ".")
+    assert out.splitlines() == ["gui.pyw"]
+
+
 def test_exclude_replaces_defaults(project, run):
     project.write("pyproject.toml", '[tool.torchlint]\nexclude = ["vendor/"]\n')
     project.write("build/x.py", "x = 1\n")

@@ -21,7 +21,7 @@ def _one_line_error(run, *args: str) -> str:
 
 
 @pytest.mark.parametrize("key, pattern", [
-    ("exclude", "!"), ("exclude", "\\\\"), ("extend-exclude", "[z-a]"), ("extend-exclude", "!"),
+    ("exclude", "!"), ("exclude", "\\\\"), ("extend-exclude", "[z-a]"), ("extend-exclude", "!"), ("extend-include", "[z-a]"),
 ])
 def test_invalid_exclude_pattern_is_a_config_error(project, run, key, pattern):
     project.write("pyproject.toml", f'[tool.torchlint]\n{key} = ["build", "{pattern}"]\n')

@@ -33,6 +33,7 @@ TOP_LEVEL_KEYS = {
     "extend-ignore": "list of rule codes or prefixes (added to ignore)",
     "exclude": "list of gitignore-style patterns (replaces the defaults)",
     "extend-exclude": "list of gitignore-style patterns",
+    "extend-include": "list of gitignore-style patterns of more files for directory runs (e.g. \"*.pyw\")",
     "respect-gitignore": "true or false",
     "per-file-ignores": 'table of pattern = ["TL001", ...]',
     "extend-per-file-ignores": 'table of pattern = ["TL001", ...] (added to per-file-ignores)',
@@ -64,6 +65,9 @@ class Settings:
     rule_options: dict[str, dict[str, Any]]
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: list[str] = field(default_factory=list)
+    # Files a directory walk lints besides *.py, *.pyi and *.ipynb (read as Python; as a
+    # notebook when the name ends in .ipynb).
+    extend_include: list[str] = field(default_factory=list)
     respect_gitignore: bool = True
     per_file_ignores: dict[str, frozenset[str]] = field(default_factory=dict)
     force_exclude: bool = False
@@ -372,6 +376,8 @@ def _apply_table(settings: Settings, table: dict[str, Any], path: Path) -> None:
         settings.exclude = _patterns(table["exclude"], source, "exclude")
     if "extend-exclude" in table:
         settings.extend_exclude = _patterns(table["extend-exclude"], source, "extend-exclude")
+    if "extend-include" in table:
+        settings.extend_include = _patterns(table["extend-include"], source, "extend-include")
     if "respect-gitignore" in table:
         if not isinstance(table["respect-gitignore"], bool):
             raise ConfigError(source, "respect-gitignore", f"expected true or false, got {table['respect-gitignore']!r}")

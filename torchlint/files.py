@@ -171,6 +171,7 @@ class Excluder:
         self.cwd = cwd or Path.cwd()
         self.problems: list[Problem] = []
         self.spec = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
+        self.include = pathspec.GitIgnoreSpec.from_lines(settings.extend_include) if settings.extend_include else None
         self._ignores: dict[Path, pathspec.PathSpec | None] = {}
         # directory -> the (directory, spec) pairs of the .gitignore files that apply to
         # paths in it, nearest first, up to the repository's top (computed once per directory)
@@ -185,12 +186,22 @@ class Excluder:
             return None
         return rel + "/" if is_dir else rel
 
-    def excluded_by_settings(self, path: Path, is_dir: bool) -> bool:
+    def _settings_rel(self, path: Path, is_dir: bool) -> str:
         rel = self._rel(path, self.root, is_dir)
         if rel is None:
             # outside the project root: match on the name alone
             rel = path.name + ("/" if is_dir else "")
-        return self.spec.match_file(rel)
+        return rel
+
+    def excluded_by_settings(self, path: Path, is_dir: bool) -> bool:
+        return self.spec.match_file(self._settings_rel(path, is_dir))
+
+    def linted_kind(self, file: Path) -> bool:
+        """Whether a directory walk lints this file: Python sources and notebooks, and the
+        files ``extend-include`` names."""
+        if file.name.endswith(LINTED_SUFFIXES):
+            return True
+        return self.include is not None and self.include.match_file(self._settings_rel(file, False))
 
     def _gitignore_for(self, directory: Path) -> pathspec.PathSpec | None:
         if directory not in self._ignores:
@@ -264,7 +275,7 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
             dirnames[:] = sorted(d for d in dirnames if not excluder.excluded(here / d, is_dir=True))
             for name in sorted(filenames):
                 file = here / name
-                if not name.endswith(LINTED_SUFFIXES) or excluder.excluded(file, is_dir=False):
+                if not excluder.linted_kind(file) or excluder.excluded(file, is_dir=False):
                     continue
                 real, reason = _inspect_walked(file, root)
                 if real is None:

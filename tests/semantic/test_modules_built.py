@@ -88,3 +88,21 @@ def test_local_class_carries_its_info_and_module_bases():
 ])
 def test_is_module_base(qualified, expected):
     assert is_module_base(qualified) is expected
+
+
+def test_runs_layers_needs_a_forward_that_is_not_abstract():
+    from tests.semantic.test_semantic import analyses
+    from torchlint.semantic.modules import is_abstract, runs_layers
+
+    ctx, sem = analyses(
+        "import abc\nfrom torch import nn\n"
+        "class Base(nn.Module):\n    def forward(self, x):\n        '''Subclasses.'''\n        raise NotImplementedError\n"
+        "class Marked(nn.Module):\n    @abc.abstractmethod\n    def forward(self, x):\n        return x\n"
+        "class Lit(nn.Module):\n    def training_step(self, batch, i):\n        return self.fc(batch)\n"
+        "class Net(Base):\n    if FAST:\n        def forward(self, x):\n            ...\n"
+        "    else:\n        def forward(self, x):\n            return self.fc(x)\n"
+        "class Holder(nn.Module):\n    def __init__(self):\n        super().__init__()\n")
+    infos = {info.name: info for info in sem.model.classes.values()}
+    assert is_abstract(infos["Base"].methods["forward"]) and is_abstract(infos["Marked"].methods["forward"])
+    assert not runs_layers(infos["Base"]) and not runs_layers(infos["Marked"]) and not runs_layers(infos["Holder"])
+    assert runs_layers(infos["Lit"]) and runs_layers(infos["Net"])  # one branch's forward is real

@@ -33,6 +33,7 @@ from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Finding, Severity, Span, one_line
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.callgraph import argument_name
 from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.gradmode import GradModes
@@ -928,23 +929,17 @@ class EvalWithoutNoGrad(Rule):
         return body
 
     def _scan_call(self, body: _Body, index: int, node: cst.Call) -> None:
-        ctx = self.ctx
+        """One call: input gradients asked for, an eval or train switch, a backward, a
+        forward of an eval'd key, or a call that may train, choose the grad mode or forward."""
         func = node.func
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
                 body.wants_input_grad = True  # torch.randn(..., requires_grad=True)
         mode = mode_switch(node)
         if mode is not None:
-            key = expr_key(func.value)
-            if mode is False:
-                key = key if key is not None else self._assigned_key(node)
-                if key is not None:
-                    body.evals.append((index, key, node))
-                    body.eval_keys.add(key)
-            elif key is not None:
-                body.reset(key, index)
+            self._scan_mode_switch(body, index, node, mode)
             return
-        target = gradient_target(ctx, node)
+        target = gradient_target(self.ctx, node)
         if target is not None:
             body.grad_exprs.append(target)
             return
@@ -960,19 +955,37 @@ class EvalWithoutNoGrad(Rule):
         if key in body.eval_keys:
             body.forwards.append((index, key, node, key))
             return
-        qualified = ctx.qualified_name(func) or key
+        self._scan_other_call(body, index, node, key)
+
+    def _scan_mode_switch(self, body: _Body, index: int, node: cst.Call, mode: bool) -> None:
+        """``k.eval()``/``k.train(False)`` (also ``k = Net().eval()``): an eval event;
+        ``k.train()``: ``k`` back in training mode."""
+        key = expr_key(node.func.value)
+        if mode is False:
+            key = key if key is not None else self._assigned_key(node)
+            if key is not None:
+                body.evals.append((index, key, node))
+                body.eval_keys.add(key)
+        elif key is not None:
+            body.reset(key, index)
+
+    def _scan_other_call(self, body: _Body, index: int, node: cst.Call, key: str) -> None:
+        """A plain ``torch.set_grad_enabled(...)`` statement, a call that may train what it
+        is passed (``train_one_epoch(model)``, ``trainer.fit(model)``), or a helper that may
+        forward an eval'd key itself."""
+        ctx = self.ctx
+        qualified = ctx.qualified_name(node.func) or key
         if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
             if not isinstance(ctx.parent(node), cst.WithItem) and body.set_grad_at is None:
                 body.set_grad_at = index
             return
         last = key.rsplit(".", 1)[-1].lower()
         if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
-            # train_one_epoch(model, ...), trainer.fit(model): may switch it back
             for arg in node.args:
                 arg_key = expr_key(arg.value)
                 if arg_key is not None:
                     body.reset(arg_key, index)
-        elif isinstance(func, cst.Name) or key.count(".") == 1:
+        elif isinstance(node.func, cst.Name) or key.count(".") == 1:
             body.helpers.append((index, node))
 
     @staticmethod
@@ -1076,37 +1089,12 @@ class EvalWithoutNoGrad(Rule):
             if len(targets) != 1 or not isinstance(targets[0], cst.FunctionDef):
                 continue
             for key in sorted(body.eval_keys):
-                inner_key = self._key_inside(call, targets[0], key, site.scope)
+                inner_key = argument_name(model, site, targets[0], key)
                 inner = self._helper_forward(targets[0], inner_key) if inner_key is not None else None
                 if inner is not None:
                     out.append((index, key, call, dotted_name(call.func), inner))
                     break
         return out
-
-    def _key_inside(self, call: cst.Call, helper: cst.FunctionDef, key: str, scope) -> str | None:
-        """What ``key`` is called inside ``helper``: ``self.model`` through ``self.m()``, or the
-        parameter it is passed as."""
-        inner_scope = self._model.scopes[helper]
-        params = [*helper.params.posonly_params, *helper.params.params]
-        if isinstance(call.func, cst.Attribute):  # self.m(...): a bound method
-            outer_self, inner_self = scope.self_name, inner_scope.self_name
-            if outer_self is None or inner_self is None or helper.name.value in ("forward", "__call__"):
-                return None
-            if key == outer_self or key.startswith(outer_self + "."):
-                return inner_self + key[len(outer_self):]
-            params = params[1:]
-        elif inner_scope.self_name is not None:
-            return None  # C(...) or a method called unbound
-        for i, arg in enumerate(call.args):
-            if arg.star:
-                return None
-            if expr_key(arg.value) != key:
-                continue
-            names = [p.name.value for p in params]
-            if arg.keyword is not None:
-                return arg.keyword.value if arg.keyword.value in names else None
-            return names[i] if i < len(names) else None
-        return None
 
     def _helper_forward(self, helper: cst.FunctionDef, key: str) -> tuple | None:
         """The first forward of ``key`` in ``helper`` that records a graph: the helper makes

@@ -48,13 +48,13 @@ from typing import Any, Iterable, NamedTuple
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
+from torchlint.context import iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
 from torchlint.semantic.modules import (SELF_RETURNING, constructions, is_lightning_module, is_parameter,
-                                        parameter_free)
+                                        parameter_free, runs_layers)
 from torchlint.torch_api import torch_nn_class
 
 __all__ = ["UnusedLayer", "message", "torch_nn_class"]
@@ -68,7 +68,6 @@ _DYNAMIC_ATTRS = {"_modules", "__dict__"}
 # Calls that only look at a module inside ``__init__``.
 _INSPECTING = {"isinstance", "hasattr", "print", "type", "callable", "id", "repr", "str", "getattr"}
 # Methods whose presence means the class runs its layers itself.
-_RUNNERS = ("forward", "training_step")
 _INIT = "__init__"
 # Parameter-free layers built only to act (regularisation): never a harmless leftover.
 _REGULARISERS = ("dropout", "alphadropout", "featurealphadropout")
@@ -85,28 +84,6 @@ _MODEL_NAME = re.compile(r"(model|net|network|module|encoder|decoder|backbone|st
 # Tensor methods named like layers: ``self.weights.softmax(-1)`` reads no layer.
 _TENSOR_METHODS = {"softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh", "flatten", "unflatten",
                    "norm", "abs", "exp", "mean", "sum", "max", "min", "pow", "sqrt", "float", "half"}
-
-
-def _abstract(node: cst.FunctionDef) -> bool:
-    """``@abstractmethod``, or a body that only raises ``NotImplementedError`` (or is ``...``/
-    ``pass`` after a docstring): subclasses, maybe unseen, provide the real method."""
-    if {dotted_name(d.decorator) for d in node.decorators} & {"abstractmethod", "abc.abstractmethod"}:
-        return True
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    stmts = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
-    if len(stmts) != len(body):
-        return False
-    for small in stmts:
-        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.BaseString, cst.Ellipsis)):
-            continue
-        if isinstance(small, cst.Pass):
-            continue
-        if isinstance(small, cst.Raise) and small.exc is not None:
-            exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
-            if dotted_name(exc) == "NotImplementedError":
-                continue
-        return False
-    return True
 
 
 class _Method(NamedTuple):
@@ -846,15 +823,12 @@ class UnusedLayer(Rule):
         return found
 
     def _scan_methods(self, cls: _Class) -> None:
-        """``forward``/``training_step`` that is not abstract; a ``__getattr__`` of its own."""
-        for name, bindings in cls.info.scope.bindings.items():
-            for b in bindings:
-                if b.kind != "def":
-                    continue
-                if name in _RUNNERS and not _abstract(b.node):
-                    cls.runs = True
-                if name in ("__getattr__", "__getattribute__"):
-                    cls.dynamic = True
+        """A ``forward`` that is not abstract; a ``__getattr__`` of its own."""
+        info = cls.info
+        cls.runs = runs_layers(info)
+        if any(b.kind == "def" for name in ("__getattr__", "__getattribute__")
+               for b in info.scope.bindings.get(name, ())):
+            cls.dynamic = True
 
     def _scan_self_sites(self, cls: _Class, outside: set[str]) -> None:
         """Every ``self.x``: a read, a layer assignment, ``self._modules``; and the attributes

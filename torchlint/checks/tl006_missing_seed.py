@@ -4,11 +4,12 @@ numpy's global random generator without seeding it).
 Per-file pass (no walk of its own): the file is cut into *units* -- each module-level
 function or method (nested defs merged into it), each module-level statement, and the
 ``if __name__ == "__main__":`` block. For every unit ``finish`` records, from
-``ctx.semantic``, its backward/step/``Trainer.fit`` sites (also per outermost loop), what it
-seeds, what it builds (an optimizer, a shuffling ``DataLoader``), ``random_split`` without a
-generator, same-file callees and imported callees. It then works out whether the entry
-point (main block and top-level statements, plus every same-file function they reach)
-trains and what it seeds. A file that optimises an input tensor of a fixed model (style
+``ctx.semantic``, what it seeds, what it builds (an optimizer, a shuffling ``DataLoader``),
+``random_split`` without a generator, same-file callees and imported callees. Whether an
+entry statement runs a training loop is the training model's answer
+(``TrainingModel.starts_training_loop`` over the loose call graph); what the entry point
+(main block and top-level statements, plus every same-file function they reach) seeds comes
+from the units it reaches. A file that optimises an input tensor of a fixed model (style
 transfer, adversarial examples: ``semantic.runs.optimises_inputs``, as for TL004) is no
 training run. What only another file can answer (does ``from .utils import
 set_seed`` seed torch? does ``from engine import train`` train?) goes into
@@ -26,14 +27,15 @@ import libcst as cst
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.crossfile import ProjectCalls
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
 from torchlint.semantic.libraries import is_library
-from torchlint.semantic.model import CLASS, FUNCTION, LAMBDA, MODULE
+from torchlint.semantic.index import index_name
+from torchlint.semantic.model import CLASS, FUNCTION, MODULE
 from torchlint.semantic.runs import optimises_inputs
 from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
                                         display_use, known_generators, random_use, seedish, shuffling_loader,
                                         unseeded_random_split)
-from torchlint.semantic.training import ENGINES
 from torchlint.torch_api import expr_key, is_optimizer_class
 
 # Names of values drawn for something other than training randomness.
@@ -43,26 +45,13 @@ _TRAINING_NAME = re.compile(r"^(train|fit)|trainer$", re.IGNORECASE)
 
 
 @dataclass(eq=False)
-class _Loop:
-    """An outermost loop of a unit (or an ignite engine's process function, run per batch)."""
-
-    backward: bool = False
-    step: bool = False
-    callees: list = field(default_factory=list)  # same-file function nodes run per iteration
-
-
-@dataclass(eq=False)
 class _Unit:
     """One module-level function or method (nested defs merged into it), module-level
     statement or main block: what the semantic model says its call sites do."""
 
     key: str
-    backward: bool = False
-    step: bool = False
-    fit: bool = False
     builds: bool = False  # builds an optimizer or a shuffling DataLoader
     split: Any = None  # the first random_split(...) without a generator
-    loops: dict = field(default_factory=dict)  # outermost loop node (or engine call) -> _Loop
     callees: list = field(default_factory=list)  # same-file function nodes called or passed
     imported: set = field(default_factory=set)  # qualified names of imported functions called
     methods: set = field(default_factory=set)  # names of methods called on other objects (x.fit())
@@ -500,39 +489,25 @@ class MissingSeed(Rule):
             self._top_keys[i] = key
             self._order.append(key)
         self.units: dict[str, _Unit] = {}
-        self._fn_key: dict[cst.CSTNode, str] = {}  # function node -> unit key (nested: the enclosing unit)
-        self._functions: set[str] = set()  # module-level function names
+        self._functions = {s.name for s in self.model.module.children if s.kind == FUNCTION}
         self._classes: dict[str, list[str]] = {}  # module-level class -> its method keys
-        for scope in self.model.scopes.values():
-            if scope.kind in (FUNCTION, LAMBDA):
-                key = self._unit_key(scope)
-                if key is not None:
-                    self._fn_key[scope.node] = key
         for info in self.model.classes.values():
             if all(s.kind in (CLASS, MODULE) for s in info.scope.chain()):
                 self._classes[info.qualname] = [f"{info.qualname}.{m}" for m in info.methods]
 
-    def _unit_key(self, scope) -> str | None:
-        """A function's unit: the outermost function around it (a module-level function or
-        a method of a module-level class); a class body or module code is no function unit."""
-        chain = list(scope.chain())
-        outer = max((i for i, s in enumerate(chain) if s.kind == FUNCTION), default=None)
-        if outer is None:
-            return None
-        fn = chain[outer]
-        classes = [s.name for s in reversed(chain[outer + 1:]) if s.kind == CLASS]
-        if not classes:
-            self._functions.add(fn.name)
-        return ".".join([*classes, fn.name])
+    def _unit_key(self, node: cst.CSTNode) -> str | None:
+        """The unit of a function or lambda: the outermost function around it (a module-level
+        function or a method), named as the project index names it; None in module code."""
+        outer = _outermost_function(self.model.scopes[node])
+        return index_name(outer) if outer is not None else None
 
     def _site_unit(self, site) -> _Unit | None:
-        key = None
-        for s in site.scope.chain():
-            if s.kind == FUNCTION:
-                key = self._fn_key.get(s.node)
-        if key is None:
-            if any(s.kind == CLASS for s in site.scope.chain()):
-                return None
+        outer = _outermost_function(site.scope)
+        if outer is not None:
+            key = index_name(outer)
+        elif any(s.kind == CLASS for s in site.scope.chain()):
+            return None
+        else:
             key = self._top_keys.get(site.top)
             if key is None:
                 return None
@@ -541,27 +516,9 @@ class MissingSeed(Rule):
             unit = self.units[key] = _Unit(key)
         return unit
 
-    def _unit_loop(self, site, unit: _Unit) -> _Loop | None:
-        """The unit's outermost loop around ``site`` (loops outside the unit do not count)."""
-        for loop in site.all_loops:
-            if self._loop_in_unit(loop, unit):
-                found = unit.loops.get(loop.node)
-                if found is None:
-                    found = unit.loops[loop.node] = _Loop()
-                return found
-        return None
-
-    def _loop_in_unit(self, loop, unit: _Unit) -> bool:
-        if unit.key.startswith("<"):
-            return loop.top == int(unit.key[unit.key.index(":") + 1:-1]) and not any(
-                s.kind in (FUNCTION, CLASS) for s in loop.scope.chain())
-        return any(self._fn_key.get(s.node) == unit.key for s in loop.scope.chain() if s.kind == FUNCTION)
-
     def _collect(self) -> None:
-        model, graph, training = self.model, self.graph, self.training
-        backward = set(training.sites.backward)
-        step = {site for site, _ in training.sites.step}
-        fit = set(training.sites.fit)
+        model, graph = self.model, self.graph
+        self.trains: dict[str, bool] = {}  # entry unit key -> it runs a training loop
         self.uses: dict[str, tuple[str, cst.Call]] = {}  # generator -> (name, first call drawing from it)
         self.file_seeds: set[str] = set()
         for site in model.calls:
@@ -578,17 +535,8 @@ class MissingSeed(Rule):
             unit = self._site_unit(site)
             if unit is None:
                 continue
-            loop = self._unit_loop(site, unit)
-            if site in backward:
-                unit.backward = True
-                if loop is not None:
-                    loop.backward = True
-            elif site in step:
-                unit.step = True
-                if loop is not None:
-                    loop.step = True
-            elif site in fit:
-                unit.fit = True
+            if unit.key.startswith("<") and not self.trains.get(unit.key):
+                self.trains[unit.key] = self.training.starts_training_loop(site, graph)
             if imported:
                 self._imported_call(site, unit, qualified)
                 callees = graph.references(site)
@@ -601,15 +549,10 @@ class MissingSeed(Rule):
                         and not graph.targets(site):
                     unit.unresolved_seedish = True
             unit.callees.extend(callees)
-            if loop is not None:
-                loop.callees.extend(callees)
 
     def _imported_call(self, site, unit: _Unit, qualified: str) -> None:
         """What a call of an imported name does: seeds, builds, splits, runs an ignite engine."""
         call = site.node
-        if qualified in ENGINES and call.args:
-            # Engine(process_function): the function runs once per batch, as a loop body.
-            unit.loops[call] = _Loop(callees=self.graph.resolve(call.args[0].value, site.scope, call))
         if is_optimizer_class(qualified) or shuffling_loader(qualified, call):
             unit.builds = True
         elif unit.split is None and unseeded_random_split(qualified, call):
@@ -639,31 +582,10 @@ class MissingSeed(Rule):
 
     # -- per-file conclusions ----------------------------------------------------------
     def _keys(self, nodes) -> list[str]:
-        return [k for k in (self._fn_key.get(n) for n in nodes) if k is not None]
-
-    def _trains(self) -> dict[str, bool]:
-        """Which units run a training loop (backward + step in a loop, or Lightning fit),
-        directly or through same-file functions they call."""
-        closure = self.graph.closure
-        does_backward = closure(self.training.direct("backward"))
-        does_step = closure(self.training.direct("step"))
-        trains = {}
-        for k, u in self.units.items():
-            trains[k] = u.fit or any(
-                (loop.backward or any(c in does_backward for c in loop.callees))
-                and (loop.step or any(c in does_step for c in loop.callees))
-                for loop in u.loops.values())
-        callees = {k: self._keys(u.callees) for k, u in self.units.items()}
-        changed = True
-        while changed:
-            changed = False
-            for k in self.units:
-                if not trains[k] and any(trains.get(c) for c in callees[k]):
-                    trains[k] = changed = True
-        return trains
+        return [k for k in (self._unit_key(n) for n in nodes) if k is not None]
 
     def _reach(self, start) -> list[_Unit]:
-        keys = {self._fn_key.get(n) for n in self.graph.reach(
+        keys = {self._unit_key(n) for n in self.graph.reach(
             [c for k in start if k in self.units for c in self.units[k].callees])}
         keys |= set(start)
         return [u for k, u in self.units.items() if k in keys]
@@ -713,7 +635,7 @@ class MissingSeed(Rule):
         it still needs seeded, and where the unseeded draws and splits are."""
         if not self._order:
             return None
-        trains = self._trains()
+        trains = self.trains
         reached = self._reach(self._order)
         builds = any(u.builds for u in reached)
         main = next((k for k in self._order if k.startswith("<main") and trains.get(k)), None)
@@ -781,7 +703,7 @@ class _ProjectEntry:
 
     def __init__(self, project, record, entry: dict) -> None:
         self.project, self.record, self.entry = project, record, entry
-        self.resolver = _Resolver(project)
+        self.resolver = _seeded_by(project)
 
     def messages(self) -> list[tuple[list[int], str]]:
         entry, record = self.entry, self.record
@@ -798,10 +720,10 @@ class _ProjectEntry:
             return [(entry["at"], handed_off(unseen))]
         for qualified in entry["calls"]:
             if qualified not in {shown for shown, _ in delegates}:
-                needs -= self.resolver.generators(qualified, record)
+                needs -= self.resolver.values(qualified, record)
         later: set[str] = set()  # seeded only inside the training itself
         for _, resolved in delegates:
-            later |= _Resolver(self.project).generators(resolved, record)
+            later |= _seeded_by(self.project).values(resolved, record)
         out = []
         if TORCH in needs - later:
             out.append((entry["at"], NEVER_SEEDS_TORCH))
@@ -877,76 +799,19 @@ def unseeded_draw(gen: str, used: str) -> str:
             f"call {call} next to torch.manual_seed(seed)")
 
 
-class _Resolver:
-    """What an imported call seeds, looked up in the other files' facts."""
+def _seeded_by(project) -> ProjectCalls:
+    """The generators an imported function seeds, from the other files' TL006 facts: a
+    library seeder by its name (``known_generators``), an unresolved name that reads like
+    a seeder (``set_seed``) as seeding everything."""
+    return ProjectCalls(project, MissingSeed.code, known=known_generators, everything=ALL_GENERATORS,
+                        fallback=lambda q: set(ALL_GENERATORS) if seedish(q.rsplit(".", 1)[-1]) else set())
 
-    def __init__(self, project) -> None:
-        self.project = project
-        self.seen: set[tuple[str, str]] = set()
 
-    def generators(self, qualified: str, importer, depth: int = 0) -> set[str]:
-        known = known_generators(qualified)
-        if known is not None:
-            return known
-        fallback = set(ALL_GENERATORS) if seedish(qualified.rsplit(".", 1)[-1]) else set()
-        if depth > 12:
-            return fallback
-        found = self.project.resolve_symbol(qualified, importer)
-        if found is None:
-            return fallback
-        record, name = found
-        head, dot, rest = name.partition(".")
-        if head in record.imports:  # re-exported from a module outside the project
-            return self.generators(record.imports[head] + dot + rest, record, depth + 1)
-        facts = record.facts.get("TL006")
-        if not record.parsed or facts is None or "defined" not in facts:
-            return fallback
-        if head not in facts["defined"]:
-            return fallback  # an alias, variable or something else torchlint cannot see
-        if rest:
-            # A method (or attribute) of a class defined there: its own method, one it
-            # inherits from a same-file base, or something torchlint cannot see.
-            members = facts["classes"].get(head, ())
-            suffix = "." + name.rsplit(".", 1)[-1]
-            keys = [k for k in members if k == name or k.endswith(suffix)]
-            if not keys:
-                return fallback
-            out: set[str] = set()
-            for k in keys:
-                out |= self._unit(record, k, depth)
-            return out
-        return self._unit(record, name, depth)
-
-    def on_import(self, qualified: str, importer) -> set[str]:
-        """What importing ``qualified`` (a module, or a name from one) seeds at import time."""
-        if known_generators(qualified) is not None:
-            return set()
-        found = self.project.resolve_module(qualified, importer)
-        if found is None:
-            symbol = self.project.resolve_symbol(qualified, importer)
-            found = symbol[0] if symbol is not None else None
-        if found is None or found is importer:
-            return set()
-        facts = found.facts.get("TL006") or {}
-        return set(facts.get("on_import", ()))
-
-    def _unit(self, record, key: str, depth: int) -> set[str]:
-        out: set[str] = set()
-        stack = [key]
-        helpers = record.facts["TL006"]["helpers"]
-        while stack:
-            k = stack.pop()
-            if (record.path, k) in self.seen:
-                continue
-            self.seen.add((record.path, k))
-            info = helpers.get(k)
-            if info is None:
-                continue
-            seeds, imported, local = info
-            out |= set(seeds)
-            for q in imported:
-                if len(out) == len(ALL_GENERATORS):
-                    return out
-                out |= self.generators(q, record, depth + 1)
-            stack.extend(local)
-        return out
+def _outermost_function(scope):
+    """The outermost function scope around ``scope`` (itself included), None in module code
+    and class bodies."""
+    outer = None
+    for s in scope.chain():
+        if s.kind == FUNCTION:
+            outer = s
+    return outer

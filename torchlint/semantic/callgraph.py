@@ -15,6 +15,7 @@ from typing import Iterable
 import libcst as cst
 
 from torchlint.semantic.model import CLASS, COMPREHENSION, FUNCTION, LAMBDA, CallSite, Scope, SemanticModel
+from torchlint.torch_api import expr_key
 
 CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
 _MAX_ALIAS = 4
@@ -189,3 +190,32 @@ def enclosing_function(model: SemanticModel, scope: Scope) -> cst.CSTNode:
     while current.parent is not None and current.kind in (COMPREHENSION, CLASS):
         current = current.parent
     return current.node
+
+
+def argument_name(model: SemanticModel, site: CallSite, callee: cst.FunctionDef, key: str) -> str | None:
+    """What the caller's ``key`` goes by inside ``callee`` when ``site`` calls it: the
+    parameter it is passed as (``predict(model, x)`` -> ``def predict(m, x)``: ``m``), or,
+    through a bound ``self.m(...)``, the callee's ``self`` path (``self.model``). None when
+    ``key`` is not passed, passed through ``*args``, or the call is no plain one of
+    ``callee`` (``C(...)``, a method called unbound, ``forward``/``__call__``)."""
+    call, inner_scope = site.node, model.scopes[callee]
+    params = [*callee.params.posonly_params, *callee.params.params]
+    if isinstance(call.func, cst.Attribute):  # self.m(...): a bound method
+        outer_self, inner_self = site.scope.self_name, inner_scope.self_name
+        if outer_self is None or inner_self is None or callee.name.value in ("forward", "__call__"):
+            return None
+        if key == outer_self or key.startswith(outer_self + "."):
+            return inner_self + key[len(outer_self):]
+        params = params[1:]
+    elif inner_scope.self_name is not None:
+        return None  # C(...) or a method called unbound
+    names = [p.name.value for p in params]
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if expr_key(arg.value) != key:
+            continue
+        if arg.keyword is not None:
+            return arg.keyword.value if arg.keyword.value in names else None
+        return names[i] if i < len(names) else None
+    return None

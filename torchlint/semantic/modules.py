@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 import libcst as cst
 
+from torchlint.context import dotted_name
 from torchlint.finding import Finding, Span
 from torchlint.fixes import Fix
 from torchlint.semantic.callgraph import enclosing_function
@@ -150,6 +151,38 @@ def _container_items(built: Built) -> list[cst.BaseExpression] | None:
         else:
             return None
     return items
+
+# The methods a module runs its layers in: ``forward`` (Lightning's ``training_step`` too).
+RUNNERS = ("forward", "training_step")
+
+
+def is_abstract(node: cst.FunctionDef) -> bool:
+    """``@abstractmethod``, or a body that only raises ``NotImplementedError`` (or is ``...``/
+    ``pass`` after a docstring): subclasses, maybe unseen, provide the real method."""
+    if {dotted_name(d.decorator) for d in node.decorators} & {"abstractmethod", "abc.abstractmethod"}:
+        return True
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    stmts = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
+    if len(stmts) != len(body):
+        return False
+    for small in stmts:
+        if isinstance(small, cst.Expr) and isinstance(small.value, (cst.BaseString, cst.Ellipsis)):
+            continue
+        if isinstance(small, cst.Pass):
+            continue
+        if isinstance(small, cst.Raise) and small.exc is not None:
+            exc = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
+            if dotted_name(exc) == "NotImplementedError":
+                continue
+        return False
+    return True
+
+
+def runs_layers(info: "ClassInfo") -> bool:
+    """The class defines a ``forward`` (or ``training_step``) of its own that is not
+    abstract (``is_abstract``), under any branch: its layers run there."""
+    return any(b.kind == "def" and not is_abstract(b.node)
+               for name in RUNNERS for b in info.scope.bindings.get(name, ()))
 
 
 def self_attr_bindings(model: "SemanticModel", info: "ClassInfo", attr: str) -> list["Binding"]:

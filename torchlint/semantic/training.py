@@ -75,7 +75,9 @@ class TrainingModel:
             k: {} for k in ("optimizer", "scheduler", "scaler", "model", "criterion", "trainer")}
         self._collect_bindings()
         self.sites = self._collect_sites()
-        self._closures: dict[str, set] = {}
+        self._closures: dict[tuple[str, CallGraph], set] = {}
+        self._runs: dict[CallGraph, dict[Loop, set[str]]] = {}
+        self._training_loops: dict[CallGraph, set] = {}
         self._loop_kinds: dict[Loop, set[str]] = {}
         self._grad_off: list[CallSite] | None = None
 
@@ -160,12 +162,14 @@ class TrainingModel:
             sites = self.sites.fit
         return {enclosing_function(model, s.scope) for s in sites}
 
-    def closure(self, kind: str) -> set[cst.CSTNode]:
+    def closure(self, kind: str, graph: CallGraph | None = None) -> set[cst.CSTNode]:
         """Function/lambda/module nodes that run a ``kind`` (backward | step | fit) site,
-        themselves or through same-file callees."""
-        found = self._closures.get(kind)
+        themselves or through same-file callees (of ``graph``: by default the exact one;
+        ``ctx.semantic.loose_graph`` adds by-name method edges)."""
+        graph = graph or self.graph
+        found = self._closures.get((kind, graph))
         if found is None:
-            found = self._closures[kind] = self.graph.closure(self.direct(kind))
+            found = self._closures[(kind, graph)] = graph.closure(self.direct(kind))
         return found
 
     def trains(self, function: cst.CSTNode) -> bool:
@@ -207,14 +211,7 @@ class TrainingModel:
     def _classify(self, loop: Loop) -> set[str]:
         node = loop.node
         kinds: set[str] = set()
-        backward = step = False
         inner_data = False
-        for site in self._loop_sites(loop):
-            targets = self.graph.targets(site)
-            if site in self._backward_set or any(t in self.closure("backward") for t in targets):
-                backward = True
-            if site in self._step_set or any(t in self.closure("step") for t in targets):
-                step = True
         if isinstance(node, cst.For):
             for sub in iter_nodes(node.iter):
                 if isinstance(sub, (cst.Name, cst.Attribute)):
@@ -225,7 +222,7 @@ class TrainingModel:
         for other in self.model.loops.values():
             if other is not loop and other.within(loop) and DATA_ITERABLE.search(_iter_text(other)):
                 inner_data = True
-        if backward and step:
+        if self.loop_runs(loop) == {"backward", "step"}:
             kinds.add(TRAINING)
             if not inner_data:
                 kinds.add(DATA)
@@ -237,29 +234,84 @@ class TrainingModel:
             kinds.add(EPOCH)
         return kinds
 
-    def loop_runs(self, loop: Loop) -> set[str]:
-        """Which of ``backward`` / ``step`` an iteration of ``loop`` runs, directly or through
-        same-file callees."""
-        backward, step = self.closure("backward"), self.closure("step")
-        backward_sites, step_sites = self._backward_set, self._step_set
-        out: set[str] = set()
-        for site in self._loop_sites(loop):
-            targets = self.graph.targets(site)
-            if "backward" not in out and (site in backward_sites or any(t in backward for t in targets)):
-                out.add("backward")
-            if "step" not in out and (site in step_sites or any(t in step for t in targets)):
-                out.add("step")
-            if len(out) == 2:
-                break
+    def loop_runs(self, loop: Loop, graph: CallGraph | None = None) -> set[str]:
+        """Which of ``backward`` / ``step`` an iteration of ``loop`` runs: a site of its own
+        (nested loops, comprehensions and functions defined in its body included), or a
+        same-file function of ``graph`` (default: the exact one) that one of them calls or
+        passes on (``opt.step(closure)`` runs ``closure``)."""
+        graph = graph or self.graph
+        found = self._runs.get(graph)
+        if found is None:
+            found = self._runs[graph] = self._runs_by_loop(graph)
+        return found.get(loop, set())
+
+    def _runs_by_loop(self, graph: CallGraph) -> dict[Loop, set[str]]:
+        """``loop_runs`` of every loop, in one pass over the call sites."""
+        backward, step = self.closure("backward", graph), self.closure("step", graph)
+        backward_sites, step_sites = set(self.sites.backward), {s for s, _ in self.sites.step}
+        out: dict[Loop, set[str]] = {}
+        for site in self.model.calls:
+            if not site.all_loops:
+                continue
+            runs = set()
+            callees = graph.targets(site) + graph.references(site)
+            if site in backward_sites or any(t in backward for t in callees):
+                runs.add("backward")
+            if site in step_sites or any(t in step for t in callees):
+                runs.add("step")
+            if runs:
+                for loop in site.all_loops:
+                    out.setdefault(loop, set()).update(runs)
         return out
 
-    @property
-    def _backward_set(self) -> set:
-        return set(self.sites.backward)
+    # -- training loops: a run, not a single step ---------------------------------------
+    def training_loops(self, graph: CallGraph | None = None) -> set[Loop]:
+        """Loops whose iteration runs backward and an optimizer step (``loop_runs``)."""
+        graph = graph or self.graph
+        found = self._training_loops.get(graph)
+        if found is None:
+            found = self._training_loops[graph] = {
+                loop for loop in self.model.loops.values() if self.loop_runs(loop, graph) == {"backward", "step"}}
+        return found
 
-    @property
-    def _step_set(self) -> set:
-        return {s for s, _ in self.sites.step}
+    def runs_training_loop(self, graph: CallGraph | None = None) -> set[cst.CSTNode]:
+        """Function/lambda/module nodes that run a training loop, themselves or through
+        same-file callees of ``graph``: a loop whose iteration does backward and a step, a
+        trainer's ``fit``, an ignite engine whose process function does both. Unlike
+        ``trains``, one backward and step outside any loop (a demo, a smoke test) is none."""
+        graph = graph or self.graph
+        key = ("training loop", graph)
+        found = self._closures.get(key)
+        if found is None:
+            model = self.model
+            direct = {enclosing_function(model, loop.scope) for loop in self.training_loops(graph)}
+            direct |= self.direct("fit")
+            direct |= {enclosing_function(model, site.scope) for site, _ in self.sites.engines
+                       if self._engine_trains(site, graph)}
+            found = self._closures[key] = graph.closure(direct)
+        return found
+
+    def starts_training_loop(self, site: CallSite, graph: CallGraph | None = None) -> bool:
+        """Running ``site`` runs a training loop: it is a trainer's ``fit``, an ignite engine
+        with a training process function, a call in a training loop (of any scope around
+        it), or it calls or passes on a same-file function that runs one (``graph``)."""
+        graph = graph or self.graph
+        if site in self.sites.fit or self._engine_trains(site, graph):
+            return True
+        training = self.training_loops(graph)
+        if any(loop in training for loop in site.all_loops):
+            return True
+        runs = self.runs_training_loop(graph)
+        return any(t in runs for t in graph.targets(site) + graph.references(site))
+
+    def _engine_trains(self, site: CallSite, graph: CallGraph) -> bool:
+        """``site`` builds an ignite engine whose process function does backward and a step."""
+        for engine, process in self.sites.engines:
+            if engine is site:
+                functions = graph.resolve(process, site.scope, site.node)
+                return any(f in self.closure("backward", graph) for f in functions) and \
+                    any(f in self.closure("step", graph) for f in functions)
+        return False
 
     def _loop_sites(self, loop: Loop) -> list[CallSite]:
         return [s for s in self.model.calls if loop in s.all_loops]

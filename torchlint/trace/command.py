@@ -242,8 +242,8 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     if fmt == "json":
         text = report.render_json(result, target.display, device, problem, findings, memory_plan)
     else:
-        text = report.render_table(result, target.display, device, problem, memory_plan,
-                                   getattr(args, "depth", None))
+        text = report.render_table(result, target.display, device, problem, getattr(args, "depth", None),
+                                   memory_plan=memory_plan)
     stdout.write(text + "\n")
     stdout.flush()
     if problem is not None or result.status == "nonfinite" or report.gradient_problem(result):

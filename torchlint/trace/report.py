@@ -246,8 +246,8 @@ def input_summary(result: TraceResult) -> str:
 
 
 def render_table(result: TraceResult, target: str, device: str,
-                 problem: Problem | None, memory_plan: dict[str, Any] | None = None,
-                 depth: int | None = None) -> str:
+                 problem: Problem | None, depth: int | None = None, *,
+                 memory_plan: dict[str, Any] | None = None) -> str:
     """The trace report: input, the table of calls, totals, modules never called, NaN/Inf
     outputs, the problem (if any) and a one-line verdict."""
     out: list[str] = [f"Trace of {target} on {device}"]
