@@ -345,6 +345,12 @@ def looks_like_criterion_name(expr_text: str) -> bool:
     return bool(_CRITERION_NAME.match(last))
 
 
+def looks_like_frozen_copy(expr_text: str) -> bool:
+    """``ema_model``, ``teacher``, ``self.model_ema``, ``target_net`` (the last part): a copy
+    that is not the model being trained."""
+    return bool(_FROZEN_MODEL_NAME.search(expr_text.rsplit(".", 1)[-1].lstrip("_").lower()))
+
+
 def looks_like_model_name(expr_text: str) -> bool:
     """``model``, ``net``, ``self.model``, ``ddp_model``, ``model_g``, ``netG``,
     ``generator`` (the last part); not EMA, teacher, target, reference or frozen copies."""

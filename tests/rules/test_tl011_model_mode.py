@@ -1,0 +1,122 @@
+"""TL011 model-mode beyond the embedded cases: the model's class in another file (the project
+pass settles dropout / batch norm through the index), fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from torchlint.checks.tl011_model_mode import _MAY, evaluated_in_training_mode, left_in_eval_mode
+from torchlint.testing import lint_tree
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+EVALUATE = """
+import torch
+from models import Net
+
+model = Net()
+model.load_state_dict(torch.load("net.pt"))
+with torch.no_grad():
+    for x, y in test_loader:
+        model(x)
+"""
+
+EPOCHS = """
+import torch
+import torch.nn as nn
+from models import Net
+
+model = Net()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss()
+
+def validate(model, val_loader):
+    model.eval()
+    with torch.no_grad():
+        for x, _ in val_loader:
+            model(x)
+
+for epoch in range(10):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+    validate(model, val_loader)
+"""
+
+DROPOUT = """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 2)
+        self.drop = nn.Dropout(0.2)
+"""
+
+PLAIN = """
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 2)
+"""
+
+
+def _project(name: str) -> dict[str, str]:
+    root = FIXTURES / name
+    return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
+
+
+def _found(files: dict[str, str]) -> list[tuple[str, int, str]]:
+    return [(f.path, f.line, f.message) for f in lint_tree(files, select=["TL011"])]
+
+
+def test_class_with_dropout_in_another_file_is_known():
+    assert _found({"models.py": DROPOUT, "evaluate.py": EVALUATE}) == [
+        ("evaluate.py", 8, evaluated_in_training_mode("model", "test_loader"))]
+
+
+def test_class_with_neither_dropout_nor_batch_norm_in_another_file_is_not_reported():
+    assert _found({"models.py": PLAIN, "evaluate.py": EVALUATE}) == []
+    assert _found({"models.py": PLAIN, "train.py": EPOCHS}) == []
+
+
+def test_class_the_project_does_not_define_says_may():
+    assert _found({"evaluate.py": EVALUATE}) == [("evaluate.py", 8, evaluated_in_training_mode("model", "test_loader", _MAY))]
+
+
+def test_batch_norm_through_a_base_and_a_submodule_in_other_files():
+    files = {
+        "blocks.py": "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self.norm = nn.BatchNorm1d(8)\n",
+        "base.py": "import torch.nn as nn\nfrom blocks import Block\nclass Base(nn.Module):\n    def __init__(self):\n"
+                   "        super().__init__()\n        self.block = Block()\n",
+        "models.py": "from base import Base\nclass Net(Base):\n    pass\n",
+        "evaluate.py": EVALUATE,
+    }
+    assert _found(files) == [("evaluate.py", 8, evaluated_in_training_mode("model", "test_loader"))]
+
+
+def test_eval_left_on_with_the_class_in_another_file():
+    assert _found({"models.py": DROPOUT, "train.py": EPOCHS}) == [
+        ("train.py", 11, left_in_eval_mode("model.eval()", "model"))]
+
+
+def test_buggy_fixture_reports_it():
+    findings = lint_tree(_project("buggy_project"), select=["TL011"], dedent=False)
+    assert [(f.path, f.line, f.message) for f in findings] == [
+        ("tl011_model_mode.py", 15, evaluated_in_training_mode("model", "test_loader"))]
+
+
+def test_clean_fixture_is_clean():
+    assert lint_tree(_project("clean_project"), select=["TL011"], dedent=False) == []
+
+
+def test_layers_built_by_a_same_file_helper_read_as_unknown():
+    models = ("import torch.nn as nn\ndef make_layers():\n    return nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8))\n"
+              "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.features = make_layers()\n")
+    assert _found({"models.py": models, "evaluate.py": EVALUATE}) == [
+        ("evaluate.py", 8, evaluated_in_training_mode("model", "test_loader", _MAY))]

@@ -1,0 +1,1024 @@
+"""TL011 model-mode: a model evaluated in training mode, or left in eval mode for the next
+epoch's training.
+
+(a) An evaluation loop: a data loop of the training model that does no backward and no step,
+over an evaluation loader (``val_loader``, ``semantic.loaders.is_evaluation_name``), in an
+evaluation function (``validate``/``evaluate``/``test``) or under no-grad, that calls a model
+(a model binding or a model-like name), while no mode is chosen: no ``eval`` switch
+(``semantic.modes.switches``: ``m.eval()``, ``m.train(False)``, ``set_eval_mode(m)``) in the
+function or its same-file callees, no ``train`` switch in the loop's function (Monte-Carlo
+dropout on purpose), and none in any same-file caller. A function nobody in the file calls is
+reported only when it builds (or loads) the model itself or is the module: otherwise its
+caller, elsewhere, may set the mode. Index loops (``range(n)``) are no evaluation loops.
+
+(b) A loop whose iteration trains (backward and step, directly or through same-file callees:
+an epoch loop, a step loop, a batch loop with a periodic validation) and switches some model
+to eval mode (itself or in a callee such as ``validate``) but never back to training mode. Left alone: eval on a copy built inside the iteration or
+the callee (``copy.deepcopy(model)``), on EMA/teacher/target names.
+
+Both need the model's class: ``semantic.modes.constructed_class`` names it (through the
+argument same-file callers pass for a parameter), the findings are pending facts, and the
+project pass (``semantic.modes.ModeLayers``) drops those whose class has neither dropout nor
+batch norm and says "may" when it cannot tell. Lightning modules and hooks are left alone
+(Lightning, like the HF Trainer and ignite's supervised evaluators, sets the modes itself).
+Test files are skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+
+from torchlint import torch_api as api
+from torchlint.context import dotted_name, iter_nodes
+from torchlint.finding import Finding, Severity, Span
+from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
+from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
+from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module
+from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
+
+_KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
+
+
+def evaluated_in_training_mode(model: str, loader: str, layers: str = _KNOWN) -> str:
+    return (f"`{model}` is evaluated over `{loader}` in training mode: {layers} still act as in training (random drops, "
+            f"batch statistics); call `{model}.eval()` before this loop")
+
+
+def left_in_eval_mode(call: str, model: str, layers: str = _KNOWN) -> str:
+    return (f"`{call}` runs inside the training loop but nothing calls `{model}.train()` before the next training "
+            f"step: from then on {layers} stay in eval mode (no dropout, frozen statistics); call `{model}.train()` "
+            f"before training resumes")
+
+
+class ModelMode(Rule):
+    code = "TL011"
+    name = "model-mode"
+    severity = Severity.WARNING
+    default_enabled = True
+    summary = "evaluation without model.eval(), or model.eval() in the epoch loop with no model.train() before the next training step"
+    skips_test_files = True
+    # Evaluation and epoch loops are ``for`` loops; the classes the project pass settles need "class".
+    requires_text: tuple[str, ...] = ("for", "class")
+    # [tool.torchlint.model-mode]; the page's Options block is generated from this.
+    options: dict[str, Option] = {
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
+                                         "*_test.py, conftest.py)"),
+    }
+
+    VALID: list[Valid | str] = [
+        # The fix: eval() before evaluating, train() at the start of each epoch.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def validate(model, val_loader):
+            model.eval()
+            with torch.no_grad():
+                return sum((model(x).argmax(1) == y).sum().item() for x, y in val_loader)
+
+        for epoch in range(10):
+            model.train()
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            validate(model, val_loader)
+        """,
+        # train() called inside the training helper, eval() inside the evaluation one.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def train_one_epoch(model, loader):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+
+        def evaluate(model, val_loader):
+            model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    model(x)
+
+        for epoch in range(10):
+            train_one_epoch(model, train_loader)
+            evaluate(model, val_loader)
+        """,
+        # Evaluation on a freshly built copy: the trained model keeps its mode.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        import copy
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            eval_model = copy.deepcopy(model)
+            eval_model.eval()
+            with torch.no_grad():
+                for x, y in val_loader:
+                    eval_model(x)
+        """,
+        # Monte-Carlo dropout on purpose: training mode chosen for sampling.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def mc_predict(model, test_loader, samples=20):
+            model.train()
+            with torch.no_grad():
+                return [torch.stack([model(x) for _ in range(samples)]) for x, _ in test_loader]
+
+        mc_predict(model, test_loader)
+        """,
+        # Monte-Carlo dropout through a helper named for it.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def enable_dropout(m):
+            for layer in m.modules():
+                if isinstance(layer, nn.Dropout):
+                    layer.train()
+
+        def predict(model, test_loader):
+            enable_dropout(model)
+            with torch.no_grad():
+                for x, _ in test_loader:
+                    model(x)
+
+        predict(model, test_loader)
+        """,
+        # Lightning sets the modes around its hooks.
+        """
+        import lightning.pytorch as pl
+        import torch.nn as nn
+
+        class Lit(pl.LightningModule):
+            def __init__(self):
+                super().__init__()
+                self.model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))
+            def on_validation_epoch_end(self):
+                with torch.no_grad():
+                    for x, y in self.val_loader:
+                        self.model(x)
+        """,
+        # The Hugging Face Trainer and ignite's evaluators set the modes; no loop of the user's.
+        """
+        from transformers import Trainer
+        from ignite.engine import create_supervised_evaluator
+        trainer = Trainer(model=model, train_dataset=train_set, eval_dataset=val_set)
+        trainer.train()
+        trainer.evaluate()
+        evaluator = create_supervised_evaluator(model, metrics=metrics)
+        evaluator.run(val_loader)
+        """,
+        # A model with neither dropout nor batch norm: the mode changes nothing.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Plain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+            def forward(self, x):
+                return self.fc(torch.relu(x))
+
+        model = Plain()
+        with torch.no_grad():
+            for x, y in test_loader:
+                model(x)
+        """,
+        # The caller switches to eval mode before calling the evaluation function.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def evaluate(model, test_loader):
+            with torch.no_grad():
+                return [model(x) for x, _ in test_loader]
+
+        def main():
+            model.eval()
+            evaluate(model, test_loader)
+        """,
+        # An evaluation function nobody in the file calls, its model a parameter: the caller elsewhere chooses.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        def evaluate(model, test_loader):
+            with torch.no_grad():
+                for x, _ in test_loader:
+                    model(x)
+        """,
+        # train(False) and a helper named for the mode count as eval().
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def set_bn_eval(m):
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+
+        def evaluate(model, val_loader):
+            model.train(False)
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+
+        def features(model, val_loader):
+            model.apply(set_bn_eval)
+            for x, _ in val_loader:
+                model(x)
+
+        evaluate(model, val_loader)
+        features(model, val_loader)
+        """,
+        # The validation helper switches back to training mode when done.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def validate(model, val_loader):
+            model.eval()
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+            model.train()
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            validate(model, val_loader)
+        """,
+        # An EMA copy evaluated in eval mode: not the model the epoch trains.
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        ema_model = Net()
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            ema_model.eval()
+        """,
+        # A step loop (no epochs) that evaluates every N steps and switches back before training (nanoGPT style).
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        for step in range(max_steps):
+            if step % 100 == 0:
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+            model.train()
+            x, y = next(train_iter)
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        """,
+        # Test files are skipped.
+        Valid("""
+        model = torch.load("m.pt", weights_only=False)
+        for x, y in test_loader:
+            model(x)
+        """, path="tests/test_model.py"),
+    ]
+    INVALID: list[Invalid] = [
+        # Evaluation without eval(): the dropout keeps dropping.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def validate(model, val_loader):
+            correct = 0
+            with torch.no_grad():
+                for x, y in val_loader:
+                    correct += (model(x).argmax(1) == y).sum().item()
+            return correct
+
+        model.train()
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            validate(model, val_loader)
+        """,
+            lines=(20,),
+            messages=(evaluated_in_training_mode("model", "val_loader"),),
+        ),
+        # A test script: a freshly built model is in training mode.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        model.load_state_dict(torch.load("best.pt"))
+        with torch.no_grad():
+            for x, y in test_loader:
+                print(model(x).argmax(1))
+        """,
+            lines=(16,),
+            messages=(evaluated_in_training_mode("model", "test_loader"),),
+        ),
+        # The class is unknown (a whole pickled model): it may have dropout or batch norm.
+        Invalid(
+            """
+        import torch
+        model = torch.load("model.pt", weights_only=False)
+        with torch.no_grad():
+            for x, y in test_loader:
+                print(model(x))
+        """,
+            lines=(5,),
+            messages=(evaluated_in_training_mode("model", "test_loader", _MAY),),
+        ),
+        # A torchvision model holds batch norm.
+        Invalid(
+            """
+        import torch
+        import torchvision
+        model = torchvision.models.resnet18(num_classes=10)
+        model.load_state_dict(torch.load("resnet.pt"))
+        with torch.no_grad():
+            for images, labels in val_loader:
+                model(images)
+        """,
+            lines=(7,),
+            messages=(evaluated_in_training_mode("model", "val_loader"),),
+        ),
+        # A generic loader in a function named for evaluation, called by a caller that never sets the mode.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def evaluate(net, loader):
+            with torch.no_grad():
+                for x, y in loader:
+                    net(x)
+
+        def main():
+            evaluate(model, holdout_loader)
+
+        if __name__ == "__main__":
+            main()
+        """,
+            lines=(19,),
+            messages=(evaluated_in_training_mode("net", "loader"),),
+        ),
+        # eval() in the validation helper, never train() again: epochs 2+ train without dropout.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def validate(model, val_loader):
+            model.eval()
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            validate(model, val_loader)
+        """,
+            lines=(18,),
+            messages=(left_in_eval_mode("model.eval()", "model"),),
+        ),
+        # eval() in the epoch loop's body.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+        """,
+            lines=(22,),
+            messages=(left_in_eval_mode("model.eval()", "model"),),
+        ),
+        # train() once before the epoch loop is not enough.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        model.train()
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+            model.train(False)
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+        """,
+            lines=(24,),
+            messages=(left_in_eval_mode("model.train(False)", "model"),),
+        ),
+        # Batch norm in a project base class.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.norm = nn.BatchNorm1d(8)
+
+        class Net(Base):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+
+        model = Net()
+        with torch.no_grad():
+            for x, y in test_loader:
+                model(x)
+        """,
+            lines=(17,),
+            messages=(evaluated_in_training_mode("model", "test_loader"),),
+        ),
+        # Dropout in a submodule, the model wrapped and moved.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(0.1)
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.block = Block()
+
+        model = nn.DataParallel(Net()).to("cuda")
+        with torch.no_grad():
+            for x, y in test_loader:
+                model(x)
+        """,
+            lines=(17,),
+            messages=(evaluated_in_training_mode("model", "test_loader"),),
+        ),
+        # An LSTM with dropout between its layers.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Tagger(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.LSTM(8, 8, num_layers=2, dropout=0.3)
+
+        model = Tagger()
+        with torch.no_grad():
+            for x, y in dev_loader:
+                model(x)
+        """,
+            lines=(12,),
+            messages=(evaluated_in_training_mode("model", "dev_loader"),),
+        ),
+        # A trainer class whose epoch loop delegates to fit_epoch (d2l's Trainer without its train()).
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        class Trainer:
+            def __init__(self, model, optim, max_epochs):
+                self.model, self.optim, self.max_epochs = model, optim, max_epochs
+
+            def fit(self, train_dataloader, val_dataloader):
+                for self.epoch in range(self.max_epochs):
+                    self.fit_epoch(train_dataloader, val_dataloader)
+
+            def fit_epoch(self, train_dataloader, val_dataloader):
+                for x, y in train_dataloader:
+                    self.optim.zero_grad()
+                    self.model(x).sum().backward()
+                    self.optim.step()
+                self.model.eval()
+                with torch.no_grad():
+                    for x, y in val_dataloader:
+                        self.model(x)
+        """,
+            lines=(26,),
+            messages=(left_in_eval_mode("self.model.eval()", "self.model", _MAY),),
+        ),
+        # pytorch-fcn: validation every N iterations inside the batch loop; train() only at the epoch start.
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        def validate(model, val_loader):
+            model.eval()
+            with torch.no_grad():
+                for x, _ in val_loader:
+                    model(x)
+
+        for epoch in range(10):
+            model.train()
+            for i, (x, y) in enumerate(train_loader):
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+                if i % 500 == 0:
+                    validate(model, val_loader)
+        """,
+            lines=(18,),
+            messages=(left_in_eval_mode("model.eval()", "model"),),
+        ),
+        # Several eval() calls in one training loop: one finding, at the first (one train() fixes them all).
+        Invalid(
+            """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 2)
+                self.drop = nn.Dropout(0.5)
+            def forward(self, x):
+                return self.fc(self.drop(x))
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        for step in range(max_steps):
+            if step % 100 == 0:
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+            if step % 1000 == 0:
+                model.eval()
+                sample(model)
+            x, y = next(train_iter)
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        """,
+            lines=(19,),
+            messages=(left_in_eval_mode("model.eval()", "model"),),
+        ),
+    ]
+
+    def finish(self) -> None:
+        sem = self.ctx.semantic
+        facts: dict = {}
+        classes = class_layers(sem)
+        if classes:
+            facts["classes"] = classes
+        pending = [*self._evaluation_findings(sem), *self._epoch_findings(sem)]
+        if pending:
+            facts["pending"] = pending
+        if facts:
+            self.ctx.facts[self.code] = facts
+
+    # -- (a) evaluation in training mode -------------------------------------------------
+    def _evaluation_findings(self, sem) -> list:
+        model, training = sem.model, sem.training
+        out = []
+        for loop in model.loops.values():
+            node = loop.node
+            if not isinstance(node, cst.For):
+                continue
+            kinds = training.loop_kinds(loop)
+            if DATA not in kinds or TRAINING in kinds or training.loop_runs(loop):
+                continue
+            function = enclosing_function(model, loop.scope)
+            loader = _loader_name(node)
+            if loader is None or self._lightning(node):
+                continue
+            evaluation = is_evaluation_name(loader) or EVALUATION in kinds or \
+                is_evaluation_function(training, function if isinstance(function, cst.FunctionDef) else None)
+            if not evaluation:
+                continue
+            key = _model_called(sem, loop)
+            if key is None or self._mode_chosen(sem, function, loop, key, depth=0):
+                continue
+            cls = constructed_class(sem, key, node) or _argument_class(sem, function, key)
+            out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
+                        evaluated_in_training_mode(key, loader, _MAY)])
+        return out
+
+    def _mode_chosen(self, sem, function: cst.CSTNode, loop, key: str, depth: int) -> bool:
+        """Some code that runs before the loop (this function, its callees, its callers)
+        chooses a mode, or the model is no local one and nobody in the file calls it."""
+        graph = sem.graph
+        reached = graph.reach([function])
+        if any(switches(sem, s.node) == "eval" for f in reached for s in graph.sites(f)):
+            return True
+        if depth == 0 and not isinstance(function, cst.Module) and \
+                any(switches(sem, s.node) == "train" for s in graph.sites(function)):
+            return True  # Monte-Carlo dropout: training mode chosen on purpose
+        if isinstance(function, cst.Module):
+            return False
+        callers = graph.callers(function)
+        if not callers:
+            return depth > 0 or not _built_here(sem, key, loop.node, function)
+        return depth >= 3 or any(
+            self._mode_chosen(sem, enclosing_function(sem.model, site.scope), loop, key, depth + 1) for site in callers)
+
+    # -- (b) eval mode left on for the next training step ----------------------------------------
+    def _epoch_findings(self, sem) -> list:
+        model, training, graph = sem.model, sem.training, sem.graph
+        out, seen = [], set()
+        for loop in model.loops.values():
+            if training.loop_runs(loop) != {"backward", "step"}:
+                continue
+            if self._lightning(loop.node):
+                continue
+            inside = [s for s in model.calls if loop in s.all_loops]
+            reached = graph.reach([t for s in inside for t in graph.targets(s)])
+            sites = inside + [s for f in reached for s in graph.sites(f)]
+            modes = [(switches(sem, s.node), s) for s in sites]
+            if any(mode == "train" for mode, _ in modes):
+                continue
+            for mode, site in modes:
+                if mode != "eval" or site.node in seen:
+                    continue
+                receiver = _receiver(site.node)
+                if receiver is None or api.looks_like_frozen_copy(receiver) or _fresh(sem, receiver, site, loop):
+                    continue
+                seen.add(site.node)
+                cls = constructed_class(sem, receiver, site.node) or \
+                    _argument_class(sem, enclosing_function(model, site.scope), receiver) or _only_model_class(sem, loop.node)
+                call = cst.Module([]).code_for_node(site.node)
+                out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
+                            left_in_eval_mode(call, receiver, _MAY)])
+                break  # one train() fixes every eval() of the loop: one finding
+        return out
+
+    # -- shared ---------------------------------------------------------------------------
+    def _lightning(self, node: cst.CSTNode) -> bool:
+        """In a Lightning hook or a ``LightningModule``'s method: Lightning sets the modes."""
+        if in_lightning_eval_hook(self.ctx, node):
+            return True
+        model = self.ctx.semantic.model
+        for anc in self.ctx.ancestors(node):
+            if isinstance(anc, cst.ClassDef):
+                info = model.classes.get(anc)
+                if info is not None and any(is_lightning_module(b) for c in model.mro(info) for b in c.bases):
+                    return True
+        return False
+
+    def _span(self, node: cst.CSTNode) -> dict:
+        return Span.of_range(self.ctx.position(node)).to_json()
+
+    @classmethod
+    def check_project(cls, project, options) -> Iterable[Finding]:
+        layers = ModeLayers(project, cls.code)
+        for record in project.records:
+            for qualified, span, known, may in (record.facts.get(cls.code) or {}).get("pending", ()):
+                has = layers.has(qualified, record)
+                if has is False:
+                    continue
+                yield Finding.at(cls, record.path, Span.from_json(span), known if has else may)
+
+
+def _loader_name(node: cst.For) -> str | None:
+    """The data iterable a loop reads (``val_loader`` of ``enumerate(tqdm(val_loader))``);
+    None for index loops (``range(num_batches)``)."""
+    for sub in iter_nodes(node.iter):
+        if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Name) and sub.func.value == "range":
+            return None
+        if isinstance(sub, (cst.Name, cst.Attribute)):
+            last = sub.value if isinstance(sub, cst.Name) else sub.attr.value
+            if DATA_ITERABLE.search(last):
+                return dotted_name(sub)
+    return None
+
+
+def _model_called(sem, loop) -> str | None:
+    """The key of a model the loop calls (``model(x)``, ``self.net(x)``), if any."""
+    models = sem.training.bindings["model"]
+    for site in sem.model.calls:
+        if loop not in site.loops:
+            continue
+        func = site.node.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            continue
+        key = api.expr_key(func)
+        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key):
+            return key
+    return None
+
+
+def _built_here(sem, key: str, at: cst.CSTNode, function: cst.CSTNode) -> bool:
+    """``key`` is a model the function builds (or loads) itself: its mode is the function's
+    business. ``model = model.to(device)`` of a parameter builds nothing."""
+    bindings = sem.model.reaching(key, at)
+    return bool(bindings) and all(enclosing_function(sem.model, b.scope) is function for b in bindings) \
+        and constructed_class(sem, key, at) is not None
+
+
+def _argument_class(sem, function: cst.CSTNode, key: str) -> str | None:
+    """For a parameter ``key`` of ``function``: the class every same-file caller passes."""
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if key not in params:
+        return None
+    index = params.index(key) - (1 if params and params[0] in ("self", "cls") else 0)
+    found = set()
+    for site in sem.graph.callers(function):
+        args = site.node.args
+        arg = next((a for a in args if a.keyword is not None and a.keyword.value == key), None)
+        if arg is None:
+            positional = [a for a in args if a.keyword is None and not a.star]
+            arg = positional[index] if 0 <= index < len(positional) else None
+        value_key = api.expr_key(arg.value) if arg is not None else None
+        found.add(constructed_class(sem, value_key, site.node) if value_key is not None else None)
+    return found.pop() if len(found) == 1 else None
+
+
+def _receiver(call: cst.Call) -> str | None:
+    """``model`` of ``model.eval()``; the first argument of a mode helper (``set_eval_mode(model)``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train", "apply"):
+        return api.expr_key(func.value)
+    return api.expr_key(call.args[0].value) if call.args and call.args[0].keyword is None else None
+
+
+def _fresh(sem, receiver: str, site, loop) -> bool:
+    """The receiver is built anew in the epoch's iteration or in the callee (a copy to
+    evaluate), not the model the epoch trains."""
+    model = sem.model
+    own = enclosing_function(model, site.scope)
+    outer = enclosing_function(model, loop.scope)
+    for b in model.reaching(receiver, site.node):
+        if b.kind in ("assign", "ann") and isinstance(b.value, cst.Call) and not _self_returning(b.value) and \
+                (own is not outer and enclosing_function(model, b.scope) is own or sem.ctx.inside(b.node, loop.node)):
+            return True
+    return False
+
+
+def _self_returning(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in SELF_RETURNING
+
+
+def _only_model_class(sem, at: cst.CSTNode) -> str | None:
+    """The class of the file's one model binding, if it has exactly one."""
+    models = sem.training.bindings["model"]
+    if len(models) != 1:
+        return None
+    return constructed_class(sem, next(iter(models)), at)
