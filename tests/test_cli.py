@@ -188,7 +188,7 @@ def test_rules_json(run):
     code, out, _ = run("rules", "--format", "json")
     data = json.loads(out)
     assert [d["rule"] for d in data] == [r.code for r in all_rules()]
-    assert set(data[0]) == {"rule", "name", "severity", "default", "summary", "url"}
+    assert set(data[0]) == {"rule", "name", "severity", "default", "fixable", "summary", "url"}
     assert data[1]["url"].endswith(f"/rules/{data[1]['rule']}-{data[1]['name']}.md")
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import textwrap
 
 import pytest
 
 from torchlint import catalog
 from torchlint.finding import Finding
 from torchlint.rule import Invalid, Valid, all_rules
-from torchlint.testing import lint_snippet
+from torchlint.testing import fix_snippet, lint_snippet
 
 RULES = all_rules()
 
@@ -119,3 +121,44 @@ def test_every_catalog_page_belongs_to_a_rule():
     names = {f"{r.code}-{r.name}.md" for r in RULES}
     pages = {p.name for p in catalog.catalog_dir().glob("*.md")} - {"README.md"}
     assert pages <= names, f"pages without a rule: {pages - names}"
+
+
+# -- fixes -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("rule", "case"), list(_invalid_cases()))
+def test_invalid_case_fix(rule, case: Invalid):
+    """A case whose findings carry a fix states the code after it (``fixed``, with unsafe fixes
+    applied), and the fix: makes exactly that code, which parses, where the rule reports only
+    the findings that had no fix, and which fixing again leaves as it is. A case without a fix
+    states none."""
+    findings = lint_snippet(case.code, select=[rule.code], path=case.path, options={rule.code: case.options})
+    fixes = [f.fix for f in findings if f.fix is not None]
+    assert {fix.applicability for fix in fixes} <= set(rule.fixable), \
+        f"{rule.code} attaches fixes it does not declare in `fixable`: {fixes}"
+    if case.fixed is None:
+        assert not fixes, f"{rule.code}: the case's findings carry fixes; state the code after them (fixed=...)"
+        return
+    assert fixes, f"{rule.code}: `fixed` is given but no finding carries a fix"
+    options = {rule.code: case.options}
+    fixed = fix_snippet(case.code, [rule.code], path=case.path, options=options)
+    assert fixed == textwrap.dedent(case.fixed), f"{rule.code} fixed the case into:\n{fixed}"
+    ast.parse(fixed)
+    left = lint_snippet(fixed, select=[rule.code], path=case.path, options=options)
+    assert len(left) == len(findings) - len(fixes) and not any(f.fix for f in left), \
+        f"{rule.code} still reports what it fixed:\n{fixed}\n{left}"
+    assert fix_snippet(fixed, [rule.code], path=case.path, options=options) == fixed, "fixing twice changed the code"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+def test_fix_safety_section_matches_fixable(rule):
+    """The page's ``## Fix safety`` is written, and names each applicability of the fixes the
+    rule's ``fixable`` declares (a rule without fixes says why in its own words)."""
+    text = catalog.sections(catalog.page(rule.code, rule.name))["Fix safety"].lower()
+    assert text.strip() and "todo" not in text, f"{rule.code}: fill in ## Fix safety"
+    for applicability in rule.fixable:
+        assert applicability in text, f"{rule.code}: ## Fix safety does not say its fix is {applicability}"
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=[r.code for r in RULES if r.fixable])
+def test_a_fixable_rule_has_a_fixed_case(rule):
+    assert any(case.fixed is not None for case in rule.INVALID), f"{rule.code}: no invalid case shows its fix"

@@ -105,6 +105,10 @@ TODO: what goes wrong in training when this code runs.
 # TODO: the same code, fixed
 ```
 
+## Fix safety
+TODO: the fix the rule attaches (`fixable`), safe or unsafe and why; or why no single
+mechanical edit is right (then: no fix).
+
 ## Options
 <!-- options:start -->
 This rule has no options.

@@ -40,11 +40,12 @@ from typing import Any
 from torchlint import __version__
 from torchlint.engine import FileResult
 from torchlint.finding import Finding, Severity
+from torchlint.fixes import Fix
 from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
 from torchlint.rule import all_rules
 
-FORMAT = 8  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells
+FORMAT = 9  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -133,7 +134,7 @@ def _read_key(path: Path) -> bytes:
 # -- checking an entry -------------------------------------------------------------------
 
 _FINDING_KEYS = frozenset({"rule", "name", "severity", "path", "message", "line", "column", "end_line", "end_column"})
-_FINDING_OPTIONAL = frozenset({"confirmed", "extra"})
+_FINDING_OPTIONAL = frozenset({"confirmed", "extra", "fix"})
 _RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts", "index",
                           "suppressions", "parsed", "cells"})
 _SEVERITIES = frozenset(s.value for s in Severity)
@@ -160,6 +161,7 @@ def _finding(item: Any, path: str, names: dict[str, str]) -> Finding:
     _require(type(message) is str and type(line) is int and type(column) is int and type(end_line) is int
              and type(end_column) is int and min(line, column, end_line, end_column) >= 0)
     _require(item.get("confirmed") in (None, True, False) and type(item.get("extra", {})) is dict)
+    _require("fix" not in item or Fix.valid_json(item["fix"]))
     return Finding.from_dict(item)
 
 

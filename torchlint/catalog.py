@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options", "References")
+SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix safety", "Options", "References")
 OPTIONS_BLOCK = "options"
 _FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
 _MARKER = re.compile(r"^<!-- [a-z-]+:(?:start|end) -->\n", re.MULTILINE)

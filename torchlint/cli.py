@@ -75,6 +75,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="exit 1 only for findings of this severity or higher (default: warning, any finding)")
     check.add_argument("--add-noqa", action="store_true",
                        help="add a `# noqa: CODE` comment for every current finding, then exit")
+    check.add_argument("--fix", action="store_true", default=None,
+                       help="apply the safe fixes in place (config: fix = true)")
+    check.add_argument("--no-fix", dest="fix", action="store_false", help="do not fix, whatever the configuration says")
+    check.add_argument("--unsafe-fixes", action="store_true", default=None,
+                       help="with --fix/--diff/--fix-only, apply the unsafe fixes too (config: unsafe-fixes = true)")
+    check.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
+                       help="apply only safe fixes, whatever the configuration says")
+    check.add_argument("--diff", action="store_true",
+                       help="print a unified diff of what --fix would change, write nothing (exit 1 when there is one)")
+    check.add_argument("--fix-only", action="store_true",
+                       help="apply the fixes and report nothing else (exit 0 unless a fix failed)")
     check.add_argument("--config", metavar="FILE", help="use this pyproject.toml or torchlint.toml")
     check.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     check.add_argument("--force-exclude", action="store_true",
@@ -119,10 +130,7 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
-        message = f"unrecognized arguments: {' '.join(extra)}"
-        if "--fix" in extra:
-            message += " (torchlint has no autofixes yet; --add-noqa silences the current findings)"
-        parser.commands.get(args.command, parser).error(message)
+        parser.commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
     return args
 
 
@@ -260,6 +268,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("--baseline and --write-baseline cannot be used together")
     if args.add_noqa and (args.write_baseline or args.show_files or stdin):
         raise UsageError("--add-noqa cannot be used with --write-baseline, --show-files or - (standard input)")
+    fixing = fix_mode(args, settings, stdin is not None)
+    if args.unsafe_fixes is not None:  # the flag outranks the configuration, for the [*] marks too
+        settings.unsafe_fixes = args.unsafe_fixes
+    if stdin is not None:  # --fix refuses standard input: the text formats mark nothing fixable
+        settings.fixable = frozenset()
     known = None
     if args.baseline:
         from torchlint import baseline
@@ -308,12 +321,30 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"torchlint: -j {args.jobs} capped to {jobs} (at most {MAX_JOBS} and one per file)", file=sys.stderr)
     context = project_context(args.paths, files, settings, cwd)
     progress = Progress(sys.stderr, len(files) + len(context)) if wants_progress(sys.stderr, args.quiet) else None
+    outcome = None
     try:
-        result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
-                            context=context, progress=progress, configs=configs)
+        if fixing:
+            from torchlint.run import fix_files
+
+            outcome = fix_files(files, settings, cwd, applies=settings.applies_fix,
+                                jobs=jobs, cache=cache, transform=transform, baseline=known, context=context,
+                                progress=progress, configs=configs)
+            result = outcome.result
+        else:
+            result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
+                                context=context, progress=progress, configs=configs)
     finally:
         if progress is not None:
             progress.close()
+    if outcome is not None:
+        failed = report_fixes(outcome, files, settings, args)
+        if args.diff or args.fix_only:
+            for err in result.errors:
+                print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
+                      file=sys.stderr)
+            if failed or result.errors or missing:
+                return EXIT_ERROR
+            return EXIT_FINDINGS if args.diff and outcome.changed else EXIT_CLEAN
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
         if cache.disabled:
@@ -357,11 +388,78 @@ def cmd_check(args: argparse.Namespace) -> int:
               + ("" if args.verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         if args.verbose and err.traceback:
             print(err.traceback, file=sys.stderr)
-    if result.errors or missing:
+    if result.errors or missing or (outcome is not None and failed):
         return EXIT_ERROR
     if fails(result.findings, args.fail_on) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
+    """Whether this run fixes (``--fix``, ``--diff``, ``--fix-only``, or ``fix = true`` in the
+    configuration without ``--no-fix``, which does not apply to ``--add-noqa``,
+    ``--write-baseline``, ``--show-files``, ``--trace`` or standard input runs); a
+    ``UsageError`` for a fixing flag with an option that cannot go with it."""
+    explicit = bool(args.diff or args.fix_only or args.fix)
+    if not explicit and not (args.fix is None and settings.fix):
+        return False
+    for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
+                        ("--show-files", args.show_files), ("--statistics", args.statistics and args.fix_only),
+                        ("--trace", args.trace),  # the trace imports the code on disk, not the fixed code
+                        ("- (standard input)", stdin)):
+        if given and not explicit:
+            return False  # `fix = true` in the configuration does not apply to these runs
+        if given:
+            name = "--diff" if args.diff else "--fix-only" if args.fix_only else "--fix"
+            raise UsageError(f"{name} cannot be used with {flag}")
+    if args.diff and args.fix_only:
+        raise UsageError("--diff cannot be used with --fix-only")
+    return True
+
+
+def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bool:
+    """Print the diff (``--diff``) or write the fixed files, then the summary line
+    "N fixed, M remaining (K fixable with --unsafe-fixes)" on stderr (not with ``-q``).
+    True when a file could not be fixed or written (exit 2). A file changed on disk since it
+    was read is not written."""
+    from torchlint.fixes import decode_source, unified_diff
+    from torchlint.output import printable, write_bytes_atomic
+
+    failed = bool(outcome.problems)
+    by_display = {f.display: f.path for f in files}
+    diffs = []
+    written = 0
+    for display, (before, after) in outcome.changed.items():
+        if args.diff:
+            diffs.append(unified_diff(display, decode_source(before)[0], decode_source(after)[0]))
+            continue
+        path = by_display[display]
+        try:
+            if path.read_bytes() != before:
+                warn(display, "changed on disk while torchlint fixed it; not written")
+                failed = True
+                continue
+            write_bytes_atomic(path, after)
+            written += 1
+        except OSError as exc:
+            warn(display, f"cannot write the fixed file: {exc.strerror or exc}")
+            failed = True
+    if diffs:
+        sys.stdout.write(printable("".join(diffs)))
+        sys.stdout.flush()
+    for display, reason in outcome.problems:
+        print(f"torchlint: error: {escape_path(display)}: {escape_text(reason)}", file=sys.stderr)
+    if not args.quiet:
+        print(f"torchlint: {fix_summary(outcome, settings, would=bool(args.diff))}", file=sys.stderr)
+    return failed
+
+
+def fix_summary(outcome, settings, *, would: bool = False) -> str:
+    """"N fixed, M remaining (K fixable with --unsafe-fixes)" ("would be fixed" for ``--diff``)."""
+    remaining = outcome.result.findings
+    hidden = sum(1 for f in remaining if settings.applies_fix(f, unsafe=True) and not settings.applies_fix(f))
+    line = f"{outcome.total_fixed} {'would be fixed' if would else 'fixed'}, {len(remaining)} remaining"
+    return line + (f" ({hidden} fixable with --unsafe-fixes)" if hidden else "")
 
 
 def show_settings(configs, path: Path, cwd: Path) -> str:
@@ -590,24 +688,31 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
         # "rule" for the code, as in findings (--format json)
         data = [{"rule": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
-                 "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
+                 "fixable": list(r.fixable), "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
         print(json.dumps(data, indent=2))
         return EXIT_CLEAN
     if args.format == "markdown":
         print(rules_markdown(rules), end="")
         return EXIT_CLEAN
     width = max(len(r.name) for r in rules)
-    print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} Summary")
+    print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} {'Fix':<11} Summary")
     for r in rules:
-        print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} {r.summary}")
+        print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} "
+              f"{fixable_label(r):<11} {r.summary}")
     return EXIT_CLEAN
+
+
+def fixable_label(rule) -> str:
+    """What ``torchlint rules`` shows of a rule's fixes: ``safe``, ``unsafe``, ``safe/unsafe`` or ``-``."""
+    return "/".join(rule.fixable) or "-"
 
 
 def rules_markdown(rules) -> str:
     """The README's rules table."""
-    lines = ["| Code | Name | Default | Severity | Summary |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| Code | Name | Default | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- | --- |"]
     for r in rules:
-        lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | {r.summary} |")
+        lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | "
+                     f"{fixable_label(r)} | {r.summary} |")
     return "\n".join(lines) + "\n"
 
 

@@ -11,12 +11,15 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pathspec
 
 from torchlint.errors import ConfigError, UsageError
 from torchlint.rule import Rule, all_rules
+
+if TYPE_CHECKING:
+    from torchlint.finding import Finding
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,6 +42,10 @@ TOP_LEVEL_KEYS = {
     "trace": "table of shape-trace settings",
     "target-version": "the oldest Python whose grammar the code must parse in: py310 ... py314",
     "extend": "path of a configuration file whose settings this one inherits (relative to this file)",
+    "fix": "true or false: apply fixes as --fix does",
+    "unsafe-fixes": "true or false: apply unsafe fixes too, as --unsafe-fixes does",
+    "fixable": "list of rule codes or prefixes whose fixes are applied (default: ALL)",
+    "unfixable": "list of rule codes or prefixes whose fixes are never applied",
 }
 
 DEFAULT_EXCLUDE = [
@@ -77,9 +84,23 @@ class Settings:
     # per-file-ignores patterns inherited through ``extend``: pattern -> the directory of
     # the file that wrote it (the others are relative to ``root``).
     ignore_bases: dict[str, Path] = field(default_factory=dict)
+    # Autofix (``torchlint.fixes``): ``fix`` and ``unsafe_fixes`` as the flags; the codes whose
+    # fixes may be applied (``fixable`` less ``unfixable``).
+    fix: bool = False
+    unsafe_fixes: bool = False
+    fixable: frozenset[str] = field(default_factory=lambda: frozenset(r.code for r in all_rules()))
+    unfixable: frozenset[str] = frozenset()
 
     def options_for(self, rule: type[Rule]) -> dict[str, Any]:
         return self.rule_options.get(rule.code) or rule.default_options()
+
+    def applies_fix(self, finding: "Finding", *, unsafe: bool | None = None) -> bool:
+        """Whether ``--fix`` applies ``finding``'s fix: it has one, of its rule is fixable and
+        not unfixable, and it is safe or unsafe fixes are on (``unsafe``, default: the setting)."""
+        fix = finding.fix
+        if fix is None or finding.rule not in self.fixable or finding.rule in self.unfixable:
+            return False
+        return fix.applicability == "safe" or (self.unsafe_fixes if unsafe is None else unsafe)
 
 
 # -- locating and reading ---------------------------------------------------------------
@@ -385,6 +406,15 @@ def _apply_table(settings: Settings, table: dict[str, Any], path: Path) -> None:
         if rule.name in table:
             inherited = settings.rule_options.get(rule.code)
             settings.rule_options[rule.code] = _rule_options(rule, table[rule.name], source, inherited)
+    for key, attr in (("fix", "fix"), ("unsafe-fixes", "unsafe_fixes")):
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(source, key, f"expected true or false, got {table[key]!r}")
+            setattr(settings, attr, table[key])
+    for key in ("fixable", "unfixable"):
+        if key in table:
+            codes = frozenset(c for s in _str_list(table[key], source, key) for c in expand_selector(s, source, key))
+            setattr(settings, key, codes)
     if "target-version" in table:
         target = _target_version(table["target-version"], source)
         from torchlint.checks.tl000_syntax_error import SyntaxErrorRule  # target-version decides its findings

@@ -25,6 +25,7 @@ from torchlint.positions import StatementPositions
 from torchlint.source import exception_text
 
 if TYPE_CHECKING:
+    from torchlint.fixes import Fix
     from torchlint.rule import Rule
     from torchlint.semantic import Analyses
 
@@ -92,7 +93,7 @@ class FileContext:
         self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self._positions: Any = None
         self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
-        self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None]] = []
+        self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None, "Fix | None"]] = []
 
     # -- names -------------------------------------------------------------------------
     def resolve_relative(self, level: int, module: str) -> str:
@@ -192,18 +193,19 @@ class FileContext:
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line
 
-    def report(self, rule: "Rule", node: cst.CSTNode, message: str, *, extra: dict | None = None) -> None:
-        """Record a finding at ``node``; the message is put on one line (a quoted multi-line
-        expression is joined with single spaces)."""
-        self._reports.append((rule, node, one_line(message), extra))
+    def report(self, rule: "Rule", node: cst.CSTNode, message: str, *, extra: dict | None = None,
+               fix: "Fix | None" = None) -> None:
+        """Record a finding at ``node`` (with ``fix``); the message is put on one line (a
+        quoted multi-line expression is joined with single spaces)."""
+        self._reports.append((rule, node, one_line(message), extra, fix))
 
     def span(self, node: cst.CSTNode) -> Span:
         """Where ``node`` is, as findings and facts encode it."""
         return Span.of_range(self.position(node))
 
     def findings(self) -> list[Finding]:
-        return [Finding.at(rule, self.path, self.span(node), message, extra=extra)
-                for rule, node, message, extra in self._reports]
+        return [Finding.at(rule, self.path, self.span(node), message, extra=extra, fix=fix)
+                for rule, node, message, extra, fix in self._reports]
 
 
 # Tokens and whitespace: never interesting to a rule, and about half of all nodes.

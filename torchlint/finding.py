@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from torchlint.fixes import Fix
 
 
 class Severity(str, enum.Enum):
@@ -78,13 +81,15 @@ class Finding:
     confirmed: bool | None = None
     # Extra machine-readable facts (never shown in the text formats).
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # The edit that fixes it, where one mechanical edit is right (``torchlint.fixes``).
+    fix: "Fix | None" = field(default=None, compare=False, hash=False)
 
     @classmethod
     def at(cls, rule: RuleMeta, path: str, span: Span, message: str, *, extra: dict[str, Any] | None = None,
-           confirmed: bool | None = None) -> "Finding":
+           confirmed: bool | None = None, fix: "Fix | None" = None) -> "Finding":
         """The one way to build a finding: ``rule``'s code, name and severity at ``span`` of ``path``."""
         return cls(rule.code, rule.name, rule.severity, path, span.line, span.column, span.end_line,
-                   span.end_column, message, confirmed, dict(extra or {}))
+                   span.end_column, message, confirmed, dict(extra or {}), fix)
 
     @property
     def span(self) -> Span:
@@ -95,19 +100,27 @@ class Finding:
         return (self.path, self.line, self.column, self.rule, self.message)
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        fix = self.fix
+        data = asdict(replace(self, fix=None))
+        del data["fix"]
         data["severity"] = self.severity.value
         extra = data.pop("extra")
         if data["confirmed"] is None:
             del data["confirmed"]
         if extra:
             data["extra"] = extra
+        if fix is not None:
+            data["fix"] = fix.to_json()
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Finding":
         data = dict(data)
         data["severity"] = Severity(data["severity"])
+        if data.get("fix") is not None:
+            from torchlint.fixes import Fix
+
+            data["fix"] = Fix.from_json(data["fix"])
         return cls(**data)
 
 

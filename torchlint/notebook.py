@@ -219,7 +219,9 @@ def _string_end(line: str, i: int, quote: str) -> int:
 def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     """``finding`` (lines of the joined text, as every layer up to the report keeps them)
     with its cell added for the report: ``extra`` gets ``cell``, ``cell_line``,
-    ``cell_end_line`` and ``cell_lines`` (the cell's length). Unchanged outside a notebook (``cells`` empty)."""
+    ``cell_end_line`` and ``cell_lines`` (the cell's length), and no fix (its edits are
+    positions in the joined text, not in the notebook's file). Unchanged outside a notebook
+    (``cells`` empty)."""
     index = Cells.from_json(cells)
     start = index.locate(finding.line)
     if start is None:
@@ -228,7 +230,7 @@ def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     end = index.locate(finding.end_line)
     end_line = end[1] if end is not None and end[0] == cell else line
     return replace(finding, extra={**finding.extra, "cell": cell, "cell_line": line, "cell_end_line": end_line,
-                                   "cell_lines": length})
+                                   "cell_lines": length}, fix=None)
 
 
 def place(finding: "Finding") -> tuple[int | None, int, int]:

@@ -46,19 +46,24 @@ def _new_file_mode() -> int:
 def write_atomic(target: Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``target`` through a temporary file and a rename; the file
     keeps its permissions (a new one gets the usual ``0o666 & ~umask``). Raises ``OSError``."""
+    write_bytes_atomic(target, text.encode("utf-8", "backslashreplace"))
+
+
+def write_bytes_atomic(target: Path, data: bytes) -> None:
+    """``write_atomic`` for bytes (a fixed source file: its own encoding and line endings)."""
     real = Path(os.path.realpath(target))  # replace a symbolic link's target, not the link
     try:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        with open(real, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
+        with open(real, "wb") as handle:
+            handle.write(data)
         return
     fd, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
     try:
-        with open(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
+        with open(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, stat.S_IMODE(mode) if mode is not None else _new_file_mode())

@@ -22,6 +22,7 @@ from torchlint.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
+    from torchlint.fixes import Fix
     from torchlint.project import Project
 
 
@@ -49,13 +50,17 @@ class Valid:
 class Invalid:
     """Code the rule must report, with the whole of what it reports: ``lines`` (1-based)
     and ``messages`` (the exact text) of each finding, both in the order of the findings'
-    positions (line, then column). A missing, extra or reworded finding fails the case."""
+    positions (line, then column). A missing, extra or reworded finding fails the case.
+    ``fixed``: what the fixes make of the code (``tests/test_rule_cases.py`` checks it)."""
 
     code: str
     lines: tuple[int, ...] = ()
     messages: tuple[str, ...] = ()
     path: str = "example.py"
     options: dict[str, Any] = field(default_factory=dict)
+    # The whole file after the rule's fixes are applied (unsafe ones too, as with
+    # ``--unsafe-fixes``), for a case whose findings carry a fix; None when none does.
+    fixed: str | None = None
 
 
 class Rule:
@@ -77,6 +82,10 @@ class Rule:
     # its ``skip-tests`` option (which it must declare) is on: the engine and the run layer
     # see to it (``skips``); the rule itself never checks.
     skips_test_files: ClassVar[bool] = False
+    # The applicabilities (``fixes.SAFE``, ``fixes.UNSAFE``) of the fixes the rule attaches to
+    # its findings (``report(..., fix=...)``); empty for a rule that fixes nothing. Shown by
+    # ``torchlint rules``; the rule's page says why in ``## Fix safety``.
+    fixable: ClassVar[tuple[str, ...]] = ()
 
     VALID: ClassVar[list[Valid | str]] = []
     INVALID: ClassVar[list[Invalid]] = []
@@ -86,8 +95,11 @@ class Rule:
         self.opts = options
 
     # -- reporting -------------------------------------------------------------------
-    def report(self, node: cst.CSTNode, message: str, *, extra: dict[str, Any] | None = None) -> None:
-        self.ctx.report(self, node, message, extra=extra)
+    def report(self, node: cst.CSTNode, message: str, *, extra: dict[str, Any] | None = None,
+               fix: "Fix | None" = None) -> None:
+        """A finding at ``node``; ``fix`` (built with ``torchlint.fixes``) when one mechanical
+        edit is right, of an applicability the rule declares in ``fixable``."""
+        self.ctx.report(self, node, message, extra=extra, fix=fix)
 
     # -- hooks -----------------------------------------------------------------------
     def finish(self) -> None:

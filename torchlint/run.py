@@ -315,3 +315,119 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     kept.sort(key=lambda f: f.sort_key)
     kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
     return RunResult(kept, errors, sorted(p for p in records if reported(p)))
+
+
+# -- fixing --------------------------------------------------------------------------------
+
+# Passes of lint-then-fix: a file whose fixes still apply after this many is a fix that keeps
+# re-appearing (a rule bug), reported, and the file is left as after the last pass.
+MAX_FIX_PASSES = 10
+
+
+@dataclass
+class FixOutcome:
+    """What the fix loop did: the findings left after its last pass (``result``), the fixes
+    applied per rule code, each changed file's bytes before and after (by display path), and
+    each file it gave up on with why (an exit 2)."""
+
+    result: RunResult
+    fixed: dict[str, int]
+    changed: dict[str, tuple[bytes, bytes]]
+    problems: list[tuple[str, str]]
+
+    @property
+    def total_fixed(self) -> int:
+        return sum(self.fixed.values())
+
+
+class MemoryCache:
+    """The cache's interface (``key``/``get``/``put``) in memory: the fix loop's passes
+    re-analyse only the files they changed when the run has no cache on disk."""
+
+    def __init__(self) -> None:
+        self._results: dict[str, FileResult] = {}
+        self.hits = self.misses = 0
+
+    def key(self, display: str, data: bytes, extra: str = "") -> str:
+        import hashlib
+
+        return hashlib.sha256(b"\0".join([display.encode("utf-8", "surrogateescape"), extra.encode(), data])).hexdigest()
+
+    def get(self, display: str, key: str) -> FileResult | None:
+        found = self._results.get(key)
+        self.hits += found is not None
+        self.misses += found is None
+        return found
+
+    def put(self, key: str, result: FileResult) -> None:
+        if not result.errors:
+            self._results[key] = result
+
+
+def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None, *,
+              applies: Callable[[Finding], bool], passes: int = MAX_FIX_PASSES, cache: "Cache | None" = None,
+              **lint: object) -> FixOutcome:
+    """Lint ``files``, apply every fix ``applies`` accepts (of findings left after
+    suppressions and the baseline) that overlaps no other in its file, and lint again, until
+    no fix applies or ``passes`` passes are done. Nothing is written: ``changed`` holds the
+    new bytes. A pass whose fixes leave a file that no longer parses is not kept for that file
+    (a problem: the file stays as before that pass and is fixed no further)."""
+    import ast
+
+    from torchlint.fixes import apply_fixes, decode_source
+
+    current: dict[str, bytes] = {}
+    originals: dict[str, bytes] = {}
+    fixed: dict[str, int] = {}
+    problems: list[tuple[str, str]] = []
+    given_up: set[str] = set()
+    named = {f.display: f for f in files}
+    cache = cache if cache is not None else MemoryCache()
+    for done in range(passes + 1):
+        passing = [replace(f, data=current[f.display]) if f.display in current else f for f in files]
+        result = lint_files(passing, settings, cwd, cache=cache, **lint)  # type: ignore[arg-type]
+        todo: dict[str, list[Finding]] = {}
+        for f in result.findings:
+            if f.path in named and f.path not in given_up and applies(f):
+                todo.setdefault(f.path, []).append(f)
+        if not todo or done == passes:
+            for path in sorted(todo):
+                problems.append((path, f"fixes still apply after {passes} passes (a fix that keeps re-appearing: "
+                                       "a torchlint bug, please report it); the file is left as after the last pass"))
+            break
+        for path, findings in sorted(todo.items()):
+            try:
+                data = current[path] if path in current else read_source(named[path].path)
+                text, encoding = decode_source(data)
+            except (OSError, ValueError) as exc:
+                problems.append((path, f"cannot fix: {getattr(exc, 'strerror', None) or exc}"))
+                given_up.add(path)
+                continue
+            new_text, applied = apply_fixes(text, [f.fix for f in findings])
+            if _parses(ast, text) and not _parses(ast, new_text):
+                codes = ", ".join(sorted({f.rule for f in findings}))
+                problems.append((path, f"fixes of {codes} made code that does not parse (a torchlint bug, please "
+                                       "report it); the file is left as before them"))
+                given_up.add(path)
+                continue
+            try:
+                new_data = new_text.encode(encoding)
+            except UnicodeEncodeError:
+                problems.append((path, f"cannot fix: the fixed code cannot be written in the file's encoding ({encoding})"))
+                given_up.add(path)
+                continue
+            originals.setdefault(path, data)
+            current[path] = new_data
+            for f in findings:
+                if f.fix in applied:
+                    fixed[f.rule] = fixed.get(f.rule, 0) + 1
+    changed = {p: (originals[p], current[p]) for p in sorted(current) if current[p] != originals[p]}
+    return FixOutcome(result, dict(sorted(fixed.items())), changed, problems)
+
+
+def _parses(ast, text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from torchlint.config import Settings
 from torchlint.files import discover
 from torchlint.engine import analyze_source
-from torchlint.run import finish, lint_files, project_context
+from torchlint.run import finish, fix_files, lint_files, project_context
 from torchlint.finding import Finding
 from torchlint.rule import all_rules
 
@@ -90,3 +90,25 @@ def lint_snippet(
     options: dict[str, dict[str, Any]] | None = None,
 ) -> list[Finding]:
     return lint_tree({path: code}, select, options)
+
+
+def fix_snippet(code: str, select: Iterable[str], path: str = "example.py",
+                options: dict[str, dict[str, Any]] | None = None, *, unsafe: bool = True) -> str:
+    """``code`` (dedented) after ``torchlint check --fix`` (with ``--unsafe-fixes`` unless
+    ``unsafe`` is False) and ``select``, run on it alone in a temporary git repository, through
+    the run layer's fix loop (``run.fix_files``). An ``AssertionError`` when the loop reports a
+    problem or a rule raises."""
+    settings = dataclasses.replace(make_settings(select, options), unsafe_fixes=unsafe)
+    with tempfile.TemporaryDirectory(prefix="torchlint-fix-") as tmp:
+        root = Path(tmp).resolve()
+        (root / ".git").mkdir()
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(textwrap.dedent(code).encode("utf-8"))
+        on_disk = dataclasses.replace(settings, root=root)
+        named = discover([path], on_disk, root).files
+        outcome = fix_files(named, on_disk, root, applies=on_disk.applies_fix)
+        _raise_errors(outcome.result.errors)
+        if outcome.problems:
+            raise AssertionError(f"the fix loop failed: {outcome.problems}")
+        return outcome.changed[path][1].decode("utf-8") if path in outcome.changed else textwrap.dedent(code)

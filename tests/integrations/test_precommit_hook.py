@@ -198,7 +198,8 @@ def test_readme_config_and_baseline(hook_repo, tmp_path, monkeypatch, capsys):
     assert main(torchlint_argv(write_command)) == 0
     capsys.readouterr()
     [hook_snippet] = [d for d in map(yaml.safe_load, readme_blocks("yaml"))
-                      if isinstance(d, list) and isinstance(d[0], dict) and d[0].get("id") == "torchlint"]
+                      if isinstance(d, list) and isinstance(d[0], dict) and d[0].get("id") == "torchlint"
+                      and "--baseline" in d[0].get("args", ())]
     config["repos"][0]["hooks"] = hook_snippet
     (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     _commit_all(project, env, "torchlint baseline")
@@ -216,3 +217,26 @@ def test_readme_config_and_baseline(hook_repo, tmp_path, monkeypatch, capsys):
     assert failed_again.returncode == 1, failed_again.stdout + failed_again.stderr
     assert "new_module/train.py:" in failed_again.stdout and code in failed_again.stdout
     assert f"{rel}:" not in failed_again.stdout
+
+
+def test_readme_fix_variant_fixes_and_then_passes(hook_repo, tmp_path):
+    """The README's ``args: [--fix]`` hook: the first run fixes the file (pre-commit fails a
+    hook that changed files), the second passes."""
+    repo, rev, env = hook_repo
+    project = _new_project(tmp_path / "fixing", env)
+    config = _readme_config(repo, rev)
+    [hook] = [d for d in map(yaml.safe_load, readme_blocks("yaml"))
+              if isinstance(d, list) and isinstance(d[0], dict) and "--fix" in d[0].get("args", ())]
+    config["repos"][0]["hooks"] = hook
+    (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    model = project / "model.py"
+    buggy = ("import torch.nn as nn\nimport torch.nn.functional as F\n\n\nclass Net(nn.Module):\n"
+             "    def forward(self, x):\n        return F.dropout(x, 0.5)\n")
+    model.write_text(buggy)
+    _commit_all(project, env, "a module whose dropout ignores eval()")
+    failed = _pre_commit(project, env, "run", "--all-files", "--color", "never")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert model.read_text() == buggy.replace("0.5)", "0.5, training=self.training)")
+    assert "files were modified by this hook" in failed.stdout
+    passed = _pre_commit(project, env, "run", "--all-files", "--color", "never")
+    assert passed.returncode == 0, passed.stdout + passed.stderr

@@ -116,8 +116,8 @@ def test_precommit_snippets_parse():
     [repo] = config["repos"]
     assert repo["repo"] == "https://github.com/torchlint/torchlint"
     assert [h["id"] for h in repo["hooks"]] == ["torchlint"]
-    [hook_with_baseline] = [d for d in docs if isinstance(d, list) and d and d[0].get("id") == "torchlint"]
-    assert hook_with_baseline[0]["args"][0] == "--baseline"
+    hooks = [d for d in docs if isinstance(d, list) and d and d[0].get("id") == "torchlint"]
+    assert sorted(hook[0]["args"][0] for hook in hooks) == ["--baseline", "--fix"]  # the baseline and fixing variants
 
 
 def test_hook_definition():

@@ -22,17 +22,20 @@ handed on) and its judgement, in ``finish``:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Severity
+from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Invalid, Rule, Valid
 from torchlint.semantic import gradients, optim_classes
 from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
 
 _ALL = "*"  # a clearing that covers every optimizer (module.zero_grad(), p.grad = None)
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 @dataclass(eq=False)
 class _Event:
@@ -58,6 +61,7 @@ class MissingZeroGrad(Rule):
     summary = "Training loop steps an optimizer without clearing gradients each iteration"
     uses_semantic_model = True
     requires_text = ("backward",)
+    fixable = (UNSAFE,)
 
     VALID = [
         # The canonical loop.
@@ -353,6 +357,16 @@ class MissingZeroGrad(Rule):
                 "optimizer.step() in this loop applies gradients that were never cleared, so they add up "
                 "across iterations; call optimizer.zero_grad() once per iteration",
             ),
+            fixed="""
+            import torch
+            def train(model, loader, loss_fn):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+            """,
         ),
         # Clearing only before the loop.
         Invalid(
@@ -369,6 +383,14 @@ class MissingZeroGrad(Rule):
                 "outside does not run every iteration), so they add up across iterations; call "
                 "opt.zero_grad() once per iteration",
             ),
+            fixed="""
+            def train(model, loader, opt):
+                opt.zero_grad()
+                for x in loader:
+                    opt.zero_grad()
+                    model(x).backward()
+                    opt.step()
+            """,
         ),
         # Clearing only in the outer loop, backward and step in the inner one.
         Invalid(
@@ -386,6 +408,15 @@ class MissingZeroGrad(Rule):
                 "zero_grad() outside does not run every iteration), so they add up across iterations; call "
                 "optimizer.zero_grad() once per iteration",
             ),
+            fixed="""
+            def train(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    optimizer.zero_grad()
+                    for x in loader:
+                        optimizer.zero_grad()
+                        model(x).backward()
+                        optimizer.step()
+            """,
         ),
         # GAN loop: only opt_d is cleared.
         Invalid(
@@ -528,6 +559,16 @@ class MissingZeroGrad(Rule):
                 "optimizer.step() in this loop applies gradients that were never cleared, so they add up "
                 "across iterations; call optimizer.zero_grad() once per iteration",
             ),
+            fixed="""
+            def fit(accelerator, model, batches, optimizer):
+                step = 0
+                while step < 100:
+                    optimizer.zero_grad()
+                    loss = model(next(batches))
+                    accelerator.backward(loss)
+                    optimizer.step()
+                    step += 1
+            """,
         ),
         # torch.autograd.backward and an optimizer known from its construction.
         Invalid(
@@ -545,6 +586,16 @@ class MissingZeroGrad(Rule):
                 "g.step() in this loop applies gradients that were never cleared, so they add up across "
                 "iterations; call g.zero_grad() once per iteration",
             ),
+            fixed="""
+            import torch
+            from torch import optim as o
+            def fit(model, loader):
+                g = o.Adam(model.parameters())
+                for x in loader:
+                    g.zero_grad()
+                    torch.autograd.backward(model(x))
+                    g.step()
+            """,
         ),
         # Clearing between the backward and scaler.step(optimizer) in a Lightning manual step.
         Invalid(
@@ -916,6 +967,9 @@ class MissingZeroGrad(Rule):
                 )
             else:
                 message = f"{text} in this loop applies gradients that were never cleared, so they add up across iterations; {fix}"
+            if not isinstance(unit, cst.FunctionDef):
+                self.report(step.node, message, fix=self._clear_fix(step, unit, direct))
+                return
         else:
             via = self._call_site(step, direct)
             message = (
@@ -923,6 +977,25 @@ class MissingZeroGrad(Rule):
                 f"so they add up across iterations; {fix}"
             )
         self.report(step.node, message)
+
+    def _clear_fix(self, step: _Event, unit: cst.For | cst.While, direct: list[_Event]) -> Fix | None:
+        """``<optimizer>.zero_grad()`` as the first statement of the loop's body, where the
+        step runs on every iteration (not under a gradient-accumulation ``if``, which clearing
+        every iteration would defeat), it is the only optimizer the iteration steps (with two,
+        as in a GAN, which backward fills which gradients decides where each clearing goes),
+        and the optimizer is a name or attribute not rebound in the loop. Unsafe: where
+        gradients are meant to be cleared is the author's call."""
+        key = step.key or ""
+        stepped = {e.key for e in direct if e.kind == "step"}
+        stepped |= {x.key for e in direct for c in e.callees for x in self._ext(c) if x.kind == "step"}
+        if stepped != {key} or not _DOTTED.fullmatch(key) or not isinstance(unit.body, cst.IndentedBlock) \
+                or not gradients.runs_every_iteration(self.ctx, step.node, unit):
+            return None
+        bindings = self.model.scope_of(step.node).bindings.get(key, ())
+        if any(self.ctx.inside(b.node, unit) for b in bindings):
+            return None
+        edit = insert_statement_before(self.ctx, unit.body.body[0], f"{key}.zero_grad()")
+        return Fix.unsafe(f"Call {key}.zero_grad() at the start of each iteration", edit) if edit else None
 
     def _cleared_outside(self, step: _Event, unit: cst.CSTNode) -> bool:
         scope = self.model.loops[unit].scope.node

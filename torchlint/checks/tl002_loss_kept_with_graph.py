@@ -30,6 +30,7 @@ import libcst as cst
 
 from torchlint.context import unpack_targets
 from torchlint.finding import Severity
+from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule
 from torchlint.semantic import libraries
 from torchlint.semantic.autograd import GRAPH_METHODS, Code, GraphValues, code_owner, root_name
@@ -104,6 +105,7 @@ class LossKeptWithGraph(Rule):
     }
     uses_semantic_model = True
     requires_text = ("append", "extend", "insert", "+")
+    fixable = (SAFE,)
 
     VALID = [
         # The fixed loop: store the number.
@@ -407,6 +409,21 @@ class LossKeptWithGraph(Rule):
                 "`self.g_losses.append(g_loss)` keeps each training step's autograd graph alive, so memory "
                 "grows every step; store `g_loss.item()` (or `g_loss.detach()`) instead",
             ),
+            fixed="""
+            import lightning as L
+            class GAN(L.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.automatic_optimization = False
+                    self.g_losses = []
+                def training_step(self, batch, batch_idx):
+                    opt_g, opt_d = self.optimizers()
+                    g_loss = self.generator_loss(batch)
+                    opt_g.zero_grad()
+                    self.manual_backward(g_loss)
+                    opt_g.step()
+                    self.g_losses.append(g_loss.detach())
+            """,
         ),
         # The fixture's bug.
         Invalid(
@@ -428,6 +445,19 @@ class LossKeptWithGraph(Rule):
                 "`losses.append(loss)` keeps each iteration's autograd graph alive, so memory grows every "
                 "step; store `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            import torch.nn as nn
+            def train(model, loader, optimizer):
+                criterion = nn.CrossEntropyLoss()
+                losses = []
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    losses.append(loss.detach())
+                return losses
+            """,
         ),
         # total += loss with the accumulator reset only per epoch.
         Invalid(
@@ -448,6 +478,18 @@ class LossKeptWithGraph(Rule):
                 "`running_loss += loss` keeps each iteration's autograd graph alive, so memory grows every "
                 "step; accumulate `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            def train(model, loader, opt, loss_fn, epochs):
+                for epoch in range(epochs):
+                    running_loss = 0.0
+                    for x, y in loader:
+                        opt.zero_grad()
+                        loss = loss_fn(model(x), y)
+                        loss.backward()
+                        opt.step()
+                        running_loss += loss.detach()
+                    print(running_loss / len(loader))
+            """,
         ),
         # total = total + loss.
         Invalid(
@@ -466,6 +508,16 @@ class LossKeptWithGraph(Rule):
                 "`total = total + loss` keeps each iteration's autograd graph alive, so memory grows every "
                 "step; accumulate `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            def train(model, loader, opt):
+                total = 0
+                for x in loader:
+                    loss = model(x).mean()
+                    loss.backward()
+                    opt.step()
+                    total = total + loss.detach()
+                return total
+            """,
         ),
         # Logits kept in a dict of lists; a functional loss value.
         Invalid(
@@ -490,6 +542,19 @@ class LossKeptWithGraph(Rule):
                 "memory grows every step; store `F.mse_loss(logits, y).item()` (or "
                 "`F.mse_loss(logits, y).detach()`) instead",
             ),
+            fixed="""
+            import torch.nn.functional as F
+            from collections import defaultdict
+            def train(net, loader, opt):
+                d = defaultdict(list)
+                for x, y in loader:
+                    logits = net(x)
+                    loss = F.cross_entropy(logits, y)
+                    loss.backward()
+                    opt.step()
+                    d["k"].append(logits)
+                    d["loss"].append(F.mse_loss(logits, y).detach())
+            """,
         ),
         # A history attribute in a trainer method.
         Invalid(
@@ -508,6 +573,16 @@ class LossKeptWithGraph(Rule):
                 "`self.history.append(loss)` keeps each iteration's autograd graph alive, so memory grows "
                 "every step; store `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            class Trainer:
+                def fit(self, loader):
+                    for batch in loader:
+                        self.optimizer.zero_grad()
+                        loss = self.compute_loss(batch)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.history.append(loss.detach())
+            """,
         ),
         # Lightning training_step storing its loss in an attribute (runs once per batch).
         Invalid(
@@ -526,6 +601,16 @@ class LossKeptWithGraph(Rule):
                 "`self.training_step_outputs.append(loss)` keeps each training step's autograd graph alive, "
                 "so memory grows every step; store `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            import lightning as L
+            import torch.nn.functional as F
+            class Model(L.LightningModule):
+                def training_step(self, batch, batch_idx):
+                    x, y = batch
+                    loss = F.cross_entropy(self(x), y)
+                    self.training_step_outputs.append(loss.detach())
+                    return loss
+            """,
         ),
         # Model outputs collected in an inference loop outside no_grad; .cpu() keeps the graph.
         Invalid(
@@ -583,6 +668,17 @@ class LossKeptWithGraph(Rule):
                 "`self.total += loss` keeps each training step's autograd graph alive, so memory grows every "
                 "step; accumulate `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            import torch.nn as nn
+            class Learner:
+                def __init__(self):
+                    self.crit = nn.MSELoss()
+                    self.total = 0
+                def train_step(self, x, y):
+                    loss = self.crit(self.net(x), y) * 2
+                    self.total += loss.detach()
+                    return loss
+            """,
         ),
         # Module-level script loop; scaler backward; extend with a tensor.
         Invalid(
@@ -618,6 +714,13 @@ class LossKeptWithGraph(Rule):
                 "every step; store `loss.item()` (or `loss.detach()`) instead",
             ),
             options={"step-methods": ["update"]},
+            fixed="""
+            class Algo:
+                def update(self, batch):
+                    loss = self.loss_fn(self.model(batch), batch)
+                    loss.backward()
+                    self.losses.append(loss.detach())
+            """,
         ),
         # Whatever its name, a method that does backward and an optimizer step runs once per batch.
         Invalid(
@@ -635,6 +738,15 @@ class LossKeptWithGraph(Rule):
                 '`self.history["loss"].append(loss)` keeps each training step\'s autograd graph alive, so memory '
                 "grows every step; store `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            class Agent:
+                def update(self, batch):
+                    loss = self.criterion(self.model(batch), batch)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+                    self.history["loss"].append(loss.detach())
+            """,
         ),
         # A function a data loop calls once per iteration runs once per batch.
         Invalid(
@@ -654,6 +766,17 @@ class LossKeptWithGraph(Rule):
                 "`self.batch_losses.append(loss)` keeps each training step's autograd graph alive, so memory grows "
                 "every step; store `loss.item()` (or `loss.detach()`) instead",
             ),
+            fixed="""
+            class Runner:
+                def run_batch(self, batch):
+                    loss = self.criterion(self.model(batch), batch)
+                    self.batch_losses.append(loss.detach())
+                    return loss
+                def fit(self, loader):
+                    for batch in loader:
+                        self.run_batch(batch).backward()
+                        self.optimizer.step()
+            """,
         ),
         # A running metric reset every N iterations but never backward-ed holds N graphs.
         Invalid(
@@ -677,6 +800,20 @@ class LossKeptWithGraph(Rule):
                 "so memory grows with every step in between; accumulate `F.l1_loss(out, y).item()` (or "
                 "`F.l1_loss(out, y).detach()`) instead",
             ),
+            fixed="""
+            import torch.nn.functional as F
+            def train(model, loader, opt, criterion, log_every):
+                running_l1 = 0
+                for i, (x, y) in enumerate(loader):
+                    out = model(x)
+                    loss = criterion(out, y)
+                    loss.backward()
+                    opt.step()
+                    running_l1 += F.l1_loss(out, y).detach()
+                    if i % log_every == 0:
+                        print(running_l1 / log_every)
+                        running_l1 = 0
+            """,
         ),
         # An evaluation loop outside no_grad (nothing here calls it under no_grad).
         Invalid(
@@ -697,6 +834,16 @@ class LossKeptWithGraph(Rule):
                 "`preds.append(logits)` keeps each iteration's autograd graph alive, so memory grows every step; "
                 "store `logits.detach()` instead",
             ),
+            fixed="""
+            def evaluate(model, val_loader, criterion):
+                model.eval()
+                total, preds = 0, []
+                for x, y in val_loader:
+                    logits = model(x)
+                    total += criterion(logits, y).detach()
+                    preds.append(logits)
+                return total, preds
+            """,
         ),
         # Tuple unpacking: each element of a model's output carries the graph.
         Invalid(
@@ -823,7 +970,20 @@ class LossKeptWithGraph(Rule):
                 continue
             evidence = self._evidence(code, store, fn, named)
             if evidence is not None and not (lifetime == "window" and evidence == "backward"):
-                self.report(store.node, self._message(store, evidence, loop is None, lifetime == "window"))
+                self.report(store.node, self._message(store, evidence, loop is None, lifetime == "window"),
+                            fix=self._detach_fix(store, evidence))
+
+    def _detach_fix(self, store: _Store, evidence: str) -> Fix | None:
+        """The stored value as ``value.detach()``: the same numbers, without the graph. Only
+        for a value that is surely one tensor (a backward-ed name or a loss, not a model's
+        output, which may be a tuple or a dict) stored one at a time (not ``extend``)."""
+        value = store.value
+        if evidence not in ("backward", "loss") or store.verb == "extend" \
+                or not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            return None
+        detached = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("detach")))
+        short = self.ctx.module.code_for_node(value).strip()
+        return Fix.safe(f"Store `{short}.detach()`", replace_node(self.ctx, value, detached))
 
     # where the store's iteration is, and whether the container outlives it
     def _data_loop(self, code: _Code, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -31,9 +31,11 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Finding, Severity, Span, one_line
+from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import argument_name
 from torchlint.semantic.dataflow import Flow, gradient_target
+from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.libraries import is_library
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -97,6 +99,7 @@ class _Candidate:
     inner: tuple | None  # (forward Call, its text) inside the helper, for a helper call
     function: cst.FunctionDef | None
     scope_is_body: bool  # in a function or class body, not at module level
+    body: _Body | None = None  # the body it was found in
 
 
 class EvalWithoutNoGrad(Rule):
@@ -108,6 +111,7 @@ class EvalWithoutNoGrad(Rule):
     # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
     # ... or a grad-mode choice around a call of another file's helper (``check_project``)
     requires_text = ("eval(", "train(", "no_grad", "inference_mode", "grad_enabled")
+    fixable = (UNSAFE,)
     skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
@@ -401,6 +405,13 @@ class EvalWithoutNoGrad(Rule):
             ),
             path="tests/test_models.py",
             options={"skip-tests": False},
+            fixed="""            import torch
+            @torch.no_grad()
+            def test_shapes(model):
+                model.eval()
+                out = model(torch.randn(1, 3, 224, 224))
+                assert out.shape == (1, 1000)
+            """,
         ),
         # The fixture pattern: evaluate() without no_grad.
         Invalid(
@@ -465,6 +476,17 @@ class EvalWithoutNoGrad(Rule):
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
             ),
+            fixed="""            import torch
+
+            @torch.no_grad()
+            def distill(student, teacher, loader, opt, kd_loss):
+                teacher.eval()
+                for x, y in loader:
+                    t = teacher(x).softmax(-1).detach()
+                    with torch.no_grad():
+                        s = student(x)
+                    log = kd_loss(s, t)
+            """,
         ),
         # eval() then train() then eval() again: the last eval counts.
         Invalid(
@@ -546,6 +568,19 @@ class EvalWithoutNoGrad(Rule):
                 "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
                 "`torch.inference_mode()`)",
             ),
+            fixed="""            import torch
+
+            @torch.no_grad()
+            def predict(model, x):
+                model.eval()
+                return model(x)
+
+            def evaluate(model, loader):
+                with torch.no_grad():
+                    a = [predict(model, x) for x in loader]
+                b = predict(model, loader[0])
+                return a, b
+            """,
         ),
         # eval() inside a with block dominates the code after the block; one finding per eval.
         Invalid(
@@ -726,12 +761,57 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if cand.function is not None and self._modes.only_called_with_choice(cand.function):
                 continue
+            fix = self._decorator_fix(cand)
             if self._called_only_elsewhere(cand.function):
                 deferred.append({"function": cand.function.name.value, "span": self.ctx.span(cand.forward).to_json(),
-                                 "message": one_line(self._message(cand))})
+                                 "message": one_line(self._message(cand)), "fix": fix.to_json() if fix else None})
                 continue
-            self.report(cand.forward, self._message(cand))
+            self.report(cand.forward, self._message(cand), fix=fix)
         return deferred
+
+    def _results_may_train(self, function: cst.FunctionDef) -> bool:
+        """Whether what ``function`` computes may reach a backward elsewhere: it returns a
+        value or stores one in an attribute or item, and some caller may differentiate it (a
+        caller this file does not show, a reference handed on, or a caller that runs a
+        backward itself or through its callees)."""
+        escapes = any(isinstance(n, cst.Return) and n.value is not None
+                      or isinstance(n, cst.AssignTarget) and isinstance(n.target, (cst.Attribute, cst.Subscript))
+                      for n in iter_nodes(function.body, into_scopes=False))
+        if not escapes:
+            return False
+        graph = self.ctx.semantic.loose_graph
+        if self._called_only_elsewhere(function) or any(function in graph.references(s) for s in self._model.calls):
+            return True
+        backward = self.ctx.semantic.training.closure("backward")
+        callers = graph.callers(function)
+        return not callers or any(enclosing_function(self._model, site.scope) in backward for site in callers)
+
+    def _decorator_fix(self, cand: _Candidate) -> Fix | None:
+        """``@torch.no_grad()`` right above the ``def`` of the function holding the eval and
+        the forward, where that function only evaluates: nothing in it (or in what it calls)
+        does a backward, a step or ``autograd.grad``, chooses a grad mode, wants input
+        gradients, or puts a model back in training mode (nor a constructor: what it builds
+        would lose its gradients), and what it returns or stores reaches no backward
+        (``_results_may_train``). Unsafe: its results no longer carry gradients, which code
+        this file does not show (another file, a callback) may want."""
+        function, body = cand.function, cand.body
+        if function is None or body is None or body.node is not function or function.asynchronous is not None \
+                or function.name.value == "__init__" \
+                or body.grad_exprs or body.set_grad_at is not None or body.wants_input_grad \
+                or any(isinstance(n, cst.Call) and mode_switch(n) is True for n in iter_nodes(function.body)):
+            return None
+        training = self.ctx.semantic.training
+        if function in training.closure("backward") or function in training.closure("step") \
+                or function in training.closure("fit"):
+            return None
+        if self._results_may_train(function):
+            return None
+        module_scope = self._model.scopes[self.ctx.module]
+        torch = module_scope.bindings.get("torch", ())
+        if len(torch) != 1 or torch[0].kind != "import" or torch[0].qualified != "torch":
+            return None
+        edit = insert_statement_before(self.ctx, function, "@torch.no_grad()", at=function.name)
+        return Fix.unsafe("Decorate the evaluation function with @torch.no_grad()", edit) if edit else None
 
     def _message(self, cand: _Candidate) -> str:
         e_call = cand.eval_call
@@ -800,7 +880,8 @@ class EvalWithoutNoGrad(Rule):
                     protected[key] = protected.get(key, True) and chosen
                 elif facts is None and (module := project.resolve_module(name, record)) is not None:
                     unknown_modules.add(module.path)
-        return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"])
+        return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
+                           fix=Fix.from_json(fact["fix"]) if fact["fix"] else None)
                 for record, fact in deferred
                 if record.path in unknown_modules or not protected.get((record.path, fact["function"]), False)]
 
@@ -980,7 +1061,8 @@ class EvalWithoutNoGrad(Rule):
             if chosen is None or chosen[0] in reported:
                 continue
             reported.add(chosen[0])
-            out.append(_Candidate(call, chosen[1], key, shown, inner, body.function, not isinstance(body.node, cst.Module)))
+            out.append(_Candidate(call, chosen[1], key, shown, inner, body.function, not isinstance(body.node, cst.Module),
+                                  body))
         return out
 
     def _exposed(self, body: _Body, f_index: int, key: str, shown: str, call: cst.Call) -> bool:

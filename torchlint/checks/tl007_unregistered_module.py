@@ -28,9 +28,10 @@ from typing import Iterable
 import libcst as cst
 
 from torchlint.finding import Finding, Severity
+from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.modules import (built_by, forward_code, is_module_here, pending, runs_in, self_attr_bindings,
-                                        settle)
+                                        settle, torch_nn_alias)
 from torchlint.torch_api import PARAMETER_FREE_LAYERS, has_star_kwargs, keyword_arg, tensor_factory
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
@@ -67,6 +68,7 @@ class UnregisteredModule(Rule):
     summary = "a layer or tensor kept where nn.Module does not register it (plain list/dict, requires_grad tensor, plain tensor attribute)"
     options: dict[str, Option] = {}
     requires_text = ("self.",)
+    fixable = (UNSAFE,)
 
     VALID: list[Valid | str] = [
         # The fixes: ModuleList, ModuleDict, nn.Parameter, register_buffer.
@@ -220,6 +222,17 @@ class UnregisteredModule(Rule):
             """,
             lines=(6,),
             messages=(container_message("layers", "list"),),
+            fixed="""
+            import torch.nn as nn
+            class MLP(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(16, 16) for _ in range(n)])
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = layer(x)
+                    return x
+            """,
         ),
         Invalid(
             """
@@ -233,6 +246,15 @@ class UnregisteredModule(Rule):
             """,
             lines=(6,),
             messages=(container_message("heads", "dict"),),
+            fixed="""
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.heads = nn.ModuleDict({"cls": nn.Linear(8, 10), "box": nn.Linear(8, 4)})
+                def forward(self, x):
+                    return {k: h(x) for k, h in self.heads.items()}
+            """,
         ),
         Invalid(
             """
@@ -246,6 +268,15 @@ class UnregisteredModule(Rule):
             """,
             lines=(6,),
             messages=(container_message("branches", "tuple"),),
+            fixed="""
+            from torch import nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.branches = nn.ModuleList((nn.Conv2d(3, 8, 1), nn.Conv2d(3, 8, 3, padding=1)))
+                def forward(self, x):
+                    return sum(b(x) for b in self.branches)
+            """,
         ),
         # append on a plain-list attribute, in a loop.
         Invalid(
@@ -319,6 +350,24 @@ class UnregisteredModule(Rule):
             """,
             lines=(12, 13),
             messages=(container_message("extras", "list"), container_message("stages", "list")),
+            fixed="""
+            import torch.nn as nn
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                def forward(self, x):
+                    return self.fc(x)
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.extras = nn.ModuleList([nn.Dropout(0.5), nn.BatchNorm1d(4)])
+                    self.stages = nn.ModuleList([Block() for _ in range(3)])
+                def forward(self, x):
+                    for m in self.stages + self.extras:
+                        x = m(x)
+                    return x
+            """,
         ),
         # A subclass of a same-file module; extend with layers.
         Invalid(
@@ -368,6 +417,18 @@ class UnregisteredModule(Rule):
             """,
             lines=(8, 9),
             messages=(append_message("convs"), container_message("_aux", "list")),
+            fixed="""
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.convs = []
+                    conv = nn.Conv1d(4, 4, 3)
+                    self.convs.append(conv)
+                    self._aux = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
+                def forward(self, x):
+                    return self.convs[0](x) + self._aux[0](x)
+            """,
         ),
     ]
 
@@ -423,7 +484,8 @@ class _ClassCheck:
         kinds = [_container(v) for v in values]
         if all(k is not None for k in kinds):
             if len(values) == 1 and not self.registers and self._holds_layers(values[0], attr):
-                return [pending(self.ctx, self.info, bindings[0].node, container_message(attr, kinds[0]))]
+                return [pending(self.ctx, self.info, bindings[0].node, container_message(attr, kinds[0]),
+                                self._wrap_fix(values[0], kinds[0]))]
             if all(_empty_list(v) for v in values) and not self.registers:
                 return [pending(self.ctx, self.info, call, append_message(attr)) for call in self._appends(attr)]
             return []
@@ -435,6 +497,26 @@ class _ClassCheck:
         if self._plain_tensor(value, bindings[0]) and self._used_in_forward(attr):
             return [pending(self.ctx, self.info, bindings[0].node, buffer_message(attr))]
         return []
+
+    def _wrap_fix(self, value: cst.BaseExpression, kind: str) -> Fix | None:
+        """``nn.ModuleList(<the list>)`` / ``nn.ModuleDict(<the dict>)``, where every item is
+        a layer construction (anything else would make the container raise), a dict's keys are
+        string literals, and the file imports ``torch.nn`` (or ``torch``) at its top level.
+        Unsafe: ``state_dict()`` gains the layers' keys (older checkpoints no longer load
+        strictly), and code treating the attribute as a plain list or tuple may break."""
+        items = _items(value)
+        if isinstance(value, (cst.List, cst.Tuple, cst.Dict)) and len(items) != len(value.elements):
+            return None  # a starred element or ``**mapping``
+        if isinstance(value, cst.Dict) and not all(isinstance(el.key, cst.SimpleString) for el in value.elements):
+            return None
+        if not items or isinstance(value, (cst.DictComp, cst.Call)) or not all(self._registered_layer(i) for i in items):
+            return None
+        nn = torch_nn_alias(self.model)
+        if nn is None:
+            return None
+        container = _CONTAINER_FIX[kind].removeprefix("nn.")
+        wrapped = cst.Call(func=cst.parse_expression(f"{nn}.{container}"), args=[cst.Arg(value)])
+        return Fix.unsafe(f"Wrap it in {nn}.{container}", replace_node(self.ctx, value, wrapped))
 
     def _escapes(self, attr: str) -> bool:
         """``self.<attr>`` read as a call argument or a container element (wrapped later,

@@ -23,6 +23,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity
+from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.modules import forward_owners, pending, settle
@@ -47,6 +48,7 @@ class FunctionalDropoutIgnoresEval(Rule):
     # [tool.torchlint.functional-dropout-ignores-eval]; the page's Options block is generated from this.
     options: dict[str, Option] = {}
     requires_text = ("dropout",)
+    fixable = (SAFE,)
 
     VALID: list[Valid | str] = [
         # The fix: the module's mode chooses.
@@ -158,6 +160,16 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(9,),
             messages=(message("F.dropout", "Net", "dropout"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                def forward(self, x):
+                    return self.fc(F.dropout(x, 0.5, training=self.training))
+            """,
         ),
         Invalid(
             """
@@ -169,6 +181,13 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(6,),
             messages=(message("F.dropout2d", "Net", "dropout2d"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def forward(self, x):
+                    return F.dropout2d(x, p=0.1, inplace=False, training=self.training)
+            """,
         ),
         Invalid(
             """
@@ -179,6 +198,12 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(5,),
             messages=(message("torch.nn.functional.alpha_dropout", "SelfNorm", "alpha_dropout"),),
+            fixed="""
+            import torch
+            class SelfNorm(torch.nn.Module):
+                def forward(self, x):
+                    return torch.nn.functional.alpha_dropout(torch.selu(x), 0.1, training=self.training)
+            """,
         ),
         Invalid(
             """
@@ -190,6 +215,13 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(6,),
             messages=(message("dropout", "Net", "dropout"),),
+            fixed="""
+            from torch import nn
+            from torch.nn.functional import dropout
+            class Net(nn.Module):
+                def forward(self, x):
+                    return dropout(x, 0.3, training=self.training)
+            """,
         ),
         # In a helper method forward calls.
         Invalid(
@@ -204,6 +236,15 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(6,),
             messages=(message("F.dropout", "Net", "dropout"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def _regularise(self, h):
+                    return F.dropout(h, 0.2, training=self.training)
+                def forward(self, x):
+                    return self._regularise(x)
+            """,
         ),
         # In a nested function forward calls, and a module-level helper it calls.
         Invalid(
@@ -220,6 +261,17 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(5, 9),
             messages=(message("F.dropout1d", "Net", "dropout1d"), message("F.dropout", "Net", "dropout")),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            def drop_tokens(h):
+                return F.dropout1d(h, 0.1)
+            class Net(nn.Module):
+                def forward(self, x):
+                    def block(h):
+                        return F.dropout(h, 0.2, training=self.training)
+                    return drop_tokens(block(x))
+            """,
         ),
         # A guard that is not the module's mode.
         Invalid(
@@ -237,6 +289,18 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(10,),
             messages=(message("F.dropout", "Net", "dropout"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self, use_dropout=True):
+                    super().__init__()
+                    self.use_dropout = use_dropout
+                def forward(self, x):
+                    if self.use_dropout:
+                        x = F.dropout(x, 0.5, training=self.training)
+                    return x
+            """,
         ),
         # A LightningModule, through a same-file base class.
         Invalid(
@@ -251,6 +315,15 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(8,),
             messages=(message("F.feature_alpha_dropout", "Model", "feature_alpha_dropout"),),
+            fixed="""
+            import lightning as L
+            import torch.nn.functional as F
+            class Base(L.LightningModule):
+                pass
+            class Model(Base):
+                def forward(self, x):
+                    return F.feature_alpha_dropout(x, 0.1, training=self.training)
+            """,
         ),
         # One call fixed, one not.
         Invalid(
@@ -264,6 +337,14 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(7,),
             messages=(message("F.dropout3d", "Net", "dropout3d"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def forward(self, x):
+                    x = F.dropout(x, 0.1, training=self.training)
+                    return F.dropout3d(x, 0.1, training=self.training)
+            """,
         ),
         # training=False written in one branch does not cover the other.
         Invalid(
@@ -278,6 +359,15 @@ class FunctionalDropoutIgnoresEval(Rule):
             """,
             lines=(8,),
             messages=(message("F.dropout", "Net", "dropout"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def forward(self, x, deterministic=False):
+                    if deterministic:
+                        return F.dropout(x, 0.1, training=False)
+                    return F.dropout(x, 0.1, training=self.training)
+            """,
         ),
     ]
 
@@ -296,9 +386,21 @@ class FunctionalDropoutIgnoresEval(Rule):
             info = owners.get(enclosing_function(model, site.scope))
             if info is None or _mode_guarded(self.ctx, model, call):
                 continue
-            found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function)))
+            found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function),
+                                 self._fix(model, site, info)))
         if found:
             self.ctx.facts[self.code] = {"pending": found}
+
+    def _fix(self, model, site, info) -> Fix | None:
+        """``training=<self>.training`` appended to the call's arguments, where the call runs
+        in a method of the module itself (so ``self`` is the module) and passes no ``*args``."""
+        call = site.node
+        function = enclosing_function(model, site.scope)
+        name = model.self_name(function) if isinstance(function, cst.FunctionDef) else None
+        if name is None or model.class_of(call) is not info or not call.args or any(a.star for a in call.args):
+            return None
+        last = call.args[-1].value
+        return Fix.safe(f"Pass training={name}.training", insert_after(self.ctx, last, f", training={name}.training"))
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:

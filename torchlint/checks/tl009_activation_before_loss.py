@@ -27,6 +27,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity, Span
+from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.modules import class_key, self_attr_bindings
 from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg,
@@ -60,6 +61,7 @@ class ActivationBeforeLoss(Rule):
     options: dict[str, Option] = {}
     requires_text = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit", "cross_entropy", "CrossEntropy", "nll_loss",
                      "NLLLoss", "with_logits", "WithLogits")
+    fixable = (UNSAFE,)
 
     VALID: list[Valid | str] = [
         # The fix: logits to the loss, probabilities for the metrics.
@@ -185,6 +187,13 @@ class ActivationBeforeLoss(Rule):
             """,
             lines=(6,),
             messages=(message("Softmax output", "criterion", "cross_entropy", "softmax"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss()
+            def step(h, y):
+                return criterion(h, y)
+            """,
         ),
         Invalid(
             """
@@ -195,6 +204,12 @@ class ActivationBeforeLoss(Rule):
             """,
             lines=(5,),
             messages=(message("Softmax output", "loss_fn", "nll", "softmax"),),
+            fixed="""
+            import torch.nn as nn
+            def step(h, y):
+                loss_fn = nn.NLLLoss()
+                return loss_fn(h.log_softmax(dim=1), y)
+            """,
         ),
         Invalid(
             """
@@ -205,6 +220,12 @@ class ActivationBeforeLoss(Rule):
             """,
             lines=(5,),
             messages=(message("Sigmoid output", "nn.BCEWithLogitsLoss", "bce_logits", "sigmoid"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            def step(h, y):
+                return nn.BCEWithLogitsLoss()(h, y)
+            """,
         ),
         # A model whose forward ends in softmax, trained with CrossEntropyLoss.
         Invalid(
@@ -287,6 +308,11 @@ class ActivationBeforeLoss(Rule):
             """,
             lines=(4,),
             messages=(message("Softmax output", "F.nll_loss", "nll", "softmax"),),
+            fixed="""
+            from torch.nn import functional as F
+            def step(h, y):
+                return F.nll_loss(input=F.log_softmax(h, 1), target=y)
+            """,
         ),
         # Through a subclass that inherits the softmax forward.
         Invalid(
@@ -330,7 +356,8 @@ class ActivationBeforeLoss(Rule):
             direct = _activation(self.ctx, model, arg.value)
             if direct is not None:
                 if (wants, direct) in _BAD:
-                    self.report(arg.value, message(f"{direct.capitalize()} output", written, wants, direct))
+                    self.report(arg.value, message(f"{direct.capitalize()} output", written, wants, direct),
+                                fix=self._fix(model, arg.value, wants))
                 continue
             produced = _model_of(self.ctx, model, arg.value)
             if produced is None:
@@ -344,6 +371,21 @@ class ActivationBeforeLoss(Rule):
         facts = {key: value for key, value in (("ends", ends), ("uses", uses)) if value}
         if facts:
             self.ctx.facts[self.code] = facts
+
+    def _fix(self, model, activated: cst.BaseExpression, wants: str) -> Fix | None:
+        """For an activation call written in the loss's argument (not through a name, which
+        other code may read): its input instead (the logits), or for ``NLLLoss`` its
+        ``log_softmax`` form. Unsafe: the loss's value changes, as the author may not expect."""
+        found = _activation_call(model, activated)
+        if found is None:
+            return None
+        form, logits = found
+        if wants != "nll":
+            return Fix.unsafe("Pass the logits to the loss", replace_node(self.ctx, activated, logits))
+        renamed = _log_softmax(form, activated)
+        if renamed is None:
+            return None
+        return Fix.unsafe("Use log_softmax instead of softmax", replace_node(self.ctx, activated, renamed))
 
     def _loss(self, call: cst.Call) -> tuple[str, str] | None:
         """(what the loss wants, the loss as written) if ``call`` computes such a loss."""
@@ -443,6 +485,37 @@ def _activation(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> str | N
         value = _single_value(model, func)  # self.act(h) with self.act = nn.Softmax(1)
         if isinstance(value, cst.Call):
             return activation_layer(model.qualified_name(value.func))
+    return None
+
+
+def _activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+    """(``"function"``/``"method"``/``"layer"``, the activation's input) for an activation
+    applied right here: ``F.softmax(h, dim=1)``, ``h.softmax(1)``, ``nn.Softmax(1)(h)``."""
+    if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+        return None
+    func = expr.func
+    positional = [a for a in expr.args if a.keyword is None]
+    if activation_function(model.qualified_name(func)) is not None:
+        first = positional[0] if positional else keyword_arg(expr, "input")
+        return ("function", first.value) if first is not None else None
+    if isinstance(func, cst.Call) and activation_layer(model.qualified_name(func.func)) is not None:
+        return ("layer", expr.args[0].value) if len(expr.args) == 1 and positional else None
+    if isinstance(func, cst.Attribute) and not model.is_imported(func) and activation_method(func.attr.value):
+        return "method", func.value
+    return None
+
+
+def _log_softmax(form: str, call: cst.Call) -> cst.Call | None:
+    """``call`` (a softmax) as its ``log_softmax`` form: ``F.log_softmax``, ``h.log_softmax``,
+    ``nn.LogSoftmax``; None for a bare imported ``softmax`` (its log form is not imported)."""
+    if form == "layer":
+        layer = call.func.func
+        if isinstance(layer, cst.Attribute) and layer.attr.value == "Softmax":
+            return call.with_changes(func=call.func.with_changes(func=layer.with_changes(attr=cst.Name("LogSoftmax"))))
+        return None
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "softmax":
+        return call.with_changes(func=func.with_changes(attr=cst.Name("log_softmax")))
     return None
 
 

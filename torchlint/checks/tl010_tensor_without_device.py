@@ -27,6 +27,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity
+from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.modules import forward_owners, is_parameter, pending, self_attr_bindings, settle
@@ -73,6 +74,7 @@ class TensorWithoutDevice(Rule):
     }
     skips_test_files = True
     requires_text = ("torch",)
+    fixable = (SAFE,)
 
     VALID: list[Valid | str] = [
         # The fixes: device= from the input, x.new_zeros, a registered buffer.
@@ -188,6 +190,13 @@ class TensorWithoutDevice(Rule):
             """,
             lines=(6,),
             messages=(message("torch.zeros", "Net", "x", "zeros"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return x + torch.zeros(x.size(0), 4, device=x.device)
+            """,
         ),
         # Through a local name and a dtype-only chain.
         Invalid(
@@ -201,6 +210,14 @@ class TensorWithoutDevice(Rule):
             """,
             lines=(6,),
             messages=(message("torch.arange", "PositionalEncoding", "x", "arange"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class PositionalEncoding(nn.Module):
+                def forward(self, x):
+                    pos = torch.arange(x.size(1), device=x.device).float().unsqueeze(0)
+                    return x + pos
+            """,
         ),
         # torch.cat with the input, a list literal passed to torch.tensor.
         Invalid(
@@ -214,6 +231,14 @@ class TensorWithoutDevice(Rule):
             """,
             lines=(6,),
             messages=(message("torch.tensor", "Net", "x", "tensor"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    cls = torch.tensor([[1.0, 0.0]], device=x.device)
+                    return torch.cat([x, cls.expand(x.size(0), 2)], dim=1)
+            """,
         ),
         # A causal mask meeting the scores through masked_fill.
         Invalid(
@@ -261,6 +286,15 @@ class TensorWithoutDevice(Rule):
             """,
             lines=(6,),
             messages=(message("torch.rand", "Net", "h", "rand"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def _noise(self, h):
+                    return h + torch.rand(h.shape, device=h.device)
+                def forward(self, x):
+                    return self._noise(x)
+            """,
         ),
         # An identity matrix through torch.matmul; an aliased import.
         Invalid(
@@ -273,6 +307,13 @@ class TensorWithoutDevice(Rule):
             """,
             lines=(6,),
             messages=(message("T.eye", "Net", "x", "eye"),),
+            fixed="""
+            import torch as T
+            from torch import nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return T.matmul(x, T.eye(x.size(-1), device=x.device))
+            """,
         ),
         # The output of a layer; torch.full.
         Invalid(
@@ -319,6 +360,15 @@ class TensorWithoutDevice(Rule):
             """,
             lines=(6, 7),
             messages=(message("torch.linspace", "Net", "x", "linspace"), message("torch.randint", "Net", "t", "randint")),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x, t):
+                    steps = torch.linspace(0, 1, 10, device=x.device)
+                    noise = torch.randint(0, 2, (10,), device=t.device)
+                    return x * steps + t * noise
+            """,
         ),
     ]
 
@@ -342,13 +392,28 @@ class TensorWithoutDevice(Rule):
             other = _Devices(self.ctx, model, info).meets(call)
             if other is not None:
                 written = dotted_name(call.func) or factory
-                found.append(pending(self.ctx, info, call, message(written, info.name, other, factory)))
+                found.append(pending(self.ctx, info, call, message(written, info.name, other, factory),
+                                     _device_fix(self.ctx, model, site, other)))
         if found:
             self.ctx.facts[self.code] = {"pending": found}
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
         return settle(cls, project)
+
+
+def _device_fix(ctx, model, site, other: str) -> Fix | None:
+    """``device=<other>.device`` appended to the factory's arguments, where ``other`` (what
+    the tensor meets) is a parameter of the function making the tensor that is never rebound
+    there: bound, and on the same device, wherever the factory runs."""
+    call = site.node
+    scope = site.scope.function()
+    function = scope.node if scope is not None else None
+    bindings = scope.bindings.get(other, []) if scope is not None else []
+    if not isinstance(function, cst.FunctionDef) or len(bindings) != 1 or bindings[0].kind != "param" \
+            or bindings[0].node in (function.params.star_arg, function.params.star_kwarg) or not call.args:
+        return None
+    return Fix.safe(f"Create it on {other}.device", insert_after(ctx, call.args[-1].value, f", device={other}.device"))
 
 
 def _scalar(call: cst.Call, factory: str) -> bool:

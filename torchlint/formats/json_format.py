@@ -3,9 +3,11 @@
 Keys (stable): rule, name, severity, path, line, column, end_line, end_column, message,
 url (the rule's page), fingerprint (the stable fingerprint baselines use,
 ``torchlint.fingerprint``: the same finding keeps it when lines are added above it), and
-``confirmed`` when the shape trace confirmed a finding, and ``cell`` for a finding in a
+``confirmed`` when the shape trace confirmed a finding, ``cell`` for a finding in a
 notebook (its cell, counted among all cells from 1; ``line``/``end_line`` are then lines of
-that cell). ``rule`` is the key
+that cell), and ``fix`` when the finding has one: ``{"title", "applicability": "safe" |
+"unsafe", "edits": [{"line", "column", "end_line", "end_column", "content"}]}`` (positions
+as the finding's; an empty range inserts). ``rule`` is the key
 ``torchlint rules --format json`` uses for the code too. ``path`` is escaped as in the text
 formats (``torchlint.finding.escape_path``: a backslash doubled, a byte of a name that is not
 UTF-8 as ``\\xNN``, a control character as ``\\n`` or ``\\xNN``), so every path can be
@@ -34,6 +36,9 @@ def _objects(report) -> list[dict]:
         data["path"] = escape_path(data["path"])
         data["url"] = rule_url(f.rule, f.name)
         data["fingerprint"] = fingerprint
+        if f.fix is not None:
+            data["fix"] = {"title": f.fix.title, "applicability": f.fix.applicability, "edits": [
+                dict(zip(("line", "column", "end_line", "end_column", "content"), e.to_json())) for e in f.fix.edits]}
         out.append(data)
     return out
 

@@ -8,6 +8,8 @@ computed exactly as GitHub's upload computes it (``torchlint.formats.linehash``)
 ``torchlint/v1``, the stable fingerprint that baselines and ``--format json`` use. Files that could not be parsed are TL000 results and also tool execution
 notifications; internal rule errors are notifications and make the execution unsuccessful.
 Columns count Unicode code points (``columnKind``), 1-based, end column exclusive.
+A finding with a fix carries it in ``fixes`` (``artifactChanges``/``replacements``, and its
+applicability, safe or unsafe, in the fix's ``properties``).
 Artifact URIs percent-encode the path's raw bytes (a file name that is not UTF-8 keeps every
 byte); paths inside message texts are escaped as in the text formats.
 """
@@ -127,6 +129,22 @@ def _location(f: Finding) -> dict:
     return {"physicalLocation": {"artifactLocation": _artifact(f.path), "region": _region(f)}}
 
 
+def _fix(f: Finding) -> dict:
+    """The finding's fix as a SARIF ``fix``: one artifact change whose replacements are the
+    fix's edits (an empty region inserts), its applicability in ``properties``."""
+    fix = f.fix
+    replacements = [{
+        "deletedRegion": {"startLine": e.span.line, "startColumn": e.span.column,
+                          "endLine": e.span.end_line, "endColumn": e.span.end_column},
+        "insertedContent": {"text": e.content},
+    } for e in fix.edits]
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [{"artifactLocation": _artifact(f.path), "replacements": replacements}],
+        "properties": {"applicability": fix.applicability},
+    }
+
+
 def build(report) -> dict:
     result = report.result
     findings: list[Finding] = result.findings
@@ -157,6 +175,8 @@ def build(report) -> dict:
             properties["cell"] = cell
         if properties:
             item["properties"] = properties
+        if f.fix is not None:
+            item["fixes"] = [_fix(f)]
         results.append(item)
 
     notifications = []

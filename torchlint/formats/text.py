@@ -15,14 +15,34 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{RESET}" if color else text
 
 
-def headline(f: Finding, color: bool = False) -> str:
+def headline(f: Finding, color: bool = False, fixable: bool = False) -> str:
+    """``path:line:col: CODE [name] message``, with ``[*]`` after the code when ``--fix``
+    would fix the finding (``fixable``), as ruff marks it."""
     sev = RED if f.severity is Severity.ERROR else YELLOW
     cell, line, _ = place(f)
     where = f"{line}:{f.column}" if cell is None else f"cell {cell}:line {line}:{f.column}"
     loc = _paint(f"{escape_path(f.path)}:{where}:", BOLD, color)
     code = _paint(f.rule, BOLD + sev, color)
+    mark = " [*]" if fixable else ""
     confirmed = " (confirmed by trace)" if f.confirmed else ""
-    return f"{loc} {code} [{f.name}] {escape_text(f.message)}{confirmed}"
+    return f"{loc} {code}{mark} [{f.name}] {escape_text(f.message)}{confirmed}"
+
+
+def fixable_note(report) -> str | None:
+    """"[*] N fixable with --fix (M more with --unsafe-fixes)" under the summary ("M fixable
+    with --fix --unsafe-fixes" when only unsafe fixes apply), or None."""
+    settings, findings = report.settings, report.result.findings
+    safe = sum(1 for f in findings if settings.applies_fix(f))
+    unsafe = sum(1 for f in findings if settings.applies_fix(f, unsafe=True)) - safe
+    if not safe:
+        return f"{unsafe} fixable with --fix --unsafe-fixes" if unsafe else None
+    more = f" ({unsafe} more with --unsafe-fixes)" if unsafe else ""
+    return f"[*] {safe} fixable with --fix{more}"
+
+
+def _summary_lines(report) -> list[str]:
+    note = fixable_note(report)
+    return [summary(report.result.findings, len(report.result.files)), *([note] if note else [])]
 
 
 def summary(findings: list[Finding], files: int | None = None) -> str:
@@ -97,16 +117,17 @@ def render_full(report) -> str:
     lines_of = file_lines(report.cwd)
     blocks = []
     for f in report.result.findings:
-        blocks.append(headline(f, report.color) + "\n" + frame(f, lines_of(f.path), report.color) + "\n")
+        blocks.append(headline(f, report.color, report.settings.applies_fix(f)) + "\n"
+                      + frame(f, lines_of(f.path), report.color) + "\n")
     if not report.quiet:
-        blocks.append(summary(report.result.findings, len(report.result.files)))
+        blocks.append("\n".join(_summary_lines(report)))
     return "\n".join(blocks) + ("\n" if blocks else "")
 
 
 def render_concise(report) -> str:
-    lines = [headline(f, report.color) for f in report.result.findings]
+    lines = [headline(f, report.color, report.settings.applies_fix(f)) for f in report.result.findings]
     if not report.quiet:
-        lines.append(summary(report.result.findings, len(report.result.files)))
+        lines.extend(_summary_lines(report))
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -18,6 +18,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name
 from torchlint.finding import Finding, Span
+from torchlint.fixes import Fix
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
 from torchlint.semantic.libraries import is_lightning
@@ -228,9 +229,11 @@ def class_key(info: "ClassInfo") -> str:
     return index_name(info.scope)
 
 
-def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str) -> list:
-    """A finding at ``node`` that holds if ``info`` is an ``nn.Module``: JSON for the facts."""
-    return [class_key(info), Span.of_range(ctx.position(node)).to_json(), message]
+def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str, fix: "Fix | None" = None) -> list:
+    """A finding at ``node`` (with ``fix``) that holds if ``info`` is an ``nn.Module``: JSON
+    for the facts."""
+    found = [class_key(info), Span.of_range(ctx.position(node)).to_json(), message]
+    return found + [fix.to_json()] if fix is not None else found
 
 
 def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
@@ -240,7 +243,20 @@ def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
         facts = record.facts.get(rule.code)
         if not facts:
             continue
-        for qual, span, message in facts.get("pending", ()):
+        for qual, span, message, *fix in facts.get("pending", ()):
             name = f"{record.module_name}.{qual}" if record.module_name else qual
             if project.is_nn_module(name):
-                yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual})
+                yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual},
+                                 fix=Fix.from_json(fix[0]) if fix else None)
+
+
+def torch_nn_alias(model: "SemanticModel") -> str | None:
+    """How code anywhere in the file can name ``torch.nn``: a top-level ``import torch.nn as
+    nn`` / ``from torch import nn`` (its name), else a top-level ``import torch``
+    (``torch.nn``); None without either (a fix that needs ``torch.nn`` then adds nothing)."""
+    imports = {key: b.qualified for key, found in model.scopes[model.ctx.module].bindings.items() for b in found
+               if b.kind == "import" and len(found) == 1}
+    for name, qualified in sorted(imports.items()):
+        if qualified == "torch.nn" and "." not in name:
+            return name
+    return "torch.nn" if imports.get("torch") == "torch" else None

@@ -1,0 +1,283 @@
+"""Autofix: ``--fix``, ``--unsafe-fixes``, ``--diff``, ``--fix-only``, the configuration keys,
+the fix loop (``run.fix_files``), edits (``torchlint.fixes``) and how fixes are reported."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from torchlint.finding import Finding, Severity, Span
+from torchlint.fixes import Edit, Fix, apply_fixes, unified_diff
+
+# TL008 (a safe fix) and TL009 (an unsafe one).
+CODE = """\
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        return F.dropout(x, 0.5)  # keep this comment
+
+
+def step(h, y):
+    return F.cross_entropy(F.softmax(h, dim=1), y)
+"""
+SAFE_FIXED = CODE.replace("F.dropout(x, 0.5)", "F.dropout(x, 0.5, training=self.training)")
+ALL_FIXED = SAFE_FIXED.replace("F.cross_entropy(F.softmax(h, dim=1), y)", "F.cross_entropy(h, y)")
+SELECT = ("--select", "TL008,TL009", "--no-cache")
+
+
+def test_fix_applies_safe_fixes_only_and_says_what_is_left(project, run):
+    path = project.write("model.py", CODE)
+    code, out, err = run("check", *SELECT, "--fix", "--format", "concise", ".")
+    assert path.read_text() == SAFE_FIXED
+    assert code == 1  # the unsafe fix's finding remains
+    assert "torchlint: 1 fixed, 1 remaining (1 fixable with --unsafe-fixes)" in err
+    assert "model.py:11:28: TL009 [activation-before-loss]" in out  # no [*]: --fix does not apply it
+    assert "TL008" not in out
+
+
+def test_unsafe_fixes_apply_both(project, run):
+    path = project.write("model.py", CODE)
+    code, out, err = run("check", *SELECT, "--fix", "--unsafe-fixes", ".")
+    assert path.read_text() == ALL_FIXED
+    assert code == 0
+    assert "torchlint: 2 fixed, 0 remaining" in err
+
+
+def test_text_formats_mark_what_fix_would_fix(project, run):
+    project.write("model.py", CODE)
+    code, out, _ = run("check", *SELECT, "--format", "concise", ".")
+    assert code == 1
+    assert "model.py:7:16: TL008 [*] [functional-dropout-ignores-eval]" in out
+    assert "TL009 [activation-before-loss]" in out
+    assert out.rstrip().endswith("[*] 1 fixable with --fix (1 more with --unsafe-fixes)")
+    _, out, _ = run("check", *SELECT, "--unsafe-fixes", "--format", "concise", ".")
+    assert "TL009 [*] [activation-before-loss]" in out
+    assert out.rstrip().endswith("[*] 2 fixable with --fix")
+    _, out, _ = run("check", "--select", "TL009", "--no-cache", "--format", "concise", ".")
+    assert out.rstrip().endswith("Checked 1 file.\n1 fixable with --fix --unsafe-fixes")
+
+
+def test_fix_only_reports_nothing_and_exits_0(project, run):
+    path = project.write("model.py", CODE)
+    code, out, err = run("check", *SELECT, "--fix-only", ".")
+    assert (code, out) == (0, "")
+    assert path.read_text() == SAFE_FIXED
+    assert "1 fixed, 1 remaining" in err
+
+
+def test_diff_writes_nothing_and_applies_with_git_and_patch(project, run, tmp_path):
+    path = project.write("pkg/model.py", CODE)
+    code, out, err = run("check", *SELECT, "--diff", "--unsafe-fixes", ".")
+    assert code == 1 and path.read_text() == CODE
+    assert out.startswith("--- a/pkg/model.py\n+++ b/pkg/model.py\n")
+    assert "2 would be fixed, 0 remaining" in err
+    (tmp_path / "fix.diff").write_text(out)
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+        subprocess.run(["git", "apply", "--check", "fix.diff"], cwd=tmp_path, check=True)
+    if shutil.which("patch"):
+        subprocess.run(["patch", "-p1", "-s", "-i", "fix.diff"], cwd=tmp_path, check=True)
+        assert path.read_text() == ALL_FIXED
+        assert run("check", *SELECT, "--diff", "--unsafe-fixes", ".")[:2] == (0, "")  # nothing left to fix
+
+
+def test_diff_of_nothing_exits_0(project, run):
+    project.write("model.py", "import torch\n")
+    assert run("check", *SELECT, "--diff", ".")[:2] == (0, "")
+
+
+def test_crlf_and_mode_are_kept(project, run):
+    path = project.write("model.py", CODE.replace("\n", "\r\n").encode())
+    os.chmod(path, 0o640)
+    assert run("check", *SELECT, "--fix", "--unsafe-fixes", ".")[0] == 0
+    assert path.read_bytes() == ALL_FIXED.replace("\n", "\r\n").encode()
+    assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+def test_suppressed_findings_are_not_fixed(project, run):
+    code = CODE.replace("# keep this comment", "# noqa: TL008")
+    path = project.write("model.py", code)
+    run("check", *SELECT, "--fix", ".")
+    assert path.read_text() == code
+
+
+def test_findings_the_baseline_hides_are_not_fixed(project, run):
+    path = project.write("model.py", CODE)
+    assert run("check", *SELECT, "--write-baseline", "baseline.json", ".")[0] == 0
+    code, _, err = run("check", *SELECT, "--baseline", "baseline.json", "--fix", "--unsafe-fixes", ".")
+    assert code == 0 and path.read_text() == CODE
+    assert "0 fixed, 0 remaining" in err
+
+
+def test_configuration_keys(project, run):
+    project.write("pyproject.toml", '[tool.torchlint]\nfix = true\nunsafe-fixes = true\nunfixable = ["TL008"]\n')
+    path = project.write("model.py", CODE)
+    run("check", *SELECT, ".")
+    assert path.read_text() == CODE.replace("F.cross_entropy(F.softmax(h, dim=1), y)", "F.cross_entropy(h, y)")
+    path.write_text(CODE)
+    run("check", *SELECT, "--no-fix", ".")
+    assert path.read_text() == CODE
+    assert run("check", *SELECT, "--show-files", ".")[:2] == (0, "model.py\n")  # fix = true does not get in the way
+    assert run("check", *SELECT, "--add-noqa", ".")[0] == 0 and "# noqa: TL008" in path.read_text()
+    project.write("pyproject.toml", '[tool.torchlint]\nfixable = "TL008"\n')
+    code, _, err = run("check", *SELECT, "--fix", ".")
+    assert code == 2 and "fixable" in err and "Traceback" not in err
+    project.write("pyproject.toml", '[tool.torchlint]\nfix = "yes"\n')
+    code, _, err = run("check", *SELECT, ".")
+    assert code == 2 and "fix" in err
+
+
+def test_fix_cannot_go_with_add_noqa(project, run):
+    project.write("model.py", CODE)
+    code, _, err = run("check", "--fix", "--add-noqa", ".")
+    assert code == 2 and "--fix cannot be used with --add-noqa" in err
+    code, _, err = run("check", "--diff", "--trace", ".")  # the trace would import the unfixed code
+    assert code == 2 and "--diff cannot be used with --trace" in err
+
+
+def test_json_and_sarif_carry_the_fix(project, run):
+    project.write("model.py", CODE)
+    _, out, _ = run("check", *SELECT, "--format", "json", ".")
+    fixes = [f.get("fix") for f in json.loads(out)]
+    assert fixes[0] == {"title": "Pass training=self.training", "applicability": "safe", "edits": [
+        {"line": 7, "column": 32, "end_line": 7, "end_column": 32, "content": ", training=self.training"}]}
+    assert fixes[1]["applicability"] == "unsafe"
+    _, out, _ = run("check", *SELECT, "--format", "sarif", ".")
+    result = json.loads(out)["runs"][0]["results"][0]
+    change = result["fixes"][0]["artifactChanges"][0]
+    assert change["artifactLocation"]["uri"] == "model.py"
+    assert change["replacements"] == [{"deletedRegion": {"startLine": 7, "startColumn": 32, "endLine": 7, "endColumn": 32},
+                                       "insertedContent": {"text": ", training=self.training"}}]
+    assert result["fixes"][0]["properties"] == {"applicability": "safe"}
+
+
+def test_the_fix_survives_the_cache(project, run):
+    path = project.write("model.py", CODE)
+    assert run("check", "--select", "TL008,TL009", ".")[0] == 1  # fills the cache
+    _, out, _ = run("check", "--select", "TL008,TL009", "--format", "json", ".")
+    assert json.loads(out)[0]["fix"]["title"] == "Pass training=self.training"
+    assert run("check", "--select", "TL008,TL009", "--fix", "--unsafe-fixes", ".")[0] == 0
+    assert path.read_text() == ALL_FIXED
+
+
+def test_rules_shows_a_fix_column(run):
+    _, out, _ = run("rules")
+    assert out.splitlines()[0].split()[:5] == ["Code", "Name", "Default", "Severity", "Fix"]
+    assert [line.split()[4] for line in out.splitlines() if line.startswith(("TL008", "TL009", "TL005"))] == \
+        ["-", "safe", "unsafe"]
+    _, out, _ = run("rules", "--format", "json")
+    assert {r["rule"]: r["fixable"] for r in json.loads(out)}["TL009"] == ["unsafe"]
+
+
+# -- the fix loop ------------------------------------------------------------------------
+
+def _finding(path: str, fix: Fix) -> Finding:
+    return Finding("TL008", "functional-dropout-ignores-eval", Severity.WARNING, path, 1, 1, 1, 2, "m", fix=fix)
+
+
+def _run_loop(tmp_path: Path, monkeypatch, text: str, fix: Fix):
+    """``fix_files`` on one file whose every lint reports one finding with ``fix``."""
+    from torchlint import run as run_layer
+    from torchlint.files import SourceFile
+    from torchlint.testing import make_settings
+
+    path = tmp_path / "m.py"
+    path.write_text(text)
+    monkeypatch.setattr(run_layer, "lint_files", lambda *a, **k: run_layer.RunResult([_finding("m.py", fix)], [], ["m.py"]))
+    files = [SourceFile(path, "m.py")]
+    return run_layer.fix_files(files, make_settings(), tmp_path, applies=lambda f: True)
+
+
+def test_a_fix_that_keeps_coming_back_is_reported(tmp_path, monkeypatch):
+    fix = Fix.safe("add a line", Edit(Span(1, 1, 1, 1), "pass\n"))
+    outcome = _run_loop(tmp_path, monkeypatch, "x = 1\n", fix)
+    assert [p for p, _ in outcome.problems] == ["m.py"]
+    assert "after 10 passes" in outcome.problems[0][1]
+    assert outcome.changed["m.py"] == (b"x = 1\n", b"pass\n" * 10 + b"x = 1\n")
+
+
+def test_a_fix_that_breaks_the_code_is_not_kept(tmp_path, monkeypatch):
+    fix = Fix.safe("break it", Edit(Span(1, 1, 1, 1), "def ("))
+    outcome = _run_loop(tmp_path, monkeypatch, "x = 1\n", fix)
+    assert outcome.changed == {} and "does not parse" in outcome.problems[0][1]
+
+
+def test_a_file_changed_on_disk_is_not_written(project, run, monkeypatch):
+    from torchlint import cli
+
+    path = project.write("model.py", CODE)
+    real = cli.report_fixes
+
+    def meddle(outcome, files, settings, args):
+        path.write_text(CODE + "# edited meanwhile\n")
+        return real(outcome, files, settings, args)
+
+    monkeypatch.setattr(cli, "report_fixes", meddle)
+    code, _, err = run("check", *SELECT, "--fix", ".")
+    assert code == 2 and "changed on disk" in err
+    assert path.read_text() == CODE + "# edited meanwhile\n"
+
+
+# -- edits -------------------------------------------------------------------------------
+
+def test_overlapping_fixes_wait_for_the_next_pass_and_equal_ones_count_once():
+    a = Fix.safe("a", Edit(Span(1, 1, 1, 2), "X"))
+    b = Fix.safe("b", Edit(Span(1, 1, 1, 3), "Y"))
+    c = Fix.safe("c", Edit(Span(2, 1, 2, 1), "Z"))
+    text, applied = apply_fixes("abc\nde\n", [a, b, c, Fix.safe("a", Edit(Span(1, 1, 1, 2), "X"))])
+    assert text == "Xbc\nZde\n"
+    assert applied == [a, c, a]
+
+
+def test_fix_json_round_trip_and_validation():
+    fix = Fix.unsafe("t", Edit(Span(1, 2, 3, 4), "new"))
+    assert Fix.from_json(fix.to_json()) == fix and Fix.valid_json(fix.to_json())
+    assert not Fix.valid_json({"title": "t", "applicability": "maybe", "edits": []})
+    assert not Fix.valid_json({"title": "t", "applicability": "safe", "edits": [[0, 1, 1, 1, "x"]]})
+
+
+def test_unified_diff_marks_a_missing_last_newline():
+    diff = unified_diff("m.py", "a = 1\nb = 2", "a = 1\nb = 3")
+    assert diff.endswith("-b = 2\n\\ No newline at end of file\n+b = 3\n\\ No newline at end of file\n")
+
+
+def test_an_inserted_line_takes_the_files_line_ending(project, run):
+    loop = ("import torch\n\n\ndef train(model, loader, loss_fn):\n"
+            "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "    for x, y in loader:\n        loss = loss_fn(model(x), y)\n        loss.backward()\n"
+            "        optimizer.step()\n")
+    path = project.write("train.py", loop.replace("\n", "\r\n").encode())
+    assert run("check", "--select", "TL001", "--no-cache", "--fix", "--unsafe-fixes", ".")[0] == 0
+    fixed = loop.replace("    for x, y in loader:\n", "    for x, y in loader:\n        optimizer.zero_grad()\n")
+    assert path.read_bytes() == fixed.replace("\n", "\r\n").encode()
+
+
+def test_standard_input_is_not_fixed(project, run, monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
+    code, _, err = run("check", "--fix", "-")
+    assert code == 2 and "--fix cannot be used with - (standard input)" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
+    code, out, _ = run("check", *SELECT, "--format", "concise", "-")  # nothing marked fixable: --fix refuses it
+    assert code == 1 and "[*]" not in out and "fixable" not in out
+
+
+def test_a_notebooks_findings_carry_no_fix_and_it_is_not_changed(project, run):
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+            "source": CODE.splitlines(keepends=True)}
+    text = json.dumps({"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
+                       "metadata": {"language_info": {"name": "python"}}}, indent=1)
+    path = project.write("model.ipynb", text)
+    _, out, _ = run("check", *SELECT, "--format", "json", ".")
+    found = json.loads(out)
+    assert [f["rule"] for f in found] == ["TL008", "TL009"] and not any("fix" in f for f in found)
+    assert run("check", *SELECT, "--fix", "--unsafe-fixes", ".")[0] == 1
+    assert path.read_text() == text
