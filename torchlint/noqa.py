@@ -25,19 +25,22 @@ from typing import TYPE_CHECKING, Iterable, Iterator
 
 if TYPE_CHECKING:
     from torchlint.finding import Finding
+    from torchlint.fixes import Fix
     from torchlint.project import FileRecord
 
 
 @dataclass(frozen=True)
 class Directive:
-    """A line-level noqa comment: where it is, what it names (None: every rule) and the lines
-    it covers (its own and those mapped to it)."""
+    """A line-level noqa comment: where it is, what it names (None: every rule), the lines
+    it covers (its own and those mapped to it), and its line's text (what TL901's fix edits:
+    ``unused_fix``)."""
 
     line: int
     column: int  # 1-based, of the directive's ``#``
     length: int  # characters from its ``#`` to the end of its last code
     codes: tuple[str, ...] | None  # upper-case codes as resolved (names turned into codes)
     covers: tuple[int, ...]
+    text: str  # the line the directive is on, without its line break
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,8 @@ class Suppressions:
         return {
             "lines": {str(k): (sorted(v) if v is not None else None) for k, v in self.lines.items()},
             "file": self.file if self.file is False else (sorted(self.file) if self.file is not None else None),
-            "directives": [[d.line, d.column, d.length, list(d.codes) if d.codes is not None else None, list(d.covers)]
-                           for d in self.directives],
+            "directives": [[d.line, d.column, d.length, list(d.codes) if d.codes is not None else None, list(d.covers),
+                            d.text] for d in self.directives],
             "problems": [[p.line, p.column, p.length, p.message] for p in self.problems],
         }
 
@@ -87,8 +90,8 @@ class Suppressions:
     def from_json(cls, data: dict) -> "Suppressions":
         lines = {int(k): (frozenset(v) if v is not None else None) for k, v in data["lines"].items()}
         f = data["file"]
-        directives = [Directive(line, column, length, tuple(codes) if codes is not None else None, tuple(covers))
-                      for line, column, length, codes, covers in data.get("directives", ())]
+        directives = [Directive(line, column, length, tuple(codes) if codes is not None else None, tuple(covers), text)
+                      for line, column, length, codes, covers, text in data.get("directives", ())]
         problems = [Problem(*p) for p in data.get("problems", ())]
         return cls(lines, f if f is False else (frozenset(f) if f is not None else None), directives, problems)
 
@@ -120,7 +123,8 @@ def _shown(text: str) -> str:
 class Parsed:
     """One comment's directive: ``codes`` None means every rule; ``valid`` False means it
     silences nothing. ``end`` is the offset in the comment just past the last code (where
-    ``--add-noqa`` appends), ``file`` whether it is a ``# torchlint: noqa``."""
+    ``--add-noqa`` appends), ``file`` whether it is a ``# torchlint: noqa``; ``words`` the
+    codes as written (``missing-zero-grad``, ``tl001``), one for each of ``codes``."""
 
     start: int
     valid: bool
@@ -128,6 +132,7 @@ class Parsed:
     end: int
     file: bool
     problems: list[tuple[int, int, str]] = field(default_factory=list)  # (offset, length, message)
+    words: list[str] = field(default_factory=list)
 
 
 def parse_directive(comment: str) -> Parsed | None:
@@ -192,6 +197,7 @@ def _codes_after(comment: str, pos: int, parsed: Parsed) -> Parsed:
         word = _WORD.match(comment, pos)
         if word and word.group() in names and _word_ends(comment, word.end()):
             codes.append(names[word.group()])
+            parsed.words.append(word.group())
             pos = parsed.end = word.end()
             after_comma = joined = False
             continue
@@ -203,6 +209,7 @@ def _codes_after(comment: str, pos: int, parsed: Parsed) -> Parsed:
                                         f"{text}, which is not a torchlint rule: correct it or remove it "
                                         "(see `torchlint rules`)"))
             codes.append(text)
+            parsed.words.append(code.group())
             pos = parsed.end = code.end()
             after_comma, joined = False, not _word_ends(comment, pos)
             continue
@@ -266,8 +273,9 @@ def _line_start(text: str, offset: int) -> int:
     return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
 
 
-def _comment_sites(text: str) -> Iterator[tuple[int, int, bool, str]]:
-    """(line, 1-based column, stands alone on its line, text) of every comment that mentions noqa."""
+def _comment_sites(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """(line, 1-based column, its line's text before it, text) of every comment that mentions
+    noqa (a comment runs to the end of its line)."""
     line, counted = 1, 0
     for opener, start, end in _literals(text):
         if opener != "#" or not _NOQA.search(text, start, end):
@@ -275,13 +283,13 @@ def _comment_sites(text: str) -> Iterator[tuple[int, int, bool, str]]:
         line += _line_breaks(text, counted, start)
         counted = start
         line_start = _line_start(text, start)
-        yield line, start - line_start + 1, not text[line_start:start].strip(), text[start:end]
+        yield line, start - line_start + 1, text[line_start:start], text[start:end]
 
 
 def _comments(text: str) -> Iterator[tuple[int, bool, str]]:
     """(line, stands alone on its line, text) of every comment that mentions noqa."""
-    for line, _, alone, comment in _comment_sites(text):
-        yield line, alone, comment
+    for line, _, before, comment in _comment_sites(text):
+        yield line, not before.strip(), comment
 
 
 _CONTINUED = re.compile(r"\\(?:\r\n|\r|\n)")
@@ -328,7 +336,7 @@ def scan(text: str) -> Suppressions:
     if "noqa" not in text.lower():  # most files: a few milliseconds per megabyte, nothing else
         return sup
     mapped: dict[int, list[int]] | None = None
-    for number, column, alone, comment in _comment_sites(text):
+    for number, column, before, comment in _comment_sites(text):
         parsed = parse_directive(comment)
         if parsed is None:
             continue
@@ -337,7 +345,7 @@ def scan(text: str) -> Suppressions:
         if not parsed.valid:
             continue
         codes = frozenset(parsed.codes) if parsed.codes is not None else None
-        if parsed.file and alone and parsed.start == 0:
+        if parsed.file and not before.strip() and parsed.start == 0:
             if codes is None or sup.file is None:
                 sup.file = None
             else:
@@ -349,7 +357,8 @@ def scan(text: str) -> Suppressions:
         for line in covers:
             sup.lines[line] = codes
         if parsed.codes is not None:
-            sup.directives.append(Directive(number, column + parsed.start, parsed.end - parsed.start, parsed.codes, covers))
+            sup.directives.append(Directive(number, column + parsed.start, parsed.end - parsed.start, parsed.codes, covers,
+                                            before + comment))
     return sup
 
 
@@ -401,7 +410,7 @@ def noqa_findings(records: Iterable["FileRecord"], reported: Iterable["Finding"]
                           and not any((c, line) in found for line in d.covers)]
                 if unused:
                     out.append(Finding.at(rule, record.path, Span(d.line, d.column, d.line, d.column + d.length),
-                                          unused_message(unused)))
+                                          unused_message(unused), fix=unused_fix(d, unused)))
     return out
 
 
@@ -411,6 +420,33 @@ def unused_message(codes: list[str]) -> str:
                 "finding this line gets later")
     return (f"noqa codes {', '.join(codes)} silence nothing on this line: remove them, so that they cannot hide "
             "a finding this line gets later")
+
+
+def unused_fix(directive: Directive, unused: list[str]) -> "Fix":
+    """TL901's fix (safe: a comment changes nothing the program computes), as ruff's RUF100:
+    the directive rewritten as ``# noqa: `` and the codes it keeps, as written; or, when it
+    keeps none, the directive removed with the spaces around it, the comments beside it kept
+    (``x = 1  # noqa: TL001  # why`` -> ``x = 1  # why``; an explanation after the codes stays
+    a comment: ``# noqa: TL001 flaky`` -> ``# flaky``), its line too when nothing else is on it."""
+    from torchlint.fixes import Edit, Fix
+    from torchlint.finding import Span
+
+    line, start = directive.line, directive.column - 1
+    end = start + directive.length
+    words = parse_directive(directive.text[start:]).words  # the codes as written, names included
+    kept = [word for word, code in zip(words, directive.codes or ()) if code not in unused]
+    if kept:
+        title = f"Remove unused noqa code{'s' if len(unused) > 1 else ''} {', '.join(unused)}"
+        return Fix.safe(title, Edit(Span(line, start + 1, line, end + 1), "# noqa: " + ", ".join(kept)))
+    text = directive.text
+    head, tail = text[:start].rstrip(), text[end:].lstrip()
+    if not head and not tail:  # the comment is the whole line: remove the line
+        edit = Edit(Span(line, 1, line + 1, 1), "")
+    elif not tail:
+        edit = Edit(Span(line, len(head) + 1, line, len(text) + 1), "")
+    else:  # another comment (``# why``) or the explanation after the codes (made a comment) stays
+        edit = Edit(Span(line, start + 1, line, len(text) - len(tail) + 1), "" if tail.startswith("#") else "# ")
+    return Fix.safe("Remove unused noqa directive", edit)
 
 
 # -- --add-noqa -----------------------------------------------------------------------------------

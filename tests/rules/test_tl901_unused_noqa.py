@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from torchlint.testing import lint_snippet, lint_tree
+from torchlint.testing import fix_snippet, lint_snippet, lint_tree
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 BAD = "def f(:\n"
@@ -60,3 +60,24 @@ def test_directives_survive_the_cache(project, run):
     second = run("check", "--extend-select", "TL901", "--format", "concise", ".")  # from the cache
     assert first[0] == second[0] == 1
     assert first[1] == second[1] and "TL901" in first[1]
+
+
+def test_a_file_that_does_not_parse_gets_its_unused_code_removed():
+    # the embedded cases must parse once fixed; this one never does (TL000 is not selected: unused)
+    [finding] = lint_snippet("def f(:\n    pass  # noqa: TL000\n", select=["TL901"])
+    assert finding.line == 2 and finding.fix is not None and finding.fix.applicability == "safe"
+    assert fix_snippet("def f(:\n    pass  # noqa: TL000\n", ["TL901"]) == "def f(:\n    pass\n"
+
+
+def test_the_fix_keeps_the_used_codes_as_written():
+    code = "def f(:  # noqa: syntax-error, TL004\n"
+    [finding] = lint_snippet(code, select=["TL000", "TL004", "TL901"])
+    assert finding.fix.title == "Remove unused noqa code TL004"
+    assert fix_snippet(code, ["TL000", "TL004", "TL901"]) == "def f(:  # noqa: syntax-error\n"
+
+
+def test_the_fix_removes_every_unused_code_of_a_directive_and_names_them():
+    code = "x = 1  # noqa: TL001, E501, TL004\n"
+    [finding] = lint_snippet(code, select=["TL001", "TL004", "TL901"])
+    assert finding.fix.title == "Remove unused noqa codes TL001, TL004"
+    assert fix_snippet(code, ["TL001", "TL004", "TL901"]) == "x = 1  # noqa: E501\n"

@@ -6,11 +6,13 @@ rule, left by per-file-ignores and file-level noqa, is on a line the directive c
 torchlint codes are judged: codes of other tools (``E501``), blanket ``# noqa`` (often there
 for another linter), unknown codes (TL902's) and traced rules (whose findings need
 ``--trace``) are left alone. Codes of rules not enabled in the run are unused, as in ruff.
+Its fix (``torchlint.noqa.unused_fix``, safe) removes the unused codes, or the directive.
 """
 
 from __future__ import annotations
 
 from torchlint.finding import Severity
+from torchlint.fixes import SAFE
 from torchlint.rule import Invalid, Rule, Valid
 
 _ONE = "noqa code {} silences nothing on this line: remove it, so that it cannot hide a finding this line gets later"
@@ -27,6 +29,7 @@ class UnusedNoqa(Rule):
     # Reported by the engine's suppression step (torchlint.noqa), not by visiting a tree: it has
     # no visitor, and this precheck keeps it from making the engine parse a file for nothing.
     requires_text = ("noqa", "NOQA")
+    fixable = (SAFE,)
 
     VALID: list[Valid | str] = [
         "x = 1  # noqa\n",  # blanket: may serve another linter
@@ -40,15 +43,28 @@ class UnusedNoqa(Rule):
         "# torchlint: noqa: TL001\nx = 1\n",  # file-level: not a line directive
     ]
     INVALID: list[Invalid] = [
-        Invalid("x = 1  # noqa: TL001\n", lines=(1,), messages=(_ONE.format("TL001"),)),
-        Invalid("x = 1  # noqa: missing-zero-grad\n", lines=(1,), messages=(_ONE.format("TL001"),)),
-        Invalid("x = 1  # noqa : TL002\n", lines=(1,), messages=(_ONE.format("TL002"),)),
+        Invalid("x = 1  # noqa: TL001\n", lines=(1,), messages=(_ONE.format("TL001"),), fixed="x = 1\n"),
+        Invalid("x = 1  # noqa: missing-zero-grad\n", lines=(1,), messages=(_ONE.format("TL001"),), fixed="x = 1\n"),
+        Invalid("x = 1  # noqa : TL002\n", lines=(1,), messages=(_ONE.format("TL002"),), fixed="x = 1\n"),
+        # the explanation after the codes stays, as a comment of its own
         Invalid("x = 1  # noqa: TL001, TL004 because of the tests\n", lines=(1,),
-                messages=(_MANY.format("TL001, TL004"),)),
-        Invalid("x = 1  # noqa: E501, TL003\n", lines=(1,), messages=(_ONE.format("TL003"),)),
-        Invalid("x = 1  # noqa: tl006\n", lines=(1,), messages=(_ONE.format("TL006"),)),
-        Invalid('x = """a\nb"""  # noqa: TL005\n', lines=(2,), messages=(_ONE.format("TL005"),)),
-        Invalid("def f(:\n    pass  # noqa: TL000\n", lines=(2,), messages=(_ONE.format("TL000"),)),
-        Invalid("x = 1  # explained # noqa: TL001\ny = 2  # noqa: TL002\n", lines=(1, 2),
-                messages=(_ONE.format("TL001"), _ONE.format("TL002"))),
+                messages=(_MANY.format("TL001, TL004"),), fixed="x = 1  # because of the tests\n"),
+        # the codes of other tools (and unknown ones, TL902's) stay, as written
+        Invalid("x = 1  # noqa: E501, TL003\n", lines=(1,), messages=(_ONE.format("TL003"),),
+                fixed="x = 1  # noqa: E501\n"),
+        Invalid("x = 1  # NOQA:TL003,TL999  # why\n", lines=(1,), messages=(_ONE.format("TL003"),),
+                fixed="x = 1  # noqa: TL999  # why\n"),
+        Invalid("x = 1  # noqa: tl006\n", lines=(1,), messages=(_ONE.format("TL006"),), fixed="x = 1\n"),
+        Invalid('x = """a\nb"""  # noqa: TL005\n', lines=(2,), messages=(_ONE.format("TL005"),),
+                fixed='x = """a\nb"""\n'),
+        Invalid("x = 1  # noqa: TL000\n", lines=(1,), messages=(_ONE.format("TL000"),), fixed="x = 1\n"),
+        # another comment before or after the directive stays
+        Invalid("x = 1  # explained # noqa: TL001\ny = 2  # noqa: TL002  # type: ignore\n", lines=(1, 2),
+                messages=(_ONE.format("TL001"), _ONE.format("TL002")),
+                fixed="x = 1  # explained\ny = 2  # type: ignore\n"),
+        # a directive alone on its line goes with its line
+        Invalid("def f():\n    # noqa: TL001\n    return 1\n", lines=(2,), messages=(_ONE.format("TL001"),),
+                fixed="def f():\n    return 1\n"),
+        Invalid("x = 1\t#noqa:TL001,TL001 flaky\r\ny = 2\r\n", lines=(1,), messages=(_ONE.format("TL001"),),
+                fixed="x = 1\t# flaky\r\ny = 2\r\n"),
     ]
