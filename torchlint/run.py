@@ -95,6 +95,17 @@ def lint_text(path: Path, data: bytes, configs: Configs | None = None) -> RunRes
     return lint_files([source], configs.base, cwd, configs=configs)
 
 
+def fix_text(path: Path, data: bytes, configs: Configs | None = None) -> bytes:
+    """``data`` (an editor's buffer, linted as ``lint_text`` lints it) after ``--fix``'s loop
+    (``fix_files``) with the settings of the file at ``path``: its safe fixes, and its unsafe
+    ones where ``unsafe-fixes`` is on, of its ``fixable`` rules. Nothing is written."""
+    configs = configs or discover_configs(path.parent)
+    cwd = Path.cwd().resolve()
+    source = SourceFile(path, display_path(path, cwd), data)
+    outcome = fix_files([source], configs.base, cwd, applies=configs.for_path(path).applies_fix, configs=configs)
+    return outcome.changed[source.display][1] if source.display in outcome.changed else data
+
+
 # -- discover ----------------------------------------------------------------------------
 
 def project_root(files: list[SourceFile], settings: Settings) -> Path | None:
@@ -397,7 +408,8 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
             break
         for path, findings in sorted(todo.items()):
             try:
-                data = current[path] if path in current else read_source(named[path].path)
+                data = current.get(path, named[path].data)
+                data = data if data is not None else read_source(named[path].path)
                 text, encoding = decode_source(data)
             except (OSError, ValueError) as exc:
                 problems.append((path, f"cannot fix: {getattr(exc, 'strerror', None) or exc}"))
