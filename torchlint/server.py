@@ -192,8 +192,7 @@ def code_actions(uri: str, text: str, params: "types.CodeActionParams",
         for d in ours:
             noqa.setdefault((str(d.code), d.range.start.line), d)
         actions.extend(a for d in noqa.values() if (a := noqa_action(uri, text, d, units)) is not None)
-    explicit = only is not None and any(FIX_ALL == k or FIX_ALL.startswith(k + ".") for k in only)
-    if explicit or (only is None and any(_fix_of(d) for d in ours)):
+    if (only is not None and wanted(only, FIX_ALL)) or (only is None and any(_fix_of(d) for d in ours)):
         action = fix_all(uri, text, units)
         if action is not None:
             actions.append(action)
