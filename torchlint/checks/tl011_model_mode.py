@@ -1090,6 +1090,66 @@ class ModelMode(Rule):
             lines=(19,),
             messages=(left_in_eval_mode("model.eval()", "model"),),
         ),
+        # The validation function names the model otherwise: the fix uses the caller's name.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+            net = Net()
+            opt = torch.optim.Adam(net.parameters())
+            def validate(model, loader):
+                model.eval()
+                with torch.no_grad():
+                    return sum(model(x).sum().item() for x, _ in loader)
+            for epoch in range(5):
+                for x, y in train_loader:
+                    opt.zero_grad()
+                    nn.functional.cross_entropy(net(x), y).backward()
+                    opt.step()
+                print(validate(net, val_loader))
+            """,
+            lines=(11,), messages=(left_in_eval_mode("model.eval()", "model"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+            net = Net()
+            opt = torch.optim.Adam(net.parameters())
+            def validate(model, loader):
+                model.eval()
+                with torch.no_grad():
+                    return sum(model(x).sum().item() for x, _ in loader)
+            for epoch in range(5):
+                net.train()
+                for x, y in train_loader:
+                    opt.zero_grad()
+                    nn.functional.cross_entropy(net(x), y).backward()
+                    opt.step()
+                print(validate(net, val_loader))
+            """),
+        # An evaluation script that loads one model per checkpoint inside the loop: a switch
+        # above the loop would reach none of them; no fix.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+            for x, y in test_loader:
+                model = Net()
+                model.load_state_dict(torch.load(ckpt, weights_only=True))
+                print(model(x))
+            """,
+            lines=(8,), messages=(evaluated_in_training_mode("model", "test_loader", _MAY),)),
     ]
 
     def finish(self) -> None:
@@ -1256,7 +1316,8 @@ def _loader_name(node: cst.For) -> str | None:
 
 
 def _model_called(sem, loop) -> str | None:
-    """The key of a model the loop calls (``model(x)``, ``self.net(x)``), if any."""
+    """The key of a model the loop calls (``model(x)``, ``self.net(x)``; not a class or a
+    function of the file, ``Net()``), if any."""
     models = sem.training.bindings["model"]
     for site in sem.model.calls:
         if loop not in site.loops:
@@ -1265,8 +1326,9 @@ def _model_called(sem, loop) -> str | None:
         if not isinstance(func, (cst.Name, cst.Attribute)):
             continue
         key = api.expr_key(func)
-        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key):
-            return key
+        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key) \
+                and not any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
+            return key  # ``Net()`` builds a model; it is no model called
     return None
 
 
