@@ -22,8 +22,8 @@ import re
 import libcst as cst
 
 from torchlint.context import dotted_name
-from torchlint.finding import Severity
-from torchlint.fixes import UNSAFE, Fix, replace_node
+from torchlint.finding import Severity, Span
+from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.accumulation import UNSCALED, accumulation_windows, gradients_scaled, loss_scaling
 
@@ -686,6 +686,40 @@ class AccumulationWithoutScaling(Rule):
                     optimizer.zero_grad()
             """,
         ),
+        # A loss written over several lines keeps its lines: the division is inserted around it.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                scaler.scale(
+                    F.cross_entropy(out, y)
+                    + F.mse_loss(out, y)
+                ).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            lines=(7,),
+            messages=(message("scaler.scale( F.cross_entropy(out, y) + F.mse_loss(out, y) ).backward()",
+                              "accum_steps", "scaler.step(optimizer)"),),
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                scaler.scale(
+                    (F.cross_entropy(out, y)
+                    + F.mse_loss(out, y)) / accum_steps
+                ).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+        ),
         # The count is computed in the gate: no fix (a call may not give the same value twice).
         Invalid(
             """
@@ -758,14 +792,17 @@ class AccumulationWithoutScaling(Rule):
             if any(b.kind != "param" and (b.node is window.unit or self.ctx.inside(b.node, window.unit))
                    for b in scope.bindings.get(key, ())):
                 return None
-        left = loss.with_changes(lpar=[], rpar=[])
-        if not isinstance(left, _PRIMARY):
-            left = left.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        divided = cst.BinaryOperation(left, cst.Divide(), count.with_changes(lpar=[], rpar=[]))
+        atom = isinstance(loss, _PRIMARY) or bool(loss.lpar)
         parent = self.ctx.parent(loss)
-        if isinstance(parent, cst.Attribute) and parent.value is loss:  # the receiver of .backward()
-            divided = divided.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        return Fix.unsafe(f"Backward the loss divided by {_code(count)}", replace_node(self.ctx, loss, divided))
+        receiver = isinstance(parent, cst.Attribute) and parent.value is loss  # (loss / k).backward()
+        before = ("(" if receiver else "") + ("" if atom else "(")
+        after = ("" if atom else ")") + f" / {_code(count)}" + (")" if receiver else "")
+        start = full_span(self.ctx, loss)
+        # Text inserted around the loss, which stays as written (its comments and line breaks).
+        edits = [insert_after(self.ctx, loss, after)]
+        if before:
+            edits.insert(0, Edit(Span(start.line, start.column, start.line, start.column), before))
+        return Fix.unsafe(f"Backward the loss divided by {_code(count)}", *edits)
 
     def _accelerate(self, call: cst.Call) -> bool:
         """``accelerator.backward(loss)`` divides by its ``gradient_accumulation_steps``."""
