@@ -556,6 +556,7 @@ class ModelMode(Rule):
             """,
         ),
         # A generic loader in a function named for evaluation, called by a caller that never sets the mode.
+        # No fix: the model is a parameter (a caller elsewhere may go on training it).
         Invalid(
             """
         import torch
@@ -586,34 +587,6 @@ class ModelMode(Rule):
         """,
             lines=(19,),
             messages=(evaluated_in_training_mode("net", "loader"),),
-            fixed="""
-            import torch
-            import torch.nn as nn
-
-            class Net(nn.Module):
-                def __init__(self):
-                    super().__init__()
-                    self.fc = nn.Linear(8, 2)
-                    self.drop = nn.Dropout(0.5)
-                def forward(self, x):
-                    return self.fc(self.drop(x))
-
-            model = Net()
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            criterion = nn.CrossEntropyLoss()
-
-            def evaluate(net, loader):
-                with torch.no_grad():
-                    net.eval()
-                    for x, y in loader:
-                        net(x)
-
-            def main():
-                evaluate(model, holdout_loader)
-
-            if __name__ == "__main__":
-                main()
-            """,
         ),
         # eval() in the validation helper, never train() again: epochs 2+ train without dropout.
         Invalid(
@@ -1193,11 +1166,16 @@ class ModelMode(Rule):
 
     def _eval_fix(self, sem, loop, key: str) -> Fix | None:
         """``key.eval()`` on the line above the evaluation loop, in a file that trains nothing
-        (no backward, no step, no ``fit``): nothing after the loop needs training mode back.
-        ``key`` must not be rebound in the loop (the switch would reach another object). In a
-        file that trains, where training mode comes back is a second edit: no fix."""
+        (no backward, no step, no ``fit``), for a model the loop's own function (or module)
+        builds or loads: nothing after the loop needs training mode back, and no caller in
+        another file hands over a model it goes on training. ``key`` must not be rebound in
+        the loop (the switch would reach another object). In a file that trains, where training
+        mode comes back is a second edit: no fix."""
         sites = sem.training.sites
-        if sites.backward or sites.step or sites.fit or _rebound_in(sem, key, loop):
+        function = enclosing_function(sem.model, loop.scope)
+        bindings = sem.model.reaching(key, loop.node)
+        if sites.backward or sites.step or sites.fit or _rebound_in(sem, key, loop) or not bindings or any(
+                b.kind == "param" or enclosing_function(sem.model, b.scope) is not function for b in bindings):
             return None
         edit = insert_statement_before(self.ctx, loop.node, f"{key}.eval()")
         return Fix.unsafe(f"Call {key}.eval() before the evaluation loop", edit) if edit else None
