@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import textwrap
 
 import pytest
@@ -151,12 +152,17 @@ def test_invalid_case_fix(rule, case: Invalid):
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
 def test_fix_safety_section_matches_fixable(rule):
-    """The page's ``## Fix safety`` is written, and names each applicability of the fixes the
-    rule's ``fixable`` declares (a rule without fixes says why in its own words)."""
+    """The page's ``## Fix safety`` is written and says what the rule's ``fixable`` declares:
+    each applicability of the fixes it attaches (as a word: "unsafe" does not say "safe"), or,
+    for a rule that attaches none, that it has no fix ("no fix", "no automatic fix", ...)."""
     text = catalog.sections(catalog.page(rule.code, rule.name))["Fix safety"].lower()
     assert text.strip() and "todo" not in text, f"{rule.code}: fill in ## Fix safety"
+    if not rule.fixable:
+        assert re.search(r"\bno (automatic |auto)?fix(es)?\b|\bnot (auto)?fixable\b|\bno single (mechanical )?edit\b",
+                         text), f"{rule.code}: a rule without fixes says so ('no fix') in ## Fix safety"
     for applicability in rule.fixable:
-        assert applicability in text, f"{rule.code}: ## Fix safety does not say its fix is {applicability}"
+        assert re.search(rf"\b{applicability}\b", text), \
+            f"{rule.code}: ## Fix safety does not say its fix is {applicability}"
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=[r.code for r in RULES if r.fixable])

@@ -110,6 +110,18 @@ def insert_statement_before(ctx: "FileContext", stmt: cst.BaseStatement, code: s
     return Edit(Span(line, 1, line, 1), f"{indent}{code}{ctx.module.default_newline}")
 
 
+def own_statement(ctx: "FileContext", node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+    """The statement line that holds ``node`` (an expression) as its only statement, in an
+    indented block: where a statement can be inserted above it. None for ``a; b``, for a body
+    on its ``if``/``for`` line, and for a node in a lambda or a nested function's default."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.SimpleStatementLine):
+            return anc if len(anc.body) == 1 else None
+        if isinstance(anc, (cst.SimpleStatementSuite, cst.Lambda, cst.BaseCompoundStatement)):
+            return None
+    return None
+
+
 def full_span(ctx: "FileContext", node: cst.CSTNode) -> Span:
     """Where ``node``'s code is, with its own parentheses: a node's position (as LibCST
     gives it) leaves out the ``lpar``/``rpar`` of a parenthesised expression, which its code

@@ -33,8 +33,9 @@ import libcst as cst
 from torchlint import torch_api as api
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
+from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
 from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module
@@ -63,6 +64,7 @@ class ModelMode(Rule):
     skips_test_files = True
     # Evaluation and epoch loops are ``for`` loops; the classes the project pass settles need "class".
     requires_text: tuple[str, ...] = ("for", "class")
+    fixable = (UNSAFE,)  # model.eval() before an evaluation-only file's loop; model.train() atop the training loop
     # [tool.torchlint.model-mode]; the page's Options block is generated from this.
     options: dict[str, Option] = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
@@ -489,6 +491,25 @@ class ModelMode(Rule):
         """,
             lines=(16,),
             messages=(evaluated_in_training_mode("model", "test_loader"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            model = Net()
+            model.load_state_dict(torch.load("best.pt"))
+            with torch.no_grad():
+                model.eval()
+                for x, y in test_loader:
+                    print(model(x).argmax(1))
+            """,
         ),
         # The class is unknown (a whole pickled model): it may have dropout or batch norm.
         Invalid(
@@ -501,6 +522,14 @@ class ModelMode(Rule):
         """,
             lines=(5,),
             messages=(evaluated_in_training_mode("model", "test_loader", _MAY),),
+            fixed="""
+            import torch
+            model = torch.load("model.pt", weights_only=False)
+            with torch.no_grad():
+                model.eval()
+                for x, y in test_loader:
+                    print(model(x))
+            """,
         ),
         # A torchvision model holds batch norm.
         Invalid(
@@ -515,8 +544,19 @@ class ModelMode(Rule):
         """,
             lines=(7,),
             messages=(evaluated_in_training_mode("model", "val_loader"),),
+            fixed="""
+            import torch
+            import torchvision
+            model = torchvision.models.resnet18(num_classes=10)
+            model.load_state_dict(torch.load("resnet.pt"))
+            with torch.no_grad():
+                model.eval()
+                for images, labels in val_loader:
+                    model(images)
+            """,
         ),
         # A generic loader in a function named for evaluation, called by a caller that never sets the mode.
+        # No fix: the model is a parameter (a caller elsewhere may go on training it).
         Invalid(
             """
         import torch
@@ -581,6 +621,36 @@ class ModelMode(Rule):
         """,
             lines=(18,),
             messages=(left_in_eval_mode("model.eval()", "model"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+
+            def validate(model, val_loader):
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+
+            for epoch in range(10):
+                model.train()
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                validate(model, val_loader)
+            """,
         ),
         # eval() in the epoch loop's body.
         Invalid(
@@ -612,6 +682,33 @@ class ModelMode(Rule):
         """,
             lines=(22,),
             messages=(left_in_eval_mode("model.eval()", "model"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+
+            for epoch in range(10):
+                model.train()
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+            """,
         ),
         # train() once before the epoch loop is not enough.
         Invalid(
@@ -645,6 +742,35 @@ class ModelMode(Rule):
         """,
             lines=(24,),
             messages=(left_in_eval_mode("model.train(False)", "model"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+
+            model.train()
+
+            for epoch in range(10):
+                model.train()
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                model.train(False)
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+            """,
         ),
         # Batch norm in a project base class.
         Invalid(
@@ -669,6 +795,26 @@ class ModelMode(Rule):
         """,
             lines=(17,),
             messages=(evaluated_in_training_mode("model", "test_loader"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Base(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.norm = nn.BatchNorm1d(8)
+
+            class Net(Base):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+
+            model = Net()
+            with torch.no_grad():
+                model.eval()
+                for x, y in test_loader:
+                    model(x)
+            """,
         ),
         # Dropout in a submodule, the model wrapped and moved.
         Invalid(
@@ -693,6 +839,26 @@ class ModelMode(Rule):
         """,
             lines=(17,),
             messages=(evaluated_in_training_mode("model", "test_loader"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Block(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.1)
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.block = Block()
+
+            model = nn.DataParallel(Net()).to("cuda")
+            with torch.no_grad():
+                model.eval()
+                for x, y in test_loader:
+                    model(x)
+            """,
         ),
         # An LSTM with dropout between its layers.
         Invalid(
@@ -712,6 +878,21 @@ class ModelMode(Rule):
         """,
             lines=(12,),
             messages=(evaluated_in_training_mode("model", "dev_loader"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Tagger(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.rnn = nn.LSTM(8, 8, num_layers=2, dropout=0.3)
+
+            model = Tagger()
+            with torch.no_grad():
+                model.eval()
+                for x, y in dev_loader:
+                    model(x)
+            """,
         ),
         # A trainer class whose epoch loop delegates to fit_epoch (d2l's Trainer without its train()).
         Invalid(
@@ -747,6 +928,37 @@ class ModelMode(Rule):
         """,
             lines=(26,),
             messages=(left_in_eval_mode("self.model.eval()", "self.model", _MAY),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            class Trainer:
+                def __init__(self, model, optim, max_epochs):
+                    self.model, self.optim, self.max_epochs = model, optim, max_epochs
+
+                def fit(self, train_dataloader, val_dataloader):
+                    for self.epoch in range(self.max_epochs):
+                        self.model.train()
+                        self.fit_epoch(train_dataloader, val_dataloader)
+
+                def fit_epoch(self, train_dataloader, val_dataloader):
+                    for x, y in train_dataloader:
+                        self.optim.zero_grad()
+                        self.model(x).sum().backward()
+                        self.optim.step()
+                    self.model.eval()
+                    with torch.no_grad():
+                        for x, y in val_dataloader:
+                            self.model(x)
+            """,
         ),
         # pytorch-fcn: validation every N iterations inside the batch loop; train() only at the epoch start.
         Invalid(
@@ -783,6 +995,38 @@ class ModelMode(Rule):
         """,
             lines=(18,),
             messages=(left_in_eval_mode("model.eval()", "model"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.drop = nn.Dropout(0.5)
+                def forward(self, x):
+                    return self.fc(self.drop(x))
+
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            criterion = nn.CrossEntropyLoss()
+
+            def validate(model, val_loader):
+                model.eval()
+                with torch.no_grad():
+                    for x, _ in val_loader:
+                        model(x)
+
+            for epoch in range(10):
+                model.train()
+                for i, (x, y) in enumerate(train_loader):
+                    model.train()
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                    if i % 500 == 0:
+                        validate(model, val_loader)
+            """,
         ),
         # Several eval() calls in one training loop: one finding, at the first (one train() fixes them all).
         Invalid(
@@ -819,6 +1063,66 @@ class ModelMode(Rule):
             lines=(19,),
             messages=(left_in_eval_mode("model.eval()", "model"),),
         ),
+        # The validation function names the model otherwise: the fix uses the caller's name.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+            net = Net()
+            opt = torch.optim.Adam(net.parameters())
+            def validate(model, loader):
+                model.eval()
+                with torch.no_grad():
+                    return sum(model(x).sum().item() for x, _ in loader)
+            for epoch in range(5):
+                for x, y in train_loader:
+                    opt.zero_grad()
+                    nn.functional.cross_entropy(net(x), y).backward()
+                    opt.step()
+                print(validate(net, val_loader))
+            """,
+            lines=(11,), messages=(left_in_eval_mode("model.eval()", "model"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+            net = Net()
+            opt = torch.optim.Adam(net.parameters())
+            def validate(model, loader):
+                model.eval()
+                with torch.no_grad():
+                    return sum(model(x).sum().item() for x, _ in loader)
+            for epoch in range(5):
+                net.train()
+                for x, y in train_loader:
+                    opt.zero_grad()
+                    nn.functional.cross_entropy(net(x), y).backward()
+                    opt.step()
+                print(validate(net, val_loader))
+            """),
+        # An evaluation script that loads one model per checkpoint inside the loop: a switch
+        # above the loop would reach none of them; no fix.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+            for x, y in test_loader:
+                model = Net()
+                model.load_state_dict(torch.load(ckpt, weights_only=True))
+                print(model(x))
+            """,
+            lines=(8,), messages=(evaluated_in_training_mode("model", "test_loader", _MAY),)),
     ]
 
     def finish(self) -> None:
@@ -857,8 +1161,24 @@ class ModelMode(Rule):
                 continue
             cls = constructed_class(sem, key, node) or _argument_class(sem, function, key)
             out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
-                        evaluated_in_training_mode(key, loader, _MAY)])
+                        evaluated_in_training_mode(key, loader, _MAY), *_fix_json(self._eval_fix(sem, loop, key))])
         return out
+
+    def _eval_fix(self, sem, loop, key: str) -> Fix | None:
+        """``key.eval()`` on the line above the evaluation loop, in a file that trains nothing
+        (no backward, no step, no ``fit``), for a model the loop's own function (or module)
+        builds or loads: nothing after the loop needs training mode back, and no caller in
+        another file hands over a model it goes on training. ``key`` must not be rebound in
+        the loop (the switch would reach another object). In a file that trains, where training
+        mode comes back is a second edit: no fix."""
+        sites = sem.training.sites
+        function = enclosing_function(sem.model, loop.scope)
+        bindings = sem.model.reaching(key, loop.node)
+        if sites.backward or sites.step or sites.fit or _rebound_in(sem, key, loop) or not bindings or any(
+                b.kind == "param" or enclosing_function(sem.model, b.scope) is not function for b in bindings):
+            return None
+        edit = insert_statement_before(self.ctx, loop.node, f"{key}.eval()")
+        return Fix.unsafe(f"Call {key}.eval() before the evaluation loop", edit) if edit else None
 
     def _mode_chosen(self, sem, function: cst.CSTNode, loop, key: str, depth: int) -> bool:
         """Some code that runs before the loop (this function, its callees, its callers)
@@ -904,9 +1224,33 @@ class ModelMode(Rule):
                     _argument_class(sem, enclosing_function(model, site.scope), receiver) or _only_model_class(sem, loop.node)
                 call = cst.Module([]).code_for_node(site.node)
                 out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
-                            left_in_eval_mode(call, receiver, _MAY)])
+                            left_in_eval_mode(call, receiver, _MAY), *_fix_json(self._train_fix(sem, site, receiver))])
                 break  # one train() fixes every eval() of the loop: one finding
         return out
+
+    def _train_fix(self, sem, site, receiver: str) -> Fix | None:
+        """``model.train()`` as the first statement of the innermost training loop around the
+        eval switch (or around the one same-file call, from a loop, of the function holding
+        it), where that is where training resumes: nothing in that loop's iteration trains
+        after the switch (or the call), nor in the function after the switch, the
+        model is named in the loop's scope (the argument passed for a parameter, ``self.m``
+        through a method of the same object), and not rebound in the loop."""
+        model, training = sem.model, sem.training
+        anchor, key = site, receiver
+        loop = _innermost_training_loop(training, site)
+        if loop is None:
+            function = enclosing_function(model, site.scope)
+            callers = [c for c in sem.graph.callers(function) if c.loops]
+            if len(callers) != 1 or not isinstance(function, cst.FunctionDef) \
+                    or _trains_after(sem, sem.graph.sites(function), site):
+                return None
+            anchor, key = callers[0], _caller_key(model, callers[0], function, receiver)
+            loop = _innermost_training_loop(training, anchor)
+        if loop is None or key is None or not isinstance(loop.node.body, cst.IndentedBlock) \
+                or _trains_after(sem, model.calls_in_loop(loop), anchor) or _rebound_in(sem, key, loop):
+            return None
+        edit = insert_statement_before(self.ctx, loop.node.body.body[0], f"{key}.train()")
+        return Fix.unsafe(f"Call {key}.train() at the start of each training iteration", edit) if edit else None
 
     # -- shared ---------------------------------------------------------------------------
     def _lightning(self, node: cst.CSTNode) -> bool:
@@ -928,11 +1272,12 @@ class ModelMode(Rule):
     def check_project(cls, project, options) -> Iterable[Finding]:
         layers = ModeLayers(project, cls.code)
         for record in project.records:
-            for qualified, span, known, may in (record.facts.get(cls.code) or {}).get("pending", ()):
+            for qualified, span, known, may, *fix in (record.facts.get(cls.code) or {}).get("pending", ()):
                 has = layers.has(qualified, record)
                 if has is False:
                     continue
-                yield Finding.at(cls, record.path, Span.from_json(span), known if has else may)
+                yield Finding.at(cls, record.path, Span.from_json(span), known if has else may,
+                                 fix=Fix.from_json(fix[0]) if fix else None)
 
 
 def _loader_name(node: cst.For) -> str | None:
@@ -949,7 +1294,8 @@ def _loader_name(node: cst.For) -> str | None:
 
 
 def _model_called(sem, loop) -> str | None:
-    """The key of a model the loop calls (``model(x)``, ``self.net(x)``), if any."""
+    """The key of a model the loop calls (``model(x)``, ``self.net(x)``; not a class or a
+    function of the file, ``Net()``), if any."""
     models = sem.training.bindings["model"]
     for site in sem.model.calls:
         if loop not in site.loops:
@@ -958,8 +1304,9 @@ def _model_called(sem, loop) -> str | None:
         if not isinstance(func, (cst.Name, cst.Attribute)):
             continue
         key = api.expr_key(func)
-        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key):
-            return key
+        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key) \
+                and not any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
+            return key  # ``Net()`` builds a model; it is no model called
     return None
 
 
@@ -1022,3 +1369,39 @@ def _only_model_class(sem, at: cst.CSTNode) -> str | None:
     if len(models) != 1:
         return None
     return constructed_class(sem, next(iter(models)), at)
+
+
+def _fix_json(fix: Fix | None) -> list:
+    """The pending finding's optional last item: its fix as JSON."""
+    return [fix.to_json()] if fix is not None else []
+
+
+def _innermost_training_loop(training, site):
+    """The innermost loop of ``site``'s own scope around it whose iteration trains."""
+    return next((loop for loop in reversed(site.loops) if training.loop_runs(loop) == {"backward", "step"}), None)
+
+
+def _trains_after(sem, sites, anchor) -> bool:
+    """One of ``sites`` (a loop's or a function's calls) after ``anchor`` runs a backward or
+    a step (itself or through a same-file callee)."""
+    training, graph = sem.training, sem.graph
+    backward, step = training.closure("backward"), training.closure("step")
+    trains = set(training.sites.backward) | {s for s, _ in training.sites.step}
+    return any(s in trains or any(t in backward or t in step for t in graph.targets(s))
+               for s in sites if s.order > anchor.order)
+
+
+def _caller_key(model, call, function: cst.FunctionDef, receiver: str) -> str | None:
+    """What ``receiver`` (a key inside ``function``) is called at ``call``: the argument passed
+    for it, or the caller's ``self`` path for the callee's ``self.m``."""
+    candidates = [api.expr_key(a.value) for a in call.node.args if not a.star]
+    outer_self = call.scope.self_name
+    if outer_self is not None:
+        candidates += [outer_self + receiver[receiver.find("."):]] if "." in receiver else [outer_self]
+    return next((c for c in candidates if c is not None and argument_name(model, call, function, c) == receiver), None)
+
+
+def _rebound_in(sem, key: str, loop) -> bool:
+    """``key`` is bound inside ``loop`` (then a switch above it reaches another object)."""
+    ctx = sem.ctx
+    return any(b.node is loop.node or ctx.inside(b.node, loop.node) for b in loop.scope.bindings.get(key, ()))

@@ -19,8 +19,12 @@ bf16 autocast without a scaler never reach the rule.
 
 from __future__ import annotations
 
+import libcst as cst
+
 from torchlint import torch_api as api
+from torchlint.context import dotted_name
 from torchlint.finding import Severity
+from torchlint.fixes import UNSAFE, Fix, insert_statement_before, own_statement
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.amp import (gradient_reads, grad_clip, may_unscale, scaled_backward, scaler_disabled,
                                     scaler_method, unscaling_functions)
@@ -60,6 +64,7 @@ class AmpUnscaledClipping(Rule):
                "(no scaler.unscale_ first); a scaler never updated")
     options: dict[str, Option] = {}
     requires_text = (".scale(",)
+    fixable = (UNSAFE,)  # scaler.unscale_(optimizer) above a clip
 
     VALID: list[Valid | str] = [
         # The fix: unscale, clip, step through the scaler, update.
@@ -214,7 +219,17 @@ class AmpUnscaledClipping(Rule):
                 scaler.step(optimizer)
                 scaler.update()
             """,
-            lines=(6,), messages=(clip_message("clip_grad_norm_", "scaler"),)),
+            lines=(6,), messages=(clip_message("clip_grad_norm_", "scaler"),),
+            fixed="""
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                scaler.scale(criterion(model(x), y)).backward()
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+            """),
         Invalid(
             """
             from torch.nn.utils import clip_grad_value_
@@ -226,7 +241,18 @@ class AmpUnscaledClipping(Rule):
                 grad_scaler.step(optimizer)
                 grad_scaler.update()
             """,
-            lines=(7,), messages=(clip_message("clip_grad_value_", "grad_scaler"),)),
+            lines=(7,), messages=(clip_message("clip_grad_value_", "grad_scaler"),),
+            fixed="""
+            from torch.nn.utils import clip_grad_value_
+            from torch.amp import GradScaler
+            grad_scaler = GradScaler("cuda")
+            for batch in loader:
+                grad_scaler.scale(model(batch).mean()).backward()
+                grad_scaler.unscale_(optimizer)
+                clip_grad_value_(model.parameters(), 0.1)
+                grad_scaler.step(optimizer)
+                grad_scaler.update()
+            """),
         # milesial/Pytorch-UNet 468: clipping between the scaled backward and the scaler step.
         Invalid(
             """
@@ -243,7 +269,22 @@ class AmpUnscaledClipping(Rule):
                     grad_scaler.step(optimizer)
                     grad_scaler.update()
             """,
-            lines=(11,), messages=(clip_message("clip_grad_norm_", "grad_scaler"),)),
+            lines=(11,), messages=(clip_message("clip_grad_norm_", "grad_scaler"),),
+            fixed="""
+            import torch
+            from torch import nn
+            def train(model, loader, optimizer, amp):
+                grad_scaler = torch.cuda.amp.GradScaler(enabled=amp)
+                for images, masks in loader:
+                    with torch.autocast("cuda", enabled=amp):
+                        loss = model(images).sum()
+                    optimizer.zero_grad(set_to_none=True)
+                    grad_scaler.scale(loss).backward()
+                    grad_scaler.unscale_(optimizer)
+                    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    grad_scaler.step(optimizer)
+                    grad_scaler.update()
+            """),
         # A self.scaler in a trainer class.
         Invalid(
             """
@@ -257,7 +298,19 @@ class AmpUnscaledClipping(Rule):
                     self.scaler.step(self.optimizer)
                     self.scaler.update()
             """,
-            lines=(8,), messages=(clip_message("clip_grad_norm_", "self.scaler"),)),
+            lines=(8,), messages=(clip_message("clip_grad_norm_", "self.scaler"),),
+            fixed="""
+            import torch
+            class Trainer:
+                def __init__(self, model):
+                    self.scaler = torch.cuda.amp.GradScaler()
+                def step(self, loss):
+                    self.scaler.scale(loss).backward()
+                    self.scaler.unscale_(self.optimizer)
+                    torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_norm)
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+            """),
         # The optimizer stepped directly while the loss is scaled.
         Invalid(
             """
@@ -321,7 +374,19 @@ class AmpUnscaledClipping(Rule):
                 scaler.step(opt_g)
                 scaler.update()
             """,
-            lines=(8,), messages=(clip_message("clip_grad_norm_", "scaler"),)),
+            lines=(8,), messages=(clip_message("clip_grad_norm_", "scaler"),),
+            fixed="""
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for real in loader:
+                scaler.scale(d_loss(real)).backward()
+                scaler.step(opt_d)
+                scaler.scale(g_loss(real)).backward()
+                scaler.unscale_(opt_g)
+                torch.nn.utils.clip_grad_norm_(generator.parameters(), 10.0)
+                scaler.step(opt_g)
+                scaler.update()
+            """),
         # The scaled backward in an `if amp` branch; the clip after both branches.
         Invalid(
             """
@@ -337,6 +402,58 @@ class AmpUnscaledClipping(Rule):
                     scaler.update()
             """,
             lines=(8,), messages=(clip_message("clip_grad_norm_", "scaler"),)),
+        # Accumulation: the unscale_ goes into the `if` that clips and steps.
+        Invalid(
+            """
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                scaler.scale(criterion(model(x), y) / accum).backward()
+                if (i + 1) % accum == 0:
+                    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # log it
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+            """,
+            lines=(7,), messages=(clip_message("clip_grad_norm_", "scaler"),),
+            fixed="""
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                scaler.scale(criterion(model(x), y) / accum).backward()
+                if (i + 1) % accum == 0:
+                    scaler.unscale_(optimizer)
+                    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # log it
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+            """),
+        # Clipped group by group: one unscale_ per group would raise; no fix.
+        Invalid(
+            """
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for x in loader:
+                scaler.scale(model(x).sum()).backward()
+                for group in optimizer.param_groups:
+                    torch.nn.utils.clip_grad_norm_(group["params"], 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+            lines=(7,), messages=(clip_message("clip_grad_norm_", "scaler"),)),
+        # The scaler steps two optimizers after one clip: which to unscale is the author's call; no fix.
+        Invalid(
+            """
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for x in loader:
+                scaler.scale(model(x).sum()).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(encoder_optimizer)
+                scaler.step(decoder_optimizer)
+                scaler.update()
+            """,
+            lines=(6,), messages=(clip_message("clip_grad_norm_", "scaler"),)),
     ]
 
     def finish(self) -> None:
@@ -350,14 +467,14 @@ class AmpUnscaledClipping(Rule):
         for backward, key in scaled:
             if scaler_disabled(semantic, key, backward.node):
                 continue
-            for node, message in self._after(backward, key, unscalers):
+            for node, message, fix in self._after(backward, key, unscalers):
                 if node not in reported:
                     reported.add(node)
-                    self.report(node, message)
+                    self.report(node, message, fix=fix)
         self._never_updated(scaled)
 
     def _after(self, backward, key: str, unscalers: set):
-        """(node, message) for clips, direct optimizer steps and ``.grad`` reads after
+        """(node, message, fix) for clips, direct optimizer steps and ``.grad`` reads after
         ``backward`` in its function, before anything that unscales or ends the step."""
         ctx, semantic = self.ctx, self.ctx.semantic
         model = semantic.model
@@ -373,15 +490,49 @@ class AmpUnscaledClipping(Rule):
                 continue
             clip = grad_clip(ctx, site.node)
             if clip is not None:
-                yield site.node, clip_message(clip, key)
+                yield site.node, clip_message(clip, key), self._unscale_fix(backward, site, key, function, unscalers)
                 continue
             optimizer = api.step_optimizer(ctx, site.node)
             if optimizer is not None and api.expr_key(site.node.func.value) == optimizer:
-                yield site.node, step_message(optimizer, key)
+                yield site.node, step_message(optimizer, key), None
         read = next((node for node in gradient_reads(ctx, function, backward.order, end)
                      if not exclusive(ctx, backward.node, node)), None)
         if read is not None:
-            yield read, grad_message(api.expr_key(read) or "x.grad", key)
+            yield read, grad_message(api.expr_key(read) or "x.grad", key), None
+
+    def _unscale_fix(self, backward, clip, key: str, function, unscalers: set) -> Fix | None:
+        """``S.unscale_(opt)`` on its own line above the clip, where that is the one edit: the
+        clip is a statement of its own, runs whenever the backward ran (every ``if``/loop/``try``
+        around the backward is around the clip too) and once per backward (no loop of its own);
+        after it, up to ``S.update()`` or the function's end, the scaler steps exactly one
+        optimizer (a name or attribute), in the clip's loops, and nothing else may unscale
+        (``unscale_`` twice before an update raises). Unsafe: a helper of another module may
+        still unscale the same optimizer."""
+        ctx, semantic = self.ctx, self.ctx.semantic
+        statement = own_statement(ctx, clip.node)
+        loops = ctx.enclosing_loops(clip.node)
+        if statement is None or loops != ctx.enclosing_loops(backward.node) or \
+                not all(ctx.inside(clip.node, block) for block in _blocks_around(ctx, backward.node)):
+            return None
+        steps = []
+        for site in semantic.model.calls:
+            if site.order <= clip.order or enclosing_function(semantic.model, site.scope) is not function:
+                continue
+            method = scaler_method(site.node, key)
+            if method == "update":
+                break
+            if method == "step":
+                steps.append(site)
+            elif may_unscale(semantic, site, key, unscalers):
+                return None
+        if len(steps) != 1 or ctx.enclosing_loops(steps[0].node) != loops or not steps[0].node.args:
+            return None
+        scaler, optimizer = steps[0].node.func.value, steps[0].node.args[0]
+        if optimizer.keyword is not None or optimizer.star or dotted_name(optimizer.value) is None:
+            return None
+        code = f"{ctx.module.code_for_node(scaler)}.unscale_({ctx.module.code_for_node(optimizer.value)})"
+        edit = insert_statement_before(ctx, statement, code)
+        return Fix.unsafe(f"Call {code} before clipping", edit) if edit else None
 
     def _never_updated(self, scaled) -> None:
         model = self.ctx.semantic.model
@@ -391,3 +542,17 @@ class AmpUnscaledClipping(Rule):
             steps = [s for s in uses if scaler_method(s.node, key) == "step"]
             if steps and len(steps) == len(uses):
                 self.report(steps[0].node, update_message(key))
+
+
+_CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Match)
+
+
+def _blocks_around(ctx, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The ``if``/loop/``try``/``match`` statements around ``node`` inside its function."""
+    blocks = []
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(anc, _CONTROL):
+            blocks.append(anc)
+    return blocks

@@ -23,7 +23,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.context import iter_nodes
-from torchlint.finding import Severity
+from torchlint.finding import Severity, Span
+from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, in_epochs, is_plateau, schedule_unit,
@@ -61,6 +62,7 @@ class SchedulerStepGranularity(Rule):
                "or scheduler.step() before optimizer.step()")
     options: dict[str, Option] = {}
     requires_text = ("step",)
+    fixable = (UNSAFE,)  # Lightning: "interval": "step" for a batch-counting scheduler
 
     VALID: list[Valid | str] = [
         # OneCycleLR stepped after every optimizer step.
@@ -311,7 +313,17 @@ class SchedulerStepGranularity(Rule):
                     sched = get_linear_schedule_with_warmup(opt, 500, self.trainer.estimated_stepping_batches)
                     return [opt], [sched]
             """,
-            lines=(8,), messages=(lightning_message("get_linear_schedule_with_warmup"),)),
+            lines=(8,), messages=(lightning_message("get_linear_schedule_with_warmup"),),
+            fixed="""
+            import torch
+            import pytorch_lightning as pl
+            from transformers import get_linear_schedule_with_warmup
+            class Model(pl.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=2e-5)
+                    sched = get_linear_schedule_with_warmup(opt, 500, self.trainer.estimated_stepping_batches)
+                    return [opt], [{"scheduler": sched, "interval": "step"}]
+            """),
         # ... or with "interval": "epoch" said explicitly.
         Invalid(
             """
@@ -322,6 +334,55 @@ class SchedulerStepGranularity(Rule):
                     opt = torch.optim.SGD(self.parameters(), lr=0.1)
                     sched = torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, epochs=10, steps_per_epoch=len(self.loader))
                     return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "epoch"}}
+            """,
+            lines=(7,), messages=(lightning_message("OneCycleLR"),),
+            fixed="""
+            import torch
+            import lightning as L
+            class Model(L.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.SGD(self.parameters(), lr=0.1)
+                    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, epochs=10, steps_per_epoch=len(self.loader))
+                    return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
+            """),
+        # The scheduler as the value of "lr_scheduler": wrapped in a dict that says "step".
+        Invalid(
+            """
+            import torch
+            import lightning as L
+            class Model(L.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+                    return {
+                        "optimizer": opt,
+                        "lr_scheduler": torch.optim.lr_scheduler.OneCycleLR(
+                            opt, max_lr=1e-3, total_steps=self.trainer.estimated_stepping_batches),
+                    }
+            """,
+            lines=(9,), messages=(lightning_message("OneCycleLR"),),
+            fixed="""
+            import torch
+            import lightning as L
+            class Model(L.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+                    return {
+                        "optimizer": opt,
+                        "lr_scheduler": {"scheduler": torch.optim.lr_scheduler.OneCycleLR(
+                            opt, max_lr=1e-3, total_steps=self.trainer.estimated_stepping_batches), "interval": "step"},
+                    }
+            """),
+        # The lists are built before the return: no single place to edit, no fix.
+        Invalid(
+            """
+            import torch
+            import lightning as L
+            class Model(L.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+                    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=self.total_steps)
+                    optimizers, schedulers = [opt], [sched]
+                    return optimizers, schedulers
             """,
             lines=(7,), messages=(lightning_message("OneCycleLR"),)),
     ]
@@ -376,7 +437,39 @@ class SchedulerStepGranularity(Rule):
                 continue
             for node in iter_nodes(function.body, into_scopes=False):
                 if isinstance(node, cst.Call) and schedule_unit(self.ctx, node) == BATCH:
-                    self.report(node, lightning_message(scheduler_kind(self.ctx, node.func)))
+                    self.report(node, lightning_message(scheduler_kind(self.ctx, node.func)),
+                                fix=self._interval_fix(function, node))
+
+    def _interval_fix(self, function: cst.FunctionDef, construction: cst.Call) -> Fix | None:
+        """Where ``configure_optimizers`` hands the scheduler to Lightning in one place: a
+        ``{"scheduler": S, "interval": "epoch"}`` gets ``"step"``; a bare ``S`` returned in
+        ``[opt], [S]`` or as ``"lr_scheduler": S`` becomes ``{"scheduler": S, "interval":
+        "step"}``. ``S`` is the construction or the one name it is assigned to."""
+        assign = self.ctx.parent(construction)
+        name = None
+        if isinstance(assign, cst.Assign) and assign.value is construction and len(assign.targets) == 1 \
+                and isinstance(assign.targets[0].target, cst.Name):
+            name = assign.targets[0].target.value
+        uses = [construction] if name is None else [
+            node for node in iter_nodes(function.body, into_scopes=False)
+            if isinstance(node, cst.Name) and node.value == name and node is not assign.targets[0].target]
+        if len(uses) != 1:
+            return None
+        use, parent = uses[0], self.ctx.parent(uses[0])
+        if isinstance(parent, cst.DictElement) and parent.value is use and _key(parent) == "scheduler":
+            interval = [e for e in self.ctx.parent(parent).elements if _key(e) == "interval"]
+            if len(interval) == 1 and isinstance(interval[0].value, cst.SimpleString) \
+                    and interval[0].value.evaluated_value == "epoch":
+                old = interval[0].value
+                new = old.with_changes(value=old.value.replace("epoch", "step"))
+                return Fix.unsafe('Step the scheduler every batch ("interval": "step")', replace_node(self.ctx, old, new))
+            return None
+        if not _returned_as_scheduler(self.ctx, use):
+            return None
+        start = full_span(self.ctx, use)
+        return Fix.unsafe('Step the scheduler every batch ("interval": "step")',
+                          Edit(Span(start.line, start.column, start.line, start.column), '{"scheduler": '),
+                          insert_after(self.ctx, use, ', "interval": "step"}'))
 
 
 def _says_interval(function: cst.FunctionDef) -> bool:
@@ -395,6 +488,27 @@ def _says_interval(function: cst.FunctionDef) -> bool:
             continue
         if not (isinstance(value, cst.SimpleString) and value.evaluated_value == "epoch"):
             return True
+    return False
+
+
+def _key(element) -> str | None:
+    """The literal string key of a dict element."""
+    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+        return element.key.evaluated_value
+    return None
+
+
+def _returned_as_scheduler(ctx, use: cst.BaseExpression) -> bool:
+    """``use`` is what a ``return`` hands Lightning as a scheduler: an element of the second
+    list of ``return [opt], [use]``, or the value of ``"lr_scheduler": use`` in a returned dict."""
+    parent = ctx.parent(use)
+    if isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), cst.List):
+        outer = ctx.parent(ctx.parent(parent))
+        tuple_ = ctx.parent(outer) if isinstance(outer, cst.Element) else None
+        return isinstance(tuple_, cst.Tuple) and len(tuple_.elements) == 2 and tuple_.elements[1] is outer \
+            and isinstance(ctx.parent(tuple_), cst.Return)
+    if isinstance(parent, cst.DictElement) and parent.value is use and _key(parent) == "lr_scheduler":
+        return isinstance(ctx.parent(ctx.parent(parent)), cst.Return)
     return False
 
 

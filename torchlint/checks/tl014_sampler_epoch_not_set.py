@@ -21,12 +21,16 @@ from typing import Iterable
 import libcst as cst
 
 from torchlint import torch_api as api
+from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity, Span
+from torchlint.fixes import SAFE, Fix, insert_statement_before
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.epochs import range_stop
 from torchlint.semantic.loaders import feeds_evaluation
-from torchlint.semantic.samplers import (assigned_key, distributed_samplers, is_loader_call, loader_dataset,
-                                         loader_workers, loaders_of, read_every_epoch, sets_epoch,
+from torchlint.semantic.samplers import (assigned_key, distributed_samplers, epoch_loops_reading, is_loader_call,
+                                         loader_dataset, loader_workers, loaders_of, read_every_epoch, sets_epoch,
                                          unsharded_iterable_datasets)
+from torchlint.semantic.training import EPOCH_VAR
 
 # Calls that take over a loader (and set its sampler's epoch): accelerator.prepare, fabric.setup_dataloaders.
 _MANAGERS = ("prepare", "setup_dataloaders")
@@ -48,6 +52,7 @@ class SamplerEpochNotSet(Rule):
     name = "sampler-epoch-not-set"
     severity = Severity.WARNING
     default_enabled = True
+    fixable = (SAFE,)  # sampler.set_epoch(epoch) at the top of the epoch loop
     summary = ("a DistributedSampler never given set_epoch(epoch), or an IterableDataset that every DataLoader "
                "worker reads whole")
     options: dict[str, Option] = {}
@@ -176,7 +181,17 @@ class SamplerEpochNotSet(Rule):
                 for i, data in enumerate(dataloader, 0):
                     names, _ = data
             """,
-            lines=(4,), messages=(sampler_message("sampler"),)),
+            lines=(4,), messages=(sampler_message("sampler"),),
+            fixed="""
+            import torch
+            from torch.utils.data import DataLoader
+            sampler = torch.utils.data.distributed.DistributedSampler(dataset, shuffle=True)
+            dataloader = DataLoader(dataset, batch_size=5, pin_memory=True, drop_last=True, sampler=sampler)
+            for epoch in range(3):
+                sampler.set_epoch(epoch)
+                for i, data in enumerate(dataloader, 0):
+                    names, _ = data
+            """),
         # An inline sampler; the loader iterated by a same-file training function.
         Invalid(
             """
@@ -216,7 +231,19 @@ class SamplerEpochNotSet(Rule):
                         for batch in self.loader:
                             self.step(batch)
             """,
-            lines=(5,), messages=(sampler_message("self.sampler"),)),
+            lines=(5,), messages=(sampler_message("self.sampler"),),
+            fixed="""
+            from torch.utils.data import DataLoader, DistributedSampler
+            class Trainer:
+                def __init__(self, ds):
+                    self.sampler = DistributedSampler(ds)
+                    self.loader = DataLoader(ds, sampler=self.sampler, batch_size=16)
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        self.sampler.set_epoch(epoch)
+                        for batch in self.loader:
+                            self.step(batch)
+            """),
         # stylegan2-pytorch: an endless `cycle(loader)` re-reads the loader with the same order.
         Invalid(
             """
@@ -244,7 +271,17 @@ class SamplerEpochNotSet(Rule):
                 for images, targets in tqdm(train_loader):
                     train_step(images, targets)
             """,
-            lines=(4,), messages=(sampler_message("train_sampler"),)),
+            lines=(4,), messages=(sampler_message("train_sampler"),),
+            fixed="""
+            from tqdm import tqdm
+            from torch.utils.data import DataLoader, DistributedSampler
+            train_sampler = DistributedSampler(train_dataset)
+            train_loader = DataLoader(train_dataset, sampler=train_sampler, num_workers=4)
+            for epoch in range(start_epoch, num_epochs):
+                train_sampler.set_epoch(epoch)
+                for images, targets in tqdm(train_loader):
+                    train_step(images, targets)
+            """),
         # set_epoch called on the evaluation sampler only would still be a call: here none at all,
         # the training sampler next to a shuffle=False evaluation one.
         Invalid(
@@ -260,7 +297,61 @@ class SamplerEpochNotSet(Rule):
                 for batch in test_loader:
                     evaluate(batch)
             """,
-            lines=(3,), messages=(sampler_message("train_sampler"),)),
+            lines=(3,), messages=(sampler_message("train_sampler"),),
+            fixed="""
+            from torch.utils.data import DataLoader, DistributedSampler
+            train_sampler = DistributedSampler(train_set)
+            test_sampler = DistributedSampler(test_set, shuffle=False)
+            train_loader = DataLoader(train_set, sampler=train_sampler)
+            test_loader = DataLoader(test_set, sampler=test_sampler)
+            for epoch in range(epochs):
+                train_sampler.set_epoch(epoch)
+                for batch in train_loader:
+                    step(batch)
+                for batch in test_loader:
+                    evaluate(batch)
+            """),
+        # The loader handed to a same-file function from the epoch loop: the fix goes into that loop.
+        Invalid(
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            def train_one_epoch(model, loader, opt):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+            def main(args):
+                sampler = DistributedSampler(train_set)
+                loader = DataLoader(train_set, sampler=sampler, batch_size=args.batch_size)
+                for ep in range(args.epochs):  # one pass per epoch
+                    train_one_epoch(model, loader, opt)
+            """,
+            lines=(9,), messages=(sampler_message("sampler"),),
+            fixed="""
+            from torch.utils.data import DataLoader, DistributedSampler
+            def train_one_epoch(model, loader, opt):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x, y).backward()
+                    opt.step()
+            def main(args):
+                sampler = DistributedSampler(train_set)
+                loader = DataLoader(train_set, sampler=sampler, batch_size=args.batch_size)
+                for ep in range(args.epochs):  # one pass per epoch
+                    sampler.set_epoch(ep)
+                    train_one_epoch(model, loader, opt)
+            """),
+        # No loop variable to pass (`for _ in ...`): the finding stays without a fix.
+        Invalid(
+            """
+            from torch.utils.data import DataLoader, DistributedSampler
+            sampler = DistributedSampler(train_set)
+            loader = DataLoader(train_set, sampler=sampler)
+            for _ in range(num_epochs):
+                for batch in loader:
+                    train_step(batch)
+            """,
+            lines=(3,), messages=(sampler_message("sampler"),)),
         # espnet/espnet 2081: an IterableDataset read by several workers.
         Invalid(
             """
@@ -335,8 +426,51 @@ class SamplerEpochNotSet(Rule):
                     continue
                 if read_every_epoch(semantic.training, key):
                     name = assigned_key(semantic, sampler) or f"{key}.sampler"
-                    self.report(sampler, sampler_message(name))
+                    self.report(sampler, sampler_message(name), fix=self._set_epoch_fix(semantic, sampler, key))
                     break
+
+    def _set_epoch_fix(self, semantic, sampler: cst.Call, loader: str) -> Fix | None:
+        """``S.set_epoch(epoch)`` as the first statement of the epoch loop, where that is the
+        one edit: ``S = DistributedSampler(...)`` names the sampler (never ``None``: not a
+        conditional value) before the loop and outside it, and ``S`` is not rebound in it; the
+        loader is read in exactly one epoch loop, ``for V in range(...)`` (or ``trange``,
+        ``tqdm(range(...))``) whose variable or count names an epoch, so ``V`` counts epochs
+        (``_`` is no count the author meant to use);
+        and ``S`` is visible there (the same scope, or ``self.S`` in a method of the class)."""
+        ctx, model = self.ctx, semantic.model
+        assign = ctx.parent(sampler)
+        name = assigned_key(semantic, sampler)
+        loops = epoch_loops_reading(semantic.training, loader)
+        if not isinstance(assign, (cst.Assign, cst.AnnAssign)) or assign.value is not sampler or name is None \
+                or len(loops) != 1:
+            return None
+        loop = next(iter(loops))
+        node = loop.node
+        if not (isinstance(node, cst.For) and isinstance(node.target, cst.Name) and isinstance(node.body, cst.IndentedBlock)):
+            return None
+        stop = range_stop(ctx, node.iter)
+        var = node.target.value
+        if stop is None or var.startswith("_") or not (EPOCH_VAR.search(var) or "epoch" in (dotted_name(stop) or "").lower()):
+            return None
+        if ctx.inside(sampler, node) or not self._visible(model, name, sampler, loop):
+            return None
+        if any(ctx.inside(b.node, node) or b.node is node for b in loop.scope.bindings.get(name, ())):
+            return None
+        code = f"{name}.set_epoch({var})"
+        edit = insert_statement_before(ctx, node.body.body[0], code)
+        return Fix.safe(f"Call {code} at the start of each epoch", edit) if edit else None
+
+    @staticmethod
+    def _visible(model, name: str, sampler: cst.Call, loop) -> bool:
+        """``name``, bound at ``sampler``, is the same value inside ``loop``: bound earlier in
+        the loop's own scope, or ``self.X`` bound in a method of the class whose method holds
+        the loop."""
+        scope = model.scope_of(sampler)
+        if scope is loop.scope:
+            return model.order.get(sampler, 0) < loop.order
+        head, _, _ = name.partition(".")
+        return (head == scope.self_name and head == loop.scope.self_name and scope.cls is not None
+                and scope.cls is loop.scope.cls)
 
     @staticmethod
     def _managed(semantic, key: str) -> bool:

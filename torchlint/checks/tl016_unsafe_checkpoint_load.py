@@ -38,6 +38,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
+from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.provenance import DOWNLOAD, URL, bound_values, origin
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
@@ -105,6 +106,7 @@ class UnsafeCheckpointLoad(Rule):
     }
     skips_test_files = True
     requires_text = ("load", "Unpickler")
+    fixable = (UNSAFE,)  # weights_only=False -> True: a checkpoint holding more than tensors stops loading
 
     VALID: list[Valid | str] = [
         # No pin seen (or torch >= 2.6 pinned): torch.load defaults to weights_only=True.
@@ -217,6 +219,10 @@ class UnsafeCheckpointLoad(Rule):
             messages=('`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
                       'code when loaded; pass weights_only=True (allow your own classes with '
                       'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+            fixed="""
+            import torch
+            state = torch.load("checkpoint.pth", map_location="cpu", weights_only=True)
+            """,
         ),
         # A path from the command line: the message says so.
         Invalid(
@@ -232,6 +238,14 @@ class UnsafeCheckpointLoad(Rule):
             messages=('`torch.load(..., weights_only=False)` of a path from user input unpickles arbitrary objects, so a '
                       'crafted checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
                       'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+            fixed="""
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--resume")
+            args = parser.parse_args()
+            state = torch.load(args.resume, weights_only=True)
+            """,
         ),
         # Bytes fetched from a URL.
         Invalid(
@@ -246,6 +260,13 @@ class UnsafeCheckpointLoad(Rule):
             messages=('`torch.load(..., weights_only=False)` of a file from a URL unpickles arbitrary objects, so a '
                       'crafted checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
                       'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+            fixed="""
+            import io
+            import requests
+            import torch
+            response = requests.get("https://example.com/model.pt")
+            state = torch.load(io.BytesIO(response.content), weights_only=True)
+            """,
         ),
         # torch.load of a download, through torch.hub.
         Invalid(
@@ -259,6 +280,11 @@ class UnsafeCheckpointLoad(Rule):
                       'arbitrary objects, so a crafted checkpoint runs code when loaded; pass weights_only=True (allow '
                       'your own classes with torch.serialization.add_safe_globals), or keep False only for files this '
                       'program wrote',),
+            fixed="""
+            from torch.hub import load_state_dict_from_url
+            def pretrained(url):
+                return load_state_dict_from_url(url, map_location="cpu", weights_only=True)
+            """,
         ),
         # pickle of a checkpoint.
         Invalid(
@@ -345,6 +371,10 @@ class UnsafeCheckpointLoad(Rule):
             messages=('`torch.serialization.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
                       'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
                       'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+            fixed="""
+            from torch.serialization import load as load_checkpoint
+            state = load_checkpoint("model.ckpt", weights_only=True)
+            """,
         ),
     ]
 
@@ -372,7 +402,9 @@ class UnsafeCheckpointLoad(Rule):
                 if weights_only is not None and is_false_literal(weights_only.value):
                     if source is None and self._in_memory(call):
                         continue  # bytes the program holds (sent between ranks), no file
-                    self.report(call, weights_only_false_message(qualified, source))
+                    self.report(call, weights_only_false_message(qualified, source),
+                                fix=Fix.unsafe("Pass weights_only=True",
+                                               replace_node(self.ctx, weights_only.value, cst.Name("True"))))
                 elif weights_only is None and not has_star_kwargs(call):
                     unpinned.append([self.ctx.span(call).to_json(), qualified, source])
             elif qualified in _PICKLE_LOADS or qualified == "numpy.load":

@@ -22,7 +22,8 @@ import re
 import libcst as cst
 
 from torchlint.context import dotted_name
-from torchlint.finding import Severity
+from torchlint.finding import Severity, Span
+from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.accumulation import UNSCALED, accumulation_windows, gradients_scaled, loss_scaling
 
@@ -48,6 +49,7 @@ class AccumulationWithoutScaling(Rule):
     # [tool.torchlint.accumulation-without-scaling]; the page's Options block is generated from this.
     options: dict[str, Option] = {}
     requires_text: tuple[str, ...] = ("backward",)
+    fixable = (UNSAFE,)  # backward the loss divided by the count of the gate
 
     VALID: list[Valid | str] = [
         # The fix: the loss divided by the number of micro-batches.
@@ -287,6 +289,21 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(11,),
             messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
         ),
         # Hugging Face style: the model's output carries the loss.
         Invalid(
@@ -308,6 +325,22 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(12,),
             messages=(message('loss.backward()', 'args.gradient_accumulation_steps', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for step, batch in enumerate(train_dataloader):
+                outputs = model(**batch)
+                loss = outputs.loss
+                (loss / args.gradient_accumulation_steps).backward()
+                if step % args.gradient_accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
         ),
         # With a GradScaler: scaling for fp16 is no accumulation scaling.
         Invalid(
@@ -331,6 +364,24 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(13,),
             messages=(message('scaler.scale(loss).backward()', 'accum_steps', 'scaler.step(optimizer)'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                with torch.autocast("cuda"):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+            """,
         ),
         # A functional loss, the count from the arguments.
         Invalid(
@@ -351,6 +402,21 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(11,),
             messages=(message('loss.backward()', 'args.accum', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for step, (x, y) in enumerate(loader):
+                loss = F.cross_entropy(model(x), y)
+                (loss / args.accum).backward()
+                if (step + 1) % args.accum == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
         ),
         # A gate named for accumulation, no modulo: the count is not written.
         Invalid(
@@ -394,6 +460,23 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(13,),
             messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            aux = nn.MSELoss()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                loss = criterion(out, y) + aux(out, x[:, :2])
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
         ),
         # The backward under autocast still runs every iteration.
         Invalid(
@@ -415,6 +498,22 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(12,),
             messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                with torch.autocast("cpu"):
+                    loss = criterion(model(x), y)
+                    (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
         ),
         # In a training function: the criterion is a parameter named like one.
         Invalid(
@@ -436,6 +535,22 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(12,),
             messages=(message('loss.backward()', 'accum', 'opt.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            def train(net, loader, criterion, opt, accum):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(net(x), y)
+                    (loss / accum).backward()
+                    if (i + 1) % accum == 0:
+                        opt.step()
+                        opt.zero_grad()
+            """,
         ),
         # The step in a helper called under the gate.
         Invalid(
@@ -458,6 +573,23 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(14,),
             messages=(message('loss.backward()', 'accum_steps', 'update()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            def update():
+                optimizer.step()
+                optimizer.zero_grad()
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    update()
+            """,
         ),
         # A comment that says nothing about the sum is no documentation.
         Invalid(
@@ -479,6 +611,22 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(12,),
             messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                # backward every micro-batch
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
         ),
         # The model returns the loss; .mean() keeps its scale.
         Invalid(
@@ -499,6 +647,92 @@ class AccumulationWithoutScaling(Rule):
         """,
             lines=(11,),
             messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = model(x, y).mean()
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        ),
+        # A literal count; the loss a sum: divided as a whole.
+        Invalid(
+            """
+            import torch.nn.functional as F
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                (F.cross_entropy(out, y) + F.mse_loss(out, y)).backward()
+                if (i + 1) % 8 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            lines=(5,),
+            messages=(message("(F.cross_entropy(out, y) + F.mse_loss(out, y)).backward()", "8", "optimizer.step()"),),
+            fixed="""
+            import torch.nn.functional as F
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                ((F.cross_entropy(out, y) + F.mse_loss(out, y)) / 8).backward()
+                if (i + 1) % 8 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        ),
+        # A loss written over several lines keeps its lines: the division is inserted around it.
+        Invalid(
+            """
+            import torch
+            import torch.nn.functional as F
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                scaler.scale(
+                    F.cross_entropy(out, y)
+                    + F.mse_loss(out, y)
+                ).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            lines=(7,),
+            messages=(message("scaler.scale( F.cross_entropy(out, y) + F.mse_loss(out, y) ).backward()",
+                              "accum_steps", "scaler.step(optimizer)"),),
+            fixed="""
+            import torch
+            import torch.nn.functional as F
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                scaler.scale(
+                    (F.cross_entropy(out, y)
+                    + F.mse_loss(out, y)) / accum_steps
+                ).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+        ),
+        # The count is computed in the gate: no fix (a call may not give the same value twice).
+        Invalid(
+            """
+            import torch.nn.functional as F
+            for i, (x, y) in enumerate(loader):
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                if (i + 1) % accumulation_steps(i) == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+            lines=(5,),
+            messages=(message("loss.backward()", "accumulation_steps(i)", "optimizer.step()"),),
         ),
         # An ignite process function runs once per batch: the same window without a loop.
         Invalid(
@@ -516,6 +750,18 @@ class AccumulationWithoutScaling(Rule):
             """,
             lines=(7,),
             messages=(message("loss.backward()", "accum_steps", "optimizer.step()"),),
+            fixed="""
+            from ignite.engine import Engine
+            def update(engine, batch):
+                model.train()
+                x, y = batch
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                if engine.state.iteration % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            trainer = Engine(update)
+            """,
         ),
     ]
 
@@ -529,7 +775,34 @@ class AccumulationWithoutScaling(Rule):
                 continue
             count = window.count
             self.report(call, message(_code(call), _code(count) if count is not None else None,
-                                      _code(window.step.node)))
+                                      _code(window.step.node)), fix=self._divide_fix(window))
+
+    def _divide_fix(self, window) -> Fix | None:
+        """The backward's loss divided by the gate's count (``(loss / k).backward()``,
+        ``scaler.scale(loss / k)``), where the count is an integer, a name or an attribute
+        chain bound nowhere in the loop (or once-per-batch function) other than as its
+        parameter, so it is the same value at the backward as at the gate. Only what is
+        differentiated changes: a logged ``loss.item()`` keeps its scale."""
+        count, loss = window.count, window.loss
+        key = dotted_name(count) if count is not None else None
+        if not (isinstance(count, cst.Integer) or key is not None):
+            return None
+        if key is not None:
+            scope = self.ctx.semantic.model.scope_of(window.backward.node)
+            if any(b.kind != "param" and (b.node is window.unit or self.ctx.inside(b.node, window.unit))
+                   for b in scope.bindings.get(key, ())):
+                return None
+        atom = isinstance(loss, _PRIMARY) or bool(loss.lpar)
+        parent = self.ctx.parent(loss)
+        receiver = isinstance(parent, cst.Attribute) and parent.value is loss  # (loss / k).backward()
+        before = ("(" if receiver else "") + ("" if atom else "(")
+        after = ("" if atom else ")") + f" / {_code(count)}" + (")" if receiver else "")
+        start = full_span(self.ctx, loss)
+        # Text inserted around the loss, which stays as written (its comments and line breaks).
+        edits = [insert_after(self.ctx, loss, after)]
+        if before:
+            edits.insert(0, Edit(Span(start.line, start.column, start.line, start.column), before))
+        return Fix.unsafe(f"Backward the loss divided by {_code(count)}", *edits)
 
     def _accelerate(self, call: cst.Call) -> bool:
         """``accelerator.backward(loss)`` divides by its ``gradient_accumulation_steps``."""
@@ -542,6 +815,10 @@ class AccumulationWithoutScaling(Rule):
         span = self.ctx.position(unit)
         lines = self.ctx.text.splitlines()[span.start.line - 1: span.end.line]
         return any(_INTENDED_SUM.search(line) for line in lines)
+
+
+# Expressions that bind tighter than ``/``: no parentheses needed on its left.
+_PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
 
 
 def _code(node: cst.CSTNode) -> str:

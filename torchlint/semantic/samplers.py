@@ -18,7 +18,7 @@ import libcst as cst
 
 from torchlint import torch_api as api
 from torchlint.context import dotted_name, iter_nodes
-from torchlint.semantic.epochs import inside_epochs
+from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
 
 _SAMPLERS = frozenset({"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"})
 _ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})
@@ -94,6 +94,18 @@ def read_every_epoch(training, key: str) -> bool:
                 any(_iterates_repeatedly(model, t, i) for t in targets for i in positions):
             return True
     return False
+
+
+def epoch_loops_reading(training, key: str) -> set:
+    """The epoch loops (``Loop``s) of the file around a ``for`` loop over ``key`` or around a
+    call that hands ``key`` to a same-file function: where an epoch of ``key`` starts."""
+    model = training.model
+    around = [model.loops_around(loop.node) for loop in model.loops.values()
+              if isinstance(loop.node, cst.For) and _mentions(loop.node.iter, key)]
+    around += [site.all_loops for site in model.calls
+               if any(a.keyword is None and api.expr_key(a.value) == key for a in site.node.args)
+               and training.graph.targets(site)]
+    return {loop for loops in around for loop in loops if loop_is_epoch(training, loop)}
 
 
 def _iterates_repeatedly(model, function: cst.CSTNode, position: int) -> bool:
