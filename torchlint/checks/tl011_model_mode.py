@@ -857,7 +857,7 @@ class ModelMode(Rule):
                 continue
             cls = constructed_class(sem, key, node) or _argument_class(sem, function, key)
             out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
-                        evaluated_in_training_mode(key, loader, _MAY)])
+                        evaluated_in_training_mode(key, loader, _MAY), _imported_factories(sem, key, node)])
         return out
 
     def _mode_chosen(self, sem, function: cst.CSTNode, loop, key: str, depth: int) -> bool:
@@ -904,7 +904,7 @@ class ModelMode(Rule):
                     _argument_class(sem, enclosing_function(model, site.scope), receiver) or _only_model_class(sem, loop.node)
                 call = cst.Module([]).code_for_node(site.node)
                 out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
-                            left_in_eval_mode(call, receiver, _MAY)])
+                            left_in_eval_mode(call, receiver, _MAY), []])
                 break  # one train() fixes every eval() of the loop: one finding
         return out
 
@@ -928,7 +928,10 @@ class ModelMode(Rule):
     def check_project(cls, project, options) -> Iterable[Finding]:
         layers = ModeLayers(project, cls.code)
         for record in project.records:
-            for qualified, span, known, may in (record.facts.get(cls.code) or {}).get("pending", ()):
+            for qualified, span, known, may, factories in (record.facts.get(cls.code) or {}).get("pending", ()):
+                if factories and all((project.function_summary(f, record) or {}).get("returns_eval_model")
+                                     for f in factories):
+                    continue  # the imported factory returns the model in eval mode
                 has = layers.has(qualified, record)
                 if has is False:
                     continue
@@ -961,6 +964,24 @@ def _model_called(sem, loop) -> str | None:
         if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key):
             return key
     return None
+
+
+def _imported_factories(sem, key: str, at: cst.CSTNode) -> list[str]:
+    """When every binding of ``key`` reaching ``at`` is the result of an imported function
+    (``model = get_model(args)``, ``.to(device)`` of it too): those functions' qualified
+    names, which the project pass looks up in the index (do they return the model in eval
+    mode?); else nothing."""
+    model = sem.model
+    out = []
+    for binding in model.reaching(key, at):
+        value = binding.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value in SELF_RETURNING:
+            value = value.func.value
+        if binding.kind not in ("assign", "ann") or not isinstance(value, cst.Call) or not model.is_imported(value.func):
+            return []
+        out.append(model.qualified_name(value.func))
+    return [q for q in out if q] if all(out) else []
 
 
 def _built_here(sem, key: str, at: cst.CSTNode, function: cst.CSTNode) -> bool:
