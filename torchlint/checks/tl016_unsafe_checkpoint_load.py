@@ -64,8 +64,8 @@ _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
 # A comment that explains a weights_only=False ("we cannot use weights_only=True here because ...").
-_EXPLAINS_UNSAFE = re.compile(r"weights_only|weights-only|unpickl|pickle|trusted|safe_globals|our own|we wrote|"
-                              r"written by", re.IGNORECASE)
+_EXPLAINS_UNSAFE = re.compile(r"weights_only|weights-only|safe_globals|trusted|our own|we wrote|written by|"
+                              r"can ?not use|can't use|full unpickler", re.IGNORECASE)
 # The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
 _PATH_VERB = re.compile(r"(?<![A-Za-z0-9])(load|dump|save|read|write)_|_(load|dump|save|read|write)(?![A-Za-z0-9_])")
 
@@ -466,6 +466,19 @@ class UnsafeCheckpointLoad(Rule):
                 "hubconf.py; load a fixed literal 'owner/repo:tag', or a checked-out copy with source='local'",
             ),
         ),
+        # A written path that differs by more than a verb is another file.
+        Invalid(
+            """
+            import numpy as np
+            def save(x, save_path):
+                np.save(save_path, x)
+            def load(path):
+                return np.load(path, allow_pickle=True)
+            """,
+            lines=(6,),
+            messages=('`np.load(..., allow_pickle=True)` unpickles object arrays, so a crafted .npy/.npz runs code when '
+                      'loaded; keep allow_pickle=False and save plain arrays (np.savez) instead of objects',),
+        ),
     ]
 
     def __init__(self, ctx, options: dict[str, Any]):
@@ -512,7 +525,7 @@ class UnsafeCheckpointLoad(Rule):
         if not call.args or call.args[0].keyword is not None:
             return
         paths = self._paths(call.args[0].value)
-        if any(_path_shape(self._text(p)) in written for p in paths):
+        if any(_path_key(self._text(p)) in written for p in paths):
             return  # the program's own cache
         if qualified.endswith(".loads") and not any(self._read_from_file(p) for p in paths):
             return  # bytes held in memory (a loader's state), no file
@@ -651,7 +664,7 @@ class UnsafeCheckpointLoad(Rule):
                                         for c in candidates)
 
     def _written_paths(self) -> set[str]:
-        """The shapes (``_path_shape``) of the path expressions this file writes: ``open(P,
+        """The keys (``_path_key``) of the path expressions this file writes: ``open(P,
         "w..."/"a...")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``, and
         what same-file callers pass when P is the writing function's parameter."""
         model = self.ctx.semantic.model
@@ -664,7 +677,7 @@ class UnsafeCheckpointLoad(Rule):
             elif qualified in _OPENERS and call.args and _writes(call):
                 paths.append(call.args[0].value)
         texts = [self._text(p) for p in paths] + [t for p in paths for t in self._helper_writes(p)]
-        return {_path_shape(t) for t in texts}
+        return {_path_key(t) for t in texts}
 
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
@@ -689,10 +702,12 @@ class UnsafeCheckpointLoad(Rule):
                                  unpinned_message(function, source, pin.spec, pin.file))
 
 
-def _path_shape(text: str) -> str:
-    """A path expression without its verb: ``args.load_emissions`` and ``args.dump_emissions``
-    (two options of one program for one file) have the same shape."""
-    return _PATH_VERB.sub("", text)
+def _path_key(text: str) -> str:
+    """A path expression as written, or without its verb when it has one: ``args.load_emissions``
+    and ``args.dump_emissions`` (two options of one program for one file) have one key, while
+    ``path`` and ``save_path`` do not."""
+    shape = _PATH_VERB.sub("", text)
+    return text if shape == text else f"{shape} (verb aside)"
 
 
 def _sets_false(value: cst.BaseExpression | None) -> bool:
