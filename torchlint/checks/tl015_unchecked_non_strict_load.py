@@ -11,7 +11,7 @@ the caller).
 
 Also left alone, because the keys cannot mismatch or the choice is documented: a dict that is a
 live module's own ``state_dict()`` (an alias filled in place, an EMA copy's dict loaded back into
-its source); a dict filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt,
+its source; an entry ``state["ranges"]`` the file builds from a ``state_dict()``); a dict filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt,
 model.state_dict())`` or a comprehension over them) whose size is then read (``len(csd)`` logged:
 an empty transfer shows); a comment on the call or directly above it (or above the block it opens)
 that explains the non-strict load (``semantic.comments``).
@@ -177,6 +177,13 @@ class UncheckedNonStrictLoad(Rule):
             # strict=False: the flattened dict mixes model keys with optimizer keys.
             for part in parts:
                 part.load_state_dict(state, strict=False)
+        """,
+        # A subset of the model's own state_dict saved by a same-file function and restored (ultralytics QAT).
+        """
+        def qat_state(model):
+            return {"ranges": {k: v for k, v in model.state_dict().items() if "quantizer" in k}}
+        def restore_qat(model, state):
+            model.load_state_dict(state["ranges"], strict=False)
         """,
         # An EMA copy and its source swap weights (fairseq EMA, Lightning WeightAveraging).
         """
@@ -424,7 +431,7 @@ def _keys_match(ctx, call: cst.Call) -> bool:
     model = ctx.semantic.model
     if _averaged_copy(ctx, model, call.func.value):
         return True
-    if _own_state_dict(model, state):
+    if _own_state_dict(model, state) or _entry_built_from_state_dict(ctx, state):
         return True
     return isinstance(state, cst.Name) and _filtered_by_own_keys(model, state) and _size_read(model, state)
 
@@ -499,6 +506,20 @@ def _own_state_dict(model, expr: cst.BaseExpression) -> bool:
         values = _assigned_values(model, expr)
         return values is not None and all(_is_state_dict_call(v) for v in values)
     return False
+
+
+def _entry_built_from_state_dict(ctx, state: cst.BaseExpression) -> bool:
+    """``state["ranges"]`` where this file builds the ``"ranges"`` entry from a module's
+    ``state_dict()`` (``{"ranges": {k: v for k, v in model.state_dict().items() if ...}}``):
+    a subset of the model's own keys, saved and restored by design."""
+    if not (isinstance(state, cst.Subscript) and len(state.slice) == 1 and isinstance(state.slice[0].slice, cst.Index)
+            and isinstance(state.slice[0].slice.value, cst.SimpleString)):
+        return False
+    key = state.slice[0].slice.value.evaluated_value
+    return any(isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString)
+               and node.key.evaluated_value == key
+               and any(_is_state_dict_call(sub) for sub in iter_nodes(node.value) if isinstance(sub, cst.BaseExpression))
+               for node in iter_nodes(ctx.module))
 
 
 def _filtered_by_own_keys(model, name: cst.Name) -> bool:
