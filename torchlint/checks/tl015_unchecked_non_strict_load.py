@@ -11,10 +11,13 @@ the caller).
 
 Also left alone, because the keys cannot mismatch or the choice is documented: a dict that is a
 live module's own ``state_dict()`` (an alias filled in place, an EMA copy's dict loaded back into
-its source; an entry ``state["ranges"]`` the file builds from a ``state_dict()``); a dict filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt,
-model.state_dict())`` or a comprehension over them) whose size is then read (``len(csd)`` logged:
-an empty transfer shows); a comment on the call or directly above it (or above the block it opens)
-that explains the non-strict load (``semantic.comments``).
+its source, an entry ``state["ranges"]`` the file builds from a ``state_dict()``); a load into an
+EMA/averaged copy (``self.ema = copy.deepcopy(model)``, ``AveragedModel(model)``); a dict
+filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt, model.state_dict())``
+or a comprehension over them) whose size is then read (``len(csd)`` logged: an empty transfer
+shows; unread, a prefixed checkpoint still leaves nothing to load); a comment on the call or
+directly above it (or above the block it opens) that explains the non-strict load
+(``semantic.comments``).
 """
 
 from __future__ import annotations
