@@ -37,7 +37,7 @@ from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
-from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module
+from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module, strip_self_returning
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
@@ -974,10 +974,7 @@ def _imported_factories(sem, key: str, at: cst.CSTNode) -> list[str]:
     model = sem.model
     out = []
     for binding in model.reaching(key, at):
-        value = binding.value
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value in SELF_RETURNING:
-            value = value.func.value
+        value = strip_self_returning(binding.value) if binding.value is not None else None
         if binding.kind not in ("assign", "ann") or not isinstance(value, cst.Call) or not model.is_imported(value.func):
             return []
         out.append(model.qualified_name(value.func))

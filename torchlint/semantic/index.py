@@ -234,23 +234,13 @@ def _returns_eval_model(sem: "Analyses", function) -> bool:
 
     from torchlint import torch_api as api
     from torchlint.context import iter_nodes
+    from torchlint.semantic.modules import strip_self_returning
 
     switches = [(api.mode_switch(s.node), api.expr_key(s.node.func.value)) for s in sem.graph.sites(function)
                 if isinstance(s.node.func, cst.Attribute)]
     if any(mode for mode, _ in switches):
         return False
     evaluated = {key for mode, key in switches if mode is False and key is not None}
-    returned = [api.expr_key(_unwrap_self_returning(node.value)) for node in iter_nodes(function, into_scopes=False)
+    returned = [api.expr_key(strip_self_returning(node.value)) for node in iter_nodes(function, into_scopes=False)
                 if isinstance(node, cst.Return) and node.value is not None]
     return bool(returned) and all(key in evaluated for key in returned)
-
-
-def _unwrap_self_returning(expr):
-    """``model`` of ``model.eval()`` / ``model.to(device)``."""
-    import libcst as cst
-
-    from torchlint.semantic.modules import SELF_RETURNING
-
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SELF_RETURNING:
-        expr = expr.func.value
-    return expr
