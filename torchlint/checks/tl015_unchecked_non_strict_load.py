@@ -31,6 +31,7 @@ from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.comments import documented
 from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.modules import strip_self_returning
 from torchlint.torch_api import is_false_literal, keyword_arg
 
 
@@ -426,8 +427,9 @@ def _names_only(statement: cst.Assign | cst.AnnAssign) -> bool:
 
 
 def _keys_match(ctx, call: cst.Call) -> bool:
-    """The loaded dict's keys come from a live module (its own ``state_dict()``), or were
-    filtered against one and the size of what is left is read afterwards."""
+    """The keys cannot mismatch unnoticed: the target is an EMA/averaged copy, the dict comes
+    from a live module (its ``state_dict()``, or an entry built from one), or it was filtered
+    against one and the size of what is left is read afterwards."""
     state = _state_argument(call)
     if state is None:
         return False
@@ -471,8 +473,7 @@ def _keeps_copy(value: cst.BaseExpression | None, attr: str) -> bool:
     """``None`` (not built yet) or ``self.<attr>.to(...)`` (the same copy moved)."""
     if value is None or isinstance(value, cst.Name) and value.value == "None":
         return True
-    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "to" \
-        and dotted_name(value.func.value) == f"self.{attr}"
+    return isinstance(value, cst.Call) and dotted_name(strip_self_returning(value)) == f"self.{attr}"
 
 
 def _state_argument(call: cst.Call) -> cst.BaseExpression | None:
