@@ -274,6 +274,7 @@ class UnsafeCheckpointLoad(Rule):
             except Exception:
                 return torch.hub.load(repo, model, force_reload=True, **kwargs)
         smart_hub_load(model="yolov5m")
+        smart_hub_load("ultralytics/yolov5:v7.0", "yolov5l")
         """,
     ]
     INVALID: list[Invalid] = [
@@ -555,8 +556,9 @@ class UnsafeCheckpointLoad(Rule):
         self.report(call, hub_message(self._text(repo.value), origin(model, repo.value)))
 
     def _literal_default_only(self, repo: cst.BaseExpression) -> bool:
-        """``repo`` is a parameter with a string default, never rebound, that no call in this
-        file passes (``def smart_hub_load(repo="ultralytics/yolov5")``)."""
+        """``repo`` is a parameter with a string default, never rebound, for which no call in
+        this file passes anything but a string literal (``def smart_hub_load(repo="ultralytics/yolov5")``);
+        a call with ``*args``/``**kwargs`` may pass anything."""
         if not isinstance(repo, cst.Name):
             return False
         model = self.ctx.semantic.model
@@ -567,10 +569,16 @@ class UnsafeCheckpointLoad(Rule):
         if not isinstance(param.default, (cst.SimpleString, cst.ConcatenatedString)):
             return False
         function = self.ctx.enclosing_function(param)
-        return function is not None and not any(self._passed(function, param, site.node) is not None
-                                                for site in self._calls_of(function))
+        if function is None:
+            return False
+        for site in self._calls_of(function):
+            passed = self._passed(function, param, site.node)
+            if any(a.star for a in site.node.args) or \
+                    passed is not None and not isinstance(passed, (cst.SimpleString, cst.ConcatenatedString)):
+                return False
+        return True
 
-    # -- paths the program writes --------------------------------------------------------
+    # -- what a load is given ----------------------------------------------------------------
     def _false_in_kwargs(self, call: cst.Call) -> bool:
         """``torch.load(p, **kw)`` where ``kw["weights_only"] = False`` or ``kw = {"weights_only":
         False}`` / ``dict(weights_only=False)`` reaches the call."""
@@ -595,6 +603,7 @@ class UnsafeCheckpointLoad(Rule):
                 return True
         return origin(model, expr) in (URL, DOWNLOAD)
 
+    # -- paths the program writes --------------------------------------------------------
     def _calls_of(self, function: cst.FunctionDef) -> list:
         """Same-file calls of ``function`` by name (``f(...)``, ``self.f(...)``, ``cls.f(...)``)."""
         name = function.name.value
