@@ -299,7 +299,7 @@ class Project:
 
     def function_summary(self, qualified: str, importer: FileRecord | None = None) -> dict | None:
         """What an imported project function does (``trains``, ``evaluates``, ``seeds``,
-        ``builds_optimizer``), or None when the project does not know."""
+        ``builds_optimizer``, ``returns_eval_model``), or None when the project does not know."""
         hit = self.resolve_symbol(qualified, importer)
         if hit is None:
             return None

@@ -120,3 +120,37 @@ def test_layers_built_by_a_same_file_helper_read_as_unknown():
               "        self.features = make_layers()\n")
     assert _found({"models.py": models, "evaluate.py": EVALUATE}) == [
         ("evaluate.py", 8, evaluated_in_training_mode("model", "test_loader", _MAY))]
+
+
+EXTRACT = """
+import torch
+from factory import get_model
+
+model = get_model().to("cpu")
+with torch.no_grad():
+    for batch in test_loader:
+        model(batch)
+"""
+
+
+def _factory(body: str) -> str:
+    return ("import torch.nn as nn\n\n"
+            "def get_model():\n"
+            "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5))  # the layers before the head\n"
+            f"{body}")
+
+
+def test_model_from_an_imported_factory_that_calls_eval_is_in_eval_mode():
+    # fairseq MMPT extract.py: get_model() in a sibling module returns the model after model.eval().
+    assert _found({"factory.py": _factory("    model.eval()\n    return model\n"), "extract.py": EXTRACT}) == []
+    assert _found({"factory.py": _factory("    return model.eval()\n"), "extract.py": EXTRACT}) == []
+
+
+def test_model_from_an_imported_factory_that_does_not_call_eval_is_reported():
+    expected = [("extract.py", 7, evaluated_in_training_mode("model", "test_loader", _MAY))]
+    assert _found({"factory.py": _factory("    return model\n"), "extract.py": EXTRACT}) == expected
+    # eval() then train() again: training mode is what comes back.
+    assert _found({"factory.py": _factory("    model.eval()\n    model.train()\n    return model\n"),
+                   "extract.py": EXTRACT}) == expected
+    # The factory is not in the project: nothing is known about it.
+    assert _found({"extract.py": EXTRACT}) == expected

@@ -38,7 +38,7 @@ from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
-from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module
+from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module, strip_self_returning
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
@@ -1161,7 +1161,8 @@ class ModelMode(Rule):
                 continue
             cls = constructed_class(sem, key, node) or _argument_class(sem, function, key)
             out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
-                        evaluated_in_training_mode(key, loader, _MAY), *_fix_json(self._eval_fix(sem, loop, key))])
+                        evaluated_in_training_mode(key, loader, _MAY), _imported_factories(sem, key, node),
+                        *_fix_json(self._eval_fix(sem, loop, key))])
         return out
 
     def _eval_fix(self, sem, loop, key: str) -> Fix | None:
@@ -1224,7 +1225,7 @@ class ModelMode(Rule):
                     _argument_class(sem, enclosing_function(model, site.scope), receiver) or _only_model_class(sem, loop.node)
                 call = cst.Module([]).code_for_node(site.node)
                 out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
-                            left_in_eval_mode(call, receiver, _MAY), *_fix_json(self._train_fix(sem, site, receiver))])
+                            left_in_eval_mode(call, receiver, _MAY), [], *_fix_json(self._train_fix(sem, site, receiver))])
                 break  # one train() fixes every eval() of the loop: one finding
         return out
 
@@ -1272,7 +1273,10 @@ class ModelMode(Rule):
     def check_project(cls, project, options) -> Iterable[Finding]:
         layers = ModeLayers(project, cls.code)
         for record in project.records:
-            for qualified, span, known, may, *fix in (record.facts.get(cls.code) or {}).get("pending", ()):
+            for qualified, span, known, may, factories, *fix in (record.facts.get(cls.code) or {}).get("pending", ()):
+                if factories and all((project.function_summary(f, record) or {}).get("returns_eval_model")
+                                     for f in factories):
+                    continue  # the imported factory returns the model in eval mode
                 has = layers.has(qualified, record)
                 if has is False:
                     continue
@@ -1308,6 +1312,21 @@ def _model_called(sem, loop) -> str | None:
                 and not any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
             return key  # ``Net()`` builds a model; it is no model called
     return None
+
+
+def _imported_factories(sem, key: str, at: cst.CSTNode) -> list[str]:
+    """When every binding of ``key`` reaching ``at`` is the result of an imported function
+    (``model = get_model(args)``, ``.to(device)`` of it too): those functions' qualified
+    names, which the project pass looks up in the index (do they return the model in eval
+    mode?); else nothing."""
+    model = sem.model
+    out = []
+    for binding in model.reaching(key, at):
+        value = strip_self_returning(binding.value) if binding.value is not None else None
+        if binding.kind not in ("assign", "ann") or not isinstance(value, cst.Call) or not model.is_imported(value.func):
+            return []
+        out.append(model.qualified_name(value.func))
+    return [q for q in out if q] if all(out) else []
 
 
 def _built_here(sem, key: str, at: cst.CSTNode, function: cst.CSTNode) -> bool:

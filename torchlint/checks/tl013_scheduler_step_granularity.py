@@ -13,7 +13,10 @@ bare ``sched.step()`` runs (``step_rate``, from the loop kinds of the training m
 * a batch-counting scheduler built in a Lightning ``configure_optimizers`` that never says
   ``"interval"`` (or says ``"epoch"``), unless the file optimises manually.
 
-Silent: ``ReduceLROnPlateau``, ``step(epoch)``/``step(metric)`` (the caller chooses the count),
+Silent: a ``sched.step()`` before the optimizer step made on purpose: the file rewinds
+``sched.last_epoch`` outside that loop (``last_epoch = start_epoch - 1``, so stepping first
+skips no value) or silences the "lr_scheduler.step() before optimizer.step()" warning around it
+(``with warnings.catch_warnings()``); ``ReduceLROnPlateau``, ``step(epoch)``/``step(metric)`` (the caller chooses the count),
 schedulers of unknown unit (``LambdaLR`` not sized by steps), step-based training without an
 epoch loop.
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.context import iter_nodes
+from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
@@ -187,6 +190,39 @@ class SchedulerStepGranularity(Rule):
             if skip:
                 scheduler.step()
             else:
+                optimizer.step()
+        """,
+        # Stepped at the start of each epoch on purpose: last_epoch rewound before the loop (ultralytics).
+        """
+        import torch
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+        start_epoch = 0
+        scheduler.last_epoch = start_epoch - 1  # do not move
+        loader = [torch.randn(8, 4) for _ in range(10)]
+        for epoch in range(start_epoch, 100):
+            scheduler.step()
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+        """,
+        # ... or with the order warning silenced around the step.
+        """
+        import warnings
+        import torch
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)
+        loader = [torch.randn(8, 4) for _ in range(10)]
+        for epoch in range(100):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # 'Detected lr_scheduler.step() before optimizer.step()'
+                scheduler.step()
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
                 optimizer.step()
         """,
     ]
@@ -423,7 +459,24 @@ class SchedulerStepGranularity(Rule):
                       if s in stepping or any(t in stepper for t in training.graph.targets(s))), None)
         if first is None or first.order < site.order or exclusive(self.ctx, site.node, first.node):
             return None
+        if self._rewound(site, key) or self._warning_silenced(site.node):
+            return None  # stepped first on purpose
         return order_message(key)
+
+    def _rewound(self, site, key: str) -> bool:
+        """``<key>.last_epoch = ...`` is stored somewhere in the file outside the loop that steps."""
+        loop = site.loops[-1].node
+        target = f"{key}.last_epoch"
+        return any(isinstance(node, cst.AssignTarget) and dotted_name(node.target) == target
+                   and not self.ctx.inside(node, loop) for node in iter_nodes(self.ctx.module))
+
+    def _warning_silenced(self, node: cst.CSTNode) -> bool:
+        """``node`` runs inside ``with warnings.catch_warnings():`` (the order warning silenced)."""
+        model = self.ctx.semantic.model
+        return any(isinstance(up, cst.With) and any(isinstance(item.item, cst.Call)
+                                                     and model.qualified_name(item.item.func) == "warnings.catch_warnings"
+                                                     for item in up.items)
+                   for up in self.ctx.ancestors(node))
 
     def _lightning(self) -> None:
         """Batch-counting schedulers built in ``configure_optimizers`` with no step interval."""

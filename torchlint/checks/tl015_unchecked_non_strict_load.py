@@ -8,16 +8,30 @@ away: an expression statement, or an assignment to names that are never read aft
 result (an assert on ``.missing_keys``, ``print``/logging, ``return``, an argument, an
 attribute store that other code may read) and a ``strict`` that is not a literal (chosen by
 the caller).
+
+Also left alone, because the keys cannot mismatch or the choice is documented: a dict that is a
+live module's own ``state_dict()`` (an alias filled in place, an EMA copy's dict loaded back into
+its source, an entry ``state["ranges"]`` the file builds from a ``state_dict()``); a load into an
+EMA/averaged copy (``self.ema = copy.deepcopy(model)``, ``AveragedModel(model)``); a dict
+filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt, model.state_dict())``
+or a comprehension over them) whose size is then read (``len(csd)`` logged: an empty transfer
+shows; unread, a prefixed checkpoint still leaves nothing to load); a comment on the call or
+directly above it (or above the block it opens) that explains the non-strict load
+(``semantic.comments``).
 """
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
-from torchlint.context import dotted_name, unpack_targets
+from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.comments import documented
 from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.modules import strip_self_returning
 from torchlint.torch_api import is_false_literal, keyword_arg
 
 
@@ -25,6 +39,11 @@ def message(receiver: str) -> str:
     return (f"`{receiver}.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it "
             f"returns, so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; "
             f"keep the result and assert that only the keys you mean to skip are missing")
+
+
+# A comment that explains the non-strict load ("strict=False because we omit some modules").
+_EXPLAINS_STRICT = re.compile(r"strict|partial|\bomit|ignor|mismatch|missing|unexpected|subset|not all|skip",
+                              re.IGNORECASE)
 
 
 def _non_strict(call: cst.Call) -> bool:
@@ -112,6 +131,86 @@ class UncheckedNonStrictLoad(Rule):
                 keys = model.load_state_dict(state, strict=False)
                 if keys.unexpected_keys:
                     raise KeyError(keys.unexpected_keys)
+        """,
+        # The module's own state_dict(), filled in place and loaded back: keys match by construction.
+        """
+        import torch
+        import torch.nn as nn
+        model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+        incoming = {k: torch.randn_like(v) for k, v in model.state_dict().items()}
+        model_sd = model.state_dict()
+        for key, value in incoming.items():
+            model_sd[key].copy_(value)
+        model.load_state_dict(model_sd, strict=False)
+        """,
+        # Intersected with the model's keys, and the transferred count logged (yolov5/ultralytics).
+        """
+        import logging
+        import torch
+        import torch.nn as nn
+        LOGGER = logging.getLogger(__name__)
+        def intersect_dicts(da, db):
+            return {k: v for k, v in da.items() if k in db and v.shape == db[k].shape}
+        model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 3))
+        csd = torch.load("pretrained.pt", weights_only=True)
+        csd = intersect_dicts(csd, model.state_dict())
+        model.load_state_dict(csd, strict=False)
+        LOGGER.info(f"Transferred {len(csd)}/{len(model.state_dict())} items")
+        """,
+        # A comprehension over the model's keys, the count compared.
+        """
+        def load_matching(model, pretrained):
+            kept = {k: v for k, v in pretrained.items() if k in model.state_dict()}
+            model.load_state_dict(kept, strict=False)
+            assert len(kept) > 0
+        """,
+        # A comment directly above the call explains the partial load (fairseq hubert_asr).
+        """
+        import torch
+        model = torch.nn.Linear(4, 2)
+        state = torch.load("pretrained.pt", weights_only=True)
+        # set strict=False because we omit some modules (the new head is trained from scratch)
+        model.load_state_dict(state["model"], strict=False)
+        """,
+        # ... or on the call, or above the loop the call opens (torchtitan checkpointer).
+        """
+        def restore(model, parts, state):
+            model.load_state_dict(
+                state, strict=False  # ignore mismatch in language embeddings
+            )
+            # strict=False: the flattened dict mixes model keys with optimizer keys.
+            for part in parts:
+                part.load_state_dict(state, strict=False)
+        """,
+        # A subset of the model's own state_dict saved by a same-file function and restored (ultralytics QAT).
+        """
+        def qat_state(model):
+            return {"ranges": {k: v for k, v in model.state_dict().items() if "quantizer" in k}}
+        def restore_qat(model, state):
+            model.load_state_dict(state["ranges"], strict=False)
+        """,
+        # An EMA copy and its source swap weights (fairseq EMA, Lightning WeightAveraging).
+        """
+        import copy
+        import torch.nn as nn
+        from torch.optim.swa_utils import AveragedModel
+        class EMA:
+            def __init__(self, model: nn.Module, device=None):
+                self.model = copy.deepcopy(model)
+                if device is not None:
+                    self.model = self.model.to(device=device)
+                self.average = None
+            def setup(self, model):
+                self.average = AveragedModel(model)
+            def restore(self, state_dict):
+                self.model.load_state_dict(state_dict, strict=False)
+                self.average.module.load_state_dict(copy.deepcopy(state_dict), strict=False)
+            def reverse(self, model: nn.Module):
+                d = self.model.state_dict()
+                if "_ema" in d:
+                    del d["_ema"]
+                model.load_state_dict(d, strict=False)
+                return model
         """,
     ]
     INVALID: list[Invalid] = [
@@ -252,11 +351,46 @@ class UncheckedNonStrictLoad(Rule):
                       'returns, so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; '
                       'keep the result and assert that only the keys you mean to skip are missing',),
         ),
+        # A comment that does not explain the non-strict load documents nothing; a dict that is
+        # only sometimes the module's own may be a checkpoint.
+        Invalid(
+            """
+            import torch
+            def restore(model, path=None):
+                state = model.state_dict()
+                if path:
+                    state = torch.load(path, weights_only=True)
+                # load the weights
+                model.load_state_dict(state, strict=False)  # load
+            """,
+            lines=(8,),
+            messages=('`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # A copy that is not only ever a deepcopy of a module is no EMA copy.
+        Invalid(
+            """
+            import copy
+            class Holder:
+                def __init__(self, model, other):
+                    self.model = copy.deepcopy(model)
+                def swap(self, other):
+                    self.model = other
+                def restore(self, state_dict):
+                    self.model.load_state_dict(state_dict, strict=False)
+            """,
+            lines=(9,),
+            messages=('`self.model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it '
+                      'returns, so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; '
+                      'keep the result and assert that only the keys you mean to skip are missing',),
+        ),
     ]
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
         self._stored: list[cst.Call] = []  # assigned: whether the names are read is asked in finish
+        self._dropped: list[cst.Call] = []  # expression statements: the exemptions are asked in finish
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -264,11 +398,13 @@ class UncheckedNonStrictLoad(Rule):
             return
         parent = self.ctx.parent(node)
         if isinstance(parent, cst.Expr):
-            self._report(node)
+            self._dropped.append(node)
         elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is node and _names_only(parent):
             self._stored.append(node)
 
     def finish(self) -> None:
+        for call in self._dropped:
+            self._report(call)
         if not self._stored:
             return
         flow = Flow(self.ctx, self.ctx.semantic.model)
@@ -277,6 +413,8 @@ class UncheckedNonStrictLoad(Rule):
                 self._report(call)
 
     def _report(self, call: cst.Call) -> None:
+        if documented(self.ctx, call, _EXPLAINS_STRICT) or _keys_match(self.ctx, call):
+            return
         receiver = dotted_name(call.func.value) or self.ctx.module.code_for_node(call.func.value)
         self.report(call, message(receiver if len(receiver) <= 40 else "..."))
 
@@ -286,3 +424,135 @@ def _names_only(statement: cst.Assign | cst.AnnAssign) -> bool:
     or item store may be read anywhere, so it counts as used."""
     targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
     return all(isinstance(leaf, cst.Name) for target in targets for leaf in unpack_targets(target))
+
+
+def _keys_match(ctx, call: cst.Call) -> bool:
+    """The keys cannot mismatch unnoticed: the target is an EMA/averaged copy, the dict comes
+    from a live module (its ``state_dict()``, or an entry built from one), or it was filtered
+    against one and the size of what is left is read afterwards."""
+    state = _state_argument(call)
+    if state is None:
+        return False
+    model = ctx.semantic.model
+    if _averaged_copy(ctx, model, call.func.value):
+        return True
+    if _own_state_dict(model, state) or _entry_built_from_state_dict(ctx, state):
+        return True
+    return isinstance(state, cst.Name) and _filtered_by_own_keys(model, state) and _size_read(model, state)
+
+
+# Calls that build an averaged or EMA copy of a live module (its keys are the source's own).
+_COPIES = frozenset({"deepcopy", "AveragedModel"})
+
+
+def _averaged_copy(ctx, model, receiver: cst.BaseExpression) -> bool:
+    """``self.<attr>`` (or its ``.module``) where every store to ``attr`` in the class is a
+    ``copy.deepcopy(...)``/``AveragedModel(...)`` of a module (``None``, ``.to(...)`` of itself
+    aside): an EMA/averaged copy swapping weights with its source."""
+    if isinstance(receiver, cst.Attribute) and receiver.attr.value == "module":
+        receiver = receiver.value
+    if not (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)
+            and receiver.value.value == "self"):
+        return False
+    info = model.class_of(receiver)
+    targets = info.self_assigned.get(receiver.attr.value, []) if info is not None else []
+    values = [_stored_value(ctx, target) for target in targets]
+    copies = [v for v in values if isinstance(v, cst.Call)
+              and (dotted_name(v.func) or "").rsplit(".", 1)[-1] in _COPIES]
+    return bool(copies) and all(v in copies or _keeps_copy(v, receiver.attr.value) for v in values)
+
+
+def _stored_value(ctx, target: cst.CSTNode) -> cst.BaseExpression | None:
+    store = ctx.parent(target)
+    if isinstance(store, cst.AssignTarget):
+        store = ctx.parent(store)
+    return store.value if isinstance(store, (cst.Assign, cst.AnnAssign)) else None
+
+
+def _keeps_copy(value: cst.BaseExpression | None, attr: str) -> bool:
+    """``None`` (not built yet) or ``self.<attr>.to(...)`` (the same copy moved)."""
+    if value is None or isinstance(value, cst.Name) and value.value == "None":
+        return True
+    return isinstance(value, cst.Call) and dotted_name(strip_self_returning(value)) == f"self.{attr}"
+
+
+def _state_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The dict passed to ``load_state_dict`` (a ``deepcopy(...)`` of it unwrapped)."""
+    arg = keyword_arg(call, "state_dict") or next((a for a in call.args if a.keyword is None and not a.star), None)
+    value = arg.value if arg is not None else None
+    while isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "deepcopy" \
+            and len(value.args) == 1:
+        value = value.args[0].value
+    return value
+
+
+def _is_state_dict_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+        and expr.func.attr.value == "state_dict" and not expr.args
+
+
+def _assigned_values(model, name: cst.Name) -> list[cst.BaseExpression] | None:
+    """The values of every binding of ``name`` reaching it; None when one is not a plain
+    assignment (a parameter, a loop variable) and so may hold anything."""
+    values = []
+    for binding in model.reaching(name.value, name):
+        if binding.kind not in ("assign", "ann", "walrus") or binding.value is None:
+            return None
+        values.append(binding.value)
+    return values or None
+
+
+def _own_state_dict(model, expr: cst.BaseExpression) -> bool:
+    """``m.state_dict()``, or a name only ever bound to one (filled in place afterwards)."""
+    if _is_state_dict_call(expr):
+        return True
+    if isinstance(expr, cst.Name):
+        values = _assigned_values(model, expr)
+        return values is not None and all(_is_state_dict_call(v) for v in values)
+    return False
+
+
+def _entry_built_from_state_dict(ctx, state: cst.BaseExpression) -> bool:
+    """``state["ranges"]`` where this file builds the ``"ranges"`` entry from a module's
+    ``state_dict()`` (``{"ranges": {k: v for k, v in model.state_dict().items() if ...}}``):
+    a subset of the model's own keys, saved and restored by design."""
+    if not (isinstance(state, cst.Subscript) and len(state.slice) == 1 and isinstance(state.slice[0].slice, cst.Index)
+            and isinstance(state.slice[0].slice.value, cst.SimpleString)):
+        return False
+    key = state.slice[0].slice.value.evaluated_value
+    return any(isinstance(node, cst.DictElement) and isinstance(node.key, cst.SimpleString)
+               and node.key.evaluated_value == key
+               and any(_is_state_dict_call(sub) for sub in iter_nodes(node.value) if isinstance(sub, cst.BaseExpression))
+               for node in iter_nodes(ctx.module))
+
+
+def _filtered_by_own_keys(model, name: cst.Name) -> bool:
+    """Every value ``name`` holds was filtered against a module's ``state_dict()``:
+    ``intersect_dicts(ckpt, model.state_dict())`` or ``{k: v ... if k in model.state_dict()}``."""
+    values = _assigned_values(model, name)
+    return values is not None and all(_mentions_own_state_dict(model, v) for v in values)
+
+
+def _mentions_own_state_dict(model, value: cst.BaseExpression) -> bool:
+    if isinstance(value, cst.Call):
+        candidates = [a.value for a in value.args]
+    elif isinstance(value, cst.DictComp):
+        candidates = [cond.test for comp in _comp_fors(value.for_in) for cond in comp.ifs]
+    else:
+        return False
+    return any(_own_state_dict(model, sub) for candidate in candidates for sub in iter_nodes(candidate)
+               if isinstance(sub, cst.BaseExpression))
+
+
+def _comp_fors(comp: cst.CompFor | None):
+    while comp is not None:
+        yield comp
+        comp = comp.inner_for_in
+
+
+def _size_read(model, name: cst.Name) -> bool:
+    """``len(name)`` is read in ``name``'s scope (a logged or compared transfer count)."""
+    scope = model.scope_of(name)
+    return any(isinstance(node, cst.Call) and dotted_name(node.func) == "len" and len(node.args) == 1
+               and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name.value
+               for node in iter_nodes(scope.node, into_scopes=False))

@@ -6,8 +6,10 @@ them with the semantic model (imports, shadowing) and reports:
 
 * ``torch.load``/``torch.serialization.load`` (and ``torch.hub.load_state_dict_from_url``/
   ``torch.utils.model_zoo.load_url``, which torch.load what they download) with
-  ``weights_only=False`` (``0``) as written, except of an ``io.BytesIO`` built in the file from
-  nothing fetched (objects sent between ranks);
+  ``weights_only=False`` (``0``) as written, or stored into the ``**kwargs`` dict it is given
+  (``kwargs["weights_only"] = False``, ``{"weights_only": False}``), except of an ``io.BytesIO``
+  built in the file from nothing fetched (objects sent between ranks), and except where a
+  comment on the call or directly above it explains the choice (``semantic.comments``);
 * ``torch.load`` with no ``weights_only`` (and no ``**kwargs``): only in a project whose
   torch pin (``torchlint.pins``, read once per run) excludes 2.6 and later, where the default
   is still ``False``. The file cannot know the pin, so these are facts the project pass
@@ -17,11 +19,14 @@ them with the semantic model (imports, shadowing) and reports:
   ``pretrained``, ``state_dict``, ``resume`` in the file name written in the path, else in the
   path's expression or the values it was assigned) or
   of something fetched from a URL or a download helper; left alone: other pickles (data and
-  caches) and a path the same file writes (``open(P, "wb")``, ``joblib.dump(x, P)``,
-  ``np.save(P, ...)``): the program's own cache;
+  caches), ``loads`` of bytes held in memory (not read from a file), and a path the same file
+  writes (``open(P, "wb")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``;
+  also through a same-file helper given the path, and a sibling option that differs only by a
+  load/dump verb: ``args.load_x`` and ``args.dump_x``): the program's own cache;
 * ``numpy.load(..., allow_pickle=True)``, except of a path the same file writes;
 * ``torch.hub.load`` whose repository is not a string literal (and ``source`` is not
-  ``"local"``).
+  ``"local"``), except a parameter with a literal default that no call in the file passes
+  (callers in other files are not seen); one finding per repository expression and function.
 
 A load from a URL, a download helper or user input (``semantic.provenance``) gets the
 message variant that says so: that is the rule's higher severity (one severity per rule, as
@@ -40,6 +45,7 @@ from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.comments import documented
 from torchlint.semantic.provenance import DOWNLOAD, URL, bound_values, origin
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
 
@@ -51,12 +57,18 @@ _PICKLE_LOADS = {
     for module in ("pickle", "_pickle", "cPickle", "dill", "cloudpickle")
     for function in ("load", "loads", "Unpickler")
 } | {"joblib.load", "sklearn.externals.joblib.load"}
-_WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0}
+_WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "torch.save": 1,
+           "pickle.dump": 1, "dill.dump": 1, "cloudpickle.dump": 1}
 _OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
+# A comment that explains a weights_only=False ("we cannot use weights_only=True here because ...").
+_EXPLAINS_UNSAFE = re.compile(r"weights_only|weights-only|safe_globals|trusted|our own|we wrote|written by|"
+                              r"can ?not use|can't use|full unpickler", re.IGNORECASE)
+# The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
+_PATH_VERB = re.compile(r"(?<![A-Za-z0-9])(load|dump|save|read|write)_|_(load|dump|save|read|write)(?![A-Za-z0-9_])")
 
 _FIX_TORCH = "pass weights_only=True (allow your own classes with torch.serialization.add_safe_globals)"
 
@@ -206,6 +218,65 @@ class UnsafeCheckpointLoad(Rule):
         """
         from mylib.io import load
         state = load("checkpoint.pt", weights_only=False)
+        """,
+        # An object array the same script dumps with a sibling option (--dump-x / --load-x).
+        """
+        import argparse
+        import numpy as np
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--dump-emissions")
+        parser.add_argument("--load-emissions")
+        args = parser.parse_args()
+        if args.load_emissions:
+            emissions = np.load(args.load_emissions, allow_pickle=True)
+        else:
+            emissions = np.empty(2, dtype=object)
+            if args.dump_emissions:
+                np.save(args.dump_emissions, emissions)
+        """,
+        # The label cache a same-file helper writes with np.save when given the same path (yolov5).
+        """
+        from pathlib import Path
+        import numpy as np
+        class Labels:
+            def cache_labels(self, path=Path("./labels.cache")):
+                x = {"version": 0.6}
+                np.save(path, x)
+                return x
+            def load(self, label_dir):
+                cache_path = Path(label_dir).with_suffix(".cache")
+                try:
+                    return np.load(cache_path, allow_pickle=True).item()
+                except Exception:
+                    return self.cache_labels(cache_path)
+        """,
+        # weights_only=False explained by a comment above it (stable_baselines3).
+        """
+        import torch as th
+        def load(path):
+            # we cannot use `weights_only=True` here because we need to allow
+            # gymnasium imports for the policy to be loaded successfully
+            return th.load(path, map_location="cpu", weights_only=False)
+        """,
+        # pickle.loads of bytes held in a loader's state dict: no file (torchtitan).
+        """
+        import pickle
+        class StatefulLoader:
+            def state_dict(self):
+                return {"rank0": pickle.dumps({"position": 0})}
+            def load_state_dict(self, state_dict):
+                self.position = pickle.loads(state_dict["rank0"])["position"]
+        """,
+        # A repository parameter with a literal default that no call passes (yolov5 smart_hub_load).
+        """
+        import torch
+        def smart_hub_load(repo="ultralytics/yolov5", model="yolov5s", **kwargs):
+            try:
+                return torch.hub.load(repo, model, **kwargs)
+            except Exception:
+                return torch.hub.load(repo, model, force_reload=True, **kwargs)
+        smart_hub_load(model="yolov5m")
+        smart_hub_load("ultralytics/yolov5:v7.0", "yolov5l")
         """,
     ]
     INVALID: list[Invalid] = [
@@ -376,6 +447,69 @@ class UnsafeCheckpointLoad(Rule):
             state = load_checkpoint("model.ckpt", weights_only=True)
             """,
         ),
+        # weights_only=False stored into the **kwargs torch.load is given (ultralytics patches.torch_load),
+        # or in a dict literal.
+        Invalid(
+            """
+            import torch
+            def torch_load(*args, **kwargs):
+                if "weights_only" not in kwargs:
+                    kwargs["weights_only"] = False
+                return torch.load(*args, **kwargs)
+            def load(path):
+                options = {"map_location": "cpu", "weights_only": False}
+                return torch.load(path, **options)
+            """,
+            lines=(6, 9),
+            messages=(
+                '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                'code when loaded; pass weights_only=True (allow your own classes with '
+                'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+                '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                'code when loaded; pass weights_only=True (allow your own classes with '
+                'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+            ),
+        ),
+        # A comment that does not explain the choice; a bytes value read from a file; a repository
+        # default that a caller overrides; two repository expressions in one function.
+        Invalid(
+            """
+            import pickle
+            import torch
+            def restore(path, resume_path):
+                state = torch.load(path, weights_only=False)  # restore the run
+                replay = pickle.loads(open(resume_path, "rb").read())
+                return state, replay
+            def hub(repo="owner/repo", fallback=None):
+                return torch.hub.load(repo, "m") if fallback is None else torch.hub.load(fallback, "m")
+            hub(repo=input())
+            """,
+            lines=(5, 6, 9, 9),
+            messages=(
+                '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                'code when loaded; pass weights_only=True (allow your own classes with '
+                'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+                '`pickle.loads` of a checkpoint runs any code the file holds when it is loaded; store tensors '
+                '(torch.save of a state_dict, or safetensors) and read them with torch.load(..., weights_only=True)',
+                "`torch.hub.load` of a repository chosen at run time (`repo`) imports and runs that repository's "
+                "hubconf.py; load a fixed literal 'owner/repo:tag', or a checked-out copy with source='local'",
+                "`torch.hub.load` of a repository chosen at run time (`fallback`) imports and runs that repository's "
+                "hubconf.py; load a fixed literal 'owner/repo:tag', or a checked-out copy with source='local'",
+            ),
+        ),
+        # A written path that differs by more than a verb is another file.
+        Invalid(
+            """
+            import numpy as np
+            def save(x, save_path):
+                np.save(save_path, x)
+            def load(path):
+                return np.load(path, allow_pickle=True)
+            """,
+            lines=(6,),
+            messages=('`np.load(..., allow_pickle=True)` unpickles object arrays, so a crafted .npy/.npz runs code when '
+                      'loaded; keep allow_pickle=False and save plain arrays (np.savez) instead of objects',),
+        ),
     ]
 
     def __init__(self, ctx, options: dict[str, Any]):
@@ -394,17 +528,20 @@ class UnsafeCheckpointLoad(Rule):
         model = self.ctx.semantic.model
         written: set[str] | None = None
         unpinned = []
+        hub_seen: set[tuple] = set()
         for call in self._calls:
             qualified = model.qualified_name(call.func)
             if qualified in _TORCH_LOADS or qualified in _URL_LOADS:
                 source = URL if qualified in _URL_LOADS else self._source(call)
                 weights_only = keyword_arg(call, "weights_only")
-                if weights_only is not None and is_false_literal(weights_only.value):
+                if weights_only is not None and is_false_literal(weights_only.value) or self._false_in_kwargs(call):
                     if source is None and self._in_memory(call):
                         continue  # bytes the program holds (sent between ranks), no file
-                    self.report(call, weights_only_false_message(qualified, source),
-                                fix=Fix.unsafe("Pass weights_only=True",
-                                               replace_node(self.ctx, weights_only.value, cst.Name("True"))))
+                    if documented(self.ctx, call, _EXPLAINS_UNSAFE):
+                        continue  # the author says why the full unpickler is needed
+                    fix = None if weights_only is None else Fix.unsafe(  # **kwargs: no place to edit
+                        "Pass weights_only=True", replace_node(self.ctx, weights_only.value, cst.Name("True")))
+                    self.report(call, weights_only_false_message(qualified, source), fix=fix)
                 elif weights_only is None and not has_star_kwargs(call):
                     unpinned.append([self.ctx.span(call).to_json(), qualified, source])
             elif qualified in _PICKLE_LOADS or qualified == "numpy.load":
@@ -412,7 +549,7 @@ class UnsafeCheckpointLoad(Rule):
                     written = self._written_paths()
                 self._check_pickle(call, qualified, written)
             elif qualified == "torch.hub.load":
-                self._check_hub(call)
+                self._check_hub(call, hub_seen)
         if unpinned:
             self.ctx.facts[self.code] = unpinned
 
@@ -421,8 +558,10 @@ class UnsafeCheckpointLoad(Rule):
         if not call.args or call.args[0].keyword is not None:
             return
         paths = self._paths(call.args[0].value)
-        if any(self._text(p) in written for p in paths):
+        if any(_path_key(self._text(p)) in written for p in paths):
             return  # the program's own cache
+        if qualified.endswith(".loads") and not any(self._read_from_file(p) for p in paths):
+            return  # bytes held in memory (a loader's state), no file
         source = self._source(call)
         if qualified == "numpy.load":
             allow = keyword_arg(call, "allow_pickle")
@@ -433,7 +572,7 @@ class UnsafeCheckpointLoad(Rule):
         if fetched or _looks_like_checkpoint([self._text(p) for p in paths], paths):
             self.report(call, pickle_message(dotted_name(call.func) or qualified, source))
 
-    def _check_hub(self, call: cst.Call) -> None:
+    def _check_hub(self, call: cst.Call, seen: set[tuple]) -> None:
         repo = keyword_arg(call, "repo_or_dir") or next((a for a in call.args if a.keyword is None and not a.star), None)
         if repo is None or isinstance(repo.value, (cst.SimpleString, cst.ConcatenatedString)):
             return
@@ -441,8 +580,102 @@ class UnsafeCheckpointLoad(Rule):
         if source_kw is not None and not (isinstance(source_kw.value, cst.SimpleString)
                                           and source_kw.value.evaluated_value == "github"):
             return  # source="local" (a checked-out directory) or chosen at run time
-        source = origin(self.ctx.semantic.model, repo.value)
-        self.report(call, hub_message(self._text(repo.value), source))
+        model = self.ctx.semantic.model
+        decision = (model.scope_of(call).node, self._text(repo.value))
+        if decision in seen or self._literal_default_only(repo.value):
+            return  # reported once per function (a retry branch is the same decision)
+        seen.add(decision)
+        self.report(call, hub_message(self._text(repo.value), origin(model, repo.value)))
+
+    def _literal_default_only(self, repo: cst.BaseExpression) -> bool:
+        """``repo`` is a parameter with a string default, never rebound, for which no call in
+        this file passes anything but a string literal (``def smart_hub_load(repo="ultralytics/yolov5")``);
+        a call with ``*args``/``**kwargs`` may pass anything."""
+        if not isinstance(repo, cst.Name):
+            return False
+        model = self.ctx.semantic.model
+        bindings = model.reaching(repo.value, repo)
+        if len(bindings) != 1 or bindings[0].kind != "param" or not isinstance(bindings[0].node, cst.Param):
+            return False
+        param = bindings[0].node
+        if not isinstance(param.default, (cst.SimpleString, cst.ConcatenatedString)):
+            return False
+        function = self.ctx.enclosing_function(param)
+        if function is None:
+            return False
+        for site in self._calls_of(function):
+            passed = self._passed(function, param, site.node)
+            if any(a.star for a in site.node.args) or \
+                    passed is not None and not isinstance(passed, (cst.SimpleString, cst.ConcatenatedString)):
+                return False
+        return True
+
+    # -- what a load is given ----------------------------------------------------------------
+    def _false_in_kwargs(self, call: cst.Call) -> bool:
+        """``torch.load(p, **kw)`` where ``kw["weights_only"] = False`` or ``kw = {"weights_only":
+        False}`` / ``dict(weights_only=False)`` reaches the call."""
+        model = self.ctx.semantic.model
+        for arg in call.args:
+            if arg.star != "**" or not isinstance(arg.value, cst.Name):
+                continue
+            name = arg.value.value
+            stores = [b.value for quote in "\"'" for b in model.reaching(f"{name}[{quote}weights_only{quote}]", call)]
+            values = bound_values(model, arg.value)
+            if any(v is not None and is_false_literal(v) for v in stores) or any(_sets_false(v) for v in values):
+                return True
+        return False
+
+    def _read_from_file(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` reads a file (``f.read()``, ``path.read_bytes()``, ``open(...)``) or is fetched."""
+        model = self.ctx.semantic.model
+        for node in iter_nodes(expr):
+            if isinstance(node, cst.Call) and (
+                    isinstance(node.func, cst.Attribute) and node.func.attr.value in ("read", "read_bytes", "open")
+                    or model.qualified_name(node.func) in _OPENERS):
+                return True
+        return origin(model, expr) in (URL, DOWNLOAD)
+
+    # -- paths the program writes --------------------------------------------------------
+    def _calls_of(self, function: cst.FunctionDef) -> list:
+        """Same-file calls of ``function`` by name (``f(...)``, ``self.f(...)``, ``cls.f(...)``)."""
+        name = function.name.value
+        return [site for site in self.ctx.semantic.model.calls
+                if isinstance(site.node.func, cst.Name) and site.node.func.value == name
+                or isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == name]
+
+    def _passed(self, function: cst.FunctionDef, param: cst.Param, call: cst.Call) -> cst.BaseExpression | None:
+        """The expression ``call`` passes for ``param`` of ``function`` (a method called through
+        its instance skips ``self``)."""
+        by_name = keyword_arg(call, param.name.value)
+        if by_name is not None:
+            return by_name.value
+        params = list(function.params.posonly_params) + list(function.params.params)
+        index = next((i for i, p in enumerate(params) if p is param), None)
+        if index is None:
+            return None
+        if isinstance(call.func, cst.Attribute) and self.ctx.semantic.model.self_name(function) is not None:
+            index -= 1
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional[:index + 1]):
+            return None
+        return positional[index].value if 0 <= index < len(positional) else None
+
+    def _helper_writes(self, path: cst.BaseExpression) -> list[str]:
+        """When a written path is a parameter of a same-file function, what its callers pass."""
+        if not isinstance(path, cst.Name):
+            return []
+        bindings = self.ctx.semantic.model.reaching(path.value, path)
+        params = [b.node for b in bindings if b.kind == "param" and isinstance(b.node, cst.Param)]
+        out = []
+        for param in params:
+            function = self.ctx.enclosing_function(param)
+            if function is None:
+                continue
+            for site in self._calls_of(function):
+                passed = self._passed(function, param, site.node)
+                if passed is not None:
+                    out.append(self._text(passed))
+        return out
 
     def _paths(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
         """The expressions naming what ``expr`` reads: ``open(P)`` gives P, a name the values
@@ -472,18 +705,20 @@ class UnsafeCheckpointLoad(Rule):
                                         for c in candidates)
 
     def _written_paths(self) -> set[str]:
-        """The path expressions (as written) this file writes: ``open(P, "w..."/"a...")``,
-        ``joblib.dump(x, P)``, ``np.save(P, ...)``."""
+        """The keys (``_path_key``) of the path expressions this file writes: ``open(P,
+        "w..."/"a...")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``, and
+        what same-file callers pass when P is the writing function's parameter."""
         model = self.ctx.semantic.model
-        out = set()
+        paths = []
         for site in model.calls:
             call = site.node
             qualified = model.qualified_name(call.func)
             if qualified in _WRITES and len(call.args) > _WRITES[qualified]:
-                out.add(self._text(call.args[_WRITES[qualified]].value))
+                paths.append(call.args[_WRITES[qualified]].value)
             elif qualified in _OPENERS and call.args and _writes(call):
-                out.add(self._text(call.args[0].value))
-        return out
+                paths.append(call.args[0].value)
+        texts = [self._text(p) for p in paths] + [t for p in paths for t in self._helper_writes(p)]
+        return {_path_key(t) for t in texts}
 
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
@@ -506,6 +741,25 @@ class UnsafeCheckpointLoad(Rule):
             for span, function, source in record.facts.get(cls.code, ()):
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _path_key(text: str) -> str:
+    """A path expression as written, or without its verb when it has one: ``args.load_emissions``
+    and ``args.dump_emissions`` (two options of one program for one file) have one key, while
+    ``path`` and ``save_path`` do not."""
+    shape = _PATH_VERB.sub("", text)
+    return text if shape == text else f"{shape} (verb aside)"
+
+
+def _sets_false(value: cst.BaseExpression | None) -> bool:
+    """``{"weights_only": False, ...}`` or ``dict(weights_only=False, ...)``."""
+    if isinstance(value, cst.Dict):
+        return any(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                   and e.key.evaluated_value == "weights_only" and is_false_literal(e.value) for e in value.elements)
+    if isinstance(value, cst.Call) and dotted_name(value.func) == "dict":
+        found = keyword_arg(value, "weights_only")
+        return found is not None and is_false_literal(found.value)
+    return False
 
 
 def _looks_like_checkpoint(texts: list[str], paths: list[cst.BaseExpression]) -> bool:

@@ -26,6 +26,7 @@ from torchlint.finding import Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.accumulation import UNSCALED, accumulation_windows, gradients_scaled, loss_scaling
+from torchlint.semantic.comments import comments_within
 
 # A comment in the loop saying the summed loss is meant: "sum over micro-batches on purpose".
 _INTENDED_SUM = re.compile(r"#.*(\bsum(med|s|ming)?\b|intention|on purpose|deliberate|not (divided|averaged|scaled|normali[sz]ed)|"
@@ -812,9 +813,7 @@ class AccumulationWithoutScaling(Rule):
 
     def _sum_documented(self, unit: cst.CSTNode) -> bool:
         """A comment in the loop (or function) says the summed gradient is intended."""
-        span = self.ctx.position(unit)
-        lines = self.ctx.text.splitlines()[span.start.line - 1: span.end.line]
-        return any(_INTENDED_SUM.search(line) for line in lines)
+        return any(_INTENDED_SUM.search(comment) for comment in comments_within(self.ctx, unit))
 
 
 # Expressions that bind tighter than ``/``: no parentheses needed on its left.

@@ -33,6 +33,7 @@ class FunctionFact(TypedDict):
     evaluates: bool
     seeds: bool  # calls a torch / library seeding function
     builds_optimizer: bool
+    returns_eval_model: bool  # switches what it returns to eval mode (``m.eval(); return m``)
 
 
 @dataclass
@@ -221,5 +222,25 @@ def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> File
         node = scope.node
         index.functions[name] = FunctionFact(
             trains=training.trains(node), evaluates=training.evaluates(node), seeds=node in seeds,
-            builds_optimizer=any(api.is_optimizer_constructor(ctx, s.node.func) for s in sem.graph.sites(node)))
+            builds_optimizer=any(api.is_optimizer_constructor(ctx, s.node.func) for s in sem.graph.sites(node)),
+            returns_eval_model=_returns_eval_model(sem, node))
     return index
+
+
+def _returns_eval_model(sem: "Analyses", function) -> bool:
+    """``function`` switches to eval mode the value it returns: ``model.eval()`` then ``return
+    model`` (or ``return model.eval()``), with no switch back to training mode in its body."""
+    import libcst as cst
+
+    from torchlint import torch_api as api
+    from torchlint.context import iter_nodes
+    from torchlint.semantic.modules import strip_self_returning
+
+    switches = [(api.mode_switch(s.node), api.expr_key(s.node.func.value)) for s in sem.graph.sites(function)
+                if isinstance(s.node.func, cst.Attribute)]
+    if any(mode for mode, _ in switches):
+        return False
+    evaluated = {key for mode, key in switches if mode is False and key is not None}
+    returned = [api.expr_key(strip_self_returning(node.value)) for node in iter_nodes(function, into_scopes=False)
+                if isinstance(node, cst.Return) and node.value is not None]
+    return bool(returned) and all(key in evaluated for key in returned)

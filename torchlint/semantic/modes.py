@@ -209,10 +209,9 @@ def constructed_class(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0
 
 
 def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, depth: int) -> str | None:
-    from torchlint.semantic.modules import SELF_RETURNING
+    from torchlint.semantic.modules import strip_self_returning
 
-    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in SELF_RETURNING:
-        value = value.func.value
+    value = strip_self_returning(value)
     if isinstance(value, (cst.Name, cst.Attribute)):
         key = api.expr_key(value)
         return constructed_class(sem, key, at, depth + 1) if key is not None else None

@@ -100,6 +100,13 @@ def built_by(model: "SemanticModel", call: cst.Call) -> Built | None:
     return None
 
 
+def strip_self_returning(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``model`` of ``model.eval()``, ``model.to(device).cuda()``: what the calls return."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SELF_RETURNING:
+        expr = expr.func.value
+    return expr
+
+
 def constructions(model: "SemanticModel", value: cst.BaseExpression) -> list[Built]:
     """The modules ``value`` may build: both branches of ``a if c else b``, and a call under
     methods returning the module itself (``nn.Linear(...).to(device)``)."""

@@ -1,0 +1,96 @@
+"""Comments that document a statement's choice (a non-strict load, an unsafe load, a summed loss).
+
+* ``comments_within(ctx, node)``: the comments on the lines ``node`` spans.
+* ``documenting_comments(ctx, node)``: the comments on the statement holding ``node`` (its
+  lines, a trailing comment included) and the block of comment-only lines directly above it;
+  when that statement opens a block (the first in a ``for``/``with``/``if`` body), the comments
+  above that block's header too.
+* ``documented(ctx, node, topic)``: one of those comments matches ``topic`` (a regex that says
+  what the comment must be about, e.g. ``strict``), so the author explains the choice there.
+
+Comments are read with ``tokenize``, so a ``#`` inside a string is no comment.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+import weakref
+
+import libcst as cst
+
+_CACHE: "weakref.WeakKeyDictionary[object, dict[int, str]]" = weakref.WeakKeyDictionary()
+
+
+def _comments(ctx) -> dict[int, str]:
+    """Line -> the comment on it, for the whole file (computed once per file)."""
+    found = _CACHE.get(ctx)
+    if found is None:
+        found = {}
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(ctx.text).readline):
+                if token.type == tokenize.COMMENT:
+                    found[token.start[0]] = token.string
+        except (tokenize.TokenError, SyntaxError):  # the file parsed with libcst; keep what was read
+            pass
+        _CACHE[ctx] = found
+    return found
+
+
+def comments_within(ctx, node: cst.CSTNode) -> list[str]:
+    """The comments on the lines ``node`` spans."""
+    span = ctx.position(node)
+    comments = _comments(ctx)
+    return [comments[line] for line in range(span.start.line, span.end.line + 1) if line in comments]
+
+
+def _statement(ctx, node: cst.CSTNode) -> cst.CSTNode:
+    """The simple statement line (or compound statement header's statement) holding ``node``."""
+    for anc in [node, *ctx.ancestors(node)]:
+        if isinstance(anc, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            return anc
+    return node
+
+
+def documenting_comments(ctx, node: cst.CSTNode) -> list[str]:
+    """The comments on the statement holding ``node``, in the comment-only lines directly above
+    it, and above the blocks it is the first statement of."""
+    statement = _statement(ctx, node)
+    comments = _comments(ctx)
+    span = ctx.position(node if isinstance(statement, cst.BaseCompoundStatement) else statement)
+    found = [comments[line] for line in range(span.start.line, span.end.line + 1) if line in comments]
+    found += _above(ctx, comments, span.start.line)
+    opener = _opened_by(ctx, statement)
+    while opener is not None:
+        header = ctx.position(opener).start.line
+        found += [comments[header]] if header in comments else []
+        found += _above(ctx, comments, header)
+        opener = _opened_by(ctx, opener)
+    return found
+
+
+def _above(ctx, comments: dict[int, str], line: int) -> list[str]:
+    """The block of comment-only lines directly above ``line``."""
+    lines = ctx.text.splitlines()
+    found = []
+    line -= 1
+    while line >= 1 and line in comments and lines[line - 1].lstrip().startswith("#"):
+        found.append(comments[line])
+        line -= 1
+    return found
+
+
+def _opened_by(ctx, statement: cst.CSTNode) -> cst.BaseCompoundStatement | None:
+    """The compound statement (not a function or class) whose body starts with ``statement``."""
+    block = ctx.parent(statement)
+    compound = ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if isinstance(compound, cst.BaseCompoundStatement) and not isinstance(compound, (cst.FunctionDef, cst.ClassDef)) \
+            and block.body and block.body[0] is statement:
+        return compound
+    return None
+
+
+def documented(ctx, node: cst.CSTNode, topic: re.Pattern) -> bool:
+    """A comment on or directly above ``node``'s statement matches ``topic``."""
+    return any(topic.search(comment) for comment in documenting_comments(ctx, node))
