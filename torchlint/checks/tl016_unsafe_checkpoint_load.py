@@ -496,6 +496,17 @@ class UnsafeCheckpointLoad(Rule):
                 "`torch.hub.load` of a repository chosen at run time (`fallback`) imports and runs that repository's "
                 "hubconf.py; load a fixed literal 'owner/repo:tag', or a checked-out copy with source='local'",
             ),
+            fixed="""
+            import pickle
+            import torch
+            def restore(path, resume_path):
+                state = torch.load(path, weights_only=True)  # restore the run
+                replay = pickle.loads(open(resume_path, "rb").read())
+                return state, replay
+            def hub(repo="owner/repo", fallback=None):
+                return torch.hub.load(repo, "m") if fallback is None else torch.hub.load(fallback, "m")
+            hub(repo=input())
+            """,
         ),
         # A written path that differs by more than a verb is another file.
         Invalid(
