@@ -17,6 +17,7 @@ facts the project pass settles (``semantic.modules.settle``).
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import libcst as cst
@@ -26,8 +27,14 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.comments import documented
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
+
+# A comment on or above the call that says dropout stays on in evaluation ("always applies
+# dropout", "dropout at inference too", Monte-Carlo dropout): intent, as an explicit training=True.
+_ALWAYS_ON = re.compile(r"always|also (at|in|during) (eval|inference|test)|even (at|in|during) (eval|inference|test)|"
+                        r"(at|in|during) (inference|eval|test)[^#]*(too|as well)|monte.?carlo|\bmc.?dropout", re.IGNORECASE)
 
 _LAYERS = {"dropout": "Dropout", "dropout1d": "Dropout1d", "dropout2d": "Dropout2d", "dropout3d": "Dropout3d",
            "alpha_dropout": "AlphaDropout", "feature_alpha_dropout": "FeatureAlphaDropout"}
@@ -77,6 +84,27 @@ class FunctionalDropoutIgnoresEval(Rule):
                 self.fc = nn.Linear(80, 256)
             def forward(self, x):
                 return F.dropout(F.relu(self.fc(x)), p=0.5, training=True)
+        """,
+        # A comment saying the dropout stays on at inference is intent too (Tacotron 2's prenet).
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Prenet(nn.Module):
+            def __init__(self, layers):
+                super().__init__()
+                self.layers = layers
+            def forward(self, x):
+                for layer in self.layers:
+                    x = F.dropout(layer(x), p=0.5)  # always applies dropout
+                return x
+        """,
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Head(nn.Module):
+            def forward(self, x):
+                # Monte-Carlo dropout: kept on in evaluation to sample predictions
+                return F.dropout(x, p=0.1)
         """,
         # Guarded by the module's mode, alone or with more conditions.
         """
@@ -384,7 +412,7 @@ class FunctionalDropoutIgnoresEval(Rule):
             if function is None or _passes_training(call):
                 continue
             info = owners.get(enclosing_function(model, site.scope))
-            if info is None or _mode_guarded(self.ctx, model, call):
+            if info is None or _mode_guarded(self.ctx, model, call) or documented(self.ctx, call, _ALWAYS_ON):
                 continue
             found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function),
                                  self._fix(model, site, info)))
