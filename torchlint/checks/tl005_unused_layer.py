@@ -28,7 +28,10 @@ The project pass takes the class hierarchy from ``Project`` (``ancestors``,
 class is an ``nn.Module`` whose whole family -- its bases, its subclasses anywhere in the
 linted files and their other bases -- is known (project classes, ``torch.nn.Module``,
 Lightning's ``LightningModule``), none of them reads the attribute or accesses submodules
-dynamically, and one of them defines ``forward``. A bare ``nn.Parameter`` nothing reads is
+dynamically, and one of them defines ``forward``. ``del self.x`` (``delattr``) in any of them
+removes the layer; ``self.a = self.b = X()`` is one module under two names, used when either is
+read; an ``nn.ModuleList()``/``ModuleDict()``/``Sequential()`` built empty that the class never
+touches again holds nothing. A bare ``nn.Parameter`` nothing reads is
 reported too (unless the family iterates ``self.parameters()``). A parameter-free layer is
 reported only when it was built to act -- a dropout, or one an ``__init__`` argument builds or
 chooses -- and forward does not apply its functional form (``F.softmax``, ``x.softmax``):
