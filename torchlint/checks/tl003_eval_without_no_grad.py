@@ -14,7 +14,9 @@ backward that never comes. Per function / module body (comprehensions belong to 
 * the forward makes no grad-mode choice (``semantic.gradmode``), its value does not reach a
   backward / ``autograd.grad`` (followed value by value: ``semantic.dataflow``), the body
   asks for no input gradients; Lightning evaluation hooks, submodules in their parent's
-  ``forward`` and functions only called under a grad-mode choice are skipped. A module-level
+  ``forward``, a forward that is a statement of its own in no loop (its graph is freed at
+  once: a FLOP count, a warm-up) and functions only called under a grad-mode choice are
+  skipped. A module-level
   helper this file never calls is settled by ``check_project``: skipped when every use of it
   in the other files is a call under a grad-mode choice.
 
@@ -120,6 +122,28 @@ class EvalWithoutNoGrad(Rule):
     }
 
     VALID = [
+        # One forward whose result is dropped at once, in no loop: a FLOP count under
+        # FlopCounterMode (through a helper) or forward hooks (review4 TL003_1, TL003_10).
+        Valid(
+            "import torch\n"
+            "from torch.utils.flop_counter import FlopCounterMode\n"
+            "def profile_torch(model, batch_size=1):\n"
+            "    x = torch.ones(batch_size, 3, 224, 224)\n"
+            "    with FlopCounterMode(display=False) as counter:\n"
+            "        model(x)\n"
+            "    return counter.get_total_flops() / batch_size\n"
+            "def profile_model(model):\n"
+            "    model.eval()\n"
+            "    return profile_torch(model)\n"
+            "def compute_model_complexity(model, input_size=(1, 3, 256, 128)):\n"
+            "    flops = []\n"
+            "    hooks = [m.register_forward_hook(lambda m, i, o: flops.append(o.numel())) for m in model.modules()]\n"
+            "    model.eval()\n"
+            "    model(torch.rand(input_size))\n"
+            "    for h in hooks:\n"
+            "        h.remove()\n"
+            "    return sum(flops)\n"
+        ),
         # A test file: forwards there check shapes once (timm runs them on the meta device).
         Valid(
             "import torch\n"
@@ -389,6 +413,27 @@ class EvalWithoutNoGrad(Rule):
     ]
 
     INVALID = [
+        # Results dropped, but one forward per batch: the time is wasted on every batch.
+        Invalid(
+            "import torch\n"
+            "def collect(model, loader):\n"
+            "    model.eval()\n"
+            "    for x in loader:\n"
+            "        model(x)\n",
+            lines=(5,),
+            messages=(
+                "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that "
+                "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+            fixed=("import torch\n"
+                   "@torch.no_grad()\n"
+                   "def collect(model, loader):\n"
+                   "    model.eval()\n"
+                   "    for x in loader:\n"
+                   "        model(x)\n"),
+        ),
         # ... unless the option says tests are linted too.
         Invalid(
             "import torch\n"
@@ -1072,11 +1117,16 @@ class EvalWithoutNoGrad(Rule):
         function = body.function
         if function is not None and function.name.value in ("forward", "__call__") and shown.startswith("self."):
             return False  # a submodule inside its parent's forward: the caller decides
-        if key in body.grad_wanted or self._parameter_free(body, shown, f_index):
+        if key in body.grad_wanted or self._parameter_free(body, shown, f_index) or self._one_shot(call):
             return False
         if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
             return False
         return not self._flow.reaches(call, set(body.grad_exprs))
+
+    def _one_shot(self, call: cst.Call) -> bool:
+        """``model(x)`` as a statement of its own, in no loop of its function (a FLOP count, a
+        warm-up): its graph is freed as soon as the call returns, so nothing is held."""
+        return isinstance(self.ctx.parent(call), cst.Expr) and not self.ctx.enclosing_loops(call)
 
     def _helper_forwards(self, body: _Body) -> list[tuple]:
         """Calls of same-file helpers that forward an eval'd key themselves:
