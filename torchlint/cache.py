@@ -171,7 +171,8 @@ def _suppressions(data: Any) -> Suppressions:
         type(d) is list and len(d) == 6 and all(type(n) is int for n in d[:3]) and (d[3] is None or _strings(d[3]))
         and type(d[4]) is list and all(type(n) is int for n in d[4]) and type(d[5]) is str for d in data["directives"]))
     _require(type(data["problems"]) is list and all(
-        type(p) is list and len(p) == 4 and all(type(n) is int for n in p[:3]) and type(p[3]) is str for p in data["problems"]))
+        type(p) is list and len(p) == 5 and all(type(n) is int for n in p[:3]) and type(p[3]) is str
+        and type(p[4]) is bool for p in data["problems"]))
     _require(all(type(k) is str and k.isdigit() and (v is None or _strings(v)) for k, v in data["lines"].items()))
     _require(data["file"] is None or data["file"] is False or _strings(data["file"]))
     return Suppressions.from_json(data)
