@@ -97,6 +97,10 @@ _MEASURING = re.compile(r"FlopCounterMode$|profile$|FlopCount")
 _HOOKS = {"register_forward_hook", "register_forward_pre_hook"}
 
 
+def _measuring_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and bool(_MEASURING.match((dotted_name(expr.func) or "").rsplit(".", 1)[-1]))
+
+
 @dataclass
 class _Candidate:
     forward: cst.Call  # the forward, or the helper call that runs one
@@ -137,9 +141,14 @@ class EvalWithoutNoGrad(Rule):
             "    with FlopCounterMode(display=False) as counter:\n"
             "        model(x)\n"
             "    return counter.get_total_flops() / batch_size\n"
-            "def profile_model(model):\n"
+            "def profile_text(model, x):\n"
+            "    flop_counter = FlopCounterMode()\n"
+            "    with flop_counter:\n"
+            "        model(x)\n"
+            "    return flop_counter.get_total_flops()\n"
+            "def profile_model(model, x):\n"
             "    model.eval()\n"
-            "    return profile_torch(model)\n"
+            "    return profile_torch(model) + profile_text(model, x)\n"
             "def compute_model_complexity(model, input_size=(1, 3, 256, 128)):\n"
             "    flops = []\n"
             "    hooks = [m.register_forward_hook(lambda m, i, o: flops.append(o.numel())) for m in model.modules()]\n"
@@ -1157,13 +1166,22 @@ class EvalWithoutNoGrad(Rule):
         (``prepare(model); model(x)``) is still reported."""
         if not isinstance(self.ctx.parent(call), cst.Expr) or self.ctx.enclosing_loops(call):
             return False
+        function = next((a for a in self.ctx.ancestors(call) if isinstance(a, cst.FunctionDef)), None)
+        if function is None:
+            return False
         for anc in self.ctx.ancestors(call):
-            if isinstance(anc, cst.With) and any(isinstance(item.item, cst.Call) and _MEASURING.match(
-                    (dotted_name(item.item.func) or "").rsplit(".", 1)[-1]) for item in anc.items):
+            if isinstance(anc, cst.With) and any(self._measures(item.item, function) for item in anc.items):
                 return True
-            if isinstance(anc, cst.FunctionDef):
-                return any(isinstance(n, cst.Attribute) and n.attr.value in _HOOKS for n in iter_nodes(anc.body))
-        return False
+        return any(isinstance(n, cst.Attribute) and n.attr.value in _HOOKS for n in iter_nodes(function.body))
+
+    @staticmethod
+    def _measures(expr: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+        """``FlopCounterMode(...)``/``profile(...)``, or a name ``function`` binds to one."""
+        if isinstance(expr, cst.Name):
+            values = [n.value for n in iter_nodes(function.body) if isinstance(n, cst.Assign)
+                      and any(isinstance(t.target, cst.Name) and t.target.value == expr.value for t in n.targets)]
+            return len(values) == 1 and _measuring_call(values[0])
+        return _measuring_call(expr)
 
     def _helper_forwards(self, body: _Body) -> list[tuple]:
         """Calls of same-file helpers that forward an eval'd key themselves:
