@@ -186,3 +186,27 @@ def test_add_noqa_leaves_a_malformed_comment_alone():
     from torchlint.noqa import add_noqa
 
     assert add_noqa("x = 1  # noqa:\n", {1: {"TL004"}}) == ("x = 1  # noqa:\n", 0, [1])
+
+
+def test_free_text_noqa_is_reported_only_where_a_torchlint_finding_is_left():
+    """``# noqa: <words>`` is flake8's blanket noqa: TL902 says it silences nothing only on a line
+    where torchlint has a finding; a misspelt rule name is reported everywhere (review4 TL902_3)."""
+    from torchlint.testing import lint_snippet
+
+    code = (
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Linear(2, 2)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)  # noqa: tuned by hand\n"
+        "x = 1  # noqa: this sets Config.param_init, not Module._param_init\n"
+        "y = 2  # noqa: missing-zero-gard\n"
+    )
+    found = [(f.rule, f.line) for f in lint_snippet(code, select=["TL902", "TL004"], path="train.py")]
+    assert sorted(found) == [("TL004", 4), ("TL902", 4), ("TL902", 6)]
+    assert [(f.rule, f.line) for f in lint_snippet(code, select=["TL902"], path="train.py")] == [("TL902", 6)]
+
+
+def test_a_problem_keeps_whether_it_is_free_text_through_the_cache():
+    sup = scan("x = 1  # noqa: for flake8 only\n")
+    assert [p.prose for p in sup.problems] == [True]
+    assert Suppressions.from_json(sup.to_json()).problems == sup.problems

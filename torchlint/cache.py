@@ -45,7 +45,7 @@ from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
 from torchlint.rule import all_rules
 
-FORMAT = 11  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories
+FORMAT = 12  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -171,7 +171,8 @@ def _suppressions(data: Any) -> Suppressions:
         type(d) is list and len(d) == 6 and all(type(n) is int for n in d[:3]) and (d[3] is None or _strings(d[3]))
         and type(d[4]) is list and all(type(n) is int for n in d[4]) and type(d[5]) is str for d in data["directives"]))
     _require(type(data["problems"]) is list and all(
-        type(p) is list and len(p) == 4 and all(type(n) is int for n in p[:3]) and type(p[3]) is str for p in data["problems"]))
+        type(p) is list and len(p) == 5 and all(type(n) is int for n in p[:3]) and type(p[3]) is str
+        and type(p[4]) is bool for p in data["problems"]))
     _require(all(type(k) is str and k.isdigit() and (v is None or _strings(v)) for k, v in data["lines"].items()))
     _require(data["file"] is None or data["file"] is False or _strings(data["file"]))
     return Suppressions.from_json(data)

@@ -51,6 +51,9 @@ class Problem:
     column: int
     length: int
     message: str
+    # ``# noqa: some words`` (free text, no code): flake8 reads it as a blanket noqa, so it is
+    # another tool's directive unless a torchlint finding on its line is left unsilenced
+    prose: bool = False
 
 
 @dataclass
@@ -83,7 +86,7 @@ class Suppressions:
             "file": self.file if self.file is False else (sorted(self.file) if self.file is not None else None),
             "directives": [[d.line, d.column, d.length, list(d.codes) if d.codes is not None else None, list(d.covers),
                             d.text] for d in self.directives],
-            "problems": [[p.line, p.column, p.length, p.message] for p in self.problems],
+            "problems": [[p.line, p.column, p.length, p.message, p.prose] for p in self.problems],
         }
 
     @classmethod
@@ -100,6 +103,7 @@ class Suppressions:
 
 _START_NOQA = re.compile(r"#\s*(?P<file>torchlint\s*:\s*)?noqa", re.IGNORECASE)
 _WS = re.compile(r"\s*")
+_PROSE = re.compile(r"[A-Za-z]+(?:\s|$)")  # a plain word (not a code, not a kebab rule name): free text
 _CODE = re.compile(r"(?:[A-Z]+|[Tt][Ll])[0-9]+")  # ruff's [A-Z]+[0-9]+; tl001 as before
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")  # a kebab-case rule name
 _TL_CODE = re.compile(r"TL[0-9]+")
@@ -131,7 +135,7 @@ class Parsed:
     codes: tuple[str, ...] | None
     end: int
     file: bool
-    problems: list[tuple[int, int, str]] = field(default_factory=list)  # (offset, length, message)
+    problems: list[tuple] = field(default_factory=list)  # (offset, length, message[, prose])
     words: list[str] = field(default_factory=list)
 
 
@@ -226,7 +230,8 @@ def _codes_after(comment: str, pos: int, parsed: Parsed) -> Parsed:
     if not codes:
         parsed.valid = False
         parsed.problems.append((start, len(comment) - start, f"`{_shown(comment[start:])}` names no rule code, so it "
-                                "silences nothing: write `# noqa: TL001` or a rule name (`# noqa: missing-zero-grad`)"))
+                                "silences nothing: write `# noqa: TL001` or a rule name (`# noqa: missing-zero-grad`)",
+                                bool(_PROSE.match(comment, pos))))
         return parsed
     parsed.codes = tuple(codes)
     return parsed
@@ -340,8 +345,7 @@ def scan(text: str) -> Suppressions:
         parsed = parse_directive(comment)
         if parsed is None:
             continue
-        sup.problems.extend(Problem(number, column + offset, length, message)
-                            for offset, length, message in parsed.problems)
+        sup.problems.extend(Problem(number, column + offset, *problem) for offset, *problem in parsed.problems)
         if not parsed.valid:
             continue
         codes = frozenset(parsed.codes) if parsed.codes is not None else None
@@ -392,10 +396,15 @@ def noqa_findings(records: Iterable["FileRecord"], reported: Iterable["Finding"]
     rules = rules_by_code()
     UNUSED_NOQA, INVALID_NOQA = noqa_rule_codes()
     out: list[Finding] = []
+    lines: dict[str, set[int]] = {}
+    for f in reported:
+        lines.setdefault(f.path, set()).add(f.line)
     if INVALID_NOQA in enabled:
         rule = rules[INVALID_NOQA]
         for record in records:
             for p in record.suppressions.problems:
+                if p.prose and p.line not in lines.get(record.path, ()):
+                    continue  # free text after ``noqa:`` on a line torchlint has nothing on: another tool's
                 out.append(Finding.at(rule, record.path, Span(p.line, p.column, p.line, p.column + p.length), p.message))
     if UNUSED_NOQA in enabled:
         rule = rules[UNUSED_NOQA]

@@ -19,7 +19,7 @@ iteration, in something that outlives the iteration. In ``finish``:
   Lightning evaluation hooks, and model/criterion outputs in a function that does not train
   unless, in this file, it runs with autograd on (``semantic.gradmode``: called outside a
   grad-mode choice, or an evaluation routine switching a model to eval itself). Files of
-  other frameworks are left alone.
+  other frameworks are left alone, and test files unless ``skip-tests`` is off.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import libcst as cst
 from torchlint.context import unpack_targets
 from torchlint.finding import Severity
 from torchlint.fixes import SAFE, Fix, replace_node
-from torchlint.rule import Invalid, Option, Rule
+from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic import libraries
 from torchlint.semantic.autograd import GRAPH_METHODS, Code, GraphValues, code_owner, root_name
 from torchlint.semantic.dataflow import Flow, gradient_target, is_plain_number
@@ -94,7 +94,11 @@ class LossKeptWithGraph(Rule):
     severity = Severity.WARNING
     default_enabled = True
     summary = "A loss or model output with its autograd graph is stored across iterations: memory grows every step"
+    skips_test_files = True
     options = {
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
+                                         "*_test.py, conftest.py): a test keeps a few steps' losses to compare them, "
+                                         "which costs nothing worth a finding"),
         "step-methods": Option(
             ["training_step", "train_step", "train_batch"],
             list,
@@ -108,6 +112,21 @@ class LossKeptWithGraph(Rule):
     fixable = (SAFE,)
 
     VALID = [
+        # A test file: a numerics test keeps its few losses to compare them (review4 TL002_1).
+        Valid(
+            "import torch\n"
+            "def run(model, inputs, labels, lr, epoch=20):\n"
+            "    optim = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    losses = []\n"
+            "    for _ in range(epoch):\n"
+            "        optim.zero_grad()\n"
+            "        loss = torch.nn.functional.mse_loss(model(inputs), labels)\n"
+            "        loss.backward()\n"
+            "        optim.step()\n"
+            "        losses.append(loss)\n"
+            "    return losses\n",
+            path="tests/test_numerics.py",
+        ),
         # The fixed loop: store the number.
         """
         import torch
@@ -387,6 +406,36 @@ class LossKeptWithGraph(Rule):
     ]
 
     INVALID = [
+        # The same test, with skip-tests off.
+        Invalid(
+            "import torch\n"
+            "def run(model, inputs, labels, lr, epoch=20):\n"
+            "    optim = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    losses = []\n"
+            "    for _ in range(epoch):\n"
+            "        optim.zero_grad()\n"
+            "        loss = torch.nn.functional.mse_loss(model(inputs), labels)\n"
+            "        loss.backward()\n"
+            "        optim.step()\n"
+            "        losses.append(loss)\n"
+            "    return losses\n",
+            path="tests/test_numerics.py",
+            options={"skip-tests": False},
+            fixed=("import torch\n"
+                   "def run(model, inputs, labels, lr, epoch=20):\n"
+                   "    optim = torch.optim.SGD(model.parameters(), lr=lr)\n"
+                   "    losses = []\n"
+                   "    for _ in range(epoch):\n"
+                   "        optim.zero_grad()\n"
+                   "        loss = torch.nn.functional.mse_loss(model(inputs), labels)\n"
+                   "        loss.backward()\n"
+                   "        optim.step()\n"
+                   "        losses.append(loss.detach())\n"
+                   "    return losses\n"),
+            lines=(10,),
+            messages=("`losses.append(loss)` keeps each iteration's autograd graph alive, so memory grows every step; "
+                      "store `loss.item()` (or `loss.detach()`) instead",),
+        ),
         # Lightning manual optimization: training_step runs once per batch.
         Invalid(
             """

@@ -38,6 +38,7 @@ from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_tes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic import epochs, loaders, optim_classes, runs, settings
+from torchlint.semantic.branches import exclusive
 from torchlint.semantic.libraries import LIGHTNING_ROOTS, is_library
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS, SCHEDULER_POSITIONS, library_positions
@@ -532,6 +533,28 @@ class HardCodedHyperparameter(Rule):
                 "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
             ),
         ),
+        # The same value in both branches of one ``if`` is one finding (review4 TL004_3/4).
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def __init__(self, model, args):
+                    self.model, self.args = model, args
+                    self.optimizer = torch.optim.SGD(model.parameters(), lr=args.lr0, momentum=args.momentum)
+                def optimizer_step(self):
+                    self.scaler.unscale_(self.optimizer)
+                    if self.device.type == "npu":
+                        torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0, foreach=False)
+                    else:
+                        torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0)
+                    self.scaler.step(self.optimizer)
+            """,
+            lines=(10,),
+            messages=(
+                "gradient-clipping max_norm 10.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
         # Hugging Face TrainingArguments and schedule factories; Lightning Trainer.
         Invalid(
             """
@@ -716,6 +739,7 @@ class HardCodedHyperparameter(Rule):
         self._ignore = frozenset(options.get("ignore-names") or ())
         self._extra = frozenset(options.get("extend-names") or ()) - self._ignore
         self._reported: set[int] = set()
+        self._shown: list[tuple[str, str, cst.CSTNode]] = []  # (name, value as written, literal) reported
         # Noted during the walk, settled in ``finish`` (the shared models answer then):
         self._calls: list[tuple[cst.Call, str, list]] = []  # watched call, its kind, (name, value) pairs
         self._loops: list[tuple[cst.For, cst.BaseExpression]] = []  # range loops that may be epoch loops
@@ -908,6 +932,9 @@ class HardCodedHyperparameter(Rule):
             return
         self._reported.add(id(literal))
         text = _shown(self.ctx, literal)
+        if any(n == name and t == text and exclusive(self.ctx, other, literal) for n, t, other in self._shown):
+            return  # the same value in the other branch of one ``if`` (an NPU and a CUDA call): one finding
+        self._shown.append((name, text, literal))
         desc = DESCRIPTIONS.get(name, f"`{name}`")
         self.report(literal, f"{desc} {text} {what}, {_WHY}")
 

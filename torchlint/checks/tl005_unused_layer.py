@@ -28,7 +28,10 @@ The project pass takes the class hierarchy from ``Project`` (``ancestors``,
 class is an ``nn.Module`` whose whole family -- its bases, its subclasses anywhere in the
 linted files and their other bases -- is known (project classes, ``torch.nn.Module``,
 Lightning's ``LightningModule``), none of them reads the attribute or accesses submodules
-dynamically, and one of them defines ``forward``. A bare ``nn.Parameter`` nothing reads is
+dynamically, and one of them defines ``forward``. ``del self.x`` (``delattr``) in any of them
+removes the layer; ``self.a = self.b = X()`` is one module under two names, used when either is
+read; an ``nn.ModuleList()``/``ModuleDict()``/``Sequential()`` built empty that the class never
+touches again holds nothing. A bare ``nn.Parameter`` nothing reads is
 reported too (unless the family iterates ``self.parameters()``). A parameter-free layer is
 reported only when it was built to act -- a dropout, or one an ``__init__`` argument builds or
 chooses -- and forward does not apply its functional form (``F.softmax``, ``x.softmax``):
@@ -53,7 +56,7 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
-from torchlint.semantic.modules import (SELF_RETURNING, constructions, is_lightning_module, is_parameter,
+from torchlint.semantic.modules import (CONTAINERS, SELF_RETURNING, constructions, is_lightning_module, is_parameter,
                                         parameter_free, runs_layers)
 from torchlint.torch_api import torch_nn_class
 
@@ -97,7 +100,8 @@ class _Method(NamedTuple):
 class _Class:
     """What one class does with ``self``, gathered from the semantic model."""
 
-    __slots__ = ("info", "reads", "dynamic", "runs", "pf", "layers", "iterates", "functional")
+    __slots__ = ("info", "reads", "dynamic", "runs", "pf", "layers", "iterates", "functional", "aliases",
+                 "deleted", "touched")
 
     def __init__(self, info):
         self.info = info
@@ -108,6 +112,9 @@ class _Class:
         self.layers: dict[str, tuple[cst.CSTNode, list, bool]] = {}  # attr -> (statement, kinds, configured)
         self.iterates = False  # reads its parameters without naming them (self.parameters() outside __init__)
         self.functional: set[str] = set()  # torch functions called outside __init__, normalised (F.relu: relu)
+        self.aliases: dict[str, set[str]] = {}  # ``self.a = self.b = X()``: a -> {b}, b -> {a} (one module)
+        self.deleted: set[str] = set()  # ``del self.x``/``delattr(self, "x")``: the layer is removed
+        self.touched: set[str] = set()  # any site of ``self.x`` that does not store it (``.append(...)`` too)
 
 
 class UnusedLayer(Rule):
@@ -482,8 +489,84 @@ class UnusedLayer(Rule):
             def penalty(self):
                 return sum(p.pow(2).sum() for p in self.parameters())
         """,
+        # One module under two names (``self.a = self.b = X()``), used through either one
+        # (review4 TL005_1, TL005_4).
+        """
+        import torch.nn as nn
+        class Pool(nn.Module):
+            def __init__(self, k):
+                super().__init__()
+                self.shape = (k, k)
+                self.pad = nn.ConstantPad2d(k, 0)
+            def forward(self, x):
+                return self.pad(x)
+        class S3D(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 1)
+                self.maxpool_5a = self.maxPool2d_5a = Pool(2)
+                self.proj = self.head = nn.Linear(8, 2)
+            def forward(self, x):
+                return self.head(self.maxpool_5a(self.conv(x)))
+        """,
+        # An empty container nothing ever fills holds no parameters (review4 TL005_3).
+        """
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self, n=3):
+                super().__init__()
+                self.convs = nn.ModuleList()
+                self.attproj = nn.ModuleList()
+                self.extra = nn.ModuleDict()
+                for _ in range(n):
+                    self.convs.append(nn.Conv1d(8, 8, 3, padding=1))
+            def forward(self, x):
+                for conv in self.convs:
+                    x = conv(x)
+                return x
+        """,
+        # A subclass deletes the layer in its ``__init__`` (review4 TL005_8).
+        """
+        import torch.nn as nn
+        class Xception(nn.Module):
+            def __init__(self, num_classes=1000):
+                super().__init__()
+                self.conv = nn.Conv2d(3, 8, 3)
+                self.fc = nn.Linear(8, num_classes)
+                self.head = nn.Linear(8, 2)
+            def forward(self, x):
+                return self.conv(x)
+        class XceptionEncoder(Xception):
+            def __init__(self):
+                super().__init__()
+                del self.fc
+                delattr(self, "head")
+            def forward(self, x):
+                return [x, self.conv(x)]
+        """,
     ]
     INVALID = [
+        # A container that is filled but never used is still reported.
+        Invalid(
+            """
+            import torch.nn as nn
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 8)
+                    self.attproj = nn.ModuleList()
+                    self.attproj.append(nn.Linear(8, 8))
+                def forward(self, x):
+                    return self.fc(x)
+            """,
+            lines=(7,),
+            messages=(
+                "`Encoder.attproj` is built but never used: nothing outside __init__ in Encoder, its bases or "
+                "subclasses reads `self.attproj`, so its parameters get no gradient, waste memory and checkpoint "
+                "space, and DistributedDataParallel fails with 'Expected to have finished reduction in the prior "
+                "iteration' unless find_unused_parameters=True; use it in forward or delete it",
+            ),
+        ),
         # The fixture's shape: a Dropout defined but never applied.
         Invalid(
             """
@@ -847,11 +930,23 @@ class UnusedLayer(Rule):
             if self._is_store(node):
                 up = parent(node)
                 if isinstance(up, cst.AssignTarget):
+                    self._alias(cls, parent(up), attr)
                     self._assigned(cls, parent(up), attr, parent(up).value)
+                elif isinstance(up, cst.Del):
+                    cls.deleted.add(attr)
                 elif isinstance(up, cst.AnnAssign) and up.value is not None:
                     self._assigned(cls, up, attr, up.value)
-            elif not method.init or self._flows(node):
-                cls.reads.add(attr)
+            else:
+                cls.touched.add(attr)
+                if not method.init or self._flows(node):
+                    cls.reads.add(attr)
+
+    def _alias(self, cls: _Class, stmt: cst.Assign, attr: str) -> None:
+        """``self.a = self.b = X()`` binds one module to both names: a read of either uses it."""
+        names = {t.target.attr.value for t in stmt.targets
+                 if isinstance(t.target, cst.Attribute) and _is_name(t.target.value, "self")}
+        if len(names) > 1:
+            cls.aliases.setdefault(attr, set()).update(names - {attr})
 
     def _chain_reads(self, node: cst.Attribute, outside: set[str]) -> None:
         parent = self.ctx.parent
@@ -917,6 +1012,8 @@ class UnusedLayer(Rule):
                     continue
                 if func.value != "delattr":
                     cls.dynamic = True
+                elif len(node.args) >= 2 and isinstance(node.args[1].value, cst.SimpleString):
+                    cls.deleted.add(str(node.args[1].value.evaluated_value))
             elif isinstance(func, cst.Attribute) and _is_name(func.value, me):
                 name = func.attr.value
                 if name in _DYNAMIC_METHODS:
@@ -1003,6 +1100,14 @@ class UnusedLayer(Rule):
         if attr not in cls.layers:
             cls.layers[attr] = (stmt, kinds, self._configured(stmt, value))
 
+    def _empty_container(self, cls: _Class, attr: str) -> bool:
+        """``self.x = nn.ModuleList()`` (``ModuleDict()``, ``Sequential()``) that the class never
+        touches again: it never gets a layer, so it holds no parameters and costs nothing."""
+        stmt, kinds, _ = cls.layers[attr]
+        value = stmt.value if isinstance(stmt, (cst.Assign, cst.AnnAssign)) else None
+        return (attr not in cls.touched and len(kinds) == 1 and kinds[0][0] == "nn" and kinds[0][2] in CONTAINERS
+                and isinstance(value, cst.Call) and not value.args)
+
     def _configured(self, stmt: cst.CSTNode, value: cst.BaseExpression) -> bool:
         """Does an argument of the method assigning the layer configure it: passed to its
         constructor (``nn.Dropout(attn_drop)``) or choosing it (``if activation:``, ``... if act else``)? Then
@@ -1031,12 +1136,14 @@ class UnusedLayer(Rule):
         layers = []
         if not cls.dynamic and info.node.bases:
             for attr in sorted(cls.layers):
-                if attr in cls.reads:
+                if attr in cls.reads or cls.aliases.get(attr, set()) & cls.reads or self._empty_container(cls, attr):
                     continue
                 stmt, kinds, configured = cls.layers[attr]
                 layers.append([attr, kinds, self.ctx.span(stmt).to_json(), configured])
+        aliases = {attr: sorted(others) for attr, others in cls.aliases.items()}
         for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers),
-                           ("iterates", cls.iterates), ("functional", sorted(cls.functional))):
+                           ("iterates", cls.iterates), ("functional", sorted(cls.functional)),
+                           ("aliases", aliases), ("deleted", sorted(cls.deleted))):
             if value:
                 entry[key] = value
         return entry
@@ -1054,7 +1161,7 @@ def _is_name(expr: cst.BaseExpression, name: str | None) -> bool:
 class _FamilyUse(NamedTuple):
     """What a class, its bases and subclasses do with ``self`` outside ``__init__``."""
 
-    reads: set  # attributes read
+    reads: set  # attributes read (or deleted: `del self.x` removes the layer)
     functional: set  # torch functions applied (normalised names)
     iterates: bool  # self.parameters() / named_parameters()
 
@@ -1118,7 +1225,7 @@ class _ProjectPass:
             if family is None:
                 continue
             facts = [entry for member in family for _, entry in self.entries[member]]
-            seen = _FamilyUse({attr for entry in facts for attr in entry["reads"]},
+            seen = _FamilyUse({attr for entry in facts for attr in (*entry["reads"], *entry.get("deleted", ()))},
                               {f for entry in facts for f in entry.get("functional", ())},
                               any(entry.get("iterates") for entry in facts))
             for record, entry in entries:
@@ -1127,8 +1234,9 @@ class _ProjectPass:
 
     def report(self, record, entry: dict, seen: "_FamilyUse") -> Iterable[Finding]:
         loads = bool((record.facts.get(self.rule.code) or {}).get("loads"))
+        aliases = entry.get("aliases", {})
         for attr, kinds, span, configured in entry.get("layers", ()):
-            if attr in seen.reads or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
+            if attr in seen.reads or seen.reads.intersection(aliases.get(attr, ())) or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
                 continue
             kind = self.layer(kinds, record)
             if kind is None or (kind == _PARAM and seen.iterates):

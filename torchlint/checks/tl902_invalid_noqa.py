@@ -6,6 +6,8 @@ as lexer warnings, RUF102 (invalid rule code) and PGH004's missing colon: a dire
 silences nothing because it is malformed (``#noqaTL001``, ``# noqa:`` without a code,
 ``# noqa: TL001abc``), one that silences every rule because its colon is missing
 (``# noqa TL002``), and a ``TL`` code or a rule name after a comma that names no rule.
+Free text after ``noqa:`` (``# noqa: kept for flake8``) is flake8's blanket noqa: it is
+reported only when a torchlint finding on its line is left unsilenced.
 Codes of other tools are never reported.
 """
 
@@ -35,6 +37,9 @@ class InvalidNoqa(Rule):
         'x = "# noqa: TL999"\n',  # inside a string
         "# torchlint: noqa: TL004\nx = 1\n",
         "x = 1  # see the noqa docs\n",  # mentions noqa, is none
+        # free text after ``noqa:`` (flake8's blanket noqa) on a line torchlint reports nothing on:
+        # another tool's directive (review4 TL902_3)
+        "param_init = (\n    None  # noqa: this sets Config.param_init, not Module._param_init\n)\n",
     ]
     INVALID: list[Invalid] = [
         Invalid("x = 1  # noqa: TL999\n", lines=(1,), messages=(

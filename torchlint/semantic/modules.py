@@ -37,7 +37,7 @@ PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Paramet
 # Methods of a module (or tensor) that return the same object.
 SELF_RETURNING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "train", "eval",
                             "requires_grad_", "share_memory", "to_empty", "xpu", "mps"})
-_CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
+CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
 # Roots of imported callables that build no module of the project's.
 _NO_MODULE_ROOTS = ("torch", "builtins", "typing", "copy")
 
@@ -130,7 +130,7 @@ def parameter_free(model: "SemanticModel", built: Built) -> bool:
         return False
     if built.name == "Module":
         return True
-    if built.name not in _CONTAINERS:
+    if built.name not in CONTAINERS:
         return built.name in PARAMETER_FREE_LAYERS or is_parameter_free_layer(model.ctx, built.call.func)
     items = _container_items(built)
     return bool(items) and all(
