@@ -78,6 +78,16 @@ class Fix:
                     and type(e[4]) is str for e in data["edits"]))
 
 
+def trailing_json(fix: "Fix | None") -> list:
+    """A fix as the optional last item of a pending finding's fact list: ``[]`` or ``[its JSON]``."""
+    return [fix.to_json()] if fix is not None else []
+
+
+def from_trailing(rest: list) -> "Fix | None":
+    """The fix ``trailing_json`` put after a pending finding's items (``*rest`` of the list)."""
+    return Fix.from_json(rest[0]) if rest else None
+
+
 # -- building edits from LibCST nodes ------------------------------------------------------
 
 def replace_node(ctx: "FileContext", old: cst.CSTNode, new: cst.CSTNode) -> Edit:

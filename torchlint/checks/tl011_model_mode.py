@@ -33,7 +33,7 @@ import libcst as cst
 from torchlint import torch_api as api
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
-from torchlint.fixes import UNSAFE, Fix, insert_statement_before
+from torchlint.fixes import UNSAFE, Fix, from_trailing, insert_statement_before, trailing_json
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
@@ -1162,7 +1162,7 @@ class ModelMode(Rule):
             cls = constructed_class(sem, key, node) or _argument_class(sem, function, key)
             out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
                         evaluated_in_training_mode(key, loader, _MAY), _imported_factories(sem, key, node),
-                        *_fix_json(self._eval_fix(sem, loop, key))])
+                        *trailing_json(self._eval_fix(sem, loop, key))])
         return out
 
     def _eval_fix(self, sem, loop, key: str) -> Fix | None:
@@ -1225,7 +1225,7 @@ class ModelMode(Rule):
                     _argument_class(sem, enclosing_function(model, site.scope), receiver) or _only_model_class(sem, loop.node)
                 call = cst.Module([]).code_for_node(site.node)
                 out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
-                            left_in_eval_mode(call, receiver, _MAY), [], *_fix_json(self._train_fix(sem, site, receiver))])
+                            left_in_eval_mode(call, receiver, _MAY), [], *trailing_json(self._train_fix(sem, site, receiver))])
                 break  # one train() fixes every eval() of the loop: one finding
         return out
 
@@ -1281,7 +1281,7 @@ class ModelMode(Rule):
                 if has is False:
                     continue
                 yield Finding.at(cls, record.path, Span.from_json(span), known if has else may,
-                                 fix=Fix.from_json(fix[0]) if fix else None)
+                                 fix=from_trailing(fix))
 
 
 def _loader_name(node: cst.For) -> str | None:
@@ -1388,11 +1388,6 @@ def _only_model_class(sem, at: cst.CSTNode) -> str | None:
     if len(models) != 1:
         return None
     return constructed_class(sem, next(iter(models)), at)
-
-
-def _fix_json(fix: Fix | None) -> list:
-    """The pending finding's optional last item: its fix as JSON."""
-    return [fix.to_json()] if fix is not None else []
 
 
 def _innermost_training_loop(training, site):

@@ -18,7 +18,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name
 from torchlint.finding import Finding, Span
-from torchlint.fixes import Fix
+from torchlint.fixes import Fix, from_trailing, trailing_json
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
 from torchlint.semantic.libraries import is_lightning
@@ -239,8 +239,7 @@ def class_key(info: "ClassInfo") -> str:
 def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str, fix: "Fix | None" = None) -> list:
     """A finding at ``node`` (with ``fix``) that holds if ``info`` is an ``nn.Module``: JSON
     for the facts."""
-    found = [class_key(info), Span.of_range(ctx.position(node)).to_json(), message]
-    return found + [fix.to_json()] if fix is not None else found
+    return [class_key(info), Span.of_range(ctx.position(node)).to_json(), message, *trailing_json(fix)]
 
 
 def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
@@ -254,7 +253,7 @@ def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
             name = f"{record.module_name}.{qual}" if record.module_name else qual
             if project.is_nn_module(name):
                 yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual},
-                                 fix=Fix.from_json(fix[0]) if fix else None)
+                                 fix=from_trailing(fix))
 
 
 def torch_nn_alias(model: "SemanticModel") -> str | None:
