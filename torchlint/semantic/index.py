@@ -241,6 +241,8 @@ def _returns_eval_model(sem: "Analyses", function) -> bool:
     if any(mode for mode, _ in switches):
         return False
     evaluated = {key for mode, key in switches if mode is False and key is not None}
+    if not evaluated:  # the common case: no walk of the body
+        return False
     returned = [api.expr_key(strip_self_returning(node.value)) for node in iter_nodes(function, into_scopes=False)
                 if isinstance(node, cst.Return) and node.value is not None]
     return bool(returned) and all(key in evaluated for key in returned)
