@@ -97,6 +97,22 @@ def test_node_checks_are_restored_after_a_parse():
                   whitespace_after_else=cst.SimpleWhitespace(""))
 
 
+def test_plain_constructors_build_the_same_trees_and_are_restored():
+    # The engine's parse stores node fields through their slots (source._plain_constructors):
+    # every fixture and example must give the tree LibCST's own constructors give.
+    originals = {kind: kind.__dict__["__init__"] for kind in (cst.Name, cst.Call, cst.FunctionDef, cst.Module)}
+    texts = [p.read_text(encoding="utf-8") for p in sorted((REPO / "fixtures").rglob("*.py"))]
+    texts.append(KEYWORDS)
+    assert len(texts) > 10
+    for text in texts:
+        module, failure = parse_cst(text)
+        assert failure is None and module is not None
+        assert module.code == text
+        assert module.deep_equals(cst.parse_module(text)), text[:200]
+    assert {kind: kind.__dict__["__init__"] for kind in originals} == originals
+    assert cst.Name("x", lpar=[cst.LeftParen()], rpar=[cst.RightParen()]).lpar[0].deep_equals(cst.LeftParen())
+
+
 def test_a_libcst_panic_is_tl000(monkeypatch):
     class PanicException(BaseException):  # what pyo3 raises for a panic in the native parser
         pass

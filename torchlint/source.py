@@ -6,6 +6,8 @@ Nothing here imports or executes the linted code.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import inspect
 import io
 import os
 import re
@@ -244,20 +246,80 @@ def _nodes_unvalidated() -> Iterator[None]:
     a tenth of a parse. The text reaching LibCST was accepted by CPython's parser, so those
     checks can only reject valid code LibCST's node classes are stricter about (``else.5``,
     ``for x in*y:``, ``return*x``): without them that code is analysed like any other.
-    Restored after the parse; analysis runs one file at a time per process."""
+
+    The nodes are also built by plain constructors (``_plain_constructors``): a frozen
+    dataclass's own ``__init__`` stores each field through ``object.__setattr__``, which
+    looks the slot up by name every time; storing through the slot's descriptor directly
+    makes the same node about 8% faster to parse. Everything is restored after the parse;
+    analysis runs one file at a time per process."""
     base = getattr(getattr(cst, "CSTNode", None), "__post_init__", None)
     if base is None:  # pragma: no cover - a LibCST without the hook
         yield
         return
+    plain = _plain_constructors()
     cst.CSTNode.__post_init__ = _no_validation
+    for kind, (_, fast) in plain.items():
+        kind.__init__ = fast
     try:
         yield
     finally:
         cst.CSTNode.__post_init__ = base
+        for kind, (original, _) in plain.items():
+            kind.__init__ = original
 
 
 def _no_validation(self: cst.CSTNode) -> None:
     return None
+
+
+_PLAIN: dict[type, tuple[Callable[..., None], Callable[..., None]]] | None = None
+
+
+def _plain_constructors() -> dict[type, tuple[Callable[..., None], Callable[..., None]]]:
+    """Per LibCST node class: (its own ``__init__``, one with the same signature that stores
+    each field through its slot and validates nothing). Built once per process; a class whose
+    fields are not all plain slots keeps its own constructor."""
+    global _PLAIN
+    if _PLAIN is None:
+        _PLAIN = {}
+        todo = [cst.CSTNode]
+        while todo:
+            kind = todo.pop()
+            todo.extend(kind.__subclasses__())
+            if dataclasses.is_dataclass(kind) and "__init__" in kind.__dict__:
+                fast = _plain_init(kind)
+                if fast is not None:
+                    _PLAIN[kind] = (kind.__dict__["__init__"], fast)
+    return _PLAIN
+
+
+def _plain_init(kind: type) -> Callable[..., None] | None:
+    fields = [f for f in dataclasses.fields(kind) if f.init]
+    if len(fields) != len(dataclasses.fields(kind)):
+        return None
+    names: dict[str, object] = {"MISSING": dataclasses.MISSING}
+    params, lines = [], []
+    for f in fields:
+        slot = getattr(kind, f.name, None)
+        if type(slot).__name__ != "member_descriptor":
+            return None
+        names[f"set_{f.name}"] = slot.__set__
+        if f.default is not dataclasses.MISSING:
+            names[f"default_{f.name}"] = f.default
+            params.append(f"{f.name}=default_{f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            names[f"factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=MISSING")
+            lines.append(f"    if {f.name} is MISSING: {f.name} = factory_{f.name}()")
+        else:
+            params.append(f.name)
+        lines.append(f"    set_{f.name}(self, {f.name})")
+    source = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(lines or ["    pass"]) + "\n"
+    exec(source, names)  # noqa: S102 - code generated above from the dataclass's own fields
+    fast = names["__init__"]
+    same = [(p.name, p.kind) for p in inspect.signature(fast).parameters.values()] == \
+        [(p.name, p.kind) for p in inspect.signature(kind.__dict__["__init__"]).parameters.values()]
+    return fast if same else None  # type: ignore[return-value]
 
 
 _LIBCST_REJECTS = "LibCST cannot parse this valid Python: "
