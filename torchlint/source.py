@@ -272,6 +272,25 @@ def _no_validation(self: cst.CSTNode) -> None:
     return None
 
 
+def _identity_in_c() -> None:
+    """LibCST nodes are equal only to themselves and hash by ``id``, through ``__eq__`` and
+    ``__hash__`` written in Python (copied into every node class). The analysis keys dicts
+    by node millions of times per corpus (parents, order, scopes, call sites): ``object``'s
+    own comparison and hash mean exactly the same (identity) without a Python call per
+    lookup (measured: an eighth of the walk and the rules' time). Set once, when the engine
+    is imported, before any tree is built, so no node is ever hashed both ways."""
+    todo: list[type] = [cst.CSTNode]
+    while todo:
+        kind = todo.pop()
+        todo.extend(kind.__subclasses__())
+        if kind.__dict__.get("__hash__") is not None and kind.__dict__.get("__eq__") is not None:
+            kind.__hash__ = object.__hash__  # type: ignore[method-assign]
+            kind.__eq__ = object.__eq__  # type: ignore[method-assign]
+
+
+_identity_in_c()
+
+
 _PLAIN: dict[type, tuple[Callable[..., None], Callable[..., None]]] | None = None
 
 

@@ -157,6 +157,9 @@ def _decorator_names(node: cst.FunctionDef) -> set[str]:
     return out
 
 
+_UNSET = object()
+
+
 class SemanticModel:
     """What one file's names, calls, loops and classes are. See the module docstring.
 
@@ -188,6 +191,9 @@ class SemanticModel:
         self._class_names: list[str] = []
         self._openers: dict[int, Scope] = {}
         self._n = 0
+        # ``qualified_name`` answers by node once the model is complete (``finish``): rules
+        # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
+        self._qualified: dict[cst.CSTNode, str | None] | None = None
         if walk:
             self._walk()
             self.finish()
@@ -211,6 +217,7 @@ class SemanticModel:
         """After the last ``leave``: what needs the whole file (class bases)."""
         self._openers = {}
         self._resolve_bases()
+        self._qualified = {}
 
     def visit(self, node: cst.CSTNode) -> None:
         self._n = n = self._n + 1
@@ -574,6 +581,15 @@ class SemanticModel:
         shadows an import is not the import. ``None`` if ``node`` is not a name chain."""
         if node is None:
             return None
+        memo = self._qualified
+        if memo is None:
+            return self._qualified_name(node)
+        found = memo.get(node, _UNSET)
+        if found is _UNSET:
+            found = memo[node] = self._qualified_name(node)
+        return found  # type: ignore[return-value]
+
+    def _qualified_name(self, node: cst.CSTNode) -> str | None:
         dotted = dotted_name(node)
         if dotted is None:
             return None
