@@ -95,6 +95,16 @@ class FileContext:
         self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None, "Fix | None"]] = []
 
+    def release(self) -> None:
+        """Forget the file's trees and analyses once its results are out. They hold reference
+        cycles (rules and analyses point back at this context, scopes at their parents), so
+        without this only the cycle collector frees a file's millions of nodes, traversing them
+        all first (``engine.gc_paused``); with it, reference counting frees them at once."""
+        semantic = self.__dict__.get("_semantic")
+        if semantic is not None:
+            semantic.release()
+        self.__dict__.clear()
+
     # -- names -------------------------------------------------------------------------
     def resolve_relative(self, level: int, module: str) -> str:
         return self.import_table.resolve_relative(level, module)

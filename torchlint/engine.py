@@ -160,7 +160,9 @@ def _run_rules(
     record.facts = facts  # only now: a file that ran out of stack above has no facts
     if index is not None:
         record.index = index
-    return FileResult(record.path, findings, record, ctx.errors)
+    errors = ctx.errors
+    ctx.release()
+    return FileResult(record.path, findings, record, errors)
 
 
 # LibCST's work on a file: frames allowed, and the thread's stack (reserved address space;

@@ -51,6 +51,16 @@ class Analyses:
         self._model = self._graph = self._loose = self._training = self._ast = None
         self._filling: "SemanticModel | None" = None
 
+    def release(self) -> None:
+        """Break the model's cycles (a scope holds its children, bindings, calls and loops;
+        each of those names its scope) and drop every analysis: see ``FileContext.release``."""
+        for model in (self._model, self._filling):
+            if model is not None:
+                for scope in model.scopes.values():  # bindings, calls, loops and classes name their scope
+                    scope.__dict__.clear()
+                model.__dict__.clear()
+        self.__dict__.clear()
+
     @property
     def model(self) -> "SemanticModel":
         if self._model is None:
