@@ -126,3 +126,25 @@ def test_a_skipping_rule_without_a_project_pass_is_not_run_on_test_files(monkeyp
     engine.analyze_source("tests/test_x.py", EVAL.encode(), frozenset({"TL003"}))
     engine.analyze_source("x.py", EVAL.encode(), frozenset({"TL003"}))
     assert ran == ["x.py"]
+
+
+def test_a_pool_takes_the_largest_files_first_and_results_keep_their_order(tmp_path):
+    # With several workers the long files start first (no worker finishing one alone at the
+    # end); the results still come back in the files' own order.
+    from torchlint import run
+    from torchlint.config import Settings
+    from torchlint.files import SourceFile
+
+    sizes = {"a.py": 10, "b.py": 3000, "c.py": 200}
+    files = []
+    for name, size in sizes.items():
+        path = tmp_path / name
+        path.write_text("x = 1\n" + "#" * size + "\n")
+        files.append(SourceFile(path, name))
+    files.append(SourceFile(tmp_path / "gone.py", "gone.py"))
+    files.append(SourceFile(tmp_path / "stdin.py", "stdin.py", data=b"y = 2\n" + b"#" * 1000))
+    assert run._largest_first(files) == [1, 4, 2, 0, 3]
+    settings = Settings(enabled=frozenset({"TL000"}), rule_options={}, root=tmp_path)
+    results = run.analyse(files, settings, jobs=2)
+    assert [r.path for r in results] == [f.display for f in files]
+    assert "cannot read file" in results[3].findings[0].message

@@ -160,6 +160,23 @@ def read_within(source: SourceFile, limit: int) -> tuple[bytes, None] | tuple[No
     return (None, too_large) if too_large else (data, None)
 
 
+def _largest_first(files: list[SourceFile]) -> list[int]:
+    """``files``' indexes, largest file first: with several workers, the long files start
+    early and the small ones even out the end, instead of one worker finishing a large file
+    alone while the others wait (a file that cannot be measured counts as empty; reading it
+    reports why)."""
+    def size(index: int) -> int:
+        source = files[index]
+        if source.data is not None:
+            return len(source.data)
+        try:
+            return source.path.stat().st_size
+        except OSError:
+            return 0
+
+    return sorted(range(len(files)), key=lambda index: -size(index))
+
+
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
             progress: Callable[[int], None] | None = None,
             settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
@@ -180,7 +197,8 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
             progress(done)
 
     def todo():
-        for index, source in enumerate(files):
+        for index in _largest_first(files) if jobs > 1 else range(len(files)):
+            source = files[index]
             own = settings_of(source.display) if settings_of is not None else settings
             try:
                 data, too_large = read_within(source, own.max_file_size)
