@@ -143,3 +143,44 @@ def test_concurrent_runs_do_not_corrupt_the_cache(tree):
     expected, _ = _run(tree, jobs=1, cache_dir=None)
     warm, cache = _run(tree, jobs=1, cache_dir=tree / "shared-cache")
     assert warm == expected and cache.misses == 0
+
+
+def test_the_project_pass_is_remembered_until_a_file_or_a_setting_changes(tree, monkeypatch):
+    from torchlint.checks.tl005_unused_layer import UnusedLayer
+
+    calls = []
+    original = UnusedLayer.check_project.__func__
+
+    def counted(cls, project, options):
+        calls.append(len(project.records))
+        return original(cls, project, options)
+
+    monkeypatch.setattr(UnusedLayer, "check_project", classmethod(counted))
+    cold, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert len(calls) == 1 and any(f["rule"] == "TL005" for f in cold), "TL005's project pass must report here"
+    warm, _ = _run(tree, jobs=2, cache_dir=tree / "c")
+    assert warm == cold and len(calls) == 1  # read back, not recomputed
+    (tree / "gen" / "m02.py").write_text("y = 2\n")  # any file's change reruns it
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    assert len(calls) == 2
+    _run(tree, jobs=1, cache_dir=tree / "c", cli={"ignore": ["TL003"]})  # so does a setting
+    assert len(calls) == 3
+    for entry in (tree / "c").rglob("*.json"):  # a damaged memo is recomputed, never trusted
+        if b'"project"' in entry.read_bytes():
+            entry.write_bytes(entry.read_bytes().replace(b'"TL005"', b'"TL001"'))
+    again, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert len(calls) == 4 and again == _run(tree, jobs=1, cache_dir=None)[0]
+
+
+def test_a_failing_project_pass_is_not_remembered(tree, monkeypatch):
+    from torchlint.checks.tl005_unused_layer import UnusedLayer
+
+    def broken(cls, project, options):
+        raise RuntimeError("boom")
+
+    original = UnusedLayer.__dict__["check_project"]
+    monkeypatch.setattr(UnusedLayer, "check_project", classmethod(broken))
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    monkeypatch.setattr(UnusedLayer, "check_project", original)
+    findings, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert any(f["rule"] == "TL005" for f in findings)

@@ -305,16 +305,23 @@ class Cache:
             self.hits += 1
         return result
 
-    def _load(self, path: str, key: str) -> FileResult | None:
-        try:
-            raw = self._read(self._entry(key))
-        except OSError:
-            return None
+    def _verified(self, raw: bytes | None) -> bytes | None:
+        """An entry's JSON body, if the entry is well formed and signed by this machine's key."""
         if raw is None or not (raw.startswith(_HEAD) and raw[_MAC_END:_BODY_START] == _BODY and raw.endswith(b"}")):
             return None
         body = raw[_BODY_START:-1]
         if not hmac.compare_digest(raw[len(_HEAD):_MAC_END], self._sign(body)):
             return None  # not written by this machine's torchlint
+        return body
+
+    def _load(self, path: str, key: str) -> FileResult | None:
+        try:
+            raw = self._read(self._entry(key))
+        except OSError:
+            return None
+        body = self._verified(raw)
+        if body is None:
+            return None
         try:
             data = json.loads(body)
             _require(type(data) is dict and data.keys() == {"key", "settings", "path", "findings", "record"})
@@ -325,6 +332,37 @@ class Cache:
         except (ValueError, TypeError, KeyError, RecursionError):  # Forged is a ValueError
             return None
         return FileResult(path, findings, record)
+
+    # -- the project pass's memo (``run._project_pass``)
+
+    def project_key(self, settings: str, torch_pin: list | None, files: list[tuple[str, str | None]]) -> str:
+        """The key of a project pass: the rules' settings, the torch pin and every file's
+        (path, entry key), in path order."""
+        blob = json.dumps(["project", settings, torch_pin, files], separators=(",", ":"))
+        return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+    def get_project(self, key: str) -> list[Finding] | None:
+        """The project pass's findings stored under ``key``; None when absent or not valid."""
+        if self.disabled:
+            return None
+        try:
+            raw = self._read(self._entry(key))
+        except OSError:
+            return None
+        body = self._verified(raw)
+        if body is None:
+            return None
+        try:
+            data = json.loads(body)
+            _require(type(data) is dict and data.keys() == {"key", "settings", "project"})
+            _require(data["key"] == key and data["settings"] == self.settings and type(data["project"]) is list)
+            return [_finding(f, f.get("path") if type(f) is dict and type(f.get("path")) is str else "", self._names)
+                    for f in data["project"]]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+
+    def put_project(self, key: str, findings: list[Finding]) -> None:
+        self._write(key, {"key": key, "settings": self.settings, "project": [f.to_dict() for f in findings]})
 
     # -- writing
 
@@ -346,15 +384,19 @@ class Cache:
         return self._writable
 
     def put(self, key: str, result: FileResult) -> None:
-        if result.errors or self.disabled or not self._prepare():  # a crashed rule's result is incomplete
+        if result.errors:  # a crashed rule's result is incomplete
             return
-        payload = {
+        self._write(key, {
             "key": key,
             "settings": self.settings,
             "path": result.path,
             "findings": [f.to_dict() for f in result.findings],
             "record": result.record.to_json(),
-        }
+        })
+
+    def _write(self, key: str, payload: dict) -> None:
+        if self.disabled or not self._prepare():
+            return
         try:
             entry = self._entry(key)
             subdir = os.path.dirname(entry)

@@ -30,6 +30,9 @@ class FileResult:
     findings: list[Finding]
     record: FileRecord
     errors: list[RuleError] = field(default_factory=list)
+    # The cache's key of the file's bytes and settings (``Cache.key``), set by the run layer
+    # where a cache is in use: what the project pass's memo is keyed by.
+    key: str | None = None
 
 
 # Rules whose cheap textual pre-check (``Rule.might_apply``) says they cannot fire on a file

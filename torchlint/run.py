@@ -76,7 +76,7 @@ def lint_files(
     settings_of = lambda display: own.get(display, settings)  # noqa: E731
     results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
     result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
-                    torch_pin=read_torch_pin(project_root(files, settings)))
+                    torch_pin=read_torch_pin(project_root(files, settings)), cache=cache)
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
     return result
@@ -216,6 +216,7 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
                 key = keys[index] = cache.key(source.display, data, extra)
                 hit = cache.get(source.display, key)
                 if hit is not None:
+                    hit.key = key
                     results[index] = hit
                     advance()
                     continue
@@ -227,6 +228,7 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
         advance()
         if cache is not None and index in keys:
             cache.put(keys[index], result)
+            result.key = keys[index]
 
     analyze_all(todo(), len(files), jobs, store)
     return [r for r in results if r is not None]
@@ -248,6 +250,26 @@ def project_findings(records: list[FileRecord], settings: Settings,
             findings.extend(cls.check_project(project, settings.options_for(cls)))
         except Exception as exc:  # noqa: BLE001 - reported, never fatal
             errors.append(RuleError(cls.code, "<project>", *describe(exc)))
+    return findings, errors
+
+
+def _project_pass(records: list[FileRecord], settings: Settings, torch_pin: TorchPin | None,
+                  cache: "Cache | None", keys: list[tuple[str, str | None]]) -> tuple[list[Finding], list[RuleError]]:
+    """``project_findings``, remembered in the cache: the project pass is a function of every
+    file's record (each a function of the file's cache key), the rules' settings and the
+    torch pin, so when none of them changed (a warm run) its findings are read back instead
+    of recomputed. Without a cache, or with a file that has no key, it always runs; a pass
+    that raised is never remembered."""
+    if cache is None or any(key is None for _, key in keys):
+        return project_findings(records, settings, torch_pin)
+    pin = None if torch_pin is None else [torch_pin.file, torch_pin.spec]
+    memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin, sorted(keys))
+    found = cache.get_project(memo)
+    if found is not None:
+        return found, []
+    findings, errors = project_findings(records, settings, torch_pin)
+    if not errors:
+        cache.put_project(memo, findings)
     return findings, errors
 
 
@@ -314,7 +336,7 @@ class Suppressor:
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
            report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
-           torch_pin: TorchPin | None = None) -> RunResult:
+           torch_pin: TorchPin | None = None, cache: "Cache | None" = None) -> RunResult:
     """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
     the findings on the files in ``report_on`` (default: every file), and a notebook's
@@ -325,8 +347,9 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     findings = [f for r in results if reported(r.path) for f in r.findings]
     errors = [e for r in results if reported(r.path) for e in r.errors]
     by_settings = groups(list(records), settings_of or (lambda path: settings))
+    keys = [(r.path, r.key) for r in results]
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = project_findings(list(records.values()), own, torch_pin)
+        more, project_errors = _project_pass(list(records.values()), own, torch_pin, cache, keys)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:
@@ -370,11 +393,12 @@ class FixOutcome:
 
 
 class MemoryCache:
-    """The cache's interface (``key``/``get``/``put``) in memory: the fix loop's passes
+    """The cache's interface (``key``/``get``/``put``, the project pass's memo) in memory: the fix loop's passes
     re-analyse only the files they changed when the run has no cache on disk."""
 
     def __init__(self) -> None:
         self._results: dict[str, FileResult] = {}
+        self._project: dict[str, list[Finding]] = {}
         self.hits = self.misses = 0
 
     def key(self, display: str, data: bytes, extra: str = "") -> str:
@@ -391,6 +415,16 @@ class MemoryCache:
     def put(self, key: str, result: FileResult) -> None:
         if not result.errors:
             self._results[key] = result
+
+    def project_key(self, settings: str, torch_pin: list | None, files: list[tuple[str, str | None]]) -> str:
+        return repr((settings, torch_pin, files))
+
+    def get_project(self, key: str) -> list[Finding] | None:
+        found = self._project.get(key)
+        return list(found) if found is not None else None
+
+    def put_project(self, key: str, findings: list[Finding]) -> None:
+        self._project[key] = list(findings)
 
 
 def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None, *,
