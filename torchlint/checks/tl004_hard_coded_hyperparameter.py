@@ -60,6 +60,7 @@ _CLIP_NORM_FUNCTIONS = {
     "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_",
     "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm",
 }
+_CLIP_NAMES = ("max_norm", "clip_value", "clip_val")  # of the clipping calls, not of a trainer's config
 _CLIP_VALUE_FUNCTIONS = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_"}
 TRAINING_ARGUMENTS_KEYWORDS = ("learning_rate", "per_device_train_batch_size", "num_train_epochs", "weight_decay",
                                "warmup_steps", "warmup_ratio", "max_grad_norm")
@@ -413,8 +414,49 @@ class HardCodedHyperparameter(Rule):
                 model(x).backward()
                 opt.step()
         """,
+        # A clipping literal where the optimizer takes its lr (and the rest) from a config is a fixed
+        # safety guard, not a forgotten knob (ultralytics trainer.py, yolov5 train.py).
+        """
+        import torch
+        class Trainer:
+            def __init__(self, model, args):
+                self.model, self.args = model, args
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=args.lr0, momentum=args.momentum)
+            def optimizer_step(self):
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0)
+                self.optimizer.step()
+        """,
+        """
+        import torch
+        from utils import smart_optimizer
+        def train(model, loader, opt, hyp):
+            optimizer = smart_optimizer(model, opt.optimizer, hyp["lr0"], hyp["momentum"])
+            for x in loader:
+                model(x).backward()
+                torch.nn.utils.clip_grad_value_(model.parameters(), clip_value=5.0)
+                optimizer.step()
+        """,
     ]
     INVALID = [
+        # ... but not beside a literal learning rate, nor an optimizer left at its default lr.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, args):
+                opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=args.momentum)
+                for x in loader:
+                    model(x).backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0)
+                    opt.step()
+            """,
+            lines=(4, 7),
+            messages=(
+                "learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+                "gradient-clipping max_norm 10.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
         # Keyword learning rate and momentum of a torch.optim optimizer.
         Invalid(
             """
@@ -533,14 +575,30 @@ class HardCodedHyperparameter(Rule):
                 "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
             ),
         ),
-        # The same value in both branches of one ``if`` is one finding (review4 TL004_3/4).
+        Invalid(
+            """
+            import torch
+            def train(model, loader):
+                opt = torch.optim.Adam(model.parameters())
+                for x in loader:
+                    model(x).backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+                    opt.step()
+            """,
+            lines=(7,),
+            messages=(
+                "gradient-clipping max_norm 0.5 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
+        # The same value in both branches of one ``if`` is one finding; no optimizer is built in
+        # the file, so nothing says the clipping is a fixed guard beside configured values.
         Invalid(
             """
             import torch
             class Trainer:
-                def __init__(self, model, args):
-                    self.model, self.args = model, args
-                    self.optimizer = torch.optim.SGD(model.parameters(), lr=args.lr0, momentum=args.momentum)
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
                 def optimizer_step(self):
                     self.scaler.unscale_(self.optimizer)
                     if self.device.type == "npu":
@@ -549,7 +607,7 @@ class HardCodedHyperparameter(Rule):
                         torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0)
                     self.scaler.step(self.optimizer)
             """,
-            lines=(10,),
+            lines=(9,),
             messages=(
                 "gradient-clipping max_norm 10.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
                 "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
@@ -845,6 +903,8 @@ class HardCodedHyperparameter(Rule):
                 return
             if any(n == "lr" for n, _ in watched) and runs.lr_set_every_step(semantic, call):
                 watched = [(n, v) for n, v in watched if n != "lr"]
+        elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
+            watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
         callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor)

@@ -17,6 +17,11 @@ Not every optimizer makes a training run:
   writes every param group's ``lr`` from a computed value (``g["lr"] = schedule(step)``), so
   the ``lr`` passed to the constructor never takes effect.
 
+* ``optimizer_from_config(semantic)``: the file builds its optimizers with a learning rate read
+  from a config object, the arguments or a hyperparameter dict (``SGD(..., lr=args.lr0)``,
+  ``smart_optimizer(model, name, hyp["lr0"])``, ``self.optimizer = self.build_optimizer(lr=self.args.lr0)``):
+  its hyperparameters are configured, so a literal left beside them is a fixed choice.
+
 ``held_as(semantic, call)`` says under which variables an optimizer built by ``call`` is used:
 its assignment target, or, when a same-file function returns it, the targets its callers
 assign the result to; each with the code scope that holds it.
@@ -28,6 +33,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.literals import numeric_value
+from torchlint.semantic.optim_classes import library_positions
 from torchlint.semantic.model import FUNCTION
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_optimizer_constructor, mode_switch
@@ -204,4 +210,69 @@ def _sets_lr(body: cst.CSTNode, group: str) -> bool:
             if isinstance(small, cst.Assign) and numeric_value(small.value) is None and any(
                     expr_key(t.target) in (f'{group}["lr"]', f"{group}['lr']") for t in small.targets):
                 return True
+    return False
+
+
+_LR_KEYWORDS = ("lr", "lr0", "learning_rate", "base_lr")
+
+
+def optimizer_from_config(semantic) -> bool:
+    """Some optimizer build passes a learning rate, and every one passes it read from a config
+    (an attribute, a subscript or a parameter of the function): a library optimizer's ``lr``
+    (left out: its default, not configured), or a helper whose result is assigned to
+    ``...optimizer`` (``lr=``/``lr0=``, or a positional ``<config>.lr*``/``<config>["lr*"]``)."""
+    model = semantic.model
+    ctx = model.ctx
+    found = False
+    for site in model.calls:
+        call = site.node
+        if is_optimizer_constructor(ctx, call.func):
+            positions = {i: n for i, n in library_positions(ctx.qualified_name(call.func) or "").items() if n == "lr"}
+            lr = _lr_argument(call, positions)
+            if lr is None or not _from_config(model, lr):
+                return False
+            found = True
+        elif _assigned_to_optimizer(ctx, call):
+            lr = _lr_argument(call, {})
+            if lr is None:
+                lr = next((a.value for a in call.args if a.keyword is None and _names_lr(a.value)), None)
+            if lr is not None:
+                if not _from_config(model, lr):
+                    return False
+                found = True
+    return found
+
+
+def _lr_argument(call: cst.Call, positions: dict[int, str]) -> cst.BaseExpression | None:
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in _LR_KEYWORDS:
+            return arg.value
+    return next((positional[i].value for i in positions if i < len(positional)), None)
+
+
+def _assigned_to_optimizer(ctx, call: cst.Call) -> bool:
+    parent = ctx.parent(call)
+    return isinstance(parent, cst.Assign) and parent.value is call and any(
+        (dotted_name(t.target) or "").rsplit(".", 1)[-1].endswith("optimizer") for t in parent.targets)
+
+
+def _names_lr(expr: cst.BaseExpression) -> bool:
+    """``args.lr0``, ``hyp["lr0"]``: a config read whose key names the learning rate."""
+    if isinstance(expr, cst.Attribute):
+        return "lr" in expr.attr.value
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        key = expr.slice[0].slice.value
+        return isinstance(key, cst.SimpleString) and "lr" in key.evaluated_value
+    return False
+
+
+def _from_config(model, expr: cst.BaseExpression) -> bool:
+    """An attribute or subscript read (``args.lr``, ``cfg["lr"]``), or a name every reaching
+    binding of which is a function parameter."""
+    if isinstance(expr, (cst.Attribute, cst.Subscript)):
+        return True
+    if isinstance(expr, cst.Name):
+        found = model.reaching(expr.value, expr)
+        return bool(found) and all(b.kind == "param" for b in found)
     return False
