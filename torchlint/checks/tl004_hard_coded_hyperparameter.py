@@ -24,7 +24,9 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
   config files, zero and negative values ("off" / "unlimited"). Not a training run
   (``semantic.runs``): a file that optimises an input tensor, an optimizer stepped once with
-  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group.
+  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
+  project file too: an optimizer a function returns to no same-file caller is settled in
+  ``check_project``), nor a clipping literal where every optimizer takes its lr from a config.
 """
 
 from __future__ import annotations
@@ -809,6 +811,8 @@ class HardCodedHyperparameter(Rule):
         self._builds_optimizer = False  # a library optimizer is constructed
         self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
         self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
+        self._later: str | None = None  # the function returning the optimizer being checked
+        self._returned: list[list] = []  # [that function, span, message]: settled in check_project
 
     # -- where code counts ----------------------------------------------------------------
     def _in_code(self, node: cst.CSTNode) -> bool:
@@ -883,6 +887,12 @@ class HardCodedHyperparameter(Rule):
                     self._check(EPOCHS, stop, loop, "in the epoch loop's `range(...)`", "bounds the epoch loop")
         if self._class_calls or self._inits:
             self._check_class_calls()
+        if self._returned:
+            self.ctx.facts.setdefault(self.code, {})["returned"] = self._returned
+        if self._trainish and "param_groups" in self.ctx.text:
+            overwritten = runs.lr_overwritten_callees(self.ctx.semantic)
+            if overwritten:
+                self.ctx.facts.setdefault(self.code, {})["lr_overwritten"] = sorted(overwritten)
 
     def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
         """Report the watched arguments of one call, unless the call is not part of a
@@ -901,13 +911,18 @@ class HardCodedHyperparameter(Rule):
         if kind == OPTIMIZER:
             if runs.single_demo_step(semantic, call):
                 return
-            if any(n == "lr" for n, _ in watched) and runs.lr_set_every_step(semantic, call):
-                watched = [(n, v) for n, v in watched if n != "lr"]
+            if any(n == "lr" for n, _ in watched):
+                if runs.lr_set_every_step(semantic, call):
+                    watched = [(n, v) for n, v in watched if n != "lr"]
+                else:
+                    self._later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
         elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
             watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
         callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
-            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor)
+            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
+                        self._later if name == "lr" else None)
+        self._later = None
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
@@ -975,19 +990,21 @@ class HardCodedHyperparameter(Rule):
 
     # -- values --------------------------------------------------------------------------
     def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
-               floor: float = 0) -> None:
+               floor: float = 0, later: str | None = None) -> None:
         """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
         number = numeric_value(value)
         if number is not None:
             if is_positive(number, floor):
-                self._report(name, value, f"is hard-coded {where}")
+                self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
             for literal in self._literal_local(value, anchor) or ():
                 if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
-                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
+                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later)
 
-    def _report(self, name: str, literal: cst.BaseExpression, what: str) -> None:
+    def _report(self, name: str, literal: cst.BaseExpression, what: str, later: str | None = None) -> None:
+        """Report now, or, with ``later`` (the function returning the optimizer to another
+        file), in ``check_project`` unless a project file's loop overwrites that optimizer's lr."""
         if id(literal) in self._reported:
             return
         self._reported.add(id(literal))
@@ -996,7 +1013,10 @@ class HardCodedHyperparameter(Rule):
             return  # the same value in the other branch of one ``if`` (an NPU and a CUDA call): one finding
         self._shown.append((name, text, literal))
         desc = DESCRIPTIONS.get(name, f"`{name}`")
-        self.report(literal, f"{desc} {text} {what}, {_WHY}")
+        if later is None:
+            self.report(literal, f"{desc} {text} {what}, {_WHY}")
+        else:
+            self._returned.append([later, self.ctx.span(literal).to_json(), f"{desc} {text} {what}, {_WHY}"])
 
     def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
         """The literals a lower-case local (of the function enclosing ``anchor``, or of
@@ -1058,7 +1078,7 @@ class HardCodedHyperparameter(Rule):
         if self._inits:
             facts["inits"] = self._inits
         if facts:
-            self.ctx.facts[self.code] = facts
+            self.ctx.facts.setdefault(self.code, {}).update(facts)
 
     def _candidate_args(self, call: cst.Call) -> list[list]:
         """Literal arguments of a call to a class that another file may show to be an
@@ -1097,8 +1117,11 @@ class HardCodedHyperparameter(Rule):
             return ((record.facts.get(cls.code) or {}).get("inits") or {}).get(fact["name"], [])
 
         out = []
+        overwritten = {n for r in project.records for n in (r.facts.get(cls.code) or {}).get("lr_overwritten", ())}
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
+            out.extend(Finding.at(cls, record.path, Span.from_json(span), message)
+                       for function, span, message in facts.get("returned", ()) if function not in overwritten)
             for call in facts.get("calls", ()):
                 kind, name = call["callee"]
                 if kind == "local":

@@ -15,7 +15,9 @@ Not every optimizer makes a training run:
   loop and never handed to other code (a smoke test or an API demo under ``__main__``).
 * ``lr_set_every_step(semantic, call)``: the loop that steps the optimizer built by ``call``
   writes every param group's ``lr`` from a computed value (``g["lr"] = schedule(step)``), so
-  the ``lr`` passed to the constructor never takes effect.
+  the ``lr`` passed to the constructor never takes effect. Across files:
+  ``returned_by(semantic, call)`` names the function handing the optimizer to another file,
+  ``lr_overwritten_callees(semantic)`` the callables whose optimizer a file's loop overwrites.
 
 * ``optimizer_from_config(semantic)``: the file builds its optimizers with a learning rate read
   from a config object, the arguments or a hyperparameter dict (``SGD(..., lr=args.lr0)``,
@@ -177,7 +179,43 @@ def _passed_on(scope_node: cst.CSTNode, key: str) -> bool:
 def lr_set_every_step(semantic, call: cst.Call) -> bool:
     """A loop that steps the optimizer ``call`` builds assigns every param group's ``lr`` a
     computed value in each iteration (``for g in opt.param_groups: g["lr"] = f(step)``)."""
-    held = held_as(semantic, call)
+    return _lr_overwritten(semantic, held_as(semantic, call))
+
+
+def returned_by(semantic, call: cst.Call) -> str | None:
+    """The name of the function or method that returns the optimizer ``call`` builds, when no
+    code of this file holds that result (``def configure_optimizers(self): return AdamW(...)``
+    called from another file): what ``lr_overwritten_callees`` of the caller's file names."""
+    model = semantic.model
+    scope = model.code_scope(model.scope_of(call)).node
+    parent = model.ctx.parent(call)
+    if not isinstance(scope, cst.FunctionDef) or held_as(semantic, call):
+        return None
+    returned = isinstance(parent, cst.Return) or isinstance(parent, cst.Assign) and any(
+        _returned(scope, k) for k in (expr_key(t.target) for t in parent.targets) if k is not None)
+    return scope.name.value if returned and not semantic.graph.callers(scope) else None
+
+
+def lr_overwritten_callees(semantic) -> set[str]:
+    """Names of the callables this file gets an optimizer from that no same-file function
+    defines (``optimizer = model.configure_optimizers()``, ``opt = build_optimizer(cfg)``),
+    where the loop stepping it assigns every param group's ``lr`` each iteration: the
+    ``lr`` those callables pass never takes effect."""
+    model = semantic.model
+    out = set()
+    for site in model.calls:
+        parent = model.ctx.parent(site.node)
+        name = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else dotted_name(site.node.func)
+        if not isinstance(parent, cst.Assign) or name is None or semantic.graph.targets(site):
+            continue
+        home = model.code_scope(site.scope).node
+        held = [(k, home) for k in (expr_key(t.target) for t in parent.targets) if k is not None]
+        if _lr_overwritten(semantic, held):
+            out.add(name.rsplit(".", 1)[-1])
+    return out
+
+
+def _lr_overwritten(semantic, held: list[tuple[str, cst.CSTNode]]) -> bool:
     stepping = {lp for s in _steps_of(semantic, held) for lp in s.all_loops}
     if not stepping:
         return False
