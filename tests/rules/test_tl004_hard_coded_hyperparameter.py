@@ -547,3 +547,20 @@ def test_lr_of_an_optimizer_returned_to_a_file_whose_loop_overwrites_it_is_not_r
     kept = LR_TRAINER.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
     assert [(f.path, f.line) for f in lint_tree({"model.py": LR_MODEL, "trainer.py": kept}, select=["TL004"])] == [
         ("model.py", 6)]
+
+
+def test_lr_of_a_returned_optimizer_when_the_loop_overwrites_the_lr_of_the_optimizer_it_is_handed():
+    # The real nano_gpt layout: tool/train.py builds it, trainer.train(model, optimizer, ...) schedules it.
+    trainer = """
+        def train(model, optimizer, loader, schedule):
+            for step, x in enumerate(loader):
+                for group in optimizer.param_groups:
+                    group["lr"] = schedule(step)
+                model(x).sum().backward()
+                optimizer.step()
+    """
+    tool = "from model import TinyLM\nfrom trainer import train\n\nmodel = TinyLM()\ntrain(model, model.configure_optimizers(), [], abs)\n"
+    assert lint_tree({"model.py": LR_MODEL, "trainer.py": trainer, "tool.py": tool}, select=["TL004"]) == []
+    kept = trainer.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
+    assert [(f.path, f.line) for f in lint_tree({"model.py": LR_MODEL, "trainer.py": kept, "tool.py": tool},
+                                                select=["TL004"])] == [("model.py", 6)]

@@ -198,20 +198,27 @@ def returned_by(semantic, call: cst.Call) -> str | None:
 
 def lr_overwritten_callees(semantic) -> set[str]:
     """Names of the callables this file gets an optimizer from that no same-file function
-    defines (``optimizer = model.configure_optimizers()``, ``opt = build_optimizer(cfg)``),
-    where the loop stepping it assigns every param group's ``lr`` each iteration: the
-    ``lr`` those callables pass never takes effect."""
+    defines (``optimizer = model.configure_optimizers()``, ``opt = build_optimizer(cfg)``, also
+    when a same-file helper returns it to the training function: ``held_as``), where the loop
+    stepping it assigns every param group's ``lr`` each iteration: the ``lr`` those callables
+    pass never takes effect. ``HANDED_IN`` when the loop does that to an optimizer it receives
+    as a parameter (``def train(model, optimizer, ...)``): the project schedules the lr by
+    hand for whatever optimizer its entry point hands in."""
     model = semantic.model
     out = set()
     for site in model.calls:
-        parent = model.ctx.parent(site.node)
-        name = site.node.func.attr.value if isinstance(site.node.func, cst.Attribute) else dotted_name(site.node.func)
-        if not isinstance(parent, cst.Assign) or name is None or semantic.graph.targets(site):
+        func = site.node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else dotted_name(func)
+        if name is None or not isinstance(model.ctx.parent(site.node), cst.Assign) or semantic.graph.targets(site):
             continue
-        home = model.code_scope(site.scope).node
-        held = [(k, home) for k in (expr_key(t.target) for t in parent.targets) if k is not None]
-        if _lr_overwritten(semantic, held):
+        if _lr_overwritten(semantic, held_as(semantic, site.node)):
             out.add(name.rsplit(".", 1)[-1])
+    for scope in model.scopes.values():
+        if scope.kind == FUNCTION and any(
+                b.kind == "param" and _lr_overwritten(semantic, [(key, scope.node)])
+                for key, bindings in scope.bindings.items() for b in bindings[:1]):
+            out.add(HANDED_IN)
+            break
     return out
 
 
@@ -251,6 +258,7 @@ def _sets_lr(body: cst.CSTNode, group: str) -> bool:
     return False
 
 
+HANDED_IN = "<parameter>"  # see lr_overwritten_callees
 _LR_KEYWORDS = ("lr", "lr0", "learning_rate", "base_lr")
 
 
