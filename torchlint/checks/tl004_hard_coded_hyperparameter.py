@@ -593,6 +593,27 @@ class HardCodedHyperparameter(Rule):
                 "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
             ),
         ),
+        # A trainer taking its knobs as arguments (``lr=train_lr``) should take the norm too
+        # (denoising_diffusion guided_diffusion.py:932; its sibling trainers take max_grad_norm).
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def __init__(self, model, train_lr=1e-4):
+                    self.model = model
+                    self.opt = torch.optim.Adam(model.parameters(), lr=train_lr)
+                def train(self, accelerator, loader):
+                    for x in loader:
+                        accelerator.backward(self.model(x))
+                        accelerator.clip_grad_norm_(self.model.parameters(), 1.0)
+                        self.opt.step()
+            """,
+            lines=(10,),
+            messages=(
+                "gradient-clipping max_norm 1.0 is hard-coded in `accelerator.clip_grad_norm_(...)`, so it "
+                "cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
         # The same value in both branches of one ``if`` is one finding; no optimizer is built in
         # the file, so nothing says the clipping is a fixed guard beside configured values.
         Invalid(

@@ -264,7 +264,7 @@ _LR_KEYWORDS = ("lr", "lr0", "learning_rate", "base_lr")
 
 def optimizer_from_config(semantic) -> bool:
     """Some optimizer build passes a learning rate, and every one passes it read from a config
-    (an attribute, a subscript or a parameter of the function): a library optimizer's ``lr``
+    (an attribute or a subscript: ``args.lr0``, ``hyp["lr0"]``): a library optimizer's ``lr``
     (left out: its default, not configured), or a helper whose result is assigned to
     ``...optimizer`` (``lr=``/``lr0=``, or a positional ``<config>.lr*``/``<config>["lr*"]``)."""
     model = semantic.model
@@ -275,7 +275,7 @@ def optimizer_from_config(semantic) -> bool:
         if is_optimizer_constructor(ctx, call.func):
             positions = {i: n for i, n in library_positions(ctx.qualified_name(call.func) or "").items() if n == "lr"}
             lr = _lr_argument(call, positions)
-            if lr is None or not _from_config(model, lr):
+            if lr is None or not _from_config(lr):
                 return False
             found = True
         elif _assigned_to_optimizer(ctx, call):
@@ -283,7 +283,7 @@ def optimizer_from_config(semantic) -> bool:
             if lr is None:
                 lr = next((a.value for a in call.args if a.keyword is None and _names_lr(a.value)), None)
             if lr is not None:
-                if not _from_config(model, lr):
+                if not _from_config(lr):
                     return False
                 found = True
     return found
@@ -313,12 +313,8 @@ def _names_lr(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _from_config(model, expr: cst.BaseExpression) -> bool:
-    """An attribute or subscript read (``args.lr``, ``cfg["lr"]``), or a name every reaching
-    binding of which is a function parameter."""
-    if isinstance(expr, (cst.Attribute, cst.Subscript)):
-        return True
-    if isinstance(expr, cst.Name):
-        found = model.reaching(expr.value, expr)
-        return bool(found) and all(b.kind == "param" for b in found)
-    return False
+def _from_config(expr: cst.BaseExpression) -> bool:
+    """An attribute or subscript read (``args.lr``, ``cfg["lr"]``). Not a plain parameter
+    (``lr=train_lr``): a trainer exposing its knobs as arguments is expected to expose the
+    clipping norm too (denoising_diffusion's sibling trainers take ``max_grad_norm``)."""
+    return isinstance(expr, (cst.Attribute, cst.Subscript))
