@@ -832,7 +832,6 @@ class HardCodedHyperparameter(Rule):
         self._builds_optimizer = False  # a library optimizer is constructed
         self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
         self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
-        self._later: str | None = None  # the function returning the optimizer being checked
         self._returned: list[list] = []  # [that function, span, message]: settled in check_project
 
     # -- where code counts ----------------------------------------------------------------
@@ -922,7 +921,7 @@ class HardCodedHyperparameter(Rule):
         if not watched:
             return
         semantic = self.ctx.semantic
-        floor = 0
+        floor, later = 0, None
         if kind == LOADER and not loaders.feeds_training(self.ctx, call):
             if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
                 return
@@ -936,14 +935,13 @@ class HardCodedHyperparameter(Rule):
                 if runs.lr_set_every_step(semantic, call):
                     watched = [(n, v) for n, v in watched if n != "lr"]
                 else:
-                    self._later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
+                    later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
         elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
             watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
         callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
-                        self._later if name == "lr" else None)
-        self._later = None
+                        later if name == "lr" else None)
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
