@@ -501,6 +501,11 @@ def test_base_class_in_another_file_that_seeds_in_its_constructor():
     inherited = train.replace("def __init__(self, config):\n                super().__init__(config)\n",
                               "def setup(self, config):\n")
     assert tl006({**SEEDING_BASE, "train.py": inherited}) == []
+    # The class handed to a launcher function (torchtitan forge: ``main(Trainer)``): only its
+    # ``super().__init__`` says what the base seeds.
+    launched = train.replace("Trainer(config).train(batches)", "main(Trainer)").replace(
+        "if __name__", "def main(cls):\n            cls(config).train(batches)\n\n        if __name__")
+    assert tl006({**SEEDING_BASE, "train.py": launched}) == []
     # A base whose constructor seeds nothing leaves the finding.
     unseeded = {**SEEDING_BASE, "pkg/engine.py": "class Engine:\n    def __init__(self, config):\n        self.c = config\n"}
     findings = tl006({**unseeded, "train.py": train})

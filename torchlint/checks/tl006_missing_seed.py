@@ -546,6 +546,8 @@ class MissingSeed(Rule):
                 name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
                 if isinstance(func, cst.Attribute):
                     unit.methods.add(name)
+                    if _is_super(func.value) and site.scope.cls is not None and not graph.targets(site):
+                        unit.imported |= {f"{b}.{name}" for b in self._imported_bases(site.scope.cls.qualname)}
                 elif isinstance(func, cst.Name):
                     unit.imported |= self._imported_bases(func.value)
                 if seedish(name) and not (isinstance(func, cst.Attribute) and name in OBJECT_SEED_METHODS) \
@@ -554,9 +556,10 @@ class MissingSeed(Rule):
             unit.callees.extend(callees)
 
     def _imported_bases(self, name: str) -> set[str]:
-        """The bases another project file defines of the same-file class ``name``: constructing
-        it runs their ``__init__`` (inherited, or through ``super().__init__``) and gives it their
-        methods (``TrainerWithMetrics(Trainer)``), so the project pass follows them as imported calls."""
+        """The bases another project file may define of the same-file class ``name``: constructing
+        it runs their ``__init__`` when it inherits it and gives it their methods
+        (``TrainerWithMetrics(Trainer)``); ``super().m(...)`` runs their ``m``. The project pass
+        follows them as imported calls."""
         info = self.model.class_named(name)
         if info is None:
             return set()
@@ -818,6 +821,10 @@ def _seeded_by(project) -> ProjectCalls:
     a seeder (``set_seed``) as seeding everything."""
     return ProjectCalls(project, MissingSeed.code, known=known_generators, everything=ALL_GENERATORS,
                         fallback=lambda q: set(ALL_GENERATORS) if seedish(q.rsplit(".", 1)[-1]) else set())
+
+
+def _is_super(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
 
 
 def _outermost_function(scope):
