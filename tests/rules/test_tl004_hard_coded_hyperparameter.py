@@ -512,3 +512,55 @@ def test_extend_names_do_not_hide_optimizer_subclasses():
     assert [f.message.split(" is")[0] for f in tl004(code)] == ["learning rate 1e-3"]
     both = tl004(code, **{"extend-names": ["warmup_epochs"]})
     assert sorted(f.message.split(" is")[0] for f in both) == ["`warmup_epochs` 3", "learning rate 1e-3"]
+
+
+LR_MODEL = """
+    import torch
+
+    class TinyLM(torch.nn.Module):
+        def configure_optimizers(self):
+            return torch.optim.AdamW(self.parameters(), lr=3e-4)
+"""
+LR_TRAINER = """
+    from model import TinyLM
+
+    def train(loader, schedule):
+        model = TinyLM()
+        optimizer = model.configure_optimizers()
+        for step, x in enumerate(loader):
+            for group in optimizer.param_groups:
+                group["lr"] = schedule(step)
+            model(x).sum().backward()
+            optimizer.step()
+"""
+
+
+def test_lr_of_an_optimizer_returned_to_a_file_whose_loop_overwrites_it_is_not_reported():
+    # nano_gpt: model.configure_optimizers() returns AdamW(lr=3e-4); trainer.py sets every
+    # group's lr before each step, so the literal never takes effect.
+    assert lint_tree({"model.py": LR_MODEL, "trainer.py": LR_TRAINER}, select=["TL004"]) == []
+    message = ("learning rate 3e-4 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged or "
+               "reproduced; read it from a config or a command-line argument")
+    # Alone, or driven by a loop that keeps the lr, it is a finding.
+    alone = lint_tree({"model.py": LR_MODEL}, select=["TL004"])
+    assert [(f.path, f.line, f.column, f.message) for f in alone] == [("model.py", 6, 56, message)]
+    kept = LR_TRAINER.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
+    assert [(f.path, f.line) for f in lint_tree({"model.py": LR_MODEL, "trainer.py": kept}, select=["TL004"])] == [
+        ("model.py", 6)]
+
+
+def test_lr_of_a_returned_optimizer_when_the_loop_overwrites_the_lr_of_the_optimizer_it_is_handed():
+    # The real nano_gpt layout: tool/train.py builds it, trainer.train(model, optimizer, ...) schedules it.
+    trainer = """
+        def train(model, optimizer, loader, schedule):
+            for step, x in enumerate(loader):
+                for group in optimizer.param_groups:
+                    group["lr"] = schedule(step)
+                model(x).sum().backward()
+                optimizer.step()
+    """
+    tool = "from model import TinyLM\nfrom trainer import train\n\nmodel = TinyLM()\ntrain(model, model.configure_optimizers(), [], abs)\n"
+    assert lint_tree({"model.py": LR_MODEL, "trainer.py": trainer, "tool.py": tool}, select=["TL004"]) == []
+    kept = trainer.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
+    assert [(f.path, f.line) for f in lint_tree({"model.py": LR_MODEL, "trainer.py": kept, "tool.py": tool},
+                                                select=["TL004"])] == [("model.py", 6)]

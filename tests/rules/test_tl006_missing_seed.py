@@ -442,6 +442,76 @@ def test_project_trainer_method_that_seeds_leaves_only_the_earlier_random_split(
         "training entry point builds an optimizer or a shuffling DataLoader and hands training to `engine.Trainer`"]
 
 
+def test_script_subclass_of_a_project_trainer_that_seeds_leaves_the_earlier_random_split():
+    # pytorch_accelerated examples: ``class TrainerWithMetrics(Trainer)`` defined in the script.
+    main = """
+        import torch
+        from torch.utils.data import random_split
+        from engine import Trainer
+
+        class TrainerWithMetrics(Trainer):
+            pass
+
+        def main():
+            train_ds, val_ds = random_split(data, [90, 10])
+            model = torch.nn.Linear(2, 2)
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            TrainerWithMetrics(model, opt).train(train_ds)
+
+        if __name__ == "__main__":
+            main()
+    """
+    findings = tl006({"engine.py": ENGINE, "main.py": main})
+    assert [(f.path, f.line, f.column) for f in findings] == [("main.py", 10, 24)]
+    assert findings[0].message.startswith(
+        "random_split without a generator runs before anything seeds torch (only `engine.Trainer.train` seeds it")
+
+
+SEEDING_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/dutils.py": "import torch\n\ndef set_determinism(seed):\n    if seed is not None:\n        torch.manual_seed(seed)\n",
+    "pkg/engine.py": ("from pkg import dutils as dist_utils\n\nclass Engine:\n    def __init__(self, config):\n"
+                      "        dist_utils.set_determinism(config.seed)\n"),
+}
+
+
+def test_base_class_in_another_file_that_seeds_in_its_constructor():
+    # torchtitan forge example_train.py: ``super().__init__(config)`` of a project Engine that seeds.
+    train = """
+        import torch
+        from pkg.engine import Engine
+
+        class Trainer(Engine):
+            def __init__(self, config):
+                super().__init__(config)
+                self.model = torch.nn.Linear(4, 2)
+                self.opt = torch.optim.SGD(self.model.parameters(), lr=config.lr)
+
+            def train(self, batches):
+                for x in batches:
+                    self.opt.zero_grad()
+                    self.model(x).sum().backward()
+                    self.opt.step()
+
+        if __name__ == "__main__":
+            Trainer(config).train(batches)
+    """
+    assert tl006({**SEEDING_BASE, "train.py": train}) == []
+    # The inherited constructor seeds too.
+    inherited = train.replace("def __init__(self, config):\n                super().__init__(config)\n",
+                              "def setup(self, config):\n")
+    assert tl006({**SEEDING_BASE, "train.py": inherited}) == []
+    # The class handed to a launcher function (torchtitan forge: ``main(Trainer)``): only its
+    # ``super().__init__`` says what the base seeds.
+    launched = train.replace("Trainer(config).train(batches)", "main(Trainer)").replace(
+        "if __name__", "def main(cls):\n            cls(config).train(batches)\n\n        if __name__")
+    assert tl006({**SEEDING_BASE, "train.py": launched}) == []
+    # A base whose constructor seeds nothing leaves the finding.
+    unseeded = {**SEEDING_BASE, "pkg/engine.py": "class Engine:\n    def __init__(self, config):\n        self.c = config\n"}
+    findings = tl006({**unseeded, "train.py": train})
+    assert [(f.path, f.line, f.message) for f in findings] == [("train.py", 17, NEVER_SEEDS_TORCH)]
+
+
 def test_python_random_and_numpy_seeded_but_torch_never_through_a_project_helper():
     utils = """
         import random

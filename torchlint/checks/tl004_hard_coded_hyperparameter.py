@@ -24,7 +24,9 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
   config files, zero and negative values ("off" / "unlimited"). Not a training run
   (``semantic.runs``): a file that optimises an input tensor, an optimizer stepped once with
-  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group.
+  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
+  project file too: an optimizer a function returns to no same-file caller is settled in
+  ``check_project``), nor a clipping literal where every optimizer takes its lr from a config.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ _CLIP_NORM_FUNCTIONS = {
     "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_",
     "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm",
 }
+_CLIP_NAMES = ("max_norm", "clip_value", "clip_val")  # of the clipping calls, not of a trainer's config
 _CLIP_VALUE_FUNCTIONS = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_"}
 TRAINING_ARGUMENTS_KEYWORDS = ("learning_rate", "per_device_train_batch_size", "num_train_epochs", "weight_decay",
                                "warmup_steps", "warmup_ratio", "max_grad_norm")
@@ -413,8 +416,49 @@ class HardCodedHyperparameter(Rule):
                 model(x).backward()
                 opt.step()
         """,
+        # A clipping literal where the optimizer takes its lr (and the rest) from a config is a fixed
+        # safety guard, not a forgotten knob (ultralytics trainer.py, yolov5 train.py).
+        """
+        import torch
+        class Trainer:
+            def __init__(self, model, args):
+                self.model, self.args = model, args
+                self.optimizer = torch.optim.SGD(model.parameters(), lr=args.lr0, momentum=args.momentum)
+            def optimizer_step(self):
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0)
+                self.optimizer.step()
+        """,
+        """
+        import torch
+        from utils import smart_optimizer
+        def train(model, loader, opt, hyp):
+            optimizer = smart_optimizer(model, opt.optimizer, hyp["lr0"], hyp["momentum"])
+            for x in loader:
+                model(x).backward()
+                torch.nn.utils.clip_grad_value_(model.parameters(), clip_value=5.0)
+                optimizer.step()
+        """,
     ]
     INVALID = [
+        # ... but not beside a literal learning rate, nor an optimizer left at its default lr.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, args):
+                opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=args.momentum)
+                for x in loader:
+                    model(x).backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0)
+                    opt.step()
+            """,
+            lines=(4, 7),
+            messages=(
+                "learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                "reproduced; read it from a config or a command-line argument",
+                "gradient-clipping max_norm 10.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
         # Keyword learning rate and momentum of a torch.optim optimizer.
         Invalid(
             """
@@ -533,14 +577,51 @@ class HardCodedHyperparameter(Rule):
                 "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
             ),
         ),
-        # The same value in both branches of one ``if`` is one finding (review4 TL004_3/4).
+        Invalid(
+            """
+            import torch
+            def train(model, loader):
+                opt = torch.optim.Adam(model.parameters())
+                for x in loader:
+                    model(x).backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+                    opt.step()
+            """,
+            lines=(7,),
+            messages=(
+                "gradient-clipping max_norm 0.5 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
+                "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
+        # A trainer taking its knobs as arguments (``lr=train_lr``) should take the norm too
+        # (denoising_diffusion guided_diffusion.py:932; its sibling trainers take max_grad_norm).
         Invalid(
             """
             import torch
             class Trainer:
-                def __init__(self, model, args):
-                    self.model, self.args = model, args
-                    self.optimizer = torch.optim.SGD(model.parameters(), lr=args.lr0, momentum=args.momentum)
+                def __init__(self, model, train_lr=1e-4):
+                    self.model = model
+                    self.opt = torch.optim.Adam(model.parameters(), lr=train_lr)
+                def train(self, accelerator, loader):
+                    for x in loader:
+                        accelerator.backward(self.model(x))
+                        accelerator.clip_grad_norm_(self.model.parameters(), 1.0)
+                        self.opt.step()
+            """,
+            lines=(10,),
+            messages=(
+                "gradient-clipping max_norm 1.0 is hard-coded in `accelerator.clip_grad_norm_(...)`, so it "
+                "cannot be swept, logged or reproduced; read it from a config or a command-line argument",
+            ),
+        ),
+        # The same value in both branches of one ``if`` is one finding; no optimizer is built in
+        # the file, so nothing says the clipping is a fixed guard beside configured values.
+        Invalid(
+            """
+            import torch
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
                 def optimizer_step(self):
                     self.scaler.unscale_(self.optimizer)
                     if self.device.type == "npu":
@@ -549,7 +630,7 @@ class HardCodedHyperparameter(Rule):
                         torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0)
                     self.scaler.step(self.optimizer)
             """,
-            lines=(10,),
+            lines=(9,),
             messages=(
                 "gradient-clipping max_norm 10.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
                 "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
@@ -751,6 +832,7 @@ class HardCodedHyperparameter(Rule):
         self._builds_optimizer = False  # a library optimizer is constructed
         self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
         self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
+        self._returned: list[list] = []  # [that function, span, message]: settled in check_project
 
     # -- where code counts ----------------------------------------------------------------
     def _in_code(self, node: cst.CSTNode) -> bool:
@@ -825,6 +907,12 @@ class HardCodedHyperparameter(Rule):
                     self._check(EPOCHS, stop, loop, "in the epoch loop's `range(...)`", "bounds the epoch loop")
         if self._class_calls or self._inits:
             self._check_class_calls()
+        if self._returned:
+            self.ctx.facts.setdefault(self.code, {})["returned"] = self._returned
+        if self._trainish and "param_groups" in self.ctx.text:
+            overwritten = runs.lr_overwritten_callees(self.ctx.semantic)
+            if overwritten:
+                self.ctx.facts.setdefault(self.code, {})["lr_overwritten"] = sorted(overwritten)
 
     def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
         """Report the watched arguments of one call, unless the call is not part of a
@@ -833,7 +921,7 @@ class HardCodedHyperparameter(Rule):
         if not watched:
             return
         semantic = self.ctx.semantic
-        floor = 0
+        floor, later = 0, None
         if kind == LOADER and not loaders.feeds_training(self.ctx, call):
             if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
                 return
@@ -843,11 +931,17 @@ class HardCodedHyperparameter(Rule):
         if kind == OPTIMIZER:
             if runs.single_demo_step(semantic, call):
                 return
-            if any(n == "lr" for n, _ in watched) and runs.lr_set_every_step(semantic, call):
-                watched = [(n, v) for n, v in watched if n != "lr"]
+            if any(n == "lr" for n, _ in watched):
+                if runs.lr_set_every_step(semantic, call):
+                    watched = [(n, v) for n, v in watched if n != "lr"]
+                else:
+                    later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
+        elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
+            watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
         callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
-            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor)
+            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
+                        later if name == "lr" else None)
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
@@ -915,19 +1009,21 @@ class HardCodedHyperparameter(Rule):
 
     # -- values --------------------------------------------------------------------------
     def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
-               floor: float = 0) -> None:
+               floor: float = 0, later: str | None = None) -> None:
         """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
         number = numeric_value(value)
         if number is not None:
             if is_positive(number, floor):
-                self._report(name, value, f"is hard-coded {where}")
+                self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
             for literal in self._literal_local(value, anchor) or ():
                 if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
-                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}")
+                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later)
 
-    def _report(self, name: str, literal: cst.BaseExpression, what: str) -> None:
+    def _report(self, name: str, literal: cst.BaseExpression, what: str, later: str | None = None) -> None:
+        """Report now, or, with ``later`` (the function returning the optimizer to another
+        file), in ``check_project`` unless a project file's loop overwrites that optimizer's lr."""
         if id(literal) in self._reported:
             return
         self._reported.add(id(literal))
@@ -936,7 +1032,10 @@ class HardCodedHyperparameter(Rule):
             return  # the same value in the other branch of one ``if`` (an NPU and a CUDA call): one finding
         self._shown.append((name, text, literal))
         desc = DESCRIPTIONS.get(name, f"`{name}`")
-        self.report(literal, f"{desc} {text} {what}, {_WHY}")
+        if later is None:
+            self.report(literal, f"{desc} {text} {what}, {_WHY}")
+        else:
+            self._returned.append([later, self.ctx.span(literal).to_json(), f"{desc} {text} {what}, {_WHY}"])
 
     def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
         """The literals a lower-case local (of the function enclosing ``anchor``, or of
@@ -998,7 +1097,7 @@ class HardCodedHyperparameter(Rule):
         if self._inits:
             facts["inits"] = self._inits
         if facts:
-            self.ctx.facts[self.code] = facts
+            self.ctx.facts.setdefault(self.code, {}).update(facts)
 
     def _candidate_args(self, call: cst.Call) -> list[list]:
         """Literal arguments of a call to a class that another file may show to be an
@@ -1037,8 +1136,12 @@ class HardCodedHyperparameter(Rule):
             return ((record.facts.get(cls.code) or {}).get("inits") or {}).get(fact["name"], [])
 
         out = []
+        overwritten = {n for r in project.records for n in (r.facts.get(cls.code) or {}).get("lr_overwritten", ())}
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
+            out.extend(Finding.at(cls, record.path, Span.from_json(span), message)
+                       for function, span, message in facts.get("returned", ())
+                       if function not in overwritten and runs.HANDED_IN not in overwritten)
             for call in facts.get("calls", ()):
                 kind, name = call["callee"]
                 if kind == "local":

@@ -12,7 +12,8 @@ entry statement runs a training loop is the training model's answer
 from the units it reaches. A file that optimises an input tensor of a fixed model (style
 transfer, adversarial examples: ``semantic.runs.optimises_inputs``, as for TL004) is no
 training run. What only another file can answer (does ``from .utils import
-set_seed`` seed torch? does ``from engine import train`` train?) goes into
+set_seed`` seed torch? does ``from engine import train`` train? what do the bases of
+``class Trainer(engine.Engine)`` seed in their ``__init__`` or train in their methods?) goes into
 ``ctx.facts["TL006"]``; ``check_project`` settles it from the other files' TL006 facts and
 the project index (``Project.function_summary``).
 """
@@ -545,10 +546,25 @@ class MissingSeed(Rule):
                 name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
                 if isinstance(func, cst.Attribute):
                     unit.methods.add(name)
+                    if _is_super(func.value) and site.scope.cls is not None and not graph.targets(site):
+                        unit.imported |= {f"{b}.{name}" for b in self._imported_bases(site.scope.cls.qualname)}
+                elif isinstance(func, cst.Name):
+                    unit.imported |= self._imported_bases(func.value)
                 if seedish(name) and not (isinstance(func, cst.Attribute) and name in OBJECT_SEED_METHODS) \
                         and not graph.targets(site):
                     unit.unresolved_seedish = True
             unit.callees.extend(callees)
+
+    def _imported_bases(self, name: str) -> set[str]:
+        """The bases another project file may define of the same-file class ``name``: constructing
+        it runs their ``__init__`` when it inherits it and gives it their methods
+        (``TrainerWithMetrics(Trainer)``); ``super().m(...)`` runs their ``m``. The project pass
+        follows them as imported calls."""
+        info = self.model.class_named(name)
+        if info is None:
+            return set()
+        return {b for c in self.model.mro(info) for b in c.bases
+                if "." in b and not is_library(b) and b.split(".")[0] not in EXTERNAL_ROOTS}
 
     def _imported_call(self, site, unit: _Unit, qualified: str) -> None:
         """What a call of an imported name does: seeds, builds, splits, runs an ignite engine."""
@@ -805,6 +821,10 @@ def _seeded_by(project) -> ProjectCalls:
     a seeder (``set_seed``) as seeding everything."""
     return ProjectCalls(project, MissingSeed.code, known=known_generators, everything=ALL_GENERATORS,
                         fallback=lambda q: set(ALL_GENERATORS) if seedish(q.rsplit(".", 1)[-1]) else set())
+
+
+def _is_super(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
 
 
 def _outermost_function(scope):

@@ -29,7 +29,7 @@ from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Invalid, Option, Rule, Valid
-from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.callgraph import enclosing_function, passed_argument
 from torchlint.semantic.modules import forward_owners, is_parameter, pending, self_attr_bindings, settle
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
@@ -178,8 +178,43 @@ class TensorWithoutDevice(Rule):
             def forward(self, x):
                 return x.cpu() + torch.ones(3)
         """,
+        # A helper whose every call passes a tensor built on the host (tokenised words): CPU + CPU.
+        """
+        import torch
+        import torch.nn as nn
+        class Embed(nn.Module):
+            def _pad(self, ids, size):
+                return torch.cat((ids, torch.zeros(size - len(ids)).long()))
+            def forward(self, words, extra):
+                a = self._pad(torch.LongTensor(words), 16)
+                b = self._pad(ids=torch.tensor([1, 2]), size=8)
+                return a, b
+        """,
     ]
     INVALID: list[Invalid] = [
+        # The same helper, also called with the model's input: reported.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Embed(nn.Module):
+                def _pad(self, ids, size):
+                    return torch.cat((ids, torch.zeros(size - len(ids)).long()))
+                def forward(self, words, x):
+                    return self._pad(torch.LongTensor(words), 16), self._pad(x, 16)
+            """,
+            lines=(6,),
+            messages=(message("torch.zeros", "Embed", "ids", "zeros"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Embed(nn.Module):
+                def _pad(self, ids, size):
+                    return torch.cat((ids, torch.zeros(size - len(ids), device=ids.device).long()))
+                def forward(self, words, x):
+                    return self._pad(torch.LongTensor(words), 16), self._pad(x, 16)
+            """,
+        ),
         Invalid(
             """
             import torch
@@ -590,7 +625,8 @@ class _Devices:
             if b.kind == "param":
                 param = b.node
                 if param.default is not None or _SIZE_NAME.match(param.name.value) or \
-                        param.name.value == self.model.scope_of(param).self_name or _host_annotation(param):
+                        param.name.value == self.model.scope_of(param).self_name or _host_annotation(param) \
+                        or self._host_built_at_every_call(param):
                     return False
             elif b.kind == "aug":
                 continue
@@ -602,6 +638,25 @@ class _Devices:
             else:
                 return False
         return True
+
+    def _host_built_at_every_call(self, param: cst.Param) -> bool:
+        """Whether every same-file call of the helper ``param`` belongs to passes a tensor built on
+        the host (``self._pad(torch.LongTensor(words))``): then the parameter is on the CPU too."""
+        function = self.model.scope_of(param).node
+        sites = self.ctx.semantic.graph.callers(function)
+        return bool(sites) and all(
+            self._host_built(passed_argument(self.model, site, function, param.name.value)) for site in sites)
+
+    def _host_built(self, expr: cst.BaseExpression | None) -> bool:
+        """A device-less factory call: a legacy ``torch.LongTensor(...)``, ``torch.tensor`` of a
+        Python list, or ``torch.zeros(...)``-like (``torch.tensor(x)`` of a tensor keeps x's device)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        factory = tensor_factory(self.model.qualified_name(expr.func))
+        if factory is None or keyword_arg(expr, "device") is not None or has_star_kwargs(expr):
+            return False
+        first = expr.args[0].value if expr.args else None
+        return factory not in ("tensor", "as_tensor") or isinstance(first, (cst.List, cst.Tuple, cst.ListComp))
 
     def _is_parameter_attr(self, dotted: str) -> bool:
         """``self.w`` where every ``self.w = ...`` of the class is an ``nn.Parameter(...)``."""

@@ -219,3 +219,24 @@ def argument_name(model: SemanticModel, site: CallSite, callee: cst.FunctionDef,
             return arg.keyword.value if arg.keyword.value in names else None
         return names[i] if i < len(names) else None
     return None
+
+
+def passed_argument(model: SemanticModel, site: CallSite, callee: cst.FunctionDef,
+                    param: str) -> cst.BaseExpression | None:
+    """The expression ``site`` binds to ``callee``'s parameter ``param``: by keyword or by
+    position (``self.m(a, b)`` skips ``self``), else the parameter's default. None when it
+    cannot be told (``*args``/``**kwargs`` at the call, ``C(...)``, a method called unbound)."""
+    call, inner_scope = site.node, model.scopes[callee]
+    params = [*callee.params.posonly_params, *callee.params.params]
+    if inner_scope.self_name is not None:
+        if not (isinstance(call.func, cst.Attribute) and site.scope.self_name is not None):
+            return None
+        params = params[1:]
+    names = [p.name.value for p in params]
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None) == param:
+            return arg.value
+    default = next((p.default for p in [*params, *callee.params.kwonly_params] if p.name.value == param), None)
+    return default

@@ -15,7 +15,14 @@ Not every optimizer makes a training run:
   loop and never handed to other code (a smoke test or an API demo under ``__main__``).
 * ``lr_set_every_step(semantic, call)``: the loop that steps the optimizer built by ``call``
   writes every param group's ``lr`` from a computed value (``g["lr"] = schedule(step)``), so
-  the ``lr`` passed to the constructor never takes effect.
+  the ``lr`` passed to the constructor never takes effect. Across files:
+  ``returned_by(semantic, call)`` names the function handing the optimizer to another file,
+  ``lr_overwritten_callees(semantic)`` the callables whose optimizer a file's loop overwrites.
+
+* ``optimizer_from_config(semantic)``: the file builds its optimizers with a learning rate read
+  from a config object, the arguments or a hyperparameter dict (``SGD(..., lr=args.lr0)``,
+  ``smart_optimizer(model, name, hyp["lr0"])``, ``self.optimizer = self.build_optimizer(lr=self.args.lr0)``):
+  its hyperparameters are configured, so a literal left beside them is a fixed choice.
 
 ``held_as(semantic, call)`` says under which variables an optimizer built by ``call`` is used:
 its assignment target, or, when a same-file function returns it, the targets its callers
@@ -28,6 +35,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.literals import numeric_value
+from torchlint.semantic.optim_classes import library_positions
 from torchlint.semantic.model import FUNCTION
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_optimizer_constructor, mode_switch
@@ -171,7 +179,50 @@ def _passed_on(scope_node: cst.CSTNode, key: str) -> bool:
 def lr_set_every_step(semantic, call: cst.Call) -> bool:
     """A loop that steps the optimizer ``call`` builds assigns every param group's ``lr`` a
     computed value in each iteration (``for g in opt.param_groups: g["lr"] = f(step)``)."""
-    held = held_as(semantic, call)
+    return _lr_overwritten(semantic, held_as(semantic, call))
+
+
+def returned_by(semantic, call: cst.Call) -> str | None:
+    """The name of the function or method that returns the optimizer ``call`` builds, when no
+    code of this file holds that result (``def configure_optimizers(self): return AdamW(...)``
+    called from another file): what ``lr_overwritten_callees`` of the caller's file names."""
+    model = semantic.model
+    scope = model.code_scope(model.scope_of(call)).node
+    parent = model.ctx.parent(call)
+    if not isinstance(scope, cst.FunctionDef) or held_as(semantic, call):
+        return None
+    returned = isinstance(parent, cst.Return) or isinstance(parent, cst.Assign) and any(
+        _returned(scope, k) for k in (expr_key(t.target) for t in parent.targets) if k is not None)
+    return scope.name.value if returned and not semantic.graph.callers(scope) else None
+
+
+def lr_overwritten_callees(semantic) -> set[str]:
+    """Names of the callables this file gets an optimizer from that no same-file function
+    defines (``optimizer = model.configure_optimizers()``, ``opt = build_optimizer(cfg)``, also
+    when a same-file helper returns it to the training function: ``held_as``), where the loop
+    stepping it assigns every param group's ``lr`` each iteration: the ``lr`` those callables
+    pass never takes effect. ``HANDED_IN`` when the loop does that to an optimizer it receives
+    as a parameter (``def train(model, optimizer, ...)``): the project schedules the lr by
+    hand for whatever optimizer its entry point hands in."""
+    model = semantic.model
+    out = set()
+    for site in model.calls:
+        func = site.node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else dotted_name(func)
+        if name is None or not isinstance(model.ctx.parent(site.node), cst.Assign) or semantic.graph.targets(site):
+            continue
+        if _lr_overwritten(semantic, held_as(semantic, site.node)):
+            out.add(name.rsplit(".", 1)[-1])
+    for scope in model.scopes.values():
+        if scope.kind == FUNCTION and any(
+                b.kind == "param" and _lr_overwritten(semantic, [(key, scope.node)])
+                for key, bindings in scope.bindings.items() for b in bindings[:1]):
+            out.add(HANDED_IN)
+            break
+    return out
+
+
+def _lr_overwritten(semantic, held: list[tuple[str, cst.CSTNode]]) -> bool:
     stepping = {lp for s in _steps_of(semantic, held) for lp in s.all_loops}
     if not stepping:
         return False
@@ -205,3 +256,65 @@ def _sets_lr(body: cst.CSTNode, group: str) -> bool:
                     expr_key(t.target) in (f'{group}["lr"]', f"{group}['lr']") for t in small.targets):
                 return True
     return False
+
+
+HANDED_IN = "<parameter>"  # see lr_overwritten_callees
+_LR_KEYWORDS = ("lr", "lr0", "learning_rate", "base_lr")
+
+
+def optimizer_from_config(semantic) -> bool:
+    """Some optimizer build passes a learning rate, and every one passes it read from a config
+    (an attribute or a subscript: ``args.lr0``, ``hyp["lr0"]``): a library optimizer's ``lr``
+    (left out: its default, not configured), or a helper whose result is assigned to
+    ``...optimizer`` (``lr=``/``lr0=``, or a positional ``<config>.lr*``/``<config>["lr*"]``)."""
+    model = semantic.model
+    ctx = model.ctx
+    found = False
+    for site in model.calls:
+        call = site.node
+        if is_optimizer_constructor(ctx, call.func):
+            positions = {i: n for i, n in library_positions(ctx.qualified_name(call.func) or "").items() if n == "lr"}
+            lr = _lr_argument(call, positions)
+            if lr is None or not _from_config(lr):
+                return False
+            found = True
+        elif _assigned_to_optimizer(ctx, call):
+            lr = _lr_argument(call, {})
+            if lr is None:
+                lr = next((a.value for a in call.args if a.keyword is None and _names_lr(a.value)), None)
+            if lr is not None:
+                if not _from_config(lr):
+                    return False
+                found = True
+    return found
+
+
+def _lr_argument(call: cst.Call, positions: dict[int, str]) -> cst.BaseExpression | None:
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value in _LR_KEYWORDS:
+            return arg.value
+    return next((positional[i].value for i in positions if i < len(positional)), None)
+
+
+def _assigned_to_optimizer(ctx, call: cst.Call) -> bool:
+    parent = ctx.parent(call)
+    return isinstance(parent, cst.Assign) and parent.value is call and any(
+        (dotted_name(t.target) or "").rsplit(".", 1)[-1].endswith("optimizer") for t in parent.targets)
+
+
+def _names_lr(expr: cst.BaseExpression) -> bool:
+    """``args.lr0``, ``hyp["lr0"]``: a config read whose key names the learning rate."""
+    if isinstance(expr, cst.Attribute):
+        return "lr" in expr.attr.value
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+        key = expr.slice[0].slice.value
+        return isinstance(key, cst.SimpleString) and "lr" in key.evaluated_value
+    return False
+
+
+def _from_config(expr: cst.BaseExpression) -> bool:
+    """An attribute or subscript read (``args.lr``, ``cfg["lr"]``). Not a plain parameter
+    (``lr=train_lr``): a trainer exposing its knobs as arguments is expected to expose the
+    clipping norm too (denoising_diffusion's sibling trainers take ``max_grad_norm``)."""
+    return isinstance(expr, (cst.Attribute, cst.Subscript))
