@@ -60,6 +60,10 @@ _PICKLE_LOADS = {
 _WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "torch.save": 1,
            "pickle.dump": 1, "dill.dump": 1, "cloudpickle.dump": 1}
 _OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
+# What a writer appends to a path that lacks it.
+_SUFFIXES = {"numpy.save": ".npy", "numpy.savez": ".npz", "numpy.savez_compressed": ".npz"}
+_JOINS = {"os.path.join", "posixpath.join"}
+_PATHS = {"pathlib.Path", "pathlib.PurePath", "str", "os.fspath"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
@@ -277,6 +281,49 @@ class UnsafeCheckpointLoad(Rule):
                 return torch.hub.load(repo, model, force_reload=True, **kwargs)
         smart_hub_load(model="yolov5m")
         smart_hub_load("ultralytics/yolov5:v7.0", "yolov5l")
+        """,
+        # A run resuming from the checkpoint it writes into its own output directory (espnet Trainer).
+        """
+        import torch
+        class Trainer:
+            @staticmethod
+            def resume(checkpoint, model):
+                states = torch.load(checkpoint, map_location="cpu", weights_only=False)
+                model.load_state_dict(states["model"])
+            @classmethod
+            def run(cls, model, output_dir, epochs):
+                if (output_dir / "checkpoint.pth").exists():
+                    cls.resume(checkpoint=output_dir / "checkpoint.pth", model=model)
+                for epoch in range(epochs):
+                    torch.save({"model": model.state_dict()}, output_dir / "checkpoint.pth")
+                    torch.save(model.state_dict(), output_dir / f"{epoch}epoch.pth")
+            def average(self, output_dir, best):
+                return [torch.load(output_dir / f"{e}epoch.pth", weights_only=False) for e in best]
+        """,
+        # Per-rank object arrays merged by rank 0 (np.savez adds .npz), a dataset cache by tag.
+        """
+        import numpy as np
+        import torch
+        def gather(out_dir, rank, world, table):
+            np.savez(f"{out_dir}/"
+                     f"table_rank{rank}", **table)
+            return [np.load(f"{out_dir}/table_rank{r}.npz", allow_pickle=True) for r in range(world)]
+        class DataModule:
+            def cache(self, train, valid):
+                torch.save(train, self.cache_dir / "train_dataset")
+                torch.save(valid, self.cache_dir / "valid_dataset")
+            def load(self, tag):
+                return torch.load(self.cache_dir / f"{tag}_dataset", weights_only=False)
+        """,
+        # A comment heading the function explains the trusted file (torchrl libero).
+        """
+        import os
+        import torch
+        def load_init_states(root, task):
+            # these init states are trusted files shipped with the benchmark, pickled
+            # numpy arrays that weights_only=True rejects
+            path = os.path.join(root, task.folder, task.states_file)
+            return torch.load(path, weights_only=False)
         """,
     ]
     INVALID: list[Invalid] = [
@@ -521,6 +568,66 @@ class UnsafeCheckpointLoad(Rule):
             messages=('`np.load(..., allow_pickle=True)` unpickles object arrays, so a crafted .npy/.npz runs code when '
                       'loaded; keep allow_pickle=False and save plain arrays (np.savez) instead of objects',),
         ),
+        # A resume helper that one call gives a path from elsewhere; a file name pattern with no
+        # name of its own (any *.pt) names no particular written file.
+        Invalid(
+            """
+            import torch
+            def resume(checkpoint):
+                return torch.load(checkpoint, weights_only=False)
+            def run(output_dir, pretrained, name, other):
+                torch.save({}, output_dir / "last.pt")
+                torch.save({}, f"{output_dir}/{name}.pt")
+                resume(output_dir / "last.pt")
+                resume(pretrained)
+                return torch.load(f"{other}/{name}.pt", weights_only=False)
+            """,
+            lines=(4, 10),
+            messages=('`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                      'code when loaded; pass weights_only=True (allow your own classes with '
+                      'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+                      '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                      'code when loaded; pass weights_only=True (allow your own classes with '
+                      'torch.serialization.add_safe_globals), or keep False only for files this program wrote'),
+            fixed="""
+            import torch
+            def resume(checkpoint):
+                return torch.load(checkpoint, weights_only=True)
+            def run(output_dir, pretrained, name, other):
+                torch.save({}, output_dir / "last.pt")
+                torch.save({}, f"{output_dir}/{name}.pt")
+                resume(output_dir / "last.pt")
+                resume(pretrained)
+                return torch.load(f"{other}/{name}.pt", weights_only=True)
+            """,
+        ),
+        # A comment heading another function, or one that does not explain the load, vouches for nothing.
+        Invalid(
+            """
+            import torch
+            def first(path):
+                # trusted file written by our own exporter
+                return torch.load(path, weights_only=False)
+            def second(path):
+                # read the weights
+                state = torch.load(path, map_location="cpu", weights_only=False)
+                return state
+            """,
+            lines=(8,),
+            messages=('`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                      'code when loaded; pass weights_only=True (allow your own classes with '
+                      'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+            fixed="""
+            import torch
+            def first(path):
+                # trusted file written by our own exporter
+                return torch.load(path, weights_only=False)
+            def second(path):
+                # read the weights
+                state = torch.load(path, map_location="cpu", weights_only=True)
+                return state
+            """,
+        ),
     ]
 
     def __init__(self, ctx, options: dict[str, Any]):
@@ -548,6 +655,10 @@ class UnsafeCheckpointLoad(Rule):
                 if weights_only is not None and is_false_literal(weights_only.value) or self._false_in_kwargs(call):
                     if source is None and self._in_memory(call):
                         continue  # bytes the program holds (sent between ranks), no file
+                    if written is None:
+                        written = self._written_paths()
+                    if source not in (URL, DOWNLOAD) and self._own_file(call, written):
+                        continue  # a file this program wrote (a resumed run, its own cache)
                     if documented(self.ctx, call, _EXPLAINS_UNSAFE):
                         continue  # the author says why the full unpickler is needed
                     fix = None if weights_only is None else Fix.unsafe(  # **kwargs: no place to edit
@@ -569,7 +680,7 @@ class UnsafeCheckpointLoad(Rule):
         if not call.args or call.args[0].keyword is not None:
             return
         paths = self._paths(call.args[0].value)
-        if any(_path_key(self._text(p)) in written for p in paths):
+        if self._own_file(call, written):
             return  # the program's own cache
         if qualified.endswith(".loads") and not any(self._read_from_file(p) for p in paths):
             return  # bytes held in memory (a loader's state), no file
@@ -671,8 +782,9 @@ class UnsafeCheckpointLoad(Rule):
             return None
         return positional[index].value if 0 <= index < len(positional) else None
 
-    def _helper_writes(self, path: cst.BaseExpression) -> list[str]:
-        """When a written path is a parameter of a same-file function, what its callers pass."""
+    def _passed_for(self, path: cst.BaseExpression) -> list[cst.BaseExpression | None]:
+        """When ``path`` is a parameter of a same-file function, what each same-file call of
+        that function passes for it (None where a call passes nothing visible)."""
         if not isinstance(path, cst.Name):
             return []
         bindings = self.ctx.semantic.model.reaching(path.value, path)
@@ -682,11 +794,21 @@ class UnsafeCheckpointLoad(Rule):
             function = self.ctx.enclosing_function(param)
             if function is None:
                 continue
-            for site in self._calls_of(function):
-                passed = self._passed(function, param, site.node)
-                if passed is not None:
-                    out.append(self._text(passed))
+            out += [self._passed(function, param, site.node) for site in self._calls_of(function)]
         return out
+
+    def _own_file(self, call: cst.Call, written: set[str]) -> bool:
+        """The load reads a path this file writes (``_written_paths``): the path as written or
+        the values it was assigned, or, for a parameter of a same-file function, what every
+        same-file call passes (``resume(checkpoint=out / "checkpoint.pth")``)."""
+        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        if first is None or not written:
+            return False
+        if any(_written(self._shape(p), written) for p in self._paths(first)):
+            return True
+        passed = self._passed_for(first)
+        return bool(passed) and all(p is not None and any(_written(self._shape(q), written) for q in self._paths(p))
+                                    for p in passed)
 
     def _paths(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
         """The expressions naming what ``expr`` reads: ``open(P)`` gives P, a name the values
@@ -725,11 +847,33 @@ class UnsafeCheckpointLoad(Rule):
             call = site.node
             qualified = model.qualified_name(call.func)
             if qualified in _WRITES and len(call.args) > _WRITES[qualified]:
-                paths.append(call.args[_WRITES[qualified]].value)
+                paths.append((call.args[_WRITES[qualified]].value, _SUFFIXES.get(qualified, "")))
             elif qualified in _OPENERS and call.args and _writes(call):
-                paths.append(call.args[0].value)
-        texts = [self._text(p) for p in paths] + [t for p in paths for t in self._helper_writes(p)]
-        return {_path_key(t) for t in texts}
+                paths.append((call.args[0].value, ""))
+        shapes = [(self._shape(p), suffix) for p, suffix in paths]
+        shapes += [(self._shape(q), suffix) for p, suffix in paths for q in self._passed_for(p) if q is not None]
+        return {_path_key(shape + end) for shape, suffix in shapes for end in {"", suffix}}  # np.save adds .npy
+
+    def _shape(self, expr: cst.BaseExpression) -> str:
+        """A path expression as a pattern: string parts as their text, each formatted field a
+        ``*``, ``/`` and ``os.path.join`` as ``/``, ``Path(p)`` as ``p``, anything else as written:
+        ``out / f"{epoch}epoch.pth"`` is ``out/*epoch.pth``."""
+        if isinstance(expr, cst.SimpleString):
+            return expr.evaluated_value if isinstance(expr.evaluated_value, str) else self._text(expr)
+        if isinstance(expr, cst.FormattedString):
+            return "".join(p.value if isinstance(p, cst.FormattedStringText) else "*" for p in expr.parts)
+        if isinstance(expr, cst.ConcatenatedString):
+            return self._shape(expr.left) + self._shape(expr.right)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Add)):
+            joint = "/" if isinstance(expr.operator, cst.Divide) else ""
+            return self._shape(expr.left) + joint + self._shape(expr.right)
+        if isinstance(expr, cst.Call) and expr.args and not any(a.keyword or a.star for a in expr.args):
+            function = self.ctx.semantic.model.qualified_name(expr.func)
+            if function in _JOINS:
+                return "/".join(self._shape(a.value) for a in expr.args)
+            if function in _PATHS and len(expr.args) == 1:
+                return self._shape(expr.args[0].value)
+        return self._text(expr)
 
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
@@ -752,6 +896,28 @@ class UnsafeCheckpointLoad(Rule):
             for span, function, source in record.facts.get(cls.code, ()):
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _written(shape: str, written: set[str]) -> bool:
+    """``shape`` (a read path's pattern) names a written one: the same text, or one matches
+    the other with each ``*`` standing for any text (``out/*epoch.pth`` and ``out/*epoch.pth``,
+    ``cache/*_dataset`` and ``cache/train_dataset``); a pattern whose file name has fewer than
+    three characters of its own (``*.pkl``) names no particular file."""
+    key = _path_key(shape)
+    if "*" in key and not _specific(key):
+        return False
+    return key in written or any(_covers(key, other) or _covers(other, key) for other in written)
+
+
+def _specific(pattern: str) -> bool:
+    """The file name part of ``pattern`` has three characters of its own, its extension aside."""
+    return len(_EXTENSION.sub("", pattern.rsplit("/", 1)[-1]).replace("*", "")) >= 3
+
+
+def _covers(pattern: str, text: str) -> bool:
+    """``pattern``, each ``*`` any text, matches ``text``."""
+    return "*" in pattern and _specific(pattern) and \
+        re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), text) is not None
 
 
 def _path_key(text: str) -> str:
