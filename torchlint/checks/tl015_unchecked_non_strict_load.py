@@ -15,9 +15,20 @@ its source, an entry ``state["ranges"]`` the file builds from a ``state_dict()``
 EMA/averaged copy (``self.ema = copy.deepcopy(model)``, ``AveragedModel(model)``); a dict
 filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt, model.state_dict())``
 or a comprehension over them) whose size is then read (``len(csd)`` logged: an empty transfer
-shows; unread, a prefixed checkpoint still leaves nothing to load); a comment on the call or
-directly above it (or above the block it opens) that explains the non-strict load
-(``semantic.comments``).
+shows; unread, a prefixed checkpoint still leaves nothing to load); an attribute the class only
+ever sets to a module's ``state_dict()`` (a snapshot reloaded later); a dict literal whose keys
+name attributes of ``self``, the receiver; a class that ``torch.save``s a filtered part of the
+receiver's own ``state_dict()`` (its saver/loader pair); a comment on the call or directly
+above it (or above the block it opens, or heading its function) that explains the non-strict
+load (``semantic.comments``).
+
+Left alone too, because a mismatch does not pass unseen: a function that consults the
+receiver's ``state_dict()`` and reads a key difference it computes (``[k for k in own if k not
+in ckpt]`` logged, raised or returned); a fallback in an ``except`` handler that warns, after
+the ``try`` loaded the same receiver strictly; a load guarded by a test of the dict's key names
+(``if any("postdecoder" in k for k in state.keys())``); and a tensordict receiver
+(``is_tensor_collection(x)``/``isinstance(x, TensorDictBase)`` around the call), whose
+``load_state_dict`` returns itself, not keys.
 """
 
 from __future__ import annotations
