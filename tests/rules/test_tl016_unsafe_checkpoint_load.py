@@ -144,3 +144,37 @@ def test_the_pin_is_read_once_per_run(project, run, monkeypatch):
     monkeypatch.setattr(run_layer, "read_torch_pin", lambda root: calls.append(root) or real(root))
     assert [path for path, _, _ in _findings(run, "--no-cache", ".")] == ["a.py", "b.py", "c.py"]
     assert calls == [project.root]
+
+
+# -- files another file of the project writes -------------------------------------------------
+
+_TRAINER = '''
+import torch
+def train(model, output_dir, epochs):
+    for epoch in range(epochs):
+        torch.save(model.state_dict(), output_dir / f"{epoch}epoch.pth")
+'''
+
+_AVERAGE = '''
+import torch
+def average(output_dir, best, run_dir):
+    states = [torch.load(output_dir / f"{e}epoch.pth", weights_only=False) for e in best]
+    others = [torch.load(run_dir / f"{e}.pth", weights_only=False) for e in best]
+    foreign = torch.load(output_dir / f"{best[0]}epoch_ema.pth", weights_only=False)
+    return states, others, foreign
+'''
+
+
+def test_a_path_another_file_writes_is_the_programs_own():
+    """Checkpoint averaging reads the epoch files the trainer saved (espnet): left alone; a
+    file name pattern with no name of its own, or one no file writes, is still reported, with
+    its fix."""
+    findings = lint_tree({"pkg/trainer.py": _TRAINER, "pkg/average.py": _AVERAGE}, select=["TL016"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/average.py", 5), ("pkg/average.py", 6)]
+    assert all(f.fix is not None for f in findings)
+
+
+def test_without_the_writer_the_load_is_reported():
+    findings = lint_tree({"pkg/average.py": _AVERAGE}, select=["TL016"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/average.py", 4), ("pkg/average.py", 5),
+                                                    ("pkg/average.py", 6)]

@@ -15,9 +15,20 @@ its source, an entry ``state["ranges"]`` the file builds from a ``state_dict()``
 EMA/averaged copy (``self.ema = copy.deepcopy(model)``, ``AveragedModel(model)``); a dict
 filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt, model.state_dict())``
 or a comprehension over them) whose size is then read (``len(csd)`` logged: an empty transfer
-shows; unread, a prefixed checkpoint still leaves nothing to load); a comment on the call or
-directly above it (or above the block it opens) that explains the non-strict load
-(``semantic.comments``).
+shows; unread, a prefixed checkpoint still leaves nothing to load); an attribute the class only
+ever sets to a module's ``state_dict()`` (a snapshot reloaded later); a dict literal whose keys
+name attributes of ``self``, the receiver; a class that ``torch.save``s a filtered part of the
+receiver's own ``state_dict()`` (its saver/loader pair); a comment on the call or directly
+above it (or above the block it opens, or heading its function) that explains the non-strict
+load (``semantic.comments``).
+
+Left alone too, because a mismatch does not pass unseen: a function that consults the
+receiver's ``state_dict()`` and reads a key difference it computes (``[k for k in own if k not
+in ckpt]`` logged, raised or returned); a fallback in an ``except`` handler that warns, after
+the ``try`` loaded the same receiver strictly; a load guarded by a test of the dict's key names
+(``if any("postdecoder" in k for k in state.keys())``); and a tensordict receiver
+(``is_tensor_collection(x)``/``isinstance(x, TensorDictBase)`` around the call), whose
+``load_state_dict`` returns itself, not keys.
 """
 
 from __future__ import annotations
@@ -212,6 +223,104 @@ class UncheckedNonStrictLoad(Rule):
                 model.load_state_dict(d, strict=False)
                 return model
         """,
+        # A snapshot of the module's own state_dict() taken to reset the weights later (espnet).
+        """
+        import copy
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self, backbone):
+                super().__init__()
+                self.backbone = backbone
+                self.initial = copy.deepcopy(backbone.state_dict())
+            def reset_weights(self):
+                self.backbone.load_state_dict(self.initial, strict=False)
+        """,
+        # The state of an object from the same factory, given to each new one (torchrl EnvCreator).
+        """
+        class Factory:
+            def __init__(self, make):
+                self.make = make
+                self.template_state = None
+            def prepare(self):
+                template = self.make()
+                self.template_state = template.state_dict()
+            def __call__(self):
+                env = self.make()
+                env.load_state_dict(self.template_state, strict=False)
+                return env
+        """,
+        # The missing and unexpected keys computed by hand against the model's keys and logged (lavis).
+        """
+        import logging
+        def load_overlap(model, weights):
+            own = model.state_dict().keys()
+            extra = [k for k in weights if k not in own]
+            absent = [k for k in own if k not in weights]
+            logging.info("skipped %s, not found %s", extra, absent)
+            model.load_state_dict({k: weights[k] for k in own if k in weights}, strict=False)
+        """,
+        # ... or raised under strict and returned (peft).
+        """
+        def load_base(net, weights, strict=True):
+            current = net.inner.state_dict()
+            missing = [k for k in current if k not in weights]
+            if strict and missing:
+                raise KeyError(missing)
+            net.inner.load_state_dict({k: v for k, v in weights.items() if k in current}, strict=False)
+            return missing
+        """,
+        # A tensordict returns itself from load_state_dict: no keys to look at (torchrl storages).
+        """
+        from tensordict import LazyStackedTensorDict, TensorDict, is_tensor_collection
+        class Storage:
+            def load_state_dict(self, state):
+                if is_tensor_collection(self.data):
+                    self.data.load_state_dict(state["data"], strict=False)
+            def restore(self, buffer, state):
+                if isinstance(buffer, (TensorDict, LazyStackedTensorDict)):
+                    buffer.load_state_dict(state, strict=False)
+        """,
+        # A dict literal whose keys name the module's own attributes (peft multitask prompt).
+        """
+        import torch
+        import torch.nn as nn
+        class Prompt(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.table = nn.Embedding(n, 8)
+                self.scale = nn.Parameter(torch.ones(8))
+            def init_from(self, source):
+                shared = {"table.weight": source["prompt_table"]}
+                self.load_state_dict(shared, strict=False)
+        """,
+        # The class saves only its trainable part and loads it back (speechbrain adapters).
+        """
+        import torch
+        import torch.nn as nn
+        class Adapted(nn.Module):
+            def save_trainable(self, path):
+                torch.save({n: p for n, p in self.state_dict(keep_vars=True).items() if p.requires_grad}, path)
+            def load_trainable(self, path):
+                self.load_state_dict(torch.load(path, weights_only=True), strict=False)
+        """,
+        # A strict load first; the non-strict one only as the announced fallback (lavis runner).
+        """
+        import warnings
+        def reload_best(model, ckpt):
+            try:
+                model.load_state_dict(ckpt["model"])
+            except RuntimeError:
+                warnings.warn("keys differ from the model's; loading what matches")
+                model.load_state_dict(ckpt["model"], strict=False)
+        """,
+        # Guarded by a test of the checkpoint's key names (espnet compatibility path).
+        """
+        def load_legacy(model, state):
+            if any("postnet" in k for k in state.keys()):
+                model.load_state_dict(state, strict=False)
+            elif "head.bias" in state:
+                model.load_state_dict(state, strict=False)
+        """,
     ]
     INVALID: list[Invalid] = [
         # The pytorch/examples 1029 pattern: a DataParallel checkpoint ("module." keys) loads nothing.
@@ -385,6 +494,131 @@ class UncheckedNonStrictLoad(Rule):
                       'returns, so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; '
                       'keep the result and assert that only the keys you mean to skip are missing',),
         ),
+        # A snapshot attribute that is also set from a file holds a checkpoint's keys (espnet hubert).
+        Invalid(
+            """
+            import copy
+            import torch
+            import torch.nn as nn
+            class Encoder(nn.Module):
+                def __init__(self, backbone, path=None):
+                    super().__init__()
+                    self.backbone = backbone
+                    if path:
+                        self.initial = copy.deepcopy(torch.load(path, weights_only=True))
+                    else:
+                        self.initial = copy.deepcopy(backbone.state_dict())
+                def reset_weights(self):
+                    self.backbone.load_state_dict(self.initial, strict=False)
+            """,
+            lines=(14,),
+            messages=('`self.backbone.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # A key difference nobody reads, or computed without the model's own keys, checks nothing.
+        Invalid(
+            """
+            def load_overlap(model, weights, reference):
+                own = model.state_dict().keys()
+                extra = [k for k in weights if k not in own]
+                model.load_state_dict(weights, strict=False)
+            def load_other(model, weights, reference):
+                absent = [k for k in reference if k not in weights]
+                print(absent)
+                model.load_state_dict(weights, strict=False)
+            """,
+            lines=(5, 9),
+            messages=('`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',
+                      '`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # A guard that narrows to a module, not a tensordict, leaves the keys to check.
+        Invalid(
+            """
+            import torch.nn as nn
+            def restore(target, state):
+                if isinstance(target, nn.Module):
+                    target.load_state_dict(state, strict=False)
+            """,
+            lines=(5,),
+            messages=('`target.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # Literal keys that are not the module's own attributes (a wrapper's prefix) may load nothing.
+        Invalid(
+            """
+            import torch.nn as nn
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                def init_from(self, source):
+                    self.load_state_dict({"module.fc.weight": source["w"]}, strict=False)
+            """,
+            lines=(8,),
+            messages=('`self.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # The class saves its whole state_dict, but loads another file non-strictly.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def save(self, path):
+                    torch.save(self.state_dict(), path)
+                def load_pretrained(self, path):
+                    self.load_state_dict(torch.load(path, weights_only=True), strict=False)
+            """,
+            lines=(8,),
+            messages=('`self.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # A fallback that says nothing, or after a try that was not strict, is still silent.
+        Invalid(
+            """
+            def reload(model, ckpt):
+                try:
+                    model.load_state_dict(ckpt)
+                except RuntimeError:
+                    model.load_state_dict(ckpt, strict=False)
+            def reload_again(model, ckpt):
+                try:
+                    model.load_state_dict(ckpt, strict=False)
+                except RuntimeError:
+                    print("retrying")
+                    model.load_state_dict(ckpt, strict=False)
+            """,
+            lines=(6, 9, 12),
+            messages=('`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',
+                      '`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',
+                      '`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
+        # A test of the container's keys (not the loaded dict's key names) guards nothing.
+        Invalid(
+            """
+            def restore(model, ckpt):
+                if "model" in ckpt:
+                    model.load_state_dict(ckpt["model"], strict=False)
+            """,
+            lines=(4,),
+            messages=('`model.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it returns, '
+                      'so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; keep the '
+                      'result and assert that only the keys you mean to skip are missing',),
+        ),
     ]
 
     def __init__(self, ctx, options):
@@ -413,7 +647,8 @@ class UncheckedNonStrictLoad(Rule):
                 self._report(call)
 
     def _report(self, call: cst.Call) -> None:
-        if documented(self.ctx, call, _EXPLAINS_STRICT) or _keys_match(self.ctx, call):
+        if documented(self.ctx, call, _EXPLAINS_STRICT) or _keys_match(self.ctx, call) \
+                or _mismatch_seen(self.ctx, call) or _returns_itself(self.ctx, call.func.value):
             return
         receiver = dotted_name(call.func.value) or self.ctx.module.code_for_node(call.func.value)
         self.report(call, message(receiver if len(receiver) <= 40 else "..."))
@@ -434,9 +669,11 @@ def _keys_match(ctx, call: cst.Call) -> bool:
     if state is None:
         return False
     model = ctx.semantic.model
-    if _averaged_copy(ctx, model, call.func.value):
+    receiver = call.func.value
+    if _averaged_copy(ctx, model, receiver) or _saved_by_own_class(ctx, model, receiver):
         return True
-    if _own_state_dict(model, state) or _entry_built_from_state_dict(ctx, state):
+    if _own_state_dict(model, state) or _snapshot_attribute(ctx, model, state) \
+            or _entry_built_from_state_dict(ctx, state) or _own_keys_literal(model, receiver, state):
         return True
     return isinstance(state, cst.Name) and _filtered_by_own_keys(model, state) and _size_read(model, state)
 
@@ -479,16 +716,17 @@ def _keeps_copy(value: cst.BaseExpression | None, attr: str) -> bool:
 def _state_argument(call: cst.Call) -> cst.BaseExpression | None:
     """The dict passed to ``load_state_dict`` (a ``deepcopy(...)`` of it unwrapped)."""
     arg = keyword_arg(call, "state_dict") or next((a for a in call.args if a.keyword is None and not a.star), None)
-    value = arg.value if arg is not None else None
-    while isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "deepcopy" \
-            and len(value.args) == 1:
-        value = value.args[0].value
-    return value
+    return _unwrap_deepcopy(arg.value) if arg is not None else None
 
 
 def _is_state_dict_call(expr: cst.BaseExpression) -> bool:
+    """``m.state_dict()`` (``keep_vars=`` aside: the same keys)."""
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
-        and expr.func.attr.value == "state_dict" and not expr.args
+        and expr.func.attr.value == "state_dict" and all(_keyword(a) == "keep_vars" for a in expr.args)
+
+
+def _keyword(arg: cst.Arg) -> str | None:
+    return arg.keyword.value if arg.keyword is not None else None
 
 
 def _assigned_values(model, name: cst.Name) -> list[cst.BaseExpression] | None:
@@ -556,3 +794,189 @@ def _size_read(model, name: cst.Name) -> bool:
     return any(isinstance(node, cst.Call) and dotted_name(node.func) == "len" and len(node.args) == 1
                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == name.value
                for node in iter_nodes(scope.node, into_scopes=False))
+
+
+def _unwrap_deepcopy(value: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(value, cst.Call) and (dotted_name(value.func) or "").rsplit(".", 1)[-1] == "deepcopy" \
+            and len(value.args) == 1:
+        value = value.args[0].value
+    return value
+
+
+def _snapshot_attribute(ctx, model, state: cst.BaseExpression) -> bool:
+    """``self.<attr>`` that the class only ever sets to a module's ``state_dict()`` (or a
+    ``deepcopy`` of one, or ``None``): a snapshot taken to reload the weights later (espnet's
+    ``reload_pretrained_parameters``, torchrl's ``EnvCreator``), not a file's keys."""
+    if not (isinstance(state, cst.Attribute) and isinstance(state.value, cst.Name) and state.value.value == "self"):
+        return False
+    info = model.class_of(state)
+    targets = info.self_assigned.get(state.attr.value, []) if info is not None else []
+    values = [_stored_value(ctx, target) for target in targets]
+    snapshots = [v for v in values if v is not None and _own_state_dict(model, _unwrap_deepcopy(v))]
+    return bool(snapshots) and all(v in snapshots or isinstance(v, cst.Name) and v.value == "None" for v in values)
+
+
+def _own_keys_literal(model, receiver: cst.BaseExpression, state: cst.BaseExpression) -> bool:
+    """``self.load_state_dict({"embedding.weight": w}, strict=False)``: a dict literal (directly
+    or through a name only bound to such literals) whose every key is a string naming an
+    attribute the class uses on ``self``: the keys are written for this module."""
+    if not (isinstance(receiver, cst.Name) and receiver.value == "self"):
+        return False
+    info = model.class_of(receiver)
+    values = _assigned_values(model, state) if isinstance(state, cst.Name) else [state]
+    if info is None or not values or not all(isinstance(v, cst.Dict) and v.elements for v in values):
+        return False
+    own = set(info.self_assigned) | info.self_read
+    return all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+               and e.key.evaluated_value.split(".", 1)[0] in own for v in values for e in v.elements)
+
+
+def _saved_by_own_class(ctx, model, receiver: cst.BaseExpression) -> bool:
+    """The class ``torch.save``s a filtered part of the same receiver's ``state_dict()``
+    (``{n: p for n, p in self.state_dict().items() if p.requires_grad}``): loading only those
+    keys back is the point of the non-strict load (speechbrain's adapter saver/loader pair)."""
+    text = dotted_name(receiver)
+    info = model.class_of(receiver)
+    if text is None or not (text == "self" or text.startswith("self.")) or info is None:
+        return False
+    for site in model.calls:
+        if model.class_of(site.node) is not info or model.qualified_name(site.node.func) != "torch.save" \
+                or not site.node.args:
+            continue
+        saved = site.node.args[0].value
+        values = _assigned_values(model, saved) if isinstance(saved, cst.Name) else [saved]
+        if any(_filtered_state_dict(v, text) for v in values or ()):
+            return True
+    return False
+
+
+def _filtered_state_dict(value: cst.BaseExpression, receiver: str) -> bool:
+    """``{k: v for k, v in <receiver>.state_dict().items() if ...}``."""
+    return isinstance(value, cst.DictComp) and any(
+        comp.ifs and any(_is_state_dict_call(sub) and dotted_name(sub.func.value) == receiver
+                         for sub in iter_nodes(comp.iter) if isinstance(sub, cst.Call))
+        for comp in _comp_fors(value.for_in))
+
+
+def _mismatch_seen(ctx, call: cst.Call) -> bool:
+    """A mismatch cannot pass unnoticed: the keys that differ are computed by hand and read,
+    a strict load was tried first and this fallback says so, or the load is guarded by a test
+    of the checkpoint's key names."""
+    model = ctx.semantic.model
+    return _differences_read(ctx, model, call) or _strict_fallback(ctx, call) or _key_guarded(ctx, call)
+
+
+def _differences_read(ctx, model, call: cst.Call) -> bool:
+    """The function consults the receiver's own ``state_dict()`` and reads a key difference it
+    computes, ``[k for k in A if k not in B]`` (raised, logged or returned): the missing and
+    unexpected keys are checked by hand (peft, lavis)."""
+    receiver = dotted_name(call.func.value)
+    function = ctx.enclosing_function(call)
+    if receiver is None or function is None:
+        return False
+    nodes = list(iter_nodes(function.body))
+    if not any(_is_state_dict_call(n) and dotted_name(n.func.value) == receiver for n in nodes if isinstance(n, cst.Call)):
+        return False
+    flow = Flow(ctx, model)
+    return any(isinstance(n, (cst.ListComp, cst.SetComp)) and _key_difference(n) and flow.reads(n) for n in nodes)
+
+
+def _key_difference(comp: cst.ListComp | cst.SetComp) -> bool:
+    """``[k for k in A if k not in B]``."""
+    target = comp.for_in.target
+    return isinstance(comp.elt, cst.Name) and isinstance(target, cst.Name) and comp.elt.value == target.value \
+        and comp.for_in.inner_for_in is None and any(
+            isinstance(cond.test, cst.Comparison) and isinstance(cond.test.left, cst.Name)
+            and cond.test.left.value == target.value and len(cond.test.comparisons) == 1
+            and isinstance(cond.test.comparisons[0].operator, cst.NotIn) for cond in comp.for_in.ifs)
+
+
+# Calls that say something to the user (a warning, a log line, a print).
+_SPEAKS = frozenset({"warn", "warning", "info", "error", "exception", "print", "log"})
+
+
+def _strict_fallback(ctx, call: cst.Call) -> bool:
+    """In an ``except`` handler that warns, after the ``try`` body loaded the same receiver
+    strictly (lavis: strict first; on failure a warning, then the non-strict load)."""
+    receiver = dotted_name(call.func.value)
+    handler = ctx.enclosing(call, cst.ExceptHandler, stop_at_scope=True)
+    attempt = ctx.parent(handler) if handler is not None else None
+    if receiver is None or not isinstance(attempt, cst.Try):
+        return False
+    strict_first = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+                       and n.func.attr.value == "load_state_dict" and dotted_name(n.func.value) == receiver
+                       and not _non_strict(n) for n in iter_nodes(attempt.body))
+    return strict_first and any(isinstance(n, cst.Call) and (dotted_name(n.func) or "").rsplit(".", 1)[-1] in _SPEAKS
+                                for n in iter_nodes(handler.body))
+
+
+def _key_guarded(ctx, call: cst.Call) -> bool:
+    """In the body of an ``if`` that tests the loaded dict's key names
+    (``if any("postdecoder" in k for k in state.keys())``, ``if "head.weight" in state``):
+    the author knows which keys the checkpoint carries (espnet's compatibility path)."""
+    state = _state_argument(call)
+    if state is None:
+        return False
+    text = ctx.module.code_for_node(state)
+    child: cst.CSTNode = call
+    for anc in ctx.ancestors(call):
+        if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(anc, cst.If) and child is anc.body and _tests_key_names(ctx, anc.test, text):
+            return True
+        child = anc
+    return False
+
+
+def _tests_key_names(ctx, test: cst.BaseExpression, state: str) -> bool:
+    """``"lit" in <state>`` / ``"lit" in <state>.keys()``, or a comprehension over those keys
+    testing ``"lit" in k``."""
+    def names_keys(expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "keys" \
+                and not expr.args:
+            expr = expr.func.value
+        return ctx.module.code_for_node(expr) == state
+
+    for node in iter_nodes(test):
+        if isinstance(node, cst.Comparison) and isinstance(node.left, cst.SimpleString) \
+                and len(node.comparisons) == 1 and isinstance(node.comparisons[0].operator, cst.In) \
+                and names_keys(node.comparisons[0].comparator):
+            return True
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)) and names_keys(node.for_in.iter) \
+                and any(isinstance(sub, cst.Comparison) and isinstance(sub.left, cst.SimpleString)
+                        for sub in iter_nodes(node.elt)):
+            return True
+    return False
+
+
+# Receivers whose ``load_state_dict`` returns the receiver itself, not missing/unexpected keys.
+_SELF_RETURNING = frozenset({"TensorDict", "TensorDictBase", "TensorDictParams", "LazyStackedTensorDict"})
+
+
+def _returns_itself(ctx, receiver: cst.BaseExpression) -> bool:
+    """The receiver is a tensordict (``if is_tensor_collection(x):`` / ``isinstance(x,
+    TensorDictBase)`` around the call): its ``load_state_dict`` returns itself, with no keys to check."""
+    text = dotted_name(receiver)
+    if text is None:
+        return False
+    child: cst.CSTNode = receiver
+    for anc in ctx.ancestors(receiver):
+        if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(anc, cst.If) and child is anc.body and any(
+                isinstance(n, cst.Call) and n.args and dotted_name(n.args[0].value) == text
+                and _narrows_to_tensordict(n) for n in iter_nodes(anc.test)):
+            return True
+        child = anc
+    return False
+
+
+def _narrows_to_tensordict(call: cst.Call) -> bool:
+    name = (dotted_name(call.func) or "").rsplit(".", 1)[-1]
+    if name == "is_tensor_collection":
+        return len(call.args) == 1
+    if name != "isinstance" or len(call.args) != 2:
+        return False
+    kinds = call.args[1].value
+    names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    return any((dotted_name(n) or "").rsplit(".", 1)[-1] in _SELF_RETURNING for n in names)

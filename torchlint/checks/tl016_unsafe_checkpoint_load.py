@@ -8,8 +8,9 @@ them with the semantic model (imports, shadowing) and reports:
   ``torch.utils.model_zoo.load_url``, which torch.load what they download) with
   ``weights_only=False`` (``0``) as written, or stored into the ``**kwargs`` dict it is given
   (``kwargs["weights_only"] = False``, ``{"weights_only": False}``), except of an ``io.BytesIO``
-  built in the file from nothing fetched (objects sent between ranks), and except where a
-  comment on the call or directly above it explains the choice (``semantic.comments``);
+  built in the file from nothing fetched (objects sent between ranks), of a path the program
+  writes (below), and except where a comment on the call, directly above it or heading its
+  function explains the choice (``semantic.comments``);
 * ``torch.load`` with no ``weights_only`` (and no ``**kwargs``): only in a project whose
   torch pin (``torchlint.pins``, read once per run) excludes 2.6 and later, where the default
   is still ``False``. The file cannot know the pin, so these are facts the project pass
@@ -19,11 +20,19 @@ them with the semantic model (imports, shadowing) and reports:
   ``pretrained``, ``state_dict``, ``resume`` in the file name written in the path, else in the
   path's expression or the values it was assigned) or
   of something fetched from a URL or a download helper; left alone: other pickles (data and
-  caches), ``loads`` of bytes held in memory (not read from a file), and a path the same file
-  writes (``open(P, "wb")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``;
-  also through a same-file helper given the path, and a sibling option that differs only by a
-  load/dump verb: ``args.load_x`` and ``args.dump_x``): the program's own cache;
-* ``numpy.load(..., allow_pickle=True)``, except of a path the same file writes;
+  caches), ``loads`` of bytes held in memory (not read from a file), and a path the program
+  writes (below): its own cache;
+* ``numpy.load(..., allow_pickle=True)``, except of a path the program writes.
+
+A path the program writes: one the same file writes (``open(P, "wb")``, ``joblib.dump(x, P)``,
+``np.save(P, ...)``, ``torch.save(x, P)``; also through a same-file helper given the path, a
+sibling option that differs only by a load/dump verb, ``args.load_x`` and ``args.dump_x``, and
+a path parameter that every same-file call fills with a written path, ``resume(out /
+"checkpoint.pth")``), compared as patterns (``out / f"{e}epoch.pth"`` is ``{out}/*epoch.pth``;
+a pattern must keep three characters of a file name of its own); or, for a pattern with a file
+name written in strings and not fetched, one that another file of the project writes: such
+findings are facts the project pass keeps only when no file writes the path (``average.py``
+reading the epoch files ``trainer.py`` saved).
 * ``torch.hub.load`` whose repository is not a string literal (and ``source`` is not
   ``"local"``), except a parameter with a literal default that no call in the file passes
   (callers in other files are not seen); one finding per repository expression and function.
@@ -43,7 +52,7 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
-from torchlint.fixes import UNSAFE, Fix, replace_node
+from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.comments import documented
 from torchlint.semantic.provenance import DOWNLOAD, URL, bound_values, origin
@@ -60,6 +69,11 @@ _PICKLE_LOADS = {
 _WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "torch.save": 1,
            "pickle.dump": 1, "dill.dump": 1, "cloudpickle.dump": 1}
 _OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
+# What a writer appends to a path that lacks it.
+_SUFFIXES = {"numpy.save": ".npy", "numpy.savez": ".npz", "numpy.savez_compressed": ".npz"}
+_JOINS = {"os.path.join", "posixpath.join"}
+_WRITE_NAMES = {"save", "savez", "savez_compressed", "dump", "open"}
+_PATHS = {"pathlib.Path", "pathlib.PurePath", "str", "os.fspath"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
@@ -117,7 +131,7 @@ class UnsafeCheckpointLoad(Rule):
                                          "*_test.py, conftest.py): tests load the files they wrote"),
     }
     skips_test_files = True
-    requires_text = ("load", "Unpickler")
+    requires_text = ("load", "Unpickler", "save", "dump")  # writers: paths other files may read
     fixable = (UNSAFE,)  # weights_only=False -> True: a checkpoint holding more than tensors stops loading
 
     VALID: list[Valid | str] = [
@@ -277,6 +291,49 @@ class UnsafeCheckpointLoad(Rule):
                 return torch.hub.load(repo, model, force_reload=True, **kwargs)
         smart_hub_load(model="yolov5m")
         smart_hub_load("ultralytics/yolov5:v7.0", "yolov5l")
+        """,
+        # A run resuming from the checkpoint it writes into its own output directory (espnet Trainer).
+        """
+        import torch
+        class Trainer:
+            @staticmethod
+            def resume(checkpoint, model):
+                states = torch.load(checkpoint, map_location="cpu", weights_only=False)
+                model.load_state_dict(states["model"])
+            @classmethod
+            def run(cls, model, output_dir, epochs):
+                if (output_dir / "checkpoint.pth").exists():
+                    cls.resume(checkpoint=output_dir / "checkpoint.pth", model=model)
+                for epoch in range(epochs):
+                    torch.save({"model": model.state_dict()}, output_dir / "checkpoint.pth")
+                    torch.save(model.state_dict(), output_dir / f"{epoch}epoch.pth")
+            def average(self, output_dir, best):
+                return [torch.load(output_dir / f"{e}epoch.pth", weights_only=False) for e in best]
+        """,
+        # Per-rank object arrays merged by rank 0 (np.savez adds .npz), a dataset cache by tag.
+        """
+        import numpy as np
+        import torch
+        def gather(out_dir, rank, world, table):
+            np.savez(f"{out_dir}/"
+                     f"table_rank{rank}", **table)
+            return [np.load(f"{out_dir}/table_rank{r}.npz", allow_pickle=True) for r in range(world)]
+        class DataModule:
+            def cache(self, train, valid):
+                torch.save(train, self.cache_dir / "train_dataset")
+                torch.save(valid, self.cache_dir / "valid_dataset")
+            def load(self, tag):
+                return torch.load(self.cache_dir / f"{tag}_dataset", weights_only=False)
+        """,
+        # A comment heading the function explains the trusted file (torchrl libero).
+        """
+        import os
+        import torch
+        def load_init_states(root, task):
+            # these init states are trusted files shipped with the benchmark, pickled
+            # numpy arrays that weights_only=True rejects
+            path = os.path.join(root, task.folder, task.states_file)
+            return torch.load(path, weights_only=False)
         """,
     ]
     INVALID: list[Invalid] = [
@@ -521,23 +578,88 @@ class UnsafeCheckpointLoad(Rule):
             messages=('`np.load(..., allow_pickle=True)` unpickles object arrays, so a crafted .npy/.npz runs code when '
                       'loaded; keep allow_pickle=False and save plain arrays (np.savez) instead of objects',),
         ),
+        # A resume helper that one call gives a path from elsewhere; a file name pattern with no
+        # name of its own (any *.pt) names no particular written file.
+        Invalid(
+            """
+            import torch
+            def resume(checkpoint):
+                return torch.load(checkpoint, weights_only=False)
+            def run(output_dir, pretrained, name, other):
+                torch.save({}, output_dir / "last.pt")
+                torch.save({}, f"{output_dir}/{name}.pt")
+                resume(output_dir / "last.pt")
+                resume(pretrained)
+                return torch.load(f"{other}/{name}.pt", weights_only=False)
+            """,
+            lines=(4, 10),
+            messages=('`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                      'code when loaded; pass weights_only=True (allow your own classes with '
+                      'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+                      '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                      'code when loaded; pass weights_only=True (allow your own classes with '
+                      'torch.serialization.add_safe_globals), or keep False only for files this program wrote'),
+            fixed="""
+            import torch
+            def resume(checkpoint):
+                return torch.load(checkpoint, weights_only=True)
+            def run(output_dir, pretrained, name, other):
+                torch.save({}, output_dir / "last.pt")
+                torch.save({}, f"{output_dir}/{name}.pt")
+                resume(output_dir / "last.pt")
+                resume(pretrained)
+                return torch.load(f"{other}/{name}.pt", weights_only=True)
+            """,
+        ),
+        # A comment heading another function, or one that does not explain the load, vouches for nothing.
+        Invalid(
+            """
+            import torch
+            def first(path):
+                # trusted file written by our own exporter
+                return torch.load(path, weights_only=False)
+            def second(path):
+                # read the weights
+                state = torch.load(path, map_location="cpu", weights_only=False)
+                return state
+            """,
+            lines=(8,),
+            messages=('`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
+                      'code when loaded; pass weights_only=True (allow your own classes with '
+                      'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+            fixed="""
+            import torch
+            def first(path):
+                # trusted file written by our own exporter
+                return torch.load(path, weights_only=False)
+            def second(path):
+                # read the weights
+                state = torch.load(path, map_location="cpu", weights_only=True)
+                return state
+            """,
+        ),
     ]
 
     def __init__(self, ctx, options: dict[str, Any]):
         super().__init__(ctx, options)
         self._calls: list[cst.Call] = []
+        self._saves = False  # the file may write a file (torch.save, np.save, pickle.dump, open(P, "w"))
+        self._written: set[str] | None = None  # _written_paths, computed once when needed
+        self._deferred: list = []  # findings the project pass drops when another file writes the path
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _LAST_NAMES or \
                 isinstance(func, cst.Name) and (func.value in _LAST_NAMES or self.ctx.is_imported(func)):
             self._calls.append(node)  # ``from torch.serialization import load as load_checkpoint`` too
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name in _WRITE_NAMES and (name != "open" or _writes(node)):
+            self._saves = True
 
     def finish(self) -> None:
-        if not self._calls:
+        if not self._calls and not self._saves:
             return
         model = self.ctx.semantic.model
-        written: set[str] | None = None
         unpinned = []
         hub_seen: set[tuple] = set()
         for call in self._calls:
@@ -548,28 +670,43 @@ class UnsafeCheckpointLoad(Rule):
                 if weights_only is not None and is_false_literal(weights_only.value) or self._false_in_kwargs(call):
                     if source is None and self._in_memory(call):
                         continue  # bytes the program holds (sent between ranks), no file
+                    if source not in (URL, DOWNLOAD) and self._own_file(call):
+                        continue  # a file this program wrote (a resumed run, its own cache)
                     if documented(self.ctx, call, _EXPLAINS_UNSAFE):
                         continue  # the author says why the full unpickler is needed
                     fix = None if weights_only is None else Fix.unsafe(  # **kwargs: no place to edit
                         "Pass weights_only=True", replace_node(self.ctx, weights_only.value, cst.Name("True")))
-                    self.report(call, weights_only_false_message(qualified, source), fix=fix)
+                    self._report_unless_written(call, weights_only_false_message(qualified, source), source, fix)
                 elif weights_only is None and not has_star_kwargs(call):
                     unpinned.append([self.ctx.span(call).to_json(), qualified, source])
             elif qualified in _PICKLE_LOADS or qualified == "numpy.load":
-                if written is None:
-                    written = self._written_paths()
-                self._check_pickle(call, qualified, written)
+                self._check_pickle(call, qualified)
             elif qualified == "torch.hub.load":
                 self._check_hub(call, hub_seen)
-        if unpinned:
-            self.ctx.facts[self.code] = unpinned
+        published = sorted(key for key in self._written_paths() if _has_literal(key)) if self._saves else []
+        facts = {"unpinned": unpinned, "deferred": self._deferred, "written": published}
+        if any(facts.values()):
+            self.ctx.facts[self.code] = {key: value for key, value in facts.items() if value}
+
+    def _report_unless_written(self, call: cst.Call, message: str, source: str | None, fix: Fix | None = None) -> None:
+        """Report ``call``, or, when its path names a file with a name of its own
+        (``out / f"{e}epoch.pth"``) and was not fetched, leave it to the project pass, which
+        drops it if another file of the project writes that path (checkpoint averaging reading
+        what the trainer saved)."""
+        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        shapes = [] if first is None or source in (URL, DOWNLOAD) else \
+            sorted({key for p in self._paths(first) if _has_literal(key := _path_key(self._shape(p)))})
+        if shapes:
+            self._deferred.append([self.ctx.span(call).to_json(), message, shapes, *trailing_json(fix)])
+        else:
+            self.report(call, message, fix=fix)
 
     # -- pickle, numpy, hub ------------------------------------------------------------
-    def _check_pickle(self, call: cst.Call, qualified: str, written: set[str]) -> None:
+    def _check_pickle(self, call: cst.Call, qualified: str) -> None:
         if not call.args or call.args[0].keyword is not None:
             return
         paths = self._paths(call.args[0].value)
-        if any(_path_key(self._text(p)) in written for p in paths):
+        if self._own_file(call):
             return  # the program's own cache
         if qualified.endswith(".loads") and not any(self._read_from_file(p) for p in paths):
             return  # bytes held in memory (a loader's state), no file
@@ -577,11 +714,11 @@ class UnsafeCheckpointLoad(Rule):
         if qualified == "numpy.load":
             allow = keyword_arg(call, "allow_pickle")
             if allow is not None and isinstance(allow.value, cst.Name) and allow.value.value == "True":
-                self.report(call, numpy_message(source))
+                self._report_unless_written(call, numpy_message(source), source)
             return
         fetched = source in (URL, DOWNLOAD)
         if fetched or _looks_like_checkpoint([self._text(p) for p in paths], paths):
-            self.report(call, pickle_message(dotted_name(call.func) or qualified, source))
+            self._report_unless_written(call, pickle_message(dotted_name(call.func) or qualified, source), source)
 
     def _check_hub(self, call: cst.Call, seen: set[tuple]) -> None:
         repo = keyword_arg(call, "repo_or_dir") or next((a for a in call.args if a.keyword is None and not a.star), None)
@@ -671,8 +808,9 @@ class UnsafeCheckpointLoad(Rule):
             return None
         return positional[index].value if 0 <= index < len(positional) else None
 
-    def _helper_writes(self, path: cst.BaseExpression) -> list[str]:
-        """When a written path is a parameter of a same-file function, what its callers pass."""
+    def _passed_for(self, path: cst.BaseExpression) -> list[cst.BaseExpression | None]:
+        """When ``path`` is a parameter of a same-file function, what each same-file call of
+        that function passes for it (None where a call passes nothing visible)."""
         if not isinstance(path, cst.Name):
             return []
         bindings = self.ctx.semantic.model.reaching(path.value, path)
@@ -682,11 +820,22 @@ class UnsafeCheckpointLoad(Rule):
             function = self.ctx.enclosing_function(param)
             if function is None:
                 continue
-            for site in self._calls_of(function):
-                passed = self._passed(function, param, site.node)
-                if passed is not None:
-                    out.append(self._text(passed))
+            out += [self._passed(function, param, site.node) for site in self._calls_of(function)]
         return out
+
+    def _own_file(self, call: cst.Call) -> bool:
+        """The load reads a path this file writes (``_written_paths``): the path as written or
+        the values it was assigned, or, for a parameter of a same-file function, what every
+        same-file call passes (``resume(checkpoint=out / "checkpoint.pth")``)."""
+        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        written = self._written_paths()
+        if first is None or not written:
+            return False
+        if any(_written(self._shape(p), written) for p in self._paths(first)):
+            return True
+        passed = self._passed_for(first)
+        return bool(passed) and all(p is not None and any(_written(self._shape(q), written) for q in self._paths(p))
+                                    for p in passed)
 
     def _paths(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
         """The expressions naming what ``expr`` reads: ``open(P)`` gives P, a name the values
@@ -719,17 +868,42 @@ class UnsafeCheckpointLoad(Rule):
         """The keys (``_path_key``) of the path expressions this file writes: ``open(P,
         "w..."/"a...")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``, and
         what same-file callers pass when P is the writing function's parameter."""
+        if self._written is not None:
+            return self._written
         model = self.ctx.semantic.model
         paths = []
         for site in model.calls:
             call = site.node
             qualified = model.qualified_name(call.func)
             if qualified in _WRITES and len(call.args) > _WRITES[qualified]:
-                paths.append(call.args[_WRITES[qualified]].value)
+                paths.append((call.args[_WRITES[qualified]].value, _SUFFIXES.get(qualified, "")))
             elif qualified in _OPENERS and call.args and _writes(call):
-                paths.append(call.args[0].value)
-        texts = [self._text(p) for p in paths] + [t for p in paths for t in self._helper_writes(p)]
-        return {_path_key(t) for t in texts}
+                paths.append((call.args[0].value, ""))
+        shapes = [(self._shape(p), suffix) for p, suffix in paths]
+        shapes += [(self._shape(q), suffix) for p, suffix in paths for q in self._passed_for(p) if q is not None]
+        self._written = {_path_key(shape + end) for shape, suffix in shapes for end in {"", suffix}}  # np.save adds .npy
+        return self._written
+
+    def _shape(self, expr: cst.BaseExpression) -> str:
+        """A path expression as a pattern: string parts as their text, each formatted field a
+        ``*``, ``/`` and ``os.path.join`` as ``/``, ``Path(p)`` as ``p``, anything else as written
+        in braces: ``out / f"{epoch}epoch.pth"`` is ``{out}/*epoch.pth``."""
+        if isinstance(expr, cst.SimpleString):
+            return expr.evaluated_value if isinstance(expr.evaluated_value, str) else self._text(expr)
+        if isinstance(expr, cst.FormattedString):
+            return "".join(p.value if isinstance(p, cst.FormattedStringText) else "*" for p in expr.parts)
+        if isinstance(expr, cst.ConcatenatedString):
+            return self._shape(expr.left) + self._shape(expr.right)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Add)):
+            joint = "/" if isinstance(expr.operator, cst.Divide) else ""
+            return self._shape(expr.left) + joint + self._shape(expr.right)
+        if isinstance(expr, cst.Call) and expr.args and not any(a.keyword or a.star for a in expr.args):
+            function = self.ctx.semantic.model.qualified_name(expr.func)
+            if function in _JOINS:
+                return "/".join(self._shape(a.value) for a in expr.args)
+            if function in _PATHS and len(expr.args) == 1:
+                return self._shape(expr.args[0].value)
+        return "{" + self._text(expr) + "}"
 
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
@@ -745,13 +919,47 @@ class UnsafeCheckpointLoad(Rule):
     # -- the project pass: torch.load without weights_only under an old pin -------------
     @classmethod
     def check_project(cls, project, options: dict[str, Any]) -> Iterable[Finding]:
+        facts = [(record, record.facts.get(cls.code) or {}) for record in project.records]
+        written = {key for _, fact in facts for key in fact.get("written", ())}
+        for record, fact in facts:
+            for span, message, shapes, *fix in fact.get("deferred", ()):
+                if not any(_written(shape, written) for shape in shapes):
+                    yield Finding.at(cls, record.path, Span.from_json(span), message, fix=from_trailing(fix))
         pin = project.torch_pin
         if pin is None or not pin.below(_SAFE_RELEASE):
             return
-        for record in project.records:
-            for span, function, source in record.facts.get(cls.code, ()):
+        for record, fact in facts:
+            for span, function, source in fact.get("unpinned", ()):
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _written(shape: str, written: set[str]) -> bool:
+    """``shape`` (a read path's pattern) names a written one: the same text, or one matches
+    the other with each ``*`` standing for any text (``out/*epoch.pth`` and ``out/*epoch.pth``,
+    ``cache/*_dataset`` and ``cache/train_dataset``); a pattern whose file name has fewer than
+    three characters of its own (``*.pkl``) names no particular file."""
+    key = _path_key(shape)
+    if "*" in key and not _specific(key):
+        return False
+    return key in written or any(_covers(key, other) or _covers(other, key) for other in written)
+
+
+def _has_literal(key: str) -> bool:
+    """A path key with a name of its own written in strings (``{out}/*epoch.pth``), not only
+    expressions (``{args.resume}``) or fields (``{out}/*.pt``)."""
+    return _specific(re.sub(r"\{[^}]*\}", "", key))
+
+
+def _specific(pattern: str) -> bool:
+    """The file name part of ``pattern`` has three characters of its own, its extension aside."""
+    return len(_EXTENSION.sub("", pattern.rsplit("/", 1)[-1]).replace("*", "")) >= 3
+
+
+def _covers(pattern: str, text: str) -> bool:
+    """``pattern``, each ``*`` any text, matches ``text``."""
+    return "*" in pattern and _specific(pattern) and \
+        re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), text) is not None
 
 
 def _path_key(text: str) -> str:

@@ -4,7 +4,8 @@
 * ``documenting_comments(ctx, node)``: the comments on the statement holding ``node`` (its
   lines, a trailing comment included) and the block of comment-only lines directly above it;
   when that statement opens a block (the first in a ``for``/``with``/``if`` body), the comments
-  above that block's header too.
+  above that block's header too; and the comment block heading the enclosing function's body
+  (above its first statement), which speaks for the whole function.
 * ``documented(ctx, node, topic)``: one of those comments matches ``topic`` (a regex that says
   what the comment must be about, e.g. ``strict``), so the author explains the choice there.
 
@@ -55,7 +56,7 @@ def _statement(ctx, node: cst.CSTNode) -> cst.CSTNode:
 
 def documenting_comments(ctx, node: cst.CSTNode) -> list[str]:
     """The comments on the statement holding ``node``, in the comment-only lines directly above
-    it, and above the blocks it is the first statement of."""
+    it, above the blocks it is the first statement of, and heading its function's body."""
     statement = _statement(ctx, node)
     comments = _comments(ctx)
     span = ctx.position(node if isinstance(statement, cst.BaseCompoundStatement) else statement)
@@ -67,6 +68,9 @@ def documenting_comments(ctx, node: cst.CSTNode) -> list[str]:
         found += [comments[header]] if header in comments else []
         found += _above(ctx, comments, header)
         opener = _opened_by(ctx, opener)
+    function = ctx.enclosing_function(statement)
+    if function is not None and isinstance(function.body, cst.IndentedBlock) and function.body.body[0] is not statement:
+        found += _above(ctx, comments, ctx.position(function.body.body[0]).start.line)
     return found
 
 
