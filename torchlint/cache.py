@@ -314,12 +314,15 @@ class Cache:
             return None  # not written by this machine's torchlint
         return body
 
-    def _load(self, path: str, key: str) -> FileResult | None:
+    def _body(self, key: str) -> bytes | None:
+        """The JSON body of the entry at ``key``: read, well formed and signed, else None."""
         try:
-            raw = self._read(self._entry(key))
+            return self._verified(self._read(self._entry(key)))
         except OSError:
             return None
-        body = self._verified(raw)
+
+    def _load(self, path: str, key: str) -> FileResult | None:
+        body = self._body(key)
         if body is None:
             return None
         try:
@@ -343,13 +346,7 @@ class Cache:
 
     def get_project(self, key: str) -> list[Finding] | None:
         """The project pass's findings stored under ``key``; None when absent or not valid."""
-        if self.disabled:
-            return None
-        try:
-            raw = self._read(self._entry(key))
-        except OSError:
-            return None
-        body = self._verified(raw)
+        body = None if self.disabled else self._body(key)
         if body is None:
             return None
         try:
