@@ -536,15 +536,19 @@ class SemanticModel:
             return list(bindings)
         chain = self._branch_chain(at)
         out: list[Binding] = []
+        always: tuple = ()
         for b in reversed(bindings):
             if b.order >= order:
                 continue
             out.append(b)
             if b.branches == chain[: len(b.branches)]:
+                always = b.branches
                 break  # it always runs before ``at``: nothing earlier is seen
         out.reverse()
-        loops = [n for n in chain if isinstance(n, _LOOPS)]
-        if loops:  # loop-carried: a later binding in a loop around both
+        # loop-carried: a later binding in a loop around both, unless a binding that always
+        # runs before ``at`` inside that loop's body replaces it on every iteration
+        loops = [n for n in chain if isinstance(n, _LOOPS) and n not in always]
+        if loops:
             for b in bindings:
                 if b.order > order and any(lp in b.branches for lp in loops):
                     out.append(b)
