@@ -608,3 +608,10 @@ def test_calls_that_cannot_run_the_method_are_not_callers(unrelated):
     # the same calls on an object of unknown class, with fitting arguments, count
     files["pkg/other.py"] = "def show(stats, a):\n    return stats.score(a)\n"
     assert [f.line for f in lint_tree(files, select=["TL003"])] == [16]
+
+
+def test_a_method_handed_on_as_a_callback_is_unprotected():
+    caller = ("import torch\n\ndef decode(model, x, pool):\n    with torch.no_grad():\n        first = model.score(x)\n"
+              "    return first, pool.submit(model.score, x)\n")
+    findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/run.py": caller}, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/scorer.py", 16)]

@@ -142,6 +142,9 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
         for target in graph.references(site):  # a function handed on may run anywhere
             if (key := function_key(model, target)) is not None:
                 found.add(("=" + key, None, False, None))
+        for arg in call.args:  # ``submit(agent.act, x)``: a bound method handed on
+            if isinstance(arg.value, cst.Attribute) and not ctx.is_imported(arg.value):
+                found.add(("." + arg.value.attr.value, None, False, None))
     found.update(("@" + q, None, False, None) for q in _handed_on_imports(ctx))
     return [list(item) for item in sorted(found, key=lambda t: (t[0], t[1] or "", t[2], t[3] or ""))]
 
