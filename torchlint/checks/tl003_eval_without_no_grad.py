@@ -16,9 +16,10 @@ backward that never comes. Per function / module body (comprehensions belong to 
   asks for no input gradients; Lightning evaluation hooks, submodules in their parent's
   ``forward``, a forward that is a statement of its own in no loop and is only measured
   (FLOP counter, profiler, forward hooks: its graph is freed at once) and functions only called under a grad-mode choice are
-  skipped. A module-level
-  helper this file never calls is settled by ``check_project``: skipped when every use of it
-  in the other files is a call under a grad-mode choice.
+  skipped. A forward in a function or method is settled by ``check_project``: skipped
+  when every call of that function in the linted project runs under a grad-mode choice,
+  directly or through callers only called so (``crossfile.CalledUnderChoice`` over each
+  file's ``gradmode.choice_sites``; calls on objects of unknown class matched by name).
 
 One finding per eval event, at its first unprotected forward.
 """
@@ -827,8 +828,9 @@ class EvalWithoutNoGrad(Rule):
                                          "deferred": deferred}
 
     def _candidates_to_report(self) -> list[dict]:
-        """Report the unprotected forwards; return those in a function only other files
-        call, as facts for ``check_project`` (which knows whether they call it under no_grad)."""
+        """Report the unprotected forwards outside named functions; return the others, as
+        facts for ``check_project`` (which knows whether every call of it, in any file, is
+        under a grad-mode choice)."""
         self._flow = Flow(self.ctx, self._model)
         candidates = [c for body in self._bodies() for c in self._analyze(body)]
         deferred: list[dict] = []

@@ -117,15 +117,18 @@ class CalledUnderChoice:
 
     A function is *protected* when every call of it (or hand-over) the project shows either
     makes a grad-mode choice or sits in a function that is itself protected, and at least one
-    of them is such a way in (a call from within its own recursion is none). A call on an
-    instance counts for a method only when its arguments fit the method's signature. A method is matched by name too: ``model.recognize(x)`` on a model of unknown
-    class may run any project method called ``recognize``, so every such call counts (more
-    calls can only make a function less protected). A file importing the function's module
-    without such facts is a use nobody can see: its functions are not protected."""
+    of them is such a way in (a call from within its own recursion is none). A method is
+    matched by the receiver's class where the caller's file knows it, else by name:
+    ``model.recognize(x)`` on a model of unknown class may run any project method called
+    ``recognize`` whose signature its arguments fit, so every such call counts (more calls
+    can only make a function less protected). ``forward``, ``__call__`` and other methods run
+    without being named are never protected. A file importing the function's module without
+    such facts is a use nobody can see: its functions are not protected."""
 
     def __init__(self, project, code: str) -> None:
         self.project = project
-        self._calls: dict[tuple[str, str], list[tuple[str, str | None, bool]]] = {}
+        # callee key -> (file, caller, chosen, call shape where the signature must fit)
+        self._calls: dict[tuple[str, str], list[tuple[str, str | None, bool, str | None]]] = {}
         self._unknown: set[str] = set()
         self._memo: dict[tuple[str, str], bool] = {}
         self._related: dict[str, list[str]] = {}

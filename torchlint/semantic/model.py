@@ -527,7 +527,8 @@ class SemanticModel:
         """Which bindings of ``key`` a read at ``at`` may see: in ``at``'s own scope, the
         last binding before it that always runs on the way (same branch chain or an outer
         one) and every conditional binding after that; in a loop, bindings later in the same
-        loop too (the next iteration sees them). Straight-line code gives exactly one."""
+        loop too (the next iteration sees them), unless a binding that always runs earlier in
+        the iteration replaces them. Straight-line code gives exactly one."""
         return self.lookup(key, self.scope_of(at), at)
 
     def _reaching(self, bindings: list[Binding], at: cst.CSTNode) -> list[Binding]:
