@@ -426,9 +426,60 @@ class EvalWithoutNoGrad(Rule):
             "    loss = criterion(logits, y)\n"
             "    return torch.autograd.grad(loss, list(model.parameters()))\n"
         ),
+        # A decoder that retries itself; its one way in runs under no_grad.
+        Valid(
+            "import torch\n\n"
+            "class Decoder:\n"
+            "    def decode(self, x, beam):\n"
+            "        self.net.eval()\n"
+            "        hyps = self.net(x)\n"
+            "        if not hyps and beam > 1:\n"
+            "            return self.decode(x, beam - 1)\n"
+            "        return hyps\n\n"
+            "def main(decoder, x):\n"
+            "    with torch.no_grad():\n"
+            "        return decoder.decode(x, 4)\n"
+        ),
     ]
 
     INVALID = [
+        # The same decoder with one way in outside no_grad.
+        Invalid(
+            "import torch\n\n"
+            "class Decoder:\n"
+            "    def decode(self, x, beam):\n"
+            "        self.net.eval()\n"
+            "        hyps = self.net(x)\n"
+            "        if not hyps and beam > 1:\n"
+            "            return self.decode(x, beam - 1)\n"
+            "        return hyps\n\n"
+            "def main(decoder, x):\n"
+            "    with torch.no_grad():\n"
+            "        return decoder.decode(x, 4)\n\n"
+            "def serve(decoder, x):\n"
+            "    return decoder.decode(x, 2)\n",
+            fixed=("import torch\n\n"
+                   "class Decoder:\n"
+                   "    @torch.no_grad()\n"
+                   "    def decode(self, x, beam):\n"
+                   "        self.net.eval()\n"
+                   "        hyps = self.net(x)\n"
+                   "        if not hyps and beam > 1:\n"
+                   "            return self.decode(x, beam - 1)\n"
+                   "        return hyps\n\n"
+                   "def main(decoder, x):\n"
+                   "    with torch.no_grad():\n"
+                   "        return decoder.decode(x, 4)\n\n"
+                   "def serve(decoder, x):\n"
+                   "    return decoder.decode(x, 2)\n"),
+            lines=(6,),
+            messages=(
+                "`self.net(...)` runs after `self.net.eval()` (line 5) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+                "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
         # One dropped forward that is not measured: a calibration pass still records a graph
         # (torchvision quantization/utils.py, judged true in the first review).
         Invalid(
