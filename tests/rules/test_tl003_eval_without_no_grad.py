@@ -506,3 +506,112 @@ def test_methods_named_like_models_are_not_forwards():
         select=["TL003"],
     )
     assert [f.line for f in findings] == [6]
+
+
+# -- methods: their callers in other files, matched by class or by name ------------------
+SCORER = """
+import torch
+from torch import nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.2), nn.Linear(8, 1))
+
+    def forward(self, x):
+        return self.body(x)
+
+    def score(self, x):
+        self.eval()
+        return self.forward(x)
+"""
+
+
+@pytest.mark.parametrize("caller", [
+    # through a delegating method of another class, whose own caller chooses no_grad
+    "import torch\nfrom pkg.scorer import Scorer\n\nclass Agent:\n    def __init__(self):\n"
+    "        self.scorer = Scorer()\n\n    def value(self, x):\n        return self.scorer.score(x)\n\n"
+    "    def values(self, x):\n        with torch.no_grad():\n            return self.value(x)\n",
+    # on an object of unknown class (a loaded model), under inference_mode
+    "import torch\n\ndef decode(model, feats):\n    with torch.inference_mode():\n"
+    "        return [model.score(f) for f in feats]\n",
+    # a retry that calls itself adds no way in
+    "import torch\n\ndef rank(model, x, tries=2):\n    out = model.score(x)\n    if tries and out.isnan().any():\n"
+    "        return rank(model, x, tries - 1)\n    return out\n\n"
+    "def main(model, x):\n    with torch.no_grad():\n        return rank(model, x)\n",
+])
+def test_method_only_called_under_no_grad_in_other_files(caller):
+    assert lint_tree({"pkg/scorer.py": SCORER, "pkg/agent.py": caller}, select=["TL003"]) == []
+
+
+@pytest.mark.parametrize("caller", [
+    # the delegating method is also called without a grad-mode choice
+    "import torch\nfrom pkg.scorer import Scorer\n\nclass Agent:\n    def __init__(self):\n"
+    "        self.scorer = Scorer()\n\n    def value(self, x):\n        return self.scorer.score(x)\n\n"
+    "    def values(self, x):\n        with torch.no_grad():\n            return self.value(x)\n\n"
+    "def act(agent, x):\n    return agent.value(x)\n",
+    # any object's `score` may be this one: an unprotected call of that name counts
+    "import torch\n\ndef decode(model, feats):\n    with torch.no_grad():\n        first = model.score(feats[0])\n"
+    "    return first, model.score(feats[1])\n",
+    # called from a forward, which modules run without naming it
+    "from torch import nn\nfrom pkg.scorer import Scorer\n\nclass Head(nn.Module):\n    def __init__(self):\n"
+    "        super().__init__()\n        self.scorer = Scorer()\n\n    def forward(self, x):\n"
+    "        return self.scorer.score(x)\n",
+    # nobody calls it: callers this project does not show decide
+    "import torch\n",
+])
+def test_method_still_reported_when_one_caller_is_unprotected(caller):
+    findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/agent.py": caller}, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/scorer.py", 16)]
+
+
+def test_a_call_on_an_instance_of_another_class_is_not_a_caller():
+    other = (
+        "import torch\nfrom torch import nn\n\nclass Codec(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.gen = Generator()\n\n    def forward(self, x):\n"
+        "        return self.score(x)\n\n    def score(self, x):\n"
+        "        return self.gen.score(x)\n\nclass Generator(nn.Module):\n    def score(self, x):\n"
+        "        return x\n\ndef main(model, x):\n    with torch.no_grad():\n        return model.score(x)\n"
+    )
+    # Codec.score runs unprotected (from Codec.forward); its call goes to Generator.score (the class
+    # it built), not to Scorer's
+    findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/codec.py": other}, select=["TL003"])
+    assert findings == []
+    # without the constructor the receiver may be a Scorer: reported
+    untyped = other.replace("self.gen = Generator()", "self.gen = make()")
+    findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/codec.py": untyped}, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/scorer.py", 16)]
+
+
+def test_another_backends_no_backprop_mode_is_a_choice():
+    caller = ("import chainer\n\ndef recog(model, feats):\n    with chainer.no_backprop_mode():\n"
+              "        return [model.score(f) for f in feats]\n")
+    assert lint_tree({"pkg/scorer.py": SCORER, "pkg/chainer_recog.py": caller}, select=["TL003"]) == []
+
+
+@pytest.mark.parametrize("unrelated", [
+    # arguments that cannot fit `score(self, x)`: another object's method
+    "def show(stats, a, b):\n    return stats.score(), stats.score(a, b)\n",
+    # the elements of a ModuleList (or list) of another class
+    "from torch import nn\n\nclass Gen(nn.Module):\n    def score(self, x):\n        return x\n\n"
+    "class Stack(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+    "        self.layers = nn.ModuleList([Gen() for _ in range(n)])\n\n    def forward(self, x):\n"
+    "        for layer in self.layers[:2]:\n            x = layer.score(x)\n        return x\n",
+    # a built-in value's method
+    "def key(text):\n    name = str(text)\n    return name.score(0)\n",
+])
+def test_calls_that_cannot_run_the_method_are_not_callers(unrelated):
+    caller = "import torch\n\ndef decode(model, x):\n    with torch.no_grad():\n        return model.score(x)\n"
+    files = {"pkg/scorer.py": SCORER, "pkg/run.py": caller, "pkg/other.py": unrelated}
+    assert lint_tree(files, select=["TL003"]) == []
+    # the same calls on an object of unknown class, with fitting arguments, count
+    files["pkg/other.py"] = "def show(stats, a):\n    return stats.score(a)\n"
+    assert [f.line for f in lint_tree(files, select=["TL003"])] == [16]
+
+
+def test_a_method_handed_on_as_a_callback_is_unprotected():
+    caller = ("import torch\n\ndef decode(model, x, pool):\n    with torch.no_grad():\n        first = model.score(x)\n"
+              "    return first, pool.submit(model.score, x)\n")
+    findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/run.py": caller}, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/scorer.py", 16)]

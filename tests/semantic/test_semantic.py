@@ -333,3 +333,17 @@ def test_class_facts_self_attributes_come_from_the_class_own_methods():
     facts = {c["name"]: c for c in class_facts(ast.parse(code), ImportTable("m", False))}
     assert facts["Outer"]["self_attrs"] == ["a", "b", "c", "d", "e", "f", "g", "h"]
     assert facts["Outer.__init__.Inner"]["self_attrs"] == ["j"]
+
+
+def test_reaching_definitions_a_binding_at_the_top_of_the_loop_body_stops_loop_carried_ones():
+    ctx, sem = analyses(
+        "for b in y:\n    x = f(b)\n    if c:\n        g(x)\n        x = h(x)\n    print(x)\n"
+        "for b in y:\n    if d:\n        x = f(b)\n    print(x)\n    x = k(x)\n")
+    prints = call(ctx, "print")
+    g_call = call(ctx, "g")[0]
+    values = lambda node: [b.value.func.value for b in sem.model.reaching("x", node)]
+    # every iteration binds x = f(b) first: h(x) of the previous iteration never reaches g(x)
+    assert values(g_call.args[0].value) == ["f"]
+    assert values(prints[0].args[0].value) == ["f", "h"]
+    # a conditional binding at the top does not stop what the previous iteration left
+    assert values(prints[1].args[0].value) == ["f", "h", "f", "k"]

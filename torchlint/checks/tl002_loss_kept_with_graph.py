@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import unpack_targets
+from torchlint.context import iter_nodes, unpack_targets
 from torchlint.finding import Severity
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
@@ -391,6 +391,20 @@ class LossKeptWithGraph(Rule):
             with torch.no_grad():
                 evaluate(model, loader)
         """,
+        # A chunked loss: on the branch that backward-s each chunk, the chunk is detached before it
+        # is kept; otherwise the kept chunks' sum is the loss the caller backward-s.
+        """
+        import torch.nn.functional as F
+        def chunk_losses(model, x, y, size, backward_now):
+            kept = []
+            for start in range(0, len(x), size):
+                part = F.cross_entropy(model(x[start:start + size]), y[start:start + size])
+                if backward_now:
+                    part.backward()
+                    part = part.detach()
+                kept.append(part)
+            return sum(kept)
+        """,
         # A per-batch method (backward + step) storing numbers, and a local list.
         """
         class Agent:
@@ -406,6 +420,22 @@ class LossKeptWithGraph(Rule):
     ]
 
     INVALID = [
+        # Chunks kept with their graphs after a backward on one branch; on the other branch their
+        # sum, returned, is the caller's loss: detaching them would break that, so no fix.
+        Invalid(
+            "import torch.nn.functional as F\n"
+            "def chunk_losses(model, x, y, size, backward_now):\n"
+            "    kept = []\n"
+            "    for start in range(0, len(x), size):\n"
+            "        part = F.cross_entropy(model(x[start:start + size]), y[start:start + size])\n"
+            "        if backward_now:\n"
+            "            part.backward()\n"
+            "        kept.append(part)\n"
+            "    return sum(kept)\n",
+            lines=(8,),
+            messages=("`kept.append(part)` keeps each iteration's autograd graph alive, so memory grows every step; "
+                      "store `part.item()` (or `part.detach()`) instead",),
+        ),
         # The same test, with skip-tests off.
         Invalid(
             "import torch\n"
@@ -1020,16 +1050,20 @@ class LossKeptWithGraph(Rule):
             evidence = self._evidence(code, store, fn, named)
             if evidence is not None and not (lifetime == "window" and evidence == "backward"):
                 self.report(store.node, self._message(store, evidence, loop is None, lifetime == "window"),
-                            fix=self._detach_fix(store, evidence))
+                            fix=self._detach_fix(code, store, evidence))
 
-    def _detach_fix(self, store: _Store, evidence: str) -> Fix | None:
+    def _detach_fix(self, code: _Code, store: _Store, evidence: str) -> Fix | None:
         """The stored value as ``value.detach()``: the same numbers, without the graph. Only
         for a value that is surely one tensor (a backward-ed name or a loss, not a model's
-        output, which may be a tuple or a dict) stored one at a time (not ``extend``)."""
+        output, which may be a tuple or a dict) stored one at a time (not ``extend``), unless
+        what the store builds is returned and the store may run without this code's backward
+        (a chunked loss: the caller differentiates the returned total)."""
         value = store.value
         if evidence not in ("backward", "loss") or store.verb == "extend" \
                 or not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
             return None
+        if self._returned(code, store) and self._backward_skipped(code, store):
+            return None  # on the path without backward the caller backward-s what it builds
         detached = cst.Call(func=cst.Attribute(value=value, attr=cst.Name("detach")))
         short = self.ctx.module.code_for_node(value).strip()
         return Fix.safe(f"Store `{short}.detach()`", replace_node(self.ctx, value, detached))
@@ -1128,6 +1162,23 @@ class LossKeptWithGraph(Rule):
     def _trains_itself(self, code: _Code) -> bool:
         """Does a backward or an optimizer step of its own."""
         return bool(code.backwards or self._steps(code))
+
+    def _returned(self, code: _Code, store: _Store) -> bool:
+        """Does what the store builds (the container, the total) reach a ``return`` of this code?"""
+        returns = {node.value for node in iter_nodes(code.scope.node, into_scopes=False)
+                   if isinstance(node, cst.Return) and node.value is not None}
+        return bool(returns) and self._flow.reaches(store.value, returns)
+
+    def _backward_skipped(self, code: _Code, store: _Store) -> bool:
+        """Does this code backward something only on some of the paths that reach the store
+        (under an ``if`` that does not hold the store)?"""
+        for _, site in code.backwards:
+            for anc in self.ctx.ancestors(site.node):
+                if anc is code.scope.node or self.ctx.inside(store.node, anc):
+                    break
+                if isinstance(anc, cst.If):
+                    return True
+        return False
 
     def _consumed(self, code: _Code, store: _Store) -> bool:
         """Is what the store builds (the container, the total) backward-ed later in this code?"""

@@ -16,9 +16,10 @@ backward that never comes. Per function / module body (comprehensions belong to 
   asks for no input gradients; Lightning evaluation hooks, submodules in their parent's
   ``forward``, a forward that is a statement of its own in no loop and is only measured
   (FLOP counter, profiler, forward hooks: its graph is freed at once) and functions only called under a grad-mode choice are
-  skipped. A module-level
-  helper this file never calls is settled by ``check_project``: skipped when every use of it
-  in the other files is a call under a grad-mode choice.
+  skipped. A forward in a function or method is settled by ``check_project``: skipped
+  when every call of that function in the linted project runs under a grad-mode choice,
+  directly or through callers only called so (``crossfile.CalledUnderChoice`` over each
+  file's ``gradmode.choice_sites``; calls on objects of unknown class matched by name).
 
 One finding per eval event, at its first unprotected forward.
 """
@@ -38,8 +39,8 @@ from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import argument_name
 from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.gradmode import GradModes
-from torchlint.semantic.libraries import is_library
+from torchlint.semantic.crossfile import CalledUnderChoice
+from torchlint.semantic.gradmode import GradModes, bound_signatures, choice_sites, function_key
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
@@ -119,9 +120,10 @@ class EvalWithoutNoGrad(Rule):
     severity = Severity.WARNING
     default_enabled = True
     summary = "Model called after .eval() outside torch.no_grad(): autograd still records every activation"
-    # An eval event is `.eval(` or `.train(` (False / mode=False / 0).
-    # ... or a grad-mode choice around a call of another file's helper (``check_project``)
-    requires_text = ("eval(", "train(", "no_grad", "inference_mode", "grad_enabled")
+    # Every file's calls decide which functions the project only runs under a grad-mode choice
+    # (``check_project``), a file with no eval event included; a file with no attribute and no
+    # import can call no function of another file.
+    requires_text = (".", "import")
     fixable = (UNSAFE,)
     skips_test_files = True
     options = {
@@ -424,9 +426,60 @@ class EvalWithoutNoGrad(Rule):
             "    loss = criterion(logits, y)\n"
             "    return torch.autograd.grad(loss, list(model.parameters()))\n"
         ),
+        # A decoder that retries itself; its one way in runs under no_grad.
+        Valid(
+            "import torch\n\n"
+            "class Decoder:\n"
+            "    def decode(self, x, beam):\n"
+            "        self.net.eval()\n"
+            "        hyps = self.net(x)\n"
+            "        if not hyps and beam > 1:\n"
+            "            return self.decode(x, beam - 1)\n"
+            "        return hyps\n\n"
+            "def main(decoder, x):\n"
+            "    with torch.no_grad():\n"
+            "        return decoder.decode(x, 4)\n"
+        ),
     ]
 
     INVALID = [
+        # The same decoder with one way in outside no_grad.
+        Invalid(
+            "import torch\n\n"
+            "class Decoder:\n"
+            "    def decode(self, x, beam):\n"
+            "        self.net.eval()\n"
+            "        hyps = self.net(x)\n"
+            "        if not hyps and beam > 1:\n"
+            "            return self.decode(x, beam - 1)\n"
+            "        return hyps\n\n"
+            "def main(decoder, x):\n"
+            "    with torch.no_grad():\n"
+            "        return decoder.decode(x, 4)\n\n"
+            "def serve(decoder, x):\n"
+            "    return decoder.decode(x, 2)\n",
+            fixed=("import torch\n\n"
+                   "class Decoder:\n"
+                   "    @torch.no_grad()\n"
+                   "    def decode(self, x, beam):\n"
+                   "        self.net.eval()\n"
+                   "        hyps = self.net(x)\n"
+                   "        if not hyps and beam > 1:\n"
+                   "            return self.decode(x, beam - 1)\n"
+                   "        return hyps\n\n"
+                   "def main(decoder, x):\n"
+                   "    with torch.no_grad():\n"
+                   "        return decoder.decode(x, 4)\n\n"
+                   "def serve(decoder, x):\n"
+                   "    return decoder.decode(x, 2)\n"),
+            lines=(6,),
+            messages=(
+                "`self.net(...)` runs after `self.net.eval()` (line 5) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+                "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+        ),
         # One dropped forward that is not measured: a calibration pass still records a graph
         # (torchvision quantization/utils.py, judged true in the first review).
         Invalid(
@@ -819,14 +872,16 @@ class EvalWithoutNoGrad(Rule):
     def finish(self) -> None:
         self._model = self.ctx.semantic.model
         self._modes = GradModes(self.ctx)
-        uses = self._project_uses()
+        sites = choice_sites(self.ctx, self._modes)
         deferred = self._candidates_to_report() if self._evals else []
-        if uses or deferred:
-            self.ctx.facts[self.code] = {"uses": uses, "deferred": deferred}
+        if sites or deferred:
+            self.ctx.facts[self.code] = {"sites": sites, "signatures": bound_signatures(self._model),
+                                         "deferred": deferred}
 
     def _candidates_to_report(self) -> list[dict]:
-        """Report the unprotected forwards; return those in a function only other files
-        call, as facts for ``check_project`` (which knows whether they call it under no_grad)."""
+        """Report the unprotected forwards outside named functions; return the others, as
+        facts for ``check_project`` (which knows whether every call of it, in any file, is
+        under a grad-mode choice)."""
         self._flow = Flow(self.ctx, self._model)
         candidates = [c for body in self._bodies() for c in self._analyze(body)]
         deferred: list[dict] = []
@@ -843,8 +898,9 @@ class EvalWithoutNoGrad(Rule):
             if cand.function is not None and self._modes.only_called_with_choice(cand.function):
                 continue
             fix = self._decorator_fix(cand)
-            if self._called_only_elsewhere(cand.function):
-                deferred.append({"function": cand.function.name.value, "span": self.ctx.span(cand.forward).to_json(),
+            key = function_key(self._model, cand.function) if cand.function is not None else None
+            if key is not None:  # its callers, in any linted file, decide (``check_project``)
+                deferred.append({"function": key, "span": self.ctx.span(cand.forward).to_json(),
                                  "message": one_line(self._message(cand)), "fix": fix.to_json() if fix else None})
                 continue
             self.report(cand.forward, self._message(cand), fix=fix)
@@ -915,56 +971,19 @@ class EvalWithoutNoGrad(Rule):
         graph = self.ctx.semantic.loose_graph
         return not graph.callers(function) and not any(function in graph.references(s) for s in self._model.calls)
 
-    def _project_uses(self) -> list[list]:
-        """``[qualified name, called under a grad-mode choice]`` for every use of an imported
-        project name (``evaluate(...)``, ``utils.evaluate(...)``; a use that is no call,
-        a callback, counts as unprotected)."""
-        imports = self.ctx.imports
-        found: dict[str, bool] = {}
-        grad_off = None
-        for node in iter_nodes(self.ctx.module):
-            if not isinstance(node, cst.Name) or node.value not in imports \
-                    or self.ctx.enclosing(node, (cst.Import, cst.ImportFrom)) is not None:
-                continue
-            expr: cst.BaseExpression = node
-            while isinstance(parent := self.ctx.parent(expr), cst.Attribute) and parent.value is expr:
-                expr = parent
-            qualified = self.ctx.qualified_name(expr)
-            if qualified is None or is_library(qualified) or isinstance(self.ctx.parent(expr), cst.AssignTarget):
-                continue
-            call = self.ctx.parent(expr)
-            chosen = isinstance(call, cst.Call) and call.func is expr and self._modes.call_chosen(call)
-            if not chosen and isinstance(call, cst.Call) and call.func is expr:
-                grad_off = self._modes.module_grad_off() if grad_off is None else grad_off
-                chosen = grad_off
-            found[qualified] = found.get(qualified, True) and chosen
-        return [[name, chosen] for name, chosen in sorted(found.items())]
-
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        """The deferred forwards of helpers not called under no_grad at every use the project
-        shows (a file that imports the helper without TL003 facts is an unknown use; a
-        helper no file uses is reported)."""
+        """The deferred forwards of functions the linted project does not only call under a
+        grad-mode choice (``crossfile.CalledUnderChoice``: every call, in any file, makes one
+        or sits in such a function; a function no file calls is reported)."""
         deferred = [(record, fact) for record in project.records
                     for fact in (record.facts.get(cls.code) or {}).get("deferred", ())]
         if not deferred:
             return []
-        protected: dict[tuple[str, str], bool] = {}
-        unknown_modules: set[str] = set()
-        for record in project.records:
-            facts = record.facts.get(cls.code)
-            uses = facts["uses"] if facts is not None else [[name, False] for name in record.imports.values()]
-            for name, chosen in uses:
-                hit = project.resolve_symbol(name, record)
-                if hit is not None:
-                    key = (hit[0].path, hit[1])
-                    protected[key] = protected.get(key, True) and chosen
-                elif facts is None and (module := project.resolve_module(name, record)) is not None:
-                    unknown_modules.add(module.path)
+        choices = CalledUnderChoice(project, cls.code)
         return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
                            fix=Fix.from_json(fact["fix"]) if fact["fix"] else None)
-                for record, fact in deferred
-                if record.path in unknown_modules or not protected.get((record.path, fact["function"]), False)]
+                for record, fact in deferred if not choices.protected(record.path, fact["function"])]
 
     # -- step 1: the bodies holding an eval event ------------------------------------------
     def _bodies(self) -> list[cst.CSTNode]:

@@ -13,8 +13,10 @@ caller, elsewhere, may set the mode. Index loops (``range(n)``) are no evaluatio
 
 (b) A loop whose iteration trains (backward and step, directly or through same-file callees:
 an epoch loop, a step loop, a batch loop with a periodic validation) and switches some model
-to eval mode (itself or in a callee such as ``validate``) but never back to training mode. Left alone: eval on a copy built inside the iteration or
-the callee (``copy.deepcopy(model)``), on EMA/teacher/target names.
+to eval mode (itself or in a callee such as ``validate``) but never back to training mode. Left alone: eval on a copy or model built inside the iteration or
+the callee (``copy.deepcopy(model)``, ``Cls(...).to(device)``), on EMA/teacher/target names, and a
+mode helper used as a ``with`` item (``with eval_mode(model):``: a context manager restores the
+mode when the block ends).
 
 Both need the model's class: ``semantic.modes.constructed_class`` names it (through the
 argument same-file callers pass for a parameter), the findings are pending facts, and the
@@ -38,7 +40,7 @@ from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
-from torchlint.semantic.modules import SELF_RETURNING, is_lightning_module, strip_self_returning
+from torchlint.semantic.modules import is_lightning_module, strip_self_returning
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
@@ -430,8 +432,131 @@ class ModelMode(Rule):
         for x, y in test_loader:
             model(x)
         """, path="tests/test_model.py"),
+        # A mode helper used as a `with` item (imported: a context manager restores the mode on exit).
+        """
+        import torch
+        from utils.modes import eval_mode
+
+        class Trainer:
+            def __init__(self, model, optimizer, train_loader, val_loader):
+                self.model, self.optimizer = model, optimizer
+                self.train_loader, self.val_loader = train_loader, val_loader
+
+            def validate(self):
+                with torch.no_grad(), eval_mode(self.model):
+                    for x, y in self.val_loader:
+                        self.model(x)
+
+            def fit(self, epochs):
+                self.model.train()
+                for _ in range(epochs):
+                    for x, y in self.train_loader:
+                        self.optimizer.zero_grad()
+                        torch.nn.functional.mse_loss(self.model(x), y).backward()
+                        self.optimizer.step()
+                    self.validate()
+        """,
+        # A model built anew each iteration (`Cls(...).to(device)`), fitted in closed form and used
+        # frozen; the optimizer trains another model.
+        """
+        import torch
+        from dynamics import Ensemble, Planner
+
+        def run(cfg, buffer):
+            planner = Planner(cfg.horizon)
+            opt = torch.optim.Adam(planner.parameters(), lr=1e-3)
+            for it in range(cfg.iterations):
+                dynamics = Ensemble(cfg.members).to(cfg.device)
+                dynamics.fit_closed_form(buffer)
+                dynamics.eval()
+                for step in range(cfg.steps):
+                    opt.zero_grad()
+                    dynamics(planner(buffer.sample())).mean().backward()
+                    opt.step()
+        """,
     ]
+
     INVALID: list[Invalid] = [
+        # The same helper called as a plain statement: nothing restores the mode.
+        Invalid(
+            """
+            import torch
+            from utils.modes import eval_mode
+
+            class Trainer:
+                def __init__(self, model, optimizer, train_loader, val_loader):
+                    self.model, self.optimizer = model, optimizer
+                    self.train_loader, self.val_loader = train_loader, val_loader
+
+                def validate(self):
+                    eval_mode(self.model)
+                    with torch.no_grad():
+                        for x, y in self.val_loader:
+                            self.model(x)
+
+                def fit(self, epochs):
+                    self.model.train()
+                    for _ in range(epochs):
+                        for x, y in self.train_loader:
+                            self.optimizer.zero_grad()
+                            torch.nn.functional.mse_loss(self.model(x), y).backward()
+                            self.optimizer.step()
+                        self.validate()
+            """,
+            fixed="""
+            import torch
+            from utils.modes import eval_mode
+
+            class Trainer:
+                def __init__(self, model, optimizer, train_loader, val_loader):
+                    self.model, self.optimizer = model, optimizer
+                    self.train_loader, self.val_loader = train_loader, val_loader
+
+                def validate(self):
+                    eval_mode(self.model)
+                    with torch.no_grad():
+                        for x, y in self.val_loader:
+                            self.model(x)
+
+                def fit(self, epochs):
+                    self.model.train()
+                    for _ in range(epochs):
+                        self.model.train()
+                        for x, y in self.train_loader:
+                            self.optimizer.zero_grad()
+                            torch.nn.functional.mse_loss(self.model(x), y).backward()
+                            self.optimizer.step()
+                        self.validate()
+            """,
+            lines=(11,),
+            messages=('`eval_mode(self.model)` runs inside the training loop but nothing calls `self.model.train()` '
+                      'before the next training step: from then on any dropout or batch norm it has stay in eval mode '
+                      '(no dropout, frozen statistics); call `self.model.train()` before training resumes',),
+        ),
+        # The model kept across iterations (only moved): the one the loop trains next time.
+        Invalid(
+            """
+            import torch
+            from dynamics import Ensemble, Planner
+
+            def run(cfg, buffer):
+                planner = Planner(cfg.horizon)
+                opt = torch.optim.Adam(planner.parameters(), lr=1e-3)
+                dynamics = Ensemble(cfg.members)
+                for it in range(cfg.iterations):
+                    dynamics = dynamics.to(cfg.device)
+                    dynamics.fit_closed_form(buffer)
+                    dynamics.eval()
+                    for step in range(cfg.steps):
+                        opt.zero_grad()
+                        dynamics(planner(buffer.sample())).mean().backward()
+                        opt.step()
+            """,
+            lines=(12,),
+            messages=('`dynamics.eval()` runs inside the training loop but nothing calls `dynamics.train()` before the '
+                      'next training step: from then on any dropout or batch norm it has stay in eval mode (no '
+                      'dropout, frozen statistics); call `dynamics.train()` before training resumes',),
+        ),
         # Evaluation without eval(): the dropout keeps dropping.
         Invalid(
             """
@@ -1215,8 +1340,8 @@ class ModelMode(Rule):
             if any(mode == "train" for mode, _ in modes):
                 continue
             for mode, site in modes:
-                if mode != "eval" or site.node in seen:
-                    continue
+                if mode != "eval" or site.node in seen or isinstance(self.ctx.parent(site.node), cst.WithItem):
+                    continue  # ``with eval_mode(model):`` restores the mode on leaving the block
                 receiver = _receiver(site.node)
                 if receiver is None or api.looks_like_frozen_copy(receiver) or _fresh(sem, receiver, site, loop):
                     continue
@@ -1367,19 +1492,15 @@ def _receiver(call: cst.Call) -> str | None:
 
 def _fresh(sem, receiver: str, site, loop) -> bool:
     """The receiver is built anew in the epoch's iteration or in the callee (a copy to
-    evaluate), not the model the epoch trains."""
+    evaluate, ``Cls(...).to(device)``), not the model the epoch trains."""
     model = sem.model
     own = enclosing_function(model, site.scope)
     outer = enclosing_function(model, loop.scope)
     for b in model.reaching(receiver, site.node):
-        if b.kind in ("assign", "ann") and isinstance(b.value, cst.Call) and not _self_returning(b.value) and \
+        if b.kind in ("assign", "ann") and b.value is not None and isinstance(strip_self_returning(b.value), cst.Call) and \
                 (own is not outer and enclosing_function(model, b.scope) is own or sem.ctx.inside(b.node, loop.node)):
             return True
     return False
-
-
-def _self_returning(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in SELF_RETURNING
 
 
 def _only_model_class(sem, at: cst.CSTNode) -> str | None:

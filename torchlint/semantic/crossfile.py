@@ -21,7 +21,12 @@ from __future__ import annotations
 
 from typing import Callable
 
+from torchlint.semantic.gradmode import fits
+
 _MAX_DEPTH = 12
+# Methods Python or torch call without naming them.
+_IMPLICIT = frozenset({"forward", "__call__", "__init__", "__enter__", "__exit__", "__iter__", "__next__",
+                       "__getitem__", "__len__", "__del__"})
 
 
 class ProjectCalls:
@@ -104,3 +109,119 @@ class ProjectCalls:
                 out |= self.values(q, record, depth + 1)
             stack.extend(local)
         return out
+
+
+class CalledUnderChoice:
+    """Which project functions run only under a grad-mode choice, across files, from the
+    ``choice_sites`` (``semantic.gradmode``) each file's facts hold under ``code``.
+
+    A function is *protected* when every call of it (or hand-over) the project shows either
+    makes a grad-mode choice or sits in a function that is itself protected, and at least one
+    of them is such a way in (a call from within its own recursion is none). A method is
+    matched by the receiver's class where the caller's file knows it, else by name:
+    ``model.recognize(x)`` on a model of unknown class may run any project method called
+    ``recognize`` whose signature its arguments fit, so every such call counts (more calls
+    can only make a function less protected). ``forward``, ``__call__`` and other methods run
+    without being named are never protected. A file importing the function's module without
+    such facts is a use nobody can see: its functions are not protected."""
+
+    def __init__(self, project, code: str) -> None:
+        self.project = project
+        # callee key -> (file, caller, chosen, call shape where the signature must fit)
+        self._calls: dict[tuple[str, str], list[tuple[str, str | None, bool, str | None]]] = {}
+        self._unknown: set[str] = set()
+        self._memo: dict[tuple[str, str], bool] = {}
+        self._related: dict[str, list[str]] = {}
+        self._signatures: dict[tuple[str, str], str] = {}
+        for record in project.records:
+            facts = record.facts.get(code)
+            if facts is None:
+                self._unseen_uses(record)
+                continue
+            for name, signature in facts.get("signatures", {}).items():
+                self._signatures[(record.path, name)] = signature
+            for callee, caller, chosen, shape in facts.get("sites", ()):
+                bound = callee[0] in ".^"  # on an instance: only a method its arguments fit
+                for key in self._callee_keys(callee, record):
+                    self._calls.setdefault(key, []).append((record.path, caller, chosen, shape if bound else None))
+
+    def protected(self, path: str, function: str) -> bool:
+        """Whether ``function`` (``fn`` / ``Class.method`` of the file ``path``) only runs
+        under a grad-mode choice in the linted project."""
+        return path not in self._unknown and self._search((path, function), set())[0]
+
+    def _search(self, key: tuple[str, str], open_: set) -> tuple[bool, bool]:
+        """(protected, whether that answer assumed something about a function still being
+        decided). A call from a function still being decided (recursion, ``translate``
+        retrying itself) adds no way in: it is left out, but at least one call must be a
+        way in that is protected."""
+        if key in self._memo:
+            return self._memo[key], False
+        path, function = key
+        if "." in function and function.rsplit(".", 1)[-1] in _IMPLICIT:
+            return False, False  # ``module(x)`` runs ``forward``: callers nobody sees
+        calls = list(self._calls.get(key, ()))
+        if "." in function:
+            calls += self._calls.get((".", function.rsplit(".", 1)[-1]), ())
+        signature = self._signatures.get(key)
+        open_.add(key)
+        entered = provisional = False
+        result = True
+        for where, caller, chosen, shape in calls:
+            if not fits(shape, signature):
+                continue  # ``line.translate(table)`` cannot run ``translate(self, x, args)``
+            if chosen:
+                entered = True
+                continue
+            if caller is None:
+                result = False
+                break
+            if (where, caller) in open_:
+                provisional = True
+                continue
+            ok, assumed = self._search((where, caller), open_)
+            provisional |= assumed
+            if not ok:
+                result = False
+                break
+            entered = True
+        open_.discard(key)
+        result = result and entered
+        if not provisional:
+            self._memo[key] = result
+        return result, provisional
+
+    def _callee_keys(self, callee: str, record) -> list[tuple[str, str]]:
+        kind, name = callee[0], callee[1:]
+        if kind == "=":
+            return [(record.path, name)]
+        if kind == ".":
+            return [(".", name)]
+        if kind == "^":
+            return self._method_keys(name, record)
+        found = self.project.resolve_symbol(name, record)
+        return [(found[0].path, found[1])] if found is not None else []
+
+    def _method_keys(self, name: str, record) -> list[tuple[str, str]]:
+        """``pkg.mod.Cls.m`` called on an instance of ``Cls``: the method ``m`` of ``Cls``, of
+        the classes it inherits from and of its subclasses (the instance may be one)."""
+        owner, method = name.rsplit(".", 1)
+        cls = self.project.resolve_class(owner, record) or owner
+        related = self._related.get(cls)
+        if related is None:
+            related = self._related[cls] = [cls, *self.project.ancestors(cls), *self.project.subclasses(cls)]
+        keys = []
+        for q in related:
+            found = self.project.resolve_symbol(f"{q}.{method}", record)
+            if found is not None:
+                keys.append((found[0].path, found[1]))
+        return keys
+
+    def _unseen_uses(self, record) -> None:
+        """A file without facts (not analysed) importing project names: unknown uses."""
+        for name in record.imports.values():
+            hit = self.project.resolve_symbol(name, record)
+            if hit is not None:
+                self._calls.setdefault((hit[0].path, hit[1]), []).append((record.path, None, False, None))
+            elif (module := self.project.resolve_module(name, record)) is not None:
+                self._unknown.add(module.path)

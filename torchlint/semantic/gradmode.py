@@ -12,10 +12,16 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
+from torchlint.semantic.libraries import is_library
 from torchlint.semantic.training import grad_mode_exprs, in_lightning_eval_hook
 from torchlint.torch_api import is_false_literal, is_grad_mode_call
 
-_GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
+# ``no_backprop``: chainer's ``no_backprop_mode()``, the same choice in a project's other backend.
+_GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad", "no_backprop")
+_MAX_DEPTH = 8  # how far ``_instance_classes`` follows values (a loop over a list built in ``__init__``: 5)
+_BUILTIN_TYPES = frozenset({"str", "bytes", "int", "float", "list", "dict", "tuple", "set", "frozenset"})
+# Words every Lightning evaluation hook's name holds (``torch_api.is_lightning_eval_hook``).
+_HOOK_WORDS = ("validation_", "test_", "predict_")
 
 
 class GradModes:
@@ -93,3 +99,272 @@ class GradModes:
             return True
         outer = site.scope.function()
         return outer is not None and (self.set_grad_before(outer.node, site.order) or self._only_chosen(outer.node, seen))
+
+
+def function_key(model, node: cst.CSTNode) -> str | None:
+    """The name a function goes by in its file: ``fn``, ``Class.method``, ``outer.inner``
+    (None for a lambda or the module)."""
+    scope = model.scopes.get(node)
+    names = [s.name for s in scope.chain() if s.name is not None] if scope is not None else []
+    return ".".join(reversed(names)) if names and isinstance(node, cst.FunctionDef) else None
+
+
+def choice_sites(ctx, modes: GradModes) -> list[list]:
+    """Every call or hand-over in this file of a function the project may define, as
+    ``[callee, caller, chosen, shape]``, for a project pass that decides which functions the linted
+    project only ever runs under a grad-mode choice (``crossfile.CalledUnderChoice``).
+
+    ``callee``: ``"=Class.method"`` (a same-file function the call graph resolves),
+    ``"@pkg.mod.fn"`` (an imported name, as ``Project.resolve_symbol`` takes it) or
+    ``"^pkg.mod.Cls.name"`` (a method called on an instance of a known class: that class's, its
+    ancestors' or its subclasses' method so named) or ``".name"`` (a method of an object of
+    unknown class: any project method so named).
+    ``caller``: the ``function_key`` of the function making an unchosen call (None at module
+    level, and for a function handed on as a callback: it may run anywhere). ``chosen``: the
+    call runs under a grad-mode choice (its own, or one made at every same-file call of its
+    function, or a module-level ``set_grad_enabled(False)``); ``shape``: what the call passes
+    (``_call_shape``; None for a hand-over). Library calls are left out."""
+    model, graph = modes.model, ctx.semantic.graph
+    text = ctx.text.lower()  # without these words no call makes a choice
+    may_choose = any(name in text for name in _GRADISH_NAMES + _HOOK_WORDS)
+    grad_off = may_choose and modes.module_grad_off()
+    found: set[tuple] = set()
+    for site in model.calls:
+        call = site.node
+        callees = _callees(ctx, graph, site)
+        if not callees:
+            continue
+        chosen = grad_off or may_choose and modes.call_chosen(call)
+        outer = site.scope.function()
+        caller = None if chosen or outer is None else function_key(model, outer.node)
+        shape = _call_shape(call)
+        found.update((callee, caller, chosen, shape) for callee in callees)
+        for target in graph.references(site):  # a function handed on may run anywhere
+            if (key := function_key(model, target)) is not None:
+                found.add(("=" + key, None, False, None))
+        for arg in call.args:  # ``submit(agent.act, x)``: a bound method handed on
+            if isinstance(arg.value, cst.Attribute) and not ctx.is_imported(arg.value):
+                found.add(("." + arg.value.attr.value, None, False, None))
+    found.update(("@" + q, None, False, None) for q in _handed_on_imports(ctx))
+    return [list(item) for item in sorted(found, key=lambda t: (t[0], t[1] or "", t[2], t[3] or ""))]
+
+
+def _handed_on_imports(ctx) -> set[str]:
+    """Imported project names used other than by calling them (``run = infer.predict``,
+    ``engine.add_handler(predict)``): they may run anywhere."""
+    imports, out = ctx.imports, set()
+    for node in iter_nodes(ctx.module):
+        if not isinstance(node, cst.Name) or node.value not in imports \
+                or ctx.enclosing(node, (cst.Import, cst.ImportFrom)) is not None:
+            continue
+        expr: cst.BaseExpression = node
+        while isinstance(parent := ctx.parent(expr), cst.Attribute) and parent.value is expr:
+            expr = parent
+        parent = ctx.parent(expr)
+        if isinstance(parent, cst.Call) and parent.func is expr or isinstance(parent, cst.AssignTarget):
+            continue
+        qualified = ctx.qualified_name(expr)
+        if qualified is not None and not is_library(qualified):
+            out.add(qualified)
+    return out
+
+
+def _callees(ctx, graph, site) -> list[str]:
+    """How ``choice_sites`` names what one call runs (empty: nothing the project defines)."""
+    targets = [t for t in graph.targets(site) if isinstance(t, cst.FunctionDef)]
+    if targets:
+        return ["=" + key for t in targets if (key := function_key(graph.model, t)) is not None]
+    func = site.node.func
+    if ctx.is_imported(func):
+        qualified = ctx.qualified_name(func)
+        return [] if qualified is None or is_library(qualified) else ["@" + qualified]
+    if not isinstance(func, cst.Attribute) or isinstance(func.value, (cst.SimpleString, cst.FormattedString,
+                                                                      cst.ConcatenatedString)):
+        return []
+    receiver = func.value
+    classes = _instance_classes(ctx, graph.model, receiver, site.scope, 0)
+    if classes is not None:  # ``self.generator.encode(x)`` with ``self.generator = Generator(...)``
+        return ["^" + q + "." + func.attr.value for q in classes if not is_library(q)]
+    while isinstance(receiver, (cst.Call, cst.Attribute, cst.Subscript)):
+        receiver = receiver.func if isinstance(receiver, cst.Call) else receiver.value
+    if isinstance(receiver, cst.Name) and ctx.is_imported(receiver):
+        qualified = ctx.qualified_name(receiver)
+        if qualified is not None and is_library(qualified):
+            return []  # ``json.dumps(...).encode()``, ``np.asarray(x).sum()``
+    return ["." + func.attr.value]
+
+
+def _instance_classes(ctx, model, expr: cst.BaseExpression, scope, depth: int) -> list[str] | None:
+    """The classes (qualified; same-file ones under the file's module) whose instance
+    ``expr`` holds, where every value it may have says: a constructor call ``Cls(...)`` or
+    ``Cls.from_...(...)``, ``self`` (its class), a parameter annotated with a class
+    (``Union`` of classes too), the loop variable over a list or ``nn.ModuleList`` of such
+    values, or a name or ``self.<attr>`` bound only to such values. None when unknown."""
+    if depth > _MAX_DEPTH or scope is None:
+        return None
+    if isinstance(expr, cst.Call):
+        return _constructed(ctx, model, expr.func)
+    if isinstance(expr, cst.Name) and expr.value == scope.self_name and scope.cls is not None:
+        qualname = scope.cls.qualname
+        return [f"{ctx.module_name}.{qualname}" if ctx.module_name else qualname]
+    values = _values(ctx, model, expr, scope)
+    return None if values is None else _union(ctx, model, values, depth, _instance_classes)
+
+
+def _element_classes(ctx, model, expr: cst.BaseExpression, scope, depth: int) -> list[str] | None:
+    """The classes of what iterating ``expr`` gives: ``[A(), B()]``, ``[A() for _ in ...]``,
+    ``nn.ModuleList(...)``/``nn.Sequential(...)``/``list(...)`` of those, a slice of one, or a
+    name or ``self.<attr>`` bound only to such values. None when unknown."""
+    if depth > _MAX_DEPTH or scope is None:
+        return None
+    while isinstance(expr, cst.Subscript):
+        expr = expr.value
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        return _union(ctx, model, [(e.value, scope) for e in expr.elements], depth, _instance_classes)
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        return _instance_classes(ctx, model, expr.elt, model.scope_of(expr.elt), depth + 1)
+    if isinstance(expr, cst.Call):
+        name = (dotted_name(expr.func) or "").rsplit(".", 1)[-1]
+        if name in ("ModuleList", "Sequential", "list", "tuple") and len(expr.args) == 1 and not expr.args[0].star:
+            return _element_classes(ctx, model, expr.args[0].value, scope, depth + 1)
+        return None
+    values = _values(ctx, model, expr, scope)
+    return None if values is None else _union(ctx, model, values, depth, _element_classes)
+
+
+def _values(ctx, model, expr: cst.BaseExpression, scope) -> list | None:
+    """``(value, its scope)`` for every binding of a name or ``self.<attr>`` (an annotation
+    stands for a parameter's value; a loop variable's value is ``("for", iterable)``)."""
+    values: list = []
+    if isinstance(expr, cst.Name):
+        for b in scope.bindings.get(expr.value, ()):
+            if b.kind == "param" and isinstance(b.node, cst.Param) and b.node.annotation is not None:
+                values.append((b.node.annotation.annotation, b.scope))
+            elif b.kind == "for" and isinstance(b.node, cst.For) and isinstance(b.node.target, cst.Name):
+                values.append((("for", b.node.iter), b.scope))
+            else:
+                values.append((b.value if b.kind == "assign" else None, b.scope))
+        return values or None
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+            and expr.value.value == scope.self_name and scope.cls is not None:
+        for target in scope.cls.self_assigned.get(expr.attr.value, ()):
+            parent = ctx.parent(target)
+            holder = ctx.parent(parent) if isinstance(parent, cst.AssignTarget) else parent
+            value = holder.value if isinstance(holder, cst.Assign) and len(holder.targets) == 1 \
+                else holder.annotation.annotation if isinstance(holder, cst.AnnAssign) else None
+            values.append((value, model.scope_of(target)))
+        return values or None
+    return None
+
+
+def _union(ctx, model, values: list, depth: int, classes_of) -> list[str] | None:
+    """The classes of every value (``classes_of`` for plain values), or None if one is unknown."""
+    found: list[str] = []
+    for value, where in values:
+        if value is None:
+            return None
+        if isinstance(value, tuple):
+            classes = _element_classes(ctx, model, value[1], where, depth + 1) if classes_of is _instance_classes \
+                else None
+        elif _is_annotation(ctx, value):
+            classes = _annotated(ctx, model, value) if classes_of is _instance_classes else None
+        else:
+            classes = classes_of(ctx, model, value, where, depth + 1)
+        if not classes:
+            return None
+        found.extend(q for q in classes if q not in found)
+    return found
+
+
+def _is_annotation(ctx, node: cst.CSTNode) -> bool:
+    return isinstance(ctx.parent(node), cst.Annotation)
+
+
+def _annotated(ctx, model, node: cst.BaseExpression) -> list[str] | None:
+    """``Cls``, ``mod.Cls``, ``Union[A, B]``, ``Optional[A]`` as classes (None otherwise)."""
+    if isinstance(node, cst.Subscript):
+        head = (ctx.qualified_name(node.value) or "").rsplit(".", 1)[-1]
+        if head not in ("Union", "Optional"):
+            return None
+        out: list[str] = []
+        for element in node.slice:
+            inner = element.slice.value if isinstance(element.slice, cst.Index) else None
+            classes = _annotated(ctx, model, inner) if inner is not None else None
+            if classes is None:
+                return None
+            out.extend(classes)
+        return out
+    if isinstance(node, cst.Name) and node.value == "None":
+        return []
+    return _class_named(ctx, model, node)
+
+
+def _constructed(ctx, model, func: cst.BaseExpression) -> list[str] | None:
+    """``Cls(...)`` or ``Cls.from_pretrained(...)``: the class built."""
+    if isinstance(func, cst.Attribute) and func.attr.value.startswith("from_"):
+        func = func.value
+    return _class_named(ctx, model, func)
+
+
+def _class_named(ctx, model, node: cst.BaseExpression) -> list[str] | None:
+    """A Name/Attribute naming a class: a same-file class (under the file's module) or an
+    imported capitalised name."""
+    dotted = dotted_name(node)
+    if dotted is None:
+        return None
+    if dotted in _BUILTIN_TYPES and not model.scopes[ctx.module].bindings.get(dotted):
+        return ["builtins." + dotted]
+    if "." not in dotted and model.class_named(dotted) is not None:
+        return [f"{ctx.module_name}.{dotted}" if ctx.module_name else dotted]
+    if ctx.is_imported(node) and dotted.rsplit(".", 1)[-1][:1].isupper():
+        qualified = ctx.qualified_name(node)
+        return [qualified] if qualified is not None else None
+    return None
+
+
+def _call_shape(call: cst.Call) -> str | None:
+    """``"2:name,other"``: how many positional arguments a call passes and the keywords it
+    names (None with ``*args``/``**kwargs``: it may fit any signature)."""
+    if any(arg.star for arg in call.args):
+        return None
+    positional = sum(1 for arg in call.args if arg.keyword is None)
+    return f"{positional}:" + ",".join(arg.keyword.value for arg in call.args if arg.keyword is not None)
+
+
+def bound_signatures(model) -> dict[str, str]:
+    """``{"Class.method": signature}`` for every method called on an instance (``self``
+    left out): ``"min:max:names"`` (``max`` -1 with ``*args``; ``names``: keywords it takes,
+    ``*`` first with ``**kwargs``). ``fits`` tells whether a call's shape can call it."""
+    out: dict[str, str] = {}
+    for scope in model.functions():
+        node = scope.node
+        if not isinstance(node, cst.FunctionDef) or scope.method_kind not in ("method", "classmethod"):
+            continue
+        key = function_key(model, node)
+        params = node.params
+        positional = [*params.posonly_params, *params.params][1:]
+        required = sum(1 for p in positional if p.default is None)
+        keywordable = [*params.params, *params.kwonly_params][0 if params.posonly_params else 1:]
+        names = [p.name.value for p in keywordable]
+        required_kw = [p.name.value for p in params.kwonly_params if p.default is None]
+        most = -1 if isinstance(params.star_arg, cst.Param) else len(positional)
+        star = "*" if isinstance(params.star_kwarg, cst.Param) else ""
+        if key is not None:
+            out[key] = f"{required}:{most}:{star}{','.join(names)}:{','.join(required_kw)}"
+    return out
+
+
+def fits(shape: str | None, signature: str | None) -> bool:
+    """Whether a call of that shape may run a function of that signature (unknown: yes)."""
+    if shape is None or signature is None:
+        return True
+    count, _, keywords = shape.partition(":")
+    passed, given = int(count), [k for k in keywords.split(",") if k]
+    required, most, names, required_kw = signature.split(":")
+    takes_any = names.startswith("*")
+    accepted = set(names.lstrip("*").split(",")) - {""}
+    if int(most) >= 0 and passed > int(most):
+        return False
+    if not takes_any and any(k not in accepted for k in given):
+        return False
+    return passed + sum(1 for k in given if k in accepted) >= int(required) and set(required_kw) - {""} <= set(given)

@@ -527,7 +527,8 @@ class SemanticModel:
         """Which bindings of ``key`` a read at ``at`` may see: in ``at``'s own scope, the
         last binding before it that always runs on the way (same branch chain or an outer
         one) and every conditional binding after that; in a loop, bindings later in the same
-        loop too (the next iteration sees them). Straight-line code gives exactly one."""
+        loop too (the next iteration sees them), unless a binding that always runs earlier in
+        the iteration replaces them. Straight-line code gives exactly one."""
         return self.lookup(key, self.scope_of(at), at)
 
     def _reaching(self, bindings: list[Binding], at: cst.CSTNode) -> list[Binding]:
@@ -536,15 +537,19 @@ class SemanticModel:
             return list(bindings)
         chain = self._branch_chain(at)
         out: list[Binding] = []
+        always: tuple = ()
         for b in reversed(bindings):
             if b.order >= order:
                 continue
             out.append(b)
             if b.branches == chain[: len(b.branches)]:
+                always = b.branches
                 break  # it always runs before ``at``: nothing earlier is seen
         out.reverse()
-        loops = [n for n in chain if isinstance(n, _LOOPS)]
-        if loops:  # loop-carried: a later binding in a loop around both
+        # loop-carried: a later binding in a loop around both, unless a binding that always
+        # runs before ``at`` inside that loop's body replaces it on every iteration
+        loops = [n for n in chain if isinstance(n, _LOOPS) and n not in always]
+        if loops:
             for b in bindings:
                 if b.order > order and any(lp in b.branches for lp in loops):
                     out.append(b)
