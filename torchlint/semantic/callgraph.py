@@ -29,6 +29,7 @@ class CallGraph:
         self._edges: dict[cst.CSTNode, list] = {}
         self._by_method: dict[str, list] | None = None
         self._resolvable: set[str] | None = None
+        self._callers: dict[cst.CSTNode, list] | None = None  # function -> the sites that may run it
 
     # -- resolution ---------------------------------------------------------------------
     def targets(self, site: CallSite) -> list[cst.CSTNode]:
@@ -165,8 +166,15 @@ class CallGraph:
         return seen
 
     def callers(self, function: cst.CSTNode) -> list[CallSite]:
-        """Call sites in the file that may run ``function``."""
-        return [s for s in self.model.calls if function in self.targets(s)]
+        """Call sites in the file that may run ``function`` (in source order)."""
+        if self._callers is None:
+            self._callers = {}
+            for site in self.model.calls:
+                for target in self.targets(site):
+                    found = self._callers.setdefault(target, [])
+                    if not found or found[-1] is not site:
+                        found.append(site)
+        return list(self._callers.get(function, ()))
 
     def closure(self, direct: Iterable[cst.CSTNode]) -> set[cst.CSTNode]:
         """Every scope node that runs one of ``direct`` (itself or through callees): the

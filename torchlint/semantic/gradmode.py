@@ -31,6 +31,9 @@ class GradModes:
         self.ctx = ctx
         self.model = ctx.semantic.model
         self._memo: dict[cst.CSTNode, bool] = {}
+        self._mentions: dict[cst.CSTNode, bool] = {}
+        self._set_grad: dict[cst.CSTNode, list[int]] = {}
+        self._referenced: set[cst.CSTNode] | None = None
 
     def chosen(self, node: cst.CSTNode) -> bool:
         """Under a grad-mode ``with`` or decorator (any enclosing scope), or in a Lightning
@@ -39,21 +42,30 @@ class GradModes:
             or in_lightning_eval_hook(self.ctx, node)
 
     def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
-        for node in iter_nodes(expr):
-            if isinstance(node, (cst.Name, cst.Attribute)):
-                name = self.ctx.qualified_name(node)
-                if name is not None and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES):
-                    return True
-        return False
+        found = self._mentions.get(expr)
+        if found is None:
+            found = self._mentions[expr] = any(
+                isinstance(node, (cst.Name, cst.Attribute)) and (name := self.ctx.qualified_name(node)) is not None
+                and any(part in name.rsplit(".", 1)[-1].lower() for part in _GRADISH_NAMES)
+                for node in iter_nodes(expr))
+        return found
 
     def set_grad_before(self, function: cst.CSTNode, order: int) -> bool:
         """A plain ``torch.set_grad_enabled(...)`` statement in ``function`` before ``order``."""
-        for site in self.ctx.semantic.graph.sites(function):
-            call = site.node
-            if site.order < order and is_grad_mode_call(self.ctx, call) == "set_grad_enabled" \
-                    and not isinstance(self.ctx.parent(call), cst.WithItem):
-                return True
-        return False
+        orders = self._set_grad.get(function)
+        if orders is None:
+            orders = self._set_grad[function] = [
+                site.order for site in self.ctx.semantic.graph.sites(function)
+                if is_grad_mode_call(self.ctx, site.node) == "set_grad_enabled"
+                and not isinstance(self.ctx.parent(site.node), cst.WithItem)]
+        return any(o < order for o in orders)
+
+    def _handed_on(self, function: cst.CSTNode) -> bool:
+        """``function`` is passed as an argument somewhere in the file (a callback)."""
+        if self._referenced is None:
+            graph = self.ctx.semantic.loose_graph
+            self._referenced = {f for s in self.model.calls for f in graph.references(s)}
+        return function in self._referenced
 
     def module_grad_off(self) -> bool:
         """A plain ``torch.set_grad_enabled(False)`` at module level (a script): every
@@ -79,7 +91,7 @@ class GradModes:
             return False
         graph = self.ctx.semantic.loose_graph
         sites = graph.callers(function)
-        if not sites or any(function in graph.references(s) for s in self.model.calls):
+        if not sites or self._handed_on(function):
             memo[function] = False
             return False
         seen.add(function)
@@ -152,21 +164,25 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
 def _handed_on_imports(ctx) -> set[str]:
     """Imported project names used other than by calling them (``run = infer.predict``,
     ``engine.add_handler(predict)``): they may run anywhere."""
-    imports, out = ctx.imports, set()
-    for node in iter_nodes(ctx.module):
-        if not isinstance(node, cst.Name) or node.value not in imports \
-                or ctx.enclosing(node, (cst.Import, cst.ImportFrom)) is not None:
+    imports, parent, out = ctx.imports, ctx.parent, set()
+    for node in ctx.walked_nodes():
+        if type(node) is not cst.Name or node.value not in imports:
             continue
         expr: cst.BaseExpression = node
-        while isinstance(parent := ctx.parent(expr), cst.Attribute) and parent.value is expr:
-            expr = parent
-        parent = ctx.parent(expr)
-        if isinstance(parent, cst.Call) and parent.func is expr or isinstance(parent, cst.AssignTarget):
+        while type(above := parent(expr)) is cst.Attribute and above.value is expr:
+            expr = above
+        above = parent(expr)
+        if type(above) in _IN_IMPORTS or type(above) is cst.AssignTarget \
+                or type(above) is cst.Call and above.func is expr:
             continue
         qualified = ctx.qualified_name(expr)
         if qualified is not None and not is_library(qualified):
             out.add(qualified)
     return out
+
+
+# Where a name chain stands inside an import statement (its module, a name, an alias).
+_IN_IMPORTS = (cst.Import, cst.ImportFrom, cst.ImportAlias, cst.AsName)
 
 
 def _callees(ctx, graph, site) -> list[str]:
