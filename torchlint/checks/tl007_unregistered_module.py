@@ -17,7 +17,8 @@ wrapped: ``nn.ModuleList(self.layers)``, ``nn.Sequential(*self.layers)``, handed
 optimizer), a class calling ``add_module``/``register_module``/``register_parameter``/
 ``register_buffer``/``setattr`` on a list attribute's elements, a private single-element list
 (``self._teacher = [teacher]``: kept out of ``.parameters()`` on purpose), lists of
-non-modules or of parameter-free layers (``nn.ReLU``), locals, classes overriding
+non-modules or of layers without parameters, buffers or a mode (``nn.ReLU``, an unweighted
+``nn.MSELoss()``), locals, classes overriding
 ``_apply``/``to``. Whether the class is an ``nn.Module`` is settled by the project pass.
 """
 
@@ -31,8 +32,8 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.modules import (built_by, forward_code, is_module_here, pending, runs_in, self_attr_bindings,
-                                        settle, torch_nn_alias)
-from torchlint.torch_api import PARAMETER_FREE_LAYERS, has_star_kwargs, keyword_arg, tensor_factory
+                                        settle, stateless, torch_nn_alias)
+from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
 _REGISTERING = {"add_module", "register_module", "register_parameter", "register_buffer"}
@@ -206,8 +207,40 @@ class UnregisteredModule(Rule):
             def forward(self, x):
                 return self.layers[0](x)
         """,
+        # Losses without parameters or a weight buffer: registering them changes nothing
+        # (review5 TL007_2).
+        """
+        import torch.nn as nn
+        class AutoEncoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+                self.criteria = {"cat": nn.CrossEntropyLoss(label_smoothing=0.1), "num": nn.SmoothL1Loss()}
+                self.extra = []
+                self.extra.append(nn.BCEWithLogitsLoss(reduction="sum"))
+            def forward(self, x, y):
+                return self.criteria["num"](self.net(x), y)
+        """,
     ]
     INVALID: list[Invalid] = [
+        # A loss holding a weight buffer: .to() does not move it (next to review5 TL007_2).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class AutoEncoder(nn.Module):
+                def __init__(self, class_weights):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+                    self.criteria = {"cat": nn.CrossEntropyLoss(weight=class_weights), "num": nn.MSELoss()}
+                    self.extra = []
+                    self.extra.append(nn.BCEWithLogitsLoss(pos_weight=torch.ones(4)))
+                def forward(self, x, y):
+                    return self.criteria["cat"](self.net(x), y)
+            """,
+            lines=(8, 10),
+            messages=(container_message("criteria", "dict"), append_message("extra")),
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -535,7 +568,8 @@ class _ClassCheck:
 
     def _registered_layer(self, expr: cst.BaseExpression | None) -> bool:
         """A construction of a layer registering would change something for: a ``torch.nn``
-        layer with parameters or a mode (not ``nn.ReLU``), or a same-file ``nn.Module`` class."""
+        layer with parameters, buffers or a mode (not ``nn.ReLU``, ``nn.MSELoss()``), or a
+        same-file ``nn.Module`` class."""
         if isinstance(expr, cst.Name):
             found = self.model.reaching(expr.value, expr)
             expr = found[0].value if len(found) == 1 and found[0].kind == "assign" else None
@@ -543,7 +577,7 @@ class _ClassCheck:
         if built is None:
             return False
         if built.kind == "nn":
-            return built.name not in PARAMETER_FREE_LAYERS or "Dropout" in built.name
+            return not stateless(self.model, built)
         return built.info is not None and is_module_here(self.model, built.info)
 
     def _appends(self, attr: str) -> list[cst.Call]:
