@@ -10,7 +10,9 @@ From the semantic model (``self.<attr>`` bindings of each class's methods, read 
   is a plain list (``[]``, ``list()``);
 * ``self.w = torch.randn(..., requires_grad=True)`` (or ``.requires_grad_()``);
 * ``self.m = torch.ones(...)`` (no ``device=``, not 0-dim) assigned once, in ``__init__``,
-  and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``).
+  and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``), to refill
+  it in place or to compare one element in a condition (``semantic.dataflow.stays_on_host``:
+  a scratch tensor that never meets the input).
 
 Left alone: an attribute read anywhere as a call argument or a container element (later
 wrapped: ``nn.ModuleList(self.layers)``, ``nn.Sequential(*self.layers)``, handed to an
@@ -31,6 +33,7 @@ import libcst as cst
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.dataflow import stays_on_host
 from torchlint.semantic.modules import (built_by, forward_code, is_module_here, pending, runs_in, self_attr_bindings,
                                         settle, stateless, torch_nn_alias)
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
@@ -221,8 +224,43 @@ class UnregisteredModule(Rule):
             def forward(self, x, y):
                 return self.criteria["num"](self.net(x), y)
         """,
+        # A scratch tensor redrawn in place every forward and only compared element by element in a
+        # condition: it never meets the input (review5 TL007_3).
+        """
+        import torch
+        import torch.nn as nn
+        class LayerDrop(nn.Module):
+            def __init__(self, blocks, rate):
+                super().__init__()
+                self.blocks = nn.ModuleList(blocks)
+                self.rate = rate
+                self.draws = torch.ones(len(blocks))
+            def forward(self, x):
+                self.draws[1:].uniform_()
+                for i, block in enumerate(self.blocks):
+                    if not self.training or self.draws[i] >= self.rate * i:
+                        x = block(x)
+                return x
+        """,
     ]
     INVALID: list[Invalid] = [
+        # Redrawn in place too, but added to the input: it stays on the CPU.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Noisy(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(n, n)
+                    self.noise = torch.ones(n)
+                def forward(self, x):
+                    self.noise.normal_()
+                    return self.fc(x) + self.noise
+            """,
+            lines=(8,),
+            messages=(buffer_message("noise"),),
+        ),
         # A loss holding a weight buffer: .to() does not move it (next to review5 TL007_2).
         Invalid(
             """
@@ -610,7 +648,8 @@ class _ClassCheck:
         return first is not None and not (isinstance(first, (cst.Tuple, cst.List)) and not first.elements)
 
     def _used_in_forward(self, attr: str) -> bool:
-        """Read in code forward runs other than to be moved or measured (``self.m.to(x.device)``)."""
+        """Read in code forward runs other than to be moved or measured (``self.m.to(x.device)``),
+        refilled in place or compared element by element in a condition (``stays_on_host``)."""
         code = forward_code(self.sem, self.info)
         for node in self.reads.get(attr, ()):
             if not runs_in(self.model, node, code):
@@ -620,6 +659,8 @@ class _ClassCheck:
             while isinstance(parent, cst.Subscript) and parent.value is cur:
                 cur, parent = parent, self.ctx.parent(parent)
             if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in _MOVING:
+                continue
+            if stays_on_host(self.ctx, self.model, node):
                 continue
             return True
         return False
