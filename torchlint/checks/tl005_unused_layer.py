@@ -30,9 +30,12 @@ linted files and their other bases -- is known (project classes, ``torch.nn.Modu
 Lightning's ``LightningModule``), none of them reads the attribute or accesses submodules
 dynamically, and one of them defines ``forward``. ``del self.x`` (``delattr``) in any of them
 removes the layer; ``self.a = self.b = X()`` is one module under two names, used when either is
-read; an ``nn.ModuleList()``/``ModuleDict()``/``Sequential()`` built empty that the class never
-touches again holds nothing. A bare ``nn.Parameter`` nothing reads is
-reported too (unless the family iterates ``self.parameters()``). A parameter-free layer is
+read, and a container built from modules the class keeps under another attribute
+(``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``) only
+registers them: it is used when that attribute is read; an ``nn.ModuleList()``/``ModuleDict()``/
+``Sequential()`` built empty that the class never touches again holds nothing. A bare
+``nn.Parameter`` nothing reads is reported too (unless the family iterates ``self.parameters()``,
+or it is frozen: ``requires_grad=False`` gets no gradient or optimizer state by design). A parameter-free layer is
 reported only when it was built to act -- a dropout, or one an ``__init__`` argument builds or
 chooses -- and forward does not apply its functional form (``F.softmax``, ``x.softmax``):
 otherwise it is a leftover that changes nothing. The message says what holds: a conditional
