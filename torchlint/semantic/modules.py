@@ -1,8 +1,9 @@
 """What rules about ``nn.Module`` definitions share: which bases make a class an ``nn.Module``
 (``is_module_base``, ``is_module_here``), what module, layer or parameter an expression builds
-(``built_by``, ``constructions``) and whether it is parameter-free (``parameter_free``), the
-values a class stores in ``self.x``, the code its ``forward`` runs, and findings that only hold
-if the class is an ``nn.Module``.
+(``built_by``, ``constructions``), whether it is parameter-free (``parameter_free``), whether
+registering it would change nothing (``stateless``), a frozen ``nn.Parameter``
+(``frozen_parameter``), the values a class stores in ``self.x``, the code its ``forward`` runs,
+and findings that only hold if the class is an ``nn.Module``.
 
 Whether a class is an ``nn.Module`` often depends on another file (``class Net(BaseNet)``
 with ``BaseNet`` in ``base.py``), so a rule records such findings as *pending* facts
