@@ -266,6 +266,17 @@ PARAMETER_FREE_LAYERS = {
     "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance",
 }
 _DROP_LAYER = re.compile(r"^Drop[A-Z]|Dropout$|^DropPath")
+# ``torch.nn`` losses without parameters (not ``AdaptiveLogSoftmaxWithLoss`` nor
+# ``LinearCrossEntropyLoss``, which hold a linear layer). Those in ``WEIGHTED_LOSSES`` register
+# their ``weight``/``pos_weight`` argument as a buffer.
+PARAMETER_FREE_LOSSES = {
+    "L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+    "KLDivLoss", "CTCLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CosineEmbeddingLoss", "HingeEmbeddingLoss",
+    "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "SoftMarginLoss",
+    "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+}
+WEIGHTED_LOSSES = {"CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss", "MultiLabelSoftMarginLoss",
+                   "MultiMarginLoss"}
 
 
 def is_parameter_free_layer(ctx: FileContext, func: cst.BaseExpression) -> bool:

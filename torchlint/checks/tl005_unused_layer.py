@@ -30,9 +30,12 @@ linted files and their other bases -- is known (project classes, ``torch.nn.Modu
 Lightning's ``LightningModule``), none of them reads the attribute or accesses submodules
 dynamically, and one of them defines ``forward``. ``del self.x`` (``delattr``) in any of them
 removes the layer; ``self.a = self.b = X()`` is one module under two names, used when either is
-read; an ``nn.ModuleList()``/``ModuleDict()``/``Sequential()`` built empty that the class never
-touches again holds nothing. A bare ``nn.Parameter`` nothing reads is
-reported too (unless the family iterates ``self.parameters()``). A parameter-free layer is
+read, and a container built from modules the class keeps under another attribute
+(``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``) only
+registers them: it is used when that attribute is read; an ``nn.ModuleList()``/``ModuleDict()``/
+``Sequential()`` built empty that the class never touches again holds nothing. A bare
+``nn.Parameter`` nothing reads is reported too (unless the family iterates ``self.parameters()``,
+or it is frozen: ``requires_grad=False`` gets no gradient or optimizer state by design). A parameter-free layer is
 reported only when it was built to act -- a dropout, or one an ``__init__`` argument builds or
 chooses -- and forward does not apply its functional form (``F.softmax``, ``x.softmax``):
 otherwise it is a leftover that changes nothing. The message says what holds: a conditional
@@ -56,8 +59,8 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
-from torchlint.semantic.modules import (CONTAINERS, SELF_RETURNING, constructions, is_lightning_module, is_parameter,
-                                        parameter_free, runs_layers)
+from torchlint.semantic.modules import (CONTAINERS, SELF_RETURNING, constructions, frozen_parameter, is_lightning_module,
+                                        is_parameter, parameter_free, runs_layers)
 from torchlint.torch_api import torch_nn_class
 
 __all__ = ["UnusedLayer", "message", "torch_nn_class"]
@@ -112,7 +115,9 @@ class _Class:
         self.layers: dict[str, tuple[cst.CSTNode, list, bool]] = {}  # attr -> (statement, kinds, configured)
         self.iterates = False  # reads its parameters without naming them (self.parameters() outside __init__)
         self.functional: set[str] = set()  # torch functions called outside __init__, normalised (F.relu: relu)
-        self.aliases: dict[str, set[str]] = {}  # ``self.a = self.b = X()``: a -> {b}, b -> {a} (one module)
+        # ``self.a = self.b = X()``: a -> {b}, b -> {a} (one module); a container registering
+        # what another attribute holds -> that attribute
+        self.aliases: dict[str, set[str]] = {}
         self.deleted: set[str] = set()  # ``del self.x``/``delattr(self, "x")``: the layer is removed
         self.touched: set[str] = set()  # any site of ``self.x`` that does not store it (``.append(...)`` too)
 
@@ -544,8 +549,58 @@ class UnusedLayer(Rule):
             def forward(self, x):
                 return [x, self.conv(x)]
         """,
+        # A frozen parameter nothing reads (no gradient, no optimizer state, DDP does not wait for
+        # it); unused losses (no parameters); containers registering the modules the class uses
+        # through a plain dict attribute (review5 TL005_1, TL005_2, TL005_3).
+        """
+        import torch
+        import torch.nn as nn
+        class Experts(nn.Module):
+            def __init__(self, dim, experts):
+                super().__init__()
+                self.shift = nn.Parameter(torch.zeros(dim), requires_grad=False)
+                self.spread = nn.Parameter(torch.ones(dim), False)
+                self.recon_loss = nn.SmoothL1Loss(beta=0.5)
+                self.ce = torch.nn.CrossEntropyLoss()
+                self.experts = experts
+                self._registered = nn.ModuleList(experts.values())
+                self.gates = {"a": nn.Linear(dim, 1)}
+                self._gates = nn.ModuleDict(self.gates)
+            def forward(self, x):
+                out = {k: e(x - self.shift) for k, e in self.experts.items()}
+                return out, self.gates["a"](x)
+        """,
     ]
     INVALID = [
+        # Next to those: a trainable parameter, a container of layers built here that nothing
+        # else holds.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Experts(nn.Module):
+                def __init__(self, n, experts):
+                    super().__init__()
+                    self.experts = experts
+                    blocks = [nn.Linear(4, 4) for _ in range(n)]
+                    self.blocks = nn.ModuleList(blocks)
+                    self.temperature = nn.Parameter(torch.ones(1), requires_grad=True)
+                    self.loss = nn.MSELoss()
+                def forward(self, x):
+                    return {k: e(x) for k, e in self.experts.items()}
+            """,
+            lines=(9, 10),
+            messages=(
+                "`Experts.blocks` is built but never used: nothing outside __init__ in Experts, its bases or "
+                "subclasses reads `self.blocks`, so its parameters get no gradient, waste memory and checkpoint "
+                "space, and DistributedDataParallel fails with 'Expected to have finished reduction in the prior "
+                "iteration' unless find_unused_parameters=True; use it in forward or delete it",
+                "`Experts.temperature` is a parameter that is never read: nothing outside __init__ in Experts, its "
+                "bases or subclasses reads `self.temperature`, so it gets no gradient, wastes optimizer state and "
+                "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished reduction "
+                "in the prior iteration' unless find_unused_parameters=True; use it in forward or delete it",
+            ),
+        ),
         # A container that is filled but never used is still reported.
         Invalid(
             """
@@ -875,6 +930,7 @@ class UnusedLayer(Rule):
         for cls in classes.values():
             self._scan_methods(cls)
             self._scan_self_sites(cls, outside)
+            self._registration_aliases(cls)
         self._scan_calls(model, classes)
         self._scan_named_reads(model, classes, outside)
         if not classes and not outside:
@@ -1126,7 +1182,30 @@ class UnusedLayer(Rule):
         ``["class", qualified]`` for a class the project pass settles."""
         model = self.ctx.semantic.model
         return [["nn", parameter_free(model, b), b.name] if b.kind == "nn" else ["param", False] if b.kind == "param"
-                else ["class", b.name] for b in constructions(model, value)]
+                else ["class", b.name] for b in constructions(model, value)
+                if not (b.kind == "param" and frozen_parameter(b.call))]
+
+    def _registration_aliases(self, cls: _Class) -> None:
+        """``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``
+        (or built from ``self.policies`` itself): the container only registers modules the class
+        uses through the other attribute, so a read of that attribute uses it."""
+        stored: dict[tuple[int, str], set[str]] = {}  # (scope, name) -> attributes ``self.<attr> = name``
+        for node, scope in cls.info.self_sites:
+            up = self.ctx.parent(node)
+            if isinstance(up, cst.AssignTarget):
+                value = self.ctx.parent(up).value
+                if isinstance(value, cst.Name):
+                    stored.setdefault((id(scope), value.value), set()).add(node.attr.value)
+        model = self.ctx.semantic.model
+        for attr, (stmt, kinds, _) in cls.layers.items():
+            if len(kinds) != 1 or kinds[0][0] != "nn" or kinds[0][2] not in CONTAINERS:
+                continue
+            scope = id(model.scope_of(stmt))
+            args = [n for a in stmt.value.args for n in iter_nodes(a.value)] if isinstance(stmt.value, cst.Call) else []
+            others = {n.attr.value for n in args if isinstance(n, cst.Attribute) and _is_name(n.value, "self")}
+            others |= {a for n in args if isinstance(n, cst.Name) for a in stored.get((scope, n.value), ())}
+            if others - {attr}:
+                cls.aliases.setdefault(attr, set()).update(others - {attr})
 
     # -- facts ---------------------------------------------------------------------------
     def _entry(self, cls: _Class) -> dict[str, Any]:

@@ -10,14 +10,17 @@ From the semantic model (``self.<attr>`` bindings of each class's methods, read 
   is a plain list (``[]``, ``list()``);
 * ``self.w = torch.randn(..., requires_grad=True)`` (or ``.requires_grad_()``);
 * ``self.m = torch.ones(...)`` (no ``device=``, not 0-dim) assigned once, in ``__init__``,
-  and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``).
+  and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``), to refill
+  it in place or to compare one element in a condition (``semantic.dataflow.stays_on_host``:
+  a scratch tensor that never meets the input).
 
 Left alone: an attribute read anywhere as a call argument or a container element (later
 wrapped: ``nn.ModuleList(self.layers)``, ``nn.Sequential(*self.layers)``, handed to an
 optimizer), a class calling ``add_module``/``register_module``/``register_parameter``/
 ``register_buffer``/``setattr`` on a list attribute's elements, a private single-element list
 (``self._teacher = [teacher]``: kept out of ``.parameters()`` on purpose), lists of
-non-modules or of parameter-free layers (``nn.ReLU``), locals, classes overriding
+non-modules or of layers without parameters, buffers or a mode (``nn.ReLU``, an unweighted
+``nn.MSELoss()``), locals, classes overriding
 ``_apply``/``to``. Whether the class is an ``nn.Module`` is settled by the project pass.
 """
 
@@ -30,9 +33,10 @@ import libcst as cst
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.dataflow import stays_on_host
 from torchlint.semantic.modules import (built_by, forward_code, is_module_here, pending, runs_in, self_attr_bindings,
-                                        settle, torch_nn_alias)
-from torchlint.torch_api import PARAMETER_FREE_LAYERS, has_star_kwargs, keyword_arg, tensor_factory
+                                        settle, stateless, torch_nn_alias)
+from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
 _REGISTERING = {"add_module", "register_module", "register_parameter", "register_buffer"}
@@ -206,8 +210,75 @@ class UnregisteredModule(Rule):
             def forward(self, x):
                 return self.layers[0](x)
         """,
+        # Losses without parameters or a weight buffer: registering them changes nothing
+        # (review5 TL007_2).
+        """
+        import torch.nn as nn
+        class AutoEncoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+                self.criteria = {"cat": nn.CrossEntropyLoss(label_smoothing=0.1), "num": nn.SmoothL1Loss()}
+                self.extra = []
+                self.extra.append(nn.BCEWithLogitsLoss(reduction="sum"))
+            def forward(self, x, y):
+                return self.criteria["num"](self.net(x), y)
+        """,
+        # A scratch tensor redrawn in place every forward and only compared element by element in a
+        # condition: it never meets the input (review5 TL007_3).
+        """
+        import torch
+        import torch.nn as nn
+        class LayerDrop(nn.Module):
+            def __init__(self, blocks, rate):
+                super().__init__()
+                self.blocks = nn.ModuleList(blocks)
+                self.rate = rate
+                self.draws = torch.ones(len(blocks))
+            def forward(self, x):
+                self.draws[1:].uniform_()
+                for i, block in enumerate(self.blocks):
+                    if not self.training or self.draws[i] >= self.rate * i:
+                        x = block(x)
+                return x
+        """,
     ]
     INVALID: list[Invalid] = [
+        # Redrawn in place too, but added to the input: it stays on the CPU.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Noisy(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.fc = nn.Linear(n, n)
+                    self.noise = torch.ones(n)
+                def forward(self, x):
+                    self.noise.normal_()
+                    return self.fc(x) + self.noise
+            """,
+            lines=(8,),
+            messages=(buffer_message("noise"),),
+        ),
+        # A loss holding a weight buffer: .to() does not move it (next to review5 TL007_2).
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class AutoEncoder(nn.Module):
+                def __init__(self, class_weights):
+                    super().__init__()
+                    self.net = nn.Linear(4, 4)
+                    self.criteria = {"cat": nn.CrossEntropyLoss(weight=class_weights), "num": nn.MSELoss()}
+                    self.extra = []
+                    self.extra.append(nn.BCEWithLogitsLoss(pos_weight=torch.ones(4)))
+                def forward(self, x, y):
+                    return self.criteria["cat"](self.net(x), y)
+            """,
+            lines=(8, 10),
+            messages=(container_message("criteria", "dict"), append_message("extra")),
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -535,7 +606,8 @@ class _ClassCheck:
 
     def _registered_layer(self, expr: cst.BaseExpression | None) -> bool:
         """A construction of a layer registering would change something for: a ``torch.nn``
-        layer with parameters or a mode (not ``nn.ReLU``), or a same-file ``nn.Module`` class."""
+        layer with parameters, buffers or a mode (not ``nn.ReLU``, ``nn.MSELoss()``), or a
+        same-file ``nn.Module`` class."""
         if isinstance(expr, cst.Name):
             found = self.model.reaching(expr.value, expr)
             expr = found[0].value if len(found) == 1 and found[0].kind == "assign" else None
@@ -543,7 +615,7 @@ class _ClassCheck:
         if built is None:
             return False
         if built.kind == "nn":
-            return built.name not in PARAMETER_FREE_LAYERS or "Dropout" in built.name
+            return not stateless(self.model, built)
         return built.info is not None and is_module_here(self.model, built.info)
 
     def _appends(self, attr: str) -> list[cst.Call]:
@@ -576,7 +648,8 @@ class _ClassCheck:
         return first is not None and not (isinstance(first, (cst.Tuple, cst.List)) and not first.elements)
 
     def _used_in_forward(self, attr: str) -> bool:
-        """Read in code forward runs other than to be moved or measured (``self.m.to(x.device)``)."""
+        """Read in code forward runs other than to be moved or measured (``self.m.to(x.device)``),
+        refilled in place or compared element by element in a condition (``stays_on_host``)."""
         code = forward_code(self.sem, self.info)
         for node in self.reads.get(attr, ()):
             if not runs_in(self.model, node, code):
@@ -586,6 +659,8 @@ class _ClassCheck:
             while isinstance(parent, cst.Subscript) and parent.value is cur:
                 cur, parent = parent, self.ctx.parent(parent)
             if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in _MOVING:
+                continue
+            if stays_on_host(self.ctx, self.model, node):
                 continue
             return True
         return False

@@ -9,7 +9,9 @@ resolved by the semantic model) that pass no ``training`` argument (neither by k
 the third positional one, nor possibly in ``**kwargs``). Left alone: a call under a test of
 ``self.training`` (``if self.training and ...:``, ``... if self.training else x``) or after an
 early ``if not self.training: return``; an explicit ``training=True`` (intent: always-on
-dropout); functions no forward runs (MC-dropout helpers, code outside classes).
+dropout), or a comment at the call or a sentence about dropout in the docstring of its class or
+function saying it stays on in evaluation (``semantic.comments.documented``); functions no
+forward runs (MC-dropout helpers, code outside classes).
 
 Whether the class is an ``nn.Module`` may depend on another file, so the findings are pending
 facts the project pass settles (``semantic.modules.settle``).
@@ -33,8 +35,12 @@ from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
 
 # A comment on or above the call that says dropout stays on in evaluation ("always applies
 # dropout", "dropout at inference too", Monte-Carlo dropout): intent, as an explicit training=True.
-_ALWAYS_ON = re.compile(r"always|also (at|in|during) (eval|inference|test)|even (at|in|during) (eval|inference|test)|"
-                        r"(at|in|during) (inference|eval|test)[^#]*(too|as well)|monte.?carlo|\bmc.?dropout", re.IGNORECASE)
+_ON = (r"always|also (at|in|during) (eval|inference|test)|even (at|in|during) (eval|inference|test)|"
+       r"(at|in|during) (inference|eval|test)[^#.]*(too|as well)|monte.?carlo|\bmc.?dropout")
+_ALWAYS_ON = re.compile(_ON, re.IGNORECASE)
+# The same said in the docstring of the class or function holding the call, in a sentence
+# about dropout ("Note: this module always applies dropout, even in evaluation").
+_ALWAYS_ON_DOCSTRING = re.compile(rf"dropout[^.]*?({_ON})|({_ON})[^.]*?dropout", re.IGNORECASE)
 
 _LAYERS = {"dropout": "Dropout", "dropout1d": "Dropout1d", "dropout2d": "Dropout2d", "dropout3d": "Dropout3d",
            "alpha_dropout": "AlphaDropout", "feature_alpha_dropout": "FeatureAlphaDropout"}
@@ -173,8 +179,54 @@ class FunctionalDropoutIgnoresEval(Rule):
                 x = dropout(x, 0.1)
                 return F.dropout(x, 0.1, **kw)
         """,
+        # Said in the class docstring (review5 TL008_1: espnet's Tacotron 2 prenet).
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Prenet(nn.Module):
+            \"\"\"Prenet of the decoder.
+
+            Note:
+                Dropout is applied even in evaluation, as in the paper.
+            \"\"\"
+            def __init__(self, layers):
+                super().__init__()
+                self.layers = layers
+            def forward(self, x):
+                for layer in self.layers:
+                    # non deterministic on purpose: see the note above
+                    x = F.dropout(layer(x), 0.5)
+                return x
+        """,
     ]
     INVALID: list[Invalid] = [
+        # A docstring saying "always" about something else than dropout is no such note.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Encoder(nn.Module):
+                \"\"\"Encoder. The output is always normalised.
+
+                Uses dropout between layers.
+                \"\"\"
+                def forward(self, x):
+                    return F.dropout(x, 0.2)
+            """,
+            lines=(10,),
+            messages=(message("F.dropout", "Encoder", "dropout"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Encoder(nn.Module):
+                \"\"\"Encoder. The output is always normalised.
+
+                Uses dropout between layers.
+                \"\"\"
+                def forward(self, x):
+                    return F.dropout(x, 0.2, training=self.training)
+            """,
+        ),
         Invalid(
             """
             import torch.nn as nn
@@ -412,7 +464,8 @@ class FunctionalDropoutIgnoresEval(Rule):
             if function is None or _passes_training(call):
                 continue
             info = owners.get(enclosing_function(model, site.scope))
-            if info is None or _mode_guarded(self.ctx, model, call) or documented(self.ctx, call, _ALWAYS_ON):
+            if info is None or _mode_guarded(self.ctx, model, call) or documented(self.ctx, call, _ALWAYS_ON) \
+                    or documented(self.ctx, call, _ALWAYS_ON_DOCSTRING, docstrings=True):
                 continue
             found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function),
                                  self._fix(model, site, info)))

@@ -7,7 +7,9 @@
   above that block's header too; and the comment block heading the enclosing function's body
   (above its first statement), which speaks for the whole function.
 * ``documented(ctx, node, topic)``: one of those comments matches ``topic`` (a regex that says
-  what the comment must be about, e.g. ``strict``), so the author explains the choice there.
+  what the comment must be about, e.g. ``strict``), so the author explains the choice there;
+  with ``docstrings=True`` the docstrings of the enclosing functions and classes
+  (``enclosing_docstrings``) count too (a class docstring's "Note: always applies dropout").
 
 Comments are read with ``tokenize``, so a ``#`` inside a string is no comment.
 """
@@ -95,6 +97,15 @@ def _opened_by(ctx, statement: cst.CSTNode) -> cst.BaseCompoundStatement | None:
     return None
 
 
-def documented(ctx, node: cst.CSTNode, topic: re.Pattern) -> bool:
-    """A comment on or directly above ``node``'s statement matches ``topic``."""
-    return any(topic.search(comment) for comment in documenting_comments(ctx, node))
+def enclosing_docstrings(ctx, node: cst.CSTNode) -> list[str]:
+    """The docstrings of the functions and classes ``node`` is in, innermost first."""
+    return [doc for anc in ctx.ancestors(node) if isinstance(anc, (cst.FunctionDef, cst.ClassDef))
+            for doc in [anc.get_docstring()] if doc]
+
+
+def documented(ctx, node: cst.CSTNode, topic: re.Pattern, docstrings: bool = False) -> bool:
+    """A comment on or directly above ``node``'s statement matches ``topic``; with
+    ``docstrings``, the docstring of a function or class ``node`` is in may say it instead
+    (``topic`` must then name what it is about: a class docstring covers every method)."""
+    texts = documenting_comments(ctx, node) + (enclosing_docstrings(ctx, node) if docstrings else [])
+    return any(topic.search(text) for text in texts)

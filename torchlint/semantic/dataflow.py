@@ -13,6 +13,9 @@
   autograd graph): literals, ``x.item()``, ``len(...)``, ``float(...)``, ``x.size(0)``,
   names bound only to such values, parameters defaulting to or annotated as a number, and
   options read from ``args``/``cfg``/``config``/``hparams``.
+* ``stays_on_host``: a read of a tensor that never meets another tensor: refilled in place as
+  a statement (``t[:-1].uniform_()``), or one element of it compared in a branch condition
+  (``if t[i] >= p:``: a Python bool; a 0-dim CPU tensor mixes with any device) (TL007).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ _NUMBER_CALLS = {"len", "int", "float", "round", "abs", "min", "max", "sum"}
 _NUMBER_METHODS = {"item", "numel", "dim", "nelement"}
 _CONFIG_ROOTS = {"args", "cfg", "config", "conf", "hparams", "hp", "params", "opts", "flags", "FLAGS", "hyp"}
 _MAX_DEPTH = 8
+# In-place methods that overwrite a tensor from its own values or the RNG.
+_REFILLS = {"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_", "log_normal_",
+            "fill_", "zero_"}
 
 
 def gradient_target(ctx, call: cst.Call) -> cst.BaseExpression | None:
@@ -219,3 +225,25 @@ def _plain_binding(model: SemanticModel, b, depth: int) -> bool:
         return isinstance(b.node.iter.func, cst.Name) and b.node.iter.func.value == "range" \
             and isinstance(b.node.target, cst.Name)
     return False
+
+
+def stays_on_host(ctx, model: SemanticModel, node: cst.BaseExpression) -> bool:
+    """Does this read of a tensor never meet another tensor (see the module docstring)?"""
+    cur: cst.CSTNode = node
+    parent = ctx.parent(cur)
+    while isinstance(parent, cst.Subscript) and parent.value is cur:
+        cur, parent = parent, ctx.parent(parent)
+    if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in _REFILLS:
+        call = ctx.parent(parent)
+        return isinstance(call, cst.Call) and call.func is parent and isinstance(ctx.parent(call), cst.Expr) \
+            and all(is_plain_number(model, a.value) for a in call.args)
+    if not (isinstance(cur, cst.Subscript) and all(isinstance(e.slice, cst.Index) for e in cur.slice)):
+        return False  # the whole tensor, or a slice of it
+    if isinstance(parent, cst.ComparisonTarget):
+        parent = ctx.parent(parent)
+    if not isinstance(parent, cst.Comparison):
+        return False
+    cur, parent = parent, ctx.parent(parent)
+    while isinstance(parent, (cst.BooleanOperation, cst.UnaryOperation)):
+        cur, parent = parent, ctx.parent(parent)
+    return isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is cur

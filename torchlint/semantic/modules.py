@@ -1,8 +1,9 @@
 """What rules about ``nn.Module`` definitions share: which bases make a class an ``nn.Module``
 (``is_module_base``, ``is_module_here``), what module, layer or parameter an expression builds
-(``built_by``, ``constructions``) and whether it is parameter-free (``parameter_free``), the
-values a class stores in ``self.x``, the code its ``forward`` runs, and findings that only hold
-if the class is an ``nn.Module``.
+(``built_by``, ``constructions``), whether it is parameter-free (``parameter_free``), whether
+registering it would change nothing (``stateless``), a frozen ``nn.Parameter``
+(``frozen_parameter``), the values a class stores in ``self.x``, the code its ``forward`` runs,
+and findings that only hold if the class is an ``nn.Module``.
 
 Whether a class is an ``nn.Module`` often depends on another file (``class Net(BaseNet)``
 with ``BaseNet`` in ``base.py``), so a rule records such findings as *pending* facts
@@ -22,7 +23,8 @@ from torchlint.fixes import Fix, from_trailing, trailing_json
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
 from torchlint.semantic.libraries import is_lightning
-from torchlint.torch_api import PARAMETER_FREE_LAYERS, is_parameter_free_layer, torch_nn_class
+from torchlint.torch_api import (PARAMETER_FREE_LAYERS, PARAMETER_FREE_LOSSES, WEIGHTED_LOSSES, has_star_kwargs,
+                                is_false_literal, is_parameter_free_layer, keyword_arg, torch_nn_class)
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
@@ -62,6 +64,17 @@ def is_module_here(model: "SemanticModel", info: "ClassInfo") -> bool:
 def is_parameter(model: "SemanticModel", value: cst.BaseExpression | None) -> bool:
     """``nn.Parameter(...)``."""
     return isinstance(value, cst.Call) and model.qualified_name(value.func) in PARAMETER_CLASSES
+
+
+def frozen_parameter(call: cst.Call) -> bool:
+    """``nn.Parameter(t, requires_grad=False)`` (or ``False`` as the second argument): a
+    tensor kept in ``state_dict()`` that gets no gradient, no optimizer update and that
+    ``DistributedDataParallel`` does not wait for."""
+    flag = keyword_arg(call, "requires_grad")
+    if flag is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        flag = positional[1] if len(positional) > 1 else None
+    return flag is not None and is_false_literal(flag.value)
 
 
 class Built(NamedTuple):
@@ -131,10 +144,24 @@ def parameter_free(model: "SemanticModel", built: Built) -> bool:
     if built.name == "Module":
         return True
     if built.name not in CONTAINERS:
-        return built.name in PARAMETER_FREE_LAYERS or is_parameter_free_layer(model.ctx, built.call.func)
+        return built.name in PARAMETER_FREE_LAYERS or built.name in PARAMETER_FREE_LOSSES or \
+            is_parameter_free_layer(model.ctx, built.call.func)
     items = _container_items(built)
     return bool(items) and all(
         len(found) == 1 and parameter_free(model, found[0]) for found in (constructions(model, i) for i in items))
+
+
+def stateless(model: "SemanticModel", built: Built) -> bool:
+    """A ``torch.nn`` construction that registering would change nothing for: no parameters,
+    no buffers (a loss given no ``weight``/``pos_weight``), no train/eval behaviour (not a
+    dropout): ``nn.ReLU()``, ``nn.MaxPool2d(2)``, ``nn.MSELoss()``."""
+    if not parameter_free(model, built) or built.name in CONTAINERS or "Drop" in built.name:
+        return False
+    if built.name in WEIGHTED_LOSSES:
+        call = built.call
+        return not (has_star_kwargs(call) or any(a.keyword is None for a in call.args)
+                    or keyword_arg(call, "weight") or keyword_arg(call, "pos_weight"))
+    return True
 
 
 def _container_items(built: Built) -> list[cst.BaseExpression] | None:
