@@ -205,26 +205,24 @@ class TensorWithoutDevice(Rule):
                 tail = torch.zeros(x.size(0), 3).type(x.type())
                 return torch.cat([x, tail], 1)
         """,
-        # Helpers fed host values: a shape tuple (annotated or passed as ``x.shape``), numbers,
-        # ``.item()``, and bounds the helper itself passes to ``torch.randint``.
+        # Helpers fed host values: a parameter annotated ``Tuple[int, int]``, ``x.shape`` and a number
+        # at every call, bounds the helper itself passes to ``torch.randint``.
         """
         from typing import Tuple
         import torch
         import torch.nn as nn
-        def span_count(dims: Tuple[int, int], rate: float, width: int) -> int:
-            rows, steps = dims
-            return int(rate * steps / width + torch.rand(1))
-        def jitter_count(dims, rate):
-            return int(rate * dims[1] + torch.rand(1))
+        def span_count(grid: Tuple[int, int], width: int) -> int:
+            rows, steps = grid
+            return int(steps / width + torch.rand(1))
+        def jitter_count(grid, rate):
+            return int(rate * grid[1] + torch.rand(1))
         def pick(lo, hi, width):
             first = torch.randint(lo, hi - width, (1,))
             return first - lo, hi - first
         class Masker(nn.Module):
-            def forward(self, x, lengths):
-                free = x.size(1) - lengths[0].item()
-                k = span_count(x.shape[:2], 0.5, 4) + jitter_count(x.shape, 0.3)
-                n = int(free * 0.1 + torch.rand(1))
-                return x[:, k + n:], pick(0, x.size(1), 2)
+            def forward(self, x):
+                k = span_count(self.grid, 4) + jitter_count(x.shape, 0.3)
+                return x[:, k:], pick(0, x.size(1), 2)
         """,
     ]
     INVALID: list[Invalid] = [
