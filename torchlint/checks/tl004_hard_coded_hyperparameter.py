@@ -364,6 +364,54 @@ class HardCodedHyperparameter(Rule):
                 opt.step()
                 sched.step()
         """,
+        # The fallback built inside `try:` under `if p is None:` (a failed fallback handled there).
+        """
+        import warnings
+        import torch
+        class Fitter:
+            def __init__(self, net, opt=None):
+                if opt is None:
+                    try:
+                        opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+                    except ValueError:
+                        warnings.warn("no parameters: no optimizer")
+                self.net, self.opt = net, opt
+            def fit(self, batches):
+                for x in batches:
+                    self.opt.zero_grad()
+                    self.net(x).sum().backward()
+                    self.opt.step()
+        """,
+        # A literal that restates the torch class's own default changes nothing (LinearLR's
+        # end_factor=1.0, StepLR's gamma=0.1, AdamW's weight_decay=0.01).
+        """
+        import torch
+        def train(model, loader, cfg):
+            opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+            warm = torch.optim.lr_scheduler.LinearLR(opt, cfg.start, 1.0, total_iters=cfg.warmup)
+            decay = torch.optim.lr_scheduler.StepLR(opt, cfg.every, gamma=0.1)
+            for epoch in range(cfg.epochs):
+                for x in loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                    warm.step()
+                decay.step()
+        """,
+        # A method solving for a value by gradient descent on a copy of it (a distribution's
+        # mode) and returning it: a numerical procedure, not a training run.
+        """
+        import torch
+        class Density:
+            def mode(self, guess):
+                z = torch.nn.Parameter(guess.detach().clone())
+                opt = torch.optim.Adam([z], lr=0.05)
+                for _ in range(50):
+                    opt.zero_grad()
+                    (-self.log_prob(z)).backward()
+                    opt.step()
+                return z.detach()
+        """,
         # One optimizer step with no loop (a smoke test / API demo) is not a training run.
         """
         import torch
@@ -440,6 +488,60 @@ class HardCodedHyperparameter(Rule):
         """,
     ]
     INVALID = [
+        # Built inside `try:` but not under an `if opt is None:` test: the run's own setting.
+        Invalid(
+            """
+            import torch
+            def fit(net, batches, opt=None):
+                try:
+                    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+                except ValueError:
+                    return
+                for x in batches:
+                    opt.zero_grad()
+                    net(x).sum().backward()
+                    opt.step()
+            """,
+            lines=(5,),
+            messages=(f"learning rate 0.05 is hard-coded in `torch.optim.SGD(...)`, {_WHY}",),
+        ),
+        # Values other than the torch defaults, and a learning rate even when it is the default.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, cfg):
+                opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+                warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.01, end_factor=0.5, total_iters=cfg.n)
+                for epoch in range(cfg.epochs):
+                    for x in loader:
+                        opt.zero_grad()
+                        model(x).sum().backward()
+                        opt.step()
+                        warm.step()
+            """,
+            lines=(4, 5, 5),
+            messages=(
+                f"learning rate 1e-3 is hard-coded in `torch.optim.Adam(...)`, {_WHY}",
+                f"`start_factor` 0.01 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
+                f"`end_factor` 0.5 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
+            ),
+        ),
+        # Weights fitted from a fresh start (not a copy of a value) are a model being trained.
+        Invalid(
+            """
+            import torch
+            def fit_line(xs, ys):
+                w = torch.nn.Parameter(torch.zeros(2))
+                opt = torch.optim.SGD([w], lr=0.1)
+                for _ in range(100):
+                    opt.zero_grad()
+                    ((xs * w[0] + w[1] - ys) ** 2).mean().backward()
+                    opt.step()
+                return w.detach()
+            """,
+            lines=(5,),
+            messages=(f"learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, {_WHY}",),
+        ),
         # ... but not beside a literal learning rate, nor an optimizer left at its default lr.
         Invalid(
             """
@@ -542,7 +644,7 @@ class HardCodedHyperparameter(Rule):
             """
             from torch.optim import lr_scheduler
             def schedules(opt, cfg):
-                a = lr_scheduler.StepLR(opt, 30, gamma=0.1)
+                a = lr_scheduler.StepLR(opt, 30, gamma=0.5)
                 b = lr_scheduler.MultiStepLR(opt, milestones=[30, 80], gamma=cfg.gamma)
                 c = lr_scheduler.OneCycleLR(opt, 0.1, total_steps=cfg.steps)
             """,
@@ -550,7 +652,7 @@ class HardCodedHyperparameter(Rule):
             messages=(
                 "`step_size` 30 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be "
                 "swept, logged or reproduced; read it from a config or a command-line argument",
-                "`gamma` 0.1 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be swept, "
+                "`gamma` 0.5 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be swept, "
                 "logged or reproduced; read it from a config or a command-line argument",
                 "`milestones` [30, 80] is hard-coded in `torch.optim.lr_scheduler.MultiStepLR(...)`, so it "
                 "cannot be swept, logged or reproduced; read it from a config or a command-line argument",
@@ -917,7 +1019,9 @@ class HardCodedHyperparameter(Rule):
     def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
         """Report the watched arguments of one call, unless the call is not part of a
         training run's configuration."""
-        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))]
+        callee = self.ctx.qualified_name(call.func) or "the call"
+        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))
+                   and not optim_classes.is_torch_default(callee, n, numeric_value(v))]
         if not watched:
             return
         semantic = self.ctx.semantic
@@ -929,7 +1033,7 @@ class HardCodedHyperparameter(Rule):
         if settings.fills_parameter_default(semantic.model, call):
             return
         if kind == OPTIMIZER:
-            if runs.single_demo_step(semantic, call):
+            if runs.single_demo_step(semantic, call) or runs.solves_for_tensor(semantic, call):
                 return
             if any(n == "lr" for n, _ in watched):
                 if runs.lr_set_every_step(semantic, call):
@@ -938,7 +1042,6 @@ class HardCodedHyperparameter(Rule):
                     later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
         elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
             watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
-        callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
                         later if name == "lr" else None)
