@@ -20,11 +20,13 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   shuffles, or a ``train_dataloader`` hook builds it), or when the file trains and the loader
   is not an evaluation one and takes more than one sample at a time.
 * Not hard-coded: class bodies, parameter defaults and what fills them in
-  (``opt = opt or Adam(...)``), module-level settings (UPPER_CASE, the leading block of
+  (``opt = opt or Adam(...)``, ``if opt is None:`` also around a ``try:``), a literal that
+  restates a torch.optim class's own default or a LinearLR warm-up from zero
+  (``semantic.optim_classes.is_neutral``), module-level settings (UPPER_CASE, the leading block of
   constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
   config files, zero and negative values ("off" / "unlimited"). Not a training run
-  (``semantic.runs``): a file that optimises an input tensor, an optimizer stepped once with
-  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
+  (``semantic.runs``): a file that optimises an input tensor, a function that solves for a
+  value it returns (an optimizer over a copy of it), an optimizer stepped once with no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
   project file too: an optimizer a function returns to no same-file caller is settled in
   ``check_project``), nor a clipping literal where every optimizer takes its lr from a config.
 """
@@ -383,12 +385,13 @@ class HardCodedHyperparameter(Rule):
                     self.opt.step()
         """,
         # A literal that restates the torch class's own default changes nothing (LinearLR's
-        # end_factor=1.0, StepLR's gamma=0.1, AdamW's weight_decay=0.01).
+        # end_factor=1.0, StepLR's gamma=0.1, AdamW's weight_decay=0.01); a warm-up "from zero"
+        # needs a tiny start_factor (LinearLR refuses 0).
         """
         import torch
         def train(model, loader, cfg):
             opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
-            warm = torch.optim.lr_scheduler.LinearLR(opt, cfg.start, 1.0, total_iters=cfg.warmup)
+            warm = torch.optim.lr_scheduler.LinearLR(opt, 1e-3, 1.0, total_iters=cfg.warmup)
             decay = torch.optim.lr_scheduler.StepLR(opt, cfg.every, gamma=0.1)
             for epoch in range(cfg.epochs):
                 for x in loader:
@@ -511,7 +514,7 @@ class HardCodedHyperparameter(Rule):
             import torch
             def train(model, loader, cfg):
                 opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-                warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.01, end_factor=0.5, total_iters=cfg.n)
+                warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.1, end_factor=0.5, total_iters=cfg.n)
                 for epoch in range(cfg.epochs):
                     for x in loader:
                         opt.zero_grad()
@@ -522,7 +525,7 @@ class HardCodedHyperparameter(Rule):
             lines=(4, 5, 5),
             messages=(
                 f"learning rate 1e-3 is hard-coded in `torch.optim.Adam(...)`, {_WHY}",
-                f"`start_factor` 0.01 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
+                f"`start_factor` 0.1 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
                 f"`end_factor` 0.5 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
             ),
         ),
@@ -1021,7 +1024,7 @@ class HardCodedHyperparameter(Rule):
         training run's configuration."""
         callee = self.ctx.qualified_name(call.func) or "the call"
         watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))
-                   and not optim_classes.is_torch_default(callee, n, numeric_value(v))]
+                   and not optim_classes.is_neutral(callee, n, numeric_value(v))]
         if not watched:
             return
         semantic = self.ctx.semantic

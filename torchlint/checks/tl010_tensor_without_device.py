@@ -5,12 +5,15 @@ For every class with a ``forward``, the functions it runs (``semantic.modules.fo
 are searched for ``torch.zeros/ones/empty/full/arange/randn/rand/randint/eye/tensor/linspace/...``
 calls (``torch_api.tensor_factory``) with no ``device=`` (and no ``**kwargs``). The created
 tensor is followed through method calls that keep its device (``.float()``, ``.unsqueeze(0)``,
-``.triu(1)``: anything but ``.to(<not a dtype>)``, ``.cuda()``, ``.type_as()``, host methods
-like ``.tolist()``) and, once, through a local name it is assigned to (the reads whose only
-reaching binding is that assignment). It is reported where it meets, in arithmetic
+``.triu(1)``: anything but ``.to(<not a dtype>)``, ``.type(<not a dtype>)`` such as
+``.type(x.type())``, ``.cuda()``, ``.type_as()``, host methods like ``.tolist()``) and, once,
+through a local name it is assigned to (the reads whose only reaching binding is that
+assignment). It is reported where it meets, in arithmetic
 (``+ - * / @ ...``), ``torch.cat``/``stack``/``matmul``/``where``/... or ``x.masked_fill(...)``,
 an expression that *carries the device*: a parameter of the function without a literal
-default, a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
+default (and not a host value: annotated ``int``/``Tuple[int, int]``/..., named for a size or
+shape, used as a factory's size or bound, or given numbers, shapes or host-built tensors at
+every same-file call), a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
 ``.item()``, ``.cpu()``...), a layer call ``self.fc(h)`` or an ``nn.Parameter`` attribute.
 
 Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU

@@ -2,8 +2,8 @@
 
 * ``OPTIMIZER_POSITIONS`` / ``SCHEDULER_POSITIONS``: the positional parameters of library
   optimizers (index 0 is ``params``) and schedulers (after the optimizer).
-* ``TORCH_DEFAULTS`` / ``is_torch_default(qualified, name, value)``: a literal that only
-  restates the torch class's own default.
+* ``TORCH_DEFAULTS`` / ``is_neutral(qualified, name, value)``: a literal that only restates the
+  torch class's own default, or a LinearLR warm-up "from zero" (the tiny start factor it needs).
 * ``local_positions(info)``: a class of this file that subclasses a library optimizer
   through classes of this file, with its positional hyperparameters (its nearest
   ``__init__`` decides); ``has_external_base(info)``: only the project can tell.
@@ -58,6 +58,8 @@ TORCH_DEFAULTS: dict[str, dict[str, float]] = {
     "PolynomialLR": {"total_iters": 5, "power": 1.0},
     "ReduceLROnPlateau": {"factor": 0.1, "patience": 10},
 }
+# The largest LinearLR start_factor read as "from zero" (1% of the learning rate).
+_ZERO_START = 0.01
 # Optimizers whose second positional parameter is not the learning rate.
 _NO_POSITIONAL_LR = {"ZeroRedundancyOptimizer", "DistributedOptimizer"}
 
@@ -111,12 +113,17 @@ def _from_init(init: list[str] | None, inherited: dict[int, str]) -> dict[int, s
     return {i: n for i, n in enumerate(init) if n in OPTIMIZER_HYPERPARAMETERS}
 
 
-def is_torch_default(qualified: str, name: str, value) -> bool:
-    """``value`` (a number) is what the torch.optim class ``qualified`` takes for ``name`` when
-    it is not given (``LinearLR(opt, end_factor=1.0)``)."""
+def is_neutral(qualified: str, name: str, value) -> bool:
+    """``value`` (a number) sets nothing of its own for ``name`` of the torch.optim class
+    ``qualified``: it is the class's default (``LinearLR(opt, end_factor=1.0)``), or a warm-up's
+    ``start_factor`` of at most ``_ZERO_START`` -- LinearLR refuses 0, so "warm up from zero"
+    can only be written as a tiny factor (zero values already mean "off")."""
     if not qualified.startswith("torch.optim.") or not isinstance(value, (int, float)):
         return False
-    default = TORCH_DEFAULTS.get(qualified.rsplit(".", 1)[-1], {}).get(name)
+    cls = qualified.rsplit(".", 1)[-1]
+    if cls == "LinearLR" and name == "start_factor" and value <= _ZERO_START:
+        return True
+    default = TORCH_DEFAULTS.get(cls, {}).get(name)
     return default is not None and math.isclose(value, default, rel_tol=1e-6)
 
 
