@@ -1033,11 +1033,9 @@ class HardCodedHyperparameter(Rule):
             if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
                 return
             floor = 1  # batch_size=1 outside a training loader: one sample at a time, by design
-        if settings.fills_parameter_default(semantic.model, call):
+        if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
             return
         if kind == OPTIMIZER:
-            if runs.single_demo_step(semantic, call) or runs.solves_for_tensor(semantic, call):
-                return
             if any(n == "lr" for n, _ in watched):
                 if runs.lr_set_every_step(semantic, call):
                     watched = [(n, v) for n, v in watched if n != "lr"]
@@ -1048,6 +1046,11 @@ class HardCodedHyperparameter(Rule):
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
                         later if name == "lr" else None)
+
+    def _not_a_run(self, call: cst.Call) -> bool:
+        """The optimizer ``call`` builds makes no training run: stepped once with no loop, or a
+        numerical solve for a value the function returns."""
+        return runs.single_demo_step(self.ctx.semantic, call) or runs.solves_for_tensor(self.ctx.semantic, call)
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
@@ -1187,7 +1190,8 @@ class HardCodedHyperparameter(Rule):
                 if is_library(qualified):
                     continue
                 info, positions, target = None, None, ["ext", qualified]
-            if not self._in_code(call):
+            if not self._in_code(call) or settings.fills_parameter_default(self.ctx.semantic.model, call) \
+                    or self._not_a_run(call):
                 continue
             callee = dotted_name(func)
             if positions is not None:
