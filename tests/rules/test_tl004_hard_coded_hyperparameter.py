@@ -384,6 +384,29 @@ def test_project_subclass_in_another_file_is_resolved():
     assert lint_tree({"pkg/train.py": train}, select=["TL004"]) == []
 
 
+def test_project_subclass_as_a_parameter_fallback_is_not_reported():
+    """composer Trainer.__init__: ``if optimizers is None: try: optimizers = DecoupledSGDW(...,
+    lr=0.1)``: a fallback for a parameter, like a library optimizer's; the unguarded call in the
+    same file is still reported."""
+    train = """
+        import warnings
+        from pkg.optim import ScaledAdam
+
+        class Trainer:
+            def __init__(self, model, optimizers=None):
+                if optimizers is None:
+                    try:
+                        optimizers = ScaledAdam(model.parameters(), lr=0.1)
+                    except ValueError:
+                        warnings.warn("no parameters")
+                self.optimizers = optimizers
+                self.probe = ScaledAdam(model.parameters(), lr=0.2)
+        """
+    findings = lint_tree({"pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}, select=["TL004"])
+    assert [(f.path, f.line, f.message.split(" is hard-coded")[0]) for f in findings] == [
+        ("pkg/train.py", 13, "learning rate 0.2")]
+
+
 def test_subclass_chain_through_files_and_same_file_subclass_of_an_imported_one():
     base = """
         import torch.optim as optim

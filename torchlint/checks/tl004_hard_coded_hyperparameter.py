@@ -20,11 +20,13 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   shuffles, or a ``train_dataloader`` hook builds it), or when the file trains and the loader
   is not an evaluation one and takes more than one sample at a time.
 * Not hard-coded: class bodies, parameter defaults and what fills them in
-  (``opt = opt or Adam(...)``), module-level settings (UPPER_CASE, the leading block of
+  (``opt = opt or Adam(...)``, ``if opt is None:`` also around a ``try:``), a literal that
+  restates a torch.optim class's own default or a LinearLR warm-up from zero
+  (``semantic.optim_classes.is_neutral``), module-level settings (UPPER_CASE, the leading block of
   constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
   config files, zero and negative values ("off" / "unlimited"). Not a training run
-  (``semantic.runs``): a file that optimises an input tensor, an optimizer stepped once with
-  no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
+  (``semantic.runs``): a file that optimises an input tensor, a function that solves for a
+  value it returns (an optimizer over a copy of it), an optimizer stepped once with no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
   project file too: an optimizer a function returns to no same-file caller is settled in
   ``check_project``), nor a clipping literal where every optimizer takes its lr from a config.
 """
@@ -364,6 +366,55 @@ class HardCodedHyperparameter(Rule):
                 opt.step()
                 sched.step()
         """,
+        # The fallback built inside `try:` under `if p is None:` (a failed fallback handled there).
+        """
+        import warnings
+        import torch
+        class Fitter:
+            def __init__(self, net, opt=None):
+                if opt is None:
+                    try:
+                        opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+                    except ValueError:
+                        warnings.warn("no parameters: no optimizer")
+                self.net, self.opt = net, opt
+            def fit(self, batches):
+                for x in batches:
+                    self.opt.zero_grad()
+                    self.net(x).sum().backward()
+                    self.opt.step()
+        """,
+        # A literal that restates the torch class's own default changes nothing (LinearLR's
+        # end_factor=1.0, StepLR's gamma=0.1, AdamW's weight_decay=0.01); a warm-up "from zero"
+        # needs a tiny start_factor (LinearLR refuses 0).
+        """
+        import torch
+        def train(model, loader, cfg):
+            opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+            warm = torch.optim.lr_scheduler.LinearLR(opt, 1e-3, 1.0, total_iters=cfg.warmup)
+            decay = torch.optim.lr_scheduler.StepLR(opt, cfg.every, gamma=0.1)
+            for epoch in range(cfg.epochs):
+                for x in loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                    warm.step()
+                decay.step()
+        """,
+        # A method solving for a value by gradient descent on a copy of it (a distribution's
+        # mode) and returning it: a numerical procedure, not a training run.
+        """
+        import torch
+        class Density:
+            def mode(self, guess):
+                z = torch.nn.Parameter(guess.detach().clone())
+                opt = torch.optim.Adam([z], lr=0.05)
+                for _ in range(50):
+                    opt.zero_grad()
+                    (-self.log_prob(z)).backward()
+                    opt.step()
+                return z.detach()
+        """,
         # One optimizer step with no loop (a smoke test / API demo) is not a training run.
         """
         import torch
@@ -440,6 +491,60 @@ class HardCodedHyperparameter(Rule):
         """,
     ]
     INVALID = [
+        # Built inside `try:` but not under an `if opt is None:` test: the run's own setting.
+        Invalid(
+            """
+            import torch
+            def fit(net, batches, opt=None):
+                try:
+                    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+                except ValueError:
+                    return
+                for x in batches:
+                    opt.zero_grad()
+                    net(x).sum().backward()
+                    opt.step()
+            """,
+            lines=(5,),
+            messages=(f"learning rate 0.05 is hard-coded in `torch.optim.SGD(...)`, {_WHY}",),
+        ),
+        # Values other than the torch defaults, and a learning rate even when it is the default.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, cfg):
+                opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+                warm = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.1, end_factor=0.5, total_iters=cfg.n)
+                for epoch in range(cfg.epochs):
+                    for x in loader:
+                        opt.zero_grad()
+                        model(x).sum().backward()
+                        opt.step()
+                        warm.step()
+            """,
+            lines=(4, 5, 5),
+            messages=(
+                f"learning rate 1e-3 is hard-coded in `torch.optim.Adam(...)`, {_WHY}",
+                f"`start_factor` 0.1 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
+                f"`end_factor` 0.5 is hard-coded in `torch.optim.lr_scheduler.LinearLR(...)`, {_WHY}",
+            ),
+        ),
+        # Weights fitted from a fresh start (not a copy of a value) are a model being trained.
+        Invalid(
+            """
+            import torch
+            def fit_line(xs, ys):
+                w = torch.nn.Parameter(torch.zeros(2))
+                opt = torch.optim.SGD([w], lr=0.1)
+                for _ in range(100):
+                    opt.zero_grad()
+                    ((xs * w[0] + w[1] - ys) ** 2).mean().backward()
+                    opt.step()
+                return w.detach()
+            """,
+            lines=(5,),
+            messages=(f"learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, {_WHY}",),
+        ),
         # ... but not beside a literal learning rate, nor an optimizer left at its default lr.
         Invalid(
             """
@@ -542,7 +647,7 @@ class HardCodedHyperparameter(Rule):
             """
             from torch.optim import lr_scheduler
             def schedules(opt, cfg):
-                a = lr_scheduler.StepLR(opt, 30, gamma=0.1)
+                a = lr_scheduler.StepLR(opt, 30, gamma=0.5)
                 b = lr_scheduler.MultiStepLR(opt, milestones=[30, 80], gamma=cfg.gamma)
                 c = lr_scheduler.OneCycleLR(opt, 0.1, total_steps=cfg.steps)
             """,
@@ -550,7 +655,7 @@ class HardCodedHyperparameter(Rule):
             messages=(
                 "`step_size` 30 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be "
                 "swept, logged or reproduced; read it from a config or a command-line argument",
-                "`gamma` 0.1 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be swept, "
+                "`gamma` 0.5 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be swept, "
                 "logged or reproduced; read it from a config or a command-line argument",
                 "`milestones` [30, 80] is hard-coded in `torch.optim.lr_scheduler.MultiStepLR(...)`, so it "
                 "cannot be swept, logged or reproduced; read it from a config or a command-line argument",
@@ -917,7 +1022,9 @@ class HardCodedHyperparameter(Rule):
     def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
         """Report the watched arguments of one call, unless the call is not part of a
         training run's configuration."""
-        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))]
+        callee = self.ctx.qualified_name(call.func) or "the call"
+        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))
+                   and not optim_classes.is_neutral(callee, n, numeric_value(v))]
         if not watched:
             return
         semantic = self.ctx.semantic
@@ -926,11 +1033,9 @@ class HardCodedHyperparameter(Rule):
             if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
                 return
             floor = 1  # batch_size=1 outside a training loader: one sample at a time, by design
-        if settings.fills_parameter_default(semantic.model, call):
+        if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
             return
         if kind == OPTIMIZER:
-            if runs.single_demo_step(semantic, call):
-                return
             if any(n == "lr" for n, _ in watched):
                 if runs.lr_set_every_step(semantic, call):
                     watched = [(n, v) for n, v in watched if n != "lr"]
@@ -938,10 +1043,14 @@ class HardCodedHyperparameter(Rule):
                     later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
         elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
             watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
-        callee = self.ctx.qualified_name(call.func) or "the call"
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
                         later if name == "lr" else None)
+
+    def _not_a_run(self, call: cst.Call) -> bool:
+        """The optimizer ``call`` builds makes no training run: stepped once with no loop, or a
+        numerical solve for a value the function returns."""
+        return runs.single_demo_step(self.ctx.semantic, call) or runs.solves_for_tensor(self.ctx.semantic, call)
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
@@ -1081,7 +1190,8 @@ class HardCodedHyperparameter(Rule):
                 if is_library(qualified):
                     continue
                 info, positions, target = None, None, ["ext", qualified]
-            if not self._in_code(call):
+            if not self._in_code(call) or settings.fills_parameter_default(self.ctx.semantic.model, call) \
+                    or self._not_a_run(call):
                 continue
             callee = dotted_name(func)
             if positions is not None:

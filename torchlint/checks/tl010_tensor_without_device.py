@@ -5,12 +5,15 @@ For every class with a ``forward``, the functions it runs (``semantic.modules.fo
 are searched for ``torch.zeros/ones/empty/full/arange/randn/rand/randint/eye/tensor/linspace/...``
 calls (``torch_api.tensor_factory``) with no ``device=`` (and no ``**kwargs``). The created
 tensor is followed through method calls that keep its device (``.float()``, ``.unsqueeze(0)``,
-``.triu(1)``: anything but ``.to(<not a dtype>)``, ``.cuda()``, ``.type_as()``, host methods
-like ``.tolist()``) and, once, through a local name it is assigned to (the reads whose only
-reaching binding is that assignment). It is reported where it meets, in arithmetic
+``.triu(1)``: anything but ``.to(<not a dtype>)``, ``.type(<not a dtype>)`` such as
+``.type(x.type())``, ``.cuda()``, ``.type_as()``, host methods like ``.tolist()``) and, once,
+through a local name it is assigned to (the reads whose only reaching binding is that
+assignment). It is reported where it meets, in arithmetic
 (``+ - * / @ ...``), ``torch.cat``/``stack``/``matmul``/``where``/... or ``x.masked_fill(...)``,
 an expression that *carries the device*: a parameter of the function without a literal
-default, a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
+default (and not a host value: annotated ``int``/``Tuple[int, int]``/..., named for a size or
+shape, used as a factory's size or bound, or given numbers, shapes or host-built tensors at
+every same-file call), a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
 ``.item()``, ``.cpu()``...), a layer call ``self.fc(h)`` or an ``nn.Parameter`` attribute.
 
 Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
@@ -34,7 +37,7 @@ from torchlint.semantic.modules import forward_owners, is_parameter, pending, se
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 # Methods whose result is on another device (or the host), or no tensor at all.
-_MOVING = {"to", "cuda", "type_as", "cpu", "numpy", "tolist", "item", "size", "dim", "numel", "nelement",
+_MOVING = {"to", "type", "cuda", "type_as", "cpu", "numpy", "tolist", "item", "size", "dim", "numel", "nelement",
            "stride", "data_ptr", "get_device", "is_contiguous", "pin_memory", "to_dense", "new_zeros",
            "new_ones", "new_empty", "new_full", "new_tensor", "any", "all"}
 # ``x.<attr>`` that is no tensor on x's device.
@@ -48,8 +51,14 @@ _COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_
                       "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
 _TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
 # Parameter names that hold sizes, counts and flags rather than tensors.
-_SIZE_NAME = re.compile(r"^(n|k|i|j|t_?max|num_\w+|n_\w+|\w+_(len|length|size|dim|num|count|idx|index|steps?)|"
-                        r"(len|length|size|dim|steps?|offset|start|end|idx|index|count|device|dtype|mode)\w*)$")
+_SIZE_NAME = re.compile(r"^(n|k|i|j|t_?max|num_\w+|n_\w+|\w+_(len|length|size|dim|num|count|idx|index|steps?|shape)|"
+                        r"(len|length|size|dim|steps?|offset|start|end|idx|index|count|device|dtype|mode|shape)\w*)$")
+# Factories whose positional arguments are sizes or bounds: Python numbers (``torch.randint(lo, hi, ...)``).
+_NUMBER_ARGUMENTS = {"zeros", "ones", "empty", "randn", "rand", "randint", "eye", "arange", "randperm"}
+# Annotations of host values: numbers, strings, and containers of them (``Tuple[int, int]``, ``torch.Size``).
+_HOST_TYPES = {"int", "float", "bool", "str", "torch.Size", "Size"}
+_HOST_CONTAINERS = {"Tuple", "tuple", "List", "list", "Sequence", "Optional", "typing.Tuple", "typing.List",
+                    "typing.Sequence", "typing.Optional"}
 _NEW_METHOD = {"zeros": "new_zeros", "ones": "new_ones", "empty": "new_empty", "full": "new_full",
                "tensor": "new_tensor"}
 _DEFAULT_DEVICE = ("set_default_device", "set_default_tensor_type", "set_default_dtype_and_device")
@@ -190,8 +199,80 @@ class TensorWithoutDevice(Rule):
                 b = self._pad(ids=torch.tensor([1, 2]), size=8)
                 return a, b
         """,
+        # ``.type(x.type())``: the type string ('torch.cuda.FloatTensor') carries x's device.
+        """
+        import torch
+        import torch.nn as nn
+        class Pad(nn.Module):
+            def forward(self, x):
+                tail = torch.zeros(x.size(0), 3).type(x.type())
+                return torch.cat([x, tail], 1)
+        """,
+        # Helpers fed host values: a parameter annotated ``Tuple[int, int]``, ``x.shape`` and a number
+        # at every call, bounds the helper itself passes to ``torch.randint``.
+        """
+        from typing import Tuple
+        import torch
+        import torch.nn as nn
+        def span_count(grid: Tuple[int, int], width: int) -> int:
+            rows, steps = grid
+            return int(steps / width + torch.rand(1))
+        def jitter_count(grid, rate):
+            return int(rate * grid[1] + torch.rand(1))
+        def pick(lo, hi, width):
+            first = torch.randint(lo, hi - width, (1,))
+            return first - lo, hi - first
+        class Masker(nn.Module):
+            def forward(self, x):
+                k = span_count(self.grid, 4) + jitter_count(x.shape, 0.3)
+                return x[:, k:], pick(0, x.size(1), 2)
+        """,
     ]
     INVALID: list[Invalid] = [
+        # ``.type(torch.half)`` changes the dtype only: still on the CPU.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Pad(nn.Module):
+                def forward(self, x):
+                    tail = torch.zeros(x.size(0), 3).type(torch.half)
+                    return torch.cat([x, tail], 1)
+            """,
+            lines=(6,),
+            messages=(message("torch.zeros", "Pad", "x", "zeros"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Pad(nn.Module):
+                def forward(self, x):
+                    tail = torch.zeros(x.size(0), 3, device=x.device).type(torch.half)
+                    return torch.cat([x, tail], 1)
+            """,
+        ),
+        # A helper fed a number and the model's input: the input carries the device.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            def blend(h, rate):
+                return rate * h + torch.rand(4)
+            class Mixer(nn.Module):
+                def forward(self, x):
+                    return blend(x, 0.5)
+            """,
+            lines=(5,),
+            messages=(message("torch.rand", "Mixer", "h", "rand"),),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            def blend(h, rate):
+                return rate * h + torch.rand(4, device=h.device)
+            class Mixer(nn.Module):
+                def forward(self, x):
+                    return blend(x, 0.5)
+            """,
+        ),
         # The same helper, also called with the model's input: reported.
         Invalid(
             """
@@ -504,7 +585,7 @@ class _Devices:
             method = attr.attr.value
             if method in _COMBINING_METHODS:
                 return expr  # the tensor is the receiver of a combination: judged there
-            if method in _MOVING and not (method == "to" and _dtype_only(call)):
+            if _moves(method, call):
                 return None
             expr = call
 
@@ -589,7 +670,7 @@ class _Devices:
         func = call.func
         if isinstance(func, cst.Attribute):
             receiver = func.value
-            if func.attr.value in _MOVING and not (func.attr.value == "to" and _dtype_only(call)):
+            if _moves(func.attr.value, call):
                 return None
             self_name = self.model.scope_of(call).self_name
             if isinstance(receiver, cst.Name) and receiver.value == self_name:
@@ -626,7 +707,7 @@ class _Devices:
                 param = b.node
                 if param.default is not None or _SIZE_NAME.match(param.name.value) or \
                         param.name.value == self.model.scope_of(param).self_name or _host_annotation(param) \
-                        or self._host_built_at_every_call(param):
+                        or self._number_argument(param) or self._host_built_at_every_call(param):
                     return False
             elif b.kind == "aug":
                 continue
@@ -639,13 +720,46 @@ class _Devices:
                 return False
         return True
 
+    def _number_argument(self, param: cst.Param) -> bool:
+        """The function passes ``param`` (or arithmetic on it) as a size or bound of a tensor
+        factory (``torch.randint(s, e - n, ...)``, ``torch.arange(n)``): it holds a Python number."""
+        function = self.model.scope_of(param).node
+        for read in _names_in(function, param.name.value):
+            value = read
+            while isinstance(self.ctx.parent(value), (cst.BinaryOperation, cst.UnaryOperation)):
+                value = self.ctx.parent(value)
+            arg = self.ctx.parent(value)
+            call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) and arg.value is value and arg.keyword is None \
+                else None
+            if isinstance(call, cst.Call) and tensor_factory(self.model.qualified_name(call.func)) in _NUMBER_ARGUMENTS:
+                return True
+        return False
+
     def _host_built_at_every_call(self, param: cst.Param) -> bool:
         """Whether every same-file call of the helper ``param`` belongs to passes a tensor built on
-        the host (``self._pad(torch.LongTensor(words))``): then the parameter is on the CPU too."""
+        the host (``self._pad(torch.LongTensor(words))``) or a Python number (``0.65``,
+        ``x.shape[:2]``): then the parameter is on the CPU too."""
         function = self.model.scope_of(param).node
         sites = self.ctx.semantic.graph.callers(function)
         return bool(sites) and all(
-            self._host_built(passed_argument(self.model, site, function, param.name.value)) for site in sites)
+            self._host_value(passed_argument(self.model, site, function, param.name.value)) for site in sites)
+
+    def _host_value(self, expr: cst.BaseExpression | None) -> bool:
+        """A host-built tensor, a number or string literal, ``x.shape`` / ``x.size()`` (or part
+        of one), or a tuple of those."""
+        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self._host_value(expr.expression)
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(self._host_value(e.value) for e in expr.elements)
+        if isinstance(expr, cst.Subscript):
+            return self._host_value(expr.value)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in _HOST_ATTRS
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size":
+            return True
+        return self._host_built(expr)
 
     def _host_built(self, expr: cst.BaseExpression | None) -> bool:
         """A device-less factory call: a legacy ``torch.LongTensor(...)``, ``torch.tensor`` of a
@@ -682,9 +796,28 @@ def _dtype_only(call: cst.Call) -> bool:
     return True
 
 
+def _moves(method: str, call: cst.Call) -> bool:
+    """``x.<method>(...)`` gives a tensor on another device, or no tensor: ``.to(device)``,
+    ``.type(y.type())`` (the type string names the device), ``.cuda()``, ``.tolist()``; not a
+    dtype-only ``.to(torch.float16)`` / ``.type(torch.long)``."""
+    return method in _MOVING and not (method in ("to", "type") and call.args and _dtype_only(call))
+
+
 def _host_annotation(param: cst.Param) -> bool:
     ann = param.annotation
-    return ann is not None and dotted_name(ann.annotation) in ("int", "float", "bool", "str")
+    return ann is not None and _host_type(ann.annotation)
+
+
+def _host_type(expr: cst.BaseExpression) -> bool:
+    """``int``, ``str``, ``torch.Size``, ``Tuple[int, int]``, ``Optional[List[float]]``, ``tuple[int, ...]``."""
+    if isinstance(expr, cst.Subscript):
+        if dotted_name(expr.value) not in _HOST_CONTAINERS:
+            return False
+        items = [e.slice.value for e in expr.slice if isinstance(e.slice, cst.Index)]
+        return bool(items) and all(isinstance(i, cst.Ellipsis) or _host_type(i) for i in items)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):  # int | None
+        return _host_type(expr.left) and _host_type(expr.right)
+    return dotted_name(expr) in _HOST_TYPES or isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _names_in(root: cst.CSTNode, name: str) -> list[cst.Name]:

@@ -2,6 +2,8 @@
 
 * ``OPTIMIZER_POSITIONS`` / ``SCHEDULER_POSITIONS``: the positional parameters of library
   optimizers (index 0 is ``params``) and schedulers (after the optimizer).
+* ``TORCH_DEFAULTS`` / ``is_neutral(qualified, name, value)``: a literal that only restates the
+  torch class's own default, or a LinearLR warm-up "from zero" (the tiny start factor it needs).
 * ``local_positions(info)``: a class of this file that subclasses a library optimizer
   through classes of this file, with its positional hyperparameters (its nearest
   ``__init__`` decides); ``has_external_base(info)``: only the project can tell.
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import libcst as cst
@@ -38,6 +41,25 @@ OPTIMIZER_POSITIONS: dict[str, dict[int, str]] = {
     "RMSprop": {1: "lr", 4: "weight_decay", 5: "momentum"},
     "ASGD": {1: "lr", 5: "weight_decay"},
 }
+# The documented defaults of torch.optim classes (checked against torch 2.13's signatures) for
+# the hyperparameters they take, zeros and None left out. A literal equal to one changes nothing:
+# removing it is the same code. Learning rates are left out too: a default lr is a placeholder
+# every run replaces, so a written one is the run's choice.
+TORCH_DEFAULTS: dict[str, dict[str, float]] = {
+    "AdamW": {"weight_decay": 0.01},
+    "StepLR": {"gamma": 0.1},
+    "MultiStepLR": {"gamma": 0.1},
+    "CosineAnnealingWarmRestarts": {"T_mult": 1},
+    "OneCycleLR": {"pct_start": 0.3, "base_momentum": 0.85, "max_momentum": 0.95, "div_factor": 25.0,
+                   "final_div_factor": 1e4},
+    "CyclicLR": {"step_size_up": 2000, "gamma": 1.0, "base_momentum": 0.8, "max_momentum": 0.9},
+    "LinearLR": {"start_factor": 1 / 3, "end_factor": 1.0, "total_iters": 5},
+    "ConstantLR": {"factor": 1 / 3, "total_iters": 5},
+    "PolynomialLR": {"total_iters": 5, "power": 1.0},
+    "ReduceLROnPlateau": {"factor": 0.1, "patience": 10},
+}
+# The largest LinearLR start_factor read as "from zero" (1% of the learning rate).
+_ZERO_START = 0.01
 # Optimizers whose second positional parameter is not the learning rate.
 _NO_POSITIONAL_LR = {"ZeroRedundancyOptimizer", "DistributedOptimizer"}
 
@@ -89,6 +111,20 @@ def _from_init(init: list[str] | None, inherited: dict[int, str]) -> dict[int, s
     if init is None:
         return inherited
     return {i: n for i, n in enumerate(init) if n in OPTIMIZER_HYPERPARAMETERS}
+
+
+def is_neutral(qualified: str, name: str, value) -> bool:
+    """``value`` (a number) sets nothing of its own for ``name`` of the torch.optim class
+    ``qualified``: it is the class's default (``LinearLR(opt, end_factor=1.0)``), or a warm-up's
+    ``start_factor`` of at most ``_ZERO_START`` -- LinearLR refuses 0, so "warm up from zero"
+    can only be written as a tiny factor (zero values already mean "off")."""
+    if not qualified.startswith("torch.optim.") or not isinstance(value, (int, float)):
+        return False
+    cls = qualified.rsplit(".", 1)[-1]
+    if cls == "LinearLR" and name == "start_factor" and value <= _ZERO_START:
+        return True
+    default = TORCH_DEFAULTS.get(cls, {}).get(name)
+    return default is not None and math.isclose(value, default, rel_tol=1e-6)
 
 
 def local_positions(info: ClassInfo, depth: int = 0) -> dict[int, str] | None:

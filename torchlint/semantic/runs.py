@@ -11,6 +11,10 @@ Not every optimizer makes a training run:
   the model is frozen, switched to eval mode or loaded pretrained. Its learning rate and step
   count are properties of the procedure, not training hyperparameters, and its randomness is
   not a training run's.
+* ``solves_for_tensor(semantic, call)``: the optimizer built by ``call`` is over tensors the
+  function starts from an existing value (``m = nn.Parameter(x.detach())``,
+  ``adv = img.clone().requires_grad_()``) and returns (``return m.detach()``): a numerical
+  solve for a value (a distribution's mode, an adversarial example), not a training run.
 * ``single_demo_step(semantic, call)``: the optimizer built by ``call`` is stepped, never in a
   loop and never handed to other code (a smoke test or an API demo under ``__main__``).
 * ``lr_set_every_step(semantic, call)``: the loop that steps the optimizer built by ``call``
@@ -82,6 +86,47 @@ def _over_tensors(call: cst.Call) -> bool:
         if not isinstance(value, (cst.Name, cst.Attribute)) or _mentions_parameters(value):
             return False
     return True
+
+
+def solves_for_tensor(semantic, call: cst.Call) -> bool:
+    """The optimizer ``call`` builds is over local tensors started from an existing value
+    (a ``.detach()`` or ``.clone()`` of it), and the function returns them."""
+    model = semantic.model
+    function = model.scope_of(call).function()
+    if function is None or not _over_tensors(call):
+        return False
+    params = next(a.value for a in call.args if a.keyword is None or a.keyword.value == "params")
+    returned = _returned_names(function.node)
+    for element in params.elements:
+        value = element.value
+        bindings = model.reaching(value.value, call) if isinstance(value, cst.Name) else []
+        if not bindings or value.value not in returned or any(
+                b.scope is not function or b.kind != "assign" or not _copies_a_value(b.value) for b in bindings):
+            return False
+    return True
+
+
+def _copies_a_value(expr: cst.BaseExpression | None) -> bool:
+    """``expr`` holds a ``.detach()`` / ``.clone()`` of another value: a starting point, not a
+    fresh initialisation."""
+    return expr is not None and any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ("detach", "clone")
+        for n in iter_nodes(expr))
+
+
+def _returned_names(function: cst.FunctionDef) -> set[str]:
+    """Names a function returns, bare or through an attribute or method (``m.detach()``,
+    ``m.data``), alone or in a tuple (nested functions excluded)."""
+    out: set[str] = set()
+    for node in iter_nodes(function.body, into_scopes=False):
+        if isinstance(node, cst.Return) and node.value is not None:
+            values = [e.value for e in node.value.elements] if isinstance(node.value, cst.Tuple) else [node.value]
+            for value in values:
+                while isinstance(value, (cst.Call, cst.Attribute)):
+                    value = value.func if isinstance(value, cst.Call) else value.value
+                if isinstance(value, cst.Name):
+                    out.add(value.value)
+    return out
 
 
 def _mentions_parameters(expr: cst.BaseExpression) -> bool:

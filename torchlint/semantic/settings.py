@@ -103,12 +103,13 @@ def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
 
 def _guarded_by_none_test(model: SemanticModel, assign: cst.Assign, name: str) -> bool:
     """``name = ...`` is in the body of ``if name is None:`` / ``if not name:`` (nothing
-    between but plain blocks), and ``name`` is a parameter."""
+    between but plain blocks and ``try:``, whose handlers deal with a failed fallback), and
+    ``name`` is a parameter."""
     for anc in model.ctx.ancestors(assign):
         if isinstance(anc, cst.If):
             found = _none_test(anc.test)
             return found is not None and found == (name, True) and _is_parameter(model, name, assign)
-        if not isinstance(anc, (cst.SimpleStatementLine, cst.IndentedBlock)):
+        if not isinstance(anc, (cst.SimpleStatementLine, cst.IndentedBlock, cst.Try)):
             return False
     return False
 
