@@ -38,7 +38,7 @@ _BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, c
                             cst.NamedExpr, cst.ExceptHandler, cst.Del, cst.Global, cst.Nonlocal, cst.Import,
                             cst.ImportFrom})
 # The node types ``visit``/``leave`` do more for than numbering (a third of all nodes are Names).
-_VISITED = {t: True for t in (cst.Call, cst.Attribute, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES)}
+_VISITED = {t: True for t in (cst.Call, cst.Attribute, cst.Return, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES)}
 
 
 @dataclass(eq=False)
@@ -113,6 +113,7 @@ class Scope:
     bindings: dict = field(default_factory=dict)  # key -> [Binding] in source order
     calls: list = field(default_factory=list)  # CallSites directly in this scope
     loops: list = field(default_factory=list)
+    returns: list = field(default_factory=list)  # ``return`` statements directly in this scope
     children: list = field(default_factory=list)
     globals: set = field(default_factory=set)  # names declared global / nonlocal
     self_name: str | None = None  # the name ``self`` goes by (methods, and scopes inside them)
@@ -253,6 +254,9 @@ class SemanticModel:
             return
         elif kind in _BINDING_TYPES:
             self._bind_statement(node, scope, branches, n)
+        elif kind is cst.Return:
+            scope.returns.append(node)
+            return
         if kind in _LOOP_TYPES:
             loop = Loop(node, scope, loops[-1] if loops else None, n, self._top)
             self.loops[node] = loop

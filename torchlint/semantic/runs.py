@@ -160,7 +160,7 @@ def held_as(semantic, call: cst.Call) -> list[tuple[str, cst.CSTNode]]:
     scope = model.code_scope(model.scope_of(call))
     if isinstance(parent, cst.Assign):
         keys = [k for k in (expr_key(t.target) for t in parent.targets) if k is not None]
-        if not any(_returned(scope.node, k) for k in keys):
+        if not any(_returned(model, scope.node, k) for k in keys):
             return [(k, scope.node) for k in keys]
     elif not isinstance(parent, cst.Return):
         return []
@@ -175,10 +175,10 @@ def held_as(semantic, call: cst.Call) -> list[tuple[str, cst.CSTNode]]:
     return out
 
 
-def _returned(function: cst.CSTNode, key: str) -> bool:
-    return isinstance(function, cst.FunctionDef) and any(
-        isinstance(n, cst.Return) and n.value is not None and expr_key(n.value) == key
-        for n in iter_nodes(function.body, into_scopes=False))
+def _returned(model, function: cst.CSTNode, key: str) -> bool:
+    scope = model.scopes.get(function) if isinstance(function, cst.FunctionDef) else None
+    return scope is not None and any(
+        r.value is not None and expr_key(r.value) == key for r in scope.returns)
 
 
 def _steps_of(semantic, held: list[tuple[str, cst.CSTNode]]) -> list:
@@ -237,7 +237,7 @@ def returned_by(semantic, call: cst.Call) -> str | None:
     if not isinstance(scope, cst.FunctionDef) or held_as(semantic, call):
         return None
     returned = isinstance(parent, cst.Return) or isinstance(parent, cst.Assign) and any(
-        _returned(scope, k) for k in (expr_key(t.target) for t in parent.targets) if k is not None)
+        _returned(model, scope, k) for k in (expr_key(t.target) for t in parent.targets) if k is not None)
     return scope.name.value if returned and not semantic.graph.callers(scope) else None
 
 
