@@ -287,8 +287,33 @@ class Project:
         return found.get(qualified)
 
     def subclasses(self, qualified: str) -> list[str]:
-        """Project classes that have ``qualified`` among their ancestors."""
-        return sorted(name for name in self._classes() if qualified in self.ancestors(name))
+        """Project classes that have ``qualified`` among their ancestors (a project class or
+        an external base they name), found down one inverse table of every class's bases."""
+        memo = self.__dict__.setdefault("_subclasses_memo", {})
+        found = memo.get(qualified)
+        if found is None:
+            below = self._named_by()
+            seen: set[str] = set()
+            stack = list(below.get(qualified, ()))
+            while stack:
+                name = stack.pop()
+                if name not in seen:
+                    seen.add(name)
+                    stack.extend(below.get(name, ()))
+            seen.discard(qualified)
+            found = memo[qualified] = sorted(seen)
+        return list(found)
+
+    def _named_by(self) -> dict[str, list[str]]:
+        """Any class name (project or external) -> the project classes naming it as a base."""
+        found = getattr(self, "_named_by_table", None)
+        if found is None:
+            found = {}
+            for name, bases in self._classes().items():
+                for base in bases:
+                    found.setdefault(base, []).append(name)
+            self._named_by_table = found
+        return found
 
     def is_nn_module(self, qualified: str) -> bool:
         """Whether a project class is a ``torch.nn.Module`` (through any chain of project

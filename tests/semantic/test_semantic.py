@@ -190,6 +190,26 @@ def test_project_ancestors_subclasses_is_nn_module_and_function_summary():
     assert project.function_summary("pkg.loop.set_seed", loop)["seeds"]
 
 
+def test_project_subclasses_agree_with_ancestors_through_chains_external_bases_and_cycles():
+    files = {
+        "pkg/a.py": "import torch.nn as nn\nclass A(nn.Module):\n    pass\nclass Loop1(Loop2):\n    pass\n"
+                    "class Loop2(Loop1):\n    pass\n",
+        "pkg/b.py": "from pkg.a import A\nclass B(A):\n    pass\nclass C(B, dict):\n    pass\n",
+        "pkg/c.py": "from pkg.b import C\nclass D(C):\n    pass\nclass E:\n    pass\n",
+    }
+    records = [analyze_source(p, t.encode(), frozenset({"TL006"})).record for p, t in files.items()]
+    project = Project(records)
+    assert project.subclasses("pkg.a.A") == ["pkg.b.B", "pkg.b.C", "pkg.c.D"]
+    assert project.subclasses("torch.nn.Module") == ["pkg.a.A", "pkg.b.B", "pkg.b.C", "pkg.c.D"]
+    assert project.subclasses("dict") == ["pkg.b.C", "pkg.c.D"]
+    assert project.subclasses("pkg.a.Loop1") == ["pkg.a.Loop2"]  # a cycle never makes a class its own subclass
+    assert project.subclasses("pkg.c.E") == [] and project.subclasses("nowhere.X") == []
+    every = ["pkg.a.A", "pkg.a.Loop1", "pkg.a.Loop2", "pkg.b.B", "pkg.b.C", "pkg.c.D", "pkg.c.E", "torch.nn.Module",
+             "dict"]
+    for name in every:  # the inverse table answers what a scan of every class's ancestors would
+        assert project.subclasses(name) == sorted(c for c in every[:7] if name in project.ancestors(c))
+
+
 def test_grad_mode_exprs_lists_with_items_aliases_and_decorators():
     from torchlint.semantic.training import grad_mode_exprs
 
