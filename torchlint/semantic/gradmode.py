@@ -13,8 +13,8 @@ import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.libraries import is_library
-from torchlint.semantic.training import grad_mode_exprs, in_lightning_eval_hook
-from torchlint.torch_api import is_false_literal, is_grad_mode_call
+from torchlint.semantic.training import grad_mode_exprs_of
+from torchlint.torch_api import is_false_literal, is_grad_mode_call, is_lightning_eval_hook
 
 # ``no_backprop``: chainer's ``no_backprop_mode()``, the same choice in a project's other backend.
 _GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad", "no_backprop")
@@ -34,12 +34,28 @@ class GradModes:
         self._mentions: dict[cst.CSTNode, bool] = {}
         self._set_grad: dict[cst.CSTNode, list[int]] = {}
         self._referenced: set[cst.CSTNode] | None = None
+        self._anchors: dict[cst.CSTNode, bool] = {}
 
     def chosen(self, node: cst.CSTNode) -> bool:
         """Under a grad-mode ``with`` or decorator (any enclosing scope), or in a Lightning
-        evaluation hook."""
-        return any(self._mentions_grad_mode(e) for e in grad_mode_exprs(self.model, node)) \
-            or in_lightning_eval_hook(self.ctx, node)
+        evaluation hook: ``grad_mode_exprs`` and ``in_lightning_eval_hook``, answered once per
+        enclosing ``with`` or function (the calls of a file share a few of them)."""
+        return self._chosen_above(node)
+
+    def _chosen_above(self, node: cst.CSTNode) -> bool:
+        parent = self.ctx.parent
+        anchor = parent(node)
+        while anchor is not None and type(anchor) is not cst.With and type(anchor) is not cst.FunctionDef:
+            anchor = parent(anchor)
+        if anchor is None:
+            return False
+        found = self._anchors.get(anchor)
+        if found is None:
+            found = (type(anchor) is cst.FunctionDef and is_lightning_eval_hook(anchor.name.value)) \
+                or any(self._mentions_grad_mode(e) for e in grad_mode_exprs_of(self.model, anchor)) \
+                or self._chosen_above(anchor)
+            self._anchors[anchor] = found
+        return found
 
     def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
         found = self._mentions.get(expr)
@@ -115,10 +131,14 @@ class GradModes:
 
 def function_key(model, node: cst.CSTNode) -> str | None:
     """The name a function goes by in its file: ``fn``, ``Class.method``, ``outer.inner``
-    (None for a lambda or the module)."""
+    (None for a lambda or the module). Memoised on the model (``choice_sites`` asks per call)."""
+    memo = model.memo("function_key")
+    if node in memo:
+        return memo[node]
     scope = model.scopes.get(node)
     names = [s.name for s in scope.chain() if s.name is not None] if scope is not None else []
-    return ".".join(reversed(names)) if names and isinstance(node, cst.FunctionDef) else None
+    found = memo[node] = ".".join(reversed(names)) if names and isinstance(node, cst.FunctionDef) else None
+    return found
 
 
 def choice_sites(ctx, modes: GradModes) -> list[list]:

@@ -195,6 +195,7 @@ class SemanticModel:
         # ``qualified_name`` answers by node once the model is complete (``finish``): rules
         # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
         self._qualified: dict[cst.CSTNode, str | None] | None = None
+        self._memos: dict[str, dict] = {}
         if walk:
             self._walk()
             self.finish()
@@ -213,6 +214,15 @@ class SemanticModel:
             stack.append((node, True))
             for child in reversed(children(node)):
                 stack.append((child, False))
+
+    def memo(self, name: str) -> dict:
+        """A named table for answers derived from the finished model (one per kind of
+        question), kept as long as the model: queries that several rules or call sites ask
+        again answer from it."""
+        table = self._memos.get(name)
+        if table is None:
+            table = self._memos[name] = {}
+        return table
 
     def finish(self) -> None:
         """After the last ``leave``: what needs the whole file (class bases)."""

@@ -390,19 +390,25 @@ def grad_mode_exprs(model: SemanticModel, node: cst.CSTNode):
     decorator of an enclosing function. The rule decides which count (``in_no_grad`` counts
     the ones that turn autograd off)."""
     for anc in model.ctx.ancestors(node):
-        if isinstance(anc, cst.With):
-            for item in anc.items:
-                yield item.item
-                key = api.expr_key(item.item.func if isinstance(item.item, cst.Call) else item.item)
-                if key is None:
-                    continue
-                for b in model.reaching(key, item):
-                    value = b.value if b.value is not None else getattr(b.node, "value", None)
-                    if isinstance(value, cst.BaseExpression):
-                        yield value
-        elif isinstance(anc, cst.FunctionDef):
-            for d in anc.decorators:
-                yield d.decorator
+        yield from grad_mode_exprs_of(model, anc)
+
+
+def grad_mode_exprs_of(model: SemanticModel, anc: cst.CSTNode):
+    """What ``grad_mode_exprs`` yields for one enclosing node: a ``with``'s items (and the
+    values their names may hold), a function's decorators; nothing for other nodes."""
+    if isinstance(anc, cst.With):
+        for item in anc.items:
+            yield item.item
+            key = api.expr_key(item.item.func if isinstance(item.item, cst.Call) else item.item)
+            if key is None:
+                continue
+            for b in model.reaching(key, item):
+                value = b.value if b.value is not None else getattr(b.node, "value", None)
+                if isinstance(value, cst.BaseExpression):
+                    yield value
+    elif isinstance(anc, cst.FunctionDef):
+        for d in anc.decorators:
+            yield d.decorator
 
 
 def freeze_sites(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
