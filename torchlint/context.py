@@ -48,6 +48,9 @@ def dotted_name(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
+_UNSET = object()
+
+
 @dataclass
 class RuleError:
     """An exception raised inside a rule: reported, never fatal to the run."""
@@ -94,6 +97,9 @@ class FileContext:
         self._positions: Any = None
         self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None, "Fix | None"]] = []
+        # Name answers, kept once the walk has added every import (``names_complete``).
+        self._qualified: dict[cst.CSTNode | None, str | None] | None = None
+        self._imported: dict[cst.CSTNode | None, bool] | None = None
 
     def release(self) -> None:
         """Forget the file's trees and analyses once its results are out. They hold reference
@@ -117,19 +123,40 @@ class FileContext:
 
         ``o.SGD`` -> ``torch.optim.SGD`` after ``from torch import optim as o``; names that
         are not imported come back as written (``self.optimizer``, ``model.eval``).
+        Memoised once the walk has seen every import (``names_complete``).
         """
+        memo = self._qualified
+        if memo is not None:
+            found = memo.get(node, _UNSET)
+            if found is not _UNSET:
+                return found
         dotted = dotted_name(node)
         if dotted is None:
-            return None
-        head, dot, rest = dotted.partition(".")
-        target = self.imports.get(head)
-        if target is None:
-            return dotted
-        return f"{target}{dot}{rest}"
+            found = None
+        else:
+            head, dot, rest = dotted.partition(".")
+            target = self.imports.get(head)
+            found = dotted if target is None else f"{target}{dot}{rest}"
+        if memo is not None:
+            memo[node] = found
+        return found
 
     def is_imported(self, node: cst.CSTNode | None) -> bool:
+        memo = self._imported
+        if memo is not None:
+            found = memo.get(node)
+            if found is not None:
+                return found
         dotted = dotted_name(node)
-        return dotted is not None and dotted.partition(".")[0] in self.imports
+        found = dotted is not None and dotted.partition(".")[0] in self.imports
+        if memo is not None:
+            memo[node] = found
+        return found
+
+    def names_complete(self) -> None:
+        """For the engine, after its walk: every import of the file is in ``imports`` (the
+        walk adds those inside functions), so name answers hold from here on and are kept."""
+        self._qualified, self._imported = {}, {}
 
     @property
     def semantic(self) -> "Analyses":
@@ -326,6 +353,21 @@ def referenced_names(expr: cst.CSTNode) -> set[str]:
     return found
 
 
+_HOOKS: dict[type, tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = {}
+
+
+def _hooks(kind: type) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """A rule class's ``visit_<Node>`` and ``leave_<Node>`` methods as (node name, attribute)
+    pairs: looked up once per class and process (``dir`` of a rule class, per file and rule,
+    was a measurable part of a run)."""
+    found = _HOOKS.get(kind)
+    if found is None:
+        names = dir(kind)
+        found = _HOOKS[kind] = (tuple((a[6:], a) for a in names if a.startswith("visit_")),
+                                tuple((a[6:], a) for a in names if a.startswith("leave_")))
+    return found
+
+
 class Dispatcher:
     """Walks the tree once, recording parents and calling every rule's ``visit_<Node>`` and
     ``leave_<Node>`` methods (LibCST naming; trivia nodes such as whitespace, commas and
@@ -345,11 +387,11 @@ class Dispatcher:
         self._rules = rules
         self._dead: set[int] = set()
         for rule in rules:
-            for attr in dir(type(rule)):
-                if attr.startswith("visit_"):
-                    self._by_name_visit.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
-                elif attr.startswith("leave_"):
-                    self._by_name_leave.setdefault(attr[6:], []).append((rule, getattr(rule, attr)))
+            visits, leaves = _hooks(type(rule))
+            for node_name, attr in visits:
+                self._by_name_visit.setdefault(node_name, []).append((rule, getattr(rule, attr)))
+            for node_name, attr in leaves:
+                self._by_name_leave.setdefault(node_name, []).append((rule, getattr(rule, attr)))
 
     def _handlers(self, cache: dict[type, list], by_name: dict[str, list], kind: type) -> list:
         found = cache.get(kind)
@@ -413,6 +455,7 @@ class Dispatcher:
                 handlers = self._handlers(leave_cache, by_leave, kind)
             if handlers:
                 self._call(handlers, node)
+        ctx.names_complete()
         if model is not None:
             ctx.semantic.finish_model()
         for rule in self._rules:

@@ -88,3 +88,30 @@ def test_asking_during_the_walk_is_an_error():
     Dispatcher(ctx, [Early(ctx, {})]).run()
     (error,) = ctx.errors
     assert "ask for it from finish()" in error.error
+
+
+def test_name_answers_kept_only_once_the_walk_has_seen_every_import():
+    """``FileContext.qualified_name``/``is_imported`` are memoised after the walk: an answer
+    given during the walk, before a later function-level import was seen, is not kept."""
+    from torchlint.context import Dispatcher, dotted_name, iter_nodes
+
+    src = "def f():\n    return np.zeros(1)\ndef g():\n    import numpy as np\n"
+    c = _context(src)
+    zeros = next(n for n in iter_nodes(c.module) if isinstance(n, cst.Call) and dotted_name(n.func) == "np.zeros")
+    seen = {}
+
+    class Probe:
+        code = "TLX"
+        uses_semantic_model = False
+
+        def visit_Call(self, node):
+            seen["walk"] = (c.qualified_name(node.func), c.is_imported(node.func))
+
+        def finish(self):
+            seen["finish"] = (c.qualified_name(zeros.func), c.is_imported(zeros.func))
+            seen["again"] = (c.qualified_name(zeros.func), c.is_imported(zeros.func))
+
+    Dispatcher(c, [Probe()]).run()
+    assert seen["walk"] == ("np.zeros", False)  # the import inside g() is not seen yet
+    assert seen["finish"] == seen["again"] == ("numpy.zeros", True)
+    assert c._qualified[zeros.func] == "numpy.zeros" and c._imported[zeros.func] is True
