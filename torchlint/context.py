@@ -13,7 +13,7 @@ import dataclasses
 import traceback
 import typing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import libcst as cst
 from libcst import MaybeSentinel
@@ -94,6 +94,9 @@ class FileContext:
         self.facts: dict[str, Any] = {}
         self.errors: list[RuleError] = []
         self._parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        # ``parent(node)``: the node the walk reached ``node`` from (None for the module and
+        # nodes the walk skips). The dict's own ``get``: asked millions of times per corpus.
+        self.parent: Callable[[cst.CSTNode], cst.CSTNode | None] = self._parents.get
         self._positions: Any = None
         self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None, "Fix | None"]] = []
@@ -177,9 +180,6 @@ class FileContext:
         """Every node the engine's walk reached below the module (trivia skipped), in no
         particular order: far cheaper than a walk of the tree when order does not matter."""
         return self._parents.keys()
-
-    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self._parents.get(node)
 
     def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         node_ = self._parents.get(node)

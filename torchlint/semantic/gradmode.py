@@ -185,8 +185,12 @@ def _handed_on_imports(ctx) -> set[str]:
     """Imported project names used other than by calling them (``run = infer.predict``,
     ``engine.add_handler(predict)``): they may run anywhere."""
     imports, parent, out = ctx.imports, ctx.parent, set()
+    # Only names bound to a project module or name can qualify to one (``torch``'s never do).
+    local = {name for name, qualified in imports.items() if not is_library(qualified)}
+    if not local:
+        return out
     for node in ctx.walked_nodes():
-        if type(node) is not cst.Name or node.value not in imports:
+        if type(node) is not cst.Name or node.value not in local:
             continue
         expr: cst.BaseExpression = node
         while type(above := parent(expr)) is cst.Attribute and above.value is expr:
