@@ -365,6 +365,9 @@ def test_pool_workers_end_with_the_run(busy_tree, sig, code, message):
     proc = subprocess.Popen(
         [sys.executable, "-m", "torchlint", "check", "--isolated", "--no-cache", "-j2", "."], cwd=busy_tree,
         env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # Ctrl-C as a terminal delivers it: a suite started in the background (``cmd &``) runs
+        # with SIGINT ignored, and Python keeps an ignored SIGINT ignored in its children.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     workers: set[int] = set()
     try:
@@ -374,6 +377,7 @@ def test_pool_workers_end_with_the_run(busy_tree, sig, code, message):
             time.sleep(0.02)
         assert len(workers) >= 2, "the pool never started"
         time.sleep(0.3)  # the workers are analysing
+        assert proc.poll() is None, "the run ended before the signal"
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == code
