@@ -598,29 +598,17 @@ class SemanticModel:
 
     def qualified_name(self, node: cst.CSTNode | None) -> str | None:
         """Like ``FileContext.qualified_name`` but scope-aware: a local (or parameter) that
-        shadows an import is not the import. ``None`` if ``node`` is not a name chain."""
+        shadows an import is not the import. ``None`` if ``node`` is not a name chain.
+        Memoised after ``finish``."""
         if node is None:
             return None
         memo = self._qualified
         if memo is None:
-            return self._qualified_name(node)
+            return self._name_facts(node)[0]
         found = memo.get(node, _UNSET)
         if found is _UNSET:
-            found = memo[node] = self._qualified_name(node)
+            found = self._name_facts(node)[0]
         return found  # type: ignore[return-value]
-
-    def _qualified_name(self, node: cst.CSTNode) -> str | None:
-        dotted = dotted_name(node)
-        if dotted is None:
-            return None
-        found = self.reaching(dotted.split(".")[0], node)
-        if found and all(b.kind == "import" for b in found):
-            return self._expand(dotted, found)
-        if not found:
-            # A star import, or a name bound in a scope the model does not see (exec):
-            # fall back to the file's import table.
-            return self.ctx.qualified_name(node)
-        return dotted
 
     def is_imported(self, node: cst.CSTNode | None) -> bool:
         """The head of the Name/Attribute chain ``node`` refers to an import there (every
@@ -628,15 +616,34 @@ class SemanticModel:
         if node is None:
             return False
         memo = self._imported
-        if memo is not None:
-            found = memo.get(node)
-            if found is not None:
-                return found
-        bindings = self.binding_of(node)
-        found = bool(bindings) and all(b.kind == "import" for b in bindings)
-        if memo is not None:
-            memo[node] = found
+        if memo is None:
+            return self._name_facts(node)[1]
+        found = memo.get(node)
+        if found is None:
+            found = self._name_facts(node)[1]
         return found
+
+    def _name_facts(self, node: cst.CSTNode) -> tuple[str | None, bool]:
+        """(``qualified_name``, ``is_imported``) of ``node`` from one reaching-definitions
+        query, kept in both memos once they exist."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            qualified, imported = None, False
+        else:
+            found = self.reaching(dotted.split(".")[0], node)
+            imported = bool(found) and all(b.kind == "import" for b in found)
+            if imported:
+                qualified = self._expand(dotted, found)
+            elif not found:
+                # A star import, or a name bound in a scope the model does not see (exec):
+                # fall back to the file's import table.
+                qualified = self.ctx.qualified_name(node)
+            else:
+                qualified = dotted
+        if self._qualified is not None:
+            self._qualified[node] = qualified
+            self._imported[node] = imported  # type: ignore[index]
+        return qualified, imported
 
     # -- calls --------------------------------------------------------------------------
     def call_site(self, call: cst.Call) -> CallSite | None:
