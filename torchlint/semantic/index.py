@@ -233,16 +233,21 @@ def _returns_eval_model(sem: "Analyses", function) -> bool:
     import libcst as cst
 
     from torchlint import torch_api as api
-    from torchlint.context import iter_nodes
     from torchlint.semantic.modules import strip_self_returning
 
-    switches = [(api.mode_switch(s.node), api.expr_key(s.node.func.value)) for s in sem.graph.sites(function)
-                if isinstance(s.node.func, cst.Attribute)]
+    switches = []
+    for site in sem.graph.sites(function):
+        func = site.node.func
+        if type(func) is cst.Attribute and func.attr.value in ("eval", "train"):  # what mode_switch reads
+            mode = api.mode_switch(site.node)
+            if mode is not None:
+                switches.append((mode, api.expr_key(func.value)))
     if any(mode for mode, _ in switches):
         return False
     evaluated = {key for mode, key in switches if mode is False and key is not None}
-    if not evaluated:  # the common case: no walk of the body
+    if not evaluated:  # the common case
         return False
-    returned = [api.expr_key(strip_self_returning(node.value)) for node in iter_nodes(function, into_scopes=False)
-                if isinstance(node, cst.Return) and node.value is not None]
+    scope = sem.model.scopes.get(function)
+    returned = [api.expr_key(strip_self_returning(r.value)) for r in (scope.returns if scope is not None else ())
+                if r.value is not None]
     return bool(returned) and all(key in evaluated for key in returned)
