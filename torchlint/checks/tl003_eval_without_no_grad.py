@@ -124,6 +124,7 @@ class EvalWithoutNoGrad(Rule):
     # (``check_project``), a file with no eval event included; a file with no attribute and no
     # import can call no function of another file.
     requires_text = (".", "import")
+    uses_semantic_model = True  # every file's finish asks it (``choice_sites``)
     fixable = (UNSAFE,)
     skips_test_files = True
     options = {
