@@ -24,6 +24,10 @@ SNIPPETS = [
     "\n\n\n# only comments\n",
     "# head\n\nimport a; import b  # two\n\n@(\n    deco)\nclass K:\n    pass\n@d1\n# between\n@d2(\n  1)\nasync def g():\n    await x\n",
     "x = (\n    1)\n\n\n# lead\nif a:  # c\n    b = [\n        1,\n    ]\n",
+    "class A:\n  \"\"\"doc\"\"\"\n  x = 1; y = 2\n\n  # c\n  @staticmethod\n  # between\n  @d(\n    1)\n  def f(a):\n"
+    "        if a:\n            return [i\n  for i in a]\n        class L: pass\n        return 0\n  z = f(\n1)\n",
+    "def outer():\n\tdef inner(x):\n\t\treturn x  # t\n\tclass K:\n\t\tdef m(self): return 1\n\t\t\n\t\tq = 'ü'; r = q\n"
+    "\treturn inner\n",
 ]
 
 
@@ -39,6 +43,9 @@ def _check(code: str) -> None:
     for node in iter_nodes(module):
         assert ours[node] == expected[node], (type(node).__name__, code)
         assert lazy[node] == expected[node], (type(node).__name__, code)
+    innermost_first = StatementPositions(module, code, ast.parse(code), parents.get)
+    for node in reversed(list(iter_nodes(module))):  # nested statements asked before their class
+        assert innermost_first[node] == expected[node], (type(node).__name__, code)
 
 
 @pytest.mark.parametrize("code", SNIPPETS)
@@ -61,4 +68,25 @@ def test_statement_positions_generate_only_the_statements_asked_about(monkeypatc
     monkeypatch.setattr(Positions, "__init__", lambda *a: pytest.fail("whole module generated"))
     call = module.body[2].body.body[0].body[0].value
     assert (lazy[call].start.line, lazy[call].start.column) == (10, 8)
+    # only the class body's statement holding the call is generated, not the whole class
+    assert set(lazy._nested) == {module.body[2].body.body[0]} and not lazy._statements
+    name = module.body[2].name
+    assert (lazy[name].start.line, lazy[name].start.column) == (9, 6)  # the class's own code
     assert set(lazy._statements) == {2}
+
+
+def test_statement_positions_of_methods_generate_the_method_alone(monkeypatch):
+    code = ("class A:\n\tclass B(nn.Module):\n\t\t# lead\n\n\t\t@torch.no_grad()\n\t\tdef f(self, x):\n"
+            "\t\t\ty = x; z = y\n\t\t\treturn self.lin(z)\n\n\t\tdef g(self):\n\t\t\tpass\n")
+    module = cst.parse_module(code)
+    parents = {child: node for node in iter_nodes(module) for child in node.children}
+    lazy = StatementPositions(module, code, ast.parse(code), parents.get)
+    monkeypatch.setattr(Positions, "__init__", lambda *a: pytest.fail("whole module generated"))
+    f = module.body[0].body.body[0].body.body[0]
+    ret = f.body.body[1]
+    call = ret.body[0].value
+    assert (lazy[call].start.line, lazy[call].start.column, lazy[call].end.column) == (8, 10, 21)
+    assert set(lazy._nested) == {ret} and not lazy._statements
+    assert (lazy[f.decorators[0]].start.line, lazy[f.name].start.line) == (5, 6)
+    z = f.body.body[0].body[1]
+    assert (lazy[z].start.line, lazy[z].start.column) == (7, 10)

@@ -118,9 +118,19 @@ class StatementPositions:
         self._first_lines: list | None = None
         self._line_starts: list[int] | None = None
         self._statements: dict[int, Positions | None] = {}
+        self._nested: dict[cst.CSTNode, Positions | None] = {}
+        self._cpython: list | None = None
         self._whole: Positions | None = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        nested = self._nested_statement(node)
+        if nested is not None:
+            stmt, first, indents = nested
+            if stmt not in self._nested:
+                self._nested[stmt] = self._generate(stmt, first, indents)
+            found = self._nested[stmt]
+            if found is not None and node in found._ranges:
+                return found[node]
         top = self._top_statement(node)
         if top is not None:
             i = self._index[top]
@@ -145,21 +155,63 @@ class StatementPositions:
 
     def _statement(self, i: int) -> "Positions | None":
         first = self._first_line(i)
-        if first is None:
-            return None
+        return None if first is None else self._generate(self._module.body[i], first, [])
+
+    def _generate(self, stmt: cst.CSTNode, first: int, indents: list[str]) -> "Positions | None":
+        """The ranges of ``stmt``'s nodes, generating its code alone from the start of line
+        ``first`` inside blocks indented by ``indents``; None unless that code is exactly the
+        file's text there (then no range can be off)."""
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self._text)]
-        if first > len(self._line_starts):
+        if first < 1 or first > len(self._line_starts):
             return None
         module = self._module
         start = self._line_starts[first - 1]
         state = _OffsetState(default_indent=module.default_indent, default_newline=module.default_newline,
                              offset=start)
-        module.body[i]._codegen(state)
+        state.indent_tokens = list(indents)
+        stmt._codegen(state)
         code = "".join(state.tokens)
         if self._text[start:start + len(code)] != code:
             return None
         return Positions.from_ranges(state.ranges, self._line_starts)  # the code is the text there
+
+    def _nested_statement(self, node: cst.CSTNode) -> "tuple[cst.CSTNode, int, list[str]] | None":
+        """The innermost statement holding ``node`` that lies in the bodies of classes and
+        functions (a method, a statement of a method or class body), with the line its code
+        starts on and the indentation of the blocks around it; None for a node of a top-level
+        statement's own code. CPython's tree gives the line: a class's or function's body
+        statements map one to one, a line of ``a; b`` to as many."""
+        chain: list[cst.CSTNode] = []
+        current: cst.CSTNode | None = node
+        parent, module = self._parent, self._module
+        while current is not None and current is not module:
+            chain.append(current)
+            current = parent(current)
+        if current is None or not chain or chain[-1] not in self._index:
+            return None
+        if self._cpython is None:
+            self._cpython = cpython_statements(module, self._tree)
+        stmt, tree_stmt = chain[-1], self._cpython[self._index[chain[-1]]]
+        position = len(chain) - 1
+        indents: list[str] = []
+        while tree_stmt is not None and isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) \
+                and isinstance(stmt.body, cst.IndentedBlock) and position >= 2 and chain[position - 1] is stmt.body:
+            block, inner = stmt.body, chain[position - 2]
+            k = 0
+            for sibling in block.body:
+                if sibling is inner:
+                    break
+                k += len(sibling.body) if isinstance(sibling, cst.SimpleStatementLine) else 1
+            body = getattr(tree_stmt, "body", None)
+            if not isinstance(body, list) or k >= len(body):
+                return None
+            indents.append(block.indent if block.indent is not None else module.default_indent)
+            stmt, tree_stmt, position = inner, body[k], position - 2
+        if not indents or tree_stmt is None:
+            return None
+        first = _first_line_of(stmt, tree_stmt)
+        return stmt, first, indents
 
     def _first_line(self, i: int) -> int | None:
         """The line where LibCST's code for ``module.body[i]`` starts (its leading comment
@@ -185,15 +237,16 @@ def cpython_statements(module: cst.Module, tree: "ast.Module | None") -> list:
 def _statement_lines(module: cst.Module, tree: "ast.Module | None") -> list:
     """Per LibCST top-level statement, the line its code starts on (its leading comment and
     blank lines included), by CPython's tree; None where that tree cannot tell."""
-    out: list = []
-    for stmt, node in zip(module.body, cpython_statements(module, tree)):
-        if node is None:
-            out.append(None)
-            continue
-        decorators = getattr(node, "decorator_list", None) or []
-        first = min([node.lineno, *(d.lineno for d in decorators)])
-        above = len(stmt.leading_lines)
-        if getattr(stmt, "decorators", None):
-            above += len(stmt.decorators[0].leading_lines)
-        out.append(first - above)
-    return out
+    return [None if node is None else _first_line_of(stmt, node)
+            for stmt, node in zip(module.body, cpython_statements(module, tree))]
+
+
+def _first_line_of(stmt: cst.CSTNode, node: "ast.stmt") -> int:
+    """The line LibCST's code for ``stmt`` starts on (its leading comment and blank lines
+    included), from ``node``, CPython's statement it starts with."""
+    decorators = getattr(node, "decorator_list", None) or []
+    first = min([node.lineno, *(d.lineno for d in decorators)])
+    above = len(stmt.leading_lines)
+    if getattr(stmt, "decorators", None):
+        above += len(stmt.decorators[0].leading_lines)
+    return first - above
