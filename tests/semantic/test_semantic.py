@@ -367,3 +367,23 @@ def test_reaching_definitions_a_binding_at_the_top_of_the_loop_body_stops_loop_c
     assert values(prints[0].args[0].value) == ["f", "h"]
     # a conditional binding at the top does not stop what the previous iteration left
     assert values(prints[1].args[0].value) == ["f", "h", "f", "k"]
+
+
+def test_call_graph_closure_follows_callers_through_chains_callbacks_and_recursion():
+    ctx, sem = analyses(
+        "def h():\n    pass\n"
+        "def g():\n    h()\n"
+        "def f():\n    g()\n"
+        "def k(run):\n    run(g)\n"
+        "def a(n):\n    return b(n)\n"
+        "def b(n):\n    return a(n - 1) if n else h()\n"
+        "def u():\n    print(1)\n"
+        "lam = lambda: f()\n"
+    )
+    graph = sem.graph
+    defs = {n.name.value: n for n in find(ctx.module, cst.FunctionDef)}
+    lam = find(ctx.module, cst.Lambda)[0]
+    marked = graph.closure({defs["h"]})
+    assert marked == {defs[n] for n in ("h", "g", "f", "k", "a", "b")} | {lam}
+    assert graph.closure({defs["u"]}) == {defs["u"]}
+    assert graph.closure(set()) == set()

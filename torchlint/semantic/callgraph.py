@@ -30,6 +30,7 @@ class CallGraph:
         self._by_method: dict[str, list] | None = None
         self._resolvable: set[str] | None = None
         self._callers: dict[cst.CSTNode, list] | None = None  # function -> the sites that may run it
+        self._reverse: dict[cst.CSTNode, list] | None = None  # callee -> scope nodes whose callees list it
 
     # -- resolution ---------------------------------------------------------------------
     def targets(self, site: CallSite) -> list[cst.CSTNode]:
@@ -180,15 +181,27 @@ class CallGraph:
         """Every scope node that runs one of ``direct`` (itself or through callees): the
         reverse reachability, as one fixpoint."""
         marked = set(direct)
-        nodes = [s.node for s in self.model.scopes.values() if s.kind in (FUNCTION, LAMBDA) or s.parent is None]
-        changed = True
-        while changed:
-            changed = False
-            for node in nodes:
-                if node not in marked and any(c in marked for c in self.callees(node)):
-                    marked.add(node)
-                    changed = True
+        run_by = self._run_by()
+        stack = list(marked)
+        while stack:
+            for caller in run_by.get(stack.pop(), ()):
+                if caller not in marked:
+                    marked.add(caller)
+                    stack.append(caller)
         return marked
+
+    def _run_by(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        """Callee -> the function, lambda and module nodes whose ``callees`` list it (the
+        reverse edges ``closure`` follows), built once."""
+        if self._reverse is None:
+            self._reverse = {}
+            for scope in self.model.scopes.values():
+                if scope.kind in (FUNCTION, LAMBDA) or scope.parent is None:
+                    for callee in self.callees(scope.node):
+                        found = self._reverse.setdefault(callee, [])
+                        if not found or found[-1] is not scope.node:
+                            found.append(scope.node)
+        return self._reverse
 
 
 def enclosing_function(model: SemanticModel, scope: Scope) -> cst.CSTNode:
