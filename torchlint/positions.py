@@ -100,15 +100,17 @@ class Positions:
 
 
 class StatementPositions:
-    """The same ranges as ``Positions``, generating code only for the top-level statements
-    that hold a node asked about: a file usually reports a few nodes, and generating the
-    whole module for them costs as much as a fifth of the parse on a large file.
+    """The same ranges as ``Positions``, generating code only for the statements that hold a
+    node asked about: a file usually reports a few nodes, and generating the whole module for
+    them costs as much as a fifth of the parse on a large file. Inside class and function
+    bodies only the innermost such statement is generated (a method, not its whole class).
 
-    A top-level statement starts at column 0 of the line CPython's tree gives its first
-    token, less the comment and blank lines LibCST puts before it. Each statement's code is
-    compared with the file's text at that line; where it differs (a parenthesised decorator,
-    a file without its last newline, no CPython tree), the whole module is generated once,
-    as ``Positions`` does, so a range is never guessed.
+    A statement starts at the line CPython's tree gives its first token, less the comment
+    and blank lines LibCST puts before it (a nested one is generated inside its blocks'
+    indentation). Each statement's code is compared with the file's text at that line; where
+    it differs (a parenthesised decorator, a file without its last newline, no CPython tree),
+    the enclosing top-level statement, and failing that the whole module, is generated, as
+    ``Positions`` does, so a range is never guessed.
     """
 
     def __init__(self, module: cst.Module, text: str, tree: "ast.Module | None",
