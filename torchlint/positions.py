@@ -13,7 +13,7 @@ import bisect
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange
@@ -117,7 +117,6 @@ class StatementPositions:
                  parent: "Callable[[cst.CSTNode], cst.CSTNode | None]"):
         self._module, self._text, self._tree, self._parent = module, text, tree, parent
         self._index = {stmt: i for i, stmt in enumerate(module.body)}
-        self._first_lines: list | None = None
         self._line_starts: list[int] | None = None
         self._statements: dict[int, Positions | None] = {}
         self._nested: dict[cst.CSTNode, Positions | None] = {}
@@ -125,17 +124,17 @@ class StatementPositions:
         self._whole: Positions | None = None
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        nested = self._nested_statement(node)
-        if nested is not None:
-            stmt, first, indents = nested
-            if stmt not in self._nested:
-                self._nested[stmt] = self._generate(stmt, first, indents)
-            found = self._nested[stmt]
-            if found is not None and node in found._ranges:
-                return found[node]
-        top = self._top_statement(node)
-        if top is not None:
-            i = self._index[top]
+        chain = self._chain(node)
+        if chain is not None:
+            nested = self._nested_statement(chain)
+            if nested is not None:
+                stmt, first, indents = nested
+                if stmt not in self._nested:
+                    self._nested[stmt] = self._generate(stmt, first, indents)
+                found = self._nested[stmt]
+                if found is not None and node in found._ranges:
+                    return found[node]
+            i = self._index[chain[-1]]
             if i not in self._statements:
                 self._statements[i] = self._statement(i)
             found = self._statements[i]
@@ -145,19 +144,26 @@ class StatementPositions:
             self._whole = Positions(self._module)
         return self._whole[node]
 
-    def _top_statement(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        module, parent = self._module, self._parent
+    def _chain(self, node: cst.CSTNode) -> list[cst.CSTNode] | None:
+        """``node`` and its ancestors up to the top-level statement holding it (last); None
+        when no top-level statement holds it (the module itself, a node the walk skipped)."""
+        chain: list[cst.CSTNode] = []
         current: cst.CSTNode | None = node
-        while current is not None:
-            above = parent(current)
-            if above is module:
-                return current if current in self._index else None
-            current = above
-        return None
+        parent, module = self._parent, self._module
+        while current is not None and current is not module:
+            chain.append(current)
+            current = parent(current)
+        return chain if current is module and chain and chain[-1] in self._index else None
+
+    def _counterparts(self) -> list:
+        if self._cpython is None:
+            self._cpython = cpython_statements(self._module, self._tree)
+        return self._cpython
 
     def _statement(self, i: int) -> "Positions | None":
-        first = self._first_line(i)
-        return None if first is None else self._generate(self._module.body[i], first, [])
+        """The ranges of the nodes of top-level statement ``i``, from its code alone."""
+        stmt, node = self._module.body[i], self._counterparts()[i]
+        return None if node is None else self._generate(stmt, _first_line_of(stmt, node), [])
 
     def _generate(self, stmt: cst.CSTNode, first: int, indents: list[str]) -> "Positions | None":
         """The ranges of ``stmt``'s nodes, generating its code alone from the start of line
@@ -178,49 +184,27 @@ class StatementPositions:
             return None
         return Positions.from_ranges(state.ranges, self._line_starts)  # the code is the text there
 
-    def _nested_statement(self, node: cst.CSTNode) -> "tuple[cst.CSTNode, int, list[str]] | None":
-        """The innermost statement holding ``node`` that lies in the bodies of classes and
-        functions (a method, a statement of a method or class body), with the line its code
-        starts on and the indentation of the blocks around it; None for a node of a top-level
-        statement's own code. CPython's tree gives the line: a class's or function's body
-        statements map one to one, a line of ``a; b`` to as many."""
-        chain: list[cst.CSTNode] = []
-        current: cst.CSTNode | None = node
-        parent, module = self._parent, self._module
-        while current is not None and current is not module:
-            chain.append(current)
-            current = parent(current)
-        if current is None or not chain or chain[-1] not in self._index:
-            return None
-        if self._cpython is None:
-            self._cpython = cpython_statements(module, self._tree)
-        stmt, tree_stmt = chain[-1], self._cpython[self._index[chain[-1]]]
+    def _nested_statement(self, chain: list[cst.CSTNode]) -> "tuple[cst.CSTNode, int, list[str]] | None":
+        """The innermost statement of ``chain`` (a node's ancestors, its top-level statement
+        last) that lies in the bodies of classes and functions (a method, a statement of a
+        method or class body), with the line its code starts on and the indentation of the
+        blocks around it; None for a node of a top-level statement's own code. CPython's tree
+        gives the line (``counterparts`` of each body, as for the module's)."""
+        stmt, tree_stmt = chain[-1], self._counterparts()[self._index[chain[-1]]]
         position = len(chain) - 1
         indents: list[str] = []
         while tree_stmt is not None and isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) \
                 and isinstance(stmt.body, cst.IndentedBlock) and position >= 2 and chain[position - 1] is stmt.body:
             block, inner = stmt.body, chain[position - 2]
-            k = 0
-            for sibling in block.body:
-                if sibling is inner:
-                    break
-                k += len(sibling.body) if isinstance(sibling, cst.SimpleStatementLine) else 1
             body = getattr(tree_stmt, "body", None)
-            if not isinstance(body, list) or k >= len(body):
+            if not isinstance(body, list):
                 return None
-            indents.append(block.indent if block.indent is not None else module.default_indent)
-            stmt, tree_stmt, position = inner, body[k], position - 2
+            tree_stmt = next((n for s, n in zip(block.body, counterparts(block.body, body)) if s is inner), None)
+            indents.append(block.indent if block.indent is not None else self._module.default_indent)
+            stmt, position = inner, position - 2
         if not indents or tree_stmt is None:
             return None
-        first = _first_line_of(stmt, tree_stmt)
-        return stmt, first, indents
-
-    def _first_line(self, i: int) -> int | None:
-        """The line where LibCST's code for ``module.body[i]`` starts (its leading comment
-        and blank lines included), from CPython's tree; None where that tree is missing."""
-        if self._first_lines is None:
-            self._first_lines = _statement_lines(self._module, self._tree)
-        return self._first_lines[i] if i < len(self._first_lines) else None
+        return stmt, _first_line_of(stmt, tree_stmt), indents
 
 
 def cpython_statements(module: cst.Module, tree: "ast.Module | None") -> list:
@@ -228,19 +212,18 @@ def cpython_statements(module: cst.Module, tree: "ast.Module | None") -> list:
     of ``a; b`` holds two CPython statements: the first); None without a tree or past its end."""
     if tree is None:
         return [None] * len(module.body)
+    return counterparts(module.body, tree.body)
+
+
+def counterparts(statements: "Sequence[cst.CSTNode]", tree_body: list) -> list:
+    """Per LibCST statement of a body (the module's, a class's, a function's), the statement
+    of CPython's same body it starts with; None past its end."""
     out: list = []
-    stmts, j = tree.body, 0
-    for stmt in module.body:
-        out.append(stmts[j] if j < len(stmts) else None)
+    j = 0
+    for stmt in statements:
+        out.append(tree_body[j] if j < len(tree_body) else None)
         j += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
     return out
-
-
-def _statement_lines(module: cst.Module, tree: "ast.Module | None") -> list:
-    """Per LibCST top-level statement, the line its code starts on (its leading comment and
-    blank lines included), by CPython's tree; None where that tree cannot tell."""
-    return [None if node is None else _first_line_of(stmt, node)
-            for stmt, node in zip(module.body, cpython_statements(module, tree))]
 
 
 def _first_line_of(stmt: cst.CSTNode, node: "ast.stmt") -> int:
