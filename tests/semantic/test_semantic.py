@@ -211,7 +211,7 @@ def test_project_subclasses_agree_with_ancestors_through_chains_external_bases_a
 
 
 def test_grad_mode_exprs_lists_with_items_aliases_and_decorators():
-    from torchlint.semantic.training import grad_mode_exprs
+    from torchlint.semantic.training import grad_mode_exprs_of
 
     ctx, sem = analyses(
         "import torch, contextlib\n"
@@ -221,7 +221,8 @@ def test_grad_mode_exprs_lists_with_items_aliases_and_decorators():
         "    with ctx(), torch.autocast('cuda'):\n"
         "        return model(x)\n"
     )
-    texts = [ctx.module.code_for_node(e) for e in grad_mode_exprs(sem.model, call(ctx, "model")[0])]
+    around = ctx.ancestors(call(ctx, "model")[0])  # innermost first
+    texts = [ctx.module.code_for_node(e) for anc in around for e in grad_mode_exprs_of(sem.model, anc)]
     assert texts == ["ctx()", "torch.no_grad if frozen else contextlib.nullcontext", "torch.autocast('cuda')",
                      "torch.no_grad()"]
 

@@ -19,8 +19,8 @@ What the six rules' private analysers needed (the union this package provides):
   regions (TL001 events, TL002 ``_is_data_loop``/``_frozen``, TL003 ``_frozen``/
   ``_under_grad_context``, TL004 ``_is_epoch_loop``/``_trains``/``_file_trains``, TL006
   ``_trains``) -> ``training.TrainingModel``;
-  the cheap ones need only the semantic model: ``training.grad_mode_exprs`` (what chooses the
-  grad mode around a node), ``in_lightning_eval_hook``, ``freeze_sites`` (frozen keys and where);
+  the cheap ones need only the semantic model: ``training.grad_mode_exprs_of`` (what chooses
+  the grad mode inside an enclosing ``with`` or function), ``in_lightning_eval_hook``, ``freeze_sites`` (frozen keys and where);
 * library roots (three copies) -> ``libraries``;
 * cross-file class hierarchies and "what does this imported function do" (TL004/TL005/TL006
   project passes, ``trace/confirm.py``) -> ``index.FileIndex`` + ``Project.ancestors``/

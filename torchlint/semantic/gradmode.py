@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.context import dotted_name, iter_nodes
+from torchlint.semantic.index import index_name
 from torchlint.semantic.libraries import is_library
 from torchlint.semantic.training import grad_mode_exprs_of
 from torchlint.torch_api import is_false_literal, is_grad_mode_call, is_lightning_eval_hook
@@ -38,8 +39,8 @@ class GradModes:
 
     def chosen(self, node: cst.CSTNode) -> bool:
         """Under a grad-mode ``with`` or decorator (any enclosing scope), or in a Lightning
-        evaluation hook: ``grad_mode_exprs`` and ``in_lightning_eval_hook``, answered once per
-        enclosing ``with`` or function (the calls of a file share a few of them)."""
+        evaluation hook (``training.grad_mode_exprs_of`` of each enclosing node), answered once
+        per enclosing ``with`` or function (the calls of a file share a few of them)."""
         return self._chosen_above(node)
 
     def _chosen_above(self, node: cst.CSTNode) -> bool:
@@ -136,8 +137,7 @@ def function_key(model, node: cst.CSTNode) -> str | None:
     if node in memo:
         return memo[node]
     scope = model.scopes.get(node)
-    names = [s.name for s in scope.chain() if s.name is not None] if scope is not None else []
-    found = memo[node] = ".".join(reversed(names)) if names and isinstance(node, cst.FunctionDef) else None
+    found = memo[node] = index_name(scope) if scope is not None and isinstance(node, cst.FunctionDef) else None
     return found
 
 

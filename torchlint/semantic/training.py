@@ -383,19 +383,12 @@ def in_lightning_eval_hook(ctx, node: cst.CSTNode) -> bool:
     return False
 
 
-def grad_mode_exprs(model: SemanticModel, node: cst.CSTNode):
-    """The expressions that may choose the grad mode around ``node``, innermost first: each
-    enclosing ``with`` item (for ``with ctx():``, also every value ``ctx`` may hold there, by
-    reaching definitions: ``ctx = torch.no_grad if frozen else nullcontext``) and each
-    decorator of an enclosing function. The rule decides which count (``in_no_grad`` counts
-    the ones that turn autograd off)."""
-    for anc in model.ctx.ancestors(node):
-        yield from grad_mode_exprs_of(model, anc)
-
-
 def grad_mode_exprs_of(model: SemanticModel, anc: cst.CSTNode):
-    """What ``grad_mode_exprs`` yields for one enclosing node: a ``with``'s items (and the
-    values their names may hold), a function's decorators; nothing for other nodes."""
+    """The expressions that may choose the grad mode for code inside ``anc``: a ``with``'s
+    items (for ``with ctx():``, also every value ``ctx`` may hold there, by reaching
+    definitions: ``ctx = torch.no_grad if frozen else nullcontext``), a function's
+    decorators; nothing for other nodes. Asked of each enclosing node, innermost first, it
+    gives everything around a node; the rule decides which count."""
     if isinstance(anc, cst.With):
         for item in anc.items:
             yield item.item
