@@ -10,7 +10,7 @@ goes to every same-file method named ``m`` (for rules that prefer to over-approx
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import libcst as cst
 
@@ -231,14 +231,11 @@ def argument_name(model: SemanticModel, site: CallSite, callee: cst.FunctionDef,
     elif inner_scope.self_name is not None:
         return None  # C(...) or a method called unbound
     names = [p.name.value for p in params]
-    for i, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if expr_key(arg.value) != key:
-            continue
-        if arg.keyword is not None:
-            return arg.keyword.value if arg.keyword.value in names else None
-        return names[i] if i < len(names) else None
+    for name, arg in _parameters_passed(call, names):
+        if arg is None:
+            return None  # *args/**kwargs: what follows cannot be told
+        if expr_key(arg.value) == key:
+            return name if name in names else None
     return None
 
 
@@ -253,11 +250,20 @@ def passed_argument(model: SemanticModel, site: CallSite, callee: cst.FunctionDe
         if not (isinstance(call.func, cst.Attribute) and site.scope.self_name is not None):
             return None
         params = params[1:]
-    names = [p.name.value for p in params]
+    for name, arg in _parameters_passed(call, [p.name.value for p in params]):
+        if arg is None:
+            return None  # *args/**kwargs: what follows cannot be told
+        if name == param:
+            return arg.value
+    return next((p.default for p in [*params, *callee.params.kwonly_params] if p.name.value == param), None)
+
+
+def _parameters_passed(call: cst.Call, names: list[str]) -> Iterator[tuple[str | None, cst.Arg | None]]:
+    """(the parameter name each argument of ``call`` binds, the argument), in order: a
+    keyword's own name, else the positional parameter of ``names`` at its place (None past
+    them). At the first ``*args``/``**kwargs`` it yields ``(None, None)`` and stops."""
     for i, arg in enumerate(call.args):
         if arg.star:
-            return None
-        if (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None) == param:
-            return arg.value
-    default = next((p.default for p in [*params, *callee.params.kwonly_params] if p.name.value == param), None)
-    return default
+            yield None, None
+            return
+        yield (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None), arg
