@@ -164,3 +164,48 @@ def test_facts_that_json_cannot_hold_are_a_rule_error_not_a_crash():
     facts = _encode_facts(ctx)
     assert dict(facts) == {"TL006": {"entry": "main"}}
     assert [(e.rule, "JSON" in e.error) for e in ctx.errors] == [("TL005", True)]
+
+
+def _depth(n: int) -> int:
+    return 0 if n == 0 else 1 + _depth(n - 1)
+
+
+def test_deep_stack_thread_is_reused_and_answers_each_call():
+    from torchlint import engine
+
+    assert engine.on_deep_stack(_depth, 20_000) == 20_000  # far past the default recursion limit
+    first = engine._deep
+    assert engine.on_deep_stack(_depth, 5) == 5 and engine._deep is first
+    with pytest.raises(ZeroDivisionError):
+        engine.on_deep_stack(lambda: 1 / 0)
+    assert engine.on_deep_stack(_depth, 3) == 3  # a failure leaves the thread serving
+
+
+def test_deep_stack_thread_keeps_nothing_of_a_call():
+    import gc
+    import weakref
+
+    from torchlint import engine
+
+    class Tree:
+        pass
+
+    tree = Tree()
+    ref = weakref.ref(tree)
+    assert engine.on_deep_stack(lambda t: type(t).__name__, tree) == "Tree"
+    del tree
+    gc.collect()
+    assert ref() is None
+
+
+def test_deep_stack_in_a_forked_child_starts_its_own_thread():
+    import multiprocessing
+
+    from torchlint import engine
+
+    engine.on_deep_stack(_depth, 10)  # this process's thread exists before the fork
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        # a stale thread of the parent's would never answer: bounded, not a hang
+        assert pool.apply_async(engine.on_deep_stack, (_depth, 20_000)).get(timeout=60) == 20_000
