@@ -218,9 +218,9 @@ def on_deep_stack(fn: Callable[..., Any], *args: Any) -> Any:
 
 class _DeepThread:
     """The one thread per process that ``on_deep_stack`` hands work to, started on first use
-    and fed through a queue, one piece of work at a time. (A thread started per file cost
-    ~0.25 ms each, its creation and its fresh stack's page faults: 1.2% of a cold run.) It
-    keeps nothing of a piece of work once its outcome is handed back, so a file's trees are
+    and fed through a queue, one piece of work at a time. (A thread started per file, with a
+    fresh stack each time, cost 7% of a cold run on the corpus and 5% of ``-j 1`` on
+    torchvision+skorch+accelerate, measured A/B.) It keeps nothing of a piece of work once its outcome is handed back, so a file's trees are
     freed as before."""
 
     def __init__(self) -> None:
