@@ -16,7 +16,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from torchlint import checks, engine, pool
+from torchlint import checks, engine, pool, source
 from torchlint import run as run_layer
 from torchlint.config import DEFAULT_MAX_FILE_SIZE, build_settings, parse_size
 from torchlint.context import Dispatcher, FileContext
@@ -97,20 +97,34 @@ def test_node_checks_are_restored_after_a_parse():
                   whitespace_after_else=cst.SimpleWhitespace(""))
 
 
-def test_plain_constructors_build_the_same_trees_and_are_restored():
-    # The engine's parse stores node fields through their slots (source._plain_constructors):
-    # every fixture and example must give the tree LibCST's own constructors give.
-    originals = {kind: kind.__dict__["__init__"] for kind in (cst.Name, cst.Call, cst.FunctionDef, cst.Module)}
+def test_plain_constructors_build_the_same_trees_and_validate_outside_a_parse(monkeypatch):
+    # The engine's parse stores node fields through their slots (source._plain_constructors,
+    # installed once per process): every fixture and example must give the tree LibCST's own
+    # constructors give, and outside a parse nodes are validated as LibCST's own do.
     texts = [p.read_text(encoding="utf-8") for p in sorted((REPO / "fixtures").rglob("*.py"))]
     texts.append(KEYWORDS)
     assert len(texts) > 10
+    ours = []
     for text in texts:
         module, failure = parse_cst(text)
         assert failure is None and module is not None
         assert module.code == text
-        assert module.deep_equals(cst.parse_module(text)), text[:200]
-    assert {kind: kind.__dict__["__init__"] for kind in originals} == originals
+        ours.append(module)
+    plain = source._plain_constructors()
+    assert {cst.Name, cst.Call, cst.FunctionDef, cst.Module} <= set(plain)
+    assert source._VALIDATING == [True]
+    with monkeypatch.context() as m:  # LibCST's own constructors and checks, for the reference trees
+        m.setattr(cst.CSTNode, "__post_init__", source._LIBCST_POST_INIT)
+        for kind, (original, _) in plain.items():
+            m.setattr(kind, "__init__", original)
+        for text, module in zip(texts, ours):
+            assert module.deep_equals(cst.parse_module(text)), text[:200]
     assert cst.Name("x", lpar=[cst.LeftParen()], rpar=[cst.RightParen()]).lpar[0].deep_equals(cst.LeftParen())
+    with pytest.raises(cst.CSTValidationError):  # unbalanced parentheses
+        cst.Name("x", lpar=[cst.LeftParen()])
+    with pytest.raises(cst.CSTValidationError):  # ``else`` glued to what follows
+        cst.IfExp(test=cst.Name("a"), body=cst.Name("b"), orelse=cst.Float(".5"),
+                  whitespace_after_else=cst.SimpleWhitespace(""))
 
 
 def test_a_libcst_panic_is_tl000(monkeypatch):
