@@ -5,7 +5,8 @@ From the semantic model (``self.<attr>`` bindings of each class's methods, read 
 ``ClassInfo.self_sites``), four shapes are reported:
 
 * ``self.x = [nn.Linear(...), ...]`` / a comprehension / a tuple / a dict of layers (``torch.nn``
-  layers with parameters or a train/eval mode, or same-file ``nn.Module`` classes);
+  layers with parameters or a train/eval mode, or same-file ``nn.Module`` classes that hold
+  such state: ``semantic.modules.holds_state``);
 * ``self.x.append(nn.Linear(...))`` (``extend``/``insert``) where every binding of ``self.x``
   is a plain list (``[]``, ``list()``);
 * ``self.w = torch.randn(..., requires_grad=True)`` (or ``.requires_grad_()``);
@@ -34,12 +35,11 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.dataflow import stays_on_host
-from torchlint.semantic.modules import (built_by, forward_code, is_module_here, pending, runs_in, self_attr_bindings,
-                                        settle, stateless, torch_nn_alias)
+from torchlint.semantic.modules import (REGISTERING, built_by, forward_code, holds_state, is_module_here, pending, runs_in,
+                                        self_attr_bindings, settle, stateless, torch_nn_alias)
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
-_REGISTERING = {"add_module", "register_module", "register_parameter", "register_buffer"}
 _MOVING = {"to", "cuda", "type_as", "cpu", "device", "shape", "size", "dtype"}
 _APPENDS = {"append", "extend", "insert"}
 
@@ -119,6 +119,35 @@ class UnregisteredModule(Rule):
                 for layer in self.layers:
                     x = layer(x)
                 return x
+        """,
+        # Same-file modules that hold nothing registering changes (no parameters, buffers or
+        # mode), or only a class from elsewhere whose state cannot be told (speechbrain's
+        # SpeedPerturb keeps such resamplers in a list and moves its input itself).
+        """
+        import torch
+        import torch.nn as nn
+        import torchaudio
+        class Swish(nn.Module):
+            def forward(self, x):
+                return x * torch.sigmoid(x)
+        class Resample(nn.Module):
+            def __init__(self, orig, new):
+                super().__init__()
+                self.orig = orig
+                self.resampler = torchaudio.transforms.Resample(orig_freq=orig, new_freq=new)
+            def forward(self, x):
+                self.resampler.to(x.device)
+                return self.resampler(x)
+        class SpeedPerturb(nn.Module):
+            def __init__(self, speeds, device="cpu"):
+                super().__init__()
+                self.device = device
+                self.acts = [Swish() for _ in speeds]
+                self.resamplers = []
+                for speed in speeds:
+                    self.resamplers.append(Resample(speed, 100))
+            def forward(self, x):
+                return self.resamplers[0](self.acts[0](x.to(self.device))).to(x.device)
         """,
         # A frozen teacher kept out of .parameters() on purpose.
         """
@@ -440,6 +469,70 @@ class UnregisteredModule(Rule):
                     return x
             """,
         ),
+        # Same-file classes whose state registering matters for: a mode of their own
+        # (``self.training``), a registered buffer, a stateful same-file base.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Noise(nn.Module):
+                def forward(self, x):
+                    return x + torch.randn_like(x) if self.training else x
+            class Scale(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("scale", torch.ones(1))
+                def forward(self, x):
+                    return x * self.scale
+            class Dense(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+            class Head(Dense):
+                def forward(self, x):
+                    return self.fc(x)
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.noises = [Noise(), Noise()]
+                    self.scales = [Scale() for _ in range(2)]
+                    self.heads = [Head(), Head()]
+                def forward(self, x):
+                    return self.heads[0](self.scales[0](self.noises[0](x)))
+            """,
+            lines=(23, 24, 25),
+            messages=(container_message("noises", "list"), container_message("scales", "list"),
+                      container_message("heads", "list")),
+
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class Noise(nn.Module):
+                def forward(self, x):
+                    return x + torch.randn_like(x) if self.training else x
+            class Scale(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.register_buffer("scale", torch.ones(1))
+                def forward(self, x):
+                    return x * self.scale
+            class Dense(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+            class Head(Dense):
+                def forward(self, x):
+                    return self.fc(x)
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.noises = nn.ModuleList([Noise(), Noise()])
+                    self.scales = nn.ModuleList([Scale() for _ in range(2)])
+                    self.heads = nn.ModuleList([Head(), Head()])
+                def forward(self, x):
+                    return self.heads[0](self.scales[0](self.noises[0](x)))
+            """,
+        ),
         # A subclass of a same-file module; extend with layers.
         Invalid(
             """
@@ -529,7 +622,7 @@ class _ClassCheck:
         self.registers = False
         for node, scope in info.self_sites:
             self.reads.setdefault(node.attr.value, []).append(node)
-            if node.attr.value in _REGISTERING:
+            if node.attr.value in REGISTERING:
                 self.registers = True
         self.registers = self.registers or any(
             isinstance(s.node.func, cst.Name) and s.node.func.value == "setattr" for m in info.methods.values()
@@ -607,7 +700,8 @@ class _ClassCheck:
     def _registered_layer(self, expr: cst.BaseExpression | None) -> bool:
         """A construction of a layer registering would change something for: a ``torch.nn``
         layer with parameters, buffers or a mode (not ``nn.ReLU``, ``nn.MSELoss()``), or a
-        same-file ``nn.Module`` class."""
+        same-file ``nn.Module`` class known to hold such state (``holds_state``: not one that
+        only wraps a class from elsewhere, whose state cannot be told)."""
         if isinstance(expr, cst.Name):
             found = self.model.reaching(expr.value, expr)
             expr = found[0].value if len(found) == 1 and found[0].kind == "assign" else None
@@ -616,7 +710,7 @@ class _ClassCheck:
             return False
         if built.kind == "nn":
             return not stateless(self.model, built)
-        return built.info is not None and is_module_here(self.model, built.info)
+        return built.info is not None and is_module_here(self.model, built.info) and bool(holds_state(self.sem, built.info))
 
     def _appends(self, attr: str) -> list[cst.Call]:
         out = []

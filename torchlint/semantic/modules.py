@@ -164,6 +164,53 @@ def stateless(model: "SemanticModel", built: Built) -> bool:
     return True
 
 
+# ``self.<method>(...)`` calls that register something on a module.
+REGISTERING = frozenset({"add_module", "register_module", "register_parameter", "register_buffer"})
+
+
+def holds_state(sem: "Analyses", info: "ClassInfo", seen: frozenset = frozenset()) -> bool | None:
+    """Whether an instance of the same-file class ``info`` holds something ``nn.Module``
+    registration matters for: a ``torch.nn`` layer that is not ``stateless``, an
+    ``nn.Parameter``, a ``register_*``/``add_module`` call, a mode of its own (it reads
+    ``self.training``), or a same-file class (built or derived from) that holds state.
+    False when it holds none of these and builds nothing else; None when it cannot be told:
+    it builds or derives from a class defined elsewhere (``torchaudio.transforms.Resample``,
+    a project class in another file) and nothing above settles it."""
+    if info.node in seen:
+        return False  # a cycle adds nothing new
+    seen = seen | {info.node}
+    model = sem.model
+    unknown = False
+    if any(node.attr.value == "training" or node.attr.value in REGISTERING for node, _ in info.self_sites):
+        return True
+    for base_info in info.local_bases:
+        found = holds_state(sem, base_info, seen)
+        if found:
+            return True
+        unknown = unknown or found is None
+    local_names = {b.name for b in info.local_bases}
+    for base in info.bases:
+        name = torch_nn_class(base)
+        if name is not None:
+            if name not in ("Module", "Sequential", "ModuleList", "ModuleDict") and name not in PARAMETER_FREE_LAYERS:
+                return True
+        elif base.rsplit(".", 1)[-1] not in local_names and base not in ("object", "ABC", "abc.ABC"):
+            unknown = True
+    for method in info.methods.values():
+        for site in sem.graph.sites(method):
+            built = built_by(model, site.node)
+            if built is None:
+                continue
+            if built.kind == "param" or built.kind == "nn" and not stateless(model, built):
+                return True
+            if built.kind == "class":
+                found = holds_state(sem, built.info, seen) if built.info is not None else None
+                if found:
+                    return True
+                unknown = unknown or found is None
+    return None if unknown else False
+
+
 def _container_items(built: Built) -> list[cst.BaseExpression] | None:
     """The modules an ``nn.Sequential``/``ModuleList``/``ModuleDict`` call lists; None when
     it cannot be told (keywords, ``*args``, a variable)."""
