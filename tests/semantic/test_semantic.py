@@ -388,3 +388,22 @@ def test_call_graph_closure_follows_callers_through_chains_callbacks_and_recursi
     assert marked == {defs[n] for n in ("h", "g", "f", "k", "a", "b")} | {lam}
     assert graph.closure({defs["u"]}) == {defs["u"]}
     assert graph.closure(set()) == set()
+
+
+def test_call_graph_a_class_or_function_only_inspected_by_a_builtin_is_not_handed_on():
+    ctx, sem = analyses(
+        "class Decoder:\n    def __init__(self):\n        pass\n"
+        "def hook():\n    pass\n"
+        "def check(m, run):\n"
+        "    assert isinstance(m, Decoder) and callable(hook)\n"
+        "    print(hook)\n"
+        "    run(hook)\n"
+        "def shadowed(isinstance):\n"
+        "    isinstance(Decoder)\n"
+    )
+    graph = sem.graph
+    defs = {n.name.value: n for n in find(ctx.module, cst.FunctionDef)}
+    # ``run(hook)`` hands ``hook`` on; the builtins only look at ``Decoder`` and ``hook``.
+    assert graph.reach([defs["check"]]) == {defs["check"], defs["hook"]}
+    # A parameter named ``isinstance`` is not the builtin: ``Decoder`` may be constructed.
+    assert defs["__init__"] in graph.reach([defs["shadowed"]])

@@ -18,6 +18,9 @@ from torchlint.semantic.model import CLASS, COMPREHENSION, FUNCTION, LAMBDA, Cal
 from torchlint.torch_api import expr_key
 
 CONSTRUCTORS = ("__init__", "__post_init__", "__new__")
+# Builtins that look at their arguments and never call them.
+_INSPECTING = frozenset({"isinstance", "issubclass", "hasattr", "callable", "id", "type", "repr", "str", "print", "len",
+                         "hash", "vars", "dir"})
 _MAX_ALIAS = 4
 
 
@@ -121,9 +124,15 @@ class CallGraph:
         return self._by_method.get(name, [])
 
     def references(self, site: CallSite) -> list[cst.CSTNode]:
-        """Same-file functions passed as arguments of ``site`` (they may run later)."""
+        """Same-file functions passed as arguments of ``site`` (they may run later); none for
+        a builtin that only inspects its arguments (``isinstance(x, Decoder)`` constructs no
+        ``Decoder``)."""
         out: list[cst.CSTNode] = []
         scope = site.scope
+        func = site.node.func
+        if type(func) is cst.Name and func.value in _INSPECTING and not self.model.lookup(func.value, scope, site.node) \
+                and not self.model.is_imported(func):
+            return out
         for arg in site.node.args:
             value = arg.value
             if type(value) is cst.Lambda:
