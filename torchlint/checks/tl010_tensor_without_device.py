@@ -86,6 +86,17 @@ class TensorWithoutDevice(Rule):
     fixable = (SAFE,)
 
     VALID: list[Valid | str] = [
+        # A number updated in place (``base *= ...``) is still the number its default says, not
+        # a tensor (x-transformers' rotary embedding); the result is moved before it meets ``x``.
+        """
+        import torch
+        import torch.nn as nn
+        class Rotary(nn.Module):
+            def forward(self, x, base=10000.0, factor=1.0):
+                base *= factor ** 2
+                inv_freq = 1.0 / (base ** (torch.arange(0, x.shape[-1], 2).float() / x.shape[-1]))
+                return x * inv_freq.to(x.device).sum()
+        """,
         # The fixes: device= from the input, x.new_zeros, a registered buffer.
         """
         import torch
@@ -229,6 +240,23 @@ class TensorWithoutDevice(Rule):
         """,
     ]
     INVALID: list[Invalid] = [
+        # A tensor updated in place stays one: ``h`` holds the layer's output.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                def forward(self, x):
+                    h = self.fc(x)
+                    h *= 2
+                    return h + torch.ones(4)
+            """,
+            lines=(11,),
+            messages=(message("torch.ones", "Net", "h", "ones"),),
+        ),
         # ``.type(torch.half)`` changes the dtype only: still on the CPU.
         Invalid(
             """
@@ -702,7 +730,12 @@ class _Devices:
                 break
         if not found:
             return False
-        for b in found:
+        found, seen = list(found), set()
+        while found:
+            b = found.pop()
+            if id(b) in seen:
+                continue
+            seen.add(id(b))
             if b.kind == "param":
                 param = b.node
                 if param.default is not None or _SIZE_NAME.match(param.name.value) or \
@@ -710,7 +743,11 @@ class _Devices:
                         or self._number_argument(param) or self._host_built_at_every_call(param):
                     return False
             elif b.kind == "aug":
-                continue
+                # ``base *= factor``: a tensor only if what reached it was one
+                before = self.model.reaching(node.value, b.node)
+                if not before:
+                    return False
+                found.extend(before)
             elif b.kind in ("assign", "ann", "unpack") and isinstance(b.node, (cst.Assign, cst.AnnAssign)) \
                     and b.node.value is not None:
                 # ``q, k, v = self.qkv(x).chunk(3)``: each part is where the whole is
