@@ -64,6 +64,26 @@ class FunctionalDropoutIgnoresEval(Rule):
     fixable = (SAFE,)
 
     VALID: list[Valid | str] = [
+        # The rate is zero whenever the module is not training: nn.MultiheadAttention's
+        # functional form (brevitas' QuantMultiheadAttention), and a conditional expression.
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        def attention(q, k, v, dropout_p, training=True):
+            if not training:
+                dropout_p = 0.0
+            w = (q @ k.transpose(-2, -1)).softmax(-1)
+            if dropout_p > 0.0:
+                w = F.dropout(w, p=dropout_p)
+            return w @ v
+        class Attn(nn.Module):
+            def __init__(self, p):
+                super().__init__()
+                self.p = p
+            def forward(self, x):
+                rate = self.p if self.training else 0
+                return F.dropout(attention(x, x, x, self.p, training=self.training), rate)
+        """,
         # The fix: the module's mode chooses.
         """
         import torch.nn as nn
@@ -200,6 +220,37 @@ class FunctionalDropoutIgnoresEval(Rule):
         """,
     ]
     INVALID: list[Invalid] = [
+        # The rate is zeroed by a switch that is not the module's mode.
+        Invalid(
+            """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self, p, enabled):
+                    super().__init__()
+                    self.p, self.enabled = p, enabled
+                def forward(self, x):
+                    p = self.p
+                    if not self.enabled:
+                        p = 0.0
+                    return F.dropout(x, p)
+            """,
+            lines=(12,),
+            messages=(message("F.dropout", "Net", "dropout"),),
+            fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self, p, enabled):
+                    super().__init__()
+                    self.p, self.enabled = p, enabled
+                def forward(self, x):
+                    p = self.p
+                    if not self.enabled:
+                        p = 0.0
+                    return F.dropout(x, p, training=self.training)
+            """,
+        ),
         # A docstring saying "always" about something else than dropout is no such note.
         Invalid(
             """
@@ -464,7 +515,8 @@ class FunctionalDropoutIgnoresEval(Rule):
             if function is None or _passes_training(call):
                 continue
             info = owners.get(enclosing_function(model, site.scope))
-            if info is None or _mode_guarded(self.ctx, model, call) or documented(self.ctx, call, _ALWAYS_ON) \
+            if info is None or _mode_guarded(self.ctx, model, call) or _rate_off_outside_training(self.ctx, model, call) \
+                    or documented(self.ctx, call, _ALWAYS_ON) \
                     or documented(self.ctx, call, _ALWAYS_ON_DOCSTRING, docstrings=True):
                 continue
             found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function),
@@ -495,8 +547,33 @@ def _passes_training(call: cst.Call) -> bool:
 
 
 def _reads_mode(expr: cst.CSTNode) -> bool:
-    """The expression reads ``<x>.training`` (the module's mode)."""
-    return any(isinstance(n, cst.Attribute) and n.attr.value == "training" for n in iter_nodes(expr))
+    """The expression reads ``<x>.training`` (the module's mode) or a name ``training`` (the
+    flag a functional helper takes, as ``F.dropout`` itself does)."""
+    return any(isinstance(n, cst.Attribute) and n.attr.value == "training" or isinstance(n, cst.Name)
+               and n.value == "training" for n in iter_nodes(expr))
+
+
+def _rate_off_outside_training(ctx, model, call: cst.Call) -> bool:
+    """The rate is a variable that is zero whenever the module is not training:
+    ``p = self.p if self.training else 0.0``, or ``if not training: dropout_p = 0.0`` before
+    the call (``nn.MultiheadAttention``'s functional form)."""
+    rate = keyword_arg(call, "p")
+    if rate is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        rate = positional[1] if len(positional) >= 2 else None
+    if rate is None or not isinstance(rate.value, cst.Name):
+        return False
+    for binding in model.reaching(rate.value.value, call):
+        value = binding.value if binding.kind in ("assign", "ann") else None
+        if isinstance(value, cst.IfExp) and _reads_mode(value.test) and (_zero(value.body) or _zero(value.orelse)):
+            return True
+        if _zero(value) and any(isinstance(anc, cst.If) and _reads_mode(anc.test) for anc in ctx.ancestors(binding.node)):
+            return True
+    return False
+
+
+def _zero(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, (cst.Integer, cst.Float)) and float(expr.evaluated_value) == 0.0
 
 
 def _mode_guarded(ctx, model, call: cst.Call) -> bool:
