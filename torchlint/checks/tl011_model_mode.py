@@ -456,6 +456,35 @@ class ModelMode(Rule):
                         self.optimizer.step()
                     self.validate()
         """,
+        # Block-by-block training (brevitas' learned rounding): each iteration trains one block
+        # and switches that block to eval, directly or in a helper given the loop's target;
+        # the next iteration trains another block.
+        """
+        import torch
+
+        def fill_cache(block, loader):
+            block.eval()
+            with torch.no_grad():
+                return [block(x) for x in loader]
+
+        def calibrate(blocks, loader):
+            for block in blocks:
+                opt = torch.optim.Adam(block.parameters(), lr=1e-3)
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.mse_loss(block(x), y).backward()
+                    opt.step()
+                loader = fill_cache(block, loader)
+
+        def calibrate_inline(blocks, loader):
+            for block in blocks:
+                opt = torch.optim.SGD(block.parameters(), lr=0.1)
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.mse_loss(block(x), y).backward()
+                    opt.step()
+                block.eval()
+        """,
         # A model built anew each iteration (`Cls(...).to(device)`), fitted in closed form and used
         # frozen; the optimizer trains another model.
         """
@@ -1343,7 +1372,8 @@ class ModelMode(Rule):
                 if mode != "eval" or site.node in seen or isinstance(self.ctx.parent(site.node), cst.WithItem):
                     continue  # ``with eval_mode(model):`` restores the mode on leaving the block
                 receiver = _receiver(site.node)
-                if receiver is None or api.looks_like_frozen_copy(receiver) or _fresh(sem, receiver, site, loop):
+                if receiver is None or api.looks_like_frozen_copy(receiver) or _fresh(sem, receiver, site, loop) \
+                        or _iterated(sem, receiver, site, loop, inside):
                     continue
                 seen.add(site.node)
                 cls = constructed_class(sem, receiver, site.node) or \
@@ -1501,6 +1531,26 @@ def _fresh(sem, receiver: str, site, loop) -> bool:
                 (own is not outer and enclosing_function(model, b.scope) is own or sem.ctx.inside(b.node, loop.node)):
             return True
     return False
+
+
+def _iterated(sem, receiver: str, site, loop, inside: list) -> bool:
+    """The receiver is the loop's own target (``for block in blocks:``), directly or as the
+    argument every call from the loop passes to the function holding the switch: each
+    iteration trains and then switches another object (block-by-block training), so the
+    next training step never meets the one switched."""
+    model = sem.model
+    if site in inside:
+        return _loop_target(loop, receiver)
+    function = enclosing_function(model, site.scope)
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    calls = [s for s in inside if function in sem.graph.targets(s)]
+    keys = [_caller_key(model, call, function, receiver) for call in calls]
+    return bool(keys) and all(key is not None and _loop_target(loop, key) for key in keys)
+
+
+def _loop_target(loop, key: str) -> bool:
+    return any(b.kind == "for" and b.node is loop.node for b in loop.scope.bindings.get(key, ()))
 
 
 def _only_model_class(sem, at: cst.CSTNode) -> str | None:
