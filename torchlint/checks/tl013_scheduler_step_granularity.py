@@ -30,6 +30,7 @@ from torchlint.finding import Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after, replace_node
 from torchlint.rule import Invalid, Option, Rule, Valid
 from torchlint.semantic.branches import exclusive
+from torchlint.semantic.epochs import first_iteration_skipped
 from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, in_epochs, is_plateau, schedule_unit,
                                            scheduler_steps, step_rate)
 from torchlint.torch_api import scheduler_kind
@@ -225,8 +226,68 @@ class SchedulerStepGranularity(Rule):
                 model(x).sum().backward()
                 optimizer.step()
         """,
+        # Stepped in the batch loop, and once more after it with the optimizer step that flushes
+        # gradients still accumulated (holocron's trainer): every optimizer step has its step.
+        """
+        import torch
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.01, total_steps=epochs * len(loader))
+        for epoch in range(epochs):
+            pending = False
+            for i, (x, y) in enumerate(loader):
+                criterion(model(x), y).backward()
+                pending = True
+                if (i + 1) % accumulate == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    scheduler.step()
+                    pending = False
+            if pending:
+                optimizer.step()
+                optimizer.zero_grad()
+                scheduler.step()
+        """,
+        # A step at the top of the epoch loop that the first iteration skips: it always follows
+        # the previous epoch's optimizer steps (so3krates' trainer; a while loop and a for loop).
+        """
+        import torch
+        def train_one_epoch(model, loader, optimizer):
+            for x, y in loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                optimizer.step()
+        def fit(model, loader, optimizer, start_epoch, max_epochs):
+            scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.99)
+            epoch = start_epoch
+            while epoch < max_epochs:
+                if epoch > start_epoch:
+                    scheduler.step()
+                train_one_epoch(model, loader, optimizer)
+                epoch += 1
+        def fit_for(model, loader, optimizer, epochs):
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 30)
+            for epoch in range(epochs):
+                if epoch:
+                    scheduler.step()
+                train_one_epoch(model, loader, optimizer)
+        """,
     ]
     INVALID: list[Invalid] = [
+        # A test on the epoch that the first iteration passes: the first step still comes first.
+        Invalid(
+            """
+            import torch
+            def train(model, loader, optimizer):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 30)
+            for epoch in range(90):
+                if epoch % 10 == 0:
+                    scheduler.step()
+                train(model, loader, optimizer)
+            """,
+            lines=(11,), messages=(order_message("scheduler"),)),
         # pytorch/pytorch 65417-like: OneCycleLR sized in batches, stepped per epoch.
         Invalid(
             """
@@ -426,6 +487,7 @@ class SchedulerStepGranularity(Rule):
     def finish(self) -> None:
         semantic = self.ctx.semantic
         steps = scheduler_steps(semantic)
+        self._batch_stepped = {key for site, key in steps if step_rate(semantic.training, site) == BATCH}
         for site, key in steps:
             if is_plateau(semantic, key, site.node):
                 continue
@@ -443,7 +505,9 @@ class SchedulerStepGranularity(Rule):
         unit, kind = units.pop(), scheduler_kind(self.ctx, built[0].func)
         rate = step_rate(semantic.training, site)
         if unit == BATCH and rate == EPOCH_UNIT:
-            return per_epoch_message(key, kind)
+            # also stepped in the batch loop: this step pairs with an extra optimizer step
+            # (accumulated gradients flushed after the loop), not the schedule's only one
+            return None if key in self._batch_stepped else per_epoch_message(key, kind)
         if unit == EPOCH_UNIT and rate == BATCH and in_epochs(semantic.training, site):
             return per_batch_message(key, kind)
         return None
@@ -457,8 +521,9 @@ class SchedulerStepGranularity(Rule):
         stepper = training.closure("step")
         first = next((s for s in training.model.calls_in_loop(site.loops[-1])
                       if s in stepping or any(t in stepper for t in training.graph.targets(s))), None)
-        if first is None or first.order < site.order or exclusive(self.ctx, site.node, first.node):
-            return None
+        if first is None or first.order < site.order or exclusive(self.ctx, site.node, first.node) \
+                or first_iteration_skipped(self.ctx, site.node, site.loops[-1]):
+            return None  # ``if epoch > start: scheduler.step()``: after the last iteration's steps
         if self._rewound(site, key) or self._warning_silenced(site.node):
             return None  # stepped first on purpose
         return order_message(key)

@@ -17,7 +17,7 @@ import re
 
 import libcst as cst
 
-from torchlint.context import dotted_name
+from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.model import Loop
 from torchlint.semantic.training import EPOCH, EPOCH_VAR
@@ -114,3 +114,53 @@ def inside_epochs(training, loops, scope) -> bool:
         return True
     function = enclosing_function(training.model, scope)
     return any(loop_is_epoch(training, loop) for caller in training.graph.callers(function) for loop in caller.all_loops)
+
+
+def counters(ctx, loop: Loop) -> set[str]:
+    """The names each iteration of ``loop`` advances: a ``for`` loop's target names; the
+    names a ``while`` loop's test reads that its body rebinds (``while epoch < n: ... epoch += 1``)."""
+    node = loop.node
+    if isinstance(node, cst.For):
+        return {b_key for b_key, bindings in loop.scope.bindings.items()
+                if any(b.kind == "for" and b.node is node for b in bindings)}
+    tested = {n.value for n in iter_nodes(node.test) if isinstance(n, cst.Name)}
+    return {key for key in tested
+            if any(b.kind in ("assign", "aug", "ann", "unpack") and ctx.inside(b.node, node.body)
+                   for b in loop.scope.bindings.get(key, ()))}
+
+
+def first_iteration_skipped(ctx, node: cst.CSTNode, loop: Loop) -> bool:
+    """``node`` runs, inside ``loop``, only under a test on one of its ``counters`` that the
+    first iteration fails: ``if epoch > start:``, ``if step != 0:``, ``if i:``, ``if epoch >= 1:``."""
+    names = counters(ctx, loop)
+    if not names:
+        return False
+    for up in ctx.ancestors(node):
+        if up is loop.node:
+            return False
+        if isinstance(up, cst.If) and any(_excludes_start(test, names) for test in _conjuncts(up.test)):
+            return True
+    return False
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _excludes_start(test: cst.BaseExpression, names: set[str]) -> bool:
+    if isinstance(test, cst.Name):
+        return test.value in names
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    left_counter = isinstance(test.left, cst.Name) and test.left.value in names
+    right_counter = isinstance(right, cst.Name) and right.value in names
+    if left_counter and isinstance(op, (cst.GreaterThan, cst.NotEqual)):
+        return True
+    if right_counter and isinstance(op, (cst.LessThan, cst.NotEqual)):
+        return True
+    return left_counter and isinstance(op, cst.GreaterThanEqual) and isinstance(right, cst.Integer) \
+        and int(right.evaluated_value) >= 1
+
