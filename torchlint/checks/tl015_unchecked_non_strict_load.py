@@ -7,10 +7,11 @@ away: an expression statement, or an assignment to names that are never read aft
 (``semantic.dataflow.Flow.reads``; ``_ = ...`` included). Left alone: any other use of the
 result (an assert on ``.missing_keys``, ``print``/logging, ``return``, an argument, an
 attribute store that other code may read) and a ``strict`` that is not a literal (chosen by
-the caller).
+the caller), or a branch of a test on the function's ``strict`` parameter (``if strict: ...
+else: m.load_state_dict(sd, strict=False)``).
 
 Also left alone, because the keys cannot mismatch or the choice is documented: a dict that is a
-live module's own ``state_dict()`` (an alias filled in place, an EMA copy's dict loaded back into
+live module's own ``state_dict()`` (an alias filled in place, a comprehension filtering it, an EMA copy's dict loaded back into
 its source, an entry ``state["ranges"]`` the file builds from a ``state_dict()``); a load into an
 EMA/averaged copy (``self.ema = copy.deepcopy(model)``, ``AveragedModel(model)``); a dict
 filtered against the target's ``state_dict()`` keys (``intersect_dicts(ckpt, model.state_dict())``
@@ -55,6 +56,23 @@ def message(receiver: str) -> str:
 # A comment that explains the non-strict load ("strict=False because we omit some modules").
 _EXPLAINS_STRICT = re.compile(r"strict|partial|\bomit|ignor|mismatch|missing|unexpected|subset|not all|skip",
                               re.IGNORECASE)
+
+
+def _strict_chosen_by_caller(ctx, model, call: cst.Call) -> bool:
+    """The call is a branch of a test on a parameter of its function named like ``strict``
+    (``if strict: ... else: m.load_state_dict(sd, strict=False)``): ``strict=strict`` written
+    as two calls, the caller's choice."""
+    function = ctx.enclosing_function(call)
+    if function is None:
+        return False
+    for up in ctx.ancestors(call):
+        if up is function:
+            return False
+        if isinstance(up, cst.If) and any(
+                isinstance(n, cst.Name) and "strict" in n.value.lower()
+                and any(b.kind == "param" for b in model.reaching(n.value, n)) for n in iter_nodes(up.test)):
+            return True
+    return False
 
 
 def _non_strict(call: cst.Call) -> bool:
@@ -118,6 +136,22 @@ class UncheckedNonStrictLoad(Rule):
         """
         def restore(model, state):
             return model.load_state_dict(state, strict=False)
+        """,
+        # strict chosen by the caller, written as two calls (gemma4's from_pretrained); a module's
+        # own state_dict, filtered, loaded back after rebuilding a part (brevitas' quantizers).
+        """
+        def from_pretrained(cls, config, state_dict, strict=True):
+            model = cls(config)
+            if strict:
+                model.load_state_dict(state_dict, strict=True, assign=True)
+            else:
+                model.materialize()
+                model.load_state_dict(state_dict, strict=False, assign=True)
+            return model
+        def reset_quantizer(proxy):
+            state = {k: v for k, v in proxy.state_dict().items() if not k.endswith("float_to_int_impl.value")}
+            proxy.init_tensor_quant()
+            proxy.load_state_dict(state, strict=False)
         """,
         # strict chosen by the caller: not this call's decision.
         """
@@ -323,6 +357,21 @@ class UncheckedNonStrictLoad(Rule):
         """,
     ]
     INVALID: list[Invalid] = [
+        # A branch on something other than the caller's strict, and a comprehension over a
+        # checkpoint rather than the module's own state_dict: the keys are unchecked.
+        Invalid(
+            """
+            import torch
+            def restore(model, path, partial=True):
+                ckpt = torch.load(path, weights_only=True)
+                if partial:
+                    model.load_state_dict(ckpt, strict=False)
+                state = {k: v for k, v in ckpt.items() if not k.startswith("head.")}
+                model.load_state_dict(state, strict=False)
+            """,
+            lines=(6, 8),
+            messages=(message("model"), message("model")),
+        ),
         # The pytorch/examples 1029 pattern: a DataParallel checkpoint ("module." keys) loads nothing.
         Invalid(
             """
@@ -648,6 +697,7 @@ class UncheckedNonStrictLoad(Rule):
 
     def _report(self, call: cst.Call) -> None:
         if documented(self.ctx, call, _EXPLAINS_STRICT) or _keys_match(self.ctx, call) \
+                or _strict_chosen_by_caller(self.ctx, self.ctx.semantic.model, call) \
                 or _mismatch_seen(self.ctx, call) or _returns_itself(self.ctx, call.func.value):
             return
         receiver = dotted_name(call.func.value) or self.ctx.module.code_for_node(call.func.value)
@@ -741,13 +791,26 @@ def _assigned_values(model, name: cst.Name) -> list[cst.BaseExpression] | None:
 
 
 def _own_state_dict(model, expr: cst.BaseExpression) -> bool:
-    """``m.state_dict()``, or a name only ever bound to one (filled in place afterwards)."""
-    if _is_state_dict_call(expr):
+    """``m.state_dict()``, a comprehension filtering one (``{k: v for k, v in
+    m.state_dict().items() if ...}``: the keys are its own, some left out), or a name only
+    ever bound to one of these (filled in place afterwards)."""
+    if _is_state_dict_call(expr) or _filters_state_dict(expr):
         return True
     if isinstance(expr, cst.Name):
         values = _assigned_values(model, expr)
-        return values is not None and all(_is_state_dict_call(v) for v in values)
+        return values is not None and all(_is_state_dict_call(v) or _filters_state_dict(v) for v in values)
     return False
+
+
+def _filters_state_dict(expr: cst.BaseExpression) -> bool:
+    """``{k: v for k, v in m.state_dict().items() if ...}`` (``.items()`` of the call itself)."""
+    if not isinstance(expr, cst.DictComp) or expr.for_in.inner_for_in is not None:
+        return False
+    source = expr.for_in.iter
+    if isinstance(source, cst.Call) and isinstance(source.func, cst.Attribute) and source.func.attr.value == "items" \
+            and not source.args:
+        source = source.func.value
+    return _is_state_dict_call(source)
 
 
 def _entry_built_from_state_dict(ctx, state: cst.BaseExpression) -> bool:

@@ -281,6 +281,13 @@ class UnsafeCheckpointLoad(Rule):
             def load_state_dict(self, state_dict):
                 self.position = pickle.loads(state_dict["rank0"])["position"]
         """,
+        # A fixed repository under a name (highresnet's inference script).
+        """
+        import torch
+        def load_model(pretrained):
+            repo = "fepegar/highresnet"
+            return torch.hub.load(repo, "highres3dnet", pretrained=pretrained, trust_repo=True)
+        """,
         # A repository parameter with a literal default that no call passes (yolov5 smart_hub_load).
         """
         import torch
@@ -736,13 +743,17 @@ class UnsafeCheckpointLoad(Rule):
         self.report(call, hub_message(self._text(repo.value), origin(model, repo.value)))
 
     def _literal_default_only(self, repo: cst.BaseExpression) -> bool:
-        """``repo`` is a parameter with a string default, never rebound, for which no call in
+        """``repo`` is a name every binding reaching it sets to a string literal, or a parameter
+        with a string default, never rebound, for which no call in
         this file passes anything but a string literal (``def smart_hub_load(repo="ultralytics/yolov5")``);
         a call with ``*args``/``**kwargs`` may pass anything."""
         if not isinstance(repo, cst.Name):
             return False
         model = self.ctx.semantic.model
         bindings = model.reaching(repo.value, repo)
+        if bindings and all(b.kind in ("assign", "ann") and isinstance(b.value, (cst.SimpleString, cst.ConcatenatedString))
+                            for b in bindings):
+            return True  # ``repo = "fepegar/highresnet"`` above: a fixed literal under a name
         if len(bindings) != 1 or bindings[0].kind != "param" or not isinstance(bindings[0].node, cst.Param):
             return False
         param = bindings[0].node
