@@ -69,6 +69,10 @@ _PICKLE_LOADS = {
 _WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "torch.save": 1,
            "pickle.dump": 1, "dill.dump": 1, "cloudpickle.dump": 1}
 _OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
+# Moves of a file: (source, destination) are the first two arguments.
+_MOVES = {"os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copyfile", "shutil.copy2"}
+# Where a package's own data files are found.
+_PACKAGE_DATA = ("importlib.resources.", "importlib_resources.", "pkg_resources.resource_")
 # What a writer appends to a path that lacks it.
 _SUFFIXES = {"numpy.save": ".npy", "numpy.savez": ".npz", "numpy.savez_compressed": ".npz"}
 _JOINS = {"os.path.join", "posixpath.join"}
@@ -281,6 +285,44 @@ class UnsafeCheckpointLoad(Rule):
             def load_state_dict(self, state_dict):
                 self.position = pickle.loads(state_dict["rank0"])["position"]
         """,
+        # The program's own files, written through a temporary name: a context manager that
+        # renames on exit (demucs' solver), a save then os.rename (so3krates' cache).
+        """
+        import os
+        import torch
+        from .utils import write_and_rename
+        class Solver:
+            def save(self, state):
+                with write_and_rename(self.checkpoint_file) as tmp:
+                    torch.save(state, tmp)
+            def resume(self):
+                return torch.load(self.checkpoint_file, weights_only=False)
+        class Cache:
+            def store(self, idx, data):
+                path = os.path.join(self.cache_dir, f"{idx:08d}.pt")
+                tmp_path = path + ".tmp"
+                torch.save(data, tmp_path)
+                os.rename(tmp_path, path)
+            def load(self, idx):
+                path = os.path.join(self.cache_dir, f"{idx:08d}.pt")
+                return torch.load(path, weights_only=False)
+        """,
+        # Files shipped inside the package (as trusted as its code), and a custom unpickler that
+        # renames moved classes (torch refuses pickle_module with weights_only=True).
+        """
+        import os
+        import sys
+        from importlib import resources
+        import torch
+        def load_pretrained(device="cpu"):
+            with resources.path("so3krates_torch.pretrained", "so3lr.model") as model_path:
+                return torch.load(model_path, map_location=device, weights_only=False)
+        def load_asset():
+            here = os.path.dirname(os.path.abspath(__file__))
+            return torch.load(os.path.join(here, "assets", "lin.pth"), weights_only=False)
+        def convert(path):
+            return torch.load(path, pickle_module=sys.modules[__name__], weights_only=False)
+        """,
         # A fixed repository under a name (highresnet's inference script).
         """
         import torch
@@ -344,6 +386,25 @@ class UnsafeCheckpointLoad(Rule):
         """,
     ]
     INVALID: list[Invalid] = [
+        # A file moved into place from somewhere this program did not write.
+        Invalid(
+            """
+            import os
+            import torch
+            def install(downloaded, path):
+                os.rename(downloaded, path)
+                return torch.load(path, weights_only=False)
+            """,
+            lines=(6,),
+            messages=(weights_only_false_message("torch.load", None),),
+            fixed="""
+            import os
+            import torch
+            def install(downloaded, path):
+                os.rename(downloaded, path)
+                return torch.load(path, weights_only=True)
+            """,
+        ),
         # Explicitly unsafe.
         Invalid(
             """
@@ -677,8 +738,10 @@ class UnsafeCheckpointLoad(Rule):
                 if weights_only is not None and is_false_literal(weights_only.value) or self._false_in_kwargs(call):
                     if source is None and self._in_memory(call):
                         continue  # bytes the program holds (sent between ranks), no file
-                    if source not in (URL, DOWNLOAD) and self._own_file(call):
-                        continue  # a file this program wrote (a resumed run, its own cache)
+                    if source not in (URL, DOWNLOAD) and (self._own_file(call) or self._packaged(call)):
+                        continue  # a file this program wrote (a resumed run, its own cache) or ships
+                    if keyword_arg(call, "pickle_module") is not None:
+                        continue  # a custom unpickler on purpose: torch refuses it with weights_only=True
                     if documented(self.ctx, call, _EXPLAINS_UNSAFE):
                         continue  # the author says why the full unpickler is needed
                     fix = None if weights_only is None else Fix.unsafe(  # **kwargs: no place to edit
@@ -890,10 +953,43 @@ class UnsafeCheckpointLoad(Rule):
                 paths.append((call.args[_WRITES[qualified]].value, _SUFFIXES.get(qualified, "")))
             elif qualified in _OPENERS and call.args and _writes(call):
                 paths.append((call.args[0].value, ""))
+        # ``with write_and_rename(P) as tmp: torch.save(x, tmp)``: the file is P
+        paths += [(value.args[0].value, suffix) for p, suffix in list(paths) if isinstance(p, cst.Name)
+                  for value in bound_values(model, p) if isinstance(value, cst.Call) and value.args
+                  and value.args[0].keyword is None and not value.args[0].star]
         shapes = [(self._shape(p), suffix) for p, suffix in paths]
         shapes += [(self._shape(q), suffix) for p, suffix in paths for q in self._passed_for(p) if q is not None]
-        self._written = {_path_key(shape + end) for shape, suffix in shapes for end in {"", suffix}}  # np.save adds .npy
+        written = {_path_key(shape + end) for shape, suffix in shapes for end in {"", suffix}}  # np.save adds .npy
+        # ``torch.save(x, tmp); os.rename(tmp, path)``: the file ends up at ``path``
+        for site in model.calls:
+            moved = _moved(model, site.node)
+            if moved is not None and _written(self._shape(moved[0]), written):
+                written.add(_path_key(self._shape(moved[1])))
+        self._written = written
         return self._written
+
+    def _packaged(self, call: cst.Call) -> bool:
+        """The load reads a file shipped with the code: its path comes from
+        ``importlib.resources``/``pkg_resources`` or is built from ``__file__`` (as trusted as
+        the code that loads it)."""
+        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        if first is None:
+            return False
+        return self._from_package(first, 0)
+
+    def _from_package(self, expr: cst.BaseExpression, depth: int) -> bool:
+        """``expr`` reads ``__file__`` or calls ``importlib.resources``, itself or through the
+        values of the names it reads (``here = os.path.dirname(__file__)``)."""
+        model = self.ctx.semantic.model
+        for node in iter_nodes(expr):
+            if isinstance(node, cst.Name):
+                if node.value == "__file__":
+                    return True
+                if depth < 3 and any(self._from_package(v, depth + 1) for v in bound_values(model, node)):
+                    return True
+            elif isinstance(node, cst.Call) and (model.qualified_name(node.func) or "").startswith(_PACKAGE_DATA):
+                return True
+        return False
 
     def _shape(self, expr: cst.BaseExpression) -> str:
         """A path expression as a pattern: string parts as their text, each formatted field a
@@ -943,6 +1039,22 @@ class UnsafeCheckpointLoad(Rule):
             for span, function, source in fact.get("unpinned", ()):
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _moved(model, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(source, destination) of ``os.rename(a, b)``/``os.replace``/``shutil.move``/a copy, or
+    of ``Path(a).rename(b)``/``a.replace(b)`` on a path; None for any other call."""
+    args = [a.value for a in call.args if a.keyword is None and not a.star]
+    if model.qualified_name(call.func) in _MOVES and len(args) == 2:
+        return args[0], args[1]
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("rename", "replace") and len(args) == 1 \
+            and len(call.args) == 1:
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and model.qualified_name(receiver.func) in _PATHS and receiver.args:
+            receiver = receiver.args[0].value
+        return receiver, args[0]
+    return None
 
 
 def _written(shape: str, written: set[str]) -> bool:
