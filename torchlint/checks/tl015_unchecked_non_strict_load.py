@@ -23,7 +23,10 @@ receiver's own ``state_dict()`` (its saver/loader pair); a comment on the call o
 above it (or above the block it opens, or heading its function) that explains the non-strict
 load (``semantic.comments``).
 
-Left alone too, because a mismatch does not pass unseen: a function that consults the
+Left alone too, because a mismatch does not pass unseen: the dict read by key names written in
+strings after the load (``sd["head.weight"]``: weights copied by hand; other names raise
+``KeyError``); a dict loaded from a file the same function saved from the receiver's own
+``state_dict()``; a function that consults the
 receiver's ``state_dict()`` and reads a key difference it computes (``[k for k in own if k not
 in ckpt]`` logged, raised or returned); a fallback in an ``except`` handler that warns, after
 the ``try`` loaded the same receiver strictly; a load guarded by a test of the dict's key names
@@ -60,19 +63,47 @@ _EXPLAINS_STRICT = re.compile(r"strict|partial|\bomit|ignor|mismatch|missing|une
 
 def _strict_chosen_by_caller(ctx, model, call: cst.Call) -> bool:
     """The call is a branch of a test on a parameter of its function named like ``strict``
-    (``if strict: ... else: m.load_state_dict(sd, strict=False)``): ``strict=strict`` written
-    as two calls, the caller's choice."""
+    (``if strict: ... else: m.load_state_dict(sd, strict=False)``), or on any parameter when
+    the other branch loads the same receiver strictly (``if disable_check: ... else:
+    m.load_state_dict(sd)``): ``strict=strict`` written as two calls, the caller's choice."""
     function = ctx.enclosing_function(call)
     if function is None:
         return False
     for up in ctx.ancestors(call):
         if up is function:
             return False
-        if isinstance(up, cst.If) and any(
-                isinstance(n, cst.Name) and "strict" in n.value.lower()
-                and any(b.kind == "param" for b in model.reaching(n.value, n)) for n in iter_nodes(up.test)):
+        if not isinstance(up, cst.If):
+            continue
+        params = [n for n in iter_nodes(up.test) if isinstance(n, cst.Name) and n.value != model.self_name(function)
+                  and any(b.kind == "param" for b in model.reaching(n.value, n))]
+        if any("strict" in n.value.lower() for n in params):
             return True
+        other = up.body if up.orelse is not None and ctx.inside(call, up.orelse) else up.orelse
+        if params and _strict_load_in(other, call):
+            return True  # ``if disable_check: m.load(sd, strict=False) else: m.load(sd)``
     return False
+
+
+def _strict_load_in(branch: cst.CSTNode | None, call: cst.Call) -> bool:
+    """``branch`` loads the same dict into the same receiver strictly (``strict`` left out or
+    ``True``): the strictness is all the test chooses."""
+    state = _state_argument(call)
+    if branch is None or state is None:
+        return False
+    receiver, code = dotted_name(call.func.value), cst.Module([]).code_for_node
+    return receiver is not None and any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "load_state_dict"
+        and dotted_name(n.func.value) == receiver and _strict(n) and (other := _state_argument(n)) is not None
+        and code(other) == code(state) for n in iter_nodes(branch))
+
+
+def _strict(call: cst.Call) -> bool:
+    """``strict`` left out or ``True`` (by keyword or as the second positional argument)."""
+    strict = keyword_arg(call, "strict")
+    if strict is None:
+        positional = [a for a in call.args if a.keyword is None]
+        strict = positional[1] if len(positional) > 1 and not positional[1].star else None
+    return strict is None or isinstance(strict.value, cst.Name) and strict.value.value == "True"
 
 
 def _non_strict(call: cst.Call) -> bool:
@@ -136,6 +167,33 @@ class UncheckedNonStrictLoad(Rule):
         """
         def restore(model, state):
             return model.load_state_dict(state, strict=False)
+        """,
+        # The caller's flag picks between a strict and a non-strict load of the same dict
+        # (neural-style's -disable_check); a converted checkpoint the same function saved from
+        # the model's own state_dict (pi-zero); weights left out copied by hand by key name, so a
+        # checkpoint with other names raises KeyError (so3krates' multi-head conversion).
+        """
+        import torch
+        def load_caffe(cnn, model_file, disable_check):
+            if disable_check:
+                cnn.load_state_dict(torch.load(model_file), strict=False)
+            else:
+                cnn.load_state_dict(torch.load(model_file))
+            return cnn
+        def from_pi0(model, weights_path, cached_path):
+            if not cached_path.exists():
+                convert(weights_path, model)
+                torch.save(model.state_dict(), cached_path)
+                return model
+            new_state = torch.load(cached_path, weights_only=True, mmap=True)
+            model.load_state_dict(new_state, strict=False)
+            return model
+        def single_head(model, mh_state, layers):
+            model.load_state_dict(mh_state, strict=False)
+            model.head.scales.weight.data = mh_state["head.energy_scales"].T
+            for layer in range(layers):
+                model.head.weights[layer].data = mh_state[f"head.layers_weights.{layer}"][0]
+            return model
         """,
         # strict chosen by the caller, written as two calls (gemma4's from_pretrained); a module's
         # own state_dict, filtered, loaded back after rebuilding a part (brevitas' quantizers).
@@ -357,6 +415,25 @@ class UncheckedNonStrictLoad(Rule):
         """,
     ]
     INVALID: list[Invalid] = [
+        # Branches on the run's own settings that load different dicts, none strictly: nothing
+        # the caller chose, nothing checked (demucs' continue_from).
+        Invalid(
+            """
+            import torch
+            class Solver:
+                def restore(self):
+                    if self.args.continue_pretrained:
+                        self.model.load_state_dict(self.pretrained.state_dict())
+                    elif self.args.continue_from:
+                        package = torch.load(self.args.continue_from, weights_only=True)
+                        if self.args.continue_best:
+                            self.model.load_state_dict(package["best_state"], strict=False)
+                        else:
+                            self.model.load_state_dict(package["state"], strict=False)
+            """,
+            lines=(10, 12),
+            messages=(message("self.model"), message("self.model")),
+        ),
         # A branch on something other than the caller's strict, and a comprehension over a
         # checkpoint rather than the module's own state_dict: the keys are unchecked.
         Invalid(
@@ -926,7 +1003,45 @@ def _mismatch_seen(ctx, call: cst.Call) -> bool:
     a strict load was tried first and this fallback says so, or the load is guarded by a test
     of the checkpoint's key names."""
     model = ctx.semantic.model
-    return _differences_read(ctx, model, call) or _strict_fallback(ctx, call) or _key_guarded(ctx, call)
+    return _differences_read(ctx, model, call) or _strict_fallback(ctx, call) or _key_guarded(ctx, call) \
+        or _keys_indexed_after(ctx, model, call) or _saved_here(ctx, model, call)
+
+
+def _keys_indexed_after(ctx, model, call: cst.Call) -> bool:
+    """After the load the function reads the same dict by key names written in strings
+    (``sd["head.weight"]``, ``sd[f"blocks.{i}.bias"]``): the weights left out are copied by
+    hand, and a checkpoint with other key names raises ``KeyError`` there."""
+    state = _state_argument(call)
+    function = ctx.enclosing_function(call)
+    if not isinstance(state, cst.Name) or function is None:
+        return False
+    after = model.order.get(call, 0)
+    return any(isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value == state.value
+               and model.order.get(n, 0) > after and len(n.slice) == 1 and isinstance(n.slice[0].slice, cst.Index)
+               and isinstance(n.slice[0].slice.value, (cst.SimpleString, cst.FormattedString))
+               for n in iter_nodes(function.body))
+
+
+def _saved_here(ctx, model, call: cst.Call) -> bool:
+    """The dict is ``torch.load(P)`` of a file the same function writes with
+    ``torch.save(<receiver>.state_dict(), P)``: the receiver's own keys (a converted
+    checkpoint cached on first use)."""
+    state = _state_argument(call)
+    receiver = dotted_name(call.func.value)
+    function = ctx.enclosing_function(call)
+    if state is None or receiver is None or function is None:
+        return False
+    values = _assigned_values(model, state) if isinstance(state, cst.Name) else [state]
+    loaded = {ctx.module.code_for_node(v.args[0].value) for v in values or ()
+              if isinstance(v, cst.Call) and model.qualified_name(v.func) == "torch.load" and v.args}
+    if not loaded:
+        return False
+    for n in iter_nodes(function.body):
+        if isinstance(n, cst.Call) and model.qualified_name(n.func) == "torch.save" and len(n.args) >= 2 \
+                and _is_state_dict_call(n.args[0].value) and dotted_name(n.args[0].value.func.value) == receiver \
+                and ctx.module.code_for_node(n.args[1].value) in loaded:
+            return True
+    return False
 
 
 def _differences_read(ctx, model, call: cst.Call) -> bool:
