@@ -79,22 +79,34 @@ def _strict_chosen_by_caller(ctx, model, call: cst.Call) -> bool:
         if any("strict" in n.value.lower() for n in params):
             return True
         other = up.body if up.orelse is not None and ctx.inside(call, up.orelse) else up.orelse
-        if params and _strict_load_in(other, call):
+        if params and _strict_load_in(model, other, call):
             return True  # ``if disable_check: m.load(sd, strict=False) else: m.load(sd)``
     return False
 
 
-def _strict_load_in(branch: cst.CSTNode | None, call: cst.Call) -> bool:
+def _strict_load_in(model, branch: cst.CSTNode | None, call: cst.Call) -> bool:
     """``branch`` loads the same dict into the same receiver strictly (``strict`` left out or
     ``True``): the strictness is all the test chooses."""
     state = _state_argument(call)
     if branch is None or state is None:
         return False
-    receiver, code = dotted_name(call.func.value), cst.Module([]).code_for_node
+    receiver = dotted_name(call.func.value)
     return receiver is not None and any(
         isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "load_state_dict"
         and dotted_name(n.func.value) == receiver and _strict(n) and (other := _state_argument(n)) is not None
-        and code(other) == code(state) for n in iter_nodes(branch))
+        and _same_value(model, other, state) for n in iter_nodes(branch))
+
+
+def _same_value(model, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same expression, each name in it seeing the same bindings (``torch.load(path)`` in
+    both branches; not a ``state_dict`` bound anew in one of them)."""
+    code = cst.Module([]).code_for_node
+    if code(a) != code(b):
+        return False
+    names_a = [n for n in iter_nodes(a) if isinstance(n, cst.Name)]
+    names_b = [n for n in iter_nodes(b) if isinstance(n, cst.Name)]
+    return all({id(x) for x in model.reaching(m.value, m)} == {id(x) for x in model.reaching(n.value, n)}
+               for m, n in zip(names_a, names_b))
 
 
 def _strict(call: cst.Call) -> bool:
@@ -415,6 +427,21 @@ class UncheckedNonStrictLoad(Rule):
         """,
     ]
     INVALID: list[Invalid] = [
+        # The strict branch loads another dict under the same name (litgpt's trainer_setup).
+        Invalid(
+            """
+            import torch
+            def setup(model, trainer_ckpt, checkpoint_dir):
+                if trainer_ckpt is not None:
+                    state_dict = torch.load(trainer_ckpt, weights_only=True)["state_dict"]
+                    model.load_state_dict(state_dict, strict=True)
+                else:
+                    state_dict = torch.load(checkpoint_dir / "lit_model.pth", weights_only=True)
+                    model.load_state_dict(state_dict, strict=False)
+            """,
+            lines=(9,),
+            messages=(message("model"),),
+        ),
         # Branches on the run's own settings that load different dicts, none strictly: nothing
         # the caller chose, nothing checked (demucs' continue_from).
         Invalid(
