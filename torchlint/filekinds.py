@@ -10,11 +10,13 @@ TEST_DIRS = {"tests", "test", "testing", "test_utils"}
 
 def is_test_file(path: str) -> bool:
     """Under ``tests/``, ``test/``, ``testing/`` or ``test_utils/``, or named ``test_*.py``,
-    ``*_test.py``, ``conftest.py``: what rules with a ``skip-tests`` option leave alone."""
+    ``*_test.py``, ``tests.py`` (unittest's and Django's module of tests; not ``test.py``, which
+    research code names its evaluation script), ``conftest.py``: what rules with a ``skip-tests``
+    option leave alone."""
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
     return (any(p in TEST_DIRS for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py")
-            or name == "conftest.py")
+            or name in ("tests.py", "conftest.py"))
 
 
 CONFIG_DIRS = {"config", "configs"}

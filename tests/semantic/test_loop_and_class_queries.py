@@ -82,6 +82,8 @@ def test_project_class_fact():
 
 def test_file_kinds():
     assert is_test_file("pkg/tests/x.py") and is_test_file("conftest.py") and not is_test_file("attest/x.py")
+    # unittest's module of tests; a research repository's ``test.py`` evaluates the model
+    assert is_test_file("monotonicnetworks/tests.py") and not is_test_file("test.py")
     assert is_config_file("configs/a.py") and is_config_file("model_config.py")
     assert not is_config_file("configuration.py")
     assert "configs/" in CONFIG_FILES_DESCRIPTION and "hparams.py" in CONFIG_FILES_DESCRIPTION

@@ -97,7 +97,7 @@ class LossKeptWithGraph(Rule):
     skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
-                                         "*_test.py, conftest.py): a test keeps a few steps' losses to compare them, "
+                                         "*_test.py, tests.py, conftest.py): a test keeps a few steps' losses to compare them, "
                                          "which costs nothing worth a finding"),
         "step-methods": Option(
             ["training_step", "train_step", "train_batch"],

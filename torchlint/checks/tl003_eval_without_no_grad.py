@@ -129,7 +129,7 @@ class EvalWithoutNoGrad(Rule):
     skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
-                                         "*_test.py, conftest.py): a test's forward checks shapes once, often on the "
+                                         "*_test.py, tests.py, conftest.py): a test's forward checks shapes once, often on the "
                                          "meta device, and wastes nothing worth a finding"),
     }
 

@@ -96,7 +96,7 @@ class HardCodedHyperparameter(Rule):
     options = {
         "extend-names": Option([], list, "extra keyword names to watch, in any call (e.g. warmup_epochs)", item_kind=str),
         "ignore-names": Option([], list, "hyperparameter names never to report (e.g. batch_size, epochs)", item_kind=str),
-        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, conftest.py)"),
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, tests.py, conftest.py)"),
         "skip-config-files": Option(True, bool, f"skip config files ({CONFIG_FILES_DESCRIPTION})"),
     }
     # A finding needs one of: an optimizer (its module says "optim", or its class name), a

@@ -82,7 +82,7 @@ class MissingSeed(Rule):
     skips_test_files = True
     options = {
         "skip-tests": Option(True, bool, "skip entry points in test files (tests/, test/, testing/, test_utils/ "
-                                         "directories, test_*.py, *_test.py, conftest.py): a test that needs "
+                                         "directories, test_*.py, *_test.py, tests.py, conftest.py): a test that needs "
                                          "reproducible runs seeds where it compares them"),
     }
 

@@ -79,7 +79,7 @@ class TensorWithoutDevice(Rule):
     summary = "tensor created in forward without device= and combined with the input: fails on the GPU"
     options: dict[str, Option] = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
-                                         "*_test.py, conftest.py): a test's model usually runs on the CPU only"),
+                                         "*_test.py, tests.py, conftest.py): a test's model usually runs on the CPU only"),
     }
     skips_test_files = True
     requires_text = ("torch",)

@@ -70,7 +70,7 @@ class ModelMode(Rule):
     # [tool.torchlint.model-mode]; the page's Options block is generated from this.
     options: dict[str, Option] = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
-                                         "*_test.py, conftest.py)"),
+                                         "*_test.py, tests.py, conftest.py)"),
     }
 
     VALID: list[Valid | str] = [

@@ -132,7 +132,7 @@ class UnsafeCheckpointLoad(Rule):
     # [tool.torchlint.unsafe-checkpoint-load]; the page's Options block is generated from this.
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
-                                         "*_test.py, conftest.py): tests load the files they wrote"),
+                                         "*_test.py, tests.py, conftest.py): tests load the files they wrote"),
     }
     skips_test_files = True
     requires_text = ("load", "Unpickler", "save", "dump")  # writers: paths other files may read
