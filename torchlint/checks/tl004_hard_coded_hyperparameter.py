@@ -1029,8 +1029,10 @@ class HardCodedHyperparameter(Rule):
             return
         semantic = self.ctx.semantic
         floor, later = 0, None
+        if kind == LOADER and loaders.feeds_evaluation(semantic, call):
+            return  # ``valloader = DataLoader(valset, ..., shuffle=True)``: shuffled, still for evaluation
         if kind == LOADER and not loaders.feeds_training(self.ctx, call):
-            if not runs.file_trains(semantic) or loaders.feeds_evaluation(semantic, call):
+            if not runs.file_trains(semantic):
                 return
             floor = 1  # batch_size=1 outside a training loader: one sample at a time, by design
         if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
