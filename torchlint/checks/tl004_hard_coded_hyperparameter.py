@@ -26,7 +26,8 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
   config files, zero and negative values ("off" / "unlimited"). Not a training run
   (``semantic.runs``): a file that optimises an input tensor, a function that solves for a
-  value it returns (an optimizer over a copy of it), an optimizer stepped once with no loop; nor is an ``lr`` that the stepping loop overwrites in every param group (in another
+  value it returns (an optimizer over a copy of it), an optimizer stepped once with no loop, one
+  whose settings a checkpoint replaces right away (``runs.state_restored``); nor is an ``lr`` that the stepping loop overwrites in every param group (in another
   project file too: an optimizer a function returns to no same-file caller is settled in
   ``check_project``), nor a clipping literal where every optimizer takes its lr from a config.
 """
@@ -113,6 +114,46 @@ class HardCodedHyperparameter(Rule):
         return any(t in text for t in cls.requires_text) or any(name in text for name in extra)
 
     VALID = [
+        # A validation loader that happens to shuffle is still for evaluation (escapydl's Optuna
+        # objective); a module of unittest cases named tests.py is a test file; the optimizer's
+        # settings come from the checkpoint loaded right after it is built (cgn-pytorch).
+        """
+        import torch
+        from torch.utils.data import DataLoader
+        def objective(trial, model, trainset, valset):
+            trainloader = DataLoader(trainset, batch_size=trial.suggest_int("batch", 16, 256), shuffle=True)
+            valloader = DataLoader(valset, batch_size=1024, shuffle=True)
+            opt = torch.optim.Adam(model.parameters(), lr=trial.suggest_float("lr", 1e-5, 1e-1))
+            for x, y in trainloader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+            return evaluate(model, valloader)
+        """,
+        Valid(
+            """
+            import torch
+            def test_fit(model, x, y):
+                opt = torch.optim.SGD(model.parameters(), lr=0.5)
+                for _ in range(100):
+                    opt.zero_grad()
+                    torch.nn.functional.mse_loss(model(x), y).backward()
+                    opt.step()
+            """,
+            path="monotonicnetworks/tests.py",
+        ),
+        """
+        import torch
+        def resume(model, path, loader):
+            checkpoint = torch.load(path, weights_only=True)
+            model.load_state_dict(checkpoint["model"])
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+            optimizer.load_state_dict(checkpoint["optimizer"])
+            for x, y in loader:
+                optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+        """,
         # Everything read from argparse (its defaults included) or a config object.
         """
         import argparse
@@ -491,6 +532,23 @@ class HardCodedHyperparameter(Rule):
         """,
     ]
     INVALID = [
+        # Restored only when resuming: a fresh run trains with the literal.
+        Invalid(
+            """
+            import torch
+            def fit(model, loader, resume=None):
+                optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+                if resume:
+                    optimizer.load_state_dict(torch.load(resume, weights_only=True)["optimizer"])
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    torch.nn.functional.mse_loss(model(x), y).backward()
+                    optimizer.step()
+            """,
+            lines=(4,),
+            messages=("learning rate 0.001 is hard-coded in `torch.optim.Adam(...)`, so it cannot be swept, logged or "
+                      "reproduced; read it from a config or a command-line argument",),
+        ),
         # Built inside `try:` but not under an `if opt is None:` test: the run's own setting.
         Invalid(
             """
@@ -1051,8 +1109,10 @@ class HardCodedHyperparameter(Rule):
 
     def _not_a_run(self, call: cst.Call) -> bool:
         """The optimizer ``call`` builds makes no training run: stepped once with no loop, or a
-        numerical solve for a value the function returns."""
-        return runs.single_demo_step(self.ctx.semantic, call) or runs.solves_for_tensor(self.ctx.semantic, call)
+        numerical solve for a value the function returns; or its settings are replaced by a
+        checkpoint's right away (``opt.load_state_dict(ckpt["optimizer"])`` in the same block)."""
+        return runs.single_demo_step(self.ctx.semantic, call) or runs.solves_for_tensor(self.ctx.semantic, call) \
+            or runs.state_restored(self.ctx.semantic, call)
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:

@@ -209,6 +209,27 @@ def single_demo_step(semantic, call: cst.Call) -> bool:
     return True
 
 
+def state_restored(semantic, call: cst.Call) -> bool:
+    """The optimizer ``call`` builds gets its state from a checkpoint right away:
+    ``<opt>.load_state_dict(...)`` later in the same block as ``opt = call`` (not under an
+    ``if`` of its own), which replaces every param group's hyperparameters."""
+    model = semantic.model
+    ctx = model.ctx
+    statement = ctx.parent(ctx.parent(call))
+    if not isinstance(ctx.parent(call), cst.Assign) or not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    block = ctx.parent(statement)
+    keys = [k for k in (expr_key(t.target) for t in ctx.parent(call).targets) if k is not None]
+    after = model.order.get(call, 0)
+    for node in iter_nodes(block, into_scopes=False):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" \
+                and expr_key(node.func.value) in keys and model.order.get(node, 0) > after:
+            line = ctx.parent(ctx.parent(node))
+            if isinstance(line, cst.SimpleStatementLine) and ctx.parent(line) is block:
+                return True
+    return False
+
+
 def _passed_on(scope_node: cst.CSTNode, key: str) -> bool:
     """``key`` is an argument of a call, returned, stored or yielded in the scope's code."""
     for node in iter_nodes(scope_node, into_scopes=False):
