@@ -480,6 +480,21 @@ class UnusedLayer(Rule):
             def forward(self, x):
                 return F.softmax(self.fc(x), dim=-1), self.fc(x).log_softmax(-1)
         """,
+        # A Dropout whose rate forward hands to the attention kernel instead (braindecode's
+        # patched transformer): the dropout runs, functionally.
+        """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class MHSA(nn.Module):
+            def __init__(self, dim, drop_prob):
+                super().__init__()
+                self.qkv = nn.Linear(dim, 3 * dim)
+                self.drop_prob = drop_prob
+                self.attn_drop = nn.Dropout(drop_prob)
+            def forward(self, x):
+                q, k, v = self.qkv(x).chunk(3, dim=-1)
+                return F.scaled_dot_product_attention(q, k, v, dropout_p=self.drop_prob if self.training else 0.0)
+        """,
         # A bare parameter read through self.parameters() (a regulariser over every weight).
         """
         import torch
@@ -1059,6 +1074,8 @@ class UnusedLayer(Rule):
             if not method.init and (last in _TENSOR_METHODS and isinstance(func, cst.Attribute) or (
                     self.ctx.is_imported(func) and (self.ctx.qualified_name(func) or "").startswith("torch."))):
                 cls.functional.add(_normalised(last))  # F.softmax(x), torch.relu(x), x.softmax(-1)
+                if any(a.keyword is not None and a.keyword.value == "dropout_p" for a in node.args):
+                    cls.functional.add("dropout")  # F.scaled_dot_product_attention(..., dropout_p=...)
             if isinstance(func, cst.Name) and func.value in ("getattr", "setattr", "vars", "delattr"):
                 if not node.args or not _is_name(node.args[0].value, me):
                     continue
