@@ -220,8 +220,8 @@ class _DeepThread:
     """The one thread per process that ``on_deep_stack`` hands work to, started on first use
     and fed through a queue, one piece of work at a time. (A thread started per file, with a
     fresh stack each time, cost 7% of a cold run on the corpus and 5% of ``-j 1`` on
-    torchvision+skorch+accelerate, measured A/B.) It keeps nothing of a piece of work once its outcome is handed back, so a file's trees are
-    freed as before."""
+    torchvision+skorch+accelerate, measured A/B.) It keeps nothing of a piece of work once its
+    outcome is handed back, so a file's trees are freed as before."""
 
     def __init__(self) -> None:
         self.pid = os.getpid()

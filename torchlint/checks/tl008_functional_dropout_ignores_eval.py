@@ -540,10 +540,13 @@ class FunctionalDropoutIgnoresEval(Rule):
         return settle(cls, project)
 
 
+def _positional(call: cst.Call) -> list[cst.Arg]:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
 def _passes_training(call: cst.Call) -> bool:
     """``training=`` given (by keyword, third positionally, or maybe in ``**kwargs``)."""
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    return keyword_arg(call, "training") is not None or len(positional) >= 3 or has_star_kwargs(call)
+    return keyword_arg(call, "training") is not None or len(_positional(call)) >= 3 or has_star_kwargs(call)
 
 
 def _reads_mode(expr: cst.CSTNode) -> bool:
@@ -557,10 +560,8 @@ def _rate_off_outside_training(ctx, model, call: cst.Call) -> bool:
     """The rate is a variable that is zero whenever the module is not training:
     ``p = self.p if self.training else 0.0``, or ``if not training: dropout_p = 0.0`` before
     the call (``nn.MultiheadAttention``'s functional form)."""
-    rate = keyword_arg(call, "p")
-    if rate is None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        rate = positional[1] if len(positional) >= 2 else None
+    positional = _positional(call)
+    rate = keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
     if rate is None or not isinstance(rate.value, cst.Name):
         return False
     for binding in model.reaching(rate.value.value, call):

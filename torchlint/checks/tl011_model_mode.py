@@ -37,6 +37,7 @@ from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, insert_statement_before, trailing_json
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic import epochs
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
@@ -1540,17 +1541,14 @@ def _iterated(sem, receiver: str, site, loop, inside: list) -> bool:
     next training step never meets the one switched."""
     model = sem.model
     if site in inside:
-        return _loop_target(loop, receiver)
+        return receiver in epochs.targets(loop)
     function = enclosing_function(model, site.scope)
     if not isinstance(function, cst.FunctionDef):
         return False
     calls = [s for s in inside if function in sem.graph.targets(s)]
     keys = [_caller_key(model, call, function, receiver) for call in calls]
-    return bool(keys) and all(key is not None and _loop_target(loop, key) for key in keys)
-
-
-def _loop_target(loop, key: str) -> bool:
-    return any(b.kind == "for" and b.node is loop.node for b in loop.scope.bindings.get(key, ()))
+    names = epochs.targets(loop)
+    return bool(keys) and all(key in names for key in keys)
 
 
 def _only_model_class(sem, at: cst.CSTNode) -> str | None:

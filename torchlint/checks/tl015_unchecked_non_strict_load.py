@@ -100,7 +100,7 @@ def _strict_load_in(model, branch: cst.CSTNode | None, call: cst.Call) -> bool:
 def _same_value(model, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     """The same expression, each name in it seeing the same bindings (``torch.load(path)`` in
     both branches; not a ``state_dict`` bound anew in one of them)."""
-    code = cst.Module([]).code_for_node
+    code = model.ctx.module.code_for_node
     if code(a) != code(b):
         return False
     names_a = [n for n in iter_nodes(a) if isinstance(n, cst.Name)]
@@ -109,20 +109,23 @@ def _same_value(model, a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
                for m, n in zip(names_a, names_b))
 
 
-def _strict(call: cst.Call) -> bool:
-    """``strict`` left out or ``True`` (by keyword or as the second positional argument)."""
+def _strict_argument(call: cst.Call) -> cst.Arg | None:
+    """``load_state_dict``'s ``strict``: by keyword or as the second positional argument."""
     strict = keyword_arg(call, "strict")
     if strict is None:
         positional = [a for a in call.args if a.keyword is None]
         strict = positional[1] if len(positional) > 1 and not positional[1].star else None
+    return strict
+
+
+def _strict(call: cst.Call) -> bool:
+    """``strict`` left out or ``True``."""
+    strict = _strict_argument(call)
     return strict is None or isinstance(strict.value, cst.Name) and strict.value.value == "True"
 
 
 def _non_strict(call: cst.Call) -> bool:
-    strict = keyword_arg(call, "strict")
-    if strict is None:
-        positional = [a for a in call.args if a.keyword is None]
-        strict = positional[1] if len(positional) > 1 and not positional[1].star else None
+    strict = _strict_argument(call)
     return strict is not None and is_false_literal(strict.value)
 
 

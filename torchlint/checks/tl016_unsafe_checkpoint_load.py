@@ -763,7 +763,7 @@ class UnsafeCheckpointLoad(Rule):
         (``out / f"{e}epoch.pth"``) and was not fetched, leave it to the project pass, which
         drops it if another file of the project writes that path (checkpoint averaging reading
         what the trainer saved)."""
-        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        first = _first_argument(call)
         shapes = [] if first is None or source in (URL, DOWNLOAD) else \
             sorted({key for p in self._paths(first) if _has_literal(key := _path_key(self._shape(p)))})
         if shapes:
@@ -901,7 +901,7 @@ class UnsafeCheckpointLoad(Rule):
         """The load reads a path this file writes (``_written_paths``): the path as written or
         the values it was assigned, or, for a parameter of a same-file function, what every
         same-file call passes (``resume(checkpoint=out / "checkpoint.pth")``)."""
-        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        first = _first_argument(call)
         written = self._written_paths()
         if first is None or not written:
             return False
@@ -930,7 +930,7 @@ class UnsafeCheckpointLoad(Rule):
     def _in_memory(self, call: cst.Call) -> bool:
         """The first argument is an ``io.BytesIO`` built here (``io.BytesIO(t.numpy())``,
         directly or through a name): bytes in memory, not a file."""
-        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        first = _first_argument(call)
         if first is None:
             return False
         model = self.ctx.semantic.model
@@ -972,7 +972,7 @@ class UnsafeCheckpointLoad(Rule):
         """The load reads a file shipped with the code: its path comes from
         ``importlib.resources``/``pkg_resources`` or is built from ``__file__`` (as trusted as
         the code that loads it)."""
-        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        first = _first_argument(call)
         if first is None:
             return False
         return self._from_package(first, 0)
@@ -1014,7 +1014,7 @@ class UnsafeCheckpointLoad(Rule):
 
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
-        first = next((a.value for a in call.args if a.keyword is None and not a.star), None)
+        first = _first_argument(call)
         if first is None:
             first = keyword_arg(call, "f") or keyword_arg(call, "file")
             first = first.value if first is not None else None
@@ -1039,6 +1039,11 @@ class UnsafeCheckpointLoad(Rule):
             for span, function, source in fact.get("unpinned", ()):
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _first_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The first positional argument (the path or file a load or save is given)."""
+    return next((a.value for a in call.args if a.keyword is None and not a.star), None)
 
 
 def _moved(model, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

@@ -116,13 +116,18 @@ def inside_epochs(training, loops, scope) -> bool:
     return any(loop_is_epoch(training, loop) for caller in training.graph.callers(function) for loop in caller.all_loops)
 
 
+def targets(loop: Loop) -> set[str]:
+    """The names a ``for`` loop binds in each iteration (``for block in blocks``: ``block``)."""
+    node = loop.node
+    return {key for key, bindings in loop.scope.bindings.items() if any(b.kind == "for" and b.node is node for b in bindings)}
+
+
 def counters(ctx, loop: Loop) -> set[str]:
-    """The names each iteration of ``loop`` advances: a ``for`` loop's target names; the
+    """The names each iteration of ``loop`` advances: a ``for`` loop's ``targets``; the
     names a ``while`` loop's test reads that its body rebinds (``while epoch < n: ... epoch += 1``)."""
     node = loop.node
     if isinstance(node, cst.For):
-        return {b_key for b_key, bindings in loop.scope.bindings.items()
-                if any(b.kind == "for" and b.node is node for b in bindings)}
+        return targets(loop)
     tested = {n.value for n in iter_nodes(node.test) if isinstance(n, cst.Name)}
     return {key for key in tested
             if any(b.kind in ("assign", "aug", "ann", "unpack") and ctx.inside(b.node, node.body)
@@ -163,4 +168,3 @@ def _excludes_start(test: cst.BaseExpression, names: set[str]) -> bool:
         return True
     return left_counter and isinstance(op, cst.GreaterThanEqual) and isinstance(right, cst.Integer) \
         and int(right.evaluated_value) >= 1
-

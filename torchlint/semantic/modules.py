@@ -192,7 +192,7 @@ def holds_state(sem: "Analyses", info: "ClassInfo", seen: frozenset = frozenset(
     for base in info.bases:
         name = torch_nn_class(base)
         if name is not None:
-            if name not in ("Module", "Sequential", "ModuleList", "ModuleDict") and name not in PARAMETER_FREE_LAYERS:
+            if name != "Module" and name not in CONTAINERS and name not in PARAMETER_FREE_LAYERS:
                 return True
         elif base.rsplit(".", 1)[-1] not in local_names and base not in ("object", "ABC", "abc.ABC"):
             unknown = True

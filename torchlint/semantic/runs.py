@@ -215,17 +215,18 @@ def state_restored(semantic, call: cst.Call) -> bool:
     ``if`` of its own), which replaces every param group's hyperparameters."""
     model = semantic.model
     ctx = model.ctx
-    statement = ctx.parent(ctx.parent(call))
-    if not isinstance(ctx.parent(call), cst.Assign) or not isinstance(statement, cst.SimpleStatementLine):
+    assign = ctx.parent(call)
+    statement = ctx.parent(assign)
+    if not isinstance(assign, cst.Assign) or not isinstance(statement, cst.SimpleStatementLine):
         return False
-    block = ctx.parent(statement)
-    keys = [k for k in (expr_key(t.target) for t in ctx.parent(call).targets) if k is not None]
+    keys = {k for k in (expr_key(t.target) for t in assign.targets) if k is not None}
     after = model.order.get(call, 0)
-    for node in iter_nodes(block, into_scopes=False):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "load_state_dict" \
-                and expr_key(node.func.value) in keys and model.order.get(node, 0) > after:
-            line = ctx.parent(ctx.parent(node))
-            if isinstance(line, cst.SimpleStatementLine) and ctx.parent(line) is block:
+    body = list(ctx.parent(statement).body)
+    for line in body[body.index(statement):]:  # this line (``opt = ...; opt.load_...``) and the ones after
+        for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+            load = getattr(small, "value", None)  # ``opt.load_state_dict(sd)``, ``r = ...``, ``return ...``
+            if isinstance(load, cst.Call) and isinstance(load.func, cst.Attribute) and model.order.get(load, 0) > after \
+                    and load.func.attr.value == "load_state_dict" and expr_key(load.func.value) in keys:
                 return True
     return False
 
