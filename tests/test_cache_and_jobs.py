@@ -67,9 +67,15 @@ def test_edited_file_is_reanalysed(tree):
     assert not any(f["path"] == "gen/m01.py" for f in findings)
 
 
+def _file_entries(cache_dir: Path) -> list[Path]:
+    """The per-file entries (not the run pack, not the project pass's memos)."""
+    return sorted(p for p in cache_dir.rglob("*.json") if b'"record":' in p.read_bytes())
+
+
 def test_corrupt_and_foreign_entries_are_ignored_and_rewritten(tree):
-    baseline, _ = _run(tree, jobs=1, cache_dir=tree / "c")
-    entries = sorted((tree / "c").rglob("*.json"))
+    baseline, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    cache.pack_path().unlink()  # else the run pack serves every file and no entry is read
+    entries = _file_entries(tree / "c")
     assert entries
     entries[0].write_text("{not json")
     entries[1].write_bytes(b"\x00\xff garbage")
@@ -184,3 +190,107 @@ def test_a_failing_project_pass_is_not_remembered(tree, monkeypatch):
     monkeypatch.setattr(UnusedLayer, "check_project", original)
     findings, _ = _run(tree, jobs=1, cache_dir=tree / "c")
     assert any(f["rule"] == "TL005" for f in findings)
+
+
+# -- the run pack: a warm run reads one entry --------------------------------------------
+
+def _count_entry_reads(monkeypatch) -> list[str]:
+    reads: list[str] = []
+    real = Cache._load
+
+    def counted(self, path, key):
+        reads.append(path)
+        return real(self, path, key)
+
+    monkeypatch.setattr(Cache, "_load", counted)
+    return reads
+
+
+def test_a_warm_run_reads_the_run_pack_not_each_entry(tree, monkeypatch):
+    expected, _ = _run(tree, jobs=1, cache_dir=None)
+    cold, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert cold == expected and cache.pack_path().is_file()
+    written = cache.pack_path().stat().st_mtime_ns
+    reads = _count_entry_reads(monkeypatch)
+    warm, cache = _run(tree, jobs=2, cache_dir=tree / "c")
+    assert warm == expected and cache.hits == len(list(tree.rglob("*.py"))) and reads == []
+    assert cache.pack_path().stat().st_mtime_ns == written  # nothing changed: not rewritten
+
+
+def test_after_an_edit_the_unchanged_files_come_from_their_entries_and_the_pack_is_rewritten(tree, monkeypatch):
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    (tree / "gen" / "m02.py").write_text("import torch\n\nopt = torch.optim.SGD([], lr=0.5)\n")
+    expected, _ = _run(tree, jobs=1, cache_dir=None)
+    reads = _count_entry_reads(monkeypatch)
+    edited, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert edited == expected and cache.misses == 1
+    # the edited file's new key is looked up (a miss); the project pass runs again, so every
+    # unchanged file's whole record is read back from its entry: each file once
+    assert len(reads) == len(set(reads)) == len(list(tree.rglob("*.py")))
+    reads.clear()
+    again, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert again == expected and cache.misses == 0 and reads == []
+
+
+def test_a_pack_whose_entries_are_gone_makes_the_run_analyse_again(tree):
+    # The pack holds light results only: when the project pass must run and a file's own
+    # entry is gone, that file is analysed again, never left with an empty record.
+    # (A pack without the memo it needs: as after the torch pin changed, which keys the
+    # project pass but no file.)
+    expected, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    pack = cache.pack_path()
+    for entry in (tree / "c").rglob("*.json"):
+        if entry != pack:
+            entry.unlink()  # every file's entry and the project pass's memo
+    raw = pack.read_bytes()
+    data = json.loads(raw[raw.index(b'"entry":') + 8:-1])
+    assert data["project"], "the pack holds the memo of the project pass"
+    data["project"] = {}
+    body = json.dumps(data, separators=(",", ":")).encode()
+    pack.write_bytes(b'{"mac":"' + cache._sign(body) + b'","entry":' + body + b"}")
+    again, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert again == expected
+    assert any(f["rule"] == "TL005" for f in again), "the project pass must report here"
+    assert _file_entries(tree / "c")  # and the entries are written back
+
+
+@pytest.mark.parametrize("damage", ["garbage", "resigned-elsewhere", "another-runs-pack"])
+def test_a_damaged_or_foreign_pack_is_a_miss(tree, damage, monkeypatch):
+    expected, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    pack = cache.pack_path()
+    raw = pack.read_bytes()
+    if damage == "garbage":
+        pack.write_bytes(raw[: len(raw) // 2])
+    elif damage == "resigned-elsewhere":  # a pack signed by another machine's key
+        other = Cache(tree / "other", frozenset(), {}, secret=b"k" * 32)
+        body = raw[raw.index(b'"entry":') + 8:-1]
+        pack.write_bytes(b'{"mac":"' + other._sign(body) + b'","entry":' + body + b"}")
+    else:  # signed here, but the pack of another set of paths, copied over this one
+        data = json.loads(raw[raw.index(b'"entry":') + 8:-1])
+        data["key"] = "0" * 40
+        body = json.dumps(data, separators=(",", ":")).encode()
+        pack.write_bytes(b'{"mac":"' + cache._sign(body) + b'","entry":' + body + b"}")
+    reads = _count_entry_reads(monkeypatch)
+    again, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert again == expected
+    assert len(reads) == len(list(tree.rglob("*.py")))  # each file from its own entry
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    reads.clear()
+    _run(tree, jobs=1, cache_dir=tree / "c")
+    assert reads == []  # the pack was rewritten
+
+
+def test_a_signed_pack_is_still_checked_field_by_field(tree, monkeypatch):
+    expected, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    pack = cache.pack_path()
+    raw = pack.read_bytes()
+    data = json.loads(raw[raw.index(b'"entry":') + 8:-1])
+    path = next(p for p, stored in data["files"].items() if stored[1])
+    data["files"][path][1][0]["path"] = "somewhere/else.py"  # a finding claiming another file
+    other = next(p for p in data["files"] if p != path)
+    data["files"][other][2]["cells"] = "not cells"
+    body = json.dumps(data, separators=(",", ":")).encode()
+    pack.write_bytes(b'{"mac":"' + cache._sign(body) + b'","entry":' + body + b"}")
+    reads = _count_entry_reads(monkeypatch)
+    again, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert again == expected and sorted(reads) == sorted([path, other])

@@ -42,6 +42,11 @@ def _run(root: Path, cache_dir: Path | None, secret: bytes | None = KEY_A):
 
 
 def _entry_of(cache: Cache, root: Path, rel: str) -> Path:
+    """The file's own entry, with the run pack removed: a pack would otherwise serve the
+    file without reading its entry (the pack's own checks are tested below)."""
+    pack = cache.pack_path()
+    if pack is not None and pack.exists():
+        pack.unlink()
     return Path(cache._entry(cache.key(rel, (root / rel).read_bytes())))
 
 
@@ -257,3 +262,78 @@ def test_the_project_index_survives_the_cache_and_a_malformed_one_is_a_miss(tree
     for bad in ({"classes": "Net"}, {"classes": [{"name": "Net"}]}, {"functions": {"f": {"trains": 1}}}, []):
         _forge(cache, tree, "model.py", lambda p, bad=bad: p["record"].__setitem__("index", bad), sign=True)
         assert cache.get("model.py", key) is None, bad
+
+
+# -- the run pack is an entry like any other -----------------------------------------------
+
+def _forge_pack(cache: Cache, mutate, *, sign: bool) -> None:
+    pack = cache.pack_path()
+    payload = json.loads(pack.read_bytes())["entry"]
+    mutate(payload)
+    body = json.dumps(payload).encode()
+    pack.write_bytes(b'{"mac":"' + (cache._sign(body) if sign else b"0" * 64) + b'","entry":' + body + b"}")
+
+
+def _slot(path, value, rel="buggy.py"):
+    """Set ``path`` inside the pack's slot for ``rel``: [entry key, findings, light record]."""
+    def mutate(payload):
+        target = payload["files"][rel]
+        for part in path[:-1]:
+            target = target[part]
+        target[path[-1]] = value
+    return mutate
+
+
+def _project_rule(rule):
+    def mutate(payload):
+        for findings in payload["project"].values():
+            for f in findings:
+                f["rule"] = rule
+    return mutate
+
+
+_MALFORMED_SLOTS = [
+    _slot((1, 0, "path"), "/etc/passwd"),
+    _slot((1, 0, "rule"), "TL999"),
+    _slot((0,), "0" * 40),  # the findings of another version of the file
+    _slot((2, "suppressions"), {"lines": {"x": None}, "file": False}),
+    _slot((2, "cells"), [["1", 0]]),
+    _slot((2, "module_name"), 3),
+    _slot((2, "extra"), 1),
+    lambda payload: payload["files"]["buggy.py"].append("a fourth item"),
+]
+
+
+@pytest.mark.parametrize("mutate", [*_MALFORMED_SLOTS, _slot((1,), [])])
+def test_an_unsigned_forged_pack_is_a_miss(tree, mutate):
+    expected, _ = _run(tree, None)
+    _, cache = _run(tree, tree / "c")
+    _forge_pack(cache, mutate, sign=False)
+    findings, cache = _run(tree, tree / "c")
+    assert findings == expected and (cache.hits, cache.misses) == (2, 0)  # from the files' own entries
+
+
+@pytest.mark.parametrize("mutate", _MALFORMED_SLOTS)
+def test_a_signed_pack_is_still_checked_field_by_field(tree, mutate):
+    expected, _ = _run(tree, None)
+    _, cache = _run(tree, tree / "c")
+    _forge_pack(cache, mutate, sign=True)
+    entry = Path(cache._entry(cache.key("buggy.py", (tree / "buggy.py").read_bytes())))
+    entry.unlink()  # so a slot taken on trust would show: buggy.py's findings come from the pack or analysis
+    findings, cache = _run(tree, tree / "c")
+    assert findings == expected and cache.misses == 1
+
+
+def test_a_forged_project_memo_in_the_pack_is_recomputed(tree):
+    (tree / "model.py").write_text("import torch.nn as nn\n\nclass Net(nn.Module):\n"
+                                   "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n\n"
+                                   "    def forward(self, x):\n        return x\n")
+    expected, _ = _run(tree, None)
+    assert any(f["rule"] == "TL005" for f in expected), "TL005's project pass must report here"
+    _, cache = _run(tree, tree / "c")
+    for entry in (tree / "c").rglob("*.json"):
+        if entry != cache.pack_path() and b'"project"' in entry.read_bytes():
+            entry.unlink()  # the memo's own entry: only the pack's copy is left
+    _forge_pack(cache, _project_rule("TL999"), sign=True)
+    findings, _ = _run(tree, tree / "c")
+    assert findings == expected

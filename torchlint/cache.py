@@ -45,12 +45,12 @@ from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
 from torchlint.rule import all_rules
 
-FORMAT = 14  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths)
+FORMAT = 15  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
 KEY_BYTES = 32
-MAX_ENTRY_BYTES = 64 << 20  # an entry is a few kilobytes; a bigger file is not ours
+MAX_ENTRY_BYTES = 64 << 20  # an entry is a few kilobytes (a run pack, about 150 bytes a file); a bigger file is not ours
 STALE_TMP_SECONDS = 3600  # a temporary file this old belongs to a run that was killed
 
 # An entry's bytes: _HEAD + 64 hex digits of its signature + _BODY + the JSON body + b"}"
@@ -214,6 +214,26 @@ def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
     )
 
 
+# A pack's light record: what the run needs of an unchanged file once the project pass is
+# remembered (suppressions for noqa and TL901/TL902, a notebook's cells); imports, the index
+# and the facts stay in the file's own entry (``Cache.complete``).
+_LIGHT_KEYS = frozenset({"module_name", "is_package", "suppressions", "parsed", "cells"})
+
+
+def _light(data: Any, path: str) -> FileRecord:
+    _require(type(data) is dict and data.keys() == _LIGHT_KEYS)
+    _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["parsed"]) is bool)
+    cells = data["cells"]
+    _require(type(cells) is list and all(type(c) is list and len(c) == 2 and all(type(n) is int for n in c) for c in cells))
+    return FileRecord(path=path, module_name=data["module_name"], is_package=data["is_package"], parsed=data["parsed"],
+                      suppressions=_suppressions(data["suppressions"]), cells=cells)
+
+
+def _light_json(record: FileRecord) -> dict:
+    return {"module_name": record.module_name, "is_package": record.is_package, "parsed": record.parsed,
+            "suppressions": record.suppressions.to_json(), "cells": record.cells}
+
+
 # -- the cache ---------------------------------------------------------------------------
 
 class Cache:
@@ -234,6 +254,14 @@ class Cache:
         self._real_dirs: set[str] = set()  # directories checked to be directories, not links
         self._writable: bool | None = None  # None: not tried yet
         self._swept: set[str] = set()  # subdirectories written to (and cleaned) in this run
+        # The run pack (``open_pack``): path -> [entry key, findings, light record] as read,
+        # and the project pass's memos it holds; what this run used, to write it back.
+        self._pack_key: str | None = None
+        self._pack: dict[str, Any] = {}
+        self._pack_project: dict[str, Any] = {}
+        self._pack_stale = False
+        self._used: dict[str, list] = {}
+        self._used_project: dict[str, list] = {}
         if os.path.islink(self.directory):
             self.disabled = f"{self.directory} is a symbolic link: not followed; running without the cache"
         elif secret is None:
@@ -297,13 +325,26 @@ class Cache:
 
     # -- reading
 
-    def get(self, path: str, key: str) -> FileResult | None:
-        result = None if self.disabled else self._load(path, key)
+    def get(self, path: str, key: str, *, whole: bool = False) -> FileResult | None:
+        """The result stored for ``path`` under ``key``: from the run pack where it holds
+        this key (a light result, see ``FileResult.light``) unless ``whole``, else from the
+        file's entry."""
+        result = None if self.disabled else ((None if whole else self._from_pack(path, key)) or self._load(path, key))
         if result is None:
             self.misses += 1
         else:
             self.hits += 1
         return result
+
+    def complete(self, result: FileResult) -> FileResult | None:
+        """A light result made whole from its file's own entry; None when that entry is
+        gone or not valid (the file must then be analysed again)."""
+        if not result.light:
+            return result
+        full = None if self.disabled or result.key is None else self._load(result.path, result.key)
+        if full is not None:
+            full.key = result.key
+        return full
 
     def _verified(self, raw: bytes | None) -> bytes | None:
         """An entry's JSON body, if the entry is well formed and signed by this machine's key."""
@@ -345,21 +386,94 @@ class Cache:
         return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
     def get_project(self, key: str) -> list[Finding] | None:
-        """The project pass's findings stored under ``key``; None when absent or not valid."""
-        body = None if self.disabled else self._body(key)
-        if body is None:
+        """The project pass's findings stored under ``key`` (in the run pack, else in their
+        own entry); None when absent or not valid."""
+        if self.disabled:
             return None
+        stored = self._pack_project.get(key)
+        if stored is None:
+            body = self._body(key)
+            if body is None:
+                return None
+            try:
+                data = json.loads(body)
+                _require(type(data) is dict and data.keys() == {"key", "settings", "project"})
+                _require(data["key"] == key and data["settings"] == self.settings)
+                stored = data["project"]
+            except (ValueError, TypeError, KeyError, RecursionError):
+                return None
+        findings = self._project_findings(stored)
+        if findings is not None:
+            self._used_project[key] = stored
+        return findings
+
+    def _project_findings(self, stored: Any) -> list[Finding] | None:
         try:
-            data = json.loads(body)
-            _require(type(data) is dict and data.keys() == {"key", "settings", "project"})
-            _require(data["key"] == key and data["settings"] == self.settings and type(data["project"]) is list)
+            _require(type(stored) is list)
             return [_finding(f, f.get("path") if type(f) is dict and type(f.get("path")) is str else "", self._names)
-                    for f in data["project"]]
+                    for f in stored]
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
 
     def put_project(self, key: str, findings: list[Finding]) -> None:
-        self._write(key, {"key": key, "settings": self.settings, "project": [f.to_dict() for f in findings]})
+        stored = [f.to_dict() for f in findings]
+        self._used_project[key] = stored
+        self._write(key, {"key": key, "settings": self.settings, "project": stored})
+
+    # -- the run pack: a warm run reads one entry, not one per file
+
+    def open_pack(self, paths: list[str]) -> None:
+        """Read the run pack of this set of ``paths``: each file's entry key, findings and
+        light record, and the project pass's memos, as the last run over the same paths
+        left them. A file whose key still matches is then served from it (``get``)."""
+        self._pack_key = self.project_key(self.settings, None, [("pack", p) for p in sorted(set(paths))])
+        self._pack, self._pack_project, self._used, self._used_project = {}, {}, {}, {}
+        body = None if self.disabled else self._body(self._pack_key)
+        if body is None:
+            return
+        try:
+            data = json.loads(body)
+            _require(type(data) is dict and data.keys() == {"key", "settings", "files", "project"})
+            _require(data["key"] == self._pack_key and data["settings"] == self.settings)
+            _require(type(data["files"]) is dict and type(data["project"]) is dict)
+            self._pack, self._pack_project = data["files"], data["project"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            self._pack_stale = True  # rewritten at the end of the run
+
+    def pack_path(self) -> Path | None:
+        """Where the run pack of the last ``open_pack`` lives (None before one)."""
+        return None if self._pack_key is None else Path(self._entry(self._pack_key))
+
+    def _from_pack(self, path: str, key: str) -> FileResult | None:
+        stored = self._pack.get(path)
+        if stored is None:
+            return None
+        try:
+            _require(type(stored) is list and len(stored) == 3 and stored[0] == key and type(stored[1]) is list)
+            findings = [_finding(f, path, self._names) for f in stored[1]]
+            record = _light(stored[2], path)
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+        self._used[path] = stored
+        return FileResult(path, findings, record, light=True)
+
+    def save_pack(self, results: list[FileResult]) -> None:
+        """Write the run pack for the paths of ``open_pack`` from this run's ``results``
+        (those with a key: analysed without error, or read from the cache) and the project
+        memos it used; nothing is written when the pack read held exactly that."""
+        if self._pack_key is None or self.disabled:
+            return
+        files: dict[str, list] = {}
+        for result in results:
+            if result.key is None or result.errors:
+                continue
+            stored = self._used.get(result.path)
+            files[result.path] = stored if stored is not None and stored[0] == result.key else [
+                result.key, [f.to_dict() for f in result.findings], _light_json(result.record)]
+        if not self._pack_stale and files == self._pack and self._used_project.keys() <= self._pack_project.keys():
+            return
+        self._write(self._pack_key, {"key": self._pack_key, "settings": self.settings, "files": files,
+                                     "project": self._used_project})
 
     # -- writing
 
@@ -405,6 +519,8 @@ class Cache:
                 _remove_stale_temporaries(subdir)
                 self._swept.add(subdir)
             body = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+            if len(body) > MAX_ENTRY_BYTES - 256:
+                return  # it would never be read back
             _write_atomically(entry, b"".join((_HEAD, self._sign(body), _BODY, body, b"}")))
         except (OSError, ValueError, TypeError):
             pass  # a read-only or full disk (or an unencodable fact) must not fail the lint

@@ -35,6 +35,10 @@ class FileResult:
     # The cache's key of the file's bytes and settings (``Cache.key``), set by the run layer
     # where a cache is in use: what the project pass's memo is keyed by.
     key: str | None = None
+    # True for a result read from the cache's run pack: ``record`` then holds only what the
+    # run needs once the project pass is remembered (suppressions, cells); ``Cache.complete``
+    # reads the whole record (imports, index, facts) from the file's own entry.
+    light: bool = False
 
 
 # Rules whose cheap textual pre-check (``Rule.might_apply``) says they cannot fire on a file

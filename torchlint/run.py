@@ -75,8 +75,25 @@ def lint_files(
     own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
     settings_of = lambda display: own.get(display, settings)  # noqa: E731
     results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
+
+    def complete(partial: list[FileResult]) -> list[FileResult]:
+        """``partial`` with every light result whole: read from its entry, else analysed again."""
+        nonlocal results
+        whole = [r if not r.light or cache is None else cache.complete(r) for r in partial]
+        redo = [index for index, r in enumerate(whole) if r is None]
+        if redo:
+            by_display = {f.display: f for f in everything}
+            again = analyse([by_display[partial[index].path] for index in redo], settings, jobs=jobs, cache=cache,
+                            settings_of=settings_of, whole=True)
+            for index, r in zip(redo, again):
+                whole[index] = r
+        results = whole  # type: ignore[assignment]
+        return results
+
     result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
-                    torch_pin=read_torch_pin(project_root(files, settings)), cache=cache)
+                    torch_pin=read_torch_pin(project_root(files, settings)), cache=cache, complete=complete)
+    if cache is not None:
+        cache.save_pack(results)
     if baseline is not None:
         result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
     return result
@@ -179,14 +196,17 @@ def _largest_first(files: list[SourceFile]) -> list[int]:
 
 def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache: "Cache | None" = None,
             progress: Callable[[int], None] | None = None,
-            settings_of: Callable[[str], Settings] | None = None) -> list[FileResult]:
+            settings_of: Callable[[str], Settings] | None = None, whole: bool = False) -> list[FileResult]:
     """Every file's result, in ``files``' order: from the cache where its bytes are
     unchanged, else from the engine (in ``jobs`` processes), stored back in the cache. A
     file's bytes are its ``data`` where given (standard input), else read from disk
-    (``read_within``).
+    (``read_within``). A result from the cache's run pack is light (``FileResult.light``)
+    unless ``whole``.
     ``progress`` is called with the number of files done after each one. A file is analysed
     with ``settings_of(its display path)`` (default: ``settings``)."""
     results: list[FileResult | None] = [None] * len(files)
+    if cache is not None and not whole:
+        cache.open_pack([f.display for f in files])
     keys: dict[int, str] = {}
     done = 0
 
@@ -214,7 +234,7 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
                 # the cache's bucket is ``settings``'; a file with settings of its own keys them too
                 extra = "" if own is settings else settings_key(own.enabled, own.rule_options)
                 key = keys[index] = cache.key(source.display, data, extra)
-                hit = cache.get(source.display, key)
+                hit = cache.get(source.display, key, whole=whole)
                 if hit is not None:
                     hit.key = key
                     results[index] = hit
@@ -253,21 +273,22 @@ def project_findings(records: list[FileRecord], settings: Settings,
     return findings, errors
 
 
-def _project_pass(records: list[FileRecord], settings: Settings, torch_pin: TorchPin | None,
+def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, torch_pin: TorchPin | None,
                   cache: "Cache | None", keys: list[tuple[str, str | None]]) -> tuple[list[Finding], list[RuleError]]:
-    """``project_findings``, remembered in the cache: the project pass is a function of every
+    """``project_findings`` over ``records()`` (every file's whole record), remembered in the
+    cache: the project pass is a function of every
     file's record (each a function of the file's cache key), the rules' settings and the
     torch pin, so when none of them changed (a warm run) its findings are read back instead
     of recomputed. Without a cache, or with a file that has no key, it always runs; a pass
     that raised is never remembered."""
     if cache is None or any(key is None for _, key in keys):
-        return project_findings(records, settings, torch_pin)
+        return project_findings(records(), settings, torch_pin)
     pin = None if torch_pin is None else [torch_pin.file, torch_pin.spec]
     memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin, sorted(keys))
     found = cache.get_project(memo)
     if found is not None:
         return found, []
-    findings, errors = project_findings(records, settings, torch_pin)
+    findings, errors = project_findings(records(), settings, torch_pin)
     if not errors:
         cache.put_project(memo, findings)
     return findings, errors
@@ -336,24 +357,36 @@ class Suppressor:
 
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
            report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
-           torch_pin: TorchPin | None = None, cache: "Cache | None" = None) -> RunResult:
+           torch_pin: TorchPin | None = None, cache: "Cache | None" = None,
+           complete: Callable[[list[FileResult]], list[FileResult]] | None = None) -> RunResult:
     """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
     the findings on the files in ``report_on`` (default: every file), and a notebook's
     findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
-    follow its own settings, ``settings_of(its display path)`` (default: ``settings``)."""
+    follow its own settings, ``settings_of(its display path)`` (default: ``settings``).
+    Light results (``FileResult.light``) are made whole by ``complete`` where a project
+    pass must run or ``transform`` reads the records."""
     records = {r.path: r.record for r in results}
+
+    def whole_records() -> list[FileRecord]:
+        nonlocal results, records
+        if any(r.light for r in results):
+            if complete is None:
+                raise ValueError("light results need complete= to be made whole")
+            results = complete(results)
+            records = {r.path: r.record for r in results}
+        return list(records.values())
     reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
     findings = [f for r in results if reported(r.path) for f in r.findings]
     errors = [e for r in results if reported(r.path) for e in r.errors]
     by_settings = groups(list(records), settings_of or (lambda path: settings))
     keys = [(r.path, r.key) for r in results]
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = _project_pass(list(records.values()), own, torch_pin, cache, keys)
+        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, keys)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:
-        findings = transform(findings, list(records.values()))
+        findings = transform(findings, whole_records())
     findings = [f for f in findings if reported(f.path)]
     kept: list[Finding] = []
     for own, paths in by_settings:
@@ -406,7 +439,7 @@ class MemoryCache:
 
         return hashlib.sha256(b"\0".join([display.encode("utf-8", "surrogateescape"), extra.encode(), data])).hexdigest()
 
-    def get(self, display: str, key: str) -> FileResult | None:
+    def get(self, display: str, key: str, *, whole: bool = False) -> FileResult | None:
         found = self._results.get(key)
         self.hits += found is not None
         self.misses += found is None
@@ -415,6 +448,16 @@ class MemoryCache:
     def put(self, key: str, result: FileResult) -> None:
         if not result.errors:
             self._results[key] = result
+
+    # Results in memory are always whole: there is no run pack.
+    def open_pack(self, paths: list[str]) -> None:
+        pass
+
+    def save_pack(self, results: list[FileResult]) -> None:
+        pass
+
+    def complete(self, result: FileResult) -> FileResult:
+        return result
 
     def project_key(self, settings: str, torch_pin: list | None, files: list[tuple[str, str | None]]) -> str:
         return repr((settings, torch_pin, files))
