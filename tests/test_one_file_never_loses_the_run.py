@@ -127,6 +127,34 @@ def test_plain_constructors_build_the_same_trees_and_validate_outside_a_parse(mo
                   whitespace_after_else=cst.SimpleWhitespace(""))
 
 
+def test_isinstance_on_libcst_nodes_answers_as_the_class_hierarchy_does():
+    # source._type_checks_in_c gives every LibCST node class type's own isinstance/issubclass:
+    # the answer must be the class's MRO for every pair of node classes, abstract bases too.
+    kinds, todo = [], [cst.CSTNode]
+    while todo:
+        kind = todo.pop()
+        kinds.append(kind)
+        todo.extend(k for k in kind.__subclasses__() if k not in kinds)
+    assert len(kinds) > 300 and all(type(k) is source._NodeMeta for k in kinds)
+    nodes = {}
+    for path in sorted((REPO / "fixtures").rglob("*.py")):
+        module, _ = parse_cst(path.read_text(encoding="utf-8"))
+        nodes.update((type(n), n) for n in engine_walk(module))
+    assert len(nodes) > 40
+    for kind in kinds:
+        for node_kind, node in nodes.items():
+            assert isinstance(node, kind) == (kind in node_kind.__mro__), (node_kind, kind)
+            assert issubclass(node_kind, kind) == (kind in node_kind.__mro__), (node_kind, kind)
+    assert not isinstance("x", cst.CSTNode) and not isinstance(cst.Name("x"), (cst.BaseStatement, cst.Call))
+    assert isinstance(cst.Name("x"), (cst.Call, cst.BaseExpression))
+
+
+def engine_walk(module):
+    from torchlint.context import iter_nodes
+
+    return iter_nodes(module)
+
+
 def test_a_libcst_panic_is_tl000(monkeypatch):
     class PanicException(BaseException):  # what pyo3 raises for a panic in the native parser
         pass
