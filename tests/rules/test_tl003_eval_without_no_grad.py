@@ -102,6 +102,44 @@ def test_the_helper_is_reported_when_one_use_elsewhere_is_unprotected(other):
     assert findings[0].message.startswith("`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`")
 
 
+POSTERIOR = """
+    from torch import nn
+
+    class GP(nn.Module):
+        def posterior(self, X):
+            self.eval()
+            return self(X)
+    """
+
+
+@pytest.mark.parametrize("caller, reported", [
+    # an acquisition module's forward, through a helper of its own: the posterior's graph is
+    # that forward's, which its caller differentiates with respect to X
+    ("from torch import nn\n\nclass Acq(nn.Module):\n    def _mean(self, X):\n"
+     "        return self.model.posterior(X).mean\n\n    def forward(self, X):\n        return self._mean(X).sum()\n",
+     False),
+    # a module-level helper a forward in a third file calls
+    ("def mean_of(model, X):\n    return model.posterior(X).mean\n", False),
+    # only plain functions: an evaluation outside no_grad
+    ("def report(model, X):\n    print(model.posterior(X).mean)\n", True),
+    # a module holding the model calls it from forward: no caller here settles the grad mode
+    # (modules run forward without naming it), and the graph is the forward's. This was reported
+    # before issue 12's review (BoTorch's posteriors, kornia's descriptor).
+    ("from torch import nn\nfrom pkg.models import GP\n\nclass Head(nn.Module):\n    def __init__(self):\n"
+     "        super().__init__()\n        self.gp = GP()\n\n    def forward(self, X):\n        return self.gp.posterior(X)\n",
+     False),
+])
+def test_a_method_reached_from_another_modules_forward_in_another_file(caller, reported):
+    files = {
+        "pkg/models.py": POSTERIOR,
+        "pkg/acq.py": caller,
+        "pkg/net.py": "from torch import nn\nfrom pkg.acq import mean_of\n\nclass Net(nn.Module):\n"
+                      "    def forward(self, X):\n        return mean_of(self.gp, X)\n" if "mean_of" in caller else "x = 1\n",
+    }
+    findings = lint_tree(files, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == ([("pkg/models.py", 7)] if reported else [])
+
+
 def test_helper_passed_as_callback_is_still_reported():
     findings = tl003(
         """
@@ -554,10 +592,10 @@ def test_method_only_called_under_no_grad_in_other_files(caller):
     # any object's `score` may be this one: an unprotected call of that name counts
     "import torch\n\ndef decode(model, feats):\n    with torch.no_grad():\n        first = model.score(feats[0])\n"
     "    return first, model.score(feats[1])\n",
-    # called from a forward, which modules run without naming it
+    # called from a module's method other than forward, itself called with no choice
     "from torch import nn\nfrom pkg.scorer import Scorer\n\nclass Head(nn.Module):\n    def __init__(self):\n"
-    "        super().__init__()\n        self.scorer = Scorer()\n\n    def forward(self, x):\n"
-    "        return self.scorer.score(x)\n",
+    "        super().__init__()\n        self.scorer = Scorer()\n\n    def rank(self, x):\n"
+    "        return self.scorer.score(x)\n\ndef serve(head, x):\n    return head.rank(x)\n",
     # nobody calls it: callers this project does not show decide
     "import torch\n",
 ])
@@ -569,13 +607,15 @@ def test_method_still_reported_when_one_caller_is_unprotected(caller):
 def test_a_call_on_an_instance_of_another_class_is_not_a_caller():
     other = (
         "import torch\nfrom torch import nn\n\nclass Codec(nn.Module):\n    def __init__(self):\n"
-        "        super().__init__()\n        self.gen = Generator()\n\n    def forward(self, x):\n"
+        "        super().__init__()\n        self.gen = Generator()\n\n    def encode(self, x):\n"
         "        return self.score(x)\n\n    def score(self, x):\n"
         "        return self.gen.score(x)\n\nclass Generator(nn.Module):\n    def score(self, x):\n"
-        "        return x\n\ndef main(model, x):\n    with torch.no_grad():\n        return model.score(x)\n"
+        "        return x\n\ndef main(model, x):\n    with torch.no_grad():\n        return model.score(x)\n\n"
+        "def serve(codec, x):\n    return codec.encode(x)\n"
     )
-    # Codec.score runs unprotected (from Codec.forward); its call goes to Generator.score (the class
-    # it built), not to Scorer's
+    # Codec.score runs unprotected (from Codec.encode, from serve); its call goes to Generator.score
+    # (the class it built), not to Scorer's. (Reached from a forward it would be left alone either
+    # way: test_a_method_reached_from_another_modules_forward_in_another_file.)
     findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/codec.py": other}, select=["TL003"])
     assert findings == []
     # without the constructor the receiver may be a Scorer: reported

@@ -19,7 +19,9 @@ backward that never comes. Per function / module body (comprehensions belong to 
   skipped. A forward in a function or method is settled by ``check_project``: skipped
   when every call of that function in the linted project runs under a grad-mode choice,
   directly or through callers only called so (``crossfile.CalledUnderChoice`` over each
-  file's ``gradmode.choice_sites``; calls on objects of unknown class matched by name).
+  file's ``gradmode.choice_sites``; calls on objects of unknown class matched by name), and
+  when some call of it sits in a module's ``forward``, directly or through callers
+  (``CalledUnderChoice.reached_from_forward``: that graph is the forward's).
 
 One finding per eval event, at its first unprotected forward.
 """
@@ -441,9 +443,60 @@ class EvalWithoutNoGrad(Rule):
             "    with torch.no_grad():\n"
             "        return decoder.decode(x, 4)\n"
         ),
+        # A model's own inference API reached from another module's forward (BoTorch's
+        # ``posterior`` under an acquisition function, differentiated with respect to X by
+        # whoever calls it): its graph is that forward's, through a helper too.
+        Valid(
+            "import torch\n"
+            "from torch import nn\n\n"
+            "class GP(nn.Module):\n"
+            "    def posterior(self, X):\n"
+            "        self.eval()\n"
+            "        return self(X)\n\n"
+            "class Acquisition(nn.Module):\n"
+            "    def __init__(self, model):\n"
+            "        super().__init__()\n"
+            "        self.model = model\n\n"
+            "    def _mean(self, X):\n"
+            "        return self.model.posterior(X).mean\n\n"
+            "    def forward(self, X):\n"
+            "        return self._mean(X).sum()\n"
+        ),
     ]
 
     INVALID = [
+        # The same inference API reached only from plain functions (one of them merely named
+        # ``forward``, outside any class): an evaluation outside no_grad.
+        Invalid(
+            "import torch\n"
+            "from torch import nn\n\n"
+            "class GP(nn.Module):\n"
+            "    def posterior(self, X):\n"
+            "        self.eval()\n"
+            "        return self(X)\n\n"
+            "def forward(gp, X):\n"
+            "    return gp.posterior(X)\n\n"
+            "def report(gp, X):\n"
+            "    print(forward(gp, X))\n",
+            lines=(7,),
+            messages=(
+                "`self(...)` runs after `self.eval()` (line 6) outside `torch.no_grad()`: evaluation mode only "
+                "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+                "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+                "`torch.inference_mode()`)",
+            ),
+            fixed=("import torch\n"
+                   "from torch import nn\n\n"
+                   "class GP(nn.Module):\n"
+                   "    @torch.no_grad()\n"
+                   "    def posterior(self, X):\n"
+                   "        self.eval()\n"
+                   "        return self(X)\n\n"
+                   "def forward(gp, X):\n"
+                   "    return gp.posterior(X)\n\n"
+                   "def report(gp, X):\n"
+                   "    print(forward(gp, X))\n"),
+        ),
         # The same decoder with one way in outside no_grad.
         Invalid(
             "import torch\n\n"
@@ -976,7 +1029,9 @@ class EvalWithoutNoGrad(Rule):
     def check_project(cls, project, options) -> Iterable[Finding]:
         """The deferred forwards of functions the linted project does not only call under a
         grad-mode choice (``crossfile.CalledUnderChoice``: every call, in any file, makes one
-        or sits in such a function; a function no file calls is reported)."""
+        or sits in such a function; a function no file calls is reported), nor calls from a
+        module's ``forward`` (``reached_from_forward``: its graph is that forward's, which the
+        forward's caller may differentiate)."""
         deferred = [(record, fact) for record in project.records
                     for fact in (record.facts.get(cls.code) or {}).get("deferred", ())]
         if not deferred:
@@ -984,7 +1039,8 @@ class EvalWithoutNoGrad(Rule):
         choices = CalledUnderChoice(project, cls.code)
         return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
                            fix=Fix.from_json(fact["fix"]) if fact["fix"] else None)
-                for record, fact in deferred if not choices.protected(record.path, fact["function"])]
+                for record, fact in deferred if not choices.protected(record.path, fact["function"])
+                and not choices.reached_from_forward(record.path, fact["function"])]
 
     # -- step 1: the bodies holding an eval event ------------------------------------------
     def _bodies(self) -> list[cst.CSTNode]:

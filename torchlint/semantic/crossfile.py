@@ -19,7 +19,7 @@ table) or ``fallback`` (a guess from the name): the property supplies both.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 from torchlint.semantic.gradmode import fits
 
@@ -160,16 +160,10 @@ class CalledUnderChoice:
         path, function = key
         if "." in function and function.rsplit(".", 1)[-1] in _IMPLICIT:
             return False, False  # ``module(x)`` runs ``forward``: callers nobody sees
-        calls = list(self._calls.get(key, ()))
-        if "." in function:
-            calls += self._calls.get((".", function.rsplit(".", 1)[-1]), ())
-        signature = self._signatures.get(key)
         open_.add(key)
         entered = provisional = False
         result = True
-        for where, caller, chosen, shape in calls:
-            if not fits(shape, signature):
-                continue  # ``line.translate(table)`` cannot run ``translate(self, x, args)``
+        for where, caller, chosen in self._calls_of(key):
             if chosen:
                 entered = True
                 continue
@@ -190,6 +184,47 @@ class CalledUnderChoice:
         if not provisional:
             self._memo[key] = result
         return result, provisional
+
+    def reached_from_forward(self, path: str, function: str) -> bool:
+        """Whether some call of ``function`` (``fn`` / ``Class.method`` of the file ``path``)
+        the project shows sits in a ``forward`` method, directly or through the functions
+        calling it (at most ``_MAX_DEPTH`` calls up, unchosen calls only: a chosen one settles
+        nothing here): what it computes is then part of a module's forward, whose caller
+        decides whether that graph is wanted (``acquisition(X)`` differentiated with respect
+        to ``X`` through ``model.posterior(X)``)."""
+        todo, seen = [(path, function)], {(path, function)}
+        for _ in range(_MAX_DEPTH):
+            above = []
+            for key in todo:
+                for where, caller in self._unchosen_callers(key):
+                    if caller.rsplit(".", 1)[-1] == "forward" and "." in caller:
+                        return True
+                    if (where, caller) not in seen:
+                        seen.add((where, caller))
+                        above.append((where, caller))
+            if not above:
+                return False
+            todo = above
+        return False
+
+    def _unchosen_callers(self, key: tuple[str, str]) -> Iterator[tuple[str, str]]:
+        """(file, caller) of each call of ``key`` that makes no grad-mode choice and sits in a function."""
+        for where, caller, chosen in self._calls_of(key):
+            if caller is not None and not chosen:
+                yield where, caller
+
+    def _calls_of(self, key: tuple[str, str]) -> Iterator[tuple[str, str | None, bool]]:
+        """(file, caller, chosen) of each call the project shows of ``key``: its own, and for
+        a method those by name on objects of unknown class whose arguments fit its signature
+        (``line.translate(table)`` cannot run ``translate(self, x, args)``)."""
+        path, function = key
+        calls = list(self._calls.get(key, ()))
+        if "." in function:
+            calls += self._calls.get((".", function.rsplit(".", 1)[-1]), ())
+        signature = self._signatures.get(key)
+        for where, caller, chosen, shape in calls:
+            if fits(shape, signature):
+                yield where, caller, chosen
 
     def _callee_keys(self, callee: str, record) -> list[tuple[str, str]]:
         kind, name = callee[0], callee[1:]
