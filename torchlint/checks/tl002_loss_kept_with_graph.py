@@ -417,9 +417,61 @@ class LossKeptWithGraph(Rule):
                 self.optimizer.step()
                 self.history["loss"].append(loss.item())
         """,
+        # An element of what a same-file helper returns is what that element holds there,
+        # whatever the helper is called: ``acc`` is an accuracy, not the backward-ed loss
+        # (torchfactor's ``_run_network``, issue 12's review).
+        Valid(
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Trainer:\n"
+            "    def _run_network(self, x, y):\n"
+            "        out = self.model(x)\n"
+            "        loss = self.criterion(out, y)\n"
+            "        acc = self.accuracy(out, y)\n"
+            "        return loss, acc\n"
+            "\n"
+            "    def train(self, loader):\n"
+            "        running_loss, running_acc = 0.0, 0.0\n"
+            "        for x, y in loader:\n"
+            "            loss, acc = self._run_network(x, y)\n"
+            "            self.opt.zero_grad()\n"
+            "            loss.backward()\n"
+            "            self.opt.step()\n"
+            "            running_loss += loss.item()\n"
+            "            running_acc += acc\n"
+            "        return running_loss, running_acc\n"
+        ),
     ]
 
     INVALID = [
+        # The model output a helper returns beside the loss, kept every iteration: the element
+        # carries a graph in the helper too (the valid case above is its accuracy).
+        Invalid(
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Trainer:\n"
+            "    def _run_network(self, x, y):\n"
+            "        out = self.model(x)\n"
+            "        loss = self.criterion(out, y)\n"
+            "        return loss, out\n"
+            "\n"
+            "    def train(self, loader):\n"
+            "        outputs = []\n"
+            "        for x, y in loader:\n"
+            "            loss, out = self._run_network(x, y)\n"
+            "            self.opt.zero_grad()\n"
+            "            loss.backward()\n"
+            "            self.opt.step()\n"
+            "            outputs.append(out)\n"
+            "        return outputs\n",
+            lines=(17,),
+            messages=(
+                "`outputs.append(out)` keeps each iteration's autograd graph alive, so memory grows every step; "
+                "store `out.detach()` instead",
+            ),
+        ),
         # Chunks kept with their graphs after a backward on one branch; on the other branch their
         # sum, returned, is the caller's loss: detaching them would break that, so no fix.
         Invalid(

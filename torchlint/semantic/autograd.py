@@ -11,7 +11,9 @@ analysis answers that for an expression read at a point of its code:
   ``"model"`` for a model call (``model(x)``, ``self(x)`` in an ``nn.Module``, ``m.forward(x)``;
   not a frozen model, a pipeline, an ONNX session or an unpickled object), followed through
   names (the binding made last before the read; ``+=`` keeps what the name held), tuple
-  unpacking, arithmetic, displays, graph-keeping methods (``GRAPH_METHODS``) and torch
+  unpacking (an element of what a same-file function called by its name returns counts only
+  if that element carries a graph there: ``acc`` in ``loss, acc = self._run_network(x)``, which
+  the name alone would call a model's output), arithmetic, displays, graph-keeping methods (``GRAPH_METHODS``) and torch
   functions; else None. Never through ``.detach()``/``.item()``/``.data`` and the like, a
   plain number (``dataflow.is_plain_number``), ``no_grad``, or a ``self`` attribute.
   A backward's differentiated keys leave out plain numbers and, in a product or quotient,
@@ -81,6 +83,17 @@ def root_name(expr: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Attribute, cst.Subscript)):
         node = node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def _position(assign: cst.Assign, key: str) -> tuple[int, int] | None:
+    """(index, number of targets) of ``key`` in ``a, b = ...``; None when it is not a plain element."""
+    for t in assign.targets:
+        if isinstance(t.target, (cst.Tuple, cst.List)):
+            elements = t.target.elements
+            for index, element in enumerate(elements):
+                if not isinstance(element, cst.StarredElement) and expr_key(element.value) == key:
+                    return None if any(isinstance(e, cst.StarredElement) for e in elements) else (index, len(elements))
+    return None
 
 
 class GraphValues:
@@ -212,8 +225,53 @@ class GraphValues:
                         if expr_key(target.value) == b.key:
                             return self._graph(code, element.value, node, depth + 1)
             return None
-        found = self._graph(code, value, node, depth + 1) if isinstance(value, cst.Call) else None
-        return found if found == "model" else None
+        if not isinstance(value, cst.Call):
+            return None
+        found = self._graph(code, value, node, depth + 1)
+        if found != "model":
+            return None
+        helpers = self._helpers(value)
+        if helpers:  # ``loss, acc = self._run_network(x)``: only if its own element carries one
+            position = _position(node, b.key)
+            return None if position is None or not self._first_returned(helpers, position, depth) else found
+        return found
+
+    def _helpers(self, call: cst.Call) -> list[cst.FunctionDef]:
+        """The same-file functions a call by their own name runs (``helper(x)``,
+        ``self._run_batch(x)``); not a call of an object (``self.model(x)`` running some
+        ``forward``), where the object's kind decides."""
+        func = call.func
+        name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
+        site = self.model.call_site(call)
+        if name is None or name in ("forward", "__call__") or site is None:
+            return []
+        targets = self.ctx.semantic.graph.targets(site)
+        return [t for t in targets if type(t) is cst.FunctionDef and t.name.value == name]
+
+    def _first_returned(self, helpers: list[cst.FunctionDef], position: tuple[int, int],
+                        depth: int) -> str | None:
+        """The first graph among the values the ``helpers`` return at ``position = (index,
+        length)``: element ``index`` of a returned tuple display of ``length`` elements (a
+        return of anything else gives no element)."""
+        if depth > _MAX_DEPTH:
+            return None
+        for helper in helpers:
+            scope = self.model.scopes.get(helper)
+            if scope is None:
+                continue
+            code = Code(scope)
+            for ret in scope.returns:
+                value = ret.value
+                if value is None:
+                    continue
+                index, length = position
+                if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != length:
+                    continue
+                value = value.elements[index].value
+                found = self._graph(code, value, ret, depth + 1)
+                if found:
+                    return "loss" if found == "backward" else found
+        return None
 
     def _backwarded(self, code: Code, key: str, at: cst.CSTNode) -> bool:
         """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
