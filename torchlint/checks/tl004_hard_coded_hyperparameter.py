@@ -530,8 +530,79 @@ class HardCodedHyperparameter(Rule):
                 torch.nn.utils.clip_grad_value_(model.parameters(), clip_value=5.0)
                 optimizer.step()
         """,
+        # The fallback built when the caller gave no scheduler (neuralforecast): the branch of
+        # ``if self.lr_scheduler:`` that runs without one, the attribute set from a parameter.
+        """
+        import torch
+
+
+        class Model:
+            def __init__(self, lr_scheduler=None, decay_steps=100):
+                self.lr_scheduler = lr_scheduler
+                self.decay_steps = decay_steps
+
+            def configure_optimizers(self, lr):
+                optimizer = torch.optim.Adam(self.parameters(), lr=lr)
+                if self.lr_scheduler:
+                    scheduler = self.lr_scheduler(optimizer=optimizer)
+                else:
+                    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=self.decay_steps, gamma=0.5)
+                return {"optimizer": optimizer, "lr_scheduler": scheduler}
+        """,
+        # L-BFGS's lr=1 is its default and the full quasi-Newton step (deepxde).
+        """
+        import torch
+        def fit(model, x, y, steps):
+            opt = torch.optim.LBFGS(model.parameters(), lr=1, line_search_fn="strong_wolfe")
+            for _ in range(steps):
+                def closure():
+                    opt.zero_grad()
+                    loss = ((model(x) - y) ** 2).mean()
+                    loss.backward()
+                    return loss
+                opt.step(closure)
+        """,
     ]
     INVALID = [
+        # The same branch, but the attribute is not the caller's: the class builds it itself.
+        Invalid(
+            """
+            import torch
+
+
+            class Model:
+                def __init__(self, lr_scheduler=None, decay_steps=100):
+                    self.lr_scheduler = make_scheduler()
+                    self.decay_steps = decay_steps
+
+                def configure_optimizers(self, lr):
+                    optimizer = torch.optim.Adam(self.parameters(), lr=lr)
+                    if self.lr_scheduler:
+                        scheduler = self.lr_scheduler(optimizer=optimizer)
+                    else:
+                        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=self.decay_steps, gamma=0.5)
+                    return {"optimizer": optimizer, "lr_scheduler": scheduler}
+            """,
+            lines=(15,),
+            messages=(f"`gamma` 0.5 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, {_WHY}",),
+        ),
+        # Any other L-BFGS step size is a choice.
+        Invalid(
+            """
+            import torch
+            def fit(model, x, y, steps):
+                opt = torch.optim.LBFGS(model.parameters(), lr=0.5, line_search_fn="strong_wolfe")
+                for _ in range(steps):
+                    def closure():
+                        opt.zero_grad()
+                        loss = ((model(x) - y) ** 2).mean()
+                        loss.backward()
+                        return loss
+                    opt.step(closure)
+            """,
+            lines=(4,),
+            messages=(f"learning rate 0.5 is hard-coded in `torch.optim.LBFGS(...)`, {_WHY}",),
+        ),
         # Restored only when resuming: a fresh run trains with the literal.
         Invalid(
             """

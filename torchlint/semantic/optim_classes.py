@@ -44,8 +44,10 @@ OPTIMIZER_POSITIONS: dict[str, dict[int, str]] = {
 # The documented defaults of torch.optim classes (checked against torch 2.13's signatures) for
 # the hyperparameters they take, zeros and None left out. A literal equal to one changes nothing:
 # removing it is the same code. Learning rates are left out too: a default lr is a placeholder
-# every run replaces, so a written one is the run's choice.
+# every run replaces, so a written one is the run's choice -- except L-BFGS's 1, the full
+# quasi-Newton step the method is built on (with a line search, only its first trial step).
 TORCH_DEFAULTS: dict[str, dict[str, float]] = {
+    "LBFGS": {"lr": 1.0},
     "AdamW": {"weight_decay": 0.01},
     "StepLR": {"gamma": 0.1},
     "MultiStepLR": {"gamma": 0.1},

@@ -65,8 +65,10 @@ def _calls(statement: cst.BaseSmallStatement) -> bool:
 def fills_parameter_default(model: SemanticModel, node: cst.CSTNode) -> bool:
     """``node`` computes the fallback of a parameter that is None (or falsy) when the caller
     gives none: the chosen branch of ``p if p is not None else node`` / ``node if p is None
-    else p`` / ``p or node``, or ``p = node`` under ``if p is None:`` / ``if not p:``, where
-    ``p`` is a parameter of the enclosing function."""
+    else p`` / ``p or node``, ``p = node`` under ``if p is None:`` / ``if not p:``, or any code
+    of the branch that runs without ``p`` (``if p: <use p> else: <build one>``), where ``p``
+    is a parameter of the enclosing function or ``self.<attr>`` the class only ever sets from
+    one (``_given_by_caller``)."""
     child = node
     for anc in model.ctx.ancestors(node):
         if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
@@ -74,30 +76,61 @@ def fills_parameter_default(model: SemanticModel, node: cst.CSTNode) -> bool:
         if isinstance(anc, cst.IfExp):
             name = _none_test(anc.test)
             if name is not None and child is (anc.body if name[1] else anc.orelse):
-                return _is_parameter(model, name[0], node)
+                return _given_by_caller(model, name[0], node)
         elif isinstance(anc, cst.BooleanOperation) and isinstance(anc.operator, cst.Or) and child is anc.right \
                 and isinstance(anc.left, cst.Name):
             return _is_parameter(model, anc.left.value, node)
         elif isinstance(anc, cst.Assign) and isinstance(child, cst.BaseExpression) and child is anc.value:
             targets = {t.target.value for t in anc.targets if isinstance(t.target, cst.Name)}
-            return any(_guarded_by_none_test(model, anc, name) for name in targets)
+            if any(_guarded_by_none_test(model, anc, name) for name in targets):
+                return True
+        elif isinstance(anc, cst.If):  # ``if p: <use p> else: <build one>``, ``if p is None: <build one>``
+            name = _none_test(anc.test)
+            if name is not None and child is (anc.body if name[1] else anc.orelse) \
+                    and _given_by_caller(model, name[0], node):
+                return True
         child = anc
     return False
 
 
+def _given_by_caller(model: SemanticModel, name: str, at: cst.CSTNode) -> bool:
+    """``name`` is a parameter of the enclosing function, or ``self.<attr>`` that the class's
+    methods only ever set from a parameter (``self.lr_scheduler = lr_scheduler``)."""
+    if not name.startswith("self."):
+        return _is_parameter(model, name, at)
+    cls = model.scope_of(at).cls
+    stores = cls.self_assigned.get(name[len("self."):], ()) if cls is not None else ()
+    for target in stores:
+        assign = model.ctx.parent(model.ctx.parent(target))
+        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Name) \
+                or not _is_parameter(model, assign.value.value, assign):
+            return False
+    return bool(stores)
+
+
+def _tested(expr: cst.BaseExpression) -> str | None:
+    """``p`` or ``self.p``: what a None test may be about."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return f"self.{expr.attr.value}"
+    return None
+
+
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
-    """(``p``, True) for ``p is None`` / ``not p``; (``p``, False) for ``p is not None`` / ``p``."""
-    if isinstance(test, cst.Name):
-        return test.value, False
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and isinstance(test.expression, cst.Name):
-        return test.expression.value, True
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+    """(``p``, True) for ``p is None`` / ``not p``; (``p``, False) for ``p is not None`` / ``p``
+    (``p`` a name or ``self.<attr>``)."""
+    if _tested(test) is not None:
+        return _tested(test), False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and _tested(test.expression):
+        return _tested(test.expression), True
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _tested(test.left) is not None:
         target = test.comparisons[0]
         if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
             if isinstance(target.operator, cst.Is):
-                return test.left.value, True
+                return _tested(test.left), True
             if isinstance(target.operator, cst.IsNot):
-                return test.left.value, False
+                return _tested(test.left), False
     return None
 
 
