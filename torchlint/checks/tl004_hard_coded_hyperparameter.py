@@ -549,6 +549,41 @@ class HardCodedHyperparameter(Rule):
                     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=self.decay_steps, gamma=0.5)
                 return {"optimizer": optimizer, "lr_scheduler": scheduler}
         """,
+        # The settings block after a preamble that only sets the import path (pyrnn's examples).
+        """
+        import sys
+
+        sys.path.append("./")
+
+        import torch
+        from data import Digits
+
+        batch_size = 64
+        epochs = 10
+
+        loader = torch.utils.data.DataLoader(Digits(), batch_size=batch_size, shuffle=True)
+        model = torch.nn.Linear(64, 10)
+        opt = torch.optim.SGD(model.parameters(), lr=float(sys.argv[1]))
+        for epoch in range(int(sys.argv[2])):
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+                opt.step()
+        """,
+        # A base lr of 1 under a LambdaLR: the lambda gives the learning rate (phasenet).
+        """
+        import torch
+
+
+        def train(model, loader, args):
+            optimizer = torch.optim.AdamW(model.parameters(), lr=1.0, weight_decay=args.weight_decay)
+            schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=lambda it: args.lr * min(1.0, it / 100))
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+                schedule.step()
+        """,
         # L-BFGS's lr=1 is its default and the full quasi-Newton step (deepxde).
         """
         import torch
@@ -564,6 +599,50 @@ class HardCodedHyperparameter(Rule):
         """,
     ]
     INVALID = [
+        # A statement that does something else ends the leading block: what follows is code.
+        Invalid(
+            """
+            import sys
+
+            print("starting")
+
+            import torch
+            from data import Digits
+
+            batch_size = 64
+            epochs = 10
+
+            loader = torch.utils.data.DataLoader(Digits(), batch_size=batch_size, shuffle=True)
+            model = torch.nn.Linear(64, 10)
+            opt = torch.optim.SGD(model.parameters(), lr=float(sys.argv[1]))
+            for epoch in range(int(sys.argv[2])):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+            """,
+            lines=(9,),
+            messages=("batch size 64 is hard-coded: `batch_size` is assigned only this literal and passed to "
+                      f"`torch.utils.data.DataLoader(...)`, {_WHY}",),
+        ),
+        # Any other base lr scales what the LambdaLR's lambda gives: a choice.
+        Invalid(
+            """
+            import torch
+
+
+            def train(model, loader, args):
+                optimizer = torch.optim.AdamW(model.parameters(), lr=0.1, weight_decay=args.weight_decay)
+                schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda=lambda it: args.lr * min(1.0, it / 100))
+                for x in loader:
+                    optimizer.zero_grad()
+                    model(x).sum().backward()
+                    optimizer.step()
+                    schedule.step()
+            """,
+            lines=(6,),
+            messages=(f"learning rate 0.1 is hard-coded in `torch.optim.AdamW(...)`, {_WHY}",),
+        ),
         # The same branch, but the attribute is not the caller's: the class builds it itself.
         Invalid(
             """
@@ -1168,7 +1247,8 @@ class HardCodedHyperparameter(Rule):
             return
         if kind == OPTIMIZER:
             if any(n == "lr" for n, _ in watched):
-                if runs.lr_set_every_step(semantic, call):
+                if runs.lr_set_every_step(semantic, call) or any(
+                        n == "lr" and numeric_value(v) == 1 for n, v in watched) and runs.lr_given_by_lambda(semantic, call):
                     watched = [(n, v) for n, v in watched if n != "lr"]
                 else:
                     later = runs.returned_by(semantic, call)  # another file's loop may overwrite it

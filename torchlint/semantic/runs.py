@@ -249,6 +249,21 @@ def lr_set_every_step(semantic, call: cst.Call) -> bool:
     return _lr_overwritten(semantic, held_as(semantic, call))
 
 
+def lr_given_by_lambda(semantic, call: cst.Call) -> bool:
+    """The optimizer ``call`` builds is handed to a ``LambdaLR`` in the code that holds it
+    (``LambdaLR(opt, lr_lambda=...)``): with a base lr of 1, what the lambda returns is the
+    learning rate, so the literal only makes it absolute."""
+    model = semantic.model
+    for key, home in held_as(semantic, call):
+        for node in iter_nodes(home, into_scopes=False):
+            if isinstance(node, cst.Call) and (model.ctx.qualified_name(node.func) or "").endswith("lr_scheduler.LambdaLR"):
+                given = [a.value for a in node.args if a.keyword is None][:1] + [
+                    a.value for a in node.args if a.keyword is not None and a.keyword.value == "optimizer"]
+                if any(expr_key(v) == key for v in given):
+                    return True
+    return False
+
+
 def returned_by(semantic, call: cst.Call) -> str | None:
     """The name of the function or method that returns the optimizer ``call`` builds, when no
     code of this file holds that result (``def configure_optimizers(self): return AdamW(...)``

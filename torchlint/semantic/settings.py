@@ -20,6 +20,10 @@ from torchlint.context import iter_nodes
 from torchlint.semantic.model import SemanticModel
 
 _HEADER_STATEMENTS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom)
+# Calls a script's preamble makes between its imports and settings: where to import from,
+# which warnings to show, which plotting backend (they set up the run; they decide nothing).
+_PREAMBLE_CALLS = frozenset({"sys.path.append", "sys.path.insert", "sys.path.extend", "warnings.filterwarnings",
+                             "warnings.simplefilter", "matplotlib.use"})
 
 
 def configurator_order(model: SemanticModel) -> int | None:
@@ -38,7 +42,8 @@ def configurator_order(model: SemanticModel) -> int | None:
 
 def header_constants(model: SemanticModel) -> set[str]:
     """Names bound once at module level, by an assignment in the script's leading block of
-    imports and assignments of plain values (a docstring allowed first)."""
+    imports and assignments of plain values (a docstring allowed first, and preamble calls
+    such as ``sys.path.append(...)`` anywhere in it)."""
     body = model.ctx.module.body
     header: set[cst.CSTNode] = set()
     for i, stmt in enumerate(body):
@@ -47,7 +52,7 @@ def header_constants(model: SemanticModel) -> set[str]:
         small = stmt.body
         if i == 0 and len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(small[0].value, cst.SimpleString):
             continue
-        if not all(isinstance(s, _HEADER_STATEMENTS) and not _calls(s) for s in small):
+        if not all(isinstance(s, _HEADER_STATEMENTS) and not _calls(s) or _preamble(model, s) for s in small):
             break
         header.update(small)
     names = set()
@@ -55,6 +60,11 @@ def header_constants(model: SemanticModel) -> set[str]:
         if "." not in key and "[" not in key and len(bindings) == 1 and bindings[0].node in header:
             names.add(key)
     return names
+
+
+def _preamble(model: SemanticModel, statement: cst.BaseSmallStatement) -> bool:
+    return isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call) \
+        and model.ctx.qualified_name(statement.value.func) in _PREAMBLE_CALLS
 
 
 def _calls(statement: cst.BaseSmallStatement) -> bool:
