@@ -97,23 +97,25 @@ def fills_parameter_default(model: SemanticModel, node: cst.CSTNode) -> bool:
         elif isinstance(anc, cst.If):  # ``if p: <use p> else: <build one>``, ``if p is None: <build one>``
             name = _none_test(anc.test)
             if name is not None and child is (anc.body if name[1] else anc.orelse) \
-                    and _given_by_caller(model, name[0], node):
+                    and _given_by_caller(model, name[0], node, none_default=True):
                 return True
         child = anc
     return False
 
 
-def _given_by_caller(model: SemanticModel, name: str, at: cst.CSTNode) -> bool:
+def _given_by_caller(model: SemanticModel, name: str, at: cst.CSTNode, *, none_default: bool = False) -> bool:
     """``name`` is a parameter of the enclosing function, or ``self.<attr>`` that the class's
-    methods only ever set from a parameter (``self.lr_scheduler = lr_scheduler``)."""
+    methods only ever set from a parameter (``self.lr_scheduler = lr_scheduler``); with
+    ``none_default``, a parameter whose default is None (an object the caller may give, not a
+    flag such as ``warm_start=False``)."""
     if not name.startswith("self."):
-        return _is_parameter(model, name, at)
+        return _is_parameter(model, name, at, none_default)
     cls = model.scope_of(at).cls
     stores = cls.self_assigned.get(name[len("self."):], ()) if cls is not None else ()
     for target in stores:
         assign = model.ctx.parent(model.ctx.parent(target))
         if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Name) \
-                or not _is_parameter(model, assign.value.value, assign):
+                or not _is_parameter(model, assign.value.value, assign, none_default):
             return False
     return bool(stores)
 
@@ -157,6 +159,9 @@ def _guarded_by_none_test(model: SemanticModel, assign: cst.Assign, name: str) -
     return False
 
 
-def _is_parameter(model: SemanticModel, name: str, at: cst.CSTNode) -> bool:
+def _is_parameter(model: SemanticModel, name: str, at: cst.CSTNode, none_default: bool = False) -> bool:
     function = model.scope_of(at).function()
-    return function is not None and any(b.kind == "param" for b in function.bindings.get(name, ()))
+    return function is not None and any(
+        b.kind == "param" and (not none_default or isinstance(b.node, cst.Param) and isinstance(b.node.default, cst.Name)
+                               and b.node.default.value == "None")
+        for b in function.bindings.get(name, ()))
