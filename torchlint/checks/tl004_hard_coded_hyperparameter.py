@@ -643,6 +643,29 @@ class HardCodedHyperparameter(Rule):
             lines=(6,),
             messages=(f"learning rate 0.1 is hard-coded in `torch.optim.AdamW(...)`, {_WHY}",),
         ),
+        # ``if not warm_start:`` tests a flag, not an object the caller may give (ESRNN).
+        Invalid(
+            """
+            import torch
+
+
+            class Forecaster:
+                def __init__(self, lr, step_size):
+                    self.lr, self.step_size = lr, step_size
+
+                def fit(self, model, loader, warm_start=False):
+                    if not warm_start:
+                        self.opt = torch.optim.Adam(model.parameters(), lr=self.lr)
+                        self.scheduler = torch.optim.lr_scheduler.StepLR(self.opt, step_size=self.step_size, gamma=0.9)
+                    for x in loader:
+                        self.opt.zero_grad()
+                        model(x).sum().backward()
+                        self.opt.step()
+                    self.scheduler.step()
+            """,
+            lines=(12,),
+            messages=(f"`gamma` 0.9 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, {_WHY}",),
+        ),
         # The same branch, but the attribute is not the caller's: the class builds it itself.
         Invalid(
             """
