@@ -166,6 +166,22 @@ def test_facts_that_json_cannot_hold_are_a_rule_error_not_a_crash():
     assert [(e.rule, "JSON" in e.error) for e in ctx.errors] == [("TL005", True)]
 
 
+def test_name_answers_follow_an_import_the_walk_meets_later():
+    # FileContext memoises qualified_name/is_imported from the start; an import that changes
+    # what a name means (met inside a function) drops the answers given so far.
+    from torchlint.context import FileContext
+    from torchlint.imports import ImportTable
+
+    module = cst.parse_module("def f():\n    x = np.zeros(3)\n    import numpy as np\n    from torch import nn\n")
+    ctx = FileContext("a.py", module, module.code, ImportTable("a", False))
+    call = module.body[0].body.body[0].body[0].value
+    assert (ctx.qualified_name(call.func), ctx.is_imported(call.func)) == ("np.zeros", False)
+    ctx.add_import(module.body[0].body.body[1].body[0])
+    assert (ctx.qualified_name(call.func), ctx.is_imported(call.func)) == ("numpy.zeros", True)
+    ctx.add_import(module.body[0].body.body[1].body[0])  # the same import again changes nothing
+    assert ctx._qualified and ctx.qualified_name(call.func) == "numpy.zeros"
+
+
 def _depth(n: int) -> int:
     return 0 if n == 0 else 1 + _depth(n - 1)
 

@@ -149,6 +149,30 @@ def test_isinstance_on_libcst_nodes_answers_as_the_class_hierarchy_does():
     assert isinstance(cst.Name("x"), (cst.Call, cst.BaseExpression))
 
 
+def test_each_node_class_children_function_gives_what_the_values_types_say():
+    # context.children writes one function per node class from the declared field types;
+    # context.children_checked looks at each value's type. They must agree on every node.
+    from torchlint.context import children, children_checked
+
+    texts = [p.read_text(encoding="utf-8") for p in sorted((REPO / "fixtures").rglob("*.py"))]
+    texts += [KEYWORDS, "async def f(*a, b=1, **k) -> int:\n    async with x as (y, z): yield [i async for i in g if i]\n"
+              "match p:\n    case [1, *rest] | {'k': v, **kw} if v: pass\n    case C(a=1): pass\n"
+              "x: int = 1\nlambda *, q=2: q\nglobal g\ndel a[1:2, ::3]\nprint(f'{x!r:>{w}}')\n"
+              "try:\n    pass\nexcept* E as e:\n    raise\n"]
+    kinds = set()
+    for text in texts:
+        module, failure = parse_cst(text)
+        assert failure is None, failure
+        stack = [module]
+        while stack:
+            node = stack.pop()
+            kinds.add(type(node))
+            expected = children_checked(node)
+            assert [id(n) for n in children(node)] == [id(n) for n in expected], type(node).__name__
+            stack.extend(expected)
+    assert len(kinds) > 60
+
+
 def engine_walk(module):
     from torchlint.context import iter_nodes
 

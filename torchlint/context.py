@@ -9,6 +9,7 @@ while the ``Dispatcher`` walks the tree once for all rules.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import traceback
 import typing
@@ -100,9 +101,10 @@ class FileContext:
         self._positions: Any = None
         self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None, "Fix | None"]] = []
-        # Name answers, kept once the walk has added every import (``names_complete``).
-        self._qualified: dict[cst.CSTNode | None, str | None] | None = None
-        self._imported: dict[cst.CSTNode | None, bool] | None = None
+        # Name answers, kept until an import the walk meets changes what names mean
+        # (``add_import``), and for good once it has met them all (``names_complete``).
+        self._qualified: dict[cst.CSTNode | None, str | None] = {}
+        self._imported: dict[cst.CSTNode | None, bool] = {}
 
     def release(self) -> None:
         """Forget the file's trees and analyses once its results are out. They hold reference
@@ -119,20 +121,23 @@ class FileContext:
         return self.import_table.resolve_relative(level, module)
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        names = self.import_table.names
+        before = dict(names), list(self.import_table.star)
         self.import_table.add_cst(node)
+        if (names, self.import_table.star) != before:  # an import inside a function: answers change from here
+            self._qualified, self._imported = {}, {}
 
     def qualified_name(self, node: cst.CSTNode | None) -> str | None:
         """What a Name/Attribute chain refers to, with import aliases expanded.
 
         ``o.SGD`` -> ``torch.optim.SGD`` after ``from torch import optim as o``; names that
         are not imported come back as written (``self.optimizer``, ``model.eval``).
-        Memoised once the walk has seen every import (``names_complete``).
+        Memoised until an import changes what names mean (``add_import``).
         """
         memo = self._qualified
-        if memo is not None:
-            found = memo.get(node, _UNSET)
-            if found is not _UNSET:
-                return found
+        found = memo.get(node, _UNSET)
+        if found is not _UNSET:
+            return found
         dotted = dotted_name(node)
         if dotted is None:
             found = None
@@ -140,20 +145,17 @@ class FileContext:
             head, dot, rest = dotted.partition(".")
             target = self.imports.get(head)
             found = dotted if target is None else f"{target}{dot}{rest}"
-        if memo is not None:
-            memo[node] = found
+        memo[node] = found
         return found
 
     def is_imported(self, node: cst.CSTNode | None) -> bool:
         memo = self._imported
-        if memo is not None:
-            found = memo.get(node)
-            if found is not None:
-                return found
+        found = memo.get(node)
+        if found is not None:
+            return found
         dotted = dotted_name(node)
         found = dotted is not None and dotted.partition(".")[0] in self.imports
-        if memo is not None:
-            memo[node] = found
+        memo[node] = found
         return found
 
     def names_complete(self) -> None:
@@ -294,29 +296,110 @@ def _may_hold_nodes(declared: Any) -> bool:
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """Non-trivia children of ``node``, in field order (source order for nearly every node).
 
-    Much cheaper than ``CSTNode.children``/``visit``, which rebuild every node they pass.
+    Much cheaper than ``CSTNode.children``/``visit``, which rebuild every node they pass: each
+    node class gets a function of its own (``_children_function``), made on first use.
     """
     kind = type(node)
-    names = _CHILD_FIELDS.get(kind)
+    found = _CHILDREN.get(kind)
+    if found is None:
+        found = _CHILDREN[kind] = _children_function(kind)
+    return found(node)
+
+
+def children_checked(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``children`` by looking at every value's type: what each class's function must give."""
+    names = _CHILD_FIELDS.get(type(node))
     if names is None:
-        names = _CHILD_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if _may_hold_nodes(f.type))
+        names = _CHILD_FIELDS[type(node)] = _node_fields(type(node))
     out = []
-    value_kind = _VALUE_KIND.get
     for name in names:
         value = getattr(node, name)
-        vk = value_kind(type(value))
+        vk = _VALUE_KIND.get(type(value))
         if vk is None:
             vk = _value_kind(type(value))
         if vk == 1:
             out.append(value)
         elif vk == 2:
-            for item in value:
-                ik = value_kind(type(item))
-                if ik is None:
-                    ik = _value_kind(type(item))
-                if ik == 1:
-                    out.append(item)
+            out.extend(_nodes_in(value))
     return out
+
+
+def _nodes_in(values) -> list[cst.CSTNode]:
+    out = []
+    for item in values:
+        vk = _VALUE_KIND.get(type(item))
+        if vk is None:
+            vk = _value_kind(type(item))
+        if vk == 1:
+            out.append(item)
+    return out
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind) if _may_hold_nodes(f.type))
+
+
+_CHILDREN: dict[type, Callable[[cst.CSTNode], list]] = {}
+
+
+def _children_function(kind: type) -> Callable[[cst.CSTNode], list]:
+    """``children`` for the node class ``kind``, written out field by field: a field declared
+    as a node class none of whose subclasses is trivia is appended as it is (an ``Optional``
+    one when not None), a sequence of such nodes extended; any other field is looked at
+    value by value, as ``children_checked`` does."""
+    lines = ["def children_of(node):", "    out = []"]
+    for f in dataclasses.fields(kind):
+        if not _may_hold_nodes(f.type):
+            continue
+        shape = _field_shape(f.type)
+        if shape == "node":
+            lines.append(f"    out.append(node.{f.name})")
+        elif shape == "optional":
+            lines += [f"    value = node.{f.name}", "    if value is not None:", "        out.append(value)"]
+        elif shape == "sequence":
+            lines.append(f"    out.extend(node.{f.name})")
+        else:
+            lines += [f"    value = node.{f.name}", "    kind = VALUE_KIND(type(value))",
+                      "    if kind is None:", "        kind = value_kind(type(value))",
+                      "    if kind == 1:", "        out.append(value)",
+                      "    elif kind == 2:", "        out.extend(nodes_in(value))"]
+    lines.append("    return out")
+    names = {"VALUE_KIND": _VALUE_KIND.get, "value_kind": _value_kind, "nodes_in": _nodes_in}
+    exec("\n".join(lines) + "\n", names)  # noqa: S102 - generated above from the dataclass's own fields
+    return names["children_of"]
+
+
+def _field_shape(declared: Any) -> str:
+    """"node", "optional" (a node or None), "sequence" (of nodes) or "mixed" for a field's declared type."""
+    origin = typing.get_origin(declared)
+    if origin is None:
+        return "node" if _only_nodes(declared) else "mixed"
+    args = typing.get_args(declared)
+    if origin is typing.Union:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2 and typing.get_origin(rest[0]) is None and _only_nodes(rest[0]):
+            return "optional"
+        return "mixed"
+    if origin in (collections.abc.Sequence, list, tuple) and len(args) == 1:
+        item = args[0]
+        members = typing.get_args(item) if typing.get_origin(item) is typing.Union else (item,)
+        if all(typing.get_origin(m) is None and _only_nodes(m) for m in members):
+            return "sequence"
+    return "mixed"
+
+
+def _only_nodes(declared: Any) -> bool:
+    """Every value of the class ``declared`` is a node to visit: a node class with no trivia
+    class among itself and its subclasses."""
+    if not (isinstance(declared, type) and issubclass(declared, cst.CSTNode)):
+        return False
+    todo = [declared]
+    while todo:
+        kind = todo.pop()
+        if issubclass(kind, TRIVIA):
+            return False
+        todo.extend(kind.__subclasses__())
+    return True
 
 
 def iter_nodes(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.CSTNode]:
