@@ -483,8 +483,9 @@ class Dispatcher:
         return found
 
     def _call(self, handlers: list, node: cst.CSTNode) -> None:
+        dead = self._dead
         for rule, method in handlers:
-            if id(rule) in self._dead:
+            if dead and id(rule) in dead:
                 continue
             try:
                 method(node)

@@ -29,6 +29,7 @@ class CallGraph:
         self.model = model
         self.loose = loose
         self._targets: dict[int, list] = {}
+        self._references: dict[int, list[cst.CSTNode]] = {}
         self._edges: dict[cst.CSTNode, list] = {}
         self._by_method: dict[str, list] | None = None
         self._resolvable: set[str] | None = None
@@ -126,7 +127,13 @@ class CallGraph:
     def references(self, site: CallSite) -> list[cst.CSTNode]:
         """Same-file functions passed as arguments of ``site`` (they may run later); none for
         a builtin that only inspects its arguments (``isinstance(x, Decoder)`` constructs no
-        ``Decoder``)."""
+        ``Decoder``). Memoised per site, as ``targets`` is."""
+        cached = self._references.get(id(site))
+        if cached is None:
+            cached = self._references[id(site)] = self._passed(site)
+        return cached
+
+    def _passed(self, site: CallSite) -> list[cst.CSTNode]:
         out: list[cst.CSTNode] = []
         scope = site.scope
         func = site.node.func
