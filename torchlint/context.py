@@ -508,15 +508,21 @@ class Dispatcher:
         by_visit, by_leave = self._by_name_visit, self._by_name_leave
         # The semantic model, filled by this walk when a rule declares it needs it.
         model = ctx.semantic.start_model() if any(r.uses_semantic_model for r in self._rules) else None
-        model_visit = model.visit if model is not None else None
+        model_visit = model.visit_numbered if model is not None else None
         model_leave = model.leave if model is not None else None
+        # The model numbers every node but acts on a few: it is called only for those.
+        order, kinds, openers, tops, bodies = model.walk_interest() if model is not None else ({}, (), {}, {}, set())
+        n = 0
         stack: list[tuple[cst.CSTNode, bool]] = [(ctx.module, False)]
         while stack:
             node, leaving = stack.pop()
             kind = type(node)
             if not leaving:
                 if model_visit is not None:
-                    model_visit(node)
+                    n += 1
+                    order[node] = n
+                    if kind in kinds or id(node) in openers or id(node) in tops:
+                        model_visit(node, n)
                 if kind is cst.Import or kind is cst.ImportFrom:
                     ctx.add_import(node)  # imports inside functions; idempotent for the rest
                 handlers = visit_cache.get(kind)
@@ -532,7 +538,7 @@ class Dispatcher:
                         stack.append((child, False))
                     continue
                 # a leaf (half of all nodes): left at once, without a trip through the stack
-            if model_leave is not None:
+            if model_leave is not None and (kind in kinds or id(node) in bodies):
                 model_leave(node)
             handlers = leave_cache.get(kind)
             if handlers is None:

@@ -33,7 +33,7 @@ def _summary(model) -> list:
     def scope_id(scope):
         return (scope.kind, model.order.get(scope.node, 0))
 
-    out = []
+    out = [("order", sorted((n, type(node).__name__) for node, n in model.order.items()))]
     for node, scope in model.scopes.items():
         out.append(("scope", scope_id(scope), scope.parent and scope_id(scope.parent), scope.self_name,
                     scope.method_kind, sorted(scope.globals)))
