@@ -196,24 +196,6 @@ def _index(data: Any) -> bool:
                     and all(type(f[k]) is bool for k in _FUNCTION_FACT) for n, f in functions.items()))
 
 
-def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
-    _require(type(data) is dict and data.keys() == _RECORD_KEYS and data["path"] == path)
-    _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["parsed"]) is bool)
-    imports, facts = data["imports"], data["facts"]
-    _require(type(imports) is dict and all(type(k) is str and type(v) is str for k, v in imports.items()))
-    _require(_strings(data["star_imports"]))
-    _require(type(facts) is dict and all(k in names and type(v) is str for k, v in facts.items()))
-    _require(_index(data["index"]))
-    cells = data["cells"]
-    _require(type(cells) is list and all(type(c) is list and len(c) == 2 and all(type(n) is int for n in c) for c in cells))
-    return FileRecord(
-        path=path, module_name=data["module_name"], is_package=data["is_package"], imports=imports,
-        star_imports=data["star_imports"], parsed=data["parsed"], suppressions=_suppressions(data["suppressions"]),
-        facts=Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()}), index=data["index"],
-        cells=cells,
-    )
-
-
 # A pack's light record: what the run needs of an unchanged file once the project pass is
 # remembered (suppressions for noqa and TL901/TL902, a notebook's cells); imports, the index
 # and the facts stay in the file's own entry (``Cache.complete``).
@@ -221,7 +203,7 @@ _LIGHT_KEYS = frozenset({"module_name", "is_package", "suppressions", "parsed", 
 
 
 def _light(data: Any, path: str) -> FileRecord:
-    _require(type(data) is dict and data.keys() == _LIGHT_KEYS)
+    """The light part of a record (``_LIGHT_KEYS`` of ``data``), checked."""
     _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["parsed"]) is bool)
     cells = data["cells"]
     _require(type(cells) is list and all(type(c) is list and len(c) == 2 and all(type(n) is int for n in c) for c in cells))
@@ -229,9 +211,29 @@ def _light(data: Any, path: str) -> FileRecord:
                       suppressions=_suppressions(data["suppressions"]), cells=cells)
 
 
+def _light_record(data: Any, path: str) -> FileRecord:
+    """A run pack's light record."""
+    _require(type(data) is dict and data.keys() == _LIGHT_KEYS)
+    return _light(data, path)
+
+
 def _light_json(record: FileRecord) -> dict:
-    return {"module_name": record.module_name, "is_package": record.is_package, "parsed": record.parsed,
-            "suppressions": record.suppressions.to_json(), "cells": record.cells}
+    whole = record.to_json()
+    return {key: whole[key] for key in _LIGHT_KEYS}
+
+
+def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
+    """A file entry's whole record: the light part and imports, facts and the index."""
+    _require(type(data) is dict and data.keys() == _RECORD_KEYS and data["path"] == path)
+    imports, facts = data["imports"], data["facts"]
+    _require(type(imports) is dict and all(type(k) is str and type(v) is str for k, v in imports.items()))
+    _require(_strings(data["star_imports"]))
+    _require(type(facts) is dict and all(k in names and type(v) is str for k, v in facts.items()))
+    _require(_index(data["index"]))
+    record = _light(data, path)
+    record.imports, record.star_imports, record.index = imports, data["star_imports"], data["index"]
+    record.facts = Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()})
+    return record
 
 
 # -- the cache ---------------------------------------------------------------------------
@@ -451,7 +453,7 @@ class Cache:
         try:
             _require(type(stored) is list and len(stored) == 3 and stored[0] == key and type(stored[1]) is list)
             findings = [_finding(f, path, self._names) for f in stored[1]]
-            record = _light(stored[2], path)
+            record = _light_record(stored[2], path)
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
         self._used[path] = stored

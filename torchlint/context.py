@@ -508,7 +508,7 @@ class Dispatcher:
         by_visit, by_leave = self._by_name_visit, self._by_name_leave
         # The semantic model, filled by this walk when a rule declares it needs it.
         model = ctx.semantic.start_model() if any(r.uses_semantic_model for r in self._rules) else None
-        model_visit = model.visit_numbered if model is not None else None
+        model_visit = model.visit if model is not None else None
         model_leave = model.leave if model is not None else None
         # The model numbers every node but acts on a few: it is called only for those.
         order, kinds, openers, tops, bodies = model.walk_interest() if model is not None else ({}, (), {}, {}, set())

@@ -79,7 +79,7 @@ def lint_files(
     def complete(partial: list[FileResult]) -> list[FileResult]:
         """``partial`` with every light result whole: read from its entry, else analysed again."""
         nonlocal results
-        whole = [r if not r.light or cache is None else cache.complete(r) for r in partial]
+        whole = [cache.complete(r) if r.light else r for r in partial]  # light ones come from a cache
         redo = [index for index, r in enumerate(whole) if r is None]
         if redo:
             by_display = {f.display: f for f in everything}

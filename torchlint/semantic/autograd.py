@@ -233,7 +233,7 @@ class GraphValues:
         helpers = self._helpers(value)
         if helpers:  # ``loss, acc = self._run_network(x)``: only if its own element carries one
             position = _position(node, b.key)
-            return None if position is None or not self._first_returned(helpers, position, depth) else found
+            return found if position is not None and self._returns_graph(helpers, position, depth) else None
         return found
 
     def _helpers(self, call: cst.Call) -> list[cst.FunctionDef]:
@@ -248,13 +248,13 @@ class GraphValues:
         targets = self.ctx.semantic.graph.targets(site)
         return [t for t in targets if type(t) is cst.FunctionDef and t.name.value == name]
 
-    def _first_returned(self, helpers: list[cst.FunctionDef], position: tuple[int, int],
-                        depth: int) -> str | None:
-        """The first graph among the values the ``helpers`` return at ``position = (index,
-        length)``: element ``index`` of a returned tuple display of ``length`` elements (a
-        return of anything else gives no element)."""
+    def _returns_graph(self, helpers: list[cst.FunctionDef], position: tuple[int, int], depth: int) -> bool:
+        """Some value the ``helpers`` return at ``position = (index, length)`` carries a graph:
+        element ``index`` of a returned tuple display of ``length`` elements (a return of
+        anything else gives no element)."""
         if depth > _MAX_DEPTH:
-            return None
+            return False
+        index, length = position
         for helper in helpers:
             scope = self.model.scopes.get(helper)
             if scope is None:
@@ -262,16 +262,10 @@ class GraphValues:
             code = Code(scope)
             for ret in scope.returns:
                 value = ret.value
-                if value is None:
-                    continue
-                index, length = position
-                if not isinstance(value, (cst.Tuple, cst.List)) or len(value.elements) != length:
-                    continue
-                value = value.elements[index].value
-                found = self._graph(code, value, ret, depth + 1)
-                if found:
-                    return "loss" if found == "backward" else found
-        return None
+                if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == length \
+                        and self._graph(code, value.elements[index].value, ret, depth + 1):
+                    return True
+        return False
 
     def _backwarded(self, code: Code, key: str, at: cst.CSTNode) -> bool:
         """Is ``key``, as bound at ``at``, the target of a backward in this code?"""

@@ -38,8 +38,7 @@ _BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, c
                             cst.NamedExpr, cst.ExceptHandler, cst.Del, cst.Global, cst.Nonlocal, cst.Import,
                             cst.ImportFrom})
 # The node types ``visit``/``leave`` do more for than numbering (a third of all nodes are Names).
-_VISITED = {t: True for t in (cst.Call, cst.Attribute, cst.Return, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES)}
-_VISITED_KINDS = frozenset(_VISITED)
+_VISITED = frozenset({cst.Call, cst.Attribute, cst.Return, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES})
 
 
 @dataclass(eq=False)
@@ -193,7 +192,6 @@ class SemanticModel:
         self._class_names: list[str] = []
         self._openers: dict[int, Scope] = {}
         self._bodies: set[int] = set()  # ids of def, lambda and class bodies: leaving one closes its scope
-        self._n = 0
         # ``qualified_name`` answers by node once the model is complete (``finish``): rules
         # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
         self._qualified: dict[cst.CSTNode, str | None] | None = None
@@ -217,7 +215,7 @@ class SemanticModel:
                 continue
             n += 1
             order[node] = n
-            self.visit_numbered(node, n)
+            self.visit(node, n)
             stack.append((node, True))
             for child in reversed(children(node)):
                 stack.append((child, False))
@@ -239,19 +237,14 @@ class SemanticModel:
 
     def walk_interest(self) -> tuple[dict, frozenset, dict, dict, set]:
         """For a walk that numbers nodes itself (the engine's ``Dispatcher``): the ``order``
-        table it fills (1, 2, ... in pre-order), the node kinds ``visit_numbered`` and
+        table it fills (1, 2, ... in pre-order), the node kinds ``visit`` and
         ``leave`` act on, and the ids of the other nodes they act on (scope bodies about to
         open, module-level statements; scope bodies to close). Every other node needs only
         its number."""
-        return self.order, _VISITED_KINDS, self._openers, self._top_ids, self._bodies
+        return self.order, _VISITED, self._openers, self._top_ids, self._bodies
 
-    def visit(self, node: cst.CSTNode) -> None:
-        self._n = n = self._n + 1
-        self.order[node] = n
-        self.visit_numbered(node, n)
-
-    def visit_numbered(self, node: cst.CSTNode, n: int) -> None:
-        """``visit`` for a node the walk has already numbered ``n`` in ``order``."""
+    def visit(self, node: cst.CSTNode, n: int) -> None:
+        """Reaching ``node``, which the walk has numbered ``n`` in ``order``."""
         kind = type(node)
         frames = self._frames
         opened = self._openers.pop(id(node), None) if self._openers else None
@@ -262,8 +255,7 @@ class SemanticModel:
             i = self._top_ids.get(id(node))
             if i is not None:
                 self._top = i
-        what = _VISITED.get(kind)
-        if what is None:
+        if kind not in _VISITED:
             return
         if kind is cst.Call:
             site = CallSite(node, scope, n, tuple(loops), tuple(self._all_loops), self._top)

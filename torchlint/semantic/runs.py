@@ -42,7 +42,7 @@ from torchlint.semantic.literals import numeric_value
 from torchlint.semantic.optim_classes import library_positions
 from torchlint.semantic.model import FUNCTION
 from torchlint.semantic.training import freeze_sites
-from torchlint.torch_api import expr_key, is_optimizer_constructor, mode_switch
+from torchlint.torch_api import expr_key, is_optimizer_constructor, keyword_arg, mode_switch, scheduler_kind
 
 _PRETRAINED_CALLS = ("from_pretrained", "load_state_dict")
 _PARAMETER_CALLS = ("parameters", "named_parameters", "param_groups")
@@ -253,13 +253,13 @@ def lr_given_by_lambda(semantic, call: cst.Call) -> bool:
     """The optimizer ``call`` builds is handed to a ``LambdaLR`` in the code that holds it
     (``LambdaLR(opt, lr_lambda=...)``): with a base lr of 1, what the lambda returns is the
     learning rate, so the literal only makes it absolute."""
-    model = semantic.model
+    ctx = semantic.model.ctx
     for key, home in held_as(semantic, call):
         for node in iter_nodes(home, into_scopes=False):
-            if isinstance(node, cst.Call) and (model.ctx.qualified_name(node.func) or "").endswith("lr_scheduler.LambdaLR"):
-                given = [a.value for a in node.args if a.keyword is None][:1] + [
-                    a.value for a in node.args if a.keyword is not None and a.keyword.value == "optimizer"]
-                if any(expr_key(v) == key for v in given):
+            if type(node) is cst.Call and scheduler_kind(ctx, node.func) == "LambdaLR":
+                first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+                named = keyword_arg(node, "optimizer")
+                if key in (expr_key(first), named and expr_key(named.value)):
                     return True
     return False
 

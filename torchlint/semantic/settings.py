@@ -132,10 +132,12 @@ def _tested(expr: cst.BaseExpression) -> str | None:
 def _none_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """(``p``, True) for ``p is None`` / ``not p``; (``p``, False) for ``p is not None`` / ``p``
     (``p`` a name or ``self.<attr>``)."""
-    if _tested(test) is not None:
-        return _tested(test), False
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and _tested(test.expression):
-        return _tested(test.expression), True
+    name = _tested(test)
+    if name is not None:
+        return name, False
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        name = _tested(test.expression)
+        return None if name is None else (name, True)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and _tested(test.left) is not None:
         target = test.comparisons[0]
         if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
