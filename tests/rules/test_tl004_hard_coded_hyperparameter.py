@@ -487,9 +487,10 @@ def test_hf_schedule_factories_are_schedulers_not_optimizers():
     assert kinds == ["get_linear_schedule_with_warmup", "get_scheduler", None, None, None, "StepLR", "LRScheduler", None]
 
 
-def test_batch_size_one_only_counts_for_a_shuffling_loader():
-    # A name with "train" in it does not bypass the batch_size=1 exemption (issue 12); an
-    # evaluation loader's batch size is never a training hyperparameter.
+def test_batch_size_one_is_never_reported():
+    # batch_size=1 restates DataLoader's default: neither a name with "train" in it nor a
+    # shuffling loader bypasses the exemption (issue 12); an evaluation loader's batch size is
+    # never a training hyperparameter; a shuffling loader's larger batch size is.
     findings = tl004(
         """
         import torch
@@ -500,10 +501,13 @@ def test_batch_size_one_only_counts_for_a_shuffling_loader():
             eval_loader = DataLoader(ds, batch_size=1)
             test_loader = DataLoader(ds, batch_size=2)
             other = DataLoader(ds, batch_size=2)
+            shuffled_pairs = DataLoader(ds, batch_size=2, shuffle=True)
+            one = 1
+            shuffled_local = DataLoader(ds, batch_size=one, shuffle=True)
             return torch.optim.SGD(model.parameters(), lr=model.lr)
         """
     )
-    assert lines(findings) == [6, 9]
+    assert lines(findings) == [9, 10]
 
 
 # -- which files are parsed ------------------------------------------------------------------

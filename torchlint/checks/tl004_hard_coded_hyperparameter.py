@@ -18,7 +18,8 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   ``check_project`` follows ``Project.ancestors``.
 * A DataLoader's batch size counts when it feeds training (``semantic.loaders``: it
   shuffles, or a ``train_dataloader`` hook builds it), or when the file trains and the loader
-  is not an evaluation one and takes more than one sample at a time.
+  is not an evaluation one; either way only when it takes more than one sample at a time
+  (``batch_size=1`` restates DataLoader's own default).
 * Not hard-coded: class bodies, parameter defaults and what fills them in
   (``opt = opt or Adam(...)``, ``if opt is None:`` also around a ``try:``), a literal that
   restates a torch.optim class's own default or a LinearLR warm-up from zero
@@ -508,6 +509,15 @@ class HardCodedHyperparameter(Rule):
                 model(x).backward()
                 opt.step()
         """,
+        # batch_size=1 restates DataLoader's default, also in a shuffled loader (pyrnn's example
+        # that draws one batch to plot).
+        """
+        import torch
+        def make_batch(seq_len):
+            loader = torch.utils.data.DataLoader(Bits(seq_len), batch_size=1, shuffle=True)
+            return [b for b in loader][0]
+        """,
+
         # A clipping literal where the optimizer takes its lr (and the rest) from a config is a fixed
         # safety guard, not a forgotten knob (ultralytics trainer.py, yolov5 train.py).
         """
@@ -1262,10 +1272,10 @@ class HardCodedHyperparameter(Rule):
         floor, later = 0, None
         if kind == LOADER and loaders.feeds_evaluation(semantic, call):
             return  # ``valloader = DataLoader(valset, ..., shuffle=True)``: shuffled, still for evaluation
-        if kind == LOADER and not loaders.feeds_training(self.ctx, call):
-            if not runs.file_trains(semantic):
+        if kind == LOADER:
+            if not loaders.feeds_training(self.ctx, call) and not runs.file_trains(semantic):
                 return
-            floor = 1  # batch_size=1 outside a training loader: one sample at a time, by design
+            floor = 1  # batch_size=1 is DataLoader's own default: one sample at a time, nothing tuned
         if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
             return
         if kind == OPTIMIZER:
