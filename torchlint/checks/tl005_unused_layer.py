@@ -32,7 +32,10 @@ dynamically, and one of them defines ``forward``. ``del self.x`` (``delattr``) i
 removes the layer; ``self.a = self.b = X()`` is one module under two names, used when either is
 read, and a container built from modules the class keeps under another attribute
 (``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``) only
-registers them: it is used when that attribute is read; an ``nn.ModuleList()``/``ModuleDict()``/
+registers them: it is used when that attribute is read (also a container of a collection's
+elements that another attribute keeps through one call: ``_element_sources``); a layer whose own
+comment gives the reason it is kept (TorchScript registration, checkpoints, compatibility:
+``_KEPT_ON_PURPOSE``) is not reported; an ``nn.ModuleList()``/``ModuleDict()``/
 ``Sequential()`` built empty that the class never touches again holds nothing. A bare
 ``nn.Parameter`` nothing reads is reported too (unless the family iterates ``self.parameters()``,
 or it is frozen: ``requires_grad=False`` gets no gradient or optimizer state by design). A parameter-free layer is
@@ -57,6 +60,7 @@ import libcst as cst
 from torchlint.context import iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.semantic.comments import documented
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
 from torchlint.semantic.modules import (CONTAINERS, SELF_RETURNING, constructions, frozen_parameter, is_lightning_module,
@@ -585,6 +589,35 @@ class UnusedLayer(Rule):
                 out = {k: e(x - self.shift) for k, e in self.experts.items()}
                 return out, self.gates["a"](x)
         """,
+        # A container of the elements of a collection another attribute keeps through one call
+        # (bartorch's POCSBlock registers the projections that are modules).
+        """
+        import torch.nn as nn
+        class Block(nn.Module):
+            def __init__(self, projections):
+                super().__init__()
+                self.projections = _checked(projections)
+                modules = [p for p in projections if isinstance(p, nn.Module)]
+                if modules:
+                    self.held = nn.ModuleList(modules)
+            def forward(self, x):
+                for project in self.projections:
+                    x = project(x)
+                return x
+        """,
+        # A layer whose own comment says why it is kept (torchani registers a class for TorchScript).
+        """
+        import torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self, symbols):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self._dummy = Potential(symbols)  # Register class for jit
+                # keep: old checkpoints have these weights
+                self.legacy = nn.Linear(4, 4)
+            def forward(self, x):
+                return self.fc(x)
+        """,
     ]
     INVALID = [
         # Next to those: a trainable parameter, a container of layers built here that nothing
@@ -614,6 +647,40 @@ class UnusedLayer(Rule):
                 "bases or subclasses reads `self.temperature`, so it gets no gradient, wastes optimizer state and "
                 "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished reduction "
                 "in the prior iteration' unless find_unused_parameters=True; use it in forward or delete it",
+            ),
+        ),
+        # A container whose layers are built from a name another attribute is built from holds new
+        # modules, not that attribute's; a comment that gives no reason to keep a layer changes nothing;
+        # nor does a reason in the comment heading __init__.
+        Invalid(
+            """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self, cfg, dims):
+                    # keep the layer order of the paper
+                    super().__init__()
+                    self.encoder = Encoder(cfg)
+                    self.heads = nn.ModuleList(make_heads(cfg))
+                    self.trunk = Trunk(dims)
+                    self.blocks = nn.ModuleList([Block(d) for d in dims])
+                    self.extra = nn.Linear(4, 4)  # the second head
+                def forward(self, x):
+                    return self.trunk(self.encoder(x))
+            """,
+            lines=(8, 10, 11),
+            messages=(
+                "`Net.heads` is built but never used: nothing outside __init__ in Net, its bases or subclasses "
+                "reads `self.heads`, so its parameters get no gradient, waste memory and checkpoint space, and "
+                "DistributedDataParallel fails with 'Expected to have finished reduction in the prior iteration' "
+                "unless find_unused_parameters=True; use it in forward or delete it",
+                "`Net.blocks` is built but never used: nothing outside __init__ in Net, its bases or subclasses "
+                "reads `self.blocks`, so its parameters get no gradient, waste memory and checkpoint space, and "
+                "DistributedDataParallel fails with 'Expected to have finished reduction in the prior iteration' "
+                "unless find_unused_parameters=True; use it in forward or delete it",
+                "`Net.extra` is built but never used: nothing outside __init__ in Net, its bases or subclasses "
+                "reads `self.extra`, so its parameters get no gradient, waste memory and checkpoint space, and "
+                "DistributedDataParallel fails with 'Expected to have finished reduction in the prior iteration' "
+                "unless find_unused_parameters=True; use it in forward or delete it",
             ),
         ),
         # A container that is filled but never used is still reported.
@@ -1205,14 +1272,21 @@ class UnusedLayer(Rule):
     def _registration_aliases(self, cls: _Class) -> None:
         """``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``
         (or built from ``self.policies`` itself): the container only registers modules the class
-        uses through the other attribute, so a read of that attribute uses it."""
+        uses through the other attribute, so a read of that attribute uses it. So does a
+        container of the elements of a collection (``_element_sources``) that another attribute
+        keeps through one call (``self.projections = _checked(projections)`` next to
+        ``nn.ModuleList([p for p in projections if isinstance(p, nn.Module)])``)."""
         stored: dict[tuple[int, str], set[str]] = {}  # (scope, name) -> attributes ``self.<attr> = name``
+        wrapped: dict[tuple[int, str], set[str]] = {}  # (scope, name) -> attributes ``self.<attr> = f(name)``
         for node, scope in cls.info.self_sites:
             up = self.ctx.parent(node)
             if isinstance(up, cst.AssignTarget):
                 value = self.ctx.parent(up).value
                 if isinstance(value, cst.Name):
                     stored.setdefault((id(scope), value.value), set()).add(node.attr.value)
+                elif isinstance(value, cst.Call) and len(value.args) == 1 and not value.args[0].keyword \
+                        and isinstance(value.args[0].value, cst.Name):
+                    wrapped.setdefault((id(scope), value.args[0].value.value), set()).add(node.attr.value)
         model = self.ctx.semantic.model
         for attr, (stmt, kinds, _) in cls.layers.items():
             if len(kinds) != 1 or kinds[0][0] != "nn" or kinds[0][2] not in CONTAINERS:
@@ -1221,6 +1295,9 @@ class UnusedLayer(Rule):
             args = [n for a in stmt.value.args for n in iter_nodes(a.value)] if isinstance(stmt.value, cst.Call) else []
             others = {n.attr.value for n in args if isinstance(n, cst.Attribute) and _is_name(n.value, "self")}
             others |= {a for n in args if isinstance(n, cst.Name) for a in stored.get((scope, n.value), ())}
+            if wrapped and isinstance(stmt.value, cst.Call) and stmt.value.args:
+                held = _element_sources(model, stmt.value.args[0].value)
+                others |= {a for name in held for a in wrapped.get((scope, name), ())}
             if others - {attr}:
                 cls.aliases.setdefault(attr, set()).update(others - {attr})
 
@@ -1235,6 +1312,8 @@ class UnusedLayer(Rule):
                 if attr in cls.reads or cls.aliases.get(attr, set()) & cls.reads or self._empty_container(cls, attr):
                     continue
                 stmt, kinds, configured = cls.layers[attr]
+                if documented(self.ctx, stmt, _KEPT_ON_PURPOSE, own_statement=True):
+                    continue  # ``self._dummy = Potential(...)  # register the class for TorchScript``
                 layers.append([attr, kinds, self.ctx.span(stmt).to_json(), configured])
         aliases = {attr: sorted(others) for attr, others in cls.aliases.items()}
         for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers),
@@ -1250,8 +1329,41 @@ class UnusedLayer(Rule):
         return _ProjectPass(project, options, cls).run()
 
 
+# A comment on the assignment (or right above it) giving the reason the layer is kept unused:
+# to register a class for TorchScript, to keep checkpoints loading, for compatibility.
+_KEPT_ON_PURPOSE = re.compile(r"regist|\bjit\b|torchscript|\bkeep|\bkept\b|compat|checkpoint|state[ _]?dict",
+                              re.IGNORECASE)
+
+
 def _is_name(expr: cst.BaseExpression, name: str | None) -> bool:
     return isinstance(expr, cst.Name) and expr.value == name
+
+
+def _element_sources(model, expr: cst.BaseExpression, depth: int = 0) -> set[str]:
+    """The names of the collections whose elements ``expr`` holds as they are: ``xs``,
+    ``xs.values()``, ``list(xs)``, ``[x for x in xs if ...]``, and a local assigned one of those
+    (``mods = [p for p in projections if ...]`` gives ``mods`` and ``projections``)."""
+    if depth > 3:
+        return set()
+    if isinstance(expr, cst.Name):
+        found = {expr.value}
+        for binding in model.reaching(expr.value, expr):
+            if binding.kind == "assign" and binding.value is not None:
+                found |= _element_sources(model, binding.value, depth + 1)
+        return found
+    if isinstance(expr, (cst.ListComp, cst.GeneratorExp)):
+        loop = expr.for_in
+        if loop.inner_for_in is None and isinstance(loop.target, cst.Name) and _is_name(expr.elt, loop.target.value):
+            return _element_sources(model, loop.iter, depth + 1)
+        return set()
+    if isinstance(expr, cst.Call):
+        func, args = expr.func, expr.args
+        if isinstance(func, cst.Attribute) and func.attr.value == "values" and not args:
+            return _element_sources(model, func.value, depth + 1)
+        if isinstance(func, cst.Name) and func.value in ("list", "tuple") and len(args) == 1 and not args[0].keyword \
+                and not args[0].star:
+            return _element_sources(model, args[0].value, depth + 1)
+    return set()
 
 
 class _FamilyUse(NamedTuple):

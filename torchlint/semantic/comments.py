@@ -6,8 +6,11 @@
   when that statement opens a block (the first in a ``for``/``with``/``if`` body), the comments
   above that block's header too; and the comment block heading the enclosing function's body
   (above its first statement), which speaks for the whole function.
+* ``statement_comments(ctx, node)``: only the statement's own comments and the comment-only
+  lines directly above it.
 * ``documented(ctx, node, topic)``: one of those comments matches ``topic`` (a regex that says
-  what the comment must be about, e.g. ``strict``), so the author explains the choice there;
+  what the comment must be about, e.g. ``strict``), so the author explains the choice there
+  (``own_statement=True``: one of the statement's own comments);
   with ``docstrings=True`` the docstrings of the enclosing functions and classes
   (``enclosing_docstrings``) count too (a class docstring's "Note: always applies dropout").
 
@@ -103,9 +106,21 @@ def enclosing_docstrings(ctx, node: cst.CSTNode) -> list[str]:
             for doc in [anc.get_docstring()] if doc]
 
 
-def documented(ctx, node: cst.CSTNode, topic: re.Pattern, docstrings: bool = False) -> bool:
+def statement_comments(ctx, node: cst.CSTNode) -> list[str]:
+    """The comments on the statement holding ``node`` and in the comment-only lines directly
+    above it (none of the blocks or the function it is in)."""
+    span = ctx.position(_statement(ctx, node))
+    comments = _comments(ctx)
+    found = [comments[line] for line in range(span.start.line, span.end.line + 1) if line in comments]
+    return found + _above(ctx, comments, span.start.line)
+
+
+def documented(ctx, node: cst.CSTNode, topic: re.Pattern, docstrings: bool = False, own_statement: bool = False) -> bool:
     """A comment on or directly above ``node``'s statement matches ``topic``; with
     ``docstrings``, the docstring of a function or class ``node`` is in may say it instead
-    (``topic`` must then name what it is about: a class docstring covers every method)."""
-    texts = documenting_comments(ctx, node) + (enclosing_docstrings(ctx, node) if docstrings else [])
+    (``topic`` must then name what it is about: a class docstring covers every method). With
+    ``own_statement``, only the statement's own comments count (``statement_comments``): for a
+    choice made statement by statement, which a comment heading the function does not explain."""
+    texts = statement_comments(ctx, node) if own_statement else documenting_comments(ctx, node)
+    texts = texts + (enclosing_docstrings(ctx, node) if docstrings else [])
     return any(topic.search(text) for text in texts)
