@@ -299,11 +299,22 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     Much cheaper than ``CSTNode.children``/``visit``, which rebuild every node they pass: each
     node class gets a function of its own (``_children_function``), made on first use.
     """
-    kind = type(node)
-    found = _CHILDREN.get(kind)
+    found = _CHILDREN.get(type(node))
     if found is None:
-        found = _CHILDREN[kind] = _children_function(kind)
+        found = _children_of_kind(type(node))
     return found(node)
+
+
+def _children_of_kind(kind: type) -> Callable[[cst.CSTNode], list]:
+    """The ``children`` function of the node class ``kind``, made and kept on first use:
+    ``_NO_CHILDREN`` (which walks can skip) for a class with no field that may hold a node."""
+    found = _CHILDREN[kind] = _children_function(kind) if any(_may_hold_nodes(f.type) for f in dataclasses.fields(kind)) \
+        else _NO_CHILDREN
+    return found
+
+
+def _NO_CHILDREN(node: cst.CSTNode) -> list[cst.CSTNode]:
+    return []
 
 
 def children_checked(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -513,6 +524,7 @@ class Dispatcher:
         # The model numbers every node but acts on a few: it is called only for those.
         order, kinds, openers, tops, bodies = model.walk_interest() if model is not None else ({}, (), {}, {}, set())
         n = 0
+        children_of = _CHILDREN.get
         stack: list[tuple[cst.CSTNode, bool]] = [(ctx.module, False)]
         while stack:
             node, leaving = stack.pop()
@@ -521,7 +533,7 @@ class Dispatcher:
                 if model_visit is not None:
                     n += 1
                     order[node] = n
-                    if kind in kinds or id(node) in openers or id(node) in tops:
+                    if kind in kinds or openers and id(node) in openers or id(node) in tops:
                         model_visit(node, n)
                 if kind is cst.Import or kind is cst.ImportFrom:
                     ctx.add_import(node)  # imports inside functions; idempotent for the rest
@@ -530,7 +542,10 @@ class Dispatcher:
                     handlers = self._handlers(visit_cache, by_visit, kind)
                 if handlers:
                     self._call(handlers, node)
-                kids = children(node)
+                of_kind = children_of(kind)
+                if of_kind is None:
+                    of_kind = _children_of_kind(kind)
+                kids = of_kind(node) if of_kind is not _NO_CHILDREN else None
                 if kids:
                     stack.append((node, True))
                     for child in reversed(kids):
