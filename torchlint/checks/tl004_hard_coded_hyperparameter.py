@@ -27,7 +27,8 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   constants, any under a configurator: ``semantic.settings``), ``argparse``, test and
   config files, zero and negative values ("off" / "unlimited"). Not a training run
   (``semantic.runs``): a file that optimises an input tensor, a function that solves for a
-  value it returns (an optimizer over a copy of it), an optimizer stepped once with no loop, one
+  value it returns (an optimizer over a copy of it), an optimizer stepped once with no loop (in a
+  function the file never calls, on made-up tensors only: ``runs.single_demo_step``), one
   whose settings a checkpoint replaces right away (``runs.state_restored``); nor is an ``lr`` that the stepping loop overwrites in every param group (in another
   project file too: an optimizer a function returns to no same-file caller is settled in
   ``check_project``), nor a clipping literal where every optimizer takes its lr from a config.
@@ -467,6 +468,21 @@ class HardCodedHyperparameter(Rule):
             model(torch.randn(3, 4)).sum().backward()
             opt.step()
         """,
+        # One step on made-up tensors in a function no code of the file calls: a pretraining demo
+        # (pi-zero-pytorch's recap_pretrain).
+        """
+        import torch
+        def pretrain(state):
+            model = Tiny(**state.config).to(state.device)
+            optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+            images = torch.randn(1, 3, 32, 32).to(state.device)
+            labels = torch.zeros(1, dtype=torch.long)
+            loss = model(images, labels)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            torch.save(model.state_dict(), state.path)
+        """,
         # A leading block of named module-level constants, whatever their letter case.
         """
         import torch
@@ -609,6 +625,24 @@ class HardCodedHyperparameter(Rule):
         """,
     ]
     INVALID = [
+        # One step in a function no code of the file calls, on data it is given: another file may
+        # call it once per batch.
+        Invalid(
+            """
+            import torch
+            def train_step(state, batch):
+                model = Tiny(**state.config).to(state.device)
+                optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+                images = torch.randn(1, 3, 32, 32).to(state.device)
+                loss = model(images, batch.to(state.device))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+            lines=(5,),
+            messages=("learning rate 1e-4 is hard-coded in `torch.optim.Adam(...)`, so it cannot be swept, logged or "
+                      "reproduced; read it from a config or a command-line argument",),
+        ),
         # A statement that does something else ends the leading block: what follows is code.
         Invalid(
             """

@@ -16,7 +16,9 @@ Not every optimizer makes a training run:
   ``adv = img.clone().requires_grad_()``) and returns (``return m.detach()``): a numerical
   solve for a value (a distribution's mode, an adversarial example), not a training run.
 * ``single_demo_step(semantic, call)``: the optimizer built by ``call`` is stepped, never in a
-  loop and never handed to other code (a smoke test or an API demo under ``__main__``).
+  loop and never handed to other code (a smoke test or an API demo under ``__main__``); in a
+  function no code of the file calls, only when the model sees nothing but made-up tensors
+  (``torch.randn(...)``, ``torch.zeros(...)``): a one-step pretraining demo.
 * ``lr_set_every_step(semantic, call)``: the loop that steps the optimizer built by ``call``
   writes every param group's ``lr`` from a computed value (``g["lr"] = schedule(step)``), so
   the ``lr`` passed to the constructor never takes effect. Across files:
@@ -194,7 +196,9 @@ def _steps_of(semantic, held: list[tuple[str, cst.CSTNode]]) -> list:
 
 def single_demo_step(semantic, call: cst.Call) -> bool:
     """The optimizer ``call`` builds is stepped, but never in a loop (nor in a function called
-    from one), and never passed to other code."""
+    from one), and never passed to other code. A function that no code of the file calls may
+    be called from a loop elsewhere: there the step counts only when the model it steps sees
+    nothing but made-up tensors (``_on_made_up_data``)."""
     held = held_as(semantic, call)
     steps = _steps_of(semantic, held)
     if not steps or any(s.all_loops for s in steps):
@@ -204,9 +208,48 @@ def single_demo_step(semantic, call: cst.Call) -> bool:
             return False
         if isinstance(home, (cst.FunctionDef, cst.Lambda)):
             callers = semantic.graph.callers(home)
-            if not callers or any(c.all_loops for c in callers):
+            if not callers and not _on_made_up_data(semantic, call) or any(c.all_loops for c in callers):
                 return False
     return True
+
+
+# Tensor factories whose values are made up, not data: a step on them is a smoke test.
+_MADE_UP = frozenset(f"torch.{name}" for name in (
+    "randn", "rand", "randint", "randn_like", "rand_like", "randint_like", "zeros", "ones", "empty", "full",
+    "zeros_like", "ones_like", "empty_like", "full_like", "arange"))
+# Calls that return their receiver's values on another device or in another dtype.
+_SAME_VALUES = frozenset(("to", "cuda", "cpu", "float", "half", "double", "long", "int", "bfloat16", "requires_grad_"))
+
+
+def _on_made_up_data(semantic, call: cst.Call) -> bool:
+    """The optimizer ``call`` builds is over ``model.parameters()`` and every call of ``model``
+    in the same function passes only tensors that a ``torch.randn``/``torch.zeros``-like factory
+    makes there (``images = torch.randn(1, 3, 224, 224).to(device)``): a pretraining demo or a
+    smoke test, whose hyperparameters shape no result."""
+    params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+    if not (isinstance(params, cst.Call) and isinstance(params.func, cst.Attribute)
+            and params.func.attr.value == "parameters" and isinstance(params.func.value, cst.Name)):
+        return False
+    model = semantic.model
+    name = params.func.value.value
+    function = model.scope_of(call).function()
+    if function is None:
+        return False
+    runs = [s.node for s in function.calls if isinstance(s.node.func, cst.Name) and s.node.func.value == name]
+    return bool(runs) and all(run.args and all(not a.star and _made_up(model, a.value, 0) for a in run.args)
+                              for run in runs)
+
+
+def _made_up(model, expr: cst.BaseExpression, depth: int) -> bool:
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SAME_VALUES:
+        expr = expr.func.value
+    if isinstance(expr, cst.Call):
+        return model.ctx.qualified_name(expr.func) in _MADE_UP
+    if isinstance(expr, cst.Name) and depth < 3:
+        bindings = model.reaching(expr.value, expr)
+        return bool(bindings) and all(b.kind == "assign" and b.value is not None and _made_up(model, b.value, depth + 1)
+                                      for b in bindings)
+    return False
 
 
 def state_restored(semantic, call: cst.Call) -> bool:
