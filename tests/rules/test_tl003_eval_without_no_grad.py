@@ -102,6 +102,39 @@ def test_the_helper_is_reported_when_one_use_elsewhere_is_unprotected(other):
     assert findings[0].message.startswith("`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`")
 
 
+FORCE_FIELD = (
+    "import torch\nimport torch.nn as nn\n\n"
+    "class Potential(nn.Module):\n"
+    "    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(3, 1)\n\n"
+    "    def forward(self, positions):\n"
+    "        positions.requires_grad_(True)\n"
+    "        energy = self.net(positions).sum()\n"
+    "        return energy, -torch.autograd.grad(energy, positions)[0]\n"
+)
+EVALUATE = "def evaluate(model, loader):\n    model.eval()\n    return [model(batch) for batch in loader]\n"
+
+
+def test_no_evaluation_is_reported_where_a_model_differentiates_in_forward():
+    """so3krates-torch: the potential computes its forces with ``torch.autograd.grad`` inside
+    ``forward``, so evaluating a model of unknown class must keep autograd on."""
+    files = {"pkg/__init__.py": "", "pkg/model.py": FORCE_FIELD, "pkg/evaluate.py": EVALUATE}
+    assert lint_tree(files, select=["TL003"]) == []
+
+
+@pytest.mark.parametrize("model", [
+    FORCE_FIELD.replace("-torch.autograd.grad(energy, positions)[0]", "self.net(positions)"),  # no gradient taken
+    FORCE_FIELD.replace("(nn.Module)", "").replace("super().__init__()\n        ", ""),  # not a module
+    FORCE_FIELD.replace("class Potential(nn.Module):\n    def __init__(self)", "def helper():\n    pass\n\n"
+                        "class Potential(nn.Module):\n    def __init__(self)").replace(
+        "        return energy, -torch.autograd.grad(energy, positions)[0]\n", "        return energy\n")
+    + "\ndef forces(energy, positions):\n    return torch.autograd.grad(energy, positions)\n",  # outside a class
+])
+def test_evaluation_is_reported_where_no_module_differentiates_in_its_methods(model):
+    files = {"pkg/__init__.py": "", "pkg/model.py": model, "pkg/evaluate.py": EVALUATE}
+    findings = lint_tree(files, select=["TL003"])
+    assert [(f.path, f.line) for f in findings] == [("pkg/evaluate.py", 3)]
+
+
 POSTERIOR = """
     from torch import nn
 

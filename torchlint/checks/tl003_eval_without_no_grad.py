@@ -21,7 +21,10 @@ backward that never comes. Per function / module body (comprehensions belong to 
   directly or through callers only called so (``crossfile.CalledUnderChoice`` over each
   file's ``gradmode.choice_sites``; calls on objects of unknown class matched by name), and
   when some call of it sits in a module's ``forward``, directly or through callers
-  (``CalledUnderChoice.reached_from_forward``: that graph is the forward's).
+  (``CalledUnderChoice.reached_from_forward``: that graph is the forward's). In a project
+  where an ``nn.Module`` calls ``torch.autograd.grad`` in its own methods (each file's
+  ``differentiates`` facts: a force field's forces), no deferred forward is reported: the model
+  a function evaluates may be that one, which ``no_grad`` would break.
 
 One finding per eval event, at its first unprotected forward.
 """
@@ -43,7 +46,8 @@ from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice
 from torchlint.semantic.gradmode import GradModes, bound_signatures, choice_sites, function_key
-from torchlint.semantic.model import COMPREHENSION, SemanticModel
+from torchlint.semantic.index import index_name
+from torchlint.semantic.model import CLASS, COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
 
@@ -928,9 +932,10 @@ class EvalWithoutNoGrad(Rule):
         self._modes = GradModes(self.ctx)
         sites = choice_sites(self.ctx, self._modes)
         deferred = self._candidates_to_report() if self._evals else []
-        if sites or deferred:
+        differentiating = _differentiating_classes(self._model) if "autograd" in self.ctx.text else []
+        if sites or deferred or differentiating:
             self.ctx.facts[self.code] = {"sites": sites, "signatures": bound_signatures(self._model),
-                                         "deferred": deferred}
+                                         "deferred": deferred, "differentiates": differentiating}
 
     def _candidates_to_report(self) -> list[dict]:
         """Report the unprotected forwards outside named functions; return the others, as
@@ -1031,10 +1036,11 @@ class EvalWithoutNoGrad(Rule):
         grad-mode choice (``crossfile.CalledUnderChoice``: every call, in any file, makes one
         or sits in such a function; a function no file calls is reported), nor calls from a
         module's ``forward`` (``reached_from_forward``: its graph is that forward's, which the
-        forward's caller may differentiate)."""
+        forward's caller may differentiate). None in a project whose models differentiate in
+        their own methods (``_models_differentiate``)."""
         deferred = [(record, fact) for record in project.records
                     for fact in (record.facts.get(cls.code) or {}).get("deferred", ())]
-        if not deferred:
+        if not deferred or _models_differentiate(project, cls.code):
             return []
         choices = CalledUnderChoice(project, cls.code)
         return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
@@ -1343,3 +1349,33 @@ class EvalWithoutNoGrad(Rule):
             return info.node if info is not None else None
         scope = model.scope_of(node).function()
         return scope.node if scope is not None else None
+
+
+def _differentiating_classes(model: SemanticModel) -> list[str]:
+    """The classes of the file (``index_name``) a method of which calls ``torch.autograd.grad``."""
+    found = set()
+    for site in model.calls:
+        if model.ctx.qualified_name(site.node.func) in _AUTOGRAD_GRAD:
+            scope = site.scope
+            while scope is not None and scope.kind != CLASS:
+                scope = scope.parent
+            if scope is not None:
+                found.add(index_name(scope))
+    return sorted(found)
+
+
+_AUTOGRAD_GRAD = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
+                            "torch.autograd.functional.hessian", "torch.func.grad"))
+
+
+def _models_differentiate(project, code: str) -> bool:
+    """Some ``nn.Module`` of the linted project differentiates in its own methods (a force field
+    computing forces as ``-dE/dx`` with ``torch.autograd.grad`` in ``forward``): a function
+    evaluating a model of a class it does not name may be running one, which ``no_grad`` would
+    break, so its forwards are not reported."""
+    for record in project.records:
+        for name in (record.facts.get(code) or {}).get("differentiates", ()):
+            qualified = f"{record.module_name}.{name}" if record.module_name else name
+            if project.is_nn_module(qualified):
+                return True
+    return False
