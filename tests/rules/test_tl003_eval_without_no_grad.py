@@ -114,10 +114,33 @@ FORCE_FIELD = (
 EVALUATE = "def evaluate(model, loader):\n    model.eval()\n    return [model(batch) for batch in loader]\n"
 
 
+FORCE_FIELD_THROUGH_HELPERS = (
+    "import torch.nn as nn\nfrom pkg import utils\n\n"
+    "class Potential(nn.Module):\n"
+    "    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(3, 1)\n\n"
+    "    def forward(self, positions):\n"
+    "        energy = self.net(positions).sum()\n"
+    "        return self._outputs(energy, positions)\n\n"
+    "    def _outputs(self, energy, positions):\n"
+    "        return utils.get_outputs(energy, positions)\n"
+)
+UTILS = (
+    "import torch\n\n"
+    "def compute_forces(energy, positions):\n"
+    "    return -torch.autograd.grad(energy, positions, create_graph=True)[0]\n\n"
+    "def get_outputs(energy, positions):\n"
+    "    return energy, compute_forces(energy, positions)\n"
+)
+
+
 def test_no_evaluation_is_reported_where_a_model_differentiates_in_forward():
     """so3krates-torch: the potential computes its forces with ``torch.autograd.grad`` inside
-    ``forward``, so evaluating a model of unknown class must keep autograd on."""
+    ``forward`` (there, through a method and helpers of another file), so evaluating a model of
+    unknown class must keep autograd on."""
     files = {"pkg/__init__.py": "", "pkg/model.py": FORCE_FIELD, "pkg/evaluate.py": EVALUATE}
+    assert lint_tree(files, select=["TL003"]) == []
+    files = {"pkg/__init__.py": "", "pkg/model.py": FORCE_FIELD_THROUGH_HELPERS, "pkg/utils.py": UTILS,
+             "pkg/evaluate.py": EVALUATE}
     assert lint_tree(files, select=["TL003"]) == []
 
 
@@ -127,7 +150,23 @@ def test_no_evaluation_is_reported_where_a_model_differentiates_in_forward():
     FORCE_FIELD.replace("class Potential(nn.Module):\n    def __init__(self)", "def helper():\n    pass\n\n"
                         "class Potential(nn.Module):\n    def __init__(self)").replace(
         "        return energy, -torch.autograd.grad(energy, positions)[0]\n", "        return energy\n")
-    + "\ndef forces(energy, positions):\n    return torch.autograd.grad(energy, positions)\n",  # outside a class
+    + "\ndef forces(energy, positions):\n    return torch.autograd.grad(energy, positions)\n",  # called by no forward
+    FORCE_FIELD.replace("def forward(self", "def energy_and_forces(self"),  # a method no forward calls
+    # a loss term, not an output (muse-maskgit-pytorch's VQ-GAN): a gradient penalty reduced to a
+    # number, an adaptive weight detached
+    "import torch\nimport torch.nn as nn\n\n"
+    "def gradient_penalty(images, output, weight=10):\n"
+    "    gradients = torch.autograd.grad(output, images, create_graph=True)[0]\n"
+    "    return weight * ((gradients.norm(2, dim=1) - 1) ** 2).mean()\n\n"
+    "def grad_layer_wrt_loss(loss, layer):\n"
+    "    return torch.autograd.grad(loss, layer, retain_graph=True)[0].detach()\n\n"
+    "class VAE(nn.Module):\n"
+    "    def forward(self, img, return_loss=False):\n"
+    "        out = self.decode(img)\n"
+    "        if not return_loss:\n            return out\n"
+    "        gp = gradient_penalty(img, out)\n"
+    "        weight = grad_layer_wrt_loss(out.sum(), self.last)\n"
+    "        return out.sum() * weight + gp\n",
 ])
 def test_evaluation_is_reported_where_no_module_differentiates_in_its_methods(model):
     files = {"pkg/__init__.py": "", "pkg/model.py": model, "pkg/evaluate.py": EVALUATE}

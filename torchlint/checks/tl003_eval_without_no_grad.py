@@ -22,9 +22,11 @@ backward that never comes. Per function / module body (comprehensions belong to 
   file's ``gradmode.choice_sites``; calls on objects of unknown class matched by name), and
   when some call of it sits in a module's ``forward``, directly or through callers
   (``CalledUnderChoice.reached_from_forward``: that graph is the forward's). In a project
-  where an ``nn.Module`` calls ``torch.autograd.grad`` in its own methods (each file's
-  ``differentiates`` facts: a force field's forces), no deferred forward is reported: the model
-  a function evaluates may be that one, which ``no_grad`` would break.
+  where a module's ``forward`` returns a gradient it takes with ``torch.autograd.grad``, itself
+  or through the functions it calls in any file (each file's ``differentiates`` facts: the
+  functions returning one; a force field's forces, not a gradient penalty), no deferred forward
+  is reported: the model a function evaluates may be that
+  one, which ``no_grad`` would break.
 
 One finding per eval event, at its first unprotected forward.
 """
@@ -46,8 +48,8 @@ from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice
 from torchlint.semantic.gradmode import GradModes, bound_signatures, choice_sites, function_key
-from torchlint.semantic.index import index_name
-from torchlint.semantic.model import CLASS, COMPREHENSION, SemanticModel
+from torchlint.semantic.literals import numeric_value
+from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
 from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
 
@@ -932,7 +934,7 @@ class EvalWithoutNoGrad(Rule):
         self._modes = GradModes(self.ctx)
         sites = choice_sites(self.ctx, self._modes)
         deferred = self._candidates_to_report() if self._evals else []
-        differentiating = _differentiating_classes(self._model) if "autograd" in self.ctx.text else []
+        differentiating = _differentiating_functions(self._model) if "autograd" in self.ctx.text else []
         if sites or deferred or differentiating:
             self.ctx.facts[self.code] = {"sites": sites, "signatures": bound_signatures(self._model),
                                          "deferred": deferred, "differentiates": differentiating}
@@ -1040,9 +1042,11 @@ class EvalWithoutNoGrad(Rule):
         their own methods (``_models_differentiate``)."""
         deferred = [(record, fact) for record in project.records
                     for fact in (record.facts.get(cls.code) or {}).get("deferred", ())]
-        if not deferred or _models_differentiate(project, cls.code):
+        if not deferred:
             return []
         choices = CalledUnderChoice(project, cls.code)
+        if _models_differentiate(project, cls.code, choices):
+            return []
         return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
                            fix=Fix.from_json(fact["fix"]) if fact["fix"] else None)
                 for record, fact in deferred if not choices.protected(record.path, fact["function"])
@@ -1351,31 +1355,64 @@ class EvalWithoutNoGrad(Rule):
         return scope.node if scope is not None else None
 
 
-def _differentiating_classes(model: SemanticModel) -> list[str]:
-    """The classes of the file (``index_name``) a method of which calls ``torch.autograd.grad``."""
+def _differentiating_functions(model: SemanticModel) -> list[str]:
+    """The functions and methods of the file (``function_key``) that return a gradient they take
+    with ``torch.autograd.grad`` as one of their outputs (``return -1 * grad(e, pos)[0]``, also
+    through a local): a model's output, such as a force field's forces, not a loss term (a
+    gradient penalty reduced to a number, a detached adaptive weight)."""
     found = set()
+    ctx = model.ctx
     for site in model.calls:
-        if model.ctx.qualified_name(site.node.func) in _AUTOGRAD_GRAD:
-            scope = site.scope
-            while scope is not None and scope.kind != CLASS:
-                scope = scope.parent
-            if scope is not None:
-                found.add(index_name(scope))
+        if ctx.qualified_name(site.node.func) in _AUTOGRAD_GRAD:
+            function = enclosing_function(model, site.scope)
+            key = function_key(model, function)
+            if key is not None and _returned_as_output(ctx, function, site.node):
+                found.add(key)
     return sorted(found)
+
+
+def _output_position(ctx, expr: cst.BaseExpression) -> cst.CSTNode | None:
+    """What holds ``expr`` once it is indexed, negated, scaled by a number or put in a tuple."""
+    node = expr
+    while True:
+        up = ctx.parent(node)
+        if isinstance(up, cst.Subscript) and up.value is node or isinstance(up, cst.UnaryOperation) \
+                or isinstance(up, cst.BinaryOperation) and isinstance(up.operator, (cst.Multiply, cst.Divide)) \
+                and numeric_value(up.right if up.left is node else up.left) is not None:
+            node = up
+        elif isinstance(up, cst.Element) and isinstance(ctx.parent(up), (cst.Tuple, cst.List)):
+            node = ctx.parent(up)
+        else:
+            return up
+
+
+def _returned_as_output(ctx, function: cst.CSTNode, call: cst.Call) -> bool:
+    holder = _output_position(ctx, call)
+    if isinstance(holder, cst.Return):
+        return True
+    if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)):
+        return False
+    name = holder.targets[0].target.value
+    return any(isinstance(node, cst.Name) and node.value == name and isinstance(_output_position(ctx, node), cst.Return)
+               for node in iter_nodes(function, into_scopes=False))
 
 
 _AUTOGRAD_GRAD = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
                             "torch.autograd.functional.hessian", "torch.func.grad"))
 
 
-def _models_differentiate(project, code: str) -> bool:
-    """Some ``nn.Module`` of the linted project differentiates in its own methods (a force field
-    computing forces as ``-dE/dx`` with ``torch.autograd.grad`` in ``forward``): a function
-    evaluating a model of a class it does not name may be running one, which ``no_grad`` would
-    break, so its forwards are not reported."""
+def _models_differentiate(project, code: str, choices: CalledUnderChoice) -> bool:
+    """Some module of the linted project differentiates in its own ``forward`` (a force field
+    computing forces as ``-dE/dx`` with ``torch.autograd.grad``), itself or through the functions
+    it calls in any file (``CalledUnderChoice.reached_from_forward``): a function evaluating a
+    model of a class it does not name may be running one, which ``no_grad`` would break, so its
+    forwards are not reported."""
     for record in project.records:
-        for name in (record.facts.get(code) or {}).get("differentiates", ()):
-            qualified = f"{record.module_name}.{name}" if record.module_name else name
-            if project.is_nn_module(qualified):
+        for key in (record.facts.get(code) or {}).get("differentiates", ()):
+            owner, _, name = key.rpartition(".")
+            if name == "forward" and owner:
+                if project.is_nn_module(f"{record.module_name}.{owner}" if record.module_name else owner):
+                    return True
+            elif choices.reached_from_forward(record.path, key):
                 return True
     return False
