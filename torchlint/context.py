@@ -121,10 +121,7 @@ class FileContext:
         return self.import_table.resolve_relative(level, module)
 
     def add_import(self, node: cst.Import | cst.ImportFrom) -> None:
-        names = self.import_table.names
-        before = dict(names), list(self.import_table.star)
-        self.import_table.add_cst(node)
-        if (names, self.import_table.star) != before:  # an import inside a function: answers change from here
+        if self.import_table.add_cst(node):  # an import inside a function: answers change from here
             self._qualified, self._imported = {}, {}
 
     def qualified_name(self, node: cst.CSTNode | None) -> str | None:
@@ -306,10 +303,9 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 
 
 def _children_of_kind(kind: type) -> Callable[[cst.CSTNode], list]:
-    """The ``children`` function of the node class ``kind``, made and kept on first use:
-    ``_NO_CHILDREN`` (which walks can skip) for a class with no field that may hold a node."""
-    found = _CHILDREN[kind] = _children_function(kind) if any(_may_hold_nodes(f.type) for f in dataclasses.fields(kind)) \
-        else _NO_CHILDREN
+    """The ``children`` function of the node class ``kind`` (``_children_function``), made and
+    kept on first use."""
+    found = _CHILDREN[kind] = _children_function(kind)
     return found
 
 
@@ -357,11 +353,13 @@ def _children_function(kind: type) -> Callable[[cst.CSTNode], list]:
     """``children`` for the node class ``kind``, written out field by field: a field declared
     as a node class none of whose subclasses is trivia is appended as it is (an ``Optional``
     one when not None), a sequence of such nodes extended; any other field is looked at
-    value by value, as ``children_checked`` does."""
+    value by value, as ``children_checked`` does. ``_NO_CHILDREN`` (which walks can skip) for
+    a class with no field that may hold a node."""
+    fields = [f for f in dataclasses.fields(kind) if _may_hold_nodes(f.type)]
+    if not fields:
+        return _NO_CHILDREN
     lines = ["def children_of(node):", "    out = []"]
-    for f in dataclasses.fields(kind):
-        if not _may_hold_nodes(f.type):
-            continue
+    for f in fields:
         shape = _field_shape(f.type)
         if shape == "node":
             lines.append(f"    out.append(node.{f.name})")

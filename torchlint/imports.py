@@ -44,22 +44,32 @@ class ImportTable:
         return base
 
     # -- the two shapes of import ------------------------------------------------------
-    def add_module(self, full: str, asname: str | None) -> None:
+    # Each returns whether the table changed (the walk adds module-level imports a second time).
+    def add_module(self, full: str, asname: str | None) -> bool:
         """``import a.b.c`` binds ``a``; ``import a.b.c as x`` binds ``x`` to ``a.b.c``."""
         if asname:
-            self.names[asname] = full
-        else:
-            head = full.split(".")[0]
-            self.names[head] = head
+            return self._bind(asname, full)
+        head = full.split(".")[0]
+        return self._bind(head, head)
 
-    def add_from(self, module: str, level: int, names: list[tuple[str, str | None]] | None) -> None:
+    def add_from(self, module: str, level: int, names: list[tuple[str, str | None]] | None) -> bool:
         """``from module import name [as asname], ...``; ``names=None`` for ``import *``."""
         base = self.resolve_relative(level, module) if level else module
         if names is None:
+            if base in self.star:
+                return False
             self.star.append(base)
-            return
+            return True
+        changed = False
         for name, asname in names:
-            self.names[asname or name] = f"{base}.{name}" if base else name
+            changed |= self._bind(asname or name, f"{base}.{name}" if base else name)
+        return changed
+
+    def _bind(self, name: str, qualified: str) -> bool:
+        if self.names.get(name) == qualified:
+            return False
+        self.names[name] = qualified
+        return True
 
     # -- adapters ----------------------------------------------------------------------
     def add_ast(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -88,18 +98,19 @@ class ImportTable:
                 blocks += [getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])]
                 stack.extend(iter(block) for block in reversed(blocks))
 
-    def add_cst(self, node: cst.Import | cst.ImportFrom) -> None:
+    def add_cst(self, node: cst.Import | cst.ImportFrom) -> bool:
+        """Adds a LibCST import; whether the table changed."""
         if isinstance(node, cst.Import):
+            changed = False
             for alias in node.names:
                 asname = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
-                self.add_module(_cst_dotted(alias.name), asname)
-            return
+                changed |= self.add_module(_cst_dotted(alias.name), asname)
+            return changed
         module = _cst_dotted(node.module) if node.module is not None else ""
         if isinstance(node.names, cst.ImportStar):
-            self.add_from(module, len(node.relative), None)
-            return
+            return self.add_from(module, len(node.relative), None)
         names = []
         for alias in node.names:
             asname = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
             names.append((_cst_dotted(alias.name), asname))
-        self.add_from(module, len(node.relative), names)
+        return self.add_from(module, len(node.relative), names)

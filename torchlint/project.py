@@ -99,6 +99,11 @@ class FileRecord:
     # a notebook's code cells: [cell number, first line in the joined text] (torchlint.notebook.Cells)
     cells: list = field(default_factory=list)
 
+    def qualified(self, name: str) -> str:
+        """A name inside this file (``Net``, ``Outer.Inner``, ``train``) as the project knows it:
+        ``pkg.mod.Net``."""
+        return f"{self.module_name}.{name}" if self.module_name else name
+
     def to_json(self) -> dict:
         return {
             "path": self.path,
@@ -190,7 +195,7 @@ class Project:
             found = {}
             for record in self.records:
                 for fact in record.index.get("classes", ()):
-                    qual = f"{record.module_name}.{fact['name']}" if record.module_name else fact["name"]
+                    qual = record.qualified(fact["name"])
                     found[qual] = [self._canonical(b, record) for b in fact["bases"]]
             self._class_table = found
         return found
@@ -212,7 +217,7 @@ class Project:
             hit = self.resolve_symbol(name, importer)
             if hit is not None and hit[1] in self._class_names(hit[0]):
                 record, found = hit
-                return f"{record.module_name}.{found}" if record.module_name else found
+                return record.qualified(found)
         return qualified
 
     def is_project_class(self, qualified: str) -> bool:
@@ -282,7 +287,7 @@ class Project:
             found = {}
             for record in self.records:
                 for fact in record.index.get("classes", ()):
-                    found[f"{record.module_name}.{fact['name']}" if record.module_name else fact["name"]] = (record, fact)
+                    found[record.qualified(fact["name"])] = (record, fact)
             self._class_facts = found
         return found.get(qualified)
 

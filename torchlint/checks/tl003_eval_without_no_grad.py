@@ -1363,7 +1363,7 @@ def _differentiating_functions(model: SemanticModel) -> list[str]:
     found = set()
     ctx = model.ctx
     for site in model.calls:
-        if ctx.qualified_name(site.node.func) in _AUTOGRAD_GRAD:
+        if ctx.qualified_name(site.node.func) in _GRADIENT_CALLS:
             function = enclosing_function(model, site.scope)
             key = function_key(model, function)
             if key is not None and _returned_as_output(ctx, function, site.node):
@@ -1397,7 +1397,8 @@ def _returned_as_output(ctx, function: cst.CSTNode, call: cst.Call) -> bool:
                for node in iter_nodes(function, into_scopes=False))
 
 
-_AUTOGRAD_GRAD = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
+# Calls that return a derivative (``semantic.dataflow`` has its own table: calls whose first argument is differentiated).
+_GRADIENT_CALLS = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
                             "torch.autograd.functional.hessian", "torch.func.grad"))
 
 
@@ -1411,7 +1412,7 @@ def _models_differentiate(project, code: str, choices: CalledUnderChoice) -> boo
         for key in (record.facts.get(code) or {}).get("differentiates", ()):
             owner, _, name = key.rpartition(".")
             if name == "forward" and owner:
-                if project.is_nn_module(f"{record.module_name}.{owner}" if record.module_name else owner):
+                if project.is_nn_module(record.qualified(owner)):
                     return True
             elif choices.reached_from_forward(record.path, key):
                 return True

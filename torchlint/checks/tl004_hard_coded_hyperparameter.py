@@ -1535,12 +1535,12 @@ class HardCodedHyperparameter(Rule):
             for call in facts.get("calls", ()):
                 kind, name = call["callee"]
                 if kind == "local":
-                    qualified = f"{record.module_name}.{name}" if record.module_name else name
+                    qualified = record.qualified(name)
                 else:
                     hit = project.resolve_symbol(name, record)
                     if hit is None:
                         continue
-                    qualified = f"{hit[0].module_name}.{hit[1]}" if hit[0].module_name else hit[1]
+                    qualified = hit[0].qualified(hit[1])
                 positions = optim_classes.project_positions(project, qualified, inits)
                 if positions is None:
                     continue

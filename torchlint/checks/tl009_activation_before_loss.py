@@ -411,7 +411,7 @@ class ActivationBeforeLoss(Rule):
         for record in project.records:
             facts = record.facts.get(cls.code)
             for qual, got in (facts or {}).get("ends", {}).items():
-                ends[f"{record.module_name}.{qual}" if record.module_name else qual] = got
+                ends[record.qualified(qual)] = got
         for record in project.records:
             facts = record.facts.get(cls.code)
             for written_cls, wants, loss, span in (facts or {}).get("uses", ()):

@@ -527,7 +527,7 @@ class SamplerEpochNotSet(Rule):
         unsharded = set()
         for record in project.records:
             for name in (record.facts.get(cls.code) or {}).get("unsharded", ()):
-                unsharded.add(f"{record.module_name}.{name}" if record.module_name else name)
+                unsharded.add(record.qualified(name))
         for record in project.records:
             for written, workers, span in (record.facts.get(cls.code) or {}).get("readers", ()):
                 name = project.resolve_class(written, record)

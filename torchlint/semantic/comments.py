@@ -64,9 +64,7 @@ def documenting_comments(ctx, node: cst.CSTNode) -> list[str]:
     it, above the blocks it is the first statement of, and heading its function's body."""
     statement = _statement(ctx, node)
     comments = _comments(ctx)
-    span = ctx.position(node if isinstance(statement, cst.BaseCompoundStatement) else statement)
-    found = [comments[line] for line in range(span.start.line, span.end.line + 1) if line in comments]
-    found += _above(ctx, comments, span.start.line)
+    found = statement_comments(ctx, node)
     opener = _opened_by(ctx, statement)
     while opener is not None:
         header = ctx.position(opener).start.line
@@ -107,9 +105,11 @@ def enclosing_docstrings(ctx, node: cst.CSTNode) -> list[str]:
 
 
 def statement_comments(ctx, node: cst.CSTNode) -> list[str]:
-    """The comments on the statement holding ``node`` and in the comment-only lines directly
-    above it (none of the blocks or the function it is in)."""
-    span = ctx.position(_statement(ctx, node))
+    """The comments on the statement holding ``node`` (on ``node``'s own lines when that is a
+    compound statement's header) and in the comment-only lines directly above it (none of the
+    blocks or the function it is in)."""
+    statement = _statement(ctx, node)
+    span = ctx.position(node if isinstance(statement, cst.BaseCompoundStatement) else statement)
     comments = _comments(ctx)
     found = [comments[line] for line in range(span.start.line, span.end.line + 1) if line in comments]
     return found + _above(ctx, comments, span.start.line)

@@ -135,7 +135,7 @@ class ModeLayers:
         self.facts: dict[str, tuple["FileRecord", list]] = {}
         for record in project.records:
             for name, fact in (record.facts.get(code) or {}).get("classes", {}).items():
-                self.facts[f"{record.module_name}.{name}" if record.module_name else name] = (record, fact)
+                self.facts[record.qualified(name)] = (record, fact)
         self._memo: dict[str, bool | None] = {}
 
     def has(self, qualified: str | None, importer: "FileRecord | None" = None, depth: int = 0) -> bool | None:

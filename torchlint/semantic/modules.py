@@ -324,7 +324,7 @@ def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
         if not facts:
             continue
         for qual, span, message, *fix in facts.get("pending", ()):
-            name = f"{record.module_name}.{qual}" if record.module_name else qual
+            name = record.qualified(qual)
             if project.is_nn_module(name):
                 yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual},
                                  fix=from_trailing(fix))

@@ -76,8 +76,13 @@ def optimises_inputs(semantic) -> bool:
     return bool(built) and all(_over_tensors(call) for call in built) and _model_fixed(semantic)
 
 
+def _params_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """What an optimizer constructor is given to optimise: its first argument, or ``params=``."""
+    return next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+
+
 def _over_tensors(call: cst.Call) -> bool:
-    params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+    params = _params_argument(call)
     if not isinstance(params, (cst.List, cst.Tuple)) or not params.elements:
         return False
     for element in params.elements:
@@ -97,7 +102,7 @@ def solves_for_tensor(semantic, call: cst.Call) -> bool:
     function = model.scope_of(call).function()
     if function is None or not _over_tensors(call):
         return False
-    params = next(a.value for a in call.args if a.keyword is None or a.keyword.value == "params")
+    params = _params_argument(call)
     returned = _returned_names(function.node)
     for element in params.elements:
         value = element.value
@@ -226,7 +231,7 @@ def _on_made_up_data(semantic, call: cst.Call) -> bool:
     in the same function passes only tensors that a ``torch.randn``/``torch.zeros``-like factory
     makes there (``images = torch.randn(1, 3, 224, 224).to(device)``): a pretraining demo or a
     smoke test, whose hyperparameters shape no result."""
-    params = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+    params = _params_argument(call)
     if not (isinstance(params, cst.Call) and isinstance(params.func, cst.Attribute)
             and params.func.attr.value == "parameters" and isinstance(params.func.value, cst.Name)):
         return False

@@ -82,7 +82,7 @@ def traceable_classes(project: Project, record: FileRecord) -> list[str]:
         name = fact["name"]
         if "." in name:
             continue  # nested: not importable as a top-level name
-        qualified = f"{record.module_name}.{name}" if record.module_name else name
+        qualified = record.qualified(name)
         if project.is_nn_module(qualified):
             found.append(name)
             continue
