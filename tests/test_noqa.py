@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from torchlint.noqa import Suppressions, _comments, comment_lines, scan
+from torchlint.noqa import Suppressions, _comments, comment_lines, comments_by_line, scan
 
 
 def test_bare_noqa_suppresses_every_rule_on_its_line():
@@ -120,6 +120,32 @@ def test_scan_finds_the_comments_the_tokenizer_finds(text):
     expected = {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT and "noqa" in t.string.lower()}
     found = {line: comment for line, _, comment in _comments(text)}
     assert found == expected
+
+
+@given(st.lists(st.sampled_from(["#", "'", '"', "'''", '"""', "\\", "\n", "\r\n", " ", "x", "=", "f", "r", "b",
+                                 "(", ")", "[", "]", "  # c", ":"]), max_size=30).map("".join))
+@settings(suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+def test_every_comment_is_the_one_the_tokenizer_finds(text):
+    # ``semantic.comments`` reads every comment of a file with this lexer (tokenize costs
+    # twenty times as much): on valid Python it must agree with the tokenizer, line for line.
+    import ast
+    import io
+    import tokenize
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError):
+        assume(False)
+    tokens = tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
+    assert comments_by_line(text) == {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT}
+
+
+def test_comments_by_line_skips_hashes_in_strings_and_docstrings():
+    text = 'x = "# not"  # one\ns = """\n# inside\n"""\n# two \nf(r\'\\\'#\')  # three\n'
+    assert comments_by_line(text) == {1: "# one", 5: "# two ", 6: "# three"}
 
 
 # -- issue 13, item 3: ruff's grammar, rule names, lines that cannot hold a comment ------------

@@ -472,24 +472,17 @@ class Dispatcher:
 
     def __init__(self, ctx: FileContext, rules: list["Rule"]):
         self.ctx = ctx
-        self._visit: dict[type, list] = {}
-        self._leave: dict[type, list] = {}
         self._by_name_visit: dict[str, list] = {}
         self._by_name_leave: dict[str, list] = {}
         self._rules = rules
         self._dead: set[int] = set()
+        self._entries: dict[type, tuple] = {}
         for rule in rules:
             visits, leaves = _hooks(type(rule))
             for node_name, attr in visits:
                 self._by_name_visit.setdefault(node_name, []).append((rule, getattr(rule, attr)))
             for node_name, attr in leaves:
                 self._by_name_leave.setdefault(node_name, []).append((rule, getattr(rule, attr)))
-
-    def _handlers(self, cache: dict[type, list], by_name: dict[str, list], kind: type) -> list:
-        found = cache.get(kind)
-        if found is None:
-            found = cache[kind] = by_name.get(kind.__name__, [])
-        return found
 
     def _call(self, handlers: list, node: cst.CSTNode) -> None:
         dead = self._dead
@@ -510,54 +503,67 @@ class Dispatcher:
         self.ctx._reports = [r for r in self.ctx._reports if r[0] is not rule]
         self.ctx.facts.pop(rule.code, None)
 
+    def _entry(self, kind: type, model_kinds: frozenset) -> tuple:
+        """What the walk does at a node of ``kind``, looked up once per kind: (the rules'
+        visit handlers, its children function or None for a kind with no children, the
+        rules' leave handlers, whether the semantic model acts on the kind, whether it is an
+        import, whether it is a statement: only those can be the module-level statements the
+        model follows)."""
+        of_kind = _CHILDREN.get(kind) or _children_of_kind(kind)
+        entry = self._entries[kind] = (
+            self._by_name_visit.get(kind.__name__, []),
+            None if of_kind is _NO_CHILDREN else of_kind,
+            self._by_name_leave.get(kind.__name__, []),
+            kind in model_kinds,
+            kind is cst.Import or kind is cst.ImportFrom,
+            issubclass(kind, cst.BaseStatement),
+        )
+        return entry
+
     def run(self) -> None:
         ctx = self.ctx
         parents = ctx._parents
-        visit_cache, leave_cache = self._visit, self._leave
-        by_visit, by_leave = self._by_name_visit, self._by_name_leave
         # The semantic model, filled by this walk when a rule declares it needs it.
         model = ctx.semantic.start_model() if any(r.uses_semantic_model for r in self._rules) else None
         model_visit = model.visit if model is not None else None
         model_leave = model.leave if model is not None else None
         # The model numbers every node but acts on a few: it is called only for those.
-        order, kinds, openers, tops, bodies = model.walk_interest() if model is not None else ({}, (), {}, {}, set())
+        order, kinds, openers, tops, bodies = model.walk_interest() if model is not None else ({}, frozenset(), {}, {}, set())
         n = 0
-        children_of = _CHILDREN.get
-        stack: list[tuple[cst.CSTNode, bool]] = [(ctx.module, False)]
+        entries, new_entry = self._entries, self._entry
+        call = self._call
+        # A node to visit, or (node, its entry) to leave once its children are done.
+        stack: list = [ctx.module]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, leaving = stack.pop()
-            kind = type(node)
-            if not leaving:
+            node = pop()
+            if type(node) is tuple:
+                node, entry = node
+            else:
+                kind = type(node)
+                entry = entries.get(kind) or new_entry(kind, kinds)
                 if model_visit is not None:
                     n += 1
                     order[node] = n
-                    if kind in kinds or openers and id(node) in openers or id(node) in tops:
+                    if entry[3] or openers and id(node) in openers or entry[5] and id(node) in tops:
                         model_visit(node, n)
-                if kind is cst.Import or kind is cst.ImportFrom:
+                if entry[4]:
                     ctx.add_import(node)  # imports inside functions; idempotent for the rest
-                handlers = visit_cache.get(kind)
-                if handlers is None:
-                    handlers = self._handlers(visit_cache, by_visit, kind)
-                if handlers:
-                    self._call(handlers, node)
-                of_kind = children_of(kind)
-                if of_kind is None:
-                    of_kind = _children_of_kind(kind)
-                kids = of_kind(node) if of_kind is not _NO_CHILDREN else None
+                if entry[0]:
+                    call(entry[0], node)
+                of_kind = entry[1]
+                kids = of_kind(node) if of_kind is not None else None
                 if kids:
-                    stack.append((node, True))
+                    push((node, entry))
                     for child in reversed(kids):
                         parents[child] = node
-                        stack.append((child, False))
+                        push(child)
                     continue
                 # a leaf (half of all nodes): left at once, without a trip through the stack
-            if model_leave is not None and (kind in kinds or id(node) in bodies):
+            if model_leave is not None and (entry[3] or id(node) in bodies):
                 model_leave(node)
-            handlers = leave_cache.get(kind)
-            if handlers is None:
-                handlers = self._handlers(leave_cache, by_leave, kind)
-            if handlers:
-                self._call(handlers, node)
+            if entry[2]:
+                call(entry[2], node)
         ctx.names_complete()
         if model is not None:
             ctx.semantic.finish_model()

@@ -14,17 +14,18 @@
   with ``docstrings=True`` the docstrings of the enclosing functions and classes
   (``enclosing_docstrings``) count too (a class docstring's "Note: always applies dropout").
 
-Comments are read with ``tokenize``, so a ``#`` inside a string is no comment.
+Comments are lexed as the suppression comments are (``noqa.comments_by_line``), so a ``#``
+inside a string is no comment.
 """
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 import weakref
 
 import libcst as cst
+
+from torchlint.noqa import comments_by_line
 
 _CACHE: "weakref.WeakKeyDictionary[object, dict[int, str]]" = weakref.WeakKeyDictionary()
 
@@ -33,14 +34,7 @@ def _comments(ctx) -> dict[int, str]:
     """Line -> the comment on it, for the whole file (computed once per file)."""
     found = _CACHE.get(ctx)
     if found is None:
-        found = {}
-        try:
-            for token in tokenize.generate_tokens(io.StringIO(ctx.text).readline):
-                if token.type == tokenize.COMMENT:
-                    found[token.start[0]] = token.string
-        except (tokenize.TokenError, SyntaxError):  # the file parsed with libcst; keep what was read
-            pass
-        _CACHE[ctx] = found
+        found = _CACHE[ctx] = comments_by_line(ctx.text)
     return found
 
 
