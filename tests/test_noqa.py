@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from torchlint.noqa import Suppressions, _comments, comment_lines, comments_by_line, scan
@@ -124,6 +124,7 @@ def test_scan_finds_the_comments_the_tokenizer_finds(text):
 
 @given(st.lists(st.sampled_from(["#", "'", '"', "'''", '"""', "\\", "\n", "\r\n", " ", "x", "=", "f", "r", "b",
                                  "(", ")", "[", "]", "  # c", ":"]), max_size=30).map("".join))
+@example("\\\r\n")  # a backslash, then the end of the file: tokenize raises, CPython parses it
 @settings(suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 def test_every_comment_is_the_one_the_tokenizer_finds(text):
     # ``semantic.comments`` reads every comment of a file with this lexer (tokenize costs
@@ -139,8 +140,14 @@ def test_every_comment_is_the_one_the_tokenizer_finds(text):
             ast.parse(text)
     except (SyntaxError, ValueError):
         assume(False)
-    tokens = tokenize.generate_tokens(io.StringIO(text, newline=None).readline)
-    assert comments_by_line(text) == {t.start[0]: t.string for t in tokens if t.type == tokenize.COMMENT}
+    expected = {}
+    try:  # a backslash before the end of the file is valid Python the tokenizer gives up on
+        for t in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if t.type == tokenize.COMMENT:
+                expected[t.start[0]] = t.string
+    except tokenize.TokenError:
+        pass
+    assert comments_by_line(text) == expected
 
 
 def test_comments_by_line_skips_hashes_in_strings_and_docstrings():
