@@ -538,20 +538,20 @@ class Dispatcher:
         while stack:
             node = pop()
             if type(node) is tuple:
-                node, entry = node
+                node, (_, _, leaves, modelled, _, _) = node
             else:
                 kind = type(node)
                 entry = entries.get(kind) or new_entry(kind, kinds)
+                visits, of_kind, leaves, modelled, is_import, statement = entry
                 if model_visit is not None:
                     n += 1
                     order[node] = n
-                    if entry[3] or openers and id(node) in openers or entry[5] and id(node) in tops:
+                    if modelled or openers and id(node) in openers or statement and id(node) in tops:
                         model_visit(node, n)
-                if entry[4]:
+                if is_import:
                     ctx.add_import(node)  # imports inside functions; idempotent for the rest
-                if entry[0]:
-                    call(entry[0], node)
-                of_kind = entry[1]
+                if visits:
+                    call(visits, node)
                 kids = of_kind(node) if of_kind is not None else None
                 if kids:
                     push((node, entry))
@@ -560,10 +560,10 @@ class Dispatcher:
                         push(child)
                     continue
                 # a leaf (half of all nodes): left at once, without a trip through the stack
-            if model_leave is not None and (entry[3] or id(node) in bodies):
+            if model_leave is not None and (modelled or id(node) in bodies):
                 model_leave(node)
-            if entry[2]:
-                call(entry[2], node)
+            if leaves:
+                call(leaves, node)
         ctx.names_complete()
         if model is not None:
             ctx.semantic.finish_model()

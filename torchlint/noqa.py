@@ -278,30 +278,30 @@ def _line_start(text: str, offset: int) -> int:
     return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
 
 
-def comments_by_line(text: str) -> dict[int, str]:
-    """Line -> the comment on it (``#`` to the end of the line, as ``tokenize`` gives it), for
-    every real comment of ``text``: a ``#`` inside a string or docstring is none. Lexed by
-    ``_literals``, never raises."""
-    found: dict[int, str] = {}
+def _numbered_comments(text: str) -> Iterator[tuple[int, int, int]]:
+    """(line, start, end) of every real comment of ``text`` (a ``#`` inside a string or
+    docstring is none), lines counted as the parser counts them."""
     line, counted = 1, 0
     for opener, start, end in _literals(text):
         if opener != "#":
             continue
         line += _line_breaks(text, counted, start)
         counted = start
-        found[line] = text[start:end]
-    return found
+        yield line, start, end
+
+
+def comments_by_line(text: str) -> dict[int, str]:
+    """Line -> the comment on it (``#`` to the end of the line, as ``tokenize`` gives it), for
+    every real comment of ``text``. Never raises."""
+    return {line: text[start:end] for line, start, end in _numbered_comments(text)}
 
 
 def _comment_sites(text: str) -> Iterator[tuple[int, int, str, str]]:
     """(line, 1-based column, its line's text before it, text) of every comment that mentions
     noqa (a comment runs to the end of its line)."""
-    line, counted = 1, 0
-    for opener, start, end in _literals(text):
-        if opener != "#" or not _NOQA.search(text, start, end):
+    for line, start, end in _numbered_comments(text):
+        if not _NOQA.search(text, start, end):
             continue
-        line += _line_breaks(text, counted, start)
-        counted = start
         line_start = _line_start(text, start)
         yield line, start - line_start + 1, text[line_start:start], text[start:end]
 
