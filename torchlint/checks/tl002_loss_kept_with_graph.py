@@ -1090,12 +1090,15 @@ class LossKeptWithGraph(Rule):
     def _check(self, code: _Code) -> None:
         fn = code.scope.node if isinstance(code.scope.node, cst.FunctionDef) else None
         named = fn is not None and fn.name.value in self._step_methods
-        per_step = named or (fn is not None and self.ctx.semantic.training.once_per_batch(fn))
+        per_step: bool | None = named or None  # asked (a closure over the call graph) only for a store in no data loop
         order = self.model.order
         for store in sorted(code.stores, key=lambda s: order[s.node]):
             loop = self._data_loop(code, store.node)
-            if loop is None and not per_step:
-                continue
+            if loop is None:
+                if per_step is None:
+                    per_step = fn is not None and self.ctx.semantic.training.once_per_batch(fn)
+                if not per_step:
+                    continue
             lifetime = self._lifetime(code, store, loop)
             if lifetime is None:
                 continue
