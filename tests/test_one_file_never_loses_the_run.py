@@ -488,32 +488,22 @@ def test_worker_without_the_death_signal_watches_its_parent(tmp_path):
 
 def test_a_parse_shares_equal_whitespace_nodes_and_nothing_else_does():
     # source._SharedMeta: inside the engine's parse, equal whitespace and newline nodes are
-    # one node; the tree is still the one LibCST's own parse gives, and outside the parse
-    # every constructor call builds a node of its own again.
+    # one node; the tree is still the one LibCST's own parse gives (positions on it:
+    # tests/test_positions.py), and outside the parse every constructor call builds a node
+    # of its own again.
     text = "def f(a, b):\n    return a + b  # sum\n\n\nx = f(1, 2)\n"
     module, failure = parse_cst(text)
     assert failure is None and module is not None
     assert module.code == text and module.deep_equals(cst.parse_module(text))
-    spaces = [n for n in engine_walk_all(module) if type(n) is cst.SimpleWhitespace and n.value == " "]
+    spaces = [n for n in _every_node(module) if type(n) is cst.SimpleWhitespace and n.value == " "]
     assert len(spaces) > 3 and all(n is spaces[0] for n in spaces)
     assert all(type(kind) is source._NodeMeta for kind in source._SHARED_TRIVIA)
     assert cst.SimpleWhitespace(" ") is not cst.SimpleWhitespace(" ")
     assert cst.Newline() is not cst.Newline()
-    # Positions of what rules report are those LibCST's provider gives.
-    from libcst.metadata import MetadataWrapper, PositionProvider
-    from torchlint.positions import Positions
-    ours = Positions(module)
-    wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
-    theirs = wrapper.resolve(PositionProvider)
-    for mine, reference in zip(_expressions(module), _expressions(wrapper.module)):
-        assert ours[mine] == theirs[reference]
 
 
-def engine_walk_all(node):
+def _every_node(node):
+    """``node`` and everything below it, trivia included (LibCST's own ``children``)."""
     yield node
     for child in node.children:
-        yield from engine_walk_all(child)
-
-
-def _expressions(module):
-    return [n for n in engine_walk_all(module) if isinstance(n, (cst.BaseExpression, cst.BaseStatement))]
+        yield from _every_node(child)

@@ -10,6 +10,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchlint.context import iter_nodes
 from torchlint.positions import Positions, StatementPositions
+from torchlint.source import parse_cst
 
 SNIPPETS = [
     "",
@@ -46,6 +47,12 @@ def _check(code: str) -> None:
     innermost_first = StatementPositions(module, code, ast.parse(code), parents.get)
     for node in reversed(list(iter_nodes(module))):  # nested statements asked before their class
         assert innermost_first[node] == expected[node], (type(node).__name__, code)
+    # The engine's own parse, whose equal whitespace nodes are one node (source._SharedMeta).
+    engine_tree, failure = parse_cst(code)
+    assert failure is None and engine_tree.deep_equals(module)
+    shared = Positions(engine_tree)
+    for mine, node in zip(iter_nodes(engine_tree), iter_nodes(module), strict=True):
+        assert shared[mine] == expected[node], (type(node).__name__, code)
 
 
 @pytest.mark.parametrize("code", SNIPPETS)
