@@ -82,6 +82,7 @@ def test_a_libcst_validation_error_is_tl000(monkeypatch):
         raise cst.CSTValidationError("Must have at least one space after 'else'.")
 
     monkeypatch.setattr(cst, "parse_module", rejects)
+    monkeypatch.setattr(source, "_NATIVE_CALL", rejects)  # the engine's own way into the parser
     result = engine.analyze_source("p.py", KEYWORDS.encode(), ALL)
     (finding,) = result.findings
     assert finding.rule == "TL000"
@@ -187,6 +188,7 @@ def test_a_libcst_panic_is_tl000(monkeypatch):
         raise PanicException("index out of bounds")
 
     monkeypatch.setattr(cst, "parse_module", panics)
+    monkeypatch.setattr(source, "_NATIVE_CALL", panics)  # the engine's own way into the parser
     result = engine.analyze_source("p.py", KEYWORDS.encode(), ALL)
     (finding,) = result.findings
     assert finding.rule == "TL000" and "the parser panicked: index out of bounds" in finding.message
@@ -500,6 +502,29 @@ def test_a_parse_shares_equal_whitespace_nodes_and_nothing_else_does():
     assert all(type(kind) is source._NodeMeta for kind in source._SHARED_TRIVIA)
     assert cst.SimpleWhitespace(" ") is not cst.SimpleWhitespace(" ")
     assert cst.Newline() is not cst.Newline()
+
+
+def test_the_engine_parse_skips_the_import_machinery_only_in_its_own_frame(monkeypatch):
+    # source._parse_module: LibCST's native parser asks __import__ for "libcst" once per node;
+    # the engine calls it from a frame whose builtins answer with a no-op. The parser does
+    # call it there, every other frame keeps the real one, and a native parser that needs a
+    # module that is not imported yet (KeyError) gets LibCST's own entry point instead.
+    import builtins
+
+    asked = []
+    monkeypatch.setitem(source._NATIVE_CALL.__globals__["__builtins__"], "__import__", lambda *a: asked.append(a[0]) or "")
+    text = "import os\nx = os.path.join('a', 'b')\n"
+    module, failure = parse_cst(text)
+    assert failure is None and module is not None and module.deep_equals(cst.parse_module(text))
+    assert asked and set(asked) == {"libcst"}
+    assert builtins.__import__ is not source._IMPORT_NOTHING and __import__("os").path
+
+    def needs_a_module(text):
+        raise KeyError("libcst._not_imported_yet")
+
+    monkeypatch.setattr(source, "_NATIVE_CALL", needs_a_module)
+    module, failure = parse_cst(text)
+    assert failure is None and module is not None and module.deep_equals(cst.parse_module(text))
 
 
 def _every_node(node):

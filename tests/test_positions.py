@@ -27,6 +27,10 @@ SNIPPETS = [
     "x = (\n    1)\n\n\n# lead\nif a:  # c\n    b = [\n        1,\n    ]\n",
     "class A:\n  \"\"\"doc\"\"\"\n  x = 1; y = 2\n\n  # c\n  @staticmethod\n  # between\n  @d(\n    1)\n  def f(a):\n"
     "        if a:\n            return [i\n  for i in a]\n        class L: pass\n        return 0\n  z = f(\n1)\n",
+    # Parenthesised imports end at their ``)`` (LibCST reads its range back by identity), two
+    # in one file; handlers and ``finally`` end statements too.
+    "from a import (b,\n    c)\nfrom d import (e)  # t\nimport f as g, h\ntry:\n    pass\nexcept (E, F):\n    pass\n"
+    "finally:\n    x = (1)\n",
     "def outer():\n\tdef inner(x):\n\t\treturn x  # t\n\tclass K:\n\t\tdef m(self): return 1\n\t\t\n\t\tq = 'ü'; r = q\n"
     "\treturn inner\n",
 ]

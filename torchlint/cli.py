@@ -7,6 +7,8 @@ Exit codes (as ruff): 0 no findings, 1 findings, 2 usage/configuration/internal 
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import json
 import os
 import signal
@@ -159,6 +161,15 @@ def _mistyped_command(word: str) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (``sys.argv`` when ``argv`` is None: the console script and
+    ``python -m torchlint``, which exit when it returns)."""
+    if argv is None:
+        # At exit, CPython's last cycle collections traverse every object still alive (the
+        # run's records and facts, LibCST's classes): frozen objects are left to the
+        # process's end (measured: 60-85 ms -> 20 ms after a -j 1 run on
+        # torchvision+skorch+accelerate). Files are closed and atexit handlers (temporary
+        # directories, the pool's shutdown) run as before.
+        atexit.register(gc.freeze)
     args_list = list(sys.argv[1:] if argv is None else argv)
     verbose = "-v" in args_list or "--verbose" in args_list
     try:

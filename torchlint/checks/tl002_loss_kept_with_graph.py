@@ -108,7 +108,7 @@ class LossKeptWithGraph(Rule):
         ),
     }
     uses_semantic_model = True
-    requires_text = ("append", "extend", "insert", "+")
+    requires_text = ("+", "append", "extend", "insert")  # the commonest first: ``any`` stops there
     fixable = (SAFE,)
 
     VALID = [

@@ -106,8 +106,10 @@ class HardCodedHyperparameter(Rule):
     # scheduler ("optim"/"schedule"), a DataLoader, clipping ("clip"), a Trainer or
     # TrainingArguments, an optimizer keyword on a project class (lr, momentum,
     # weight_decay), or a range loop; or a keyword the options add.
-    requires_text = ("optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments", "momentum",
-                     "weight_decay", "lr", "range", *sorted(OPTIMIZER_CLASSES))
+    # The commonest first: ``any`` stops at the first present, and each absent one is a scan
+    # of the whole text.
+    requires_text = ("range", "lr", "optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments",
+                     "momentum", "weight_decay", *sorted(OPTIMIZER_CLASSES))
     skips_test_files = True
 
     @classmethod
