@@ -490,6 +490,7 @@ class MissingSeed(Rule):
             self._top_keys[i] = key
             self._order.append(key)
         self.units: dict[str, _Unit] = {}
+        self._scope_units: dict = {}  # scope -> its unit key, None (class body) or _TOP (module code)
         self._functions = {s.name for s in self.model.module.children if s.kind == FUNCTION}
         self._classes: dict[str, list[str]] = {}  # module-level class -> its method keys
         for info in self.model.classes.values():
@@ -503,12 +504,17 @@ class MissingSeed(Rule):
         return index_name(outer) if outer is not None else None
 
     def _site_unit(self, site) -> _Unit | None:
-        outer = _outermost_function(site.scope)
-        if outer is not None:
-            key = index_name(outer)
-        elif any(s.kind == CLASS for s in site.scope.chain()):
+        key = self._scope_units.get(site.scope, _UNSET)  # the same for every call of a scope
+        if key is _UNSET:
+            outer = _outermost_function(site.scope)
+            if outer is not None:
+                key = index_name(outer)
+            else:  # module code (its unit is the statement's), or a class body (none)
+                key = None if any(s.kind == CLASS for s in site.scope.chain()) else _TOP
+            self._scope_units[site.scope] = key
+        if key is None:
             return None
-        else:
+        if key is _TOP:
             key = self._top_keys.get(site.top)
             if key is None:
                 return None
@@ -825,6 +831,10 @@ def _seeded_by(project) -> ProjectCalls:
 
 def _is_super(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
+
+
+_UNSET = object()
+_TOP = object()  # ``_site_unit``: a scope of module code, whose unit is the statement's
 
 
 def _outermost_function(scope):
