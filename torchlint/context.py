@@ -150,8 +150,10 @@ class FileContext:
         found = memo.get(node)
         if found is not None:
             return found
-        dotted = dotted_name(node)
-        found = dotted is not None and dotted.partition(".")[0] in self.imports
+        head = node  # the chain's head name, without building the dotted string
+        while type(head) is cst.Attribute:
+            head = head.value
+        found = type(head) is cst.Name and head.value in self.imports
         memo[node] = found
         return found
 
