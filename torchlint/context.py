@@ -548,7 +548,7 @@ class Dispatcher:
                 if model_visit is not None:
                     n += 1
                     order[node] = n
-                    if modelled or openers and id(node) in openers or statement and id(node) in tops:
+                    if modelled or openers and node in openers or statement and node in tops:
                         model_visit(node, n)
                 if is_import:
                     ctx.add_import(node)  # imports inside functions; idempotent for the rest
@@ -562,7 +562,7 @@ class Dispatcher:
                         push(child)
                     continue
                 # a leaf (half of all nodes): left at once, without a trip through the stack
-            if model_leave is not None and (modelled or id(node) in bodies):
+            if model_leave is not None and (modelled or node in bodies):
                 model_leave(node)
             if leaves:
                 call(leaves, node)

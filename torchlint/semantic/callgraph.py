@@ -28,8 +28,8 @@ class CallGraph:
     def __init__(self, model: SemanticModel, *, loose: bool = False):
         self.model = model
         self.loose = loose
-        self._targets: dict[int, list] = {}
-        self._references: dict[int, list[cst.CSTNode]] = {}
+        self._targets: dict[CallSite, list] = {}  # by site: hashed by identity (eq=False)
+        self._references: dict[CallSite, list[cst.CSTNode]] = {}
         self._edges: dict[cst.CSTNode, list] = {}
         self._by_method: dict[str, list] | None = None
         self._resolvable: set[str] | None = None
@@ -39,9 +39,9 @@ class CallGraph:
     # -- resolution ---------------------------------------------------------------------
     def targets(self, site: CallSite) -> list[cst.CSTNode]:
         """Same-file FunctionDef/Lambda nodes a call may run."""
-        cached = self._targets.get(id(site))
+        cached = self._targets.get(site)
         if cached is None:
-            cached = self._targets[id(site)] = self.resolve(site.node.func, site.scope, site.node)
+            cached = self._targets[site] = self.resolve(site.node.func, site.scope, site.node)
         return cached
 
     def resolve(self, expr: cst.BaseExpression, scope: Scope, at: cst.CSTNode | None = None,
@@ -128,9 +128,9 @@ class CallGraph:
         """Same-file functions passed as arguments of ``site`` (they may run later); none for
         a builtin that only inspects its arguments (``isinstance(x, Decoder)`` constructs no
         ``Decoder``). Memoised per site, as ``targets`` is."""
-        cached = self._references.get(id(site))
+        cached = self._references.get(site)
         if cached is None:
-            cached = self._references[id(site)] = self._passed(site)
+            cached = self._references[site] = self._passed(site)
         return cached
 
     def _passed(self, site: CallSite) -> list[cst.CSTNode]:

@@ -177,7 +177,7 @@ class SemanticModel:
         self.loops: dict[cst.CSTNode, Loop] = {}
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.order: dict[cst.CSTNode, int] = {}
-        self._self_stores: set[int] = set()
+        self._self_stores: set[cst.CSTNode] = set()
         module = ctx.module
         root = Scope(MODULE, module, None, 0)
         self.scopes[module] = root
@@ -188,10 +188,12 @@ class SemanticModel:
         self._frames: list[tuple[Scope, list, list]] = [(root, [], [])]
         self._all_loops: list[Loop] = []
         self._top = -1
-        self._top_ids = {id(stmt): i for i, stmt in enumerate(module.body)}
+        self._top_ids = {stmt: i for i, stmt in enumerate(module.body)}
         self._class_names: list[str] = []
-        self._openers: dict[int, Scope] = {}
-        self._bodies: set[int] = set()  # ids of def, lambda and class bodies: leaving one closes its scope
+        self._openers: dict[cst.CSTNode, Scope] = {}
+        # Def, lambda and class bodies: leaving one closes its scope. Keyed by node (hashed by
+        # identity in C: ``source._identity_in_c``), not ``id()``, which costs a call and an int.
+        self._bodies: set[cst.CSTNode] = set()
         # ``qualified_name`` answers by node once the model is complete (``finish``): rules
         # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
         self._qualified: dict[cst.CSTNode, str | None] | None = None
@@ -238,7 +240,7 @@ class SemanticModel:
     def walk_interest(self) -> tuple[dict, frozenset, dict, dict, set]:
         """For a walk that numbers nodes itself (the engine's ``Dispatcher``): the ``order``
         table it fills (1, 2, ... in pre-order), the node kinds ``visit`` and
-        ``leave`` act on, and the ids of the other nodes they act on (scope bodies about to
+        ``leave`` act on, and the other nodes they act on (scope bodies about to
         open, module-level statements; scope bodies to close). Every other node needs only
         its number."""
         return self.order, _VISITED, self._openers, self._top_ids, self._bodies
@@ -247,12 +249,12 @@ class SemanticModel:
         """Reaching ``node``, which the walk has numbered ``n`` in ``order``."""
         kind = type(node)
         frames = self._frames
-        opened = self._openers.pop(id(node), None) if self._openers else None
+        opened = self._openers.pop(node, None) if self._openers else None
         if opened is not None:  # a def's or lambda's body: inside the new scope from here
             frames.append((opened, [], []))
         scope, branches, loops = frames[-1]
         if len(frames) == 1:
-            i = self._top_ids.get(id(node))
+            i = self._top_ids.get(node)
             if i is not None:
                 self._top = i
         if kind not in _VISITED:
@@ -266,7 +268,7 @@ class SemanticModel:
             if scope.self_name is not None and scope.cls is not None and type(node.value) is cst.Name \
                     and node.value.value == scope.self_name:
                 scope.cls.self_sites.append((node, scope))
-                if id(node) in self._self_stores:
+                if node in self._self_stores:
                     scope.cls.self_assigned.setdefault(node.attr.value, []).append(node)
                 else:
                     scope.cls.self_read.add(node.attr.value)
@@ -303,7 +305,7 @@ class SemanticModel:
                 self._class_names.pop()
         if len(frames) > 1 and frames[-1][0].body is node:  # the body of a def, lambda or class
             frames.pop()
-            self._bodies.discard(id(node))
+            self._bodies.discard(node)
 
     def _enter_scope(self, node, scope: Scope, branches: list, n: int) -> None:
         """Bind the def's name outside and open its scope at its body: decorators, defaults,
@@ -345,8 +347,8 @@ class SemanticModel:
         scope.children.append(new)
         if new.kind != COMPREHENSION:
             new.body = node.body
-            self._openers[id(node.body)] = new
-            self._bodies.add(id(node.body))
+            self._openers[node.body] = new
+            self._bodies.add(node.body)
 
     @staticmethod
     def _inherit_self(new: Scope, outer: Scope, params: cst.Parameters) -> None:
@@ -372,7 +374,7 @@ class SemanticModel:
             kind, value = ("unpack" if kind == "assign" else kind), None
         for leaf in leaves:
             if isinstance(leaf, cst.Attribute):
-                self._self_stores.add(id(leaf))
+                self._self_stores.add(leaf)
             key = expr_key(leaf)
             if key is not None:
                 self._bind(key, node, kind, value, scope, branches, n)
