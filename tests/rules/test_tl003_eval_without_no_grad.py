@@ -257,6 +257,29 @@ def test_helper_called_only_from_no_grad_helpers_transitively():
     ) == []
 
 
+def test_every_lightning_evaluation_hook_holds_a_word_of_the_cross_file_text_gate():
+    # semantic.gradmode.choice_sites asks whether a call runs under a grad-mode choice only
+    # in files whose text holds a grad-mode name or one of HOOK_WORDS.
+    from torchlint.semantic.gradmode import HOOK_WORDS
+    from torchlint.torch_api import LIGHTNING_EVAL_HOOK_PREFIXES, LIGHTNING_EVAL_HOOKS
+
+    names = [*LIGHTNING_EVAL_HOOKS, *(prefix + "batch_end" for prefix in LIGHTNING_EVAL_HOOK_PREFIXES)]
+    assert all(any(word in name.lower() for word in HOOK_WORDS) for name in names)
+    assert not any(word in "def test_loader_shapes(self):" for word in HOOK_WORDS)
+
+
+@pytest.mark.parametrize("hook", ["validation_step", "test_step", "test_epoch_end", "predict_step",
+                                  "on_test_batch_end", "on_validation_epoch_end"])
+def test_a_helper_called_only_from_a_lightning_evaluation_hook_in_another_file(hook):
+    caller = ("import lightning as L\nfrom pkg.infer import predict\n\nclass Lit(L.LightningModule):\n"
+              f"    def {hook}(self, batch, batch_idx):\n        return predict(self.model, batch)\n")
+    assert lint_tree({"pkg/infer.py": PREDICT, "pkg/lit.py": caller}, select=["TL003"]) == []
+    # the same call from a method Lightning does not run under no_grad
+    plain = caller.replace(hook, "training_step")
+    assert [f.path for f in lint_tree({"pkg/infer.py": PREDICT, "pkg/lit.py": plain}, select=["TL003"])] \
+        == ["pkg/infer.py"]
+
+
 def test_module_level_set_grad_enabled_is_per_file():
     files = {
         "script.py": """

@@ -21,8 +21,10 @@ from torchlint.torch_api import is_false_literal, is_grad_mode_call, is_lightnin
 _GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad", "no_backprop")
 _MAX_DEPTH = 8  # how far ``_instance_classes`` follows values (a loop over a list built in ``__init__``: 5)
 _BUILTIN_TYPES = frozenset({"str", "bytes", "int", "float", "list", "dict", "tuple", "set", "frozenset"})
-# Words every Lightning evaluation hook's name holds (``torch_api.is_lightning_eval_hook``).
-_HOOK_WORDS = ("validation_", "test_", "predict_")
+# Words one of which every Lightning evaluation hook's name holds
+# (``torch_api.is_lightning_eval_hook``). Not a bare ``test_``: every test file's ``def
+# test_...`` would make ``choice_sites`` ask each of its calls for a choice it cannot find.
+HOOK_WORDS = ("validation_", "test_step", "test_epoch", "on_test_", "predict_")
 
 
 class GradModes:
@@ -158,7 +160,7 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
     (``_call_shape``; None for a hand-over). Library calls are left out."""
     model, graph = modes.model, ctx.semantic.graph
     text = ctx.text.lower()  # without these words no call makes a choice
-    may_choose = any(name in text for name in _GRADISH_NAMES + _HOOK_WORDS)
+    may_choose = any(name in text for name in _GRADISH_NAMES + HOOK_WORDS)
     grad_off = may_choose and modes.module_grad_off()
     found: set[tuple] = set()
     for site in model.calls:
