@@ -3,6 +3,7 @@
 
     python benchmarks/corpus.py            # everything, one run
     python benchmarks/corpus.py --quick    # skip TorchFix and the 20,000-file tree
+    python benchmarks/corpus.py --quick --instructions   # also the subset in CPU instructions (valgrind)
 
 Prints, from one run: LibCST parse-only (serial), torchlint cold (--no-cache, default jobs),
 torchlint warm (nothing changed), torchlint after one file changed, a single-file run (the
@@ -79,6 +80,31 @@ print(time.perf_counter() - t, len(files))
 """
 
 
+# The same two runs counted in CPU instructions (valgrind's cachegrind, no cache simulation):
+# unlike seconds, the count does not move with the machine's load or clock (two runs of the
+# same tree differ by under 0.1%), so a change of a few percent shows. The parse-only count
+# is its whole process less one that only imports LibCST and reads the files (its timer, too,
+# starts after the import); torchlint's includes its start-up, as its wall time does. It is
+# a proxy: the seconds ratio is higher (torchlint's own code runs fewer instructions per
+# cycle than LibCST's native parser), and the target stays the seconds one.
+IMPORT_AND_READ = r"""
+import sys, libcst
+from pathlib import Path
+files = [p for d in sys.argv[1:] for p in Path(d).rglob("*.py")]
+for p in files:
+    p.read_bytes()
+"""
+
+
+def instructions(cmd: list[str], cwd: Path) -> int:
+    out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd],
+                         cwd=cwd, capture_output=True, text=True)
+    for line in out.stderr.splitlines():
+        if "I   refs:" in line or "I refs:" in line:
+            return int(line.rsplit(":", 1)[1].replace(",", ""))
+    raise RuntimeError(f"no instruction count from valgrind: {out.stderr[-500:]}")
+
+
 def corpus_dir() -> Path:
     if os.environ.get("TORCHLINT_CORPUS_SRC"):
         return Path(os.environ["TORCHLINT_CORPUS_SRC"])
@@ -148,7 +174,11 @@ def main() -> int:
     ap.add_argument("--generated", type=int, default=20000, help="files in the generated tree (default 20000)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="pairs of (parse-only, -j 1) runs on the subset; the median pair is reported (default 3)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the subset's two runs in CPU instructions (needs valgrind; ~4 minutes)")
     args = ap.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        ap.error("--instructions needs valgrind on PATH")
 
     src = corpus_dir()
     # As pip does at install time: a run never pays for compiling torchlint's own modules
@@ -232,6 +262,15 @@ def main() -> int:
         print(f"  single file cold                {single_s:6.2f}s   (target <= 0.5 s)")
         print(f"  largest file cold               {largest_s:6.2f}s   (the worst case)")
         print(f"  peak memory, cold, corpus       {cold_rss / 1024:6.0f} MB (target <= 300 MB)")
+
+        if args.instructions:
+            dirs = [str(d) for d in subset]
+            parse_ir = instructions([sys.executable, "-c", PARSE_ONLY, *dirs], corpus) \
+                - instructions([sys.executable, "-c", IMPORT_AND_READ, *dirs], corpus)
+            lint_ir = instructions(torchlint("--no-cache", "-j", "1", *(d.name for d in subset)), corpus)
+            print(f"\ninstructions (cachegrind), {'+'.join(SUBSET)}: LibCST parse only {parse_ir / 1e9:.2f} G, "
+                  f"torchlint -j 1 {lint_ir / 1e9:.2f} G: {lint_ir / parse_ir:.3f}x (a load-independent proxy; "
+                  "the target is the seconds ratio above)")
 
         if not args.quick and args.generated:
             print("\ngenerated trees (memory must not grow with the number of files; the buggy tree's")
