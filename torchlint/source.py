@@ -300,8 +300,9 @@ def _nodes_unvalidated() -> Iterator[None]:
     every file cost 4% of a run (each class assignment updates the type's slots and its
     subclasses'). Analysis runs one file at a time per process.
 
-    Inside the block, trivia nodes (whitespace, newlines, commas, ...) equal to one already built are that node
-    (``_SharedMeta``, ``_SHARED_TRIVIA``): a metaclass swap per class, restored after."""
+    Inside the block, trivia nodes (whitespace, newlines, commas, ...) equal to one already
+    built are that node (``_SharedMeta``, ``_SHARED_TRIVIA``): a metaclass swap per class,
+    restored after."""
     _plain_constructors()
     previous = _VALIDATING[0]
     _VALIDATING[0] = False
