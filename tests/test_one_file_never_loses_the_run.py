@@ -527,6 +527,34 @@ def test_the_engine_parse_skips_the_import_machinery_only_in_its_own_frame(monke
     assert failure is None and module is not None and module.deep_equals(cst.parse_module(text))
 
 
+def test_a_libcst_whose_native_entry_point_differs_is_parsed_through_its_public_one():
+    # source._native_call tries the native parser once; where it is missing, takes other
+    # arguments or builds another tree, the engine keeps LibCST's own cst.parse_module.
+    class Missing:
+        pass
+
+    class OtherArguments:
+        @staticmethod
+        def parse_module(source):
+            return cst.parse_module(source)
+
+    class OtherTree:
+        @staticmethod
+        def parse_module(source, encoding):
+            return cst.parse_module("y = 2\n")
+
+    class Same:
+        @staticmethod
+        def parse_module(source, encoding):
+            return cst.parse_module(source)
+
+    assert source._native_call(Missing()) is None
+    assert source._native_call(OtherArguments()) is None
+    assert source._native_call(OtherTree()) is None
+    assert source._native_call(Same()) is not None
+    assert source._NATIVE_CALL is not None  # the installed LibCST's own passes
+
+
 def _every_node(node):
     """``node`` and everything below it, trivia included (LibCST's own ``children``)."""
     yield node

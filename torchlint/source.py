@@ -265,23 +265,33 @@ def _parse_module(text: str) -> cst.Module:
     return cst.parse_module(text)
 
 
-def _native_call() -> Callable[[str], cst.Module] | None:
-    try:
-        from libcst import native
-    except ImportError:  # pragma: no cover - every LibCST this project supports has it
-        return None
-    if not callable(getattr(native, "parse_module", None)):  # pragma: no cover
+def _native_call(native: object = None) -> Callable[[str], cst.Module] | None:
+    """The frame ``_parse_module`` calls the native parser from; None where LibCST has no
+    native ``parse_module(source, encoding)`` that gives the tree ``cst.parse_module`` gives
+    (tried once, on one line)."""
+    if native is None:
+        try:
+            from libcst import native
+        except ImportError:  # pragma: no cover - every LibCST this project supports has it
+            return None
+    parse = getattr(native, "parse_module", None)
+    if not callable(parse):
         return None
     builtins_ = dict(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__))
     builtins_["__import__"] = _IMPORT_NOTHING
-    scope: dict[str, object] = {"__builtins__": builtins_, "parse": native.parse_module}
+    scope: dict[str, object] = {"__builtins__": builtins_, "parse": parse}
     exec("def call(text):\n    return parse(text, 'utf-8')\n", scope)  # noqa: S102 - fixed source
-    return scope["call"]  # type: ignore[return-value]
+    call = scope["call"]
+    try:
+        works = call("x = (1,)  # c\n").deep_equals(cst.parse_module("x = (1,)  # c\n"))  # type: ignore[operator]
+    except Exception:  # noqa: BLE001 - another LibCST's entry point: use the public one
+        works = False
+    return call if works else None  # type: ignore[return-value]
 
 
 # Takes any arguments, returns "" and imports nothing: a C function, no Python frame.
 _IMPORT_NOTHING = "".format
-_NATIVE_CALL = _native_call()
+_NATIVE_CALL: Callable[[str], cst.Module] | None = None  # set below, once nodes hash in C
 
 
 @contextmanager
@@ -373,6 +383,7 @@ def _type_checks_in_c() -> None:
 
 
 _type_checks_in_c()
+_NATIVE_CALL = _native_call()  # its trial parse builds nodes: after the two above
 
 
 class _SharedMeta(_NodeMeta):
