@@ -49,6 +49,13 @@ def dotted_name(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
+def chain_head(expr: cst.CSTNode) -> cst.CSTNode:
+    """``a`` for ``a.b.c``: what an attribute chain hangs from (``expr`` itself otherwise)."""
+    while type(expr) is cst.Attribute:
+        expr = expr.value
+    return expr
+
+
 _UNSET = object()
 
 
@@ -150,9 +157,7 @@ class FileContext:
         found = memo.get(node)
         if found is not None:
             return found
-        head = node  # the chain's head name, without building the dotted string
-        while type(head) is cst.Attribute:
-            head = head.value
+        head = chain_head(node)  # without building the dotted string
         found = type(head) is cst.Name and head.value in self.imports
         memo[node] = found
         return found

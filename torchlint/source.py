@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import abc
 import ast
+import builtins
 import dataclasses
 import functools
 import inspect
@@ -254,9 +255,10 @@ def _parse_module(text: str) -> cst.Module:
     do; a frame of our own (``_NATIVE_CALL``) with its own builtins skips it without touching
     anyone else's: the nodes' constructors, and every other frame and thread, keep the real
     ``__import__`` (measured: the subset's parse 5.13 s -> 4.92 s, files interleaved). For
-    ``str`` input this is all ``cst.parse_module`` does (encoding utf-8). A LibCST without
-    the native entry point, or a native parser that needs a module not yet imported
-    (``KeyError`` from ``PyImport_Import``), goes through ``cst.parse_module``."""
+    ``str`` input this is all ``cst.parse_module`` does (encoding utf-8). A LibCST whose
+    native entry point fails the trial parse (``_native_call``), or a native parser that
+    needs a module not yet imported (``KeyError`` from ``PyImport_Import``), goes through
+    ``cst.parse_module``."""
     if _NATIVE_CALL is not None:
         try:
             return _NATIVE_CALL(text)
@@ -277,8 +279,7 @@ def _native_call(native: object = None) -> Callable[[str], cst.Module] | None:
     parse = getattr(native, "parse_module", None)
     if not callable(parse):
         return None
-    builtins_ = dict(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__))
-    builtins_["__import__"] = _IMPORT_NOTHING
+    builtins_ = {**vars(builtins), "__import__": _IMPORT_NOTHING}
     scope: dict[str, object] = {"__builtins__": builtins_, "parse": parse}
     exec("def call(text):\n    return parse(text, 'utf-8')\n", scope)  # noqa: S102 - fixed source
     call = scope["call"]

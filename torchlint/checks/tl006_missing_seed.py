@@ -500,18 +500,24 @@ class MissingSeed(Rule):
     def _unit_key(self, node: cst.CSTNode) -> str | None:
         """The unit of a function or lambda: the outermost function around it (a module-level
         function or a method), named as the project index names it; None in module code."""
-        outer = _outermost_function(self.model.scopes[node])
-        return index_name(outer) if outer is not None else None
+        key = self._scope_unit(self.model.scopes[node])
+        return key if isinstance(key, str) else None
 
-    def _site_unit(self, site) -> _Unit | None:
-        key = self._scope_units.get(site.scope, _UNSET)  # the same for every call of a scope
+    def _scope_unit(self, scope) -> str | object | None:
+        """The unit key of code in ``scope`` (``_unit_key``), ``_TOP`` for module code (whose
+        unit is its statement's), None for a class body. Once per scope."""
+        key = self._scope_units.get(scope, _UNSET)
         if key is _UNSET:
-            outer = _outermost_function(site.scope)
+            outer = _outermost_function(scope)
             if outer is not None:
                 key = index_name(outer)
-            else:  # module code (its unit is the statement's), or a class body (none)
-                key = None if any(s.kind == CLASS for s in site.scope.chain()) else _TOP
-            self._scope_units[site.scope] = key
+            else:
+                key = None if any(s.kind == CLASS for s in scope.chain()) else _TOP
+            self._scope_units[scope] = key
+        return key
+
+    def _site_unit(self, site) -> _Unit | None:
+        key = self._scope_unit(site.scope)
         if key is None:
             return None
         if key is _TOP:

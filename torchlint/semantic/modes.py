@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchlint import torch_api as api
+from torchlint.context import chain_head
 from torchlint.semantic.index import index_name
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def _callable_name(sem: "Analyses", func: cst.BaseExpression, local_classes: dic
     if isinstance(func, cst.Name) and func.value in local_classes:
         name = index_name(local_classes[func.value].scope)
         return f"{module}.{name}" if module else name
-    if model.is_imported(func if isinstance(func, cst.Name) else _root(func)):
+    if model.is_imported(chain_head(func)):
         return model.qualified_name(func)
     return None
 
@@ -119,12 +120,6 @@ def _callable_name(sem: "Analyses", func: cst.BaseExpression, local_classes: dic
 def _helper_name(function: cst.FunctionDef, module: str) -> str:
     """A name for a same-file helper that no class lookup resolves (so it settles as unknown)."""
     return f"{module}.{function.name.value}()" if module else f"{function.name.value}()"
-
-
-def _root(expr: cst.BaseExpression) -> cst.BaseExpression:
-    while isinstance(expr, cst.Attribute):
-        expr = expr.value
-    return expr
 
 
 class ModeLayers:
