@@ -44,11 +44,11 @@ def _check(code: str) -> None:
     for node in iter_nodes(module):
         for child in node.children:
             parents[child] = node
-    lazy = StatementPositions(module, code, ast.parse(code), parents.get)
+    lazy = StatementPositions(module, code, lambda: ast.parse(code), parents.get)
     for node in iter_nodes(module):
         assert ours[node] == expected[node], (type(node).__name__, code)
         assert lazy[node] == expected[node], (type(node).__name__, code)
-    innermost_first = StatementPositions(module, code, ast.parse(code), parents.get)
+    innermost_first = StatementPositions(module, code, lambda: ast.parse(code), parents.get)
     for node in reversed(list(iter_nodes(module))):  # nested statements asked before their class
         assert innermost_first[node] == expected[node], (type(node).__name__, code)
     # The engine's own parse, whose equal whitespace nodes are one node (source._SharedMeta).
@@ -75,7 +75,7 @@ def test_statement_positions_generate_only_the_statements_asked_about(monkeypatc
     code = "import torch\n\n\ndef f():\n    return 1\n\n\n# c\nclass C:\n    x = f()\n"
     module = cst.parse_module(code)
     parents = {child: node for node in iter_nodes(module) for child in node.children}
-    lazy = StatementPositions(module, code, ast.parse(code), parents.get)
+    lazy = StatementPositions(module, code, lambda: ast.parse(code), parents.get)
     monkeypatch.setattr(Positions, "__init__", lambda *a: pytest.fail("whole module generated"))
     call = module.body[2].body.body[0].body[0].value
     assert (lazy[call].start.line, lazy[call].start.column) == (10, 8)
@@ -91,7 +91,7 @@ def test_statement_positions_of_methods_generate_the_method_alone(monkeypatch):
             "\t\t\ty = x; z = y\n\t\t\treturn self.lin(z)\n\n\t\tdef g(self):\n\t\t\tpass\n")
     module = cst.parse_module(code)
     parents = {child: node for node in iter_nodes(module) for child in node.children}
-    lazy = StatementPositions(module, code, ast.parse(code), parents.get)
+    lazy = StatementPositions(module, code, lambda: ast.parse(code), parents.get)
     monkeypatch.setattr(Positions, "__init__", lambda *a: pytest.fail("whole module generated"))
     f = module.body[0].body.body[0].body.body[0]
     ret = f.body.body[1]

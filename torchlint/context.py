@@ -23,7 +23,8 @@ from libcst.metadata import CodeRange
 from torchlint.finding import Finding, Span, one_line
 from torchlint.imports import ImportTable
 from torchlint.positions import StatementPositions
-from torchlint.source import exception_text
+from torchlint.source import cpython_tree, exception_text
+from torchlint.statements import dotted_name
 
 if TYPE_CHECKING:
     from torchlint.fixes import Fix
@@ -33,20 +34,6 @@ if TYPE_CHECKING:
 LOOP_TYPES = (cst.For, cst.While)
 FUNCTION_TYPES = (cst.FunctionDef, cst.Lambda)
 SCOPE_TYPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)
-
-
-def dotted_name(node: cst.CSTNode | None) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, else None."""
-    parts: list[str] = []
-    # ``type() is``: ``isinstance`` against LibCST's classes (ABCMeta) is slow, and this runs
-    # for most calls of every rule; neither class is subclassed.
-    while type(node) is cst.Attribute:
-        parts.append(node.attr.value)
-        node = node.value
-    if type(node) is not cst.Name:
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
 
 
 def chain_head(expr: cst.CSTNode) -> cst.CSTNode:
@@ -106,7 +93,9 @@ class FileContext:
         # nodes the walk skips). The dict's own ``get``: asked millions of times per corpus.
         self.parent: Callable[[cst.CSTNode], cst.CSTNode | None] = self._parents.get
         self._positions: Any = None
-        self.ast_tree: Any = None  # CPython's tree of ``text``, when the engine has it (cheap positions)
+        # CPython's tree of ``text`` (``cpython_tree``): the engine's, when it built one.
+        self.ast_tree: Any = None
+        self._ast_tried = False
         self._reports: list[tuple["Rule", cst.CSTNode, str, dict | None, "Fix | None"]] = []
         # Name answers, kept until an import the walk meets changes what names mean
         # (``add_import``), and for good once it has met them all (``names_complete``).
@@ -235,8 +224,20 @@ class FileContext:
     def position(self, node: cst.CSTNode) -> CodeRange:
         """Source range of ``node`` (computed once per file, and only when needed)."""
         if self._positions is None:
-            self._positions = StatementPositions(self.module, self.text, self.ast_tree, self.parent)
+            self._positions = StatementPositions(self.module, self.text, lambda: self.cpython_tree, self.parent)
         return self._positions[node]
+
+    @property
+    def cpython_tree(self) -> Any:
+        """CPython's ``ast`` tree of ``text``: cheap line numbers of statements (positions,
+        ``semantic.entry``). The engine's when it built one (no rule needed LibCST's tree, or
+        the syntax check needed it), else parsed on first use: only files with something to
+        report ask. None where CPython cannot parse the text (syntax newer than the
+        interpreter, read through LibCST)."""
+        if self.ast_tree is None and not self._ast_tried:
+            self._ast_tried = True
+            self.ast_tree = cpython_tree(self.text)
+        return self.ast_tree
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.position(node).start.line

@@ -11,7 +11,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.context import Dispatcher, FileContext, RuleError, describe
@@ -22,8 +22,13 @@ from torchlint.notebook import NotebookError, is_notebook, read_notebook
 from torchlint.project import Facts, FileRecord, encode, module_name_for
 from torchlint.rule import Rule, all_rules
 from torchlint.semantic.index import class_facts
-from torchlint.source import TOO_DEEP, ParseFailure, Parsed, parse_cst, read_python
+from torchlint.source import TOO_DEEP, ParseFailure, Parsed, cpython_tree, parse_cst, read_python, read_text
 from torchlint.syntax import TARGET_VERSIONS
+
+if TYPE_CHECKING:
+    import ast
+
+    import libcst as cst
 
 
 @dataclass
@@ -118,27 +123,37 @@ def _analyze(
         except NotebookError as exc:
             return _unparsed(record, ParseFailure(str(exc)), enabled)
         data, record.cells = notebook.text.encode("utf-8"), notebook.cells.to_json()
-    parsed, text, failure = read_python(data, target, on_deep_stack)
-    if text is not None:
-        record.suppressions = scan(text)
-    if parsed is None:
+    text, failure = read_text(data)
+    if text is None:
         return _unparsed(record, failure, enabled)
-
-    imports = ImportTable(record.module_name, is_package)
-    imports.scan_ast(parsed.tree.body)
-    record.imports, record.star_imports = imports.names, imports.star
-    record.index = {"classes": class_facts(parsed.tree, imports)}  # torchlint.semantic.index
+    record.suppressions = scan(text)
     options = {
         c: rule_options.get(c.code) or c.default_options()
         for c in rule_classes(enabled) if c is not SyntaxErrorRule and not c.traced
     }
-    classes = [c for c, opts in options.items() if _runs_on(c, path, parsed.text, opts)]
+    classes = [c for c, opts in options.items() if _runs_on(c, path, text, opts)]
+    # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
+    # parser only checks the syntax then, and builds no tree (``check_syntax``).
+    parsed, failure = read_python(text, target, on_deep_stack, tree=not classes)
+    if parsed is None:
+        return _unparsed(record, failure, enabled)
+    imports = ImportTable(record.module_name, is_package)
+    if parsed.tree is not None:
+        _file_facts(record, imports, parsed.tree)
     if not classes:
         return FileResult(path, [], record)
     try:
         return on_deep_stack(_run_rules, record, parsed, imports, [(c, options[c]) for c in classes], enabled)
     except RecursionError:
         return _unparsed(record, ParseFailure(TOO_DEEP), enabled)
+
+
+def _file_facts(record: FileRecord, imports: ImportTable, tree: "ast.Module | cst.Module") -> None:
+    """The file's module-level imports and its classes (``torchlint.statements``: from
+    either tree, the same facts), into the table and the record."""
+    imports.scan(tree)
+    record.imports, record.star_imports = imports.names, imports.star
+    record.index = {"classes": class_facts(tree, imports)}  # torchlint.semantic.index
 
 
 def _runs_on(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> bool:
@@ -157,10 +172,14 @@ def _run_rules(
     summaries where a rule built the training model."""
     text = parsed.text
     module, failure = (parsed.module, None) if parsed.module is not None else parse_cst(text)
+    if parsed.tree is None:  # imports and classes from LibCST's tree (CPython's where LibCST fails)
+        tree = module if module is not None else cpython_tree(text)
+        if tree is not None:
+            _file_facts(record, imports, tree)
     if module is None:
         return _unparsed(record, failure, enabled)
     ctx = FileContext(record.path, module, text, imports)
-    if parsed.exact:  # torchlint.semantic: cheap positions without a second parse
+    if parsed.exact:  # cheap positions without a second parse (None: parsed if asked for)
         ctx.ast_tree = parsed.tree
     Dispatcher(ctx, [cls(ctx, opts) for cls, opts in rules]).run()
     facts = _encode_facts(ctx)

@@ -1,28 +1,23 @@
 """What imported names stand for: ``from torch import optim as o`` makes ``o`` mean
 ``torch.optim``; relative imports become absolute using the file's path-derived module name.
 
-Module-level imports are read from CPython's ``ast`` tree (every file has one, even those no
-rule needs a LibCST tree for); imports inside functions are added from LibCST nodes during
-the rules' walk. Both feed the same table.
+Module-level imports are read from the file's tree before any rule runs (``scan``: CPython's
+``ast`` where no rule needs LibCST's, else LibCST's); imports inside functions are added from
+LibCST nodes during the rules' walk. Both feed the same table.
 """
 
 from __future__ import annotations
 
-import ast
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from torchlint.statements import CstStatements, reader_for
 
-def _cst_dotted(node: cst.CSTNode) -> str:
-    """``a.b.c`` for an import's Name/Attribute chain (iterative: the chain may be long)."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return ""
-    parts.append(node.value)
-    return ".".join(reversed(parts))
+if TYPE_CHECKING:
+    import ast
+
+    from torchlint.statements import ImportParts
 
 
 class ImportTable:
@@ -72,45 +67,35 @@ class ImportTable:
         return True
 
     # -- adapters ----------------------------------------------------------------------
-    def add_ast(self, node: ast.Import | ast.ImportFrom) -> None:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                self.add_module(alias.name, alias.asname)
-            return
-        if len(node.names) == 1 and node.names[0].name == "*":
-            self.add_from(node.module or "", node.level, None)
-        else:
-            self.add_from(node.module or "", node.level, [(a.name, a.asname) for a in node.names])
+    def add_parts(self, parts: "list[ImportParts]") -> bool:
+        """Adds what an import statement imports (``statements.ImportParts``); whether the
+        table changed."""
+        changed = False
+        for module, level, names in parts:
+            if module is None:
+                for full, asname in names or ():
+                    changed |= self.add_module(full, asname)
+            else:
+                changed |= self.add_from(module, level, names)
+        return changed
 
-    def scan_ast(self, body: list[ast.stmt]) -> None:
-        """Module-level imports, also inside module-level if/try/with blocks.
-
-        Iterative: a 1,000-branch ``elif`` chain is 1,000 nested ``If`` nodes."""
-        stack = [iter(body)]
+    def scan(self, tree: "ast.Module | cst.Module") -> None:
+        """Module-level imports, also inside module-level if/try/with blocks, of either tree
+        (``torchlint.statements``). Iterative: a 1,000-branch ``elif`` chain is 1,000 nested ``If``
+        nodes."""
+        reader = reader_for(tree)
+        stack = [iter(reader.body(tree))]
         while stack:
             stmt = next(stack[-1], None)
             if stmt is None:
                 stack.pop()
-            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                self.add_ast(stmt)
-            elif isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
-                blocks = [stmt.body, *(h.body for h in getattr(stmt, "handlers", ()))]
-                blocks += [getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])]
-                stack.extend(iter(block) for block in reversed(blocks))
+                continue
+            parts = reader.imports(stmt)
+            if parts:
+                self.add_parts(parts)
+            else:
+                stack.extend(iter(block) for block in reversed(reader.import_blocks(stmt)))
 
     def add_cst(self, node: cst.Import | cst.ImportFrom) -> bool:
-        """Adds a LibCST import; whether the table changed."""
-        if isinstance(node, cst.Import):
-            changed = False
-            for alias in node.names:
-                asname = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
-                changed |= self.add_module(_cst_dotted(alias.name), asname)
-            return changed
-        module = _cst_dotted(node.module) if node.module is not None else ""
-        if isinstance(node.names, cst.ImportStar):
-            return self.add_from(module, len(node.relative), None)
-        names = []
-        for alias in node.names:
-            asname = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else None
-            names.append((_cst_dotted(alias.name), asname))
-        return self.add_from(module, len(node.relative), names)
+        """Adds a LibCST import (a small statement, wherever it stands); whether the table changed."""
+        return self.add_parts(CstStatements.import_parts(node))

@@ -110,10 +110,11 @@ class StatementPositions:
     indentation). Each statement's code is compared with the file's text at that line; where
     it differs (a parenthesised decorator, a file without its last newline, no CPython tree),
     the enclosing top-level statement, and failing that the whole module, is generated, as
-    ``Positions`` does, so a range is never guessed.
+    ``Positions`` does, so a range is never guessed. ``tree`` gives CPython's tree, asked for
+    (``FileContext.cpython_tree`` parses it then) only once some node's range is.
     """
 
-    def __init__(self, module: cst.Module, text: str, tree: "ast.Module | None",
+    def __init__(self, module: cst.Module, text: str, tree: "Callable[[], ast.Module | None]",
                  parent: "Callable[[cst.CSTNode], cst.CSTNode | None]"):
         self._module, self._text, self._tree, self._parent = module, text, tree, parent
         self._index = {stmt: i for i, stmt in enumerate(module.body)}
@@ -157,7 +158,7 @@ class StatementPositions:
 
     def _counterparts(self) -> list:
         if self._cpython is None:
-            self._cpython = cpython_statements(self._module, self._tree)
+            self._cpython = cpython_statements(self._module, self._tree())
         return self._cpython
 
     def _statement(self, i: int) -> "Positions | None":

@@ -293,7 +293,7 @@ def test_class_facts_name_classes_inside_functions_and_their_local_bases():
            "def make():\n    if True:\n        class Local(nn.Module):\n            pass\n"
            "    class Sub(Local):\n        def build(self):\n            class Deep(Sub):\n                pass\n")
     imports = ImportTable("pkg.m", False)
-    imports.scan_ast(ast.parse(src).body)
+    imports.scan(ast.parse(src))
     facts = {f["name"]: f["bases"] for f in class_facts(ast.parse(src), imports)}
     assert facts == {"Outer": [], "Outer.A": ["torch.nn.Module"], "Outer.B": ["pkg.m.Outer.A"],
                      "make.Local": ["torch.nn.Module"], "make.Sub": ["pkg.m.make.Local"],

@@ -32,7 +32,6 @@ first time it is asked for, once per file, so rules that ask nothing pay nothing
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ class Analyses:
 
     def __init__(self, ctx: "FileContext"):
         self.ctx = ctx
-        self._model = self._graph = self._loose = self._training = self._ast = None
+        self._model = self._graph = self._loose = self._training = None
         self._filling: "SemanticModel | None" = None
 
     def release(self) -> None:
@@ -117,21 +116,7 @@ class Analyses:
 
     def index(self, classes: list | None = None) -> "FileIndex":
         """This file's facts for the project index (classes, top-level functions); ``classes``:
-        the class facts the engine already took from CPython's tree (else computed here)."""
+        the class facts the engine already took from the file's tree (else computed here)."""
         from torchlint.semantic.index import build_index
 
         return build_index(self, classes)
-
-    @property
-    def ast_tree(self) -> ast.Module | None:
-        """CPython's tree of the file (the engine's, when it handed it over): cheap
-        line/column positions. None if it cannot be parsed."""
-        if self._ast is None:
-            tree = getattr(self.ctx, "ast_tree", None)
-            if tree is None:
-                try:
-                    tree = ast.parse(self.ctx.text)
-                except (SyntaxError, ValueError, RecursionError, MemoryError):
-                    return None
-            self._ast = tree
-        return self._ast

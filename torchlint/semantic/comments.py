@@ -115,6 +115,19 @@ def documented(ctx, node: cst.CSTNode, topic: re.Pattern, docstrings: bool = Fal
     (``topic`` must then name what it is about: a class docstring covers every method). With
     ``own_statement``, only the statement's own comments count (``statement_comments``): for a
     choice made statement by statement, which a comment heading the function does not explain."""
+    if not docstrings and not _mentioned(ctx, topic):
+        return False  # no comment of the file matches: no position needed (they cost a parse)
     texts = statement_comments(ctx, node) if own_statement else documenting_comments(ctx, node)
     texts = texts + (enclosing_docstrings(ctx, node) if docstrings else [])
     return any(topic.search(text) for text in texts)
+
+
+_MENTIONED: "weakref.WeakKeyDictionary[object, dict[re.Pattern, bool]]" = weakref.WeakKeyDictionary()
+
+
+def _mentioned(ctx, topic: re.Pattern) -> bool:
+    """Some comment of the file matches ``topic`` (once per file and topic)."""
+    found = _MENTIONED.setdefault(ctx, {})
+    if topic not in found:
+        found[topic] = any(topic.search(text) for text in _comments(ctx).values())
+    return found[topic]

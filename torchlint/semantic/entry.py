@@ -1,6 +1,6 @@
 """Script entry points: the ``if __name__ == "__main__":`` guard, and the one-line place
 a finding about a whole entry point is reported at (the guard's ``if`` line, a loop
-header), taken from CPython's tree (``ctx.semantic.ast_tree``), far cheaper than LibCST
+header), taken from CPython's tree (``ctx.cpython_tree``), far cheaper than LibCST
 positions."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
 def top_statement(ctx, index: int) -> ast.stmt | None:
     """CPython's statement for ``ctx.module.body[index]`` (a LibCST line of ``a; b`` is
     several CPython statements: the first), or None without a tree."""
-    statements = cpython_statements(ctx.module, ctx.semantic.ast_tree)
+    statements = cpython_statements(ctx.module, ctx.cpython_tree)
     return statements[index] if index < len(statements) else None
 
 

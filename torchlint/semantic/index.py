@@ -1,8 +1,9 @@
 """The project index: typed, JSON-serialisable per-file facts the engine stores in each
 ``FileRecord.index`` (next to ``imports``), and ``Project`` answers from.
 
-Classes come from CPython's tree the engine already has (every parsed file, even one no
-rule needed a LibCST tree for: a few microseconds per class). Function summaries
+Classes come from the tree the engine has for every parsed file, even one no rule needed a
+LibCST tree for (``class_facts``: CPython's tree there, LibCST's where a rule needed it; a
+few microseconds per class). Function summaries
 (trains, evaluates, seeds, builds an optimizer) need the training model, so they are filled
 only for files where a rule built it (``ctx.semantic``); elsewhere ``functions`` is empty,
 which ``Project.function_summary`` reports as unknown (None), never as "does nothing".
@@ -11,11 +12,17 @@ Functions are module-level functions and methods of module-level classes (``Clas
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
+from torchlint.statements import CLASS, FUNCTION, reader_for
+
 if TYPE_CHECKING:
+    import ast
+
+    import libcst as cst
+
+    from torchlint.statements import Statements
     from torchlint.imports import ImportTable
     from torchlint.semantic import Analyses
     from torchlint.semantic.model import Scope
@@ -47,113 +54,75 @@ class FileIndex:
                 "functions": {name: dict(fact) for name, fact in self.functions.items()}}
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-# Compound statements other than defs -> the fields holding their statement lists.
-_COMPOUND = {ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
-             ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
-             ast.Try: ("body", "orelse", "finalbody"), ast.Match: ()}
-if hasattr(ast, "TryStar"):
-    _COMPOUND[ast.TryStar] = _COMPOUND[ast.Try]
-
-
-def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
-    """The statement lists directly under a compound statement (``if``/``for``/``try``/...)."""
-    fields = _COMPOUND.get(type(node))
-    if fields is None:
-        return []
-    out = [getattr(node, name) for name in fields]
-    out += [h.body for h in getattr(node, "handlers", ())]
-    out += [c.body for c in getattr(node, "cases", ())]
-    return out
-
-
-def _classes_in(body: list[ast.stmt]) -> list[ast.ClassDef]:
+def _classes_in(body: list, reader: "Statements") -> list:
     """Classes a block defines, under compound statements too (not inside nested defs)."""
     out, stack = [], list(reversed(body))
+    kind, blocks = reader.kind, reader.blocks
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.ClassDef):
+        what = kind(node)
+        if what is CLASS:
             out.append(node)
-        elif not isinstance(node, _FUNCTIONS):
-            for block in reversed(_blocks(node)):
+        elif what is not FUNCTION:
+            for block in reversed(blocks(node)):
                 stack.extend(reversed(block))
     return out
 
 
-def _targets(node: ast.stmt) -> list[ast.expr]:
-    """What a statement stores to (an attribute can be stored to by nothing else, but a
-    comprehension's ``for``)."""
-    kind = type(node)
-    if kind is ast.Assign:
-        return node.targets
-    if kind in (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor):
-        return [node.target]
-    if kind in (ast.With, ast.AsyncWith):
-        return [item.optional_vars for item in node.items if item.optional_vars is not None]
-    return []
-
-
-def _attributes_stored(body: list[ast.stmt], me: str) -> set[str]:
+def _attributes_stored(body: list, me: str, reader: "Statements") -> set[str]:
     """``x`` for every ``me.x = ...`` (also unpacked, annotated, augmented, ``for``/``with``
     targets) in a method's statements, nested blocks and nested functions included. Reads
     statements only: about a tenth of the nodes ``ast.walk`` would visit."""
     found: set[str] = set()
     stack = list(body)
+    unpacked, self_attribute = reader.unpacked, reader.self_attribute
     while stack:
         node = stack.pop()
-        targets = _targets(node)
+        targets = reader.targets(node)
         while targets:
             target = targets.pop()
-            if isinstance(target, (ast.Tuple, ast.List)):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == me:
-                found.add(target.attr)
-        if isinstance(node, _FUNCTIONS):
-            stack.extend(node.body)
+            inner = unpacked(target)
+            if inner is not None:
+                targets.extend(inner)
+            elif (attr := self_attribute(target, me)) is not None:
+                found.add(attr)
+        if reader.kind(node) is FUNCTION:
+            stack.extend(reader.body(node))
         else:
-            for block in _blocks(node):
+            for block in reader.blocks(node):
                 stack.extend(block)
     return found
 
 
-def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
-    """Every class of the file, bases qualified. Iterative. A class inside a function (or a
-    method) is named through it, as ``index_name`` names it: ``make.Net``,
+def class_facts(tree: "ast.Module | cst.Module", imports: "ImportTable") -> list[ClassFact]:
+    """Every class of the file, bases qualified, from either tree (``torchlint.statements``:
+    the same facts from CPython's tree and LibCST's). Iterative. A class inside a function
+    (or a method) is named through it, as ``index_name`` names it: ``make.Net``,
     ``Test.test_x.Model``; its bare-name bases see the classes of the functions around it."""
+    reader = reader_for(tree)
+    kind, name_of, body_of = reader.kind, reader.name, reader.body
     out: list[ClassFact] = []
     prefix = imports.module_name
-    module_env = {c.name: c.name for c in _classes_in(tree.body)}
+    module_body = body_of(tree)
+    module_env = {name_of(c): name_of(c) for c in _classes_in(module_body, reader)}
     # (statement, qualified name of the enclosing class/function, visible local classes)
-    stack: list[tuple[ast.stmt, str, dict]] = [(n, "", module_env) for n in reversed(tree.body)]
+    stack: list[tuple[object, str, dict]] = [(n, "", module_env) for n in reversed(module_body)]
     while stack:
         node, outer, env = stack.pop()
-        if isinstance(node, _FUNCTIONS):
-            qual = f"{outer}.{node.name}" if outer else node.name
-            inner = {**env, **{c.name: f"{qual}.{c.name}" for c in _classes_in(node.body)}}
-            stack.extend((n, qual, inner) for n in reversed(node.body))
+        what = kind(node)
+        if what is FUNCTION:
+            qual = f"{outer}.{name_of(node)}" if outer else name_of(node)
+            body = body_of(node)
+            inner = {**env, **{name_of(c): f"{qual}.{name_of(c)}" for c in _classes_in(body, reader)}}
+            stack.extend((n, qual, inner) for n in reversed(body))
             continue
-        if not isinstance(node, ast.ClassDef):
-            for block in reversed(_blocks(node)):
+        if what is not CLASS:
+            for block in reversed(reader.blocks(node)):
                 stack.extend((n, outer, env) for n in reversed(block))
             continue
-        qual = f"{outer}.{node.name}" if outer else node.name
+        qual = f"{outer}.{name_of(node)}" if outer else name_of(node)
         bases = []
-        for base in node.bases:
-            expr = base.value if isinstance(base, ast.Subscript) else base
-            written = _dotted(expr)
+        for written in reader.bases(node):
             if written is None:
                 continue
             head, dot, rest = written.partition(".")
@@ -165,16 +134,17 @@ def class_facts(tree: ast.Module, imports: "ImportTable") -> list[ClassFact]:
             else:
                 bases.append(written)
         methods, attrs = [], set()
-        for item in node.body:
-            if isinstance(item, _FUNCTIONS):
-                methods.append(item.name)
-                args = item.args.posonlyargs + item.args.args
-                if args:
-                    attrs.update(_attributes_stored(item.body, args[0].arg))
+        body = body_of(node)
+        for item in body:
+            if kind(item) is FUNCTION:
+                methods.append(name_of(item))
+                me = reader.first_param(item)
+                if me is not None:
+                    attrs.update(_attributes_stored(body_of(item), me, reader))
         out.append(ClassFact(name=qual, bases=bases, methods=methods, self_attrs=sorted(attrs)))
         # The class body: nested classes (which see the body's classes) and methods (which do not).
-        body_env = {**env, **{c.name: f"{qual}.{c.name}" for c in _classes_in(node.body)}}
-        stack.extend((n, qual, env if isinstance(n, _FUNCTIONS) else body_env) for n in reversed(node.body))
+        body_env = {**env, **{name_of(c): f"{qual}.{name_of(c)}" for c in _classes_in(body, reader)}}
+        stack.extend((n, qual, env if kind(n) is FUNCTION else body_env) for n in reversed(body))
     return out
 
 
@@ -205,11 +175,7 @@ def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> File
 
     ctx = sem.ctx
     index = FileIndex()
-    tree = sem.ast_tree
-    if classes is not None:
-        index.classes = classes
-    elif tree is not None:
-        index.classes = class_facts(tree, ctx.import_table)
+    index.classes = classes if classes is not None else class_facts(ctx.module, ctx.import_table)
     model, training = sem.model, sem.training
     seeding = {s.scope.node for s in model.calls
                if _may_seed(s.node.func, ctx) and (model.qualified_name(s.node.func) or "").rsplit(".", 1)[-1] in _SEEDS}

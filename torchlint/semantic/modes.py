@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import chain_head
 from torchlint.semantic.index import index_name
 
 if TYPE_CHECKING:
@@ -112,7 +111,7 @@ def _callable_name(sem: "Analyses", func: cst.BaseExpression, local_classes: dic
     if isinstance(func, cst.Name) and func.value in local_classes:
         name = index_name(local_classes[func.value].scope)
         return f"{module}.{name}" if module else name
-    if model.is_imported(chain_head(func)):
+    if model.is_imported(func):  # its chain's head (memoised with the name ``_builds_mode_layer`` asked)
         return model.qualified_name(func)
     return None
 

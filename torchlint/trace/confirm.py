@@ -66,7 +66,7 @@ def file_record(path: Path, display: str | None = None) -> FileRecord | None:
     display = display or path.as_posix()
     is_package = path.name == "__init__.py"
     imports = ImportTable(module_name_for(display), is_package)
-    imports.scan_ast(tree.body)
+    imports.scan(tree)
     return FileRecord(path=display, module_name=imports.module_name, is_package=is_package,
                       imports=imports.names, star_imports=imports.star,
                       index={"classes": class_facts(tree, imports)})
