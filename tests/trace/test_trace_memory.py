@@ -76,6 +76,55 @@ def test_activation_figure_on_meta_matches_saved_tensors_on_cpu():
     assert abs(m["activation_bytes"][0] - expected) <= 0.10 * expected, (m["activation_bytes"], expected)
 
 
+# On meta, F.scaled_dot_product_attention runs the fused kernel's meta implementation (what a
+# GPU runs), not the math kernel that keeps the (batch, heads, t, t) attention weights. CPU's
+# own kernel for these inputs is a fused one too (flash attention for CPU), so the figure on
+# meta matches what CPU saves; with the math kernel it would be several times larger.
+ATTENTION_INPUT = [2, 256, 64]
+
+
+def _attention_bytes(**kwargs):
+    m = memory.measure(torch, _on("meta", planned.SelfAttention, 64, 4, None, kwargs.get("mask", False)),
+                       [InputSpec(ATTENTION_INPUT)], "meta", None, {})
+    return m["activation_bytes"][0]
+
+
+def _attention_weights_bytes(heads=4):
+    b, t, _ = ATTENTION_INPUT
+    return b * heads * t * t * 4
+
+
+def test_attention_on_meta_is_measured_as_a_gpu_runs_it():
+    figure = _attention_bytes()
+    expected = saved_bytes_on_cpu(_on("cpu", planned.SelfAttention), torch.randn(*ATTENTION_INPUT))
+    assert abs(figure - expected) <= 0.10 * expected, (figure, expected)
+    assert figure < _attention_weights_bytes()  # the math kernel alone keeps more than this
+
+
+def test_attention_with_a_boolean_mask_is_fused_too():
+    figure = _attention_bytes(mask=True)
+    # the mask becomes an additive bias of (t, t), kept for backward; no per-head weights
+    assert figure < _attention_weights_bytes() / 2, figure
+
+
+def test_attention_a_fused_kernel_cannot_run_keeps_the_math_figures():
+    b, t, _ = ATTENTION_INPUT
+    odd = memory.measure(torch, _on("meta", planned.SelfAttention, 60, 5), [InputSpec([b, t, 60])], "meta", None, {})
+    assert odd["activation_bytes"][0] > b * 5 * t * t * 4  # head dimension 12: not a multiple of 8
+    gqa = memory.measure(torch, _on("meta", planned.SelfAttention, 64, 4, 2), [InputSpec(ATTENTION_INPUT)],
+                         "meta", None, {})
+    assert gqa["activation_bytes"][0] > _attention_weights_bytes()  # grouped-query: as written
+
+
+def test_fused_attention_applies_to_the_recomputation_of_checkpointed_blocks():
+    m = memory.measure(torch, _on("meta", planned.AttentionStack), [InputSpec(ATTENTION_INPUT)], "meta", None,
+                       {"checkpointing": True})
+    assert m["checkpointing"] and m["blocks"] == 2
+    plain = memory.measure(torch, _on("meta", planned.AttentionStack), [InputSpec(ATTENTION_INPUT)], "meta", None, {})
+    assert m["backward_peak_bytes"][0] < plain["backward_peak_bytes"][0]
+    assert plain["backward_peak_bytes"][0] < 2 * _attention_weights_bytes()
+
+
 def test_views_of_one_storage_count_once():
     seen = memory.StorageSet(on_free=False)
     x = torch.empty(4, 8, device="meta")
@@ -260,14 +309,18 @@ def test_bad_plan_flags(in_repo, argv, message):
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU: compares the plan's peak "
                     "with torch.cuda.max_memory_allocated() of a real training step")
-def test_plan_peak_matches_cuda_max_memory_allocated():
-    spec = [InputSpec([128, 128, 256])]  # activations dwarf cuBLAS's workspace (up to 32 MiB)
-    measured = memory.measure(torch, _on("meta", planned.Stack, 256, 4), spec, "meta", None,
+@pytest.mark.parametrize("factory, args, shape", [
+    (planned.Stack, (256, 4), [128, 128, 256]),  # activations dwarf cuBLAS's workspace (up to 32 MiB)
+    (planned.AttentionStack, (256, 4), [16, 1024, 256]),  # a fused attention kernel on the GPU
+])
+def test_plan_peak_matches_cuda_max_memory_allocated(factory, args, shape):
+    spec = [InputSpec(shape)]
+    measured = memory.measure(torch, _on("meta", factory, *args), spec, "meta", None,
                               {"optimizer": "adamw", "precision": "fp32"})
     predicted = plan.per_rank(measured, plan.Setup())["peak"]
-    model = _on("cuda", planned.Stack, 256, 4)
+    model = _on("cuda", factory, *args)
     optimizer = torch.optim.AdamW(model.parameters())
-    x = torch.randn(128, 128, 256, device="cuda")
+    x = torch.randn(*shape, device="cuda")
     for _ in range(2):  # the second step holds the optimizer state all along
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()

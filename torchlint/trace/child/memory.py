@@ -19,6 +19,13 @@ allocated).
   activations) in bfloat16.  ``fp16-amp`` (autocast and a grad scaler) keeps fp32 weights,
   gradients and state and computes the activations in float16; autocast does not run on meta,
   so the forward runs with float16 weights and the gradients' fp32 size is put back.
+* **Attention**: on meta, ``F.scaled_dot_product_attention`` runs its math kernel, which keeps
+  the (batch, heads, queries, keys) attention weights for backward; a GPU runs the fused
+  kernels (flash or memory-efficient attention), which keep the output and one log-sum-exp
+  per query. So on meta each such call runs the memory-efficient kernel's meta implementation
+  instead (:func:`fused_attention`), where a GPU would run a fused kernel: measured on an
+  H200, the plan of a decoder with ``is_causal`` attention was 13-24% over the real peak
+  with the math kernel's figures, and within 3% of it with the math kernel forced on the GPU.
 
 Each figure is measured at two batch sizes (the input's first dimension, and twice it) so the
 parent can solve for the batch size that fits (:mod:`torchlint.trace.plan`).
@@ -98,6 +105,54 @@ def tracking_live(torch: Any) -> Iterator[StorageSet]:
 
     with Live():
         yield live
+
+
+# The memory-efficient kernel's limits on the head dimension (CUDA's sdp_utils): where a GPU
+# could not run a fused kernel either, the math kernel's figures stand.
+_FUSED_MAX_HEAD_DIM = 256
+_FUSED_HEAD_DIM_MULTIPLE = 8
+
+
+@contextlib.contextmanager
+def fused_attention(torch: Any) -> Iterator[None]:
+    """Inside the block, ``F.scaled_dot_product_attention`` on 4-d floating-point query, key
+    and value of one head count and a head dimension a fused kernel takes runs
+    ``aten._scaled_dot_product_efficient_attention`` (what it saves for backward is what a
+    GPU's fused kernel saves); any other call runs as written. A boolean mask becomes the
+    additive bias CUDA's dispatcher makes of it."""
+    from torch.overrides import TorchFunctionMode
+
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    efficient = torch.ops.aten._scaled_dot_product_efficient_attention
+
+    def fused(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
+              is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False) -> Any:
+        tensors = (query, key, value)
+        head_dim = query.shape[-1] if query.dim() == 4 else 0
+        if enable_gqa or any(t.dim() != 4 or not t.is_floating_point() for t in tensors) \
+                or len({t.shape[1] for t in tensors}) != 1 or key.shape[-1] != head_dim \
+                or not 0 < head_dim <= _FUSED_MAX_HEAD_DIM or head_dim % _FUSED_HEAD_DIM_MULTIPLE:
+            return None
+        bias = attn_mask
+        if bias is not None and bias.dtype == torch.bool:
+            bias = torch.zeros(bias.shape, dtype=query.dtype, device=query.device).masked_fill(
+                bias.logical_not(), float("-inf"))
+        return efficient(query, key, value, bias, True, dropout_p, is_causal, scale=scale)[0]
+
+    class Fused(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            kwargs = kwargs or {}
+            if func is sdpa:
+                try:
+                    out = fused(*args, **kwargs)
+                except (TypeError, RuntimeError, NotImplementedError):  # arguments the kernel refuses
+                    out = None
+                if out is not None:
+                    return out
+            return func(*args, **kwargs)
+
+    with Fused():
+        yield
 
 
 def _tensors(torch: Any, obj: Any) -> list[Any]:
@@ -213,12 +268,16 @@ def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
         return t
 
     ctx = torch.device(device) if device != "cpu" else contextlib.nullcontext()
+
+    def attention() -> Any:
+        return fused_attention(torch) if device == "meta" else contextlib.nullcontext()
+
     was_training = model.training
     model.train()
     try:
-        with ctx, tracking_live(torch) as live, \
+        with ctx, attention(), tracking_live(torch) as live, \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
-                checkpointed(torch, checkpoint_blocks, saved, persistent):
+                checkpointed(torch, checkpoint_blocks, saved, persistent, attention):
             inputs = make_inputs(torch, specs, device, high)
             outputs = model(*inputs)
             del inputs
@@ -234,17 +293,23 @@ def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
 
 
 @contextlib.contextmanager
-def checkpointed(torch: Any, blocks: list[Any], saved: StorageSet, persistent: StorageSet) -> Iterator[None]:
+def checkpointed(torch: Any, blocks: list[Any], saved: StorageSet, persistent: StorageSet,
+                 recompute: Callable[[], Any] = contextlib.nullcontext) -> Iterator[None]:
     """Activation checkpointing on each of ``blocks`` (non-reentrant ``torch.utils.checkpoint``);
-    the inputs each block keeps for its recomputation count as saved."""
+    the inputs each block keeps for its recomputation count as saved. ``recompute`` makes the
+    context the recomputation in backward runs in (the forward's own, :func:`fused_attention`)."""
     from torch.utils.checkpoint import checkpoint
+
+    def contexts() -> tuple[Any, Any]:
+        return contextlib.nullcontext(), recompute()
 
     def wrap(forward: Any) -> Any:
         def run(*args: Any, **kwargs: Any) -> Any:
             for t in _tensors(torch, list(args) + list(kwargs.values())):
                 if t not in persistent:
                     saved.add(t)
-            return checkpoint(forward, *args, use_reentrant=False, preserve_rng_state=False, **kwargs)
+            return checkpoint(forward, *args, use_reentrant=False, preserve_rng_state=False,
+                              context_fn=contexts, **kwargs)
         return run
 
     for block in blocks:
