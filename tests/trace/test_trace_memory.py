@@ -311,7 +311,7 @@ def test_bad_plan_flags(in_repo, argv, message):
                     "with torch.cuda.max_memory_allocated() of a real training step")
 @pytest.mark.parametrize("factory, args, shape", [
     (planned.Stack, (256, 4), [128, 128, 256]),  # activations dwarf cuBLAS's workspace (up to 32 MiB)
-    (planned.AttentionStack, (256, 4), [16, 1024, 256]),  # a fused attention kernel on the GPU
+    (planned.AttentionStack, (256, 4), [64, 1024, 256]),  # a fused attention kernel on the GPU (plan 1.6 GiB)
 ])
 def test_plan_peak_matches_cuda_max_memory_allocated(factory, args, shape):
     spec = [InputSpec(shape)]

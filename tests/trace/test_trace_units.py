@@ -305,6 +305,18 @@ def test_parent_modules_never_import_torch(no_torch_env):
     assert out.stdout.strip() == "ok"
 
 
+def _stdlib_sitecustomize() -> bool:
+    """The interpreter's standard library has a sitecustomize of its own (Debian's and
+    Ubuntu's system Pythons): the trace child, which puts PYTHONPATH after the standard
+    library, imports that one and never the shim."""
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    return (stdlib / "sitecustomize.py").exists()
+
+
+@pytest.mark.skipif(_stdlib_sitecustomize(), reason="the standard library's sitecustomize shadows the shim "
+                    "in the trace child (its PYTHONPATH comes after the standard library)")
 def test_child_without_torch_reports_install_hint(in_repo, no_torch_env, monkeypatch):
     """find_spec says torch is there, but the child cannot import it: still exit 2."""
     monkeypatch.setattr(os, "environ", no_torch_env)
