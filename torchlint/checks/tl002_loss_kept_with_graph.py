@@ -442,9 +442,43 @@ class LossKeptWithGraph(Rule):
             "            running_acc += acc\n"
             "        return running_loss, running_acc\n"
         ),
+        # Gradient accumulation divides the loss before backward; the inputs kept are data.
+        # Whether ``loss`` is a factor with a graph of its own asks what it was made of, whose
+        # names ask again what this backward differentiates (once recursed without end: the
+        # whole file was TL000 "nested too deeply"; gigagan-pytorch's discriminator step).
+        Valid(
+            "def train(model, opt, loader, accum):\n"
+            "    seen = []\n"
+            "    for x in loader:\n"
+            "        seen.append(x)\n"
+            "        out = model(x)\n"
+            "        loss = out.mean()\n"
+            "        (loss / accum).backward()\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "    return seen\n"
+        ),
     ]
 
     INVALID = [
+        # The same accumulation loop keeping the model's outputs: they carry the graph.
+        Invalid(
+            "def train(model, opt, loader, accum):\n"
+            "    outs = []\n"
+            "    for x in loader:\n"
+            "        out = model(x)\n"
+            "        outs.append(out)\n"
+            "        loss = out.mean()\n"
+            "        (loss / accum).backward()\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "    return outs\n",
+            lines=(5,),
+            messages=(
+                "`outs.append(out)` keeps each iteration's autograd graph alive, so memory grows every step; "
+                "store `out.detach()` instead",
+            ),
+        ),
         # The model output a helper returns beside the loss, kept every iteration: the element
         # carries a graph in the helper too (the valid case above is its accuracy).
         Invalid(

@@ -104,6 +104,12 @@ class GraphValues:
         self.model = ctx.semantic.model
         self._frozen: set[str] | None = None
         self._foreign: set[str] | None = None
+        # What each backward differentiates (``_differentiated``), and the backwards whose
+        # answer is being worked out: asking whether ``loss`` in ``(loss / n).backward()``
+        # has a graph of its own asks what ``loss`` was made of, whose names ask again
+        # whether this backward differentiates them.
+        self._differentiates: dict[cst.CSTNode, list[str]] = {}
+        self._differentiating: set[cst.CSTNode] = set()
 
     def carrier(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> str | None:
         """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an autograd
@@ -279,7 +285,27 @@ class GraphValues:
         """Keys a backward differentiates: ``loss`` in ``loss.backward()``, ``(loss / n).backward()``,
         ``loss.mean().backward()``; ``out.loss``, ``out["loss"]``. Never a plain number, nor, in
         a product or quotient, a factor with no graph of its own next to one that has
-        (``scale`` in ``(loss * scale).backward()``)."""
+        (``scale`` in ``(loss * scale).backward()``).
+
+        Memoised per backward. While a backward's answer is being worked out (a factor's own
+        graph is asked of the values it was made of), that backward differentiates nothing:
+        a graph of its own is one a value has other than by being backward-ed."""
+        known = self._differentiates.get(target)
+        if known is not None:
+            return known
+        if target in self._differentiating:
+            return []
+        outermost = not self._differentiating
+        self._differentiating.add(target)
+        try:
+            found = self._differentiated_keys(code, target, at)
+        finally:
+            self._differentiating.discard(target)
+        if outermost:  # an inner answer may rest on an outer one not known yet: not kept
+            self._differentiates[target] = found
+        return found
+
+    def _differentiated_keys(self, code: Code, target: cst.BaseExpression, at: cst.CSTNode) -> list[str]:
         out: list[str] = []
         stack = [target]
         while stack:
