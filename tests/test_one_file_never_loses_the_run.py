@@ -291,10 +291,29 @@ def test_a_rule_recursing_per_level_works_on_deep_files(test_rules):
     assert int(finding.message.split()[1]) > 1000
 
 
-def test_a_rule_that_runs_out_of_stack_makes_the_file_tl000(test_rules):
-    result = engine.analyze_source("x.py", KEYWORDS.encode(), frozenset({"TL000", "TL991", "TL992"}))
+def test_a_rule_that_runs_out_of_stack_on_a_deeply_nested_file_makes_the_file_tl000(test_rules):
+    result = engine.analyze_source("x.py", (KEYWORDS + DEEP["and_20000"]).encode(), frozenset({"TL000", "TL991", "TL992"}))
     (finding,) = result.findings
     assert finding.rule == "TL000" and "nested too deeply" in finding.message
+
+
+def test_a_rule_recursing_without_end_on_a_shallow_file_is_that_rule_failing(test_rules):
+    """Not the file's depth (a 19-line file): the rule is reported as failed and dropped, and
+    the other rules' findings on the file stand (once: the whole file was TL000 "nested too
+    deeply", and nothing in it was checked; gigagan-pytorch, through TL002)."""
+    result = engine.analyze_source("x.py", KEYWORDS.encode(), frozenset({"TL000", "TL001", "TL991", "TL992"}))
+    assert {f.rule for f in result.findings} == {"TL001", "TL991"}
+    (error,) = result.errors
+    assert error.rule == "TL992" and error.error.startswith("RecursionError")
+    assert result.record.parsed
+
+
+def test_a_rule_recursing_without_end_is_reported_on_the_command_line(project, run, test_rules):
+    project.write("a.py", KEYWORDS)
+    code, out, err = run("check", "--isolated", "--no-cache", "--select", "TL992,TL001", "--format", "concise", ".")
+    assert code == 2
+    assert "rule TL992 failed on a.py: RecursionError" in err
+    assert "a.py:16:5: TL001" in out and "TL000" not in out
 
 
 def test_a_rule_error_holding_a_deep_node_is_reported_briefly(project, run, test_rules):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import sys
 import traceback
 import typing
 from dataclasses import dataclass
@@ -468,14 +469,32 @@ def _hooks(kind: type) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, st
     return found
 
 
+# How many frames a rule may spend per level of nesting of the tree. A ``RecursionError``
+# in a tree shallower than the recursion limit allows at that rate is a rule recursing
+# without end, not the file's depth.
+FRAMES_PER_LEVEL = 50
+
+
+def nesting_depth(module: cst.CSTNode) -> int:
+    """The depth of LibCST's tree (iterative: asked of trees too deep to recurse over)."""
+    deepest, stack = 0, [(module, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in node.children)
+    return deepest
+
+
 class Dispatcher:
     """Walks the tree once, recording parents and calling every rule's ``visit_<Node>`` and
     ``leave_<Node>`` methods (LibCST naming; trivia nodes such as whitespace, commas and
     operators are not visited).
 
     A rule that raises is reported (``FileContext.errors``) and dropped for the rest of the
-    file; the other rules go on. A ``RecursionError`` is the file's depth, not a rule bug:
-    it propagates, and the engine reports the file as too deep to analyse.
+    file; the other rules go on. A ``RecursionError`` in a deeply nested file is the file's
+    depth, not a rule bug: it propagates, and the engine reports the file as too deep to
+    analyse. In a file shallow enough for every rule (``FRAMES_PER_LEVEL``), it is a rule
+    recursing without end: reported and dropped like any other failure.
     """
 
     def __init__(self, ctx: FileContext, rules: list["Rule"]):
@@ -499,10 +518,17 @@ class Dispatcher:
                 continue
             try:
                 method(node)
-            except RecursionError:
-                raise  # the file is too deep for this rule: the engine reports the file
+            except RecursionError as exc:
+                self._recursed(rule, exc)
             except Exception as exc:  # noqa: BLE001 - a rule bug must not end the run
                 self._fail(rule, exc)
+
+    def _recursed(self, rule: "Rule", exc: RecursionError) -> None:
+        """Re-raise where the file is too deep for the rule (the engine reports the file);
+        else the rule recursed without end: a rule failure."""
+        if nesting_depth(self.ctx.module) * FRAMES_PER_LEVEL >= sys.getrecursionlimit():
+            raise exc
+        self._fail(rule, exc)
 
     def _fail(self, rule: "Rule", exc: BaseException) -> None:
         self._dead.add(id(rule))
@@ -579,7 +605,7 @@ class Dispatcher:
             if id(rule) not in self._dead:
                 try:
                     rule.finish()
-                except RecursionError:
-                    raise
+                except RecursionError as exc:
+                    self._recursed(rule, exc)
                 except Exception as exc:  # noqa: BLE001
                     self._fail(rule, exc)
