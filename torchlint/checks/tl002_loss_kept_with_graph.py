@@ -458,9 +458,78 @@ class LossKeptWithGraph(Rule):
             "        opt.zero_grad()\n"
             "    return seen\n"
         ),
+        # Gradient accumulation over micro-batches: the loop's iterations are one optimizer
+        # step's parts (the step comes after it), and the total is made anew at every call,
+        # which is once per step: it holds at most one step's losses (big-sleep, deep-daze).
+        Valid(
+            "class Trainer:\n"
+            "    def train_step(self):\n"
+            "        total_loss = 0\n"
+            "        for _ in range(self.accumulate_every):\n"
+            "            loss = self.model(self.batch()).mean() / self.accumulate_every\n"
+            "            total_loss += loss\n"
+            "            loss.backward()\n"
+            "        self.optimizer.step()\n"
+            "        self.optimizer.zero_grad()\n"
+            "        return total_loss.item()\n"
+        ),
     ]
 
     INVALID = [
+        # Micro-batches inside a data loop: the total is made once, before the data loop, so it
+        # holds every step's losses (the micro-batch loop is not the one that counts).
+        Invalid(
+            "def train(model, opt, loader, accum):\n"
+            "    total = 0\n"
+            "    for batch in loader:\n"
+            "        for chunk in batch.split(accum):\n"
+            "            loss = model(chunk).mean()\n"
+            "            total += loss\n"
+            "            loss.backward()\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "    return total\n",
+            lines=(6,),
+            messages=("`total += loss` keeps each iteration's autograd graph alive, so memory grows every step; "
+                      "accumulate `loss.item()` (or `loss.detach()`) instead",),
+            fixed=("def train(model, opt, loader, accum):\n"
+                   "    total = 0\n"
+                   "    for batch in loader:\n"
+                   "        for chunk in batch.split(accum):\n"
+                   "            loss = model(chunk).mean()\n"
+                   "            total += loss.detach()\n"
+                   "            loss.backward()\n"
+                   "        opt.step()\n"
+                   "        opt.zero_grad()\n"
+                   "    return total\n"),
+        ),
+        # Accumulation with the step inside the loop, every ``accum`` iterations: the loop's
+        # iterations are the steps, and the total made before it holds all of them.
+        Invalid(
+            "def train(model, opt, batches, accum):\n"
+            "    total = 0\n"
+            "    for i in range(len(batches)):\n"
+            "        loss = model(batches[i]).mean()\n"
+            "        total += loss\n"
+            "        (loss / accum).backward()\n"
+            "        if (i + 1) % accum == 0:\n"
+            "            opt.step()\n"
+            "            opt.zero_grad()\n"
+            "    return total\n",
+            lines=(5,),
+            messages=("`total += loss` keeps each iteration's autograd graph alive, so memory grows every step; "
+                      "accumulate `loss.item()` (or `loss.detach()`) instead",),
+            fixed=("def train(model, opt, batches, accum):\n"
+                   "    total = 0\n"
+                   "    for i in range(len(batches)):\n"
+                   "        loss = model(batches[i]).mean()\n"
+                   "        total += loss.detach()\n"
+                   "        (loss / accum).backward()\n"
+                   "        if (i + 1) % accum == 0:\n"
+                   "            opt.step()\n"
+                   "            opt.zero_grad()\n"
+                   "    return total\n"),
+        ),
         # The same accumulation loop keeping the model's outputs: they carry the graph.
         Invalid(
             "def train(model, opt, loader, accum):\n"
@@ -1160,13 +1229,25 @@ class LossKeptWithGraph(Rule):
     # where the store's iteration is, and whether the container outlives it
     def _data_loop(self, code: _Code, node: cst.CSTNode) -> cst.CSTNode | None:
         """The innermost loop around ``node`` (in its function) whose iterations are steps:
-        a data loop, or one whose own body does this code's backward or optimizer step."""
+        a data loop, or one whose own body does this code's optimizer step, or its backward
+        unless every optimizer step of this code comes after the loop: that loop's iterations
+        are the micro-batches of one step (``for _ in range(accumulate_every): ...
+        loss.backward()`` then ``optimizer.step()``), and what it keeps lives as long as the
+        code around it does."""
         loops, training = self.model.loops, self.ctx.semantic.training
-        own = [s for _, s in code.backwards] + self._steps(code)
+        steps = self._steps(code)
+        backwards = [s for _, s in code.backwards]
         for loop in self.ctx.enclosing_loops(node):
-            if DATA in training.loop_kinds(loops[loop]) or any(s.loops and s.loops[-1].node is loop for s in own):
+            if DATA in training.loop_kinds(loops[loop]) or any(s.loops and s.loops[-1].node is loop for s in steps):
+                return loop
+            if any(s.loops and s.loops[-1].node is loop for s in backwards) and not self._steps_after(steps, loop):
                 return loop
         return None
+
+    def _steps_after(self, steps: list[CallSite], loop: cst.CSTNode) -> bool:
+        """This code steps an optimizer, and only after ``loop``, outside it."""
+        order = self.model.order
+        return bool(steps) and all(not self.ctx.inside(s.node, loop) and s.order > order[loop] for s in steps)
 
     def _lifetime(self, code: _Code, store: _Store, loop: cst.CSTNode | None) -> str | None:
         """How long what is stored lives: "run" (past the iteration or call), "window" (until
