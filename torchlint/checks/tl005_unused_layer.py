@@ -35,7 +35,8 @@ read, and a container built from modules the class keeps under another attribute
 registers them: it is used when that attribute is read (also a container of a collection's
 elements that another attribute keeps through one call: ``_element_sources``); a layer whose own
 comment gives the reason it is kept (TorchScript registration, checkpoints, compatibility:
-``_KEPT_ON_PURPOSE``) is not reported; an ``nn.ModuleList()``/``ModuleDict()``/
+``_KEPT_ON_PURPOSE``) is not reported, nor one named as a stand-in (``dummy``, ``placeholder``:
+``_PLACEHOLDER``); an ``nn.ModuleList()``/``ModuleDict()``/
 ``Sequential()`` built empty that the class never touches again holds nothing. A bare
 ``nn.Parameter`` nothing reads is reported too (unless the family iterates ``self.parameters()``,
 or it is frozen: ``requires_grad=False`` gets no gradient or optimizer state by design). A parameter-free layer is
@@ -618,8 +619,42 @@ class UnusedLayer(Rule):
             def forward(self, x):
                 return self.fc(x)
         """,
+        # A stand-in whose one parameter is there so that the optimizer a trainer builds for
+        # every network gets a parameter, and ``next(net.parameters()).device`` works
+        # (imagen-pytorch's NullUnet).
+        """
+        import torch
+        import torch.nn as nn
+        class NullUnet(nn.Module):
+            def __init__(self, *args, **kwargs):
+                super().__init__()
+                self.lowres_cond = False
+                self.dummy_parameter = nn.Parameter(torch.tensor([0.]))
+            def forward(self, x, *args, **kwargs):
+                return x
+        """,
     ]
     INVALID = [
+        # A placeholder's name excuses that attribute only: the layer beside it is reported.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class Head(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.dummy = nn.Parameter(torch.empty(0))
+                    self.proj = nn.Linear(8, 8)
+                def forward(self, x):
+                    return x.to(self.dummy.device) * 2
+            """,
+            lines=(8,),
+            messages=("`Head.proj` is built but never used: nothing outside __init__ in Head, its bases or "
+                      "subclasses reads `self.proj`, so its parameters get no gradient, waste memory and "
+                      "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                      "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+                      "or delete it",),
+        ),
         # Next to those: a trainable parameter, a container of layers built here that nothing
         # else holds.
         Invalid(
@@ -1314,6 +1349,8 @@ class UnusedLayer(Rule):
                 stmt, kinds, configured = cls.layers[attr]
                 if documented(self.ctx, stmt, _KEPT_ON_PURPOSE, own_statement=True):
                     continue  # ``self._dummy = Potential(...)  # register the class for TorchScript``
+                if _PLACEHOLDER.search(attr):
+                    continue  # ``self.dummy_parameter = nn.Parameter(...)``: there to be held, not run
                 layers.append([attr, kinds, self.ctx.span(stmt).to_json(), configured])
         aliases = {attr: sorted(others) for attr, others in cls.aliases.items()}
         for key, value in (("dynamic", cls.dynamic), ("runs", cls.runs), ("pf", cls.pf), ("layers", layers),
@@ -1333,6 +1370,9 @@ class UnusedLayer(Rule):
 # to register a class for TorchScript, to keep checkpoints loading, for compatibility.
 _KEPT_ON_PURPOSE = re.compile(r"regist|\bjit\b|torchscript|\bkeep|\bkept\b|compat|checkpoint|state[ _]?dict",
                               re.IGNORECASE)
+# An attribute named as a stand-in: a module that must have a parameter (for an optimizer, for
+# ``next(m.parameters()).device``) or a slot filled later. Its name says it is not meant to run.
+_PLACEHOLDER = re.compile(r"dummy|placeholder", re.IGNORECASE)
 
 
 def _is_name(expr: cst.BaseExpression, name: str | None) -> bool:
