@@ -13,7 +13,7 @@ assignment). It is reported where it meets, in arithmetic
 an expression that *carries the device*: a parameter of the function without a literal
 default (and not a host value: annotated ``int``/``Tuple[int, int]``/..., named for a size or
 shape, used as a factory's size or bound, or given numbers, shapes or host-built tensors at
-every same-file call), a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
+every same-file call, also through a local assigned one), a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
 ``.item()``, ``.cpu()``...), a layer call ``self.fc(h)`` or an ``nn.Parameter`` attribute.
 
 Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
@@ -41,6 +41,7 @@ _MOVING = {"to", "type", "cuda", "type_as", "cpu", "numpy", "tolist", "item", "s
            "stride", "data_ptr", "get_device", "is_contiguous", "pin_memory", "to_dense", "new_zeros",
            "new_ones", "new_empty", "new_full", "new_tensor", "any", "all"}
 # ``x.<attr>`` that is no tensor on x's device.
+_MAX_HOST_DEPTH = 4  # locals followed back to what they were assigned (``a = b``, ``b = x.shape[0]``)
 _HOST_ATTRS = {"shape", "device", "dtype", "ndim", "is_cuda", "requires_grad", "training", "grad_fn"}
 _HOST_FUNCTIONS = {"len", "int", "float", "bool", "str", "range", "min", "max", "sum", "round", "abs", "isinstance",
                    "getattr", "hasattr", "list", "tuple", "print"}
@@ -238,8 +239,62 @@ class TensorWithoutDevice(Rule):
                 k = span_count(self.grid, 4) + jitter_count(x.shape, 0.3)
                 return x[:, k:], pick(0, x.size(1), 2)
         """,
+        # A helper given a local assigned a part of a shape: a Python int (deep-daze's
+        # ``width = out.shape[-1]`` then ``self.sample_sizes(..., width, ...)``).
+        """
+        import torch
+        import torch.nn as nn
+        class Cutouts(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+                self.batch_size = 4
+            def sample_sizes(self, width):
+                samples = torch.zeros(self.batch_size).normal_(mean=0.5, std=0.1)
+                return (samples * width).int()
+            def forward(self, x):
+                out = self.lin(x)
+                width = out.shape[-1]
+                sizes = self.sample_sizes(width)
+                return [out[..., :s] for s in sizes]
+        """,
     ]
     INVALID: list[Invalid] = [
+        # The same helper shape given a local that holds a tensor: a statistic of the output.
+        Invalid(
+            """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                def noisy(self, scale):
+                    return torch.randn(4) * scale
+                def forward(self, x):
+                    out = self.lin(x)
+                    scale = out.std()
+                    return out + self.noisy(scale)
+            """,
+            lines=(9,),
+            messages=("`torch.randn(...)` in `M.forward` has no device=, so it is made on the CPU and then combined "
+                      "with `scale`: that fails with a device mismatch when the model runs on a GPU; pass "
+                      "device=scale.device",),
+            fixed="""
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                def noisy(self, scale):
+                    return torch.randn(4, device=scale.device) * scale
+                def forward(self, x):
+                    out = self.lin(x)
+                    scale = out.std()
+                    return out + self.noisy(scale)
+            """,
+        ),
         # A tensor updated in place stays one: ``h`` holds the layer's output.
         Invalid(
             """
@@ -781,17 +836,22 @@ class _Devices:
         return bool(sites) and all(
             self._host_value(passed_argument(self.model, site, function, param.name.value)) for site in sites)
 
-    def _host_value(self, expr: cst.BaseExpression | None) -> bool:
+    def _host_value(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
         """A host-built tensor, a number or string literal, ``x.shape`` / ``x.size()`` (or part
-        of one), or a tuple of those."""
+        of one), a tuple of those, or a local every binding the read sees assigns one of those
+        (``width = out.shape[-1]`` before ``self.sample_sizes(width)``; deep-daze)."""
         if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
             return True
         if isinstance(expr, cst.UnaryOperation):
-            return self._host_value(expr.expression)
+            return self._host_value(expr.expression, depth)
         if isinstance(expr, (cst.Tuple, cst.List)):
-            return all(self._host_value(e.value) for e in expr.elements)
+            return all(self._host_value(e.value, depth) for e in expr.elements)
         if isinstance(expr, cst.Subscript):
-            return self._host_value(expr.value)
+            return self._host_value(expr.value, depth)
+        if isinstance(expr, cst.Name) and depth < _MAX_HOST_DEPTH:
+            bindings = self.model.reaching(expr.value, expr)
+            return bool(bindings) and all(b.kind == "assign" and b.value is not None
+                                          and self._host_value(b.value, depth + 1) for b in bindings)
         if isinstance(expr, cst.Attribute):
             return expr.attr.value in _HOST_ATTRS
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size":
