@@ -128,7 +128,8 @@ def _set(path, value):
     _set(("record", "facts"), {"TL005": {"decoded": "instead of JSON text"}}),
     _set(("record", "suppressions"), {"lines": {"x": None}, "file": False}),
     _set(("record", "suppressions"), {"lines": {}, "file": "TL001"}),
-    _set(("record", "parsed"), None),
+    _set(("record", "unanalysed"), None),
+    _set(("record", "unanalysed"), False),
     _set(("record", "extra"), 1),
 ])
 def test_a_signed_entry_is_still_checked_field_by_field(tree, mutate):

@@ -305,7 +305,7 @@ def test_a_rule_recursing_without_end_on_a_shallow_file_is_that_rule_failing(tes
     assert {f.rule for f in result.findings} == {"TL001", "TL991"}
     (error,) = result.errors
     assert error.rule == "TL992" and error.error.startswith("RecursionError")
-    assert result.record.parsed
+    assert result.record.parsed and result.record.unanalysed == ""
 
 
 def test_a_rule_recursing_without_end_is_reported_on_the_command_line(project, run, test_rules):
@@ -579,3 +579,31 @@ def _every_node(node):
     yield node
     for child in node.children:
         yield from _every_node(child)
+
+
+# -- a file that cannot be analysed is named, also where TL000 is not selected ---------------
+
+def test_a_file_not_analysed_is_a_warning_where_tl000_is_not_selected(project, run, tmp_path):
+    """No finding says so (TL000 is not selected): a warning names it, cold and from the cache,
+    and the exit code stays the findings' (warnings never change it)."""
+    project.write("bad.py", "def f(:\n    pass\n")
+    project.write("good.py", KEYWORDS)
+    for args in (("--no-cache",), ("--cache-dir", str(tmp_path / "c")), ("--cache-dir", str(tmp_path / "c"))):
+        code, out, err = run("check", "--isolated", "--select", "TL001", "--format", "concise", *args, ".")
+        assert code == 1 and "good.py:16:5: TL001" in out and "bad.py" not in out
+        assert err.splitlines() == ["torchlint: warning: bad.py: not analysed: syntax error: invalid syntax "
+                                    "(line 1, column 7) (TL000, which reports such files, is not selected)"]
+
+
+def test_a_file_not_analysed_is_a_finding_where_tl000_is_selected(project, run):
+    project.write("bad.py", "def f(:\n    pass\n")
+    code, out, err = run("check", "--isolated", "--no-cache", "--format", "concise", ".")
+    assert code == 1 and "bad.py:1:7: TL000" in out and "warning" not in err
+
+
+def test_a_file_too_large_is_named_where_tl000_is_ignored(project, run):
+    project.write("pyproject.toml", "[tool.torchlint]\nmax-file-size = 100\n")
+    project.write("big.py", "x = 1\n" * 50)
+    code, out, err = run("check", "--no-cache", "--ignore", "TL000", ".")
+    assert code == 0
+    assert "torchlint: warning: big.py: not analysed: " in err and "too large" in err

@@ -347,6 +347,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    for path, reason in result.unanalysed:  # no TL000 finding says so
+        warn(path, f"not analysed: {reason} (TL000, which reports such files, is not selected)")
     if outcome is not None:
         failed = report_fixes(outcome, files, settings, args)
         if args.diff or args.fix_only:

@@ -301,9 +301,14 @@ def _encode_facts(ctx: FileContext) -> Facts:
 
 
 def _unparsed(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:
-    record.parsed = False
+    """The result of a file that could not be analysed: its TL000 finding where TL000 is
+    enabled; the record says why either way (``FileRecord.unanalysed``: the run warns of it
+    where TL000 is not enabled)."""
+    failure = failure or ParseFailure("could not be analysed")
+    where = f" (line {failure.line}, column {failure.column})" if failure.message.startswith("syntax error") else ""
+    record.unanalysed = failure.message + where
     findings = []
-    if SyntaxErrorRule.code in enabled and failure is not None:
+    if SyntaxErrorRule.code in enabled:
         message = f"{failure.message}; nothing in this file was checked"
         findings.append(Finding.at(SyntaxErrorRule, record.path, Span.point(failure.line, failure.column), message))
     return FileResult(record.path, findings, record)

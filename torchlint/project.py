@@ -95,9 +95,14 @@ class FileRecord:
     # rule code -> that rule's facts about this file
     facts: Facts = field(default_factory=Facts)
     suppressions: Suppressions = field(default_factory=Suppressions)
-    parsed: bool = True
+    # why the file could not be analysed (its TL000 message; "" where it was)
+    unanalysed: str = ""
     # a notebook's code cells: [cell number, first line in the joined text] (torchlint.notebook.Cells)
     cells: list = field(default_factory=list)
+
+    @property
+    def parsed(self) -> bool:
+        return not self.unanalysed
 
     def qualified(self, name: str) -> str:
         """A name inside this file (``Net``, ``Outer.Inner``, ``train``) as the project knows it:
@@ -114,7 +119,7 @@ class FileRecord:
             "index": self.index,
             "facts": self.facts.encoded_text(),
             "suppressions": self.suppressions.to_json(),
-            "parsed": self.parsed,
+            "unanalysed": self.unanalysed,
             "cells": self.cells,
         }
 

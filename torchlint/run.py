@@ -11,7 +11,7 @@ them imports this module: only the command line (and ``torchlint.testing``) do.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -44,6 +44,9 @@ class RunResult:
     errors: list[RuleError]
     files: list[str]
     hidden_by_baseline: int = 0
+    # (path, why) of each file that could not be analysed where TL000 is not enabled: no
+    # finding says so, so the report warns of it
+    unanalysed: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def failed_files(self) -> list[Finding]:
@@ -399,7 +402,9 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
         kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
     kept.sort(key=lambda f: f.sort_key)
     kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
-    return RunResult(kept, errors, sorted(p for p in records if reported(p)))
+    unanalysed = sorted((p, records[p].unanalysed) for own, paths in by_settings if SyntaxErrorRule.code not in own.enabled
+                        for p in paths if records[p].unanalysed and reported(p))
+    return RunResult(kept, errors, sorted(p for p in records if reported(p)), unanalysed=unanalysed)
 
 
 # -- fixing --------------------------------------------------------------------------------
