@@ -116,6 +116,24 @@ def test_attention_a_fused_kernel_cannot_run_keeps_the_math_figures():
     assert gqa["activation_bytes"][0] > _attention_weights_bytes()  # grouped-query: as written
 
 
+def test_fused_attention_without_the_kernel_changes_nothing():
+    """A torch without SDPA or without the memory-efficient kernel: the block runs as written."""
+    from types import SimpleNamespace
+
+    class NoKernels:
+        def __getattr__(self, name):
+            raise AttributeError(name)
+
+    bare = SimpleNamespace(nn=SimpleNamespace(functional=SimpleNamespace()), ops=SimpleNamespace(aten=NoKernels()))
+    with memory.fused_attention(bare):
+        pass
+    no_efficient = SimpleNamespace(nn=torch.nn, ops=SimpleNamespace(aten=NoKernels()))
+    with memory.fused_attention(no_efficient):
+        q = torch.randn(1, 2, 8, 8, requires_grad=True)
+        out = torch.nn.functional.scaled_dot_product_attention(q, q, q)
+    assert out.shape == (1, 2, 8, 8)
+
+
 def test_fused_attention_applies_to_the_recomputation_of_checkpointed_blocks():
     m = memory.measure(torch, _on("meta", planned.AttentionStack), [InputSpec(ATTENTION_INPUT)], "meta", None,
                        {"checkpointing": True})
