@@ -69,6 +69,7 @@ CASES = [
     ('s = f"""{\n    x  # why\n}"""\n', (3, 12), "a comment inside an f-string replacement field", 1, 5),
     ('s = f"{x\n}"\n', (3, 12), "a line break inside a single-quoted f-string's replacement field", 1, 5),
     ('s = f"{x:{f"{w}"}}"\n', (3, 12), "an f-string that reuses its own quotes inside a replacement field", 1, 5),
+    ('s = f"{x:{y:{z}}}"\n', (3, 12), "a replacement field nested three deep in format specs", 1, 5),
     ('s = t"hi {name}"\n', (3, 14), "a template string (PEP 750)", 1, 5),
     ("try:\n    pass\nexcept ValueError, TypeError:\n    pass\n", (3, 14),
      "several exception types without parentheses (PEP 758)", 3, 1),
@@ -104,6 +105,7 @@ def test_type_parameter_default_is_313():
     's = f"""{a["key"]}"""\n',  # a single quote character inside a triple-quoted f-string
     's = f"{x:#x} {y!r:>{width}}"\n',  # "#" in a format spec is a flag, not a comment
     's = f"{x = }"\n',
+    's = f"{x:>{width}} {y:{w}.{p}f}"\n',  # format specs nested two deep
     "s = '#' + f'{x}'\n",
     "def f(a, /, b, *, c): return (y := a)\n",
 ])

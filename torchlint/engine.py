@@ -133,7 +133,8 @@ def _analyze(
     }
     classes = [c for c, opts in options.items() if _runs_on(c, path, text, opts)]
     # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
-    # parser only checks the syntax then, and builds no tree (``check_syntax``).
+    # parser only checks the syntax then, and builds no tree (``check_syntax``), or is not run
+    # at all where LibCST's parse gives its verdict (``source.libcst_decides``).
     parsed, failure = read_python(text, target, on_deep_stack, tree=not classes)
     if parsed is None:
         return _unparsed(record, failure, enabled)
@@ -171,7 +172,10 @@ def _run_rules(
     """LibCST's parse and one walk of its tree for every rule; the project index's function
     summaries where a rule built the training model."""
     text = parsed.text
-    module, failure = (parsed.module, None) if parsed.module is not None else parse_cst(text)
+    if parsed.module is not None or parsed.cst_failure is not None:  # read already (``read_python``)
+        module, failure = parsed.module, parsed.cst_failure
+    else:
+        module, failure = parse_cst(text)
     if parsed.tree is None:  # imports and classes from LibCST's tree (CPython's where LibCST fails)
         tree = module if module is not None else cpython_tree(text)
         if tree is not None:

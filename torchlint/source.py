@@ -81,6 +81,9 @@ class Parsed:
     tree: ast.Module | None
     module: cst.Module | None = None
     exact: bool = True
+    # Why LibCST could not read the text, where it was tried first (``read_python``) and
+    # CPython's parser then accepted it: the engine reports that instead of parsing again.
+    cst_failure: "ParseFailure | None" = None
 
 
 def read_text(data: bytes) -> tuple[str | None, ParseFailure | None]:
@@ -163,20 +166,88 @@ def read_python(
     that LibCST parses and that uses newer syntax (``torchlint.syntax.features``) is
     analysed, through the ``ast`` of its downlevelled form; otherwise CPython's error
     stands. Syntax newer than ``target`` is a failure naming the version it needs. LibCST
-    runs through ``deep`` (the engine's deep-stack runner) and only when needed: never
-    with the default target on the newest interpreter. ``tree``: as for ``check_syntax``.
+    runs through ``deep`` (the engine's deep-stack runner).
+
+    With ``tree=False`` (a rule needs LibCST's tree) and the default target, LibCST's parse
+    is the syntax check where its verdict is CPython's (``libcst_decides``): the result then
+    holds LibCST's tree and CPython's parser is not run. Where LibCST refuses such text,
+    CPython's parser decides as above, and a file it accepts carries LibCST's failure
+    (``Parsed.cst_failure``).
     """
     from torchlint.syntax import NEWEST
 
     target = target or NEWEST
+    cst_failure = None
+    if not tree and target >= NEWEST and libcst_decides(text):
+        module, cst_failure = deep(parse_cst, text)  # type: ignore[misc]
+        if module is not None:
+            return Parsed(text, None, module), None
     parsed, failure = check_syntax(text, tree)
     if parsed is None:
         if failure is None or not failure.grammar or INTERPRETER >= NEWEST or not _shallow(text):
             return parsed, failure
         return deep(_beyond_interpreter, text, failure, target)  # type: ignore[return-value]
     if target >= INTERPRETER:  # what CPython accepted is within the target
+        parsed.cst_failure = cst_failure
         return parsed, None
     return deep(_within_target, parsed, target)  # type: ignore[return-value]
+
+
+# -- LibCST's parse as the syntax check -------------------------------------------------------
+# Where a rule needs LibCST's tree anyway, its parse can be the syntax check: CPython's parser
+# (``symtable``) costs about a tenth of LibCST's parse on top of it. That is sound only on text
+# whose verdict LibCST's native parser shares with CPython's, with no way to cost LibCST more
+# than CPython's check would have let through. Differential fuzzing (corpus files with tokens
+# inserted and deleted, LibCST's verdict against ``read_python``'s) found LibCST accepting what
+# every CPython refuses only in: escapes that fail to decode (``\N{no such name}``, a short
+# ``\x``/``\u``/``\U``), non-ASCII bytes literals and identifiers, a line continuation
+# opening an indented line, control characters in indentation, and f-string format specs
+# nested three deep. ``libcst_decides`` leaves all of those to CPython, and so any text with
+# brackets more than ``LIBCST_MAX_BRACKETS`` deep (CPython's own limit is 200; LibCST's time
+# grows with the cube of the depth) or a logical line longer than ``LIBCST_MAX_LOGICAL_LINE``
+# characters (CPython accepts every chain of operators, calls or attributes that fits in one,
+# and LibCST reads any such line in well under a second).
+LIBCST_MAX_BRACKETS = 100
+LIBCST_MAX_BRACES = 3  # ``f"{a:{b:{c}}}"``: three; a fourth is an error in every Python
+LIBCST_MAX_LOGICAL_LINE = 2000
+_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # every control character but the newline
+_FRAGILE_ESCAPE = re.compile(r"\\[NxuU\n]")  # escapes that can fail to decode; line continuations
+_BRACKETS_ONLY = {code: None for code in range(128) if chr(code) not in "()[]{}"}
+
+
+def libcst_decides(text: str) -> bool:
+    """Whether LibCST's parse of ``text`` gives CPython's verdict (or reads syntax newer than
+    the interpreter, which ``read_python`` analyses all the same), at no more than the cost
+    CPython's parser would allow: printable ASCII and newlines only, no fragile escape or line
+    continuation, brackets at most ``LIBCST_MAX_BRACKETS`` deep (braces at most
+    ``LIBCST_MAX_BRACES``), logical lines of at most ``LIBCST_MAX_LOGICAL_LINE`` characters.
+    Brackets are counted as characters, those in strings and comments too: an opening one
+    there only makes the count higher (the text goes to CPython's parser), and a closing one
+    is soon a bracket closing nothing, which sends the text to CPython's parser too. (Text
+    built to hide a bracket in a string behind another can still hand LibCST a long logical
+    line: that costs time, as a long line CPython accepts already does, never the verdict.)"""
+    if not text.isascii() or _CONTROL.search(text) or "\\" in text and _FRAGILE_ESCAPE.search(text):
+        return False
+    depth = braces = logical = 0
+    for line in text.split("\n"):
+        logical += len(line) + 1
+        if logical > LIBCST_MAX_LOGICAL_LINE:
+            return False
+        if depth or "(" in line or "[" in line or "{" in line or ")" in line or "]" in line or "}" in line:
+            for char in line.translate(_BRACKETS_ONLY):
+                if char == "(" or char == "[" or char == "{":
+                    depth += 1
+                    braces += char == "{"
+                    if depth > LIBCST_MAX_BRACKETS or braces > LIBCST_MAX_BRACES:
+                        return False
+                elif not depth:
+                    return False  # a closing bracket in a string or comment: the count is off
+                else:
+                    depth -= 1
+                    braces -= char == "}" and braces > 0
+        if not depth:
+            logical = 0
+    return True
 
 
 # LibCST's parse time grows with about the cube of the nesting depth (measured: 2,000 nested

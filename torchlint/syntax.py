@@ -11,7 +11,7 @@ the running interpreter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -54,7 +54,15 @@ def _pep701(node: cst.FormattedString, module: cst.Module) -> str | None:
             return "a comment inside an f-string replacement field"
         if len(quote) == 1 and "\n" in inside:
             return "a line break inside a single-quoted f-string's replacement field"
+    if _spec_depth(node.parts) == 3:  # a fourth level is an error in 3.12 too
+        return "a replacement field nested three deep in format specs"
     return None
+
+
+def _spec_depth(parts: Sequence[cst.BaseFormattedStringContent]) -> int:
+    """How deep replacement fields nest through format specs (``f"{a:{b}}"``: 2)."""
+    return max((1 + _spec_depth(part.format_spec or ()) for part in parts
+                if isinstance(part, cst.FormattedStringExpression)), default=0)
 
 
 def _replacement_fields(node: cst.FormattedString) -> Iterator[cst.FormattedStringExpression]:
