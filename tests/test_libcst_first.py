@@ -31,6 +31,8 @@ TRAINING = (
     "x = [\n" + "    1,\n" * 200 + "]\n",  # a long bracketed list, each line short
     "x = " + "(" * 100 + "1" + ")" * 100 + "\n",
     "s = 'a\\tb\\n' + r'\\d+'\n",  # escapes that always decode
+    "s = '" + "a" * 1993 + "'\n",  # a line of 1,999 characters
+    "x = (\n" + "    1,\n" * 284 + ")\n",  # a logical line of 1,995 characters
     "",
 ])
 def test_text_libcst_decides(text):
@@ -52,6 +54,9 @@ def test_text_libcst_decides(text):
     "s = f'{a:{b:{c:{d}}}}'\n",  # four braces: an error in every Python
     "x = 1" + "+1" * 1000 + "\n",  # a logical line over LIBCST_MAX_LOGICAL_LINE characters
     "x = (\n" + "    1 +\n" * 300 + "    1)\n",  # the same, over many physical lines
+    "s = '" + "a" * 1994 + "'\n",  # a line of 2,000 characters
+    "x = (\n" + "    1,\n" * 285 + ")\n",  # a logical line of 2,002
+    "x = (\n" + "    1,\n" * 290,  # an unclosed one at the end of the text
     "s = ')'\nx = " + "(" * 3000 + "1" + ")" * 3000 + "\n",  # a closing bracket with nothing open
 ])
 def test_text_left_to_cpythons_parser(text):

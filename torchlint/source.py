@@ -198,21 +198,23 @@ def read_python(
 # (``symtable``) costs about a tenth of LibCST's parse on top of it. That is sound only on text
 # whose verdict LibCST's native parser shares with CPython's, with no way to cost LibCST more
 # than CPython's check would have let through. Differential fuzzing (corpus files with tokens
-# inserted and deleted, LibCST's verdict against ``read_python``'s) found LibCST accepting what
-# every CPython refuses only in: escapes that fail to decode (``\N{no such name}``, a short
-# ``\x``/``\u``/``\U``), non-ASCII bytes literals and identifiers, a line continuation
-# opening an indented line, control characters in indentation, and f-string format specs
-# nested three deep. ``libcst_decides`` leaves all of those to CPython, and so any text with
-# brackets more than ``LIBCST_MAX_BRACKETS`` deep (CPython's own limit is 200; LibCST's time
-# grows with the cube of the depth) or a logical line longer than ``LIBCST_MAX_LOGICAL_LINE``
-# characters (CPython accepts every chain of operators, calls or attributes that fits in one,
-# and LibCST reads any such line in well under a second).
+# inserted and deleted, LibCST's verdict against ``read_python``'s, on 3.11 and 3.12) found
+# LibCST accepting what CPython refuses only in: escapes that fail to decode (``\N{no such
+# name}``, a short ``\x``/``\u``/``\U``), non-ASCII bytes literals and identifiers, a line
+# continuation opening an indented line, control characters in indentation, f-string format
+# specs nested four deep; and three deep, valid from 3.12 (``syntax.features`` names it).
+# ``libcst_decides`` leaves all of those to CPython's parser, and so any text with brackets
+# more than ``LIBCST_MAX_BRACKETS`` deep (CPython's own limit is 200; LibCST's time grows with
+# the cube of the depth) or a logical line of ``LIBCST_MAX_LOGICAL_LINE`` characters or more
+# (CPython accepts every chain of operators, calls or attributes that fits in one, and LibCST
+# reads any such line in well under a second).
 LIBCST_MAX_BRACKETS = 100
 LIBCST_MAX_BRACES = 3  # ``f"{a:{b:{c}}}"``: three; a fourth is an error in every Python
 LIBCST_MAX_LOGICAL_LINE = 2000
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")  # every control character but the newline
-_FRAGILE_ESCAPE = re.compile(r"\\[NxuU\n]")  # escapes that can fail to decode; line continuations
-_BRACKETS_ONLY = {code: None for code in range(128) if chr(code) not in "()[]{}"}
+_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\n"  # every control character but the newline is fragile
+_FRAGILE_ESCAPE = re.compile(rb"\\[NxuU\n]")  # escapes that can fail to decode; line continuations
+_NOT_BRACKETS = bytes(code for code in range(256) if code not in b"()[]{}\n")
+_OPENING, _BRACE, _CLOSING_BRACE = frozenset(b"([{"), ord("{"), ord("}")
 
 
 def libcst_decides(text: str) -> bool:
@@ -220,34 +222,46 @@ def libcst_decides(text: str) -> bool:
     the interpreter, which ``read_python`` analyses all the same), at no more than the cost
     CPython's parser would allow: printable ASCII and newlines only, no fragile escape or line
     continuation, brackets at most ``LIBCST_MAX_BRACKETS`` deep (braces at most
-    ``LIBCST_MAX_BRACES``), logical lines of at most ``LIBCST_MAX_LOGICAL_LINE`` characters.
+    ``LIBCST_MAX_BRACES``), logical lines shorter than ``LIBCST_MAX_LOGICAL_LINE`` characters.
     Brackets are counted as characters, those in strings and comments too: an opening one
     there only makes the count higher (the text goes to CPython's parser), and a closing one
     is soon a bracket closing nothing, which sends the text to CPython's parser too. (Text
     built to hide a bracket in a string behind another can still hand LibCST a long logical
     line: that costs time, as a long line CPython accepts already does, never the verdict.)"""
-    if not text.isascii() or _CONTROL.search(text) or "\\" in text and _FRAGILE_ESCAPE.search(text):
+    if not text.isascii():
         return False
-    depth = braces = logical = 0
-    for line in text.split("\n"):
-        logical += len(line) + 1
-        if logical > LIBCST_MAX_LOGICAL_LINE:
-            return False
-        if depth or "(" in line or "[" in line or "{" in line or ")" in line or "]" in line or "}" in line:
-            for char in line.translate(_BRACKETS_ONLY):
-                if char == "(" or char == "[" or char == "{":
-                    depth += 1
-                    braces += char == "{"
-                    if depth > LIBCST_MAX_BRACKETS or braces > LIBCST_MAX_BRACES:
-                        return False
-                elif not depth:
-                    return False  # a closing bracket in a string or comment: the count is off
-                else:
-                    depth -= 1
-                    braces -= char == "}" and braces > 0
+    data = text.encode("ascii")
+    if data.translate(None, _PRINTABLE) or b"\\" in data and _FRAGILE_ESCAPE.search(data):
+        return False
+    lines = data.split(b"\n")
+    if max(map(len, lines)) >= LIBCST_MAX_LOGICAL_LINE:
+        return False
+    depth = braces = start = 0
+    for number, brackets in enumerate(data.translate(None, _NOT_BRACKETS).split(b"\n")):
+        if not brackets:
+            continue
+        inside = depth
         if not depth:
-            logical = 0
-    return True
+            start = number
+        for char in brackets:
+            if char in _OPENING:
+                depth += 1
+                braces += char == _BRACE
+                if depth > LIBCST_MAX_BRACKETS or braces > LIBCST_MAX_BRACES:
+                    return False
+            elif not depth:
+                return False  # a closing bracket in a string or comment: the count is off
+            else:
+                depth -= 1
+                braces -= char == _CLOSING_BRACE and braces > 0
+        if inside and not depth and _length(lines, start, number) >= LIBCST_MAX_LOGICAL_LINE:
+            return False
+    return not depth or _length(lines, start, len(lines) - 1) < LIBCST_MAX_LOGICAL_LINE
+
+
+def _length(lines: list[bytes], first: int, last: int) -> int:
+    """Characters of lines ``first`` to ``last``, the newlines between them included."""
+    return sum(map(len, lines[first:last + 1])) + last - first
 
 
 # LibCST's parse time grows with about the cube of the nesting depth (measured: 2,000 nested
