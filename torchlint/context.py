@@ -537,6 +537,19 @@ class Dispatcher:
         self.ctx._reports = [r for r in self.ctx._reports if r[0] is not rule]
         self.ctx.facts.pop(rule.code, None)
 
+    def demanded_facts(self, rule: "Rule") -> Any:
+        """``rule.demanded_facts()`` after the walk (None where the rule failed on the file):
+        a failure there is reported and drops the rule, as one in ``finish`` does."""
+        if id(rule) in self._dead:
+            return None
+        try:
+            return rule.demanded_facts()
+        except RecursionError as exc:
+            self._recursed(rule, exc)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(rule, exc)
+        return None
+
     def _entry(self, kind: type, model_kinds: frozenset) -> tuple:
         """What the walk does at a node of ``kind``, looked up once per kind: (the rules'
         visit handlers, its children function or None for a kind with no children, the

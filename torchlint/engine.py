@@ -5,6 +5,7 @@ suppressions) is ``torchlint.run``; this module imports neither ``pool`` nor ``c
 from __future__ import annotations
 
 import gc
+import json
 import os
 import queue
 import sys
@@ -44,6 +45,8 @@ class FileResult:
     # run needs once the project pass is remembered (suppressions, cells); ``Cache.complete``
     # reads the whole record (imports, index, facts) from the file's own entry.
     light: bool = False
+    # What the one rule of an analysis on demand gave (``demand_facts``); None otherwise.
+    demanded: Any = None
 
 
 # Rules whose cheap textual pre-check (``Rule.might_apply``) says they cannot fire on a file
@@ -66,6 +69,17 @@ def analyze_source(
     """Lint one file's bytes (``_analyze``) with the cycle collector paused (``gc_paused``)."""
     with gc_paused():
         return _analyze(path, data, enabled, rule_options)
+
+
+def demand_facts(path: str, data: bytes, code: str,
+                 rule_options: dict[str, dict[str, Any]] | None = None) -> tuple[Any, list[RuleError]]:
+    """What rule ``code`` gives of one file when its project pass asks (``Rule.demanded_facts``,
+    ``Project.demand``): the file analysed again, that rule alone, whatever its text
+    pre-check says; with the rule's failures there. None where the file cannot be analysed
+    or the rule failed on it."""
+    with gc_paused():
+        result = _analyze(path, data, frozenset({code}), rule_options, demanded=code)
+    return result.demanded, result.errors
 
 
 @contextmanager
@@ -94,6 +108,7 @@ def _analyze(
     data: bytes,
     enabled: frozenset[str],
     rule_options: dict[str, dict[str, Any]] | None = None,
+    demanded: str | None = None,
 ) -> FileResult:
     """Lint one file's bytes. Pure: no file system access, no imports of the linted code.
     A notebook (``path`` ending in ``.ipynb``) is linted as its code cells' Python
@@ -131,7 +146,7 @@ def _analyze(
         c: rule_options.get(c.code) or c.default_options()
         for c in rule_classes(enabled) if c is not SyntaxErrorRule and not c.traced
     }
-    classes = [c for c, opts in options.items() if _runs_on(c, path, text, opts)]
+    classes = [c for c, opts in options.items() if c.code == demanded or _runs_on(c, path, text, opts)]
     # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
     # parser only checks the syntax then, and builds no tree (``check_syntax``), or is not run
     # at all where LibCST's parse gives its verdict (``source.libcst_decides``).
@@ -144,7 +159,8 @@ def _analyze(
     if not classes:
         return FileResult(path, [], record)
     try:
-        return on_deep_stack(_run_rules, record, parsed, imports, [(c, options[c]) for c in classes], enabled)
+        return on_deep_stack(_run_rules, record, parsed, imports, [(c, options[c]) for c in classes], enabled,
+                             demanded)
     except RecursionError:
         return _unparsed(record, ParseFailure(TOO_DEEP), enabled)
 
@@ -167,10 +183,12 @@ def _runs_on(rule: type[Rule], path: str, text: str, options: dict[str, Any]) ->
 
 
 def _run_rules(
-    record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any]]], enabled: frozenset[str]
+    record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any]]],
+    enabled: frozenset[str], demanded: str | None = None,
 ) -> FileResult:
     """LibCST's parse and one walk of its tree for every rule; the project index's function
-    summaries where a rule built the training model."""
+    summaries where a rule built the training model; the ``demanded`` rule's
+    ``demanded_facts`` on an analysis on demand."""
     text = parsed.text
     if parsed.module is not None or parsed.cst_failure is not None:  # read already (``read_python``)
         module, failure = parsed.module, parsed.cst_failure
@@ -185,7 +203,11 @@ def _run_rules(
     ctx = FileContext(record.path, module, text, imports)
     if parsed.exact:  # cheap positions without a second parse (None: parsed if asked for)
         ctx.ast_tree = parsed.tree
-    Dispatcher(ctx, [cls(ctx, opts) for cls, opts in rules]).run()
+    instances = [cls(ctx, opts) for cls, opts in rules]
+    dispatcher = Dispatcher(ctx, instances)
+    dispatcher.run()
+    asked = next((rule for rule in instances if rule.code == demanded), None)
+    on_demand = _encode_demanded(ctx, asked, dispatcher.demanded_facts(asked)) if asked is not None else None
     facts = _encode_facts(ctx)
     findings = ctx.findings()
     index = ctx.semantic.index(record.index["classes"]).to_json() if ctx.semantic_started() and ctx.semantic.has_training else None
@@ -194,7 +216,7 @@ def _run_rules(
         record.index = index
     errors = ctx.errors
     ctx.release()
-    return FileResult(record.path, findings, record, errors)
+    return FileResult(record.path, findings, record, errors, demanded=on_demand)
 
 
 # LibCST's work on a file: frames allowed, and the thread's stack (reserved address space;
@@ -302,6 +324,16 @@ def _encode_facts(ctx: FileContext) -> Facts:
             message, trace = describe(exc)
             ctx.errors.append(RuleError(code, ctx.path, f"facts are not JSON-serialisable: {message}", trace))
     return Facts.from_encoded(encoded)
+
+
+def _encode_demanded(ctx: FileContext, rule: Rule, value: Any) -> Any:
+    """``value`` as plain JSON (as facts are stored); None, reported, where it is not JSON."""
+    try:
+        return json.loads(encode(value))
+    except (TypeError, ValueError) as exc:  # a rule bug: reported, never fatal
+        message, trace = describe(exc)
+        ctx.errors.append(RuleError(rule.code, ctx.path, f"demanded facts are not JSON-serialisable: {message}", trace))
+        return None
 
 
 def _unparsed(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from torchlint.noqa import Suppressions
 
@@ -139,10 +139,14 @@ class Project:
     whose module name ends with it, and among several the one nearest the importer wins.
     """
 
-    def __init__(self, records: list[FileRecord], torch_pin: "TorchPin | None" = None):
+    def __init__(self, records: list[FileRecord], torch_pin: "TorchPin | None" = None,
+                 demand: "Callable[[str, str], Any] | None" = None):
         self.records = sorted(records, key=lambda r: r.path)
         # the torch requirement the project root declares (``torchlint.pins``), read by the run layer
         self.torch_pin = torch_pin
+        # (rule code, path) -> that rule's ``demanded_facts`` of the file, from the run layer
+        self._demand = demand
+        self._demanded: dict[tuple[str, str], Any] = {}
         self._by_suffix: dict[str, list[FileRecord]] = {}
         for record in self.records:
             parts = record.module_name.split(".") if record.module_name else []
@@ -152,6 +156,15 @@ class Project:
 
     def record(self, path: str) -> FileRecord | None:
         return self._by_path.get(path)
+
+    def demand(self, code: str, path: str) -> Any:
+        """What rule ``code`` gives of the file ``path`` only on request (``Rule.demanded_facts``):
+        the run layer analyses the file again, once per run. None where nobody can say (no
+        run layer behind this project, the file cannot be read or analysed)."""
+        key = (code, path)
+        if key not in self._demanded:
+            self._demanded[key] = self._demand(code, path) if self._demand is not None else None
+        return self._demanded[key]
 
     def resolve_module(self, dotted: str, importer: FileRecord | None = None) -> FileRecord | None:
         candidates = self._by_suffix.get(dotted)

@@ -8,6 +8,9 @@ parents and enclosing scopes, and call ``self.report(node, message)``.
 A rule that needs facts from other files (class hierarchies, seed helpers) stores
 JSON-serialisable facts in ``self.ctx.facts[self.code]`` during the per-file pass and
 implements ``check_project``, which sees only those per-file records, never the trees.
+Facts the project pass needs only now and then (and that cost much to gather on every file)
+come from ``demanded_facts`` instead, which the project pass asks of the files it needs
+(``Project.demand``): the run layer analyses such a file again with that rule alone.
 """
 
 from __future__ import annotations
@@ -105,6 +108,13 @@ class Rule:
     def finish(self) -> None:
         """After the whole file was walked: where a rule judges what it collected (and asks
         ``self.ctx.semantic``). Default: nothing."""
+
+    def demanded_facts(self) -> Any:
+        """JSON-serialisable facts of this file for ``check_project`` to ask for only when it
+        needs them (``Project.demand``), read after ``finish`` on a run of this rule alone
+        over the file (``engine.demand_facts``); never gathered on the ordinary pass. Default:
+        None (nothing)."""
+        return None
 
     @classmethod
     def might_apply(cls, text: str, options: dict[str, Any] | None = None) -> bool:

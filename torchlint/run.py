@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pathspec
 
@@ -21,7 +21,7 @@ from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.cache import settings_key
 from torchlint.config import Configs, Settings, discover_configs
 from torchlint.context import RuleError, describe
-from torchlint.engine import FileResult, crashed_result, rule_classes
+from torchlint.engine import FileResult, crashed_result, demand_facts, rule_classes
 from torchlint.files import SourceFile, discover, display_path, git_root, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import noqa_findings
@@ -78,6 +78,7 @@ def lint_files(
     own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
     settings_of = lambda display: own.get(display, settings)  # noqa: E731
     results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
+    by_display = {f.display: f for f in everything}
 
     def complete(partial: list[FileResult]) -> list[FileResult]:
         """``partial`` with every light result whole: read from its entry, else analysed again."""
@@ -85,7 +86,6 @@ def lint_files(
         whole = [cache.complete(r) if r.light else r for r in partial]  # light ones come from a cache
         redo = [index for index, r in enumerate(whole) if r is None]
         if redo:
-            by_display = {f.display: f for f in everything}
             again = analyse([by_display[partial[index].path] for index in redo], settings, jobs=jobs, cache=cache,
                             settings_of=settings_of, whole=True)
             for index, r in zip(redo, again):
@@ -93,8 +93,20 @@ def lint_files(
         results = whole  # type: ignore[assignment]
         return results
 
+    def source_of(display: str) -> bytes | None:
+        """A file's bytes for an analysis on demand (``Project.demand``): read again (a file
+        edited since is read as it is now), None where it cannot be."""
+        source = by_display.get(display)
+        if source is None:
+            return None
+        try:
+            return read_within(source, settings_of(display).max_file_size)[0]
+        except OSError:
+            return None
+
     result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
-                    torch_pin=read_torch_pin(project_root(files, settings)), cache=cache, complete=complete)
+                    torch_pin=read_torch_pin(project_root(files, settings)), cache=cache, complete=complete,
+                    source_of=source_of)
     if cache is not None:
         cache.save_pack(results)
     if baseline is not None:
@@ -259,13 +271,23 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
 
 # -- project pass, suppressions ----------------------------------------------------------
 
-def project_findings(records: list[FileRecord], settings: Settings,
-                     torch_pin: TorchPin | None = None) -> tuple[list[Finding], list[RuleError]]:
+def project_findings(records: list[FileRecord], settings: Settings, torch_pin: TorchPin | None = None,
+                     source_of: Callable[[str], bytes | None] | None = None) -> tuple[list[Finding], list[RuleError]]:
     """Every enabled rule's ``check_project`` over every file's record (and the project's
-    torch pin, read once per run)."""
-    project = Project(records, torch_pin=torch_pin)
+    torch pin, read once per run). A rule's ``Project.demand`` analyses the file again from
+    ``source_of(its path)`` (nothing without it)."""
     findings: list[Finding] = []
     errors: list[RuleError] = []
+
+    def demand(code: str, path: str) -> Any:
+        data = source_of(path) if source_of is not None else None
+        if data is None:
+            return None
+        facts, failures = demand_facts(path, data, code, settings.rule_options)
+        errors.extend(e for e in failures if e not in errors)
+        return facts
+
+    project = Project(records, torch_pin=torch_pin, demand=demand)
     for cls in rule_classes(settings.enabled):
         if not cls.has_project_pass():
             continue
@@ -277,7 +299,8 @@ def project_findings(records: list[FileRecord], settings: Settings,
 
 
 def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, torch_pin: TorchPin | None,
-                  cache: "Cache | None", keys: list[tuple[str, str | None]]) -> tuple[list[Finding], list[RuleError]]:
+                  cache: "Cache | None", keys: list[tuple[str, str | None]],
+                  source_of: Callable[[str], bytes | None] | None = None) -> tuple[list[Finding], list[RuleError]]:
     """``project_findings`` over ``records()`` (every file's whole record), remembered in the
     cache: the project pass is a function of every
     file's record (each a function of the file's cache key), the rules' settings and the
@@ -285,13 +308,13 @@ def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, t
     of recomputed. Without a cache, or with a file that has no key, it always runs; a pass
     that raised is never remembered."""
     if cache is None or any(key is None for _, key in keys):
-        return project_findings(records(), settings, torch_pin)
+        return project_findings(records(), settings, torch_pin, source_of)
     pin = None if torch_pin is None else [torch_pin.file, torch_pin.spec]
     memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin, sorted(keys))
     found = cache.get_project(memo)
     if found is not None:
         return found, []
-    findings, errors = project_findings(records(), settings, torch_pin)
+    findings, errors = project_findings(records(), settings, torch_pin, source_of)
     if not errors:
         cache.put_project(memo, findings)
     return findings, errors
@@ -361,14 +384,16 @@ class Suppressor:
 def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
            report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
            torch_pin: TorchPin | None = None, cache: "Cache | None" = None,
-           complete: Callable[[list[FileResult]], list[FileResult]] | None = None) -> RunResult:
+           complete: Callable[[list[FileResult]], list[FileResult]] | None = None,
+           source_of: Callable[[str], bytes | None] | None = None) -> RunResult:
     """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
     the findings on the files in ``report_on`` (default: every file), and a notebook's
     findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
     follow its own settings, ``settings_of(its display path)`` (default: ``settings``).
     Light results (``FileResult.light``) are made whole by ``complete`` where a project
-    pass must run or ``transform`` reads the records."""
+    pass must run or ``transform`` reads the records. ``source_of(path)`` gives a file's bytes
+    to a project pass that asks for more of it (``Project.demand``)."""
     records = {r.path: r.record for r in results}
 
     def whole_records() -> list[FileRecord]:
@@ -385,7 +410,7 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     by_settings = groups(list(records), settings_of or (lambda path: settings))
     keys = [(r.path, r.key) for r in results]
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, keys)
+        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, keys, source_of)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:

@@ -48,7 +48,8 @@ def lint_tree(
     texts = {path: textwrap.dedent(code) if dedent else code for path, code in files.items()}
     results = [analyze_source(path, text.encode("utf-8"), settings.enabled, settings.rule_options)
                for path, text in texts.items()]
-    run = finish(results, settings, Path("/nonexistent-root"))
+    run = finish(results, settings, Path("/nonexistent-root"),
+                 source_of=lambda path: texts[path].encode("utf-8") if path in texts else None)
     _raise_errors(run.errors)
     if each_alone and len(texts) > 1:
         alone = lint_each_alone(texts, settings)

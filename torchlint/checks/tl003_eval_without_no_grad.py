@@ -47,7 +47,7 @@ from torchlint.semantic.callgraph import argument_name
 from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice
-from torchlint.semantic.gradmode import GradModes, bound_signatures, choice_sites, function_key
+from torchlint.semantic.gradmode import GradModes, bound_signatures, called_names, choice_sites, function_key
 from torchlint.semantic.literals import numeric_value
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
@@ -932,12 +932,19 @@ class EvalWithoutNoGrad(Rule):
     def finish(self) -> None:
         self._model = self.ctx.semantic.model
         self._modes = GradModes(self.ctx)
-        sites = choice_sites(self.ctx, self._modes)
         deferred = self._candidates_to_report() if self._evals else []
         differentiating = _differentiating_functions(self._model) if "autograd" in self.ctx.text else []
-        if sites or deferred or differentiating:
-            self.ctx.facts[self.code] = {"sites": sites, "signatures": bound_signatures(self._model),
-                                         "deferred": deferred, "differentiates": differentiating}
+        # Every analysed file has facts: a file without them is one nobody could read
+        # (``CalledUnderChoice``: its uses are unknown).
+        self.ctx.facts[self.code] = {"called": called_names(self.ctx, self._modes), "deferred": deferred,
+                                     "differentiates": differentiating}
+
+    def demanded_facts(self) -> dict:
+        """Every call in this file of a function the project may define, and the signatures of
+        its methods (``gradmode.choice_sites``, ``bound_signatures``): what
+        ``crossfile.CalledUnderChoice`` asks of the files that may call a function it decides
+        on. Costly on every file, and only needed in a project with deferred forwards."""
+        return {"sites": choice_sites(self.ctx, self._modes), "signatures": bound_signatures(self._model)}
 
     def _candidates_to_report(self) -> list[dict]:
         """Report the unprotected forwards outside named functions; return the others, as

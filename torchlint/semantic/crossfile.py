@@ -113,7 +113,7 @@ class ProjectCalls:
 
 class CalledUnderChoice:
     """Which project functions run only under a grad-mode choice, across files, from the
-    ``choice_sites`` (``semantic.gradmode``) each file's facts hold under ``code``.
+    ``choice_sites`` (``semantic.gradmode``) of the files that may call them.
 
     A function is *protected* when every call of it (or hand-over) the project shows either
     makes a grad-mode choice or sits in a function that is itself protected, and at least one
@@ -123,32 +123,57 @@ class CalledUnderChoice:
     ``recognize`` whose signature its arguments fit, so every such call counts (more calls
     can only make a function less protected). ``forward``, ``__call__`` and other methods run
     without being named are never protected. A file importing the function's module without
-    such facts is a use nobody can see: its functions are not protected."""
+    such facts is a use nobody can see: its functions are not protected.
+
+    Call sites cost much to gather, so no file's ordinary facts hold them: each file's
+    facts under ``code`` name what its calls could call (``called``: ``gradmode.called_names``),
+    and the sites and method signatures of a file are asked for (``Project.demand``) the first
+    time a function it defines, or one whose name it calls, is decided. A file that cannot be
+    analysed again then is a use nobody can see too."""
 
     def __init__(self, project, code: str) -> None:
-        self.project = project
+        self.project, self.code = project, code
         # callee key -> (file, caller, chosen, call shape where the signature must fit)
         self._calls: dict[tuple[str, str], list[tuple[str, str | None, bool, str | None]]] = {}
         self._unknown: set[str] = set()
         self._memo: dict[tuple[str, str], bool] = {}
         self._related: dict[str, list[str]] = {}
         self._signatures: dict[tuple[str, str], str] = {}
+        self._callers: dict[str, list] = {}  # a name -> the records whose calls may call it
+        self._read: set[str] = set()  # paths whose sites are in ``_calls``
         for record in project.records:
             facts = record.facts.get(code)
             if facts is None:
                 self._unseen_uses(record)
                 continue
+            for name in facts.get("called", ()):
+                self._callers.setdefault(name, []).append(record)
+
+    def _read_calls(self, key: tuple[str, str]) -> None:
+        """Every site that may call ``key`` in ``_calls``: those of its own file and of the
+        files whose calls name it (``called``), each file's read once."""
+        own = self.project.record(key[0])
+        for record in [*([own] if own is not None else []), *self._callers.get(key[1].rsplit(".", 1)[-1], ())]:
+            if record.path in self._read:
+                continue
+            self._read.add(record.path)
+            facts = self.project.demand(self.code, record.path)
+            if not isinstance(facts, dict):  # read and analysed before, but not now
+                self._unseen_uses(record)
+                for name in (record.facts.get(self.code) or {}).get("called", ()):
+                    self._calls.setdefault((".", name), []).append((record.path, None, False, None))
+                continue
             for name, signature in facts.get("signatures", {}).items():
                 self._signatures[(record.path, name)] = signature
             for callee, caller, chosen, shape in facts.get("sites", ()):
                 bound = callee[0] in ".^"  # on an instance: only a method its arguments fit
-                for key in self._callee_keys(callee, record):
-                    self._calls.setdefault(key, []).append((record.path, caller, chosen, shape if bound else None))
+                for callee_key in self._callee_keys(callee, record):
+                    self._calls.setdefault(callee_key, []).append((record.path, caller, chosen, shape if bound else None))
 
     def protected(self, path: str, function: str) -> bool:
         """Whether ``function`` (``fn`` / ``Class.method`` of the file ``path``) only runs
         under a grad-mode choice in the linted project."""
-        return path not in self._unknown and self._search((path, function), set())[0]
+        return self._search((path, function), set())[0] and path not in self._unknown
 
     def _search(self, key: tuple[str, str], open_: set) -> tuple[bool, bool]:
         """(protected, whether that answer assumed something about a function still being
@@ -217,6 +242,7 @@ class CalledUnderChoice:
         """(file, caller, chosen) of each call the project shows of ``key``: its own, and for
         a method those by name on objects of unknown class whose arguments fit its signature
         (``line.translate(table)`` cannot run ``translate(self, x, args)``)."""
+        self._read_calls(key)
         path, function = key
         calls = list(self._calls.get(key, ()))
         if "." in function:

@@ -183,6 +183,29 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
     return [list(item) for item in sorted(found, key=lambda t: (t[0], t[1] or "", t[2], t[3] or ""))]
 
 
+def called_names(ctx, modes: GradModes) -> list[str]:
+    """The last part of every name this file's ``choice_sites`` could give a callee, without
+    resolving any: each call's callee as written (``f``, ``x.method``) and as imported
+    (``g`` from ``from m import f as g`` gives ``f``), each name or attribute passed to a call,
+    and each imported project name handed on. A file whose list lacks a function's name
+    cannot call it or hand it on (``crossfile.CalledUnderChoice`` asks such files only)."""
+    imports = ctx.imports
+    found: set[str] = set()
+    for site in modes.model.calls:
+        call = site.node
+        for expr in (call.func, *(arg.value for arg in call.args)):
+            kind = type(expr)
+            if kind is cst.Name:
+                found.add(expr.value)
+                qualified = imports.get(expr.value)
+                if qualified is not None:
+                    found.add(qualified.rpartition(".")[2])
+            elif kind is cst.Attribute:
+                found.add(expr.attr.value)
+    found.update(q.rpartition(".")[2] for q in _handed_on_imports(ctx))
+    return sorted(found)
+
+
 def _handed_on_imports(ctx) -> set[str]:
     """Imported project names used other than by calling them (``run = infer.predict``,
     ``engine.add_handler(predict)``): they may run anywhere."""

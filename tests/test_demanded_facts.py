@@ -1,0 +1,107 @@
+"""Facts a project pass asks of a file only when it needs them (``Rule.demanded_facts``,
+``Project.demand``): TL003's call sites. The ordinary pass gathers none; the project pass
+has the run layer analyse again the files that may call a function it decides on, and only
+in a project with a forward to decide on."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from torchlint import pool
+from torchlint import run as run_layer
+from torchlint.checks.tl003_eval_without_no_grad import EvalWithoutNoGrad
+from torchlint.engine import analyze_source, demand_facts
+from torchlint.testing import lint_tree
+
+INFER = """
+    import torch
+    def predict(model, x):
+        model.eval()
+        return model(x)
+"""
+MAIN = """
+    import torch
+    from pkg.infer import predict
+    def run(model, x):
+        with torch.no_grad():
+            return predict(model, x)
+"""
+OTHER = """
+    import torch
+    def unrelated(a):
+        return a.sum()
+"""
+FILES = {"pkg/infer.py": INFER, "pkg/main.py": MAIN, "pkg/other.py": OTHER}
+
+
+@pytest.fixture
+def demanded(monkeypatch):
+    """The paths the run layer analysed again on demand, in order."""
+    paths: list[str] = []
+    real = run_layer.demand_facts
+
+    def spy(path, data, code, options=None):
+        paths.append(path)
+        return real(path, data, code, options)
+
+    monkeypatch.setattr(run_layer, "demand_facts", spy)
+    return paths
+
+
+def test_ordinary_facts_name_what_calls_could_call_and_hold_no_sites():
+    facts = analyze_source("pkg/main.py", textwrap.dedent(MAIN).encode(), frozenset({"TL003"})).record.facts["TL003"]
+    assert "sites" not in facts and "signatures" not in facts
+    assert {"predict", "no_grad"} <= set(facts["called"])
+
+
+def test_demanded_facts_are_the_files_sites_and_signatures():
+    facts, errors = demand_facts("pkg/main.py", textwrap.dedent(MAIN).encode(), "TL003")
+    assert errors == []
+    assert facts == {"sites": [["@pkg.infer.predict", None, True, "2:"]], "signatures": {}}
+
+
+def test_only_files_that_may_call_the_function_are_analysed_again(demanded):
+    assert lint_tree(FILES, select=["TL003"], each_alone=False) == []  # protected by main's no_grad
+    assert sorted(set(demanded)) == ["pkg/infer.py", "pkg/main.py"]
+
+
+def test_nothing_is_analysed_again_without_a_forward_to_decide_on(demanded):
+    files = {**FILES, "pkg/infer.py": "import torch\ndef predict(model, x):\n    return model(x)\n"}
+    assert lint_tree(files, select=["TL003"], each_alone=False) == []
+    assert demanded == []
+
+
+def test_a_caller_that_cannot_be_analysed_again_is_a_use_nobody_can_see(monkeypatch):
+    real = run_layer.demand_facts
+    monkeypatch.setattr(run_layer, "demand_facts",
+                        lambda path, *rest: (None, []) if path == "pkg/main.py" else real(path, *rest))
+    (finding,) = lint_tree(FILES, select=["TL003"], each_alone=False)
+    assert (finding.path, finding.line, finding.rule) == ("pkg/infer.py", 5, "TL003")
+
+
+def test_a_rule_failing_on_demand_is_reported_and_the_run_goes_on(monkeypatch):
+    def fails(self):
+        raise ValueError("no sites today")
+
+    monkeypatch.setattr(EvalWithoutNoGrad, "demanded_facts", fails)
+    with pytest.raises(AssertionError, match="rule raised: TL003 on pkg/infer.py: ValueError: no sites today"):
+        lint_tree(FILES, select=["TL003"], each_alone=False)
+
+
+def test_demand_through_the_command_line_cache_and_pool(project, run):
+    """Cold, warm (the project pass remembered), and after the caller drops its no_grad (the
+    caller is analysed again on demand): the same answers as the whole-file analysis gave."""
+    for path, text in FILES.items():
+        project.write(path, text)
+    for i in range(pool.MIN_FILES_FOR_POOL):  # enough files for the pool
+        project.write(f"pkg/m{i}.py", OTHER)
+    args = ("check", "--select", "TL003", "--format", "json", "-j", "2", "--cache-dir", str(project.root / ".c"), ".")
+    assert run(*args)[0] == 0
+    assert run(*args)[0] == 0
+    project.write("pkg/main.py", MAIN.replace("torch.no_grad()", "open('log.txt')"))
+    code, out, _ = run(*args)
+    assert code == 1
+    assert [(f["path"], f["line"]) for f in json.loads(out)] == [("pkg/infer.py", 5)]
