@@ -105,3 +105,20 @@ def test_demand_through_the_command_line_cache_and_pool(project, run):
     code, out, _ = run(*args)
     assert code == 1
     assert [(f["path"], f["line"]) for f in json.loads(out)] == [("pkg/infer.py", 5)]
+
+
+def test_demanded_facts_are_cached_with_the_files_bytes(project, run, demanded):
+    """A run whose project pass must run again (another file changed) reads the demanded
+    facts of unchanged files from the cache; a changed file is analysed again."""
+    for path, text in FILES.items():
+        project.write(path, text)
+    args = ("check", "--select", "TL003", "--cache-dir", str(project.root / ".c"), ".")
+    assert run(*args)[0] == 0
+    assert sorted(demanded) == ["pkg/infer.py", "pkg/main.py"]
+    demanded.clear()
+    project.write("pkg/other.py", textwrap.dedent(OTHER) + "\nx = 1\n")  # the project pass runs again
+    assert run(*args)[0] == 0
+    assert demanded == []
+    project.write("pkg/main.py", textwrap.dedent(MAIN) + "\ny = 2\n")
+    assert run(*args)[0] == 0
+    assert demanded == ["pkg/main.py"]

@@ -422,6 +422,32 @@ class Cache:
         self._used_project[key] = stored
         self._write(key, {"key": key, "settings": self.settings, "project": stored})
 
+    # -- facts a project pass demanded of a file (``run.demander``)
+
+    def _demanded_key(self, key: str, code: str) -> str:
+        return hashlib.blake2b(f"demanded\0{code}\0{key}".encode(), digest_size=20).hexdigest()
+
+    def get_demanded(self, key: str, code: str) -> Any:
+        """Rule ``code``'s demanded facts of the file whose bytes and settings give ``key``
+        (``Cache.key``), as stored; None when absent or not valid."""
+        if self.disabled:
+            return None
+        entry = self._demanded_key(key, code)
+        body = self._body(entry)
+        if body is None:
+            return None
+        try:
+            data = json.loads(body)
+            _require(type(data) is dict and data.keys() == {"key", "settings", "demanded"})
+            _require(data["key"] == entry and data["settings"] == self.settings)
+            return data["demanded"]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+
+    def put_demanded(self, key: str, code: str, facts: Any) -> None:
+        entry = self._demanded_key(key, code)
+        self._write(entry, {"key": entry, "settings": self.settings, "demanded": facts})
+
     # -- the run pack: a warm run reads one entry, not one per file
 
     def open_pack(self, paths: list[str]) -> None:

@@ -106,7 +106,7 @@ def lint_files(
 
     result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
                     torch_pin=read_torch_pin(project_root(files, settings)), cache=cache, complete=complete,
-                    source_of=source_of)
+                    demand=demander(source_of, cache))
     if cache is not None:
         cache.save_pack(results)
     if baseline is not None:
@@ -271,23 +271,46 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
 
 # -- project pass, suppressions ----------------------------------------------------------
 
+# A rule's demanded facts of one file (``Rule.demanded_facts``) for the run's project pass:
+# (rule code, path, the settings of the pass) -> (facts or None, the rule's failures there).
+Demand = Callable[[str, str, Settings], tuple[Any, list[RuleError]]]
+
+
+def demander(source_of: Callable[[str], bytes | None], cache: "Cache | None" = None) -> Demand:
+    """``Project.demand`` for a run: the file's bytes from ``source_of``, its demanded facts
+    from the cache where an entry holds them for these bytes and settings, else the file
+    analysed again (``engine.demand_facts``) and the facts stored there."""
+    def demand(code: str, path: str, settings: Settings) -> tuple[Any, list[RuleError]]:
+        data = source_of(path)
+        if data is None:
+            return None, []
+        key = None if cache is None else cache.key(path, data, settings_key(settings.enabled, settings.rule_options))
+        found = None if key is None else cache.get_demanded(key, code)
+        if found is not None:
+            return found, []
+        facts, failures = demand_facts(path, data, code, settings.rule_options)
+        if key is not None and facts is not None and not failures:
+            cache.put_demanded(key, code, facts)
+        return facts, failures
+    return demand
+
+
 def project_findings(records: list[FileRecord], settings: Settings, torch_pin: TorchPin | None = None,
-                     source_of: Callable[[str], bytes | None] | None = None) -> tuple[list[Finding], list[RuleError]]:
+                     demand: Demand | None = None) -> tuple[list[Finding], list[RuleError]]:
     """Every enabled rule's ``check_project`` over every file's record (and the project's
-    torch pin, read once per run). A rule's ``Project.demand`` analyses the file again from
-    ``source_of(its path)`` (nothing without it)."""
+    torch pin, read once per run). A rule's ``Project.demand`` goes to ``demand`` (nothing
+    without it); the rule's failures there are reported."""
     findings: list[Finding] = []
     errors: list[RuleError] = []
 
-    def demand(code: str, path: str) -> Any:
-        data = source_of(path) if source_of is not None else None
-        if data is None:
+    def ask(code: str, path: str) -> Any:
+        if demand is None:
             return None
-        facts, failures = demand_facts(path, data, code, settings.rule_options)
+        facts, failures = demand(code, path, settings)
         errors.extend(e for e in failures if e not in errors)
         return facts
 
-    project = Project(records, torch_pin=torch_pin, demand=demand)
+    project = Project(records, torch_pin=torch_pin, demand=ask)
     for cls in rule_classes(settings.enabled):
         if not cls.has_project_pass():
             continue
@@ -300,7 +323,7 @@ def project_findings(records: list[FileRecord], settings: Settings, torch_pin: T
 
 def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, torch_pin: TorchPin | None,
                   cache: "Cache | None", keys: list[tuple[str, str | None]],
-                  source_of: Callable[[str], bytes | None] | None = None) -> tuple[list[Finding], list[RuleError]]:
+                  demand: Demand | None = None) -> tuple[list[Finding], list[RuleError]]:
     """``project_findings`` over ``records()`` (every file's whole record), remembered in the
     cache: the project pass is a function of every
     file's record (each a function of the file's cache key), the rules' settings and the
@@ -308,13 +331,13 @@ def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, t
     of recomputed. Without a cache, or with a file that has no key, it always runs; a pass
     that raised is never remembered."""
     if cache is None or any(key is None for _, key in keys):
-        return project_findings(records(), settings, torch_pin, source_of)
+        return project_findings(records(), settings, torch_pin, demand)
     pin = None if torch_pin is None else [torch_pin.file, torch_pin.spec]
     memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin, sorted(keys))
     found = cache.get_project(memo)
     if found is not None:
         return found, []
-    findings, errors = project_findings(records(), settings, torch_pin, source_of)
+    findings, errors = project_findings(records(), settings, torch_pin, demand)
     if not errors:
         cache.put_project(memo, findings)
     return findings, errors
@@ -385,15 +408,15 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
            report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
            torch_pin: TorchPin | None = None, cache: "Cache | None" = None,
            complete: Callable[[list[FileResult]], list[FileResult]] | None = None,
-           source_of: Callable[[str], bytes | None] | None = None) -> RunResult:
+           demand: Demand | None = None) -> RunResult:
     """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
     merge, given the findings and every file's record), then suppression and ordering of
     the findings on the files in ``report_on`` (default: every file), and a notebook's
     findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
     follow its own settings, ``settings_of(its display path)`` (default: ``settings``).
     Light results (``FileResult.light``) are made whole by ``complete`` where a project
-    pass must run or ``transform`` reads the records. ``source_of(path)`` gives a file's bytes
-    to a project pass that asks for more of it (``Project.demand``)."""
+    pass must run or ``transform`` reads the records. ``demand`` answers a project pass that
+    asks for more of a file (``Project.demand``, ``demander``)."""
     records = {r.path: r.record for r in results}
 
     def whole_records() -> list[FileRecord]:
@@ -410,7 +433,7 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     by_settings = groups(list(records), settings_of or (lambda path: settings))
     keys = [(r.path, r.key) for r in results]
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, keys, source_of)
+        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, keys, demand)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from torchlint.config import Settings
 from torchlint.files import discover
 from torchlint.engine import analyze_source
-from torchlint.run import finish, fix_files, lint_files, project_context
+from torchlint.run import demander, finish, fix_files, lint_files, project_context
 from torchlint.finding import Finding
 from torchlint.rule import all_rules
 
@@ -49,7 +49,7 @@ def lint_tree(
     results = [analyze_source(path, text.encode("utf-8"), settings.enabled, settings.rule_options)
                for path, text in texts.items()]
     run = finish(results, settings, Path("/nonexistent-root"),
-                 source_of=lambda path: texts[path].encode("utf-8") if path in texts else None)
+                 demand=demander(lambda path: texts[path].encode("utf-8") if path in texts else None))
     _raise_errors(run.errors)
     if each_alone and len(texts) > 1:
         alone = lint_each_alone(texts, settings)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -30,22 +31,23 @@ def rule_url(code: str, name: str) -> str:
     return f"{INFORMATION_URI}/blob/main/rules/{code}-{name}.md"
 
 
-def _registry() -> dict[str, Renderer]:
-    from torchlint.formats import github, json_format, junit, sarif, text
+# ``--format`` name -> (the module under ``torchlint.formats``, its renderer): a run imports
+# only the one it prints (``junit`` alone brings in ``xml.etree``).
+_RENDERERS = {
+    "full": ("text", "render_full"),
+    "concise": ("text", "render_concise"),
+    "json": ("json_format", "render_json"),
+    "json-lines": ("json_format", "render_json_lines"),
+    "sarif": ("sarif", "render_sarif"),
+    "github": ("github", "render_github"),
+    "junit": ("junit", "render_junit"),
+}
 
-    return {
-        "full": text.render_full,
-        "concise": text.render_concise,
-        "json": json_format.render_json,
-        "json-lines": json_format.render_json_lines,
-        "sarif": sarif.render_sarif,
-        "github": github.render_github,
-        "junit": junit.render_junit,
-    }
 
-
-FORMAT_NAMES = ("full", "concise", "json", "json-lines", "sarif", "github", "junit")
+FORMAT_NAMES = tuple(_RENDERERS)
 
 
 def render(name: str, report: Report) -> str:
-    return _registry()[name](report)
+    module, function = _RENDERERS[name]
+    renderer: Renderer = getattr(importlib.import_module(f"torchlint.formats.{module}"), function)
+    return renderer(report)
