@@ -479,12 +479,13 @@ class FixOutcome:
 
 
 class MemoryCache:
-    """The cache's interface (``key``/``get``/``put``, the project pass's memo) in memory: the fix loop's passes
+    """The cache's interface (``key``/``get``/``put``, the project pass's memo, demanded facts) in memory: the fix loop's passes
     re-analyse only the files they changed when the run has no cache on disk."""
 
     def __init__(self) -> None:
         self._results: dict[str, FileResult] = {}
         self._project: dict[str, list[Finding]] = {}
+        self._demanded: dict[tuple[str, str], Any] = {}
         self.hits = self.misses = 0
 
     def key(self, display: str, data: bytes, extra: str = "") -> str:
@@ -518,6 +519,12 @@ class MemoryCache:
     def get_project(self, key: str) -> list[Finding] | None:
         found = self._project.get(key)
         return list(found) if found is not None else None
+
+    def get_demanded(self, key: str, code: str) -> Any:
+        return self._demanded.get((key, code))
+
+    def put_demanded(self, key: str, code: str, facts: Any) -> None:
+        self._demanded[(key, code)] = facts
 
     def put_project(self, key: str, findings: list[Finding]) -> None:
         self._project[key] = list(findings)
