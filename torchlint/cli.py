@@ -53,7 +53,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``command``, one that parses only that subcommand's
+    arguments in full (``trace``'s need the trace machinery imported: a ``check`` does not
+    pay for that)."""
     parser = _Parser(prog="torchlint", description="A static linter for PyTorch training and model code.")
     parser.add_argument("--version", action="version", version=f"torchlint {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -111,10 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "adds TL100 shape mismatches (imports your code in a child process; needs torchlint[trace])")
 
     trace = sub.add_parser("trace", help="run a model on fake inputs and report every layer's shapes (needs torchlint[trace])")
-    from torchlint.trace.command import add_arguments as add_trace_arguments
-
     trace.add_argument("--isolated", action="store_true", help="ignore every configuration file")
-    add_trace_arguments(trace)
+    if command in (None, "trace"):
+        from torchlint.trace.command import add_arguments as add_trace_arguments
+
+        add_trace_arguments(trace)
 
     rules = sub.add_parser("rules", help="list every rule")
     rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
@@ -129,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     """Parse ``argv`` (already normalised). An option the subcommand does not know is that
     subcommand's usage error, with its usage line (argparse would show the top-level one)."""
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args, extra = parser.parse_known_args(argv)
     if extra:
         parser.commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
