@@ -394,15 +394,8 @@ class Cache:
             return None
         stored = self._pack_project.get(key)
         if stored is None:
-            body = self._body(key)
-            if body is None:
-                return None
-            try:
-                data = json.loads(body)
-                _require(type(data) is dict and data.keys() == {"key", "settings", "project"})
-                _require(data["key"] == key and data["settings"] == self.settings)
-                stored = data["project"]
-            except (ValueError, TypeError, KeyError, RecursionError):
+            stored = self._stored(key, "project")
+            if stored is None:
                 return None
         findings = self._project_findings(stored)
         if findings is not None:
@@ -420,7 +413,24 @@ class Cache:
     def put_project(self, key: str, findings: list[Finding]) -> None:
         stored = [f.to_dict() for f in findings]
         self._used_project[key] = stored
-        self._write(key, {"key": key, "settings": self.settings, "project": stored})
+        self._store(key, "project", stored)
+
+    def _stored(self, key: str, field: str) -> Any:
+        """The value an entry of its own holds under ``field`` (``_store``): read, signed, of
+        this key and these settings; None when absent or not valid."""
+        body = self._body(key)
+        if body is None:
+            return None
+        try:
+            data = json.loads(body)
+            _require(type(data) is dict and data.keys() == {"key", "settings", field})
+            _require(data["key"] == key and data["settings"] == self.settings)
+            return data[field]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            return None
+
+    def _store(self, key: str, field: str, value: Any) -> None:
+        self._write(key, {"key": key, "settings": self.settings, field: value})
 
     # -- facts a project pass demanded of a file (``run.demander``)
 
@@ -430,23 +440,10 @@ class Cache:
     def get_demanded(self, key: str, code: str) -> Any:
         """Rule ``code``'s demanded facts of the file whose bytes and settings give ``key``
         (``Cache.key``), as stored; None when absent or not valid."""
-        if self.disabled:
-            return None
-        entry = self._demanded_key(key, code)
-        body = self._body(entry)
-        if body is None:
-            return None
-        try:
-            data = json.loads(body)
-            _require(type(data) is dict and data.keys() == {"key", "settings", "demanded"})
-            _require(data["key"] == entry and data["settings"] == self.settings)
-            return data["demanded"]
-        except (ValueError, TypeError, KeyError, RecursionError):
-            return None
+        return None if self.disabled else self._stored(self._demanded_key(key, code), "demanded")
 
     def put_demanded(self, key: str, code: str, facts: Any) -> None:
-        entry = self._demanded_key(key, code)
-        self._write(entry, {"key": entry, "settings": self.settings, "demanded": facts})
+        self._store(self._demanded_key(key, code), "demanded", facts)
 
     # -- the run pack: a warm run reads one entry, not one per file
 

@@ -540,13 +540,18 @@ class Dispatcher:
     def demanded_facts(self, rule: "Rule") -> Any:
         """``rule.demanded_facts()`` after the walk (None where the rule failed on the file):
         a failure there is reported and drops the rule, as one in ``finish`` does."""
+        return self._after_walk(rule, rule.demanded_facts)
+
+    def _after_walk(self, rule: "Rule", hook: Callable[[], Any]) -> Any:
+        """``hook()`` of a rule still alive after the walk; a failure is reported and drops the
+        rule (None then). The walk's own handlers stay inline in ``_call``: they run per node."""
         if id(rule) in self._dead:
             return None
         try:
-            return rule.demanded_facts()
+            return hook()
         except RecursionError as exc:
             self._recursed(rule, exc)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a rule bug must not end the run
             self._fail(rule, exc)
         return None
 
@@ -615,10 +620,4 @@ class Dispatcher:
         if model is not None:
             ctx.semantic.finish_model()
         for rule in self._rules:
-            if id(rule) not in self._dead:
-                try:
-                    rule.finish()
-                except RecursionError as exc:
-                    self._recursed(rule, exc)
-                except Exception as exc:  # noqa: BLE001
-                    self._fail(rule, exc)
+            self._after_walk(rule, rule.finish)

@@ -318,21 +318,26 @@ def _deep_thread() -> _DeepThread | None:
 def _encode_facts(ctx: FileContext) -> Facts:
     encoded = {}
     for code, value in ctx.facts.items():
-        try:
-            encoded[code] = encode(value)
-        except (TypeError, ValueError) as exc:  # a rule bug: reported, never fatal
-            message, trace = describe(exc)
-            ctx.errors.append(RuleError(code, ctx.path, f"facts are not JSON-serialisable: {message}", trace))
+        blob = _encoded(ctx, code, value, "facts")
+        if blob is not None:
+            encoded[code] = blob
     return Facts.from_encoded(encoded)
 
 
 def _encode_demanded(ctx: FileContext, rule: Rule, value: Any) -> Any:
     """``value`` as plain JSON (as facts are stored); None, reported, where it is not JSON."""
+    blob = _encoded(ctx, rule.code, value, "demanded facts")
+    return None if blob is None else json.loads(blob)
+
+
+def _encoded(ctx: FileContext, code: str, value: Any, what: str) -> bytes | None:
+    """``value`` as compact JSON (``project.encode``); None where it is not JSON-serialisable,
+    a bug of rule ``code`` reported on the file, never fatal."""
     try:
-        return json.loads(encode(value))
-    except (TypeError, ValueError) as exc:  # a rule bug: reported, never fatal
+        return encode(value)
+    except (TypeError, ValueError) as exc:
         message, trace = describe(exc)
-        ctx.errors.append(RuleError(rule.code, ctx.path, f"demanded facts are not JSON-serialisable: {message}", trace))
+        ctx.errors.append(RuleError(code, ctx.path, f"{what} are not JSON-serialisable: {message}", trace))
         return None
 
 

@@ -40,8 +40,8 @@ from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 _MOVING = {"to", "type", "cuda", "type_as", "cpu", "numpy", "tolist", "item", "size", "dim", "numel", "nelement",
            "stride", "data_ptr", "get_device", "is_contiguous", "pin_memory", "to_dense", "new_zeros",
            "new_ones", "new_empty", "new_full", "new_tensor", "any", "all"}
-# ``x.<attr>`` that is no tensor on x's device.
 _MAX_HOST_DEPTH = 4  # locals followed back to what they were assigned (``a = b``, ``b = x.shape[0]``)
+# ``x.<attr>`` that is no tensor on x's device.
 _HOST_ATTRS = {"shape", "device", "dtype", "ndim", "is_cuda", "requires_grad", "training", "grad_fn"}
 _HOST_FUNCTIONS = {"len", "int", "float", "bool", "str", "range", "min", "max", "sum", "round", "abs", "isinstance",
                    "getattr", "hasattr", "list", "tuple", "print"}

@@ -179,7 +179,7 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
         for arg in call.args:  # ``submit(agent.act, x)``: a bound method handed on
             if isinstance(arg.value, cst.Attribute) and not ctx.is_imported(arg.value):
                 found.add(("." + arg.value.attr.value, None, False, None))
-    found.update(("@" + q, None, False, None) for q in _handed_on_imports(ctx))
+    found.update(("@" + q, None, False, None) for q in _handed_on_imports(ctx, model))
     return [list(item) for item in sorted(found, key=lambda t: (t[0], t[1] or "", t[2], t[3] or ""))]
 
 
@@ -202,13 +202,21 @@ def called_names(ctx, modes: GradModes) -> list[str]:
                     found.add(qualified.rpartition(".")[2])
             elif kind is cst.Attribute:
                 found.add(expr.attr.value)
-    found.update(q.rpartition(".")[2] for q in _handed_on_imports(ctx))
+    found.update(q.rpartition(".")[2] for q in _handed_on_imports(ctx, modes.model))
     return sorted(found)
 
 
-def _handed_on_imports(ctx) -> set[str]:
+def _handed_on_imports(ctx, model) -> set[str]:
     """Imported project names used other than by calling them (``run = infer.predict``,
-    ``engine.add_handler(predict)``): they may run anywhere."""
+    ``engine.add_handler(predict)``): they may run anywhere. Once per file (``called_names``
+    and, on demand, ``choice_sites`` ask; it reads every node)."""
+    memo = model.memo("handed_on_imports")
+    if None not in memo:
+        memo[None] = _scan_handed_on_imports(ctx)
+    return memo[None]
+
+
+def _scan_handed_on_imports(ctx) -> set[str]:
     imports, parent, out = ctx.imports, ctx.parent, set()
     # Only names bound to a project module or name can qualify to one (``torch``'s never do).
     local = {name for name, qualified in imports.items() if not is_library(qualified)}
