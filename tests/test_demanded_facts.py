@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from torchlint import pool
-from torchlint import run as run_layer
+from torchlint import engine
 from torchlint.checks.tl003_eval_without_no_grad import EvalWithoutNoGrad
 from torchlint.engine import analyze_source, demand_facts
 from torchlint.testing import lint_tree
@@ -41,13 +41,13 @@ FILES = {"pkg/infer.py": INFER, "pkg/main.py": MAIN, "pkg/other.py": OTHER}
 def demanded(monkeypatch):
     """The paths the run layer analysed again on demand, in order."""
     paths: list[str] = []
-    real = run_layer.demand_facts
+    real = engine.demand_facts
 
     def spy(path, data, code, options=None):
         paths.append(path)
         return real(path, data, code, options)
 
-    monkeypatch.setattr(run_layer, "demand_facts", spy)
+    monkeypatch.setattr(engine, "demand_facts", spy)
     return paths
 
 
@@ -75,8 +75,8 @@ def test_nothing_is_analysed_again_without_a_forward_to_decide_on(demanded):
 
 
 def test_a_caller_that_cannot_be_analysed_again_is_a_use_nobody_can_see(monkeypatch):
-    real = run_layer.demand_facts
-    monkeypatch.setattr(run_layer, "demand_facts",
+    real = engine.demand_facts
+    monkeypatch.setattr(engine, "demand_facts",
                         lambda path, *rest: (None, []) if path == "pkg/main.py" else real(path, *rest))
     (finding,) = lint_tree(FILES, select=["TL003"], each_alone=False)
     assert (finding.path, finding.line, finding.rule) == ("pkg/infer.py", 5, "TL003")

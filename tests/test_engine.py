@@ -13,6 +13,7 @@ from torchlint import checks
 from torchlint.engine import analyze_source
 from torchlint.finding import Severity
 from torchlint.rule import Invalid, Rule
+from torchlint.testing import add_rules
 
 
 def _tl000(project, run, name: str, data: bytes) -> dict:
@@ -89,8 +90,7 @@ class _Crashy(Rule):
 
 @pytest.fixture
 def with_crashy(monkeypatch):
-    original = checks.discover()
-    monkeypatch.setattr(checks, "discover", lambda: sorted([*original, _Crashy], key=lambda r: r.code))
+    add_rules(monkeypatch, _Crashy)
 
 
 def test_rule_exception_is_contained(project, run, with_crashy):

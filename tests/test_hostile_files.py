@@ -215,7 +215,7 @@ def test_a_fifo_swapped_in_after_linting_never_blocks_the_report(tmp_path):
     """Code frames read a finding's file again: that read cannot block on a FIFO."""
     import threading
 
-    from torchlint.source import file_lines
+    from torchlint.reading import file_lines
 
     os.mkfifo(tmp_path / "train.py")
     result: list = []

@@ -50,7 +50,7 @@ def scaffolded(repo) -> Path:
     assert done.returncode == 0, done.stderr
     after = tree(repo)
     assert set(after) - set(before) == NEW
-    assert {p for p in before if before[p] != after[p]} == {"README.md"}
+    assert {p for p in before if before[p] != after[p]} == {"README.md", "torchlint/checks/registry.py"}
     return repo
 
 

@@ -21,6 +21,7 @@ from torchlint import run as run_layer
 from torchlint.config import DEFAULT_MAX_FILE_SIZE, build_settings, parse_size
 from torchlint.context import Dispatcher, FileContext
 from torchlint.errors import ConfigError
+from torchlint.testing import add_rules
 from torchlint.files import discover
 from torchlint.finding import Severity
 from torchlint.imports import ImportTable
@@ -279,9 +280,7 @@ class _KeyErrorOnNode(_Recursive):
 
 @pytest.fixture
 def test_rules(monkeypatch):
-    original = checks.discover()
-    extra = [_Recursive, _ForeverRecursive, _KeyErrorOnNode]
-    monkeypatch.setattr(checks, "discover", lambda: sorted([*original, *extra], key=lambda r: r.code))
+    add_rules(monkeypatch, _Recursive, _ForeverRecursive, _KeyErrorOnNode)
 
 
 def test_a_rule_recursing_per_level_works_on_deep_files(test_rules):

@@ -12,7 +12,8 @@ writes
     fixtures/buggy_project/tl007_unregistered_module.py
                                                     where the buggy project shows the bug
 
-and regenerates the README tables and the page's Options block (tools/update_readme.py).
+and regenerates the README tables, the page's Options block and the rule registry
+(torchlint/checks/registry.py) with tools/update_readme.py.
 Until the placeholders are filled, tests/test_rule_cases.py (too few cases, the page's
 Example not reported), tests/test_fixtures.py (no finding in fixtures/buggy_project) and the
 new test file fail. Modelled on ruff's scripts/add_rule.py.

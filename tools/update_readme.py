@@ -1,19 +1,83 @@
 #!/usr/bin/env python3
-"""Regenerate the generated blocks from the rules: the README's rules table and rule-options
-table, and the head of each rule page's ``## Options`` section (``rules/TL0NN-name.md``).
+"""Regenerate what is generated from the rules: the README's rules table and rule-options
+table, the head of each rule page's ``## Options`` section (``rules/TL0NN-name.md``) and the
+rule registry (``torchlint/checks/registry.py``: each rule's metadata, read by a run that
+needs no rule's code).
 
     python tools/update_readme.py
 
-tests/test_readme.py and tests/test_rule_cases.py fail when these and the rules disagree.
+tests/test_readme.py, tests/test_rule_cases.py and tests/test_registry.py fail when these and
+the rules disagree.
 ``tools/new_rule.py`` calls ``update`` after writing a new rule.
 """
 
 from __future__ import annotations
 
+import enum
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+
+REGISTRY_HEAD = '''"""Each rule's metadata (``torchlint.rule.RuleInfo``), written out from the rule classes by
+``python tools/update_readme.py``: do not edit. A run reads it to configure the rules and
+report on them, so that one whose every file comes from the cache imports no rule module (nor
+LibCST). ``tests/test_registry.py`` checks it against the classes."""
+
+from torchlint.finding import Severity
+from torchlint.rule import Option, RuleInfo
+
+RULES = (
+'''
+
+
+def literal(value: Any, indent: str = "") -> str:
+    """``value`` (a rule attribute: text, numbers, lists, tuples, dicts, builtin types, enum
+    members, ``Option``) as Python source."""
+    from torchlint.rule import Option
+
+    if isinstance(value, type):
+        if value.__module__ != "builtins":
+            raise SystemExit(f"cannot write {value!r} into the registry: use a builtin type")
+        return value.__name__
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    if isinstance(value, Option):
+        args = [literal(value.default), literal(value.kind), literal(value.description)]
+        if value.item_kind is not None:
+            args.append(f"item_kind={literal(value.item_kind)}")
+        return f"Option({', '.join(args)})"
+    if isinstance(value, (list, tuple)):
+        items = [literal(v) for v in value]
+        if isinstance(value, tuple):
+            return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+        return f"[{', '.join(items)}]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        inner = indent + "    "
+        return "{\n" + "".join(f"{inner}{literal(k)}: {literal(v, inner)},\n" for k, v in value.items()) + indent + "}"
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return repr(value)
+    raise SystemExit(f"cannot write {value!r} into the registry")
+
+
+def registry_source(rules: list) -> str:
+    """``torchlint/checks/registry.py`` for ``rules`` (classes)."""
+    from dataclasses import fields
+
+    from torchlint.rule import RuleInfo
+
+    out = [REGISTRY_HEAD]
+    for rule in rules:
+        info = RuleInfo.of(rule)
+        out.append("    RuleInfo(\n")
+        for f in fields(info):
+            out.append(f"        {f.name}={literal(getattr(info, f.name), '        ')},\n")
+        out.append("    ),\n")
+    out.append(")\n")
+    return "".join(out)
 
 
 def update(repo: Path = REPO) -> list[Path]:
@@ -27,6 +91,11 @@ def update(repo: Path = REPO) -> list[Path]:
 
     rules = all_rules()
     changed = []
+    registry = repo / "torchlint" / "checks" / "registry.py"
+    source = registry_source(rules)
+    if not registry.is_file() or registry.read_text(encoding="utf-8") != source:
+        registry.write_text(source, encoding="utf-8")
+        changed.append(registry)
     readme = repo / "README.md"
     text = readme.read_text(encoding="utf-8")
     new = text

@@ -25,10 +25,13 @@ used (no key, a symlinked cache directory, a read-only disk) never fails the lin
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
+import re
 import secrets
 import stat
 import sys
@@ -38,12 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from torchlint import __version__
-from torchlint.engine import FileResult
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import Fix
 from torchlint.noqa import Suppressions
 from torchlint.project import Facts, FileRecord
-from torchlint.rule import all_rules
+from torchlint.results import FileResult
+from torchlint.rule import rule_index
 
 FORMAT = 18  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
@@ -69,14 +72,24 @@ def python_version() -> str:
     return f"{sys.implementation.name}-{'.'.join(map(str, sys.version_info[:3]))}"
 
 
-def libcst_version() -> str:
-    try:
-        from libcst._version import __version__ as version
-    except ImportError:  # pragma: no cover - a LibCST without its version module
-        from importlib.metadata import version as dist_version
+_VERSION_LINE = re.compile(r"""^__version__\s*=\s*(?:version\s*=\s*)?["']([^"']+)["']""", re.MULTILINE)
 
-        version = dist_version("libcst")
-    return str(version)
+
+@functools.lru_cache(maxsize=1)
+def libcst_version() -> str:
+    """LibCST's version, read from its ``_version.py`` without importing LibCST (a run whose
+    every file is cached never imports it), else from its installed metadata."""
+    spec = importlib.util.find_spec("libcst")
+    if spec is not None and spec.origin:
+        try:
+            found = _VERSION_LINE.search((Path(spec.origin).parent / "_version.py").read_text(encoding="utf-8"))
+        except OSError:
+            found = None
+        if found:
+            return found.group(1)
+    from importlib.metadata import version  # pragma: no cover - a LibCST without its version module
+
+    return version("libcst")
 
 
 def settings_key(enabled: frozenset[str], rule_options: dict[str, dict[str, Any]]) -> str:
@@ -252,7 +265,7 @@ class Cache:
         self.misses = 0
         self.disabled: str | None = None
         self._secret = secret or b""
-        self._names = {r.code: r.name for r in all_rules()}
+        self._names = {r.code: r.name for r in rule_index()}
         self._real_dirs: set[str] = set()  # directories checked to be directories, not links
         self._writable: bool | None = None  # None: not tried yet
         self._swept: set[str] = set()  # subdirectories written to (and cleaned) in this run

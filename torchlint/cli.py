@@ -203,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - never a traceback unless asked
         if verbose:
             traceback.print_exc()
-        from torchlint.source import exception_text  # bounded: never a node's recursive repr
+        from torchlint.errors import exception_text  # bounded: never a node's recursive repr
 
         print(f"torchlint: internal error: {type(exc).__name__}: {escape_text(exception_text(exc))}"
               + ("" if verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
@@ -481,10 +481,10 @@ def fix_summary(outcome, settings, *, would: bool = False) -> str:
 
 def show_settings(configs, path: Path, cwd: Path) -> str:
     """The resolved settings of the file at ``path``, as ``--show-settings`` prints them."""
-    from torchlint.rule import rules_by_code
+    from torchlint.rule import rule_index
 
     settings = configs.for_path(cwd / path)
-    rules = rules_by_code()
+    rules = {r.code: r for r in rule_index()}
     lines = [f"file: {escape_path(str(path))}",
              f"configuration: {escape_path(str(settings.config_path)) if settings.config_path else '(defaults)'}"]
     lines += [f"  extends: {escape_path(str(p))}" for p in settings.extends]
@@ -506,7 +506,7 @@ def stdin_file(args: argparse.Namespace, cwd: Path):
     settings apply, and whose project is read as a named file's is) or ``-``; ``args.paths``
     becomes that name. None without ``-``."""
     from torchlint.files import SourceFile, display_path
-    from torchlint.source import give
+    from torchlint.reading import give
 
     if "-" not in args.paths:
         if args.stdin_filename is not None:
@@ -532,7 +532,7 @@ def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:
 
 def missing_findings(missing: list[str], enabled: frozenset[str]) -> list:
     """A TL000 finding for each path that does not exist, so that machine formats show it."""
-    from torchlint.engine import crashed_result
+    from torchlint.results import crashed_result
 
     return [f for path in missing for f in crashed_result(path, "no such file or directory", enabled).findings]
 
@@ -552,9 +552,9 @@ def warn_traced_without_trace(args: argparse.Namespace) -> None:
     if args.trace:
         return
     from torchlint.config import expand_selector
-    from torchlint.rule import rules_by_code
+    from torchlint.rule import rule_index
 
-    rules = rules_by_code()
+    rules = {r.code: r for r in rule_index()}
     for selector in (args.select or []) + (args.extend_select or []):
         codes = expand_selector(selector, "command line", "select")
         if codes and all(rules[c].traced for c in codes) and len(codes) < len(rules):
@@ -674,9 +674,15 @@ def warn(path: str, reason: str) -> None:
 def effective_jobs(requested: int | None, files: int) -> int:
     """Processes for ``files`` files: ``-j`` (default: the CPU cores), at most ``MAX_JOBS`` and
     one per file."""
-    from torchlint.pool import default_jobs
-
     return max(1, min(requested or default_jobs(), MAX_JOBS, files))
+
+
+def default_jobs() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def cmd_trace(args: argparse.Namespace) -> int:

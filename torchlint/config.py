@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pathspec
 
 from torchlint.errors import ConfigError, UsageError
-from torchlint.rule import Rule, all_rules
+from torchlint.rule import Rule, RuleInfo, rule_index
 
 if TYPE_CHECKING:
     from torchlint.finding import Finding
@@ -88,10 +88,10 @@ class Settings:
     # fixes may be applied (``fixable`` less ``unfixable``).
     fix: bool = False
     unsafe_fixes: bool = False
-    fixable: frozenset[str] = field(default_factory=lambda: frozenset(r.code for r in all_rules()))
+    fixable: frozenset[str] = field(default_factory=lambda: frozenset(r.code for r in rule_index()))
     unfixable: frozenset[str] = frozenset()
 
-    def options_for(self, rule: type[Rule]) -> dict[str, Any]:
+    def options_for(self, rule: RuleInfo | type[Rule]) -> dict[str, Any]:
         return self.rule_options.get(rule.code) or rule.default_options()
 
     def applies_fix(self, finding: "Finding", *, unsafe: bool | None = None) -> bool:
@@ -201,8 +201,8 @@ def read_table(path: Path) -> dict[str, Any]:
 def expand_selector(selector: str, source: str, key: str) -> set[str]:
     """``TL001`` or ``missing-zero-grad`` -> {TL001}; ``TL00`` -> every code starting so;
     ``ALL`` -> every rule."""
-    codes = [r.code for r in all_rules()]
-    by_name = {r.name: r.code for r in all_rules()}
+    codes = [r.code for r in rule_index()]
+    by_name = {r.name: r.code for r in rule_index()}
     if selector.strip().lower() in by_name:
         return {by_name[selector.strip().lower()]}
     sel = selector.strip().upper()
@@ -222,7 +222,7 @@ def resolve_selection(
     A layer's ``select`` replaces everything before it; ``extend-select`` adds; ``ignore``
     removes.
     """
-    enabled = {r.code for r in all_rules() if r.default_enabled}
+    enabled = {r.code for r in rule_index() if r.default_enabled}
     for source, layer in layers:
         if layer.get("select") is not None:
             enabled = set()
@@ -279,7 +279,7 @@ def parse_size(value: Any, source: str, key: str) -> int:
     return size
 
 
-def _rule_options(rule: type[Rule], table: Any, source: str, inherited: dict[str, Any] | None = None) -> dict[str, Any]:
+def _rule_options(rule: RuleInfo, table: Any, source: str, inherited: dict[str, Any] | None = None) -> dict[str, Any]:
     """The rule's options: ``inherited`` (else the defaults) updated by ``table``."""
     key_prefix = rule.name
     if not isinstance(table, dict):
@@ -350,8 +350,8 @@ def build_settings(
 
 def _selection_layer(table: dict[str, Any], source: str) -> dict[str, list[str] | None]:
     """The table's keys checked, and its select/extend-select/ignore as one selection layer."""
-    rules_by_name = {r.name: r for r in all_rules()}
-    rules_by_code = {r.code: r for r in all_rules()}
+    rules_by_name = {r.name: r for r in rule_index()}
+    rules_by_code = {r.code: r for r in rule_index()}
     for key in table:
         if key.upper() in rules_by_code and isinstance(table[key], dict):
             raise ConfigError(source, key, f"name the table after the rule: {rules_by_code[key.upper()].name}")
@@ -402,7 +402,7 @@ def _apply_table(settings: Settings, table: dict[str, Any], path: Path) -> None:
 
         validate_trace(table["trace"], source)  # no torch needed
         settings.trace = table["trace"]
-    for rule in all_rules():
+    for rule in rule_index():
         if rule.name in table:
             inherited = settings.rule_options.get(rule.code)
             settings.rule_options[rule.code] = _rule_options(rule, table[rule.name], source, inherited)

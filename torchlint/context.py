@@ -12,9 +12,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import sys
-import traceback
 import typing
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import libcst as cst
@@ -24,7 +22,8 @@ from libcst.metadata import CodeRange
 from torchlint.finding import Finding, Span, one_line
 from torchlint.imports import ImportTable
 from torchlint.positions import StatementPositions
-from torchlint.source import cpython_tree, exception_text
+from torchlint.errors import RuleError, describe
+from torchlint.source import cpython_tree
 from torchlint.statements import dotted_name
 
 if TYPE_CHECKING:
@@ -45,34 +44,6 @@ def chain_head(expr: cst.CSTNode) -> cst.CSTNode:
 
 
 _UNSET = object()
-
-
-@dataclass
-class RuleError:
-    """An exception raised inside a rule: reported, never fatal to the run."""
-
-    rule: str
-    path: str
-    error: str
-    traceback: str
-
-
-TRACEBACK_FRAMES = 12  # innermost frames kept in a RuleError's traceback
-
-
-def describe(exc: BaseException) -> tuple[str, str]:
-    """``"Type: message"`` on one bounded line, and the innermost frames of its traceback.
-
-    Nothing unbounded is formatted: ``str()`` of an exception holding a LibCST node (a
-    ``KeyError(node)``) is the node's repr, which for a deep tree recurses or runs to
-    megabytes, and a ``RecursionError``'s traceback has a thousand frames.
-    """
-    message = f"{type(exc).__name__}: {exception_text(exc)}"
-    try:
-        frames = "".join(traceback.format_tb(exc.__traceback__, limit=-TRACEBACK_FRAMES))
-    except Exception:  # noqa: BLE001 - a traceback we cannot format is left out
-        frames = ""
-    return message, f"Traceback (innermost {TRACEBACK_FRAMES} frames at most):\n{frames}{message}\n"
 
 
 class FileContext:

@@ -11,19 +11,19 @@ import queue
 import sys
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
-from torchlint.context import Dispatcher, FileContext, RuleError, describe
-from torchlint.finding import Finding, Span
+from torchlint.context import Dispatcher, FileContext
+from torchlint.errors import RuleError, describe
 from torchlint.imports import ImportTable
 from torchlint.noqa import scan
 from torchlint.notebook import NotebookError, is_notebook, read_notebook
 from torchlint.project import Facts, FileRecord, encode, module_name_for
-from torchlint.rule import Rule, all_rules
+from torchlint.results import FileResult, ParseFailure, unanalysed_result
+from torchlint.rule import Rule, rule_classes
 from torchlint.semantic.index import class_facts
-from torchlint.source import TOO_DEEP, ParseFailure, Parsed, cpython_tree, parse_cst, read_python, read_text
+from torchlint.source import TOO_DEEP, Parsed, cpython_tree, parse_cst, read_python, read_text
 from torchlint.syntax import TARGET_VERSIONS
 
 if TYPE_CHECKING:
@@ -32,32 +32,10 @@ if TYPE_CHECKING:
     import libcst as cst
 
 
-@dataclass
-class FileResult:
-    path: str
-    findings: list[Finding]
-    record: FileRecord
-    errors: list[RuleError] = field(default_factory=list)
-    # The cache's key of the file's bytes and settings (``Cache.key``), set by the run layer
-    # where a cache is in use: what the project pass's memo is keyed by.
-    key: str | None = None
-    # True for a result read from the cache's run pack: ``record`` then holds only what the
-    # run needs once the project pass is remembered (suppressions, cells); ``Cache.complete``
-    # reads the whole record (imports, index, facts) from the file's own entry.
-    light: bool = False
-    # What the one rule of an analysis on demand gave (``demand_facts``); None otherwise.
-    demanded: Any = None
-
-
 # Rules whose cheap textual pre-check (``Rule.might_apply``) says they cannot fire on a file
 # are not run on it. The benchmark and the tests turn this off to measure what skipping saves
 # and to check that it hides no finding.
 SKIP_RULES = True
-
-
-def rule_classes(enabled: Iterable[str]) -> list[type[Rule]]:
-    wanted = set(enabled)
-    return [r for r in all_rules() if r.code in wanted]
 
 
 def analyze_source(
@@ -136,11 +114,11 @@ def _analyze(
         try:
             notebook = read_notebook(data)
         except NotebookError as exc:
-            return _unparsed(record, ParseFailure(str(exc)), enabled)
+            return unanalysed_result(record, ParseFailure(str(exc)), enabled)
         data, record.cells = notebook.text.encode("utf-8"), notebook.cells.to_json()
     text, failure = read_text(data)
     if text is None:
-        return _unparsed(record, failure, enabled)
+        return unanalysed_result(record, failure, enabled)
     record.suppressions = scan(text)
     options = {
         c: rule_options.get(c.code) or c.default_options()
@@ -152,7 +130,7 @@ def _analyze(
     # at all where LibCST's parse gives its verdict (``source.libcst_decides``).
     parsed, failure = read_python(text, target, on_deep_stack, tree=not classes)
     if parsed is None:
-        return _unparsed(record, failure, enabled)
+        return unanalysed_result(record, failure, enabled)
     imports = ImportTable(record.module_name, is_package)
     if parsed.tree is not None:
         _file_facts(record, imports, parsed.tree)
@@ -162,7 +140,7 @@ def _analyze(
         return on_deep_stack(_run_rules, record, parsed, imports, [(c, options[c]) for c in classes], enabled,
                              demanded)
     except RecursionError:
-        return _unparsed(record, ParseFailure(TOO_DEEP), enabled)
+        return unanalysed_result(record, ParseFailure(TOO_DEEP), enabled)
 
 
 def _file_facts(record: FileRecord, imports: ImportTable, tree: "ast.Module | cst.Module") -> None:
@@ -199,7 +177,7 @@ def _run_rules(
         if tree is not None:
             _file_facts(record, imports, tree)
     if module is None:
-        return _unparsed(record, failure, enabled)
+        return unanalysed_result(record, failure, enabled)
     ctx = FileContext(record.path, module, text, imports)
     if parsed.exact:  # cheap positions without a second parse (None: parsed if asked for)
         ctx.ast_tree = parsed.tree
@@ -339,24 +317,3 @@ def _encoded(ctx: FileContext, code: str, value: Any, what: str) -> bytes | None
         message, trace = describe(exc)
         ctx.errors.append(RuleError(code, ctx.path, f"{what} are not JSON-serialisable: {message}", trace))
         return None
-
-
-def _unparsed(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:
-    """The result of a file that could not be analysed: its TL000 finding where TL000 is
-    enabled; the record says why either way (``FileRecord.unanalysed``: the run warns of it
-    where TL000 is not enabled)."""
-    failure = failure or ParseFailure("could not be analysed")
-    where = f" (line {failure.line}, column {failure.column})" if failure.message.startswith("syntax error") else ""
-    record.unanalysed = failure.message + where
-    findings = []
-    if SyntaxErrorRule.code in enabled:
-        message = f"{failure.message}; nothing in this file was checked"
-        findings.append(Finding.at(SyntaxErrorRule, record.path, Span.point(failure.line, failure.column), message))
-    return FileResult(record.path, findings, record)
-
-
-def crashed_result(path: str, reason: str, enabled: frozenset[str]) -> FileResult:
-    """The result for a file that could not be analysed at all (unreadable, or it crashed
-    the process): a TL000 finding and an empty record."""
-    record = FileRecord(path=path, module_name=module_name_for(path))
-    return _unparsed(record, ParseFailure(reason), enabled)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Sequence
 
 from torchlint.finding import Finding
-from torchlint.source import LineSource, file_lines
+from torchlint.reading import LineSource, file_lines
 
 _SPACE = re.compile(r"\s+")
 

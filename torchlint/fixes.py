@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable
 
-import libcst as cst
-
 from torchlint.finding import Span
 
 if TYPE_CHECKING:
+    import libcst as cst
+
     from torchlint.context import FileContext
 
 SAFE, UNSAFE = "safe", "unsafe"
@@ -124,6 +124,8 @@ def own_statement(ctx: "FileContext", node: cst.CSTNode) -> cst.SimpleStatementL
     """The statement line that holds ``node`` (an expression) as its only statement, in an
     indented block: where a statement can be inserted above it. None for ``a; b``, for a body
     on its ``if``/``for`` line, and for a node in a lambda or a nested function's default."""
+    import libcst as cst  # only here: reading a cached fix imports nothing of LibCST
+
     for anc in ctx.ancestors(node):
         if isinstance(anc, cst.SimpleStatementLine):
             return anc if len(anc.body) == 1 else None
@@ -213,7 +215,7 @@ def decode_source(data: bytes) -> tuple[str, str]:
     import io
     import tokenize
 
-    from torchlint.source import decode
+    from torchlint.reading import decode
 
     text = decode(data)
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)

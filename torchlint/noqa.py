@@ -112,9 +112,9 @@ _SNIPPET = 60
 
 def _rule_names() -> tuple[dict[str, str], frozenset[str]]:
     """(rule name -> code, every rule code)."""
-    from torchlint.rule import all_rules
+    from torchlint.rule import rule_index
 
-    rules = all_rules()
+    rules = rule_index()
     return {r.name: r.code for r in rules}, frozenset(r.code for r in rules)
 
 
@@ -406,9 +406,9 @@ def noqa_findings(records: Iterable["FileRecord"], reported: Iterable["Finding"]
     whose torchlint codes silence nothing. ``reported``: the run's findings of enabled rules
     that per-file-ignores and file-level noqa left (what line directives may silence)."""
     from torchlint.finding import Finding, Span
-    from torchlint.rule import rules_by_code
+    from torchlint.rule import rule_index
 
-    rules = rules_by_code()
+    rules = {r.code: r for r in rule_index()}
     UNUSED_NOQA, INVALID_NOQA = noqa_rule_codes()
     out: list[Finding] = []
     lines: dict[str, set[int]] = {}

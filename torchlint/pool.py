@@ -27,7 +27,8 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
 
-from torchlint.engine import FileResult, analyze_source, crashed_result
+from torchlint.engine import analyze_source
+from torchlint.results import FileResult, crashed_result
 
 # (index, display path, bytes, enabled rules, rule options): a file and the settings it is analysed with
 Item = tuple[int, str, bytes, frozenset[str], dict[str, dict[str, Any]]]
@@ -41,13 +42,6 @@ MIN_FILES_FOR_POOL = 24
 # to survive (see ``engine.DEEP_STACK_BYTES``).
 ISOLATE_BYTES = 512 * 1024
 PARENT_POLL_SECONDS = 1.0  # the watcher's period where PR_SET_PDEATHSIG is unavailable
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _analyze_chunk(chunk: list[Item]) -> list[tuple[int, FileResult]]:

@@ -10,6 +10,7 @@ them imports this module: only the command line (and ``torchlint.testing``) do.
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,20 +21,20 @@ import pathspec
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.cache import settings_key
 from torchlint.config import Configs, Settings, discover_configs
-from torchlint.context import RuleError, describe
-from torchlint.engine import FileResult, crashed_result, demand_facts, rule_classes
+from torchlint.errors import RuleError, describe
 from torchlint.files import SourceFile, discover, display_path, git_root, read_source
 from torchlint.finding import Finding
 from torchlint.noqa import noqa_findings
 from torchlint.notebook import code_size, in_cells, is_notebook
 from torchlint.pins import TorchPin, read_torch_pin
-from torchlint.pool import Item, analyze_all
 from torchlint.project import FileRecord, Project
-from torchlint.rule import rules_by_code
+from torchlint.results import FileResult, crashed_result
+from torchlint.rule import rule_classes, rule_index
 
 if TYPE_CHECKING:
     from torchlint.baseline import Baseline
     from torchlint.cache import Cache
+    from torchlint.pool import Item
 
 Transform = Callable[[list[Finding], list[FileRecord]], list[Finding]]
 
@@ -255,7 +256,7 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
                     results[index] = hit
                     advance()
                     continue
-            item: Item = (index, source.display, data, own.enabled, own.rule_options)
+            item: "Item" = (index, source.display, data, own.enabled, own.rule_options)
             yield item
 
     def store(index: int, result: FileResult) -> None:
@@ -265,7 +266,12 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
             cache.put(keys[index], result)
             result.key = keys[index]
 
-    analyze_all(todo(), len(files), jobs, store)
+    items = todo()
+    first = next(items, None)
+    if first is not None:  # the engine, the pool (and LibCST) are imported only to analyse a file
+        from torchlint.pool import analyze_all
+
+        analyze_all(itertools.chain([first], items), len(files), jobs, store)
     return [r for r in results if r is not None]
 
 
@@ -288,6 +294,8 @@ def demander(source_of: Callable[[str], bytes | None], cache: "Cache | None" = N
         found = None if key is None else cache.get_demanded(key, code)
         if found is not None:
             return found, []
+        from torchlint.engine import demand_facts  # imported only where a file is analysed
+
         facts, failures = demand_facts(path, data, code, settings.rule_options)
         if key is not None and facts is not None and not failures:
             cache.put_demanded(key, code, facts)
@@ -360,7 +368,7 @@ class Suppressor:
     def __init__(self, settings: Settings, records: dict[str, FileRecord], cwd: Path):
         self.records = records
         self.settings = settings
-        self.rules = rules_by_code()
+        self.rules = {r.code: r for r in rule_index()}
         # each pattern is relative to the directory of the configuration file that wrote it
         self.ignores = [
             (pathspec.GitIgnoreSpec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))

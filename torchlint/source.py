@@ -12,7 +12,6 @@ import dataclasses
 import functools
 import inspect
 import io
-import os
 import re
 import symtable
 import sys
@@ -20,52 +19,16 @@ import tokenize
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 import libcst as cst
 
+from torchlint.errors import bounded, exception_text
+from torchlint.reading import decode
+from torchlint.results import ParseFailure
+
 if TYPE_CHECKING:
     from torchlint.syntax import Feature, Version
-
-
-@dataclass(frozen=True)
-class ParseFailure:
-    """Why a file could not be analysed, with a 1-based position."""
-
-    message: str
-    line: int = 1
-    column: int = 1
-    # CPython's grammar rejected the text (not a limit such as nesting): a newer grammar may not.
-    grammar: bool = False
-
-
-def decode(data: bytes) -> str:
-    """Decode source bytes honouring a BOM and PEP 263 coding cookie.
-
-    Raises ``ParseFailure``-describing ``ValueError`` on binary or undecodable input.
-    """
-    if b"\x00" in data:
-        raise ValueError("binary file (contains NUL bytes), not Python source")
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:  # unknown coding cookie, or bytes that are not UTF-8
-        if "invalid or missing encoding declaration" in str(exc):
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise ValueError(
-                    f"cannot decode as utf-8 (byte {err.start}: {err.reason}); "
-                    "add a PEP 263 coding declaration if the file uses another encoding"
-                ) from None
-        raise ValueError(str(exc)) from None
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise ValueError(f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    return text
 
 
 @dataclass
@@ -609,91 +572,4 @@ def _plain_init(kind: type) -> Callable[..., None] | None:
 
 
 _LIBCST_REJECTS = "LibCST cannot parse this valid Python: "
-MESSAGE_LIMIT = 300  # characters of an exception's text kept in a report
-
-
-def bounded(text: str) -> str:
-    """One line of at most ``MESSAGE_LIMIT`` characters."""
-    text = " ".join(text[: MESSAGE_LIMIT * 4].split())
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
-
-
-def exception_text(exc: BaseException) -> str:
-    """``str(exc)``, bounded, without formatting LibCST nodes among its arguments: the
-    ``str()`` of a ``KeyError(node)`` is the node's repr, which for a deep tree recurses or
-    runs to megabytes."""
-    args = getattr(exc, "args", ())
-    if isinstance(args, tuple) and any(isinstance(a, cst.CSTNode) for a in args):
-        return bounded(", ".join(f"<{type(a).__name__} node>" if isinstance(a, cst.CSTNode) else _text(a) for a in args))
-    return bounded(_text(exc))
-
-
-def _text(value: object) -> str:
-    try:
-        return str(value)
-    except Exception as exc:  # noqa: BLE001 - a RecursionError included
-        return f"<str() failed: {type(exc).__name__}>"
-
-
 TOO_DEEP = "file is nested too deeply to analyse (ran out of stack)"
-
-
-# -- reading lines back for reports (code frames, fingerprints) --------------------------
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's own line ends (str.splitlines() knows more)
-
-LineSource = Callable[[str], "list[str] | None"]
-
-
-def source_lines(text: str) -> list[str]:
-    return _NEWLINE.split(text)
-
-
-# Code frames and fingerprints read a finding's file again; a file this large (a TL000 "too
-# large to analyse" finding) gets none rather than being read whole a second time.
-FRAME_MAX_BYTES = 8 << 20
-
-
-# Text given for a file instead of its bytes on disk (``torchlint check -``: standard input,
-# named by ``--stdin-filename``): reports quote it, never the file.
-_GIVEN: dict[Path, bytes] = {}
-
-
-def give(path: Path, data: bytes) -> None:
-    """``data`` stands for the file at ``path`` (absolute) in this process's reports."""
-    _GIVEN[path] = data
-
-
-def given(path: Path) -> bytes | None:
-    """The text given for ``path`` (see ``give``), if any."""
-    return _GIVEN.get(Path(os.path.abspath(path))) if _GIVEN else None
-
-
-def _text_of(path: str, data: bytes) -> str:
-    """The text findings' lines count in: a notebook's joined code cells (as written), else the source."""
-    from torchlint.notebook import is_notebook, read_notebook
-
-    return read_notebook(data).source if is_notebook(path) else decode(data)
-
-
-def file_lines(cwd: Path) -> LineSource:
-    """Reads (and caches) a finding's file, relative to ``cwd`` (a notebook as its joined
-    code cells: ``torchlint.notebook``); None when unreadable, not a
-    regular file any more (a FIFO swapped in after linting never blocks the report), or
-    larger than ``FRAME_MAX_BYTES``."""
-    from torchlint.files import read_source
-
-    cache: dict[str, list[str] | None] = {}
-
-    def lines(path: str) -> list[str] | None:
-        if path not in cache:
-            try:
-                data = given(cwd / path)
-                if data is None and (cwd / path).stat().st_size > FRAME_MAX_BYTES:
-                    raise ValueError("too large for a code frame")
-                cache[path] = source_lines(_text_of(path, data if data is not None else read_source(cwd / path)))
-            except (OSError, ValueError):
-                cache[path] = None
-        return cache[path]
-
-    return lines

@@ -17,7 +17,7 @@ from torchlint.files import discover
 from torchlint.engine import analyze_source
 from torchlint.run import demander, finish, fix_files, lint_files, project_context
 from torchlint.finding import Finding
-from torchlint.rule import all_rules
+from torchlint.rule import Rule, RuleInfo, all_rules
 
 
 def make_settings(select: Iterable[str] | None = None, options: dict[str, dict[str, Any]] | None = None) -> Settings:
@@ -113,3 +113,16 @@ def fix_snippet(code: str, select: Iterable[str], path: str = "example.py",
         if outcome.problems:
             raise AssertionError(f"the fix loop failed: {outcome.problems}")
         return outcome.changed[path][1].decode("utf-8") if path in outcome.changed else textwrap.dedent(code)
+
+
+def add_rules(monkeypatch: Any, *rules: type[Rule]) -> None:
+    """Make ``rules`` (classes a test defines outside ``torchlint.checks``) part of every run
+    while ``monkeypatch`` (pytest's fixture) lasts: among the rule classes
+    (``checks.discover``) and in the registry a run reads (``rule.rule_index``)."""
+    from torchlint import checks
+    from torchlint.checks import registry
+
+    classes = sorted([*checks.discover(), *rules], key=lambda r: r.code)
+    infos = tuple(sorted([*registry.RULES, *map(RuleInfo.of, rules)], key=lambda r: r.code))
+    monkeypatch.setattr(checks, "discover", lambda: list(classes))
+    monkeypatch.setattr(registry, "RULES", infos)

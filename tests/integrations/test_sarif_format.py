@@ -217,7 +217,7 @@ def test_unusual_paths_are_uri_encoded(tmp_path, validate_sarif):
 
 
 def test_internal_rule_errors_are_notifications(tmp_path, validate_sarif):
-    from torchlint.context import RuleError
+    from torchlint.errors import RuleError
 
     settings = Settings(enabled=frozenset(ALL_CODES), rule_options={}, root=tmp_path)
     result = RunResult([], [RuleError("TL000", "train.py", "ValueError: boom", "")], ["train.py"])

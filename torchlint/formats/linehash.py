@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-from torchlint.source import given
+from torchlint.reading import given
 
 WINDOW = 100
 BASE = 37

@@ -6,7 +6,7 @@ from collections import Counter
 
 from torchlint.finding import Finding, Severity, escape_path, escape_text
 from torchlint.notebook import place
-from torchlint.source import file_lines
+from torchlint.reading import file_lines
 
 BOLD, RED, YELLOW, CYAN, DIM, RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[2m", "\033[0m"
 
