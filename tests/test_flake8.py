@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from torchlint.config import tomllib
+from torchlint.config import parse_toml
 from torchlint.flake8 import Plugin
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,7 +50,7 @@ def test_the_plugin_follows_the_files_configuration(tmp_path):
 
 
 def test_the_entry_point_names_the_plugin():
-    entry = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]["flake8.extension"]
+    entry = parse_toml(REPO / "pyproject.toml", (REPO / "pyproject.toml").read_text())["project"]["entry-points"]["flake8.extension"]
     module, _, attribute = entry["TL"].partition(":")
     assert getattr(importlib.import_module(module), attribute) is Plugin
 

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -127,6 +128,28 @@ def test_plain_constructors_build_the_same_trees_and_validate_outside_a_parse(mo
     with pytest.raises(cst.CSTValidationError):  # ``else`` glued to what follows
         cst.IfExp(test=cst.Name("a"), body=cst.Name("b"), orelse=cst.Float(".5"),
                   whitespace_after_else=cst.SimpleWhitespace(""))
+
+
+def test_plain_constructors_wait_until_the_process_parsed_enough_text():
+    # Installing them costs more than they save on one small file (source.PLAIN_AFTER_CHARS):
+    # a process parses with LibCST's own constructors until then, unvalidated all the same.
+    probe = textwrap.dedent("""
+        import libcst as cst
+        from torchlint import source
+        small = "def f(x):\\n    return x + 1\\n"
+        module, failure = source.parse_cst(small)
+        assert failure is None and module.code == small and source._PLAIN is None
+        odd = "for x in*y:\\n    pass\\n"  # LibCST's own validation rejects it
+        assert source.parse_cst(odd)[1] is None and source._PLAIN is None
+        big = small * (source.PLAIN_AFTER_CHARS // len(small) + 1)
+        module, failure = source.parse_cst(big)
+        assert failure is None and source._PLAIN is not None
+        module, failure = source.parse_cst(odd)
+        assert failure is None and module.code == odd
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout == "ok\n", done.stderr
 
 
 def test_isinstance_on_libcst_nodes_answers_as_the_class_hierarchy_does():

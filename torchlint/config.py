@@ -13,18 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pathspec
-
 from torchlint.errors import ConfigError, UsageError
 from torchlint.rule import Rule, RuleInfo, rule_index
 
 if TYPE_CHECKING:
     from torchlint.finding import Finding
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 TOP_LEVEL_KEYS = {
     "select": "list of rule codes or prefixes",
@@ -149,6 +142,11 @@ def outermost_config(start: Path, stop: Path | None) -> Path | None:
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
     """Parse a config file's text; invalid or too deeply nested TOML is a ``UsageError``."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -255,6 +253,8 @@ def _patterns(value: Any, source: str, key: str) -> list[str]:
 
 
 def _check_pattern(pattern: str, source: str, key: str) -> None:
+    import pathspec  # only where a configuration writes patterns
+
     try:
         pathspec.GitIgnoreSpec.from_lines([pattern])
     except re.error as exc:

@@ -16,13 +16,15 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
-
-import pathspec
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
 
 from torchlint.config import Settings
 from torchlint.errors import UsageError
 from torchlint.filekinds import is_test_file  # noqa: F401  (re-exported from its old home)
+
+if TYPE_CHECKING:
+    import pathspec
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # what a directory walk picks up
@@ -129,6 +131,8 @@ _BAD_PATTERN = (ValueError, re.error)
 def compile_lines(lines: list[str], where: str, problems: list[Problem]) -> pathspec.PathSpec:
     """A ``GitIgnoreSpec`` of ``lines``; a line pathspec cannot compile is left out, with a
     problem naming ``where`` and its 1-based line number (the other lines still apply)."""
+    import pathspec  # imported where a pattern is compiled: naming one file compiles none
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
     except _BAD_PATTERN:
@@ -170,12 +174,23 @@ class Excluder:
         self.root = settings.root
         self.cwd = cwd or Path.cwd()
         self.problems: list[Problem] = []
-        self.spec = pathspec.GitIgnoreSpec.from_lines(list(settings.exclude) + list(settings.extend_exclude))
-        self.include = pathspec.GitIgnoreSpec.from_lines(settings.extend_include) if settings.extend_include else None
         self._ignores: dict[Path, pathspec.PathSpec | None] = {}
         # directory -> the (directory, spec) pairs of the .gitignore files that apply to
         # paths in it, nearest first, up to the repository's top (computed once per directory)
         self._chains: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
+
+    @cached_property
+    def spec(self) -> "pathspec.PathSpec":
+        """``exclude`` and ``extend-exclude``, compiled on first use."""
+        import pathspec
+
+        return pathspec.GitIgnoreSpec.from_lines(list(self.settings.exclude) + list(self.settings.extend_exclude))
+
+    @cached_property
+    def include(self) -> "pathspec.PathSpec | None":
+        import pathspec
+
+        return pathspec.GitIgnoreSpec.from_lines(self.settings.extend_include) if self.settings.extend_include else None
 
     def _rel(self, path: Path, base: Path, is_dir: bool) -> str | None:
         try:

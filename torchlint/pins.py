@@ -13,15 +13,9 @@ not numbers) is no pin: nothing is claimed about it.
 
 from __future__ import annotations
 
-import configparser
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
 
 Version = tuple[int, ...]
 
@@ -129,6 +123,10 @@ def _pyproject(root: Path):
     path = root / "pyproject.toml"
     if not path.is_file():
         return
+    try:  # the parsers are imported where a file is there to parse
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
     try:
         data = tomllib.loads(_read(path))
     except (tomllib.TOMLDecodeError, RecursionError):
@@ -152,6 +150,8 @@ def _setup_cfg(root: Path):
     path = root / "setup.cfg"
     if not path.is_file():
         return
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(_read(path))

@@ -11,24 +11,26 @@ a time, whatever ``-j`` is: LibCST needs ~0.4-0.75 GB of memory per MB of source
 crash or memory exhaustion there is that file's TL000, and the memory goes back when the
 process ends. Workers die with the parent (``PR_SET_PDEATHSIG`` on Linux, else a watcher
 thread), ignore Ctrl-C (the parent stops them), and are killed when the run is interrupted.
+
+The process machinery (``multiprocessing``, ``concurrent.futures``, ``ctypes``) is imported
+where a process is started: a run of a few small files (the pre-commit case) never needs it.
 """
 
 from __future__ import annotations
 
-import ctypes
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from torchlint.engine import analyze_source
 from torchlint.results import FileResult, crashed_result
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # (index, display path, bytes, enabled rules, rule options): a file and the settings it is analysed with
 Item = tuple[int, str, bytes, frozenset[str], dict[str, dict[str, Any]]]
@@ -49,6 +51,8 @@ def _analyze_chunk(chunk: list[Item]) -> list[tuple[int, FileResult]]:
 
 
 def _context():
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
@@ -80,6 +84,9 @@ def analyze_all(
         for index, path, data, enabled, options in small:
             on_result(index, analyze_source(path, data, enabled, options))
         return
+    from concurrent.futures import FIRST_COMPLETED, Future, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     retry: list[Item] = []
     window = jobs * 4
     with _pool(jobs) as pool:
@@ -127,6 +134,8 @@ def _isolating_large(items: Iterable[Item], isolate: Callable[[Item], None]) -> 
 
 def _isolated(item: Item) -> FileResult:
     """Analyse one file in a process of its own; a crash there is that file's fault."""
+    from concurrent.futures.process import BrokenProcessPool
+
     with _pool(1) as pool:
         try:
             return pool.submit(_analyze_chunk, [item]).result()[0][1]
@@ -138,6 +147,8 @@ def _isolated(item: Item) -> FileResult:
 def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     """A process pool whose workers are killed, not awaited, when the body is interrupted
     (Ctrl-C, SIGTERM) or fails."""
+    from concurrent.futures import ProcessPoolExecutor
+
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),))
     try:
         yield pool
@@ -175,6 +186,8 @@ def _die_with_parent() -> bool:
     """Ask Linux to SIGKILL this process when its parent dies; False where unavailable."""
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes
+
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0

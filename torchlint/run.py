@@ -16,8 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-import pathspec
-
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.cache import settings_key
 from torchlint.config import Configs, Settings, discover_configs
@@ -361,6 +359,17 @@ def groups(paths: list[str], settings_of: Callable[[str], Settings]) -> list[tup
     return list(found.values())
 
 
+def _per_file_ignores(settings: Settings) -> list[tuple[Any, frozenset[str], Path]]:
+    """(compiled pattern, codes, the directory it is relative to: that of the configuration
+    file that wrote it) of each ``per-file-ignores`` entry."""
+    if not settings.per_file_ignores:
+        return []
+    import pathspec  # only where there are patterns to compile
+
+    return [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))
+            for pattern, codes in settings.per_file_ignores.items()]
+
+
 class Suppressor:
     """Drops findings silenced by ``# noqa`` comments, ``per-file-ignores``, a rule's
     disabling or a rule's skipping of test files (``Rule.skips``)."""
@@ -369,11 +378,7 @@ class Suppressor:
         self.records = records
         self.settings = settings
         self.rules = {r.code: r for r in rule_index()}
-        # each pattern is relative to the directory of the configuration file that wrote it
-        self.ignores = [
-            (pathspec.GitIgnoreSpec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))
-            for pattern, codes in settings.per_file_ignores.items()
-        ]
+        self.ignores = _per_file_ignores(settings)
         self.root = settings.root
         self.cwd = cwd
 

@@ -309,7 +309,7 @@ def parse_cst(text: str) -> tuple[cst.Module | None, ParseFailure | None]:
     ``ParseFailure`` for this file; nothing escapes to end the run.
     """
     try:
-        with _nodes_unvalidated():
+        with _nodes_unvalidated(len(text)):
             return _parse_module(text), None
     except cst.ParserSyntaxError as exc:
         return None, ParseFailure(_LIBCST_REJECTS + bounded(exc.message), exc.raw_line, exc.raw_column + 1)
@@ -375,8 +375,17 @@ _IMPORT_NOTHING = "".format
 _NATIVE_CALL: Callable[[str], cst.Module] | None = None  # set below, once nodes hash in C
 
 
+# Characters the engine's parses have read in this process, and how many it takes before the
+# plain constructors (``_plain_constructors``) pay for themselves: installing them costs 30-55 ms
+# once (generating ~280 functions), and they save about 8% of a parse, which takes ~1.7 ms per
+# thousand characters here. A single file is parsed with LibCST's own constructors; a run of
+# many files installs them after the first few hundred thousand characters.
+_PARSED = [0]
+PLAIN_AFTER_CHARS = 400_000
+
+
 @contextmanager
-def _nodes_unvalidated() -> Iterator[None]:
+def _nodes_unvalidated(chars: int = 0) -> Iterator[None]:
     """LibCST checks every node it builds (``CSTNode.__post_init__`` -> ``_validate``): about
     a tenth of a parse. The text reaching LibCST was accepted by CPython's parser, so those
     checks can only reject valid code LibCST's node classes are stricter about (``else.5``,
@@ -389,12 +398,17 @@ def _nodes_unvalidated() -> Iterator[None]:
     process and validate exactly as LibCST's own do except inside this block, which only
     flips a switch (``_VALIDATING``): swapping ~170 classes' ``__init__`` in and out for
     every file cost 4% of a run (each class assignment updates the type's slots and its
-    subclasses'). Analysis runs one file at a time per process.
+    subclasses'). Analysis runs one file at a time per process. They are installed once the
+    process's parses have read ``PLAIN_AFTER_CHARS`` characters (``chars``: this parse's).
 
     Inside the block, trivia nodes (whitespace, newlines, commas, ...) equal to one already
     built are that node (``_SharedMeta``, ``_SHARED_TRIVIA``): a metaclass swap per class,
     restored after."""
-    _plain_constructors()
+    _PARSED[0] += chars
+    if _PARSED[0] >= PLAIN_AFTER_CHARS:
+        _plain_constructors()
+    elif _LIBCST_POST_INIT is not None:
+        cst.CSTNode.__post_init__ = _post_init_if_validating  # LibCST's own constructors call it
     previous = _VALIDATING[0]
     _VALIDATING[0] = False
     shared = [kind for kind in _SHARED_TRIVIA if type(kind) is _NodeMeta]
