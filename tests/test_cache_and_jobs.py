@@ -178,6 +178,29 @@ def test_the_project_pass_is_remembered_until_a_file_or_a_setting_changes(tree, 
     assert len(calls) == 4 and again == _run(tree, jobs=1, cache_dir=None)[0]
 
 
+def test_an_edit_that_changes_no_fact_reads_the_project_pass_back(tree, monkeypatch):
+    # The memo is keyed by what the project pass reads of each record (FileRecord.project_digest),
+    # not by the files' bytes: a comment at the end changes nothing it reads.
+    from torchlint.checks.tl005_unused_layer import UnusedLayer
+
+    calls = []
+    original = UnusedLayer.check_project.__func__
+    monkeypatch.setattr(UnusedLayer, "check_project",
+                        classmethod(lambda cls, project, options: calls.append(1) or original(cls, project, options)))
+    cold, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert len(calls) == 1 and any(f["rule"] == "TL005" for f in cold), "TL005's project pass must report here"
+    model = tree / "fixtures" / "buggy_project" / "model.py"
+    assert any(f["rule"] == "TL005" and f["path"] == "fixtures/buggy_project/model.py" for f in cold)
+    model.write_text(model.read_text() + "# edited\n")
+    edited, cache = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert len(calls) == 1 and cache.misses == 1 and edited == cold
+    # a line inserted above shifts every position its facts hold: the pass runs again
+    model.write_text("# a new first line\n" + model.read_text())
+    shifted, _ = _run(tree, jobs=1, cache_dir=tree / "c")
+    assert len(calls) == 2 and shifted == _run(tree, jobs=1, cache_dir=None)[0] != cold
+    assert len(calls) == 3  # (the run without a cache)
+
+
 def test_a_failing_project_pass_is_not_remembered(tree, monkeypatch):
     from torchlint.checks.tl005_unused_layer import UnusedLayer
 

@@ -276,7 +276,8 @@ def _forge_pack(cache: Cache, mutate, *, sign: bool) -> None:
 
 
 def _slot(path, value, rel="buggy.py"):
-    """Set ``path`` inside the pack's slot for ``rel``: [entry key, findings, light record]."""
+    """Set ``path`` inside the pack's slot for ``rel``: [entry key, findings, light record,
+    the record's project digest]."""
     def mutate(payload):
         target = payload["files"][rel]
         for part in path[:-1]:
@@ -287,8 +288,8 @@ def _slot(path, value, rel="buggy.py"):
 
 def _project_rule(rule):
     def mutate(payload):
-        for findings in payload["project"].values():
-            for f in findings:
+        for memo in payload["project"].values():
+            for f in memo["findings"]:
                 f["rule"] = rule
     return mutate
 
@@ -301,7 +302,9 @@ _MALFORMED_SLOTS = [
     _slot((2, "cells"), [["1", 0]]),
     _slot((2, "module_name"), 3),
     _slot((2, "extra"), 1),
-    lambda payload: payload["files"]["buggy.py"].append("a fourth item"),
+    _slot((3,), "not a digest"),
+    _slot((3,), None),
+    lambda payload: payload["files"]["buggy.py"].append("a fifth item"),
 ]
 
 

@@ -107,6 +107,23 @@ def test_demand_through_the_command_line_cache_and_pool(project, run):
     assert [(f["path"], f["line"]) for f in json.loads(out)] == [("pkg/infer.py", 5)]
 
 
+def test_a_remembered_project_pass_holds_only_while_the_files_it_demanded_are_unchanged(project, run):
+    """The project pass's memo is keyed by what it reads of each record; facts it demanded of a
+    file come from that file's bytes, so a change there reruns it even where the record reads
+    the same (main.py still calls predict and no_grad, but no longer under it)."""
+    moved = MAIN.replace("            return predict(model, x)", "            pass\n        return predict(model, x)")
+    before = analyze_source("pkg/main.py", textwrap.dedent(MAIN).encode(), frozenset({"TL003"}))
+    after = analyze_source("pkg/main.py", textwrap.dedent(moved).encode(), frozenset({"TL003"}))
+    assert before.record.project_digest() == after.record.project_digest()
+    for path, text in FILES.items():
+        project.write(path, text)
+    args = ("check", "--select", "TL003", "--format", "json", "--cache-dir", str(project.root / ".c"), ".")
+    assert run(*args)[0] == 0
+    project.write("pkg/main.py", moved)
+    code, out, _ = run(*args)
+    assert code == 1 and [(f["path"], f["line"]) for f in json.loads(out)] == [("pkg/infer.py", 5)]
+
+
 def test_demanded_facts_are_cached_with_the_files_bytes(project, run, demanded):
     """A run whose project pass must run again (another file changed) reads the demanded
     facts of unchanged files from the cache; a changed file is analysed again."""

@@ -48,7 +48,7 @@ from torchlint.project import Facts, FileRecord
 from torchlint.results import FileResult
 from torchlint.rule import rule_index
 
-FORMAT = 18  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand
+FORMAT = 19  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -176,6 +176,11 @@ def _finding(item: Any, path: str, names: dict[str, str]) -> Finding:
     _require(item.get("confirmed") in (None, True, False) and type(item.get("extra", {})) is dict)
     _require("fix" not in item or Fix.valid_json(item["fix"]))
     return Finding.from_dict(item)
+
+
+def _digest(value: Any) -> bool:
+    """A ``FileRecord.project_digest``: 40 lower-case hexadecimal digits."""
+    return type(value) is str and len(value) == 40 and all(c in "0123456789abcdef" for c in value)
 
 
 def _suppressions(data: Any) -> Suppressions:
@@ -396,13 +401,14 @@ class Cache:
 
     def project_key(self, settings: str, torch_pin: list | None, files: list[tuple[str, str | None]]) -> str:
         """The key of a project pass: the rules' settings, the torch pin and every file's
-        (path, entry key), in path order."""
+        (path, ``FileRecord.project_digest``), in path order (the run pack's: its paths)."""
         blob = json.dumps(["project", settings, torch_pin, files], separators=(",", ":"))
         return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
-    def get_project(self, key: str) -> list[Finding] | None:
+    def get_project(self, key: str) -> "tuple[list[Finding], dict[str, str | None]] | None":
         """The project pass's findings stored under ``key`` (in the run pack, else in their
-        own entry); None when absent or not valid."""
+        own entry), and the files it demanded facts of (path -> entry key of the bytes it read
+        them from: the memo holds only while each still has it); None when absent or not valid."""
         if self.disabled:
             return None
         stored = self._pack_project.get(key)
@@ -410,21 +416,23 @@ class Cache:
             stored = self._stored(key, "project")
             if stored is None:
                 return None
-        findings = self._project_findings(stored)
-        if findings is not None:
+        found = self._project_findings(stored)
+        if found is not None:
             self._used_project[key] = stored
-        return findings
+        return found
 
-    def _project_findings(self, stored: Any) -> list[Finding] | None:
+    def _project_findings(self, stored: Any) -> "tuple[list[Finding], dict[str, str | None]] | None":
         try:
-            _require(type(stored) is list)
+            _require(type(stored) is dict and stored.keys() == {"findings", "demanded"})
+            _require(type(stored["findings"]) is list and type(stored["demanded"]) is dict)
+            _require(all(type(p) is str and (k is None or type(k) is str) for p, k in stored["demanded"].items()))
             return [_finding(f, f.get("path") if type(f) is dict and type(f.get("path")) is str else "", self._names)
-                    for f in stored]
+                    for f in stored["findings"]], dict(stored["demanded"])
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
 
-    def put_project(self, key: str, findings: list[Finding]) -> None:
-        stored = [f.to_dict() for f in findings]
+    def put_project(self, key: str, findings: list[Finding], demanded: dict[str, str | None]) -> None:
+        stored = {"findings": [f.to_dict() for f in findings], "demanded": demanded}
         self._used_project[key] = stored
         self._store(key, "project", stored)
 
@@ -487,13 +495,14 @@ class Cache:
         if stored is None:
             return None
         try:
-            _require(type(stored) is list and len(stored) == 3 and stored[0] == key and type(stored[1]) is list)
+            _require(type(stored) is list and len(stored) == 4 and stored[0] == key and type(stored[1]) is list)
+            _require(_digest(stored[3]))
             findings = [_finding(f, path, self._names) for f in stored[1]]
             record = _light_record(stored[2], path)
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
         self._used[path] = stored
-        return FileResult(path, findings, record, light=True)
+        return FileResult(path, findings, record, light=True, digest=stored[3])
 
     def save_pack(self, results: list[FileResult]) -> None:
         """Write the run pack for the paths of ``open_pack`` from this run's ``results``
@@ -507,7 +516,7 @@ class Cache:
                 continue
             stored = self._used.get(result.path)
             files[result.path] = stored if stored is not None and stored[0] == result.key else [
-                result.key, [f.to_dict() for f in result.findings], _light_json(result.record)]
+                result.key, [f.to_dict() for f in result.findings], _light_json(result.record), result.project_digest()]
         if not self._pack_stale and files == self._pack and self._used_project.keys() <= self._pack_project.keys():
             return
         self._write(self._pack_key, {"key": self._pack_key, "settings": self.settings, "files": files,

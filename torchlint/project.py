@@ -6,6 +6,7 @@ produces (never on trees), so per-file work can run in parallel and be cached.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -108,6 +109,16 @@ class FileRecord:
         """A name inside this file (``Net``, ``Outer.Inner``, ``train``) as the project knows it:
         ``pkg.mod.Net``."""
         return f"{self.module_name}.{name}" if self.module_name else name
+
+    def project_digest(self) -> str:
+        """What the project pass reads of this record (all of it but the noqa comments and a
+        notebook's cells), hashed: a project pass over records of the same digests, with the
+        same settings and the same facts demanded of the same files, finds the same. So an edit
+        that changes none of it (a comment or a noqa that moves no line) does not make it run again."""
+        blob = json.dumps([self.path, self.module_name, self.is_package, self.imports, self.star_imports,
+                           self.index, self.facts.encoded_text(), self.unanalysed],
+                          sort_keys=True, separators=(",", ":"))
+        return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
     def to_json(self) -> dict:
         return {

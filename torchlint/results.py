@@ -39,8 +39,20 @@ class FileResult:
     # run needs once the project pass is remembered (suppressions, cells); ``Cache.complete``
     # reads the whole record (imports, index, facts) from the file's own entry.
     light: bool = False
+    # ``record.project_digest()``: as the run pack stored it for a light result (whose record
+    # lacks what it is computed from), else computed on first use (``project_digest``).
+    digest: str | None = None
     # What the one rule of an analysis on demand gave (``demand_facts``); None otherwise.
     demanded: Any = None
+
+    def project_digest(self) -> str:
+        """``FileRecord.project_digest`` of this file's record: the project pass's memo key."""
+        if self.digest is not None:
+            return self.digest
+        if self.light:
+            raise ValueError(f"a light result of {self.path} without its digest")
+        self.digest = self.record.project_digest()  # a whole result's record is not changed after
+        return self.digest
 
 
 def unanalysed_result(record: FileRecord, failure: ParseFailure | None, enabled: frozenset[str]) -> FileResult:

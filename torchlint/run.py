@@ -328,24 +328,34 @@ def project_findings(records: list[FileRecord], settings: Settings, torch_pin: T
 
 
 def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, torch_pin: TorchPin | None,
-                  cache: "Cache | None", keys: list[tuple[str, str | None]],
+                  cache: "Cache | None", files: list[FileResult],
                   demand: Demand | None = None) -> tuple[list[Finding], list[RuleError]]:
     """``project_findings`` over ``records()`` (every file's whole record), remembered in the
-    cache: the project pass is a function of every
-    file's record (each a function of the file's cache key), the rules' settings and the
-    torch pin, so when none of them changed (a warm run) its findings are read back instead
-    of recomputed. Without a cache, or with a file that has no key, it always runs; a pass
-    that raised is never remembered."""
-    if cache is None or any(key is None for _, key in keys):
+    cache. The project pass is a function of what it reads of every file's record
+    (``FileRecord.project_digest``), the rules' settings, the torch pin and the facts it
+    demands of some files (each a function of that file's bytes: its cache key), so when none
+    of them changed (a warm run, or an edit that changes no fact: a comment that moves no line) its
+    findings are read back instead of recomputed; ``files`` are the results it runs over
+    (light ones carry their digest). Without a cache, or with a file that has no key, it
+    always runs; a pass that raised is never remembered."""
+    if cache is None or any(r.key is None for r in files):
         return project_findings(records(), settings, torch_pin, demand)
     pin = None if torch_pin is None else [torch_pin.file, torch_pin.spec]
-    memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin, sorted(keys))
+    keys = {r.path: r.key for r in files}
+    memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin,
+                             sorted((r.path, r.project_digest()) for r in files))
     found = cache.get_project(memo)
-    if found is not None:
-        return found, []
-    findings, errors = project_findings(records(), settings, torch_pin, demand)
+    if found is not None and all(keys.get(path) == key for path, key in found[1].items()):
+        return found[0], []
+    asked: dict[str, str | None] = {}
+
+    def noted(code: str, path: str, own: Settings) -> tuple[Any, list[RuleError]]:
+        asked[path] = keys.get(path)
+        return demand(code, path, own)  # type: ignore[misc]
+
+    findings, errors = project_findings(records(), settings, torch_pin, noted if demand is not None else None)
     if not errors:
-        cache.put_project(memo, findings)
+        cache.put_project(memo, findings, asked)
     return findings, errors
 
 
@@ -444,9 +454,9 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
     findings = [f for r in results if reported(r.path) for f in r.findings]
     errors = [e for r in results if reported(r.path) for e in r.errors]
     by_settings = groups(list(records), settings_of or (lambda path: settings))
-    keys = [(r.path, r.key) for r in results]
+    files = list(results)
     for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, keys, demand)
+        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, files, demand)
         findings.extend(f for f in more if f.path in paths)
         errors.extend(e for e in project_errors if e not in errors)
     if transform is not None:
@@ -497,7 +507,7 @@ class MemoryCache:
 
     def __init__(self) -> None:
         self._results: dict[str, FileResult] = {}
-        self._project: dict[str, list[Finding]] = {}
+        self._project: dict[str, tuple[list[Finding], dict[str, str | None]]] = {}
         self._demanded: dict[tuple[str, str], Any] = {}
         self.hits = self.misses = 0
 
@@ -529,9 +539,9 @@ class MemoryCache:
     def project_key(self, settings: str, torch_pin: list | None, files: list[tuple[str, str | None]]) -> str:
         return repr((settings, torch_pin, files))
 
-    def get_project(self, key: str) -> list[Finding] | None:
+    def get_project(self, key: str) -> tuple[list[Finding], dict[str, str | None]] | None:
         found = self._project.get(key)
-        return list(found) if found is not None else None
+        return (list(found[0]), dict(found[1])) if found is not None else None
 
     def get_demanded(self, key: str, code: str) -> Any:
         return self._demanded.get((key, code))
@@ -539,8 +549,8 @@ class MemoryCache:
     def put_demanded(self, key: str, code: str, facts: Any) -> None:
         self._demanded[(key, code)] = facts
 
-    def put_project(self, key: str, findings: list[Finding]) -> None:
-        self._project[key] = list(findings)
+    def put_project(self, key: str, findings: list[Finding], demanded: dict[str, str | None]) -> None:
+        self._project[key] = (list(findings), dict(demanded))
 
 
 def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None, *,
