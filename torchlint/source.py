@@ -376,12 +376,14 @@ _NATIVE_CALL: Callable[[str], cst.Module] | None = None  # set below, once nodes
 
 
 # Characters the engine's parses have read in this process, and how many it takes before the
-# plain constructors (``_plain_constructors``) pay for themselves: installing them costs 30-55 ms
-# once (generating ~280 functions), and they save about 8% of a parse, which takes ~1.7 ms per
-# thousand characters here. A single file is parsed with LibCST's own constructors; a run of
-# many files installs them after the first few hundred thousand characters.
+# plain constructors (``_plain_constructors``) pay for themselves. Counted in instructions
+# (valgrind): installing them costs ~169 million once (generating ~280 functions: 30-55 ms),
+# and they save ~520 per character parsed (a tenth of a parse), so they pay for themselves
+# after ~325,000 characters. A process cannot know how much it will parse, so it installs them
+# once it has parsed that much (the ski-rental rule: never worse than twice the better choice
+# made knowing it): a single file or a few small ones are parsed with LibCST's own constructors.
 _PARSED = [0]
-PLAIN_AFTER_CHARS = 400_000
+PLAIN_AFTER_CHARS = 325_000
 
 
 @contextmanager
