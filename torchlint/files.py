@@ -58,6 +58,24 @@ def display_path(path: Path, cwd: Path) -> str:
         return path.as_posix()
 
 
+def _normalised(path: str) -> bool:
+    """Whether ``path`` is absolute and spelled as ``Path`` spells it (no ``.``, ``..``,
+    doubled or trailing separator): then ``_inside`` answers as ``Path.relative_to`` does."""
+    return os.path.isabs(path) and os.path.normpath(path) == path and not path.startswith("//")
+
+
+def _inside(path: str, base: str) -> str | None:
+    """``path`` relative to the directory ``base`` (both ``_normalised``), with posix
+    separators, as ``Path(path).relative_to(base)`` gives it; None when it is not inside
+    ``base`` or is ``base`` itself. A directory walk's paths are strings: this spares it a
+    ``Path`` per directory entry (most of a walk's time)."""
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if not path.startswith(prefix) or len(path) == len(prefix):
+        return None
+    rel = path[len(prefix):]
+    return rel if os.sep == "/" else rel.replace(os.sep, "/")
+
+
 # -- reading ---------------------------------------------------------------------------
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -178,6 +196,9 @@ class Excluder:
         # directory -> the (directory, spec) pairs of the .gitignore files that apply to
         # paths in it, nearest first, up to the repository's top (computed once per directory)
         self._chains: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
+        # a walked directory (a string, as os.walk gives it) -> what excluded_in needs of it
+        self._walked: dict[str, tuple[str | None, list[tuple[str, pathspec.PathSpec]]]] = {}
+        self._root = os.fspath(self.root)
 
     @cached_property
     def spec(self) -> "pathspec.PathSpec":
@@ -249,6 +270,38 @@ class Excluder:
     def excluded(self, path: Path, is_dir: bool) -> bool:
         return self.excluded_by_settings(path, is_dir) or self.ignored_by_git(path, is_dir)
 
+    # -- the same answers for a directory walk's entries, by name
+
+    def _walk_step(self, directory: str) -> tuple[str | None, list[tuple[str, "pathspec.PathSpec"]]]:
+        """For entries of ``directory`` (absolute, ``_normalised``): the prefix that makes a
+        name relative to the settings' root (None: outside it, where a name is matched
+        alone), and each applying ``.gitignore``'s spec with the prefix relative to its
+        directory. Computed once per directory."""
+        found = self._walked.get(directory)
+        if found is None:
+            rel = "" if directory == self._root else _inside(directory, self._root)
+            chain = self._chain(Path(directory)) if self.settings.respect_gitignore else []
+            found = (None if rel is None else rel + "/" if rel else "",
+                     [("" if str(base) == directory else _inside(directory, str(base)) + "/", spec) for base, spec in chain])
+            self._walked[directory] = found
+        return found
+
+    def excluded_in(self, directory: str, name: str, is_dir: bool) -> bool:
+        """``excluded(Path(directory, name), is_dir)`` for an entry of a walked directory."""
+        if not (_normalised(directory) and _normalised(self._root)):
+            return self.excluded(Path(directory, name), is_dir)
+        prefix, chain = self._walk_step(directory)
+        tail = name + "/" if is_dir else name
+        if self.spec.match_file(tail if prefix is None else prefix + tail):
+            return True
+        return any(spec.match_file(base + tail) for base, spec in chain)
+
+    def linted_name(self, directory: str, name: str) -> bool:
+        """``linted_kind(Path(directory, name))`` for a file of a walked directory."""
+        if name.endswith(LINTED_SUFFIXES):
+            return True
+        return self.include is not None and self.linted_kind(Path(directory, name))
+
 
 def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> Discovery:
     """Files to lint, sorted by display path, and the problems met on the way. Explicit
@@ -264,9 +317,13 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
     def problem(path: Path, reason: str) -> None:
         problems.setdefault(Problem(display_path(path, cwd), reason))
 
+    here = os.fspath(cwd)
+    fast = _normalised(here)
+
     def keep(real: Path) -> None:
         if real not in found:
-            found[real] = SourceFile(real, display_path(real, cwd))
+            rel = _inside(os.fspath(real), here) if fast else None
+            found[real] = SourceFile(real, rel if rel is not None else display_path(real, cwd))
 
     def unreadable(exc: OSError) -> None:
         problem(Path(exc.filename or "."), f"cannot read directory: {exc.strerror or exc}; not linted")
@@ -286,12 +343,13 @@ def discover(paths: list[str], settings: Settings, cwd: Path | None = None) -> D
         if settings.force_exclude and real != root and excluder.excluded(real, is_dir=True):
             continue
         for dirpath, dirnames, filenames in os.walk(real, onerror=unreadable):
-            here = Path(dirpath)
-            dirnames[:] = sorted(d for d in dirnames if not excluder.excluded(here / d, is_dir=True))
+            dirnames[:] = sorted(d for d in dirnames if not excluder.excluded_in(dirpath, d, is_dir=True))
+            parent = None
             for name in sorted(filenames):
-                file = here / name
-                if not excluder.linted_kind(file) or excluder.excluded(file, is_dir=False):
+                if not excluder.linted_name(dirpath, name) or excluder.excluded_in(dirpath, name, is_dir=False):
                     continue
+                parent = parent or Path(dirpath)
+                file = parent / name
                 real, reason = _inspect_walked(file, root)
                 if real is None:
                     problem(file, reason)
