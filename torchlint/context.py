@@ -379,7 +379,18 @@ def _field_shape(declared: Any) -> str:
 
 def _only_nodes(declared: Any) -> bool:
     """Every value of the class ``declared`` is a node to visit: a node class with no trivia
-    class among itself and its subclasses."""
+    class among itself and its subclasses. Kept per class: many fields of many node classes
+    declare the same base (``BaseExpression`` has a hundred subclasses to look through)."""
+    found = _ONLY_NODES.get(declared)
+    if found is None:
+        found = _ONLY_NODES[declared] = _no_trivia_below(declared)
+    return found
+
+
+_ONLY_NODES: dict[Any, bool] = {}
+
+
+def _no_trivia_below(declared: Any) -> bool:
     if not (isinstance(declared, type) and issubclass(declared, cst.CSTNode)):
         return False
     todo = [declared]
