@@ -64,8 +64,9 @@ def literal(value: Any, indent: str = "") -> str:
 
 
 def registry_source(rules: list) -> str:
-    """``torchlint/checks/registry.py`` for ``rules`` (classes)."""
-    from dataclasses import fields
+    """``torchlint/checks/registry.py`` for ``rules`` (classes): each rule's ``RuleInfo``, with
+    the fields that differ from ``RuleInfo``'s defaults."""
+    from dataclasses import MISSING, fields
 
     from torchlint.rule import RuleInfo
 
@@ -74,7 +75,10 @@ def registry_source(rules: list) -> str:
         info = RuleInfo.of(rule)
         out.append("    RuleInfo(\n")
         for f in fields(info):
-            out.append(f"        {f.name}={literal(getattr(info, f.name), '        ')},\n")
+            value = getattr(info, f.name)
+            default = f.default if f.default_factory is MISSING else f.default_factory()
+            if value != default:  # (a field without a default: always)
+                out.append(f"        {f.name}={literal(value, '        ')},\n")
         out.append("    ),\n")
     out.append(")\n")
     return "".join(out)
