@@ -18,6 +18,7 @@ where a process is started: a run of a few small files (the pre-commit case) nev
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import sys
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 Item = tuple[int, str, bytes, frozenset[str], dict[str, dict[str, Any]]]
 
 CHUNK = 8
-# Below this many files a pool costs more than it saves (the pre-commit case).
+# Below this many files to analyse a pool costs more than it saves (the pre-commit case, a
+# file edited since the last run).
 MIN_FILES_FOR_POOL = 24
 # From this size on a file is analysed in a process of its own. Measured: LibCST takes ~0.37
 # GB and ~12 s per MB of real code (up to ~0.75 GB per MB for pathological code), and 512
@@ -80,6 +82,13 @@ def analyze_all(
         on_result(item[0], _isolated(item))
 
     small = _isolating_large(items, isolate)
+    if jobs > 1 and count >= MIN_FILES_FOR_POOL:
+        # ``count`` files in the run, but the cache may leave only a few to analyse (one
+        # file edited since the last run): a pool only for ``MIN_FILES_FOR_POOL`` of them
+        ahead = list(itertools.islice(small, MIN_FILES_FOR_POOL))
+        small = itertools.chain(ahead, small)
+        if len(ahead) < MIN_FILES_FOR_POOL:
+            jobs = 1
     if jobs <= 1 or count < MIN_FILES_FOR_POOL:
         for index, path, data, enabled, options in small:
             on_result(index, analyze_source(path, data, enabled, options))

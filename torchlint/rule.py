@@ -200,9 +200,21 @@ def rule_index() -> tuple[RuleInfo, ...]:
 
 
 def rule_classes(enabled: Iterable[str]) -> list[type[Rule]]:
-    """The classes of the ``enabled`` rules, ordered by code: only their modules are imported."""
-    wanted = set(enabled)
-    return [r.load() for r in rule_index() if r.code in wanted]
+    """The classes of the ``enabled`` rules, ordered by code: only their modules are imported.
+    Looked up once per set of rules (the engine asks for every file) while the registry is
+    the same (``testing.add_rules`` replaces it)."""
+    global _LOADED
+    index = rule_index()
+    if _LOADED[0] is not index:
+        _LOADED = (index, {})
+    wanted = frozenset(enabled)
+    found = _LOADED[1].get(wanted)
+    if found is None:
+        found = _LOADED[1][wanted] = tuple(r.load() for r in index if r.code in wanted)
+    return list(found)
+
+
+_LOADED: tuple[tuple[RuleInfo, ...], dict[frozenset[str], tuple[type[Rule], ...]]] = ((), {})
 
 
 def all_rules() -> list[type[Rule]]:

@@ -1,0 +1,46 @@
+"""A run of many files starts a process pool only when enough of them are left to analyse: a
+file edited since the last run is analysed in the run's own process, not in a pool started for
+it alone (the cache answered for the rest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchlint import pool
+from torchlint.checks import discover
+
+ENABLED = frozenset(r.code for r in discover())
+TRAIN = b"import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor x in data:\n    opt.step()\n"
+
+
+def _items(n: int) -> list[pool.Item]:
+    return [(i, f"m{i}.py", TRAIN, ENABLED, {}) for i in range(n)]
+
+
+@pytest.fixture
+def pools(monkeypatch):
+    started: list[int] = []
+    real = pool._pool
+
+    def counting(workers: int):
+        started.append(workers)
+        return real(workers)
+
+    monkeypatch.setattr(pool, "_pool", counting)
+    return started
+
+
+@pytest.mark.parametrize("left", [1, pool.MIN_FILES_FOR_POOL - 1])
+def test_few_files_left_to_analyse_start_no_pool(pools, left):
+    results: dict[int, object] = {}
+    pool.analyze_all(iter(_items(left)), 1000, 2, results.__setitem__)
+    assert pools == [] and sorted(results) == list(range(left))
+    assert all(r.findings for r in results.values())  # analysed, here
+
+
+def test_enough_files_left_to_analyse_start_the_pool(pools):
+    results: dict[int, object] = {}
+    count = pool.MIN_FILES_FOR_POOL
+    pool.analyze_all(iter(_items(count)), count, 2, results.__setitem__)
+    assert pools == [2] and sorted(results) == list(range(count))
+    assert all(r.findings for r in results.values())
