@@ -106,3 +106,30 @@ def test_runs_layers_needs_a_forward_that_is_not_abstract():
     assert is_abstract(infos["Base"].methods["forward"]) and is_abstract(infos["Marked"].methods["forward"])
     assert not runs_layers(infos["Base"]) and not runs_layers(infos["Marked"]) and not runs_layers(infos["Holder"])
     assert runs_layers(infos["Lit"]) and runs_layers(infos["Net"])  # one branch's forward is real
+
+
+def test_is_parameter_through_every_spelling():
+    """The callee's last name is ``Parameter`` or an imported alias; a local alias or a
+    shadowing name is not the class (the scope-aware name says which)."""
+    model = model_of("""
+        import torch
+        from torch import nn
+        from torch.nn import Parameter as P
+        from torch.nn.parameter import Parameter
+        Q = nn.Parameter
+        a = nn.Parameter(torch.zeros(1))
+        b = torch.nn.parameter.Parameter(torch.zeros(1))
+        c = P(torch.zeros(1))
+        d = Parameter(torch.zeros(1))
+        e = Q(torch.zeros(1))
+        f = nn.Linear(1, 1)
+        g = mylib.Parameter(1)
+
+        def h(P):
+            return P(1)
+    """)
+    spelled = {name: is_parameter(model, value_of(model, name)) for name in "abcdefg"}
+    assert spelled == {"a": True, "b": True, "c": True, "d": True, "e": False, "f": False, "g": False}
+    shadowed = next(s.node for s in model.calls if type(s.node.func) is cst.Name and s.node.func.value == "P"
+                    and s.scope.node is not model.ctx.module)
+    assert not is_parameter(model, shadowed)

@@ -222,9 +222,8 @@ def _scan_handed_on_imports(ctx) -> set[str]:
     local = {name for name, qualified in imports.items() if not is_library(qualified)}
     if not local:
         return out
-    for node in ctx.walked_nodes():
-        if type(node) is not cst.Name or node.value not in local:
-            continue
+    name = cst.Name
+    for node in [n for n in ctx.walked_nodes() if type(n) is name and n.value in local]:
         expr: cst.BaseExpression = node
         while type(above := parent(expr)) is cst.Attribute and above.value is expr:
             expr = above

@@ -94,6 +94,24 @@ def _attributes_stored(body: list, me: str, reader: "Statements") -> set[str]:
     return found
 
 
+class _FunctionClasses:
+    """The classes a function's body sees: its own local classes over those around it,
+    looked for only when a class inside the function needs them (most functions hold none)."""
+
+    __slots__ = ("outer", "body", "qual", "reader", "_names")
+
+    def __init__(self, outer: "dict | _FunctionClasses", body: list, qual: str, reader: "Statements"):
+        self.outer, self.body, self.qual, self.reader = outer, body, qual, reader
+        self._names: dict | None = None
+
+    def names(self) -> dict:
+        if self._names is None:
+            outer = self.outer.names() if type(self.outer) is _FunctionClasses else self.outer
+            name_of = self.reader.name
+            self._names = {**outer, **{name_of(c): f"{self.qual}.{name_of(c)}" for c in _classes_in(self.body, self.reader)}}
+        return self._names
+
+
 def class_facts(tree: "ast.Module | cst.Module", imports: "ImportTable") -> list[ClassFact]:
     """Every class of the file, bases qualified, from either tree (``torchlint.statements``:
     the same facts from CPython's tree and LibCST's). Iterative. A class inside a function
@@ -105,21 +123,24 @@ def class_facts(tree: "ast.Module | cst.Module", imports: "ImportTable") -> list
     prefix = imports.module_name
     module_body = body_of(tree)
     module_env = {name_of(c): name_of(c) for c in _classes_in(module_body, reader)}
-    # (statement, qualified name of the enclosing class/function, visible local classes)
-    stack: list[tuple[object, str, dict]] = [(n, "", module_env) for n in reversed(module_body)]
+    # (statement, qualified name of the enclosing class/function, visible local classes: a
+    # dict, or inside a function the ``_FunctionClasses`` that finds them when a class asks)
+    stack: list[tuple[object, str, "dict | _FunctionClasses"]] = [(n, "", module_env) for n in reversed(module_body)]
     while stack:
         node, outer, env = stack.pop()
         what = kind(node)
         if what is FUNCTION:
             qual = f"{outer}.{name_of(node)}" if outer else name_of(node)
             body = body_of(node)
-            inner = {**env, **{name_of(c): f"{qual}.{name_of(c)}" for c in _classes_in(body, reader)}}
+            inner = _FunctionClasses(env, body, qual, reader)
             stack.extend((n, qual, inner) for n in reversed(body))
             continue
         if what is not CLASS:
             for block in reversed(reader.blocks(node)):
                 stack.extend((n, outer, env) for n in reversed(block))
             continue
+        if type(env) is _FunctionClasses:
+            env = env.names()
         qual = f"{outer}.{name_of(node)}" if outer else name_of(node)
         bases = []
         for written in reader.bases(node):

@@ -62,8 +62,19 @@ def is_module_here(model: "SemanticModel", info: "ClassInfo") -> bool:
 
 
 def is_parameter(model: "SemanticModel", value: cst.BaseExpression | None) -> bool:
-    """``nn.Parameter(...)``."""
-    return isinstance(value, cst.Call) and model.qualified_name(value.func) in PARAMETER_CLASSES
+    """``nn.Parameter(...)``. A qualified name only ever expands the head of what is written,
+    so a callee that is neither an attribute ``.Parameter`` nor a bare ``Parameter`` or
+    imported name cannot be one: the scope-aware lookup is skipped for it."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    kind = type(func)
+    if kind is cst.Attribute:
+        if func.attr.value != "Parameter":
+            return False
+    elif kind is not cst.Name or func.value != "Parameter" and func.value not in model.ctx.imports:
+        return False
+    return model.qualified_name(func) in PARAMETER_CLASSES
 
 
 def frozen_parameter(call: cst.Call) -> bool:
