@@ -72,24 +72,23 @@ def _chunks(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
 
 def analyze_all(
     items: Iterable[Item],
-    count: int,
     jobs: int,
     on_result: Callable[[int, FileResult], None],
 ) -> None:
-    """Analyse every item, calling ``on_result(index, result)`` for each (in any order)."""
+    """Analyse every item, calling ``on_result(index, result)`` for each (in any order). A
+    pool is started only for ``MIN_FILES_FOR_POOL`` items or more, counted ahead: however many
+    files the run has, the cache may leave only a few to analyse (one edited since the last run)."""
 
     def isolate(item: Item) -> None:
         on_result(item[0], _isolated(item))
 
     small = _isolating_large(items, isolate)
-    if jobs > 1 and count >= MIN_FILES_FOR_POOL:
-        # ``count`` files in the run, but the cache may leave only a few to analyse (one
-        # file edited since the last run): a pool only for ``MIN_FILES_FOR_POOL`` of them
+    if jobs > 1:
         ahead = list(itertools.islice(small, MIN_FILES_FOR_POOL))
         small = itertools.chain(ahead, small)
         if len(ahead) < MIN_FILES_FOR_POOL:
             jobs = 1
-    if jobs <= 1 or count < MIN_FILES_FOR_POOL:
+    if jobs <= 1:
         for index, path, data, enabled, options in small:
             on_result(index, analyze_source(path, data, enabled, options))
         return

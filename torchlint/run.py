@@ -269,7 +269,7 @@ def analyse(files: list[SourceFile], settings: Settings, *, jobs: int = 1, cache
     if first is not None:  # the engine, the pool (and LibCST) are imported only to analyse a file
         from torchlint.pool import analyze_all
 
-        analyze_all(itertools.chain([first], items), len(files), jobs, store)
+        analyze_all(itertools.chain([first], items), jobs, store)
     return [r for r in results if r is not None]
 
 
