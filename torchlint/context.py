@@ -217,8 +217,10 @@ class FileContext:
     def report(self, rule: "Rule", node: cst.CSTNode, message: str, *, extra: dict | None = None,
                fix: "Fix | None" = None) -> None:
         """Record a finding at ``node`` (with ``fix``); the message is put on one line (a
-        quoted multi-line expression is joined with single spaces)."""
-        self._reports.append((rule, node, one_line(message), extra, fix))
+        quoted multi-line expression is joined with single spaces). Nothing from a rule run
+        only for its shared facts (``Rule.reports`` False)."""
+        if rule.reports:
+            self._reports.append((rule, node, one_line(message), extra, fix))
 
     def span(self, node: cst.CSTNode) -> Span:
         """Where ``node`` is, as findings and facts encode it."""

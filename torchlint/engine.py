@@ -124,7 +124,8 @@ def _analyze(
         c: rule_options.get(c.code) or c.default_options()
         for c in rule_classes(enabled) if c is not SyntaxErrorRule and not c.traced
     }
-    classes = [c for c, opts in options.items() if c.code == demanded or _runs_on(c, path, text, opts)]
+    classes = [(c, opts, True if c.code == demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]
+    classes = [run for run in classes if run[2] is not None]
     # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
     # parser only checks the syntax then, and builds no tree (``check_syntax``), or is not run
     # at all where LibCST's parse gives its verdict (``source.libcst_decides``).
@@ -137,7 +138,7 @@ def _analyze(
     if not classes:
         return FileResult(path, [], record)
     try:
-        return on_deep_stack(_run_rules, record, parsed, imports, [(c, options[c]) for c in classes], enabled,
+        return on_deep_stack(_run_rules, record, parsed, imports, classes, enabled,
                              demanded)
     except RecursionError:
         return unanalysed_result(record, ParseFailure(TOO_DEEP), enabled)
@@ -151,17 +152,21 @@ def _file_facts(record: FileRecord, imports: ImportTable, tree: "ast.Module | cs
     record.index = {"classes": class_facts(tree, imports)}  # torchlint.semantic.index
 
 
-def _runs_on(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> bool:
-    """Whether ``rule`` is run on this file: not where its text pre-check says it cannot fire
-    (``SKIP_RULES``), nor on a test file it skips when no project pass reads its facts (the
-    run layer drops its findings there anyway: ``Rule.skips``)."""
-    if rule.skips(path, options) and not rule.has_project_pass():
-        return False
-    return not SKIP_RULES or rule.might_apply(text, options)
+def _run_as(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> bool | None:
+    """How ``rule`` is run on this file: True to report, False only for the facts other files'
+    findings read (``Rule.shared_facts``) on a test file it skips (the run layer drops its
+    findings there: ``Rule.skips``), None not at all: where its text pre-check says it cannot
+    fire (``SKIP_RULES``), or on a test file it skips that no project pass reads."""
+    reports = not rule.skips(path, options)
+    if not reports and not (rule.shared_facts and rule.has_project_pass()):
+        return None
+    if SKIP_RULES and not rule.might_apply(text, options):
+        return None
+    return reports
 
 
 def _run_rules(
-    record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any]]],
+    record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any], bool]],
     enabled: frozenset[str], demanded: str | None = None,
 ) -> FileResult:
     """LibCST's parse and one walk of its tree for every rule; the project index's function
@@ -181,9 +186,13 @@ def _run_rules(
     ctx = FileContext(record.path, module, text, imports)
     if parsed.exact:  # cheap positions without a second parse (None: parsed if asked for)
         ctx.ast_tree = parsed.tree
-    instances = [cls(ctx, opts) for cls, opts in rules]
+    instances = []
+    for cls, opts, reports in rules:
+        instances.append(rule := cls(ctx, opts))
+        rule.reports = reports
     dispatcher = Dispatcher(ctx, instances)
     dispatcher.run()
+    _keep_shared_facts(ctx, instances)
     asked = next((rule for rule in instances if rule.code == demanded), None)
     on_demand = _encode_demanded(ctx, asked, dispatcher.demanded_facts(asked)) if asked is not None else None
     facts = _encode_facts(ctx)
@@ -195,6 +204,16 @@ def _run_rules(
     errors = ctx.errors
     ctx.release()
     return FileResult(record.path, findings, record, errors, demanded=on_demand)
+
+
+def _keep_shared_facts(ctx: FileContext, rules: list[Rule]) -> None:
+    """Of a rule run only for its ``shared_facts``, those facts, if any (its findings were never
+    kept: ``FileContext.report``)."""
+    for code, keys in ((rule.code, rule.shared_facts) for rule in rules if not rule.reports):
+        facts = ctx.facts.pop(code, None)
+        shared = {key: facts[key] for key in keys if key in facts} if facts is not None else None
+        if shared:
+            ctx.facts[code] = shared
 
 
 # LibCST's work on a file: frames allowed, and the thread's stack (reserved address space;

@@ -86,6 +86,11 @@ class Rule:
     # its ``skip-tests`` option (which it must declare) is on: the engine and the run layer
     # see to it (``skips``); the rule itself never checks.
     skips_test_files: ClassVar[bool] = False
+    # For such a rule with a project pass: the keys of its facts that ``check_project`` reads
+    # of a file for *other* files' findings (the callers a test file shows, the paths it
+    # writes). On a file the rule skips, the engine runs it with ``reports`` False and keeps
+    # only these keys: the rest feed findings the run layer drops there. Empty: not run there.
+    shared_facts: ClassVar[tuple[str, ...]] = ()
     # The applicabilities (``fixes.SAFE``, ``fixes.UNSAFE``) of the fixes the rule attaches to
     # its findings (``report(..., fix=...)``); empty for a rule that fixes nothing. Shown by
     # ``torchlint rules``; the rule's page says why in ``## Fix safety``.
@@ -97,6 +102,9 @@ class Rule:
     def __init__(self, ctx: "FileContext", options: dict[str, Any]):
         self.ctx = ctx
         self.opts = options
+        # False where the engine runs the rule only for its ``shared_facts`` (a test file it
+        # skips): work that serves only the file's own findings may be left undone.
+        self.reports = True
 
     # -- reporting -------------------------------------------------------------------
     def report(self, node: cst.CSTNode, message: str, *, extra: dict[str, Any] | None = None,

@@ -135,6 +135,7 @@ class EvalWithoutNoGrad(Rule):
     uses_semantic_model = True  # every file's finish asks it (``choice_sites``)
     fixable = (UNSAFE,)
     skips_test_files = True
+    shared_facts = ("called", "differentiates")  # a test's calls under no_grad protect a helper
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
                                          "*_test.py, tests.py, conftest.py): a test's forward checks shapes once, often on the "
@@ -932,7 +933,7 @@ class EvalWithoutNoGrad(Rule):
     def finish(self) -> None:
         self._model = self.ctx.semantic.model
         self._modes = GradModes(self.ctx)
-        deferred = self._candidates_to_report() if self._evals else []
+        deferred = self._candidates_to_report() if self._evals and self.reports else []
         differentiating = _differentiating_functions(self._model) if "autograd" in self.ctx.text else []
         # Every analysed file has facts: a file without them is one nobody could read
         # (``CalledUnderChoice``: its uses are unknown).

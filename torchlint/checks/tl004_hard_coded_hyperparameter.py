@@ -111,6 +111,9 @@ class HardCodedHyperparameter(Rule):
     requires_text = ("range", "lr", "optim", "schedule", "DataLoader", "clip", "Trainer", "TrainingArguments",
                      "momentum", "weight_decay", *sorted(OPTIMIZER_CLASSES))
     skips_test_files = True
+    # The __init__ of an optimizer subclass another file constructs; the functions that
+    # overwrite a learning rate they are handed.
+    shared_facts = ("inits", "lr_overwritten")
 
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
@@ -1280,6 +1283,17 @@ class HardCodedHyperparameter(Rule):
     def finish(self) -> None:
         if self._builds_optimizer and runs.optimises_inputs(self.ctx.semantic):
             return  # style transfer, adversarial examples: not a training run
+        if self.reports:
+            self._check_file()
+        elif self._inits:
+            self.ctx.facts.setdefault(self.code, {})["inits"] = self._inits
+        if self._trainish and "param_groups" in self.ctx.text:
+            overwritten = runs.lr_overwritten_callees(self.ctx.semantic)
+            if overwritten:
+                self.ctx.facts.setdefault(self.code, {})["lr_overwritten"] = sorted(overwritten)
+
+    def _check_file(self) -> None:
+        """This file's findings, and the facts of those settled with the other files."""
         for call, kind, watched in self._calls:
             self._check_call(call, kind, watched)
         if self._trainish:
@@ -1291,10 +1305,6 @@ class HardCodedHyperparameter(Rule):
             self._check_class_calls()
         if self._returned:
             self.ctx.facts.setdefault(self.code, {})["returned"] = self._returned
-        if self._trainish and "param_groups" in self.ctx.text:
-            overwritten = runs.lr_overwritten_callees(self.ctx.semantic)
-            if overwritten:
-                self.ctx.facts.setdefault(self.code, {})["lr_overwritten"] = sorted(overwritten)
 
     def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
         """Report the watched arguments of one call, unless the call is not part of a

@@ -80,6 +80,7 @@ class MissingSeed(Rule):
     uses_semantic_model = True
     requires_text = ("backward", "fit(", "seed", "optim", "shuffle", "train(")
     skips_test_files = True
+    shared_facts = ("defined", "helpers", "classes", "on_import")  # what importing its helpers seeds
     options = {
         "skip-tests": Option(True, bool, "skip entry points in test files (tests/, test/, testing/, test_utils/ "
                                          "directories, test_*.py, *_test.py, tests.py, conftest.py): a test that needs "
@@ -651,7 +652,7 @@ class MissingSeed(Rule):
                      for g in self._seeds(self.units[key])}
         if on_import:
             facts["on_import"] = sorted(on_import)
-        entry = self._entry()
+        entry = self._entry() if self.reports else None
         if entry is not None:
             facts["entry"] = entry
         if facts:

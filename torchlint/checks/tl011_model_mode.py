@@ -65,6 +65,7 @@ class ModelMode(Rule):
     default_enabled = True
     summary = "evaluation without model.eval(), or model.eval() in the epoch loop with no model.train() before the next training step"
     skips_test_files = True
+    shared_facts = ("classes",)  # the mode-dependent layers of a model class another file evaluates
     # Evaluation and epoch loops are ``for`` loops; the classes the project pass settles need "class".
     requires_text: tuple[str, ...] = ("for", "class")
     fixable = (UNSAFE,)  # model.eval() before an evaluation-only file's loop; model.train() atop the training loop
@@ -1286,7 +1287,7 @@ class ModelMode(Rule):
         classes = class_layers(sem)
         if classes:
             facts["classes"] = classes
-        pending = [*self._evaluation_findings(sem), *self._epoch_findings(sem)]
+        pending = [*self._evaluation_findings(sem), *self._epoch_findings(sem)] if self.reports else []
         if pending:
             facts["pending"] = pending
         if facts:

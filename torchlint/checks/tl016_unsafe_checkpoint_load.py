@@ -135,6 +135,7 @@ class UnsafeCheckpointLoad(Rule):
                                          "*_test.py, tests.py, conftest.py): tests load the files they wrote"),
     }
     skips_test_files = True
+    shared_facts = ("written",)  # a checkpoint a test writes is one the project writes
     requires_text = ("load", "Unpickler", "save", "dump")  # writers: paths other files may read
     fixable = (UNSAFE,)  # weights_only=False -> True: a checkpoint holding more than tensors stops loading
 
@@ -725,12 +726,12 @@ class UnsafeCheckpointLoad(Rule):
             self._saves = True
 
     def finish(self) -> None:
-        if not self._calls and not self._saves:
+        if not self._saves and (not self._calls or not self.reports):
             return
         model = self.ctx.semantic.model
         unpinned = []
         hub_seen: set[tuple] = set()
-        for call in self._calls:
+        for call in self._calls if self.reports else ():
             qualified = model.qualified_name(call.func)
             if qualified in _TORCH_LOADS or qualified in _URL_LOADS:
                 source = URL if qualified in _URL_LOADS else self._source(call)
