@@ -112,3 +112,35 @@ def test_a_test_files_shared_facts_still_count_for_other_files(code, package, te
     assert lint_tree({**package, **tests}, select=[code]) == []
     monkeypatch.setattr(engine, "_run_as", _in_full)
     assert lint_tree({**package, **tests}, select=[code], each_alone=False) == []
+
+
+_STYLE_TRANSFER = """
+import torch
+
+class Warmup(torch.optim.Optimizer):
+    def __init__(self, params, lr, warmup):
+        super().__init__(params, {"lr": lr})
+
+def fit(model, image, steps):
+    model.eval()
+    image.requires_grad_(True)
+    opt = torch.optim.LBFGS([image], lr=1)
+    for step in range(steps):
+        for group in opt.param_groups:
+            group["lr"] = 0.1 * step
+        model(image).sum().backward()
+        opt.step()
+"""
+
+
+@pytest.mark.parametrize("optimises_inputs", [True, False])
+def test_tl004_keeps_no_facts_of_a_test_that_optimises_its_inputs(optimises_inputs, monkeypatch):
+    # TL004 stores nothing of a file whose optimizers are over plain tensors (style transfer):
+    # where it keeps only shared facts it must find that optimizer without its walk's notes.
+    code = _STYLE_TRANSFER if optimises_inputs else _STYLE_TRANSFER.replace("[image]", "model.parameters()")
+    quiet = analyze_source("tests/test_style.py", code.encode(), frozenset({"TL004"}))
+    monkeypatch.setattr(engine, "_run_as", _in_full)
+    full = analyze_source("tests/test_style.py", code.encode(), frozenset({"TL004"}))
+    shared = {k: v for k, v in (full.record.facts.get("TL004") or {}).items() if k in ("inits", "lr_overwritten")}
+    assert quiet.record.facts.get("TL004") == (shared or None)
+    assert bool(shared) is not optimises_inputs

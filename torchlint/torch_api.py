@@ -92,9 +92,13 @@ def backward_target(ctx: FileContext, call: cst.Call) -> cst.BaseExpression | No
     For ``scaler.scale(X).backward()`` the target is ``X``.
     """
     func = call.func
-    if ctx.qualified_name(func) == "torch.autograd.backward":
+    kind = type(func)
+    # Only a name (an alias: ``from torch.autograd import backward as bw``) or an attribute
+    # named ``backward`` can be ``torch.autograd.backward``: a qualified name expands the head.
+    if (kind is cst.Name or kind is cst.Attribute and func.attr.value == "backward") \
+            and ctx.qualified_name(func) == "torch.autograd.backward":
         return call.args[0].value if call.args else None
-    if not isinstance(func, cst.Attribute) or func.attr.value not in ("backward", "manual_backward"):
+    if kind is not cst.Attribute or func.attr.value not in ("backward", "manual_backward"):
         return None
     receiver = func.value
     if func.attr.value == "manual_backward":

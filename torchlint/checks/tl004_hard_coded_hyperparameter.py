@@ -1265,8 +1265,8 @@ class HardCodedHyperparameter(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self._trainish and epochs.TRAINISH_CALL.search(epochs.call_name(node)):
             self._trainish = True
-        if self._skip or not node.args:
-            return
+        if self._skip or not node.args or not self.reports:
+            return  # where only shared facts are kept, ``_shares_facts`` looks for optimizers itself
         kind, watched = self._watched(node)
         if watched and self._in_code(node):
             self._builds_optimizer = self._builds_optimizer or kind == OPTIMIZER
@@ -1281,16 +1281,42 @@ class HardCodedHyperparameter(Rule):
 
     # -- the analysis -----------------------------------------------------------------------
     def finish(self) -> None:
+        if not self.reports:
+            self._share_facts()
+            return
         if self._builds_optimizer and runs.optimises_inputs(self.ctx.semantic):
             return  # style transfer, adversarial examples: not a training run
-        if self.reports:
-            self._check_file()
-        elif self._inits:
-            self.ctx.facts.setdefault(self.code, {})["inits"] = self._inits
+        self._check_file()
+        self._lr_overwritten()
+
+    def _lr_overwritten(self) -> None:
         if self._trainish and "param_groups" in self.ctx.text:
             overwritten = runs.lr_overwritten_callees(self.ctx.semantic)
             if overwritten:
                 self.ctx.facts.setdefault(self.code, {})["lr_overwritten"] = sorted(overwritten)
+
+    def _share_facts(self) -> None:
+        """Only the facts other files read (``shared_facts``), as ``finish`` stores them: none
+        in a file that optimises its inputs. Whether it builds an optimizer (which the walk
+        did not note) is asked only where there is something to store."""
+        if self._inits:
+            self.ctx.facts.setdefault(self.code, {})["inits"] = self._inits
+        self._lr_overwritten()
+        if self.code in self.ctx.facts and self._optimizer_built() and runs.optimises_inputs(self.ctx.semantic):
+            del self.ctx.facts[self.code]
+
+    def _optimizer_built(self) -> bool:
+        """What the walk's ``visit_Call`` notes in ``_builds_optimizer``: a library optimizer
+        constructed, with a watched argument, in code."""
+        if self._skip:
+            return False
+        for site in self.ctx.semantic.model.calls:
+            call = site.node
+            if call.args:
+                kind, watched = self._watched(call)
+                if kind == OPTIMIZER and watched and self._in_code(call):
+                    return True
+        return False
 
     def _check_file(self) -> None:
         """This file's findings, and the facts of those settled with the other files."""
