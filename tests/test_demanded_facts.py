@@ -68,6 +68,33 @@ def test_only_files_that_may_call_the_function_are_analysed_again(demanded):
     assert sorted(set(demanded)) == ["pkg/infer.py", "pkg/main.py"]
 
 
+NAMESAKE = """
+    from pkg.elsewhere import predict
+    def serve(model, x):
+        return predict(model, x)
+"""
+
+
+def test_ordinary_facts_name_the_imported_project_names_calls_may_run():
+    facts = analyze_source("pkg/user.py", textwrap.dedent(NAMESAKE).encode(), frozenset({"TL003"})).record.facts["TL003"]
+    assert facts["imported"] == ["pkg.elsewhere.predict"]
+
+
+def test_a_file_calling_a_namesake_imported_from_elsewhere_is_not_analysed_again(demanded):
+    # user.py calls a ``predict`` outside no_grad, but pkg.elsewhere's: infer's stays protected,
+    # and deciding it needs no sites of user.py.
+    files = {**FILES, "pkg/elsewhere.py": OTHER.replace("unrelated", "predict"), "pkg/user.py": NAMESAKE}
+    assert lint_tree(files, select=["TL003"], each_alone=False) == []
+    assert sorted(set(demanded)) == ["pkg/infer.py", "pkg/main.py"]
+
+
+def test_a_file_importing_the_function_itself_is_analysed_again(demanded):
+    files = {**FILES, "pkg/user.py": NAMESAKE.replace("pkg.elsewhere", "pkg.infer")}
+    (finding,) = lint_tree(files, select=["TL003"], each_alone=False)  # user.py runs it with grad
+    assert (finding.path, finding.line) == ("pkg/infer.py", 5)
+    assert "pkg/user.py" in demanded
+
+
 def test_nothing_is_analysed_again_without_a_forward_to_decide_on(demanded):
     files = {**FILES, "pkg/infer.py": "import torch\ndef predict(model, x):\n    return model(x)\n"}
     assert lint_tree(files, select=["TL003"], each_alone=False) == []

@@ -47,7 +47,9 @@ from torchlint.semantic.callgraph import argument_name
 from torchlint.semantic.dataflow import Flow, gradient_target
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice
-from torchlint.semantic.gradmode import GradModes, bound_signatures, called_names, choice_sites, function_key
+from torchlint.semantic.gradmode import (
+    GradModes, bound_signatures, called_names, choice_sites, function_key, imported_callees,
+)
 from torchlint.semantic.literals import numeric_value
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
@@ -135,7 +137,7 @@ class EvalWithoutNoGrad(Rule):
     uses_semantic_model = True  # every file's finish asks it (``choice_sites``)
     fixable = (UNSAFE,)
     skips_test_files = True
-    shared_facts = ("called", "differentiates")  # a test's calls under no_grad protect a helper
+    shared_facts = ("called", "imported", "differentiates")  # a test's calls under no_grad protect a helper
     options = {
         "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, "
                                          "*_test.py, tests.py, conftest.py): a test's forward checks shapes once, often on the "
@@ -937,7 +939,8 @@ class EvalWithoutNoGrad(Rule):
         differentiating = _differentiating_functions(self._model) if "autograd" in self.ctx.text else []
         # Every analysed file has facts: a file without them is one nobody could read
         # (``CalledUnderChoice``: its uses are unknown).
-        self.ctx.facts[self.code] = {"called": called_names(self.ctx, self._modes), "deferred": deferred,
+        self.ctx.facts[self.code] = {"called": called_names(self.ctx, self._modes),
+                                     "imported": imported_callees(self.ctx, self._modes), "deferred": deferred,
                                      "differentiates": differentiating}
 
     def demanded_facts(self) -> dict:

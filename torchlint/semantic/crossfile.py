@@ -126,10 +126,12 @@ class CalledUnderChoice:
     such facts is a use nobody can see: its functions are not protected.
 
     Call sites cost much to gather, so no file's ordinary facts hold them: each file's
-    facts under ``code`` name what its calls could call (``called``: ``gradmode.called_names``),
-    and the sites and method signatures of a file are asked for (``Project.demand``) the first
-    time a function it defines, or one whose name it calls, is decided. A file that cannot be
-    analysed again then is a use nobody can see too."""
+    facts under ``code`` name what its calls could call (``called``: ``gradmode.called_names``)
+    and the imported names they could run (``imported``: ``gradmode.imported_callees``), and
+    the sites and method signatures of a file are asked for (``Project.demand``) the first
+    time a function it defines, or one whose name it calls, is decided; for another file's
+    module-level function, only where one of its imported names resolves to it. A file that
+    cannot be analysed again then is a use nobody can see too."""
 
     def __init__(self, project, code: str) -> None:
         self.project, self.code = project, code
@@ -154,7 +156,7 @@ class CalledUnderChoice:
         files whose calls name it (``called``), each file's read once."""
         own = self.project.record(key[0])
         for record in [*([own] if own is not None else []), *self._callers.get(key[1].rsplit(".", 1)[-1], ())]:
-            if record.path in self._read:
+            if record.path in self._read or record is not own and not self._may_call(record, key):
                 continue
             self._read.add(record.path)
             facts = self.project.demand(self.code, record.path)
@@ -169,6 +171,15 @@ class CalledUnderChoice:
                 bound = callee[0] in ".^"  # on an instance: only a method its arguments fit
                 for callee_key in self._callee_keys(callee, record):
                     self._calls.setdefault(callee_key, []).append((record.path, caller, chosen, shape if bound else None))
+
+    def _may_call(self, record, key: tuple[str, str]) -> bool:
+        """Whether another file's sites may name ``key``: always for a method (called on an
+        object of any class), for a module-level function only through an imported name
+        (``@``) that resolves to it. Unknown (facts without ``imported``): yes."""
+        imported = (record.facts.get(self.code) or {}).get("imported")
+        if imported is None or "." in key[1]:
+            return True
+        return any(key in self._callee_keys("@" + q, record) for q in imported if q.rpartition(".")[2] == key[1])
 
     def protected(self, path: str, function: str) -> bool:
         """Whether ``function`` (``fn`` / ``Class.method`` of the file ``path``) only runs

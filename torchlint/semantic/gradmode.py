@@ -206,6 +206,23 @@ def called_names(ctx, modes: GradModes) -> list[str]:
     return sorted(found)
 
 
+def imported_callees(ctx, modes: GradModes) -> list[str]:
+    """What this file's ``choice_sites`` could name ``@<qualified>``, without resolving any:
+    the qualified name of each imported callee and of each imported project name handed on
+    (a superset: a call the call graph resolves in the file is ``=`` there). Another file's
+    module-level function can be run from this file only through one of them (``choice_sites``
+    names no other call of it), so a file none of whose names resolves to that function
+    need not be asked for its sites (``crossfile.CalledUnderChoice``)."""
+    found = set(_handed_on_imports(ctx, modes.model))
+    for site in modes.model.calls:
+        func = site.node.func
+        if ctx.is_imported(func):
+            qualified = ctx.qualified_name(func)
+            if qualified is not None and not is_library(qualified):
+                found.add(qualified)
+    return sorted(found)
+
+
 def _handed_on_imports(ctx, model) -> set[str]:
     """Imported project names used other than by calling them (``run = infer.predict``,
     ``engine.add_handler(predict)``): they may run anywhere. Once per file (``called_names``
