@@ -102,6 +102,25 @@ def test_the_helper_is_reported_when_one_use_elsewhere_is_unprotected(other):
     assert findings[0].message.startswith("`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`")
 
 
+REEXPORTED_CALLER = ("import torch\nfrom {package} import {name}\n\ndef main(model, x):\n    with {mode}:\n"
+                     "        return {name}(model, x)\n")
+
+
+@pytest.mark.parametrize("exports, package, name", [
+    ({"pkg/__init__.py": "from .infer import predict\n"}, "pkg", "predict"),
+    # re-exported under another name, then renamed again by a second package
+    ({"pkg/__init__.py": "from .infer import predict as run_predict\n"}, "pkg", "run_predict"),
+    ({"pkg/__init__.py": "from .infer import predict as run_predict\n",
+      "api/__init__.py": "from pkg import run_predict as serve_predict\n"}, "api", "serve_predict"),
+])
+def test_a_helper_re_exported_by_its_package_is_judged_by_its_callers(exports, package, name):
+    files = {"pkg/infer.py": PREDICT, **exports,
+             "app/main.py": REEXPORTED_CALLER.format(package=package, name=name, mode="torch.no_grad()")}
+    assert lint_tree(files, select=["TL003"]) == []
+    files["app/main.py"] = REEXPORTED_CALLER.format(package=package, name=name, mode="open('log.txt')")
+    assert [(f.path, f.line) for f in lint_tree(files, select=["TL003"])] == [("pkg/infer.py", 4)]
+
+
 FORCE_FIELD = (
     "import torch\nimport torch.nn as nn\n\n"
     "class Potential(nn.Module):\n"

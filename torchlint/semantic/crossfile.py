@@ -143,7 +143,12 @@ class CalledUnderChoice:
         self._signatures: dict[tuple[str, str], str] = {}
         self._callers: dict[str, list] = {}  # a name -> the records whose calls may call it
         self._read: set[str] = set()  # paths whose sites are in ``_calls``
+        # a name -> (record, local name, qualified) of each import renaming it (``as``)
+        self._renamed: dict[str, list[tuple[object, str, str]]] = {}
         for record in project.records:
+            for local, qualified in record.imports.items():
+                if local != (name := qualified.rpartition(".")[2]):
+                    self._renamed.setdefault(name, []).append((record, local, qualified))
             facts = record.facts.get(code)
             if facts is None:
                 self._unseen_uses(record)
@@ -151,12 +156,29 @@ class CalledUnderChoice:
             for name in facts.get("called", ()):
                 self._callers.setdefault(name, []).append(record)
 
+    def _names(self, key: tuple[str, str]) -> set[str]:
+        """The names a call of ``key`` is written with elsewhere (``called`` holds the last
+        part of each imported name): its own, and for a module-level function those it is
+        re-exported as (``from .infer import predict as run_predict`` in a package's
+        ``__init__``), renamings of those included."""
+        names = {key[1].rsplit(".", 1)[-1]}
+        if "." in key[1]:
+            return names
+        todo = list(names)
+        while todo:
+            for record, local, qualified in self._renamed.get(todo.pop(), ()):
+                if local not in names and key in self._callee_keys("@" + qualified, record):
+                    names.add(local)
+                    todo.append(local)
+        return names
+
     def _read_calls(self, key: tuple[str, str]) -> None:
         """Every site that may call ``key`` in ``_calls``: those of its own file and of the
         files whose calls name it (``called``), each file's read once."""
         own = self.project.record(key[0])
-        for record in [*([own] if own is not None else []), *self._callers.get(key[1].rsplit(".", 1)[-1], ())]:
-            if record.path in self._read or record is not own and not self._may_call(record, key):
+        names = self._names(key)
+        for record in [*([own] if own is not None else []), *(r for n in names for r in self._callers.get(n, ()))]:
+            if record.path in self._read or record is not own and not self._may_call(record, key, names):
                 continue
             self._read.add(record.path)
             facts = self.project.demand(self.code, record.path)
@@ -172,14 +194,15 @@ class CalledUnderChoice:
                 for callee_key in self._callee_keys(callee, record):
                     self._calls.setdefault(callee_key, []).append((record.path, caller, chosen, shape if bound else None))
 
-    def _may_call(self, record, key: tuple[str, str]) -> bool:
-        """Whether another file's sites may name ``key``: always for a method (called on an
-        object of any class), for a module-level function only through an imported name
-        (``@``) that resolves to it. Unknown (facts without ``imported``): yes."""
+    def _may_call(self, record, key: tuple[str, str], names: set[str]) -> bool:
+        """Whether another file's sites may name ``key`` (written as one of ``names``): always
+        for a method (called on an object of any class), for a module-level function only
+        through an imported name (``@``) that resolves to it. Unknown (facts without
+        ``imported``): yes."""
         imported = (record.facts.get(self.code) or {}).get("imported")
         if imported is None or "." in key[1]:
             return True
-        return any(key in self._callee_keys("@" + q, record) for q in imported if q.rpartition(".")[2] == key[1])
+        return any(key in self._callee_keys("@" + q, record) for q in imported if q.rpartition(".")[2] in names)
 
     def protected(self, path: str, function: str) -> bool:
         """Whether ``function`` (``fn`` / ``Class.method`` of the file ``path``) only runs
