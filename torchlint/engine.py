@@ -124,22 +124,22 @@ def _analyze(
         c: rule_options.get(c.code) or c.default_options()
         for c in rule_classes(enabled) if c is not SyntaxErrorRule and not c.traced
     }
-    classes = [(c, opts, True if c.code == demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]
-    classes = [run for run in classes if run[2] is not None]
+    # (rule class, its options, whether it reports here: ``_run_as``) of each rule run on the file
+    runs = [(c, opts, True if c.code == demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]
+    runs = [run for run in runs if run[2] is not None]
     # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
     # parser only checks the syntax then, and builds no tree (``check_syntax``), or is not run
     # at all where LibCST's parse gives its verdict (``source.libcst_decides``).
-    parsed, failure = read_python(text, target, on_deep_stack, tree=not classes)
+    parsed, failure = read_python(text, target, on_deep_stack, tree=not runs)
     if parsed is None:
         return unanalysed_result(record, failure, enabled)
     imports = ImportTable(record.module_name, is_package)
     if parsed.tree is not None:
         _file_facts(record, imports, parsed.tree)
-    if not classes:
+    if not runs:
         return FileResult(path, [], record)
     try:
-        return on_deep_stack(_run_rules, record, parsed, imports, classes, enabled,
-                             demanded)
+        return on_deep_stack(_run_rules, record, parsed, imports, runs, enabled, demanded)
     except RecursionError:
         return unanalysed_result(record, ParseFailure(TOO_DEEP), enabled)
 

@@ -1265,12 +1265,20 @@ class HardCodedHyperparameter(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if not self._trainish and epochs.TRAINISH_CALL.search(epochs.call_name(node)):
             self._trainish = True
-        if self._skip or not node.args or not self.reports:
-            return  # where only shared facts are kept, ``_shares_facts`` looks for optimizers itself
-        kind, watched = self._watched(node)
-        if watched and self._in_code(node):
-            self._builds_optimizer = self._builds_optimizer or kind == OPTIMIZER
-            self._calls.append((node, kind, watched))
+        if not self.reports:
+            return  # where only shared facts are kept, ``_share_facts`` looks for optimizers itself
+        noted = self._noted(node)
+        if noted is not None:
+            self._builds_optimizer = self._builds_optimizer or noted[0] == OPTIMIZER
+            self._calls.append((node, *noted))
+
+    def _noted(self, call: cst.Call) -> tuple[str, list] | None:
+        """The call's kind and watched arguments, where the walk notes the call: a watched
+        call in code (not in a config file)."""
+        if self._skip or not call.args:
+            return None
+        kind, watched = self._watched(call)
+        return (kind, watched) if watched and self._in_code(call) else None
 
     def visit_For(self, node: cst.For) -> None:
         if self._skip or EPOCHS in self._ignore:
@@ -1308,15 +1316,8 @@ class HardCodedHyperparameter(Rule):
     def _optimizer_built(self) -> bool:
         """What the walk's ``visit_Call`` notes in ``_builds_optimizer``: a library optimizer
         constructed, with a watched argument, in code."""
-        if self._skip:
-            return False
-        for site in self.ctx.semantic.model.calls:
-            call = site.node
-            if call.args:
-                kind, watched = self._watched(call)
-                if kind == OPTIMIZER and watched and self._in_code(call):
-                    return True
-        return False
+        return any((noted := self._noted(site.node)) is not None and noted[0] == OPTIMIZER
+                   for site in self.ctx.semantic.model.calls)
 
     def _check_file(self) -> None:
         """This file's findings, and the facts of those settled with the other files."""

@@ -726,12 +726,13 @@ class UnsafeCheckpointLoad(Rule):
             self._saves = True
 
     def finish(self) -> None:
-        if not self._saves and (not self._calls or not self.reports):
+        calls = self._calls if self.reports else []  # the loads are this file's findings only
+        if not calls and not self._saves:
             return
         model = self.ctx.semantic.model
         unpinned = []
         hub_seen: set[tuple] = set()
-        for call in self._calls if self.reports else ():
+        for call in calls:
             qualified = model.qualified_name(call.func)
             if qualified in _TORCH_LOADS or qualified in _URL_LOADS:
                 source = URL if qualified in _URL_LOADS else self._source(call)
