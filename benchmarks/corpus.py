@@ -191,6 +191,13 @@ def main() -> int:
     import importlib.util
 
     compileall.compile_dir(str(Path(importlib.util.find_spec("torchlint").origin).parent), quiet=1)
+    # Likewise the code a first run keeps for dataclasses' generated methods
+    # (``torchlint.dataclass_code``), written as bytecode is: every run after an install's
+    # first reads it back.
+    first_run = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    with tempfile.TemporaryDirectory(prefix="torchlint-bench-first-") as first:
+        (Path(first) / "a.py").write_text("import torch\n")
+        subprocess.run(torchlint("--no-cache", "a.py"), cwd=first, env=first_run, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="torchlint-bench-") as tmp:
         work = Path(tmp)
         corpus = work / "corpus"

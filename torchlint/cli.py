@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from torchlint import __version__
+from torchlint.dataclass_code import compiled_dataclass_methods
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
@@ -174,7 +175,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # torchvision+skorch+accelerate). Files are closed and atexit handlers (temporary
         # directories, the pool's shutdown) run as before.
         atexit.register(gc.freeze)
-    args_list = list(sys.argv[1:] if argv is None else argv)
+        # The process is the command line's own: dataclasses (LibCST's ~200 node classes
+        # among them) reuse the code earlier runs compiled for them (``dataclass_code``).
+        with compiled_dataclass_methods():
+            return _main(list(sys.argv[1:]))
+    return _main(list(argv))
+
+
+def _main(args_list: list[str]) -> int:
     verbose = "-v" in args_list or "--verbose" in args_list
     try:
         args = parse_arguments(_normalise(args_list))
