@@ -539,18 +539,19 @@ class Dispatcher:
             self._fail(rule, exc)
         return None
 
-    def _entry(self, kind: type, model_kinds: frozenset) -> tuple:
+    def _entry(self, kind: type, model_kinds: frozenset, model_left: frozenset) -> tuple:
         """What the walk does at a node of ``kind``, looked up once per kind: (the rules'
         visit handlers, its children function or None for a kind with no children, the
-        rules' leave handlers, whether the semantic model acts on the kind, whether it is an
-        import, whether it is a statement: only those can be the module-level statements the
-        model follows)."""
+        rules' leave handlers, whether the semantic model's ``visit`` acts on the kind,
+        whether its ``leave`` does, whether it is an import, whether it is a statement: only
+        those can be the module-level statements the model follows)."""
         of_kind = _CHILDREN.get(kind) or _children_of_kind(kind)
         entry = self._entries[kind] = (
             self._by_name_visit.get(kind.__name__, []),
             None if of_kind is _NO_CHILDREN else of_kind,
             self._by_name_leave.get(kind.__name__, []),
             kind in model_kinds,
+            kind in model_left,
             kind is cst.Import or kind is cst.ImportFrom,
             issubclass(kind, cst.BaseStatement),
         )
@@ -564,7 +565,8 @@ class Dispatcher:
         model_visit = model.visit if model is not None else None
         model_leave = model.leave if model is not None else None
         # The model numbers every node but acts on a few: it is called only for those.
-        order, kinds, openers, tops, bodies = model.walk_interest() if model is not None else ({}, frozenset(), {}, {}, set())
+        order, kinds, left, openers, tops = model.walk_interest() if model is not None \
+            else ({}, frozenset(), frozenset(), {}, {})
         n = 0
         entries, new_entry = self._entries, self._entry
         call = self._call
@@ -574,11 +576,11 @@ class Dispatcher:
         while stack:
             node = pop()
             if type(node) is tuple:
-                node, (_, _, leaves, modelled, _, _) = node
+                node, (_, _, leaves, _, model_leaves, _, _) = node
             else:
                 kind = type(node)
-                entry = entries.get(kind) or new_entry(kind, kinds)
-                visits, of_kind, leaves, modelled, is_import, statement = entry
+                entry = entries.get(kind) or new_entry(kind, kinds, left)
+                visits, of_kind, leaves, modelled, model_leaves, is_import, statement = entry
                 if model_visit is not None:
                     n += 1
                     order[node] = n
@@ -596,7 +598,7 @@ class Dispatcher:
                         push(child)
                     continue
                 # a leaf (half of all nodes): left at once, without a trip through the stack
-            if model_leave is not None and (modelled or node in bodies):
+            if model_leaves and model_leave is not None:
                 model_leave(node)
             if leaves:
                 call(leaves, node)

@@ -115,11 +115,13 @@ def documented(ctx, node: cst.CSTNode, topic: re.Pattern, docstrings: bool = Fal
     (``topic`` must then name what it is about: a class docstring covers every method). With
     ``own_statement``, only the statement's own comments count (``statement_comments``): for a
     choice made statement by statement, which a comment heading the function does not explain."""
-    if not docstrings and not _mentioned(ctx, topic):
-        return False  # no comment of the file matches: no position needed (they cost a parse)
-    texts = statement_comments(ctx, node) if own_statement else documenting_comments(ctx, node)
-    texts = texts + (enclosing_docstrings(ctx, node) if docstrings else [])
-    return any(topic.search(text) for text in texts)
+    # Where no comment of the file matches, none near ``node`` can: no position is needed
+    # (positions cost a parse), only the docstrings, if asked.
+    if _mentioned(ctx, topic):
+        texts = statement_comments(ctx, node) if own_statement else documenting_comments(ctx, node)
+        if any(topic.search(text) for text in texts):
+            return True
+    return docstrings and any(topic.search(text) for text in enclosing_docstrings(ctx, node))
 
 
 _MENTIONED: "weakref.WeakKeyDictionary[object, dict[re.Pattern, bool]]" = weakref.WeakKeyDictionary()

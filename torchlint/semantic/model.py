@@ -39,6 +39,8 @@ _BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, c
                             cst.ImportFrom})
 # The node types ``visit``/``leave`` do more for than numbering (a third of all nodes are Names).
 _VISITED = frozenset({cst.Call, cst.Attribute, cst.Return, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES})
+# Of those, the ones ``leave`` undoes something for (a branch, a loop, a scope).
+_LEFT = frozenset({*_SCOPE_TYPES, *_BRANCH_TYPES})
 
 
 @dataclass(eq=False)
@@ -191,9 +193,6 @@ class SemanticModel:
         self._top_ids = {stmt: i for i, stmt in enumerate(module.body)}
         self._class_names: list[str] = []
         self._openers: dict[cst.CSTNode, Scope] = {}
-        # Def, lambda and class bodies: leaving one closes its scope. Keyed by node (hashed by
-        # identity in C: ``source._identity_in_c``), not ``id()``, which costs a call and an int.
-        self._bodies: set[cst.CSTNode] = set()
         # ``qualified_name`` answers by node once the model is complete (``finish``): rules
         # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
         self._qualified: dict[cst.CSTNode, str | None] | None = None
@@ -237,13 +236,12 @@ class SemanticModel:
         self._resolve_bases()
         self._qualified, self._imported = {}, {}
 
-    def walk_interest(self) -> tuple[dict, frozenset, dict, dict, set]:
+    def walk_interest(self) -> tuple[dict, frozenset, frozenset, dict, dict]:
         """For a walk that numbers nodes itself (the engine's ``Dispatcher``): the ``order``
-        table it fills (1, 2, ... in pre-order), the node kinds ``visit`` and
-        ``leave`` act on, and the other nodes they act on (scope bodies about to
-        open, module-level statements; scope bodies to close). Every other node needs only
-        its number."""
-        return self.order, _VISITED, self._openers, self._top_ids, self._bodies
+        table it fills (1, 2, ... in pre-order), the node kinds ``visit`` acts on, those
+        ``leave`` acts on, and the other nodes ``visit`` acts on (scope bodies about to open,
+        module-level statements). Every other node needs only its number."""
+        return self.order, _VISITED, _LEFT, self._openers, self._top_ids
 
     def visit(self, node: cst.CSTNode, n: int) -> None:
         """Reaching ``node``, which the walk has numbered ``n`` in ``order``."""
@@ -293,7 +291,7 @@ class SemanticModel:
     def leave(self, node: cst.CSTNode) -> None:
         kind = type(node)
         frames = self._frames
-        if kind in _VISITED:  # only these kinds pushed something in ``visit``
+        if kind in _LEFT:  # only these kinds pushed something in ``visit``
             if kind in _BRANCH_TYPES:
                 frames[-1][1].pop()
                 if kind in _LOOP_TYPES:
@@ -301,11 +299,13 @@ class SemanticModel:
                     self._all_loops.pop()
             elif kind in _COMPREHENSIONS:
                 frames.pop()
-            elif kind is cst.ClassDef:
-                self._class_names.pop()
-        if len(frames) > 1 and frames[-1][0].body is node:  # the body of a def, lambda or class
-            frames.pop()
-            self._bodies.discard(node)
+            elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
+                # Its scope opened at its body, the last of its children walked: nothing is
+                # walked between leaving the body and leaving the def, so it closes here.
+                if len(frames) > 1 and frames[-1][0].node is node:
+                    frames.pop()
+                if kind is cst.ClassDef:
+                    self._class_names.pop()
 
     def _enter_scope(self, node, scope: Scope, branches: list, n: int) -> None:
         """Bind the def's name outside and open its scope at its body: decorators, defaults,
@@ -348,7 +348,6 @@ class SemanticModel:
         if new.kind != COMPREHENSION:
             new.body = node.body
             self._openers[node.body] = new
-            self._bodies.add(node.body)
 
     @staticmethod
     def _inherit_self(new: Scope, outer: Scope, params: cst.Parameters) -> None:
