@@ -317,3 +317,35 @@ def test_a_signed_pack_is_still_checked_field_by_field(tree, monkeypatch):
     reads = _count_entry_reads(monkeypatch)
     again, _ = _run(tree, jobs=1, cache_dir=tree / "c")
     assert again == expected and sorted(reads) == sorted([path, other])
+
+
+def test_a_demanded_file_edited_without_changing_its_demanded_facts_reads_the_pass_back(tmp_path, monkeypatch):
+    # TL011 asks pkg/models.py for its classes' layers (a pending finding evaluates Plain): the
+    # memo holds while those facts are what the remembered pass read, whatever the bytes.
+    from torchlint.checks.tl011_model_mode import ModelMode
+
+    calls = []
+    original = ModelMode.check_project.__func__
+    monkeypatch.setattr(ModelMode, "check_project",
+                        classmethod(lambda cls, project, options: calls.append(1) or original(cls, project, options)))
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    models = pkg / "models.py"
+    models.write_text("import torch.nn as nn\n\nclass Plain(nn.Module):\n    def __init__(self):\n"
+                      "        super().__init__()\n        self.fc = nn.Linear(8, 2)\n")
+    (pkg / "evaluate.py").write_text(
+        "import torch\nfrom pkg.models import Plain\n\nmodel = Plain()\nmodel.load_state_dict(torch.load('m.pt'))\n"
+        "with torch.no_grad():\n    for x, y in test_loader:\n        model(x)\n")
+    monkeypatch.chdir(tmp_path)
+    cold, _ = _run(tmp_path, jobs=1, cache_dir=tmp_path / "c")
+    assert cold == [] and len(calls) == 1  # Plain has neither dropout nor batch norm
+    models.write_text(models.read_text() + "# a comment: new bytes, no fact of its record changes\n")
+    edited, _ = _run(tmp_path, jobs=1, cache_dir=tmp_path / "c")
+    assert edited == [] and len(calls) == 1  # asked again: the same layers, the pass read back
+    again, _ = _run(tmp_path, jobs=1, cache_dir=tmp_path / "c")
+    assert again == [] and len(calls) == 1
+    # Dropout added: the demanded facts change, so the pass runs again and reports.
+    models.write_text(models.read_text().replace("nn.Linear(8, 2)", "nn.Sequential(nn.Linear(8, 2), nn.Dropout(0.1))"))
+    changed, _ = _run(tmp_path, jobs=1, cache_dir=tmp_path / "c")
+    assert len(calls) == 2 and [(f["path"], f["rule"]) for f in changed] == [("pkg/evaluate.py", "TL011")]
+    assert changed == _run(tmp_path, jobs=1, cache_dir=None)[0]

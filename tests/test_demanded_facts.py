@@ -166,3 +166,64 @@ def test_demanded_facts_are_cached_with_the_files_bytes(project, run, demanded):
     project.write("pkg/main.py", textwrap.dedent(MAIN) + "\ny = 2\n")
     assert run(*args)[0] == 0
     assert demanded == ["pkg/main.py"]
+
+
+# TL011: the mode-dependent layers of a project class, asked of the file defining it only when
+# a pending finding evaluates that class.
+MODELS = """
+    import torch.nn as nn
+    class Plain(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 2)
+    class Dropped(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Sequential(nn.Linear(8, 2), nn.Dropout(0.1))
+"""
+OTHER_MODELS = """
+    import torch.nn as nn
+    class Unused(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.5)
+"""
+EVALUATE = """
+    import torch
+    from pkg.models import {cls}
+    model = {cls}()
+    model.load_state_dict(torch.load("net.pt"))
+    with torch.no_grad():
+        for x, y in test_loader:
+            model(x)
+"""
+TRAIN_ONLY = """
+    import torch
+    from pkg.models import Dropped
+    model = Dropped()
+    for x, y in loader:
+        model(x).sum().backward()
+"""
+
+
+def test_tl011_keeps_no_class_layers_on_the_ordinary_pass():
+    result = analyze_source("pkg/models.py", textwrap.dedent(MODELS).encode(), frozenset({"TL011"}))
+    assert result.record.facts.get("TL011") is None
+    facts, errors = demand_facts("pkg/models.py", textwrap.dedent(MODELS).encode(), "TL011")
+    assert errors == []
+    assert facts == {"Plain": [False, []], "Dropped": [True, []]}
+
+
+@pytest.mark.parametrize("cls, found", [("Dropped", True), ("Plain", False)])
+def test_tl011_asks_only_the_file_defining_the_evaluated_class(demanded, cls, found):
+    files = {"pkg/models.py": MODELS, "pkg/other_models.py": OTHER_MODELS,
+             "pkg/evaluate.py": EVALUATE.format(cls=cls)}
+    findings = lint_tree(files, select=["TL011"], each_alone=False)
+    assert [(f.path, f.line) for f in findings] == ([("pkg/evaluate.py", 7)] if found else [])
+    assert sorted(set(demanded)) == ["pkg/models.py"]
+
+
+def test_tl011_asks_nothing_where_nothing_is_evaluated(demanded):
+    files = {"pkg/models.py": MODELS, "pkg/other_models.py": OTHER_MODELS, "pkg/train.py": TRAIN_ONLY}
+    assert lint_tree(files, select=["TL011"], each_alone=False) == []
+    assert demanded == []

@@ -48,7 +48,7 @@ from torchlint.project import Facts, FileRecord
 from torchlint.results import FileResult
 from torchlint.rule import rule_index
 
-FORMAT = 19  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of
+FORMAT = 20  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of; 20: with a digest of the facts it read of each (the memo holds while they are the same)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -405,10 +405,11 @@ class Cache:
         blob = json.dumps(["project", settings, torch_pin, files], separators=(",", ":"))
         return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
-    def get_project(self, key: str) -> "tuple[list[Finding], dict[str, str | None]] | None":
+    def get_project(self, key: str) -> "tuple[list[Finding], dict[str, list]] | None":
         """The project pass's findings stored under ``key`` (in the run pack, else in their
-        own entry), and the files it demanded facts of (path -> entry key of the bytes it read
-        them from: the memo holds only while each still has it); None when absent or not valid."""
+        own entry), and the files it demanded facts of (path -> [entry key of the bytes it read
+        them from, rule code -> digest of the facts it read]: ``run._demands_hold``); None when
+        absent or not valid."""
         if self.disabled:
             return None
         stored = self._pack_project.get(key)
@@ -421,17 +422,19 @@ class Cache:
             self._used_project[key] = stored
         return found
 
-    def _project_findings(self, stored: Any) -> "tuple[list[Finding], dict[str, str | None]] | None":
+    def _project_findings(self, stored: Any) -> "tuple[list[Finding], dict[str, list]] | None":
         try:
             _require(type(stored) is dict and stored.keys() == {"findings", "demanded"})
             _require(type(stored["findings"]) is list and type(stored["demanded"]) is dict)
-            _require(all(type(p) is str and (k is None or type(k) is str) for p, k in stored["demanded"].items()))
+            _require(all(type(p) is str and type(v) is list and len(v) == 2 and (v[0] is None or type(v[0]) is str)
+                         and type(v[1]) is dict and all(type(c) is str and type(d) is str for c, d in v[1].items())
+                         for p, v in stored["demanded"].items()))
             return [_finding(f, f.get("path") if type(f) is dict and type(f.get("path")) is str else "", self._names)
                     for f in stored["findings"]], dict(stored["demanded"])
         except (ValueError, TypeError, KeyError, RecursionError):
             return None
 
-    def put_project(self, key: str, findings: list[Finding], demanded: dict[str, str | None]) -> None:
+    def put_project(self, key: str, findings: list[Finding], demanded: dict[str, list]) -> None:
         stored = {"findings": [f.to_dict() for f in findings], "demanded": demanded}
         self._used_project[key] = stored
         self._store(key, "project", stored)

@@ -10,7 +10,9 @@ them imports this module: only the command line (and ``torchlint.testing``) do.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -345,18 +347,46 @@ def _project_pass(records: Callable[[], list[FileRecord]], settings: Settings, t
     memo = cache.project_key(settings_key(settings.enabled, settings.rule_options), pin,
                              sorted((r.path, r.project_digest()) for r in files))
     found = cache.get_project(memo)
-    if found is not None and all(keys.get(path) == key for path, key in found[1].items()):
+    if found is not None and _demands_hold(found[1], keys, settings, demand):
+        if any(keys.get(path) != key for path, (key, _) in found[1].items()):  # held, for new bytes
+            cache.put_project(memo, found[0], {path: [keys.get(path), read] for path, (_, read) in found[1].items()})
         return found[0], []
-    asked: dict[str, str | None] = {}
+    asked: dict[str, list] = {}
 
     def noted(code: str, path: str, own: Settings) -> tuple[Any, list[RuleError]]:
-        asked[path] = keys.get(path)
-        return demand(code, path, own)  # type: ignore[misc]
+        facts, failures = demand(code, path, own)  # type: ignore[misc]
+        asked.setdefault(path, [keys.get(path), {}])[1][code] = demanded_digest(facts)
+        return facts, failures
 
     findings, errors = project_findings(records(), settings, torch_pin, noted if demand is not None else None)
     if not errors:
         cache.put_project(memo, findings, asked)
     return findings, errors
+
+
+def demanded_digest(facts: Any) -> str:
+    """What a project pass read of one file's demanded facts, hashed (``_demands_hold``)."""
+    blob = json.dumps(facts, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _demands_hold(demanded: dict[str, list], keys: dict[str, str | None], settings: Settings,
+                  demand: Demand | None) -> bool:
+    """Whether the facts a remembered project pass demanded (path -> [the entry key of the
+    bytes it read, rule code -> ``demanded_digest``]) are still what it read. A file whose
+    bytes are the same gives the same; one whose bytes changed is asked again (its new
+    facts are cached for the pass that may follow) and must give the same facts to every
+    rule that asked: a comment added to a model file another file evaluates changes none."""
+    for path, (key, read) in demanded.items():
+        if keys.get(path) == key:
+            continue
+        if demand is None or keys.get(path) is None:
+            return False
+        for code, digest in read.items():
+            facts, failures = demand(code, path, settings)
+            if failures or demanded_digest(facts) != digest:
+                return False
+    return True
 
 
 def groups(paths: list[str], settings_of: Callable[[str], Settings]) -> list[tuple[Settings, set[str]]]:
@@ -507,7 +537,7 @@ class MemoryCache:
 
     def __init__(self) -> None:
         self._results: dict[str, FileResult] = {}
-        self._project: dict[str, tuple[list[Finding], dict[str, str | None]]] = {}
+        self._project: dict[str, tuple[list[Finding], dict[str, list]]] = {}
         self._demanded: dict[tuple[str, str], Any] = {}
         self.hits = self.misses = 0
 
@@ -539,7 +569,7 @@ class MemoryCache:
     def project_key(self, settings: str, torch_pin: list | None, files: list[tuple[str, str | None]]) -> str:
         return repr((settings, torch_pin, files))
 
-    def get_project(self, key: str) -> tuple[list[Finding], dict[str, str | None]] | None:
+    def get_project(self, key: str) -> tuple[list[Finding], dict[str, list]] | None:
         found = self._project.get(key)
         return (list(found[0]), dict(found[1])) if found is not None else None
 
@@ -549,7 +579,7 @@ class MemoryCache:
     def put_demanded(self, key: str, code: str, facts: Any) -> None:
         self._demanded[(key, code)] = facts
 
-    def put_project(self, key: str, findings: list[Finding], demanded: dict[str, str | None]) -> None:
+    def put_project(self, key: str, findings: list[Finding], demanded: dict[str, list]) -> None:
         self._project[key] = (list(findings), dict(demanded))
 
 

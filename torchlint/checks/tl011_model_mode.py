@@ -21,7 +21,8 @@ mode when the block ends).
 Both need the model's class: ``semantic.modes.constructed_class`` names it (through the
 argument same-file callers pass for a parameter), the findings are pending facts, and the
 project pass (``semantic.modes.ModeLayers``) drops those whose class has neither dropout nor
-batch norm and says "may" when it cannot tell. Lightning modules and hooks are left alone
+batch norm and says "may" when it cannot tell, asking the layers of a project class of the
+file defining it (``demanded_facts``: ``class_layers``) only then. Lightning modules and hooks are left alone
 (Lightning, like the HF Trainer and ignite's supervised evaluators, sets the modes itself).
 Test files are skipped.
 """
@@ -65,9 +66,9 @@ class ModelMode(Rule):
     default_enabled = True
     summary = "evaluation without model.eval(), or model.eval() in the epoch loop with no model.train() before the next training step"
     skips_test_files = True
-    shared_facts = ("classes",)  # the mode-dependent layers of a model class another file evaluates
-    # Evaluation and epoch loops are ``for`` loops; the classes the project pass settles need "class".
-    requires_text: tuple[str, ...] = ("for", "class")
+    # Evaluation and epoch loops are ``for`` loops. The classes the project pass settles are
+    # asked of the files defining them (``demanded_facts``), whatever their text.
+    requires_text: tuple[str, ...] = ("for",)
     fixable = (UNSAFE,)  # model.eval() before an evaluation-only file's loop; model.train() atop the training loop
     # [tool.torchlint.model-mode]; the page's Options block is generated from this.
     options: dict[str, Option] = {
@@ -1283,15 +1284,15 @@ class ModelMode(Rule):
 
     def finish(self) -> None:
         sem = self.ctx.semantic
-        facts: dict = {}
-        classes = class_layers(sem)
-        if classes:
-            facts["classes"] = classes
-        pending = [*self._evaluation_findings(sem), *self._epoch_findings(sem)] if self.reports else []
+        pending = [*self._evaluation_findings(sem), *self._epoch_findings(sem)]
         if pending:
-            facts["pending"] = pending
-        if facts:
-            self.ctx.facts[self.code] = facts
+            self.ctx.facts[self.code] = {"pending": pending}
+
+    def demanded_facts(self) -> dict:
+        """The mode-dependent layers of each class of the file (``class_layers``), asked by the
+        project pass only of the files defining a class a pending finding evaluates
+        (``ModeLayers``): most projects evaluate few models, and most files define none."""
+        return class_layers(self.ctx.semantic)
 
     # -- (a) evaluation in training mode -------------------------------------------------
     def _evaluation_findings(self, sem) -> list:

@@ -8,7 +8,9 @@ code switches a model's mode.
   methods build a mode-dependent layer themselves, and the other callables they call (project
   classes, library builders, same-file helpers: unknown) that may build one.
 * ``ModeLayers(project)``: settles those facts across files: does a project class (or a
-  library constructor) have dropout or batch norm: True / False / None (cannot tell).
+  library constructor) have dropout or batch norm: True / False / None (cannot tell). The
+  facts are asked of the file defining the class when a question needs them (TL011's
+  ``demanded_facts``), never gathered on the ordinary pass.
 * ``switches(sem, call)``: ``"eval"`` / ``"train"`` for ``m.eval()``, ``m.train()`` and
   helpers named for a mode (``set_eval_mode(m)``, ``enable_dropout(m)`` for Monte-Carlo
   dropout, ``set_bn_eval``); None otherwise.
@@ -122,15 +124,28 @@ def _helper_name(function: cst.FunctionDef, module: str) -> str:
 
 
 class ModeLayers:
-    """Across the project: does a class (or a library constructor) hold dropout or batch norm."""
+    """Across the project: does a class (or a library constructor) hold dropout or batch norm.
+    A project class's ``class_layers`` are asked of the file defining it, the first time a
+    question needs them (``Project.demand``: rule ``code``'s ``demanded_facts``)."""
 
     def __init__(self, project: "Project", code: str):
-        self.project = project
-        self.facts: dict[str, tuple["FileRecord", list]] = {}
+        self.project, self.code = project, code
+        # qualified class name -> the records whose index lists it (the last by path counts)
+        self._defined: dict[str, list["FileRecord"]] = {}
         for record in project.records:
-            for name, fact in (record.facts.get(code) or {}).get("classes", {}).items():
-                self.facts[record.qualified(name)] = (record, fact)
+            for fact in record.index.get("classes", ()):
+                self._defined.setdefault(record.qualified(fact["name"]), []).append(record)
         self._memo: dict[str, bool | None] = {}
+
+    def _fact(self, name: str) -> tuple["FileRecord", list] | None:
+        """(the record, ``[builds a mode layer itself, callables to settle]``) of the project
+        class ``name``, from the last file by path whose ``class_layers`` has it."""
+        for record in reversed(self._defined.get(name, ())):
+            layers = self.project.demand(self.code, record.path) or {}
+            local = name[len(record.module_name) + 1:] if record.module_name else name
+            if local in layers:
+                return record, layers[local]
+        return None
 
     def has(self, qualified: str | None, importer: "FileRecord | None" = None, depth: int = 0) -> bool | None:
         """True / False / None (unknown) for the class or constructor ``qualified``."""
@@ -150,7 +165,7 @@ class ModeLayers:
         return result
 
     def _settle(self, name: str, depth: int) -> bool | None:
-        hit = self.facts.get(name)
+        hit = self._fact(name)
         if hit is None:
             return None
         record, (direct, calls) = hit
