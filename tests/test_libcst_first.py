@@ -34,6 +34,10 @@ TRAINING = (
     "s = '" + "a" * 1993 + "'\n",  # a line of 1,999 characters
     "x = (\n" + "    1,\n" * 284 + ")\n",  # a logical line of 1,995 characters
     "",
+    "# 1) build the model\nx = f(a)\n",  # a bracket closing nothing in a comment
+    "x = f(a)  # (see above\ny = 2\n",  # one left open in a comment
+    "s = '''\n# ) inside a string\n'''\n",  # a '#' line inside a string, no quote after it
+    "x = (\n" + "    1,  # (\n" * 120 + ")\n",  # a list whose comments open 120 brackets
 ])
 def test_text_libcst_decides(text):
     assert libcst_decides(text)
@@ -58,6 +62,10 @@ def test_text_libcst_decides(text):
     "x = (\n" + "    1,\n" * 285 + ")\n",  # a logical line of 2,002
     "x = (\n" + "    1,\n" * 290,  # an unclosed one at the end of the text
     "s = ')'\nx = " + "(" * 3000 + "1" + ")" * 3000 + "\n",  # a closing bracket with nothing open
+    # A '#' followed by a quote on its line may be inside a string that code follows: kept.
+    "s = '#)'\nx = " + "(" * 3000 + "1" + ")" * 3000 + "\n",
+    "s = '''\n# ) ''' + " + "(" * 300 + "1" + ")" * 300 + "\n",
+    "x = " + "(" * 101 + "1" + ")" * 101 + "  # )\n",  # too deep, with or without the comment
 ])
 def test_text_left_to_cpythons_parser(text):
     assert not libcst_decides(text)
@@ -84,6 +92,9 @@ TRICKY = [
     "x = " + "(" * 250 + "1" + ")" * 250 + "\n",  # CPython's limit: 200
     "x = " + "-" * 900 + "1\n",
     "x = 1" + "+1" * 990 + "\n",
+    "# 1) a comment closing nothing\nx = " + "(" * 250 + "1" + ")" * 250 + "\n",
+    "# step 1) (\ndef f(:\n    pass\n",
+    "s = '''\n# ) ''' + " + "(" * 250 + "1" + ")" * 250 + "\n",
 ]
 
 

@@ -188,7 +188,10 @@ def libcst_decides(text: str) -> bool:
     ``LIBCST_MAX_BRACES``), logical lines shorter than ``LIBCST_MAX_LOGICAL_LINE`` characters.
     Brackets are counted as characters, those in strings and comments too: an opening one
     there only makes the count higher (the text goes to CPython's parser), and a closing one
-    is soon a bracket closing nothing, which sends the text to CPython's parser too. (Text
+    is soon a bracket closing nothing, which sends the text to CPython's parser too. Where
+    that count fails, it is taken again without each line's comment (``_code_of``: the text
+    from a line's first ``#`` when that text holds no quote, which can never be code), so a
+    comment such as ``# 1) ...`` keeps LibCST the judge. (Text
     built to hide a bracket in a string behind another can still hand LibCST a long logical
     line: that costs time, as a long line CPython accepts already does, never the verdict.)"""
     if not text.isascii():
@@ -199,8 +202,29 @@ def libcst_decides(text: str) -> bool:
     lines = data.split(b"\n")
     if max(map(len, lines)) >= LIBCST_MAX_LOGICAL_LINE:
         return False
+    if _nesting_bounded(data.translate(None, _NOT_BRACKETS).split(b"\n"), lines):
+        return True
+    # Counted again without the comments (``_code_of``): a bracket in a comment (``# 1) ...``,
+    # ``# (see above``) no longer sends the file to CPython's parser.
+    return b"#" in data and _nesting_bounded([_code_of(line).translate(None, _NOT_BRACKETS) for line in lines], lines)
+
+
+def _code_of(line: bytes) -> bytes:
+    """``line`` less the text from its first ``#`` where that text holds no quote character:
+    there it is a comment, or else the inside of a string that goes on past the line's end
+    (a string can only end at a quote); either way no bracket of it belongs to the code."""
+    at = line.find(b"#")
+    if at < 0:
+        return line
+    rest = line[at:]
+    return line if b'"' in rest or b"'" in rest else line[:at]
+
+
+def _nesting_bounded(bracket_lines: list[bytes], lines: list[bytes]) -> bool:
+    """The bracket counts of ``libcst_decides``: ``bracket_lines`` holds each line's brackets
+    (in order), ``lines`` the lines themselves (for the length of a bracketed logical line)."""
     depth = braces = start = 0
-    for number, brackets in enumerate(data.translate(None, _NOT_BRACKETS).split(b"\n")):
+    for number, brackets in enumerate(bracket_lines):
         if not brackets:
             continue
         inside = depth
