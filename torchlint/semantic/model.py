@@ -121,7 +121,6 @@ class Scope:
     self_name: str | None = None  # the name ``self`` goes by (methods, and scopes inside them)
     cls: ClassInfo | None = None  # the class ``self`` is an instance of
     method_kind: str | None = None  # "method" | "classmethod" | "staticmethod" for a class's defs
-    body: cst.CSTNode | None = None  # the node whose walk is inside the scope (def/lambda/class body)
 
     @property
     def name(self) -> str | None:
@@ -297,11 +296,8 @@ class SemanticModel:
                 if kind in _LOOP_TYPES:
                     frames[-1][2].pop()
                     self._all_loops.pop()
-            elif kind in _COMPREHENSIONS:
-                frames.pop()
-            elif kind is cst.FunctionDef or kind is cst.Lambda or kind is cst.ClassDef:
-                # Its scope opened at its body, the last of its children walked: nothing is
-                # walked between leaving the body and leaving the def, so it closes here.
+            else:  # a scope: a comprehension's opened at it; a def's, lambda's or class's at
+                # its body, the last of its children walked: either way it closes here
                 if len(frames) > 1 and frames[-1][0].node is node:
                     frames.pop()
                 if kind is cst.ClassDef:
@@ -346,7 +342,6 @@ class SemanticModel:
         self.scopes[node] = new
         scope.children.append(new)
         if new.kind != COMPREHENSION:
-            new.body = node.body
             self._openers[node.body] = new
 
     @staticmethod
