@@ -205,7 +205,7 @@ def test_a_fix_that_keeps_coming_back_is_reported(tmp_path, monkeypatch):
 def test_a_fix_that_breaks_the_code_is_not_kept(tmp_path, monkeypatch):
     fix = Fix.safe("break it", Edit(Span(1, 1, 1, 1), "def ("))
     outcome = _run_loop(tmp_path, monkeypatch, "x = 1\n", fix)
-    assert outcome.changed == {} and "does not parse" in outcome.problems[0][1]
+    assert outcome.changed == {} and "does not compile" in outcome.problems[0][1]
 
 
 def test_a_file_changed_on_disk_is_not_written(project, run, monkeypatch):
@@ -281,3 +281,62 @@ def test_a_notebooks_findings_carry_no_fix_and_it_is_not_changed(project, run):
     assert [f["rule"] for f in found] == ["TL008", "TL009"] and not any("fix" in f for f in found)
     assert run("check", *SELECT, "--fix", "--unsafe-fixes", ".")[0] == 1
     assert path.read_text() == text
+
+
+# -- fixes never corrupt: one read, compile check, one fixing run at a time ------------------
+
+def test_a_fix_compiled_away_by_cpythons_compiler_is_not_kept(tmp_path, monkeypatch):
+    """``ast.parse`` accepts a keyword argument given twice; the compiler does not."""
+    fix = Fix.safe("twice", Edit(Span(1, 6, 1, 6), ", k=2"))
+    outcome = _run_loop(tmp_path, monkeypatch, "f(k=1)\n", fix)
+    assert outcome.changed == {} and "does not compile" in outcome.problems[0][1]
+
+
+def test_edits_are_never_applied_to_bytes_other_than_those_they_were_computed_on(project, run, monkeypatch):
+    """A line deleted while the fix run analyses the file: the edits computed on the old bytes
+    are not applied to the new ones (before, ``loss.detach()``-style edits landed at shifted
+    positions), and the edited file is not written."""
+    from torchlint import run as run_layer
+
+    path = project.write("model.py", CODE)
+    real = run_layer.lint_files
+    edited = "# a line added while torchlint runs\n" + CODE.replace("import torch.nn as nn\n", "", 1)
+
+    def meddle(files, *args, **kwargs):
+        if path.read_text() == CODE:
+            path.write_text(edited)
+        return real(files, *args, **kwargs)
+
+    monkeypatch.setattr(run_layer, "lint_files", meddle)
+    code, _, err = run("check", *SELECT, "--fix", ".")
+    assert code == 2 and "model.py: changed on disk while torchlint fixed it; not written" in err
+    assert path.read_text() == edited
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+
+
+def test_two_fix_runs_at_once_leave_every_file_fixed_once(tmp_path):
+    """Editors and pre-commit run fixes concurrently: two ``--fix --unsafe-fixes`` processes on
+    one tree, again and again; every file compiles and equals the result of one run alone
+    (each fix applied once: no ``model.eval()`` twice, no ``training=`` given twice)."""
+    import sys
+
+    source = Path(__file__).resolve().parents[1] / "fixtures" / "buggy_project"
+    reference = tmp_path / "reference"
+    shutil.copytree(source, reference)
+    command = [sys.executable, "-m", "torchlint", "check", "--fix", "--unsafe-fixes", "--no-cache", "-q", "."]
+    subprocess.run(command, cwd=reference, capture_output=True, timeout=300)
+    expected = _tree(reference)
+    assert expected != _tree(source)  # there is something to fix
+    for trial in range(6):
+        tree = tmp_path / f"trial{trial}"
+        shutil.copytree(source, tree)
+        runs = [subprocess.Popen(command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+        for proc in runs:
+            proc.communicate(timeout=300)
+        got = _tree(tree)
+        for name, data in got.items():
+            compile(data, name, "exec")
+        assert got == expected, trial

@@ -104,7 +104,8 @@ def test_magics_shell_escapes_and_help_lines_give_no_tl000(project, run):
     project.write("pyproject.toml", CONFIG)
     project.write("magic.ipynb", notebook(
         ("code", "%matplotlib inline\n!pip install x\nfiles = !ls\nt = %timeit -o sum(range(9))\n"),
-        ("code", "%%time\nthis cell is read by the magic, not by Python\n"),
+        ("code", "%%bash\nthis cell is read by the magic, not by Python\n"),
+        ("code", "%%time\nimport torch\n"),
         ("code", "import torch\ntorch.zeros?\n??torch.nn\nif True:\n    %time torch.ones(2)\n    !nvidia-smi\n"),
         ("code", "x = (3\n     % 2)\ns = '''\n!not a shell escape\n'''\n")))
     assert run("check", "magic.ipynb", "--no-cache") == (0, "All checks passed! Checked 1 file.\n", "")
@@ -243,3 +244,90 @@ def test_max_file_size_measures_a_notebooks_code_not_its_outputs(buggy, run):
     buggy.write("pyproject.toml", CONFIG + 'max-file-size = "300B"\n')  # the cells' code is 395 bytes
     code, out, _ = run("check", "nb.ipynb", "--format", "concise", "--no-cache")
     assert out.splitlines()[0].startswith("nb.ipynb:1:1: TL000 [syntax-error] file is too large to analyse (0.00")
+
+
+# -- as Jupyter runs them: one bad cell loses that cell alone, indented cells, cell magics ----
+
+CELL_NOTE = "; this cell was not checked (the notebook's other cells were)"
+# TL001 where no other loop of the notebook clears the gradients
+TL001_ALONE = ("optimizer.step() in this loop applies gradients that were never cleared, so they add up across "
+               "iterations; call optimizer.zero_grad() once per iteration")
+
+
+def _concise(run, name: str) -> list[str]:
+    code, out, err = run("check", name, "--format", "concise", "--no-cache")
+    assert "internal error" not in err and "Traceback" not in err, err
+    return [line for line in out.splitlines() if ": TL" in line]
+
+
+def test_a_bad_cell_amid_good_ones_is_one_tl000_and_the_other_cells_are_linted(project, run):
+    project.write("pyproject.toml", CONFIG)
+    project.write("nb.ipynb", notebook(("code", SETUP), ("code", "x = # TODO: fill in\n"), ("code", NO_ZERO_GRAD),
+                                       ("code", "y = ???\n"), ("code", KEPT_LOSS)))
+    assert _concise(run, "nb.ipynb") == [
+        f"nb.ipynb:cell 2:line 1:5: TL000 [syntax-error] syntax error: invalid syntax{CELL_NOTE}",
+        f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}",
+        f"nb.ipynb:cell 4:line 1:5: TL000 [syntax-error] syntax error: invalid syntax{CELL_NOTE}",
+        f"nb.ipynb:cell 5:line 6:5: TL002 [loss-kept-with-graph] {TL002}",
+    ]
+
+
+def test_a_cell_jupyter_cannot_compile_for_want_of_a_character_is_that_cell_alone(project, run):
+    """JSON's escapes allow a lone surrogate and NUL in a cell; no Python source can hold them.
+    Before, a lone surrogate was "internal error: UnicodeEncodeError" and the run was lost."""
+    project.write("pyproject.toml", CONFIG)
+    project.write("nb.ipynb", notebook(("code", SETUP), ("code", "label = '\udc80'\n"), ("code", "z = '\0'\n"),
+                                       ("code", NO_ZERO_GRAD)))
+    project.write("other.py", "def f(:\n")
+    code, out, err = run("check", ".", "--format", "concise", "--no-cache")
+    assert code == 1 and "internal error" not in err
+    assert out.splitlines()[:-1] == [
+        "nb.ipynb:cell 2:line 1:10: TL000 [syntax-error] cannot read cell: a lone surrogate (U+DC80), not a character; "
+        f"Python cannot compile this cell{CELL_NOTE}",
+        f"nb.ipynb:cell 3:line 1:6: TL000 [syntax-error] cannot read cell: a NUL character; Python cannot compile "
+        f"this cell{CELL_NOTE}",
+        f"nb.ipynb:cell 4:line 5:5: TL001 [missing-zero-grad] {TL001_ALONE}",
+        "other.py:1:7: TL000 [syntax-error] syntax error: invalid syntax; nothing in this file was checked",
+    ]
+
+
+def test_a_notebook_with_an_integer_of_thousands_of_digits_is_linted(project, run):
+    """Before: "internal error: ValueError: Exceeds the limit (4300 digits)", no findings for
+    any file. The metadata's number does not matter to the code."""
+    project.write("pyproject.toml", CONFIG)
+    document = json.loads(notebook(("code", SETUP), ("code", NO_ZERO_GRAD)))
+    document["metadata"]["n"] = 0
+    project.write("nb.ipynb", json.dumps(document).replace('"n": 0', '"n": ' + "9" * 5000))
+    assert _concise(run, "nb.ipynb") == [f"nb.ipynb:cell 2:line 5:5: TL001 [missing-zero-grad] {TL001_ALONE}"]
+
+
+def test_an_indented_cell_is_read_as_ipython_reads_it_and_columns_are_as_written(project, run):
+    """IPython strips the indentation of a cell's first line from every line (``leading_indent``)."""
+    project.write("pyproject.toml", CONFIG)
+    indented = "".join("  " + line if line else line for line in NO_ZERO_GRAD.splitlines(keepends=True))
+    project.write("nb.ipynb", notebook(("code", SETUP), ("code", "\n" + indented)))
+    assert _concise(run, "nb.ipynb") == [f"nb.ipynb:cell 2:line 6:7: TL001 [missing-zero-grad] {TL001_ALONE}"]
+
+
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 1 -r 1", "%%capture out", "%%prun -s cumulative",
+                                   "%%debug", "%%memit"])
+def test_cell_magics_that_run_python_have_their_body_linted(project, run, magic):
+    project.write("pyproject.toml", CONFIG)
+    project.write("nb.ipynb", notebook(("code", SETUP), ("code", f"{magic}\n{NO_ZERO_GRAD}")))
+    assert _concise(run, "nb.ipynb") == [f"nb.ipynb:cell 2:line 6:5: TL001 [missing-zero-grad] {TL001_ALONE}"]
+
+
+@pytest.mark.parametrize("magic", ["%%bash", "%%writefile train.py", "%%html", "%%script python", "%%sh"])
+def test_other_cell_magics_mask_their_cell(project, run, magic):
+    project.write("pyproject.toml", CONFIG)
+    project.write("nb.ipynb", notebook(("code", SETUP), ("code", f"{magic}\n{NO_ZERO_GRAD}")))
+    assert run("check", "nb.ipynb", "--no-cache") == (0, "All checks passed! Checked 1 file.\n", "")
+
+
+def test_mask_cell_strips_ipythons_leading_indent_and_keeps_the_line_count():
+    assert mask_cell(["", "    x = 1", "    if x:", "        y = 2", "  z"]) == ["", "x = 1", "if x:", "    y = 2", "  z"]
+    assert mask_cell(["\t%%time", "\tx = 1"]) == ["", "x = 1"]
+    assert mask_cell(["%%timeit", "!ls", "f()"]) == ["", "pass", "f()"]
+    read = read_notebook(notebook(("code", "a = 1\n"), ("code", "   b = 2\n   c = 3\n")).encode())
+    assert read.text == "a = 1\nb = 2\nc = 3\n" and read.cells.to_json() == [[1, 1], [2, 2, 3], [0, 3]]
+    assert Cells.from_json(read.cells.to_json()) == read.cells

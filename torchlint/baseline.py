@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from torchlint import bounded
 from torchlint.errors import UsageError
 from torchlint.fingerprint import for_run
 from torchlint.output import write_atomic
@@ -87,22 +88,21 @@ def load(file: str, cwd: Path) -> Baseline:
     target = Path(cwd / file)
     where = f"--baseline {file}"
     try:
-        text = target.read_text(encoding="utf-8")
+        text = bounded.read_text(target, bounded.BASELINE_LIMIT)
     except FileNotFoundError:
         raise UsageError(f"{where}: no such file (create it with `torchlint check --write-baseline {file}`)") from None
     except IsADirectoryError:
         raise UsageError(f"{where}: is a directory, not a baseline file") from None
+    except bounded.ReadError as exc:
+        if os.path.isdir(target):
+            raise UsageError(f"{where}: is a directory, not a baseline file") from None
+        raise UsageError(f"{where}: not a torchlint baseline ({exc})") from None
     except OSError as exc:
         raise UsageError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{where}: not a torchlint baseline (not UTF-8 text)") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{where}: not a torchlint baseline: invalid JSON at line {exc.lineno}, "
-                         f"column {exc.colno}: {exc.msg}") from None
-    except RecursionError:  # the decoder recurses once per nested array or object
-        raise UsageError(f"{where}: not a torchlint baseline: arrays or objects nested too deeply") from None
+        data = bounded.loads_json(text)
+    except bounded.ParseError as exc:
+        raise UsageError(f"{where}: not a torchlint baseline: {exc}") from None
     if not isinstance(data, dict) or VERSION_KEY not in data:
         raise UsageError(f"{where}: not a torchlint baseline (expected a JSON object with "
                          f"\"{VERSION_KEY}\": {VERSION} and \"findings\"; write one with --write-baseline)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import json
 import os
@@ -345,6 +346,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     context = project_context(args.paths, files, settings, cwd)
     progress = Progress(sys.stderr, len(files) + len(context)) if wants_progress(sys.stderr, args.quiet) else None
     outcome = None
+    writes = contextlib.ExitStack()  # a fixing run holds the project's lock from reading to writing
+    if fixing and not args.diff:
+        from torchlint.output import exclusive
+
+        writes.enter_context(exclusive(settings.root, note=lambda text: print(f"torchlint: {text}", file=sys.stderr)))
     try:
         if fixing:
             from torchlint.run import fix_files
@@ -356,13 +362,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         else:
             result = lint_files(files, settings, cwd, jobs=jobs, cache=cache, transform=transform, baseline=known,
                                 context=context, progress=progress, configs=configs)
+    except BaseException:
+        writes.close()
+        raise
     finally:
         if progress is not None:
             progress.close()
     for path, reason in result.unanalysed:  # no TL000 finding says so
         warn(path, f"not analysed: {reason} (TL000, which reports such files, is not selected)")
     if outcome is not None:
-        failed = report_fixes(outcome, files, settings, args)
+        with writes:
+            failed = report_fixes(outcome, files, settings, args)
         if args.diff or args.fix_only:
             for err in result.errors:
                 print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
@@ -447,6 +457,8 @@ def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bo
     "N fixed, M remaining (K fixable with --unsafe-fixes)" on stderr (not with ``-q``).
     True when a file could not be fixed or written (exit 2). A file changed on disk since it
     was read is not written."""
+    from torchlint.bounded import TooLarge
+    from torchlint.files import read_source
     from torchlint.fixes import decode_source, unified_diff
     from torchlint.output import printable, write_bytes_atomic
 
@@ -460,7 +472,11 @@ def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bo
             continue
         path = by_display[display]
         try:
-            if path.read_bytes() != before:
+            try:
+                now = read_source(path, len(before))  # what was analysed, exactly, or it is not written
+            except TooLarge:
+                now = None
+            if now != before:
                 warn(display, "changed on disk while torchlint fixed it; not written")
                 failed = True
                 continue
@@ -509,6 +525,11 @@ def show_settings(configs, path: Path, cwd: Path) -> str:
     return "\n".join(lines)
 
 
+# Python read from standard input beyond this is refused (ten times the default max-file-size;
+# a larger file is linted by its path, where max-file-size applies).
+STDIN_LIMIT = 64 << 20
+
+
 def stdin_file(args: argparse.Namespace, cwd: Path):
     """``-``: standard input as the one file to lint, named ``--stdin-filename`` (whose
     settings apply, and whose project is read as a named file's is) or ``-``; ``args.paths``
@@ -524,11 +545,30 @@ def stdin_file(args: argparse.Namespace, cwd: Path):
         raise UsageError("- (standard input) cannot be linted with other paths")
     if args.stdin_filename is not None and not args.stdin_filename.strip():
         raise UsageError("--stdin-filename: empty file name")
-    data = sys.stdin.buffer.read()
+    data = read_stdin(args.stdin_filename or "-")
     path = Path(os.path.realpath(cwd / (args.stdin_filename or "-")))
     give(path, data)
     args.paths = [args.stdin_filename] if args.stdin_filename else []
     return SourceFile(path, display_path(path, cwd) if args.stdin_filename else "-", data)
+
+
+def read_stdin(name: str) -> bytes:
+    """Standard input's bytes, bounded (``bounded.read_stream``): at most
+    ``bounded.NOTEBOOK_LIMIT`` for a notebook, ``STDIN_LIMIT`` for Python; more, a closed or
+    unreadable standard input is a ``UsageError``."""
+    from torchlint import bounded
+    from torchlint.notebook import is_notebook
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise UsageError("- (standard input): there is no standard input (it is closed)")
+    limit = bounded.NOTEBOOK_LIMIT if is_notebook(name) else STDIN_LIMIT
+    try:
+        return bounded.read_stream(stream, limit)
+    except bounded.TooLarge:
+        raise UsageError(f"- (standard input): more than {limit:,} bytes; not linted") from None
+    except OSError as exc:
+        raise UsageError(f"- (standard input): {exc}") from None
 
 
 def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:
@@ -597,7 +637,9 @@ def add_noqa_comments(findings: list, files: list, *, quiet: bool) -> int:
     TL000 (the file did not parse), the noqa rules' own findings and notebooks are left out."""
     from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
     from torchlint.noqa import add_noqa, noqa_rule_codes
+    from torchlint.files import read_source
     from torchlint.notebook import is_notebook
+    from torchlint.output import write_bytes_atomic
 
     by_display = {f.display: f.path for f in files}
     wanted: dict[str, dict[int, set[str]]] = {}
@@ -611,10 +653,10 @@ def add_noqa_comments(findings: list, files: list, *, quiet: bool) -> int:
     for display, lines in sorted(wanted.items()):
         path = by_display[display]
         try:
-            text = path.read_bytes().decode("utf-8", "surrogateescape")  # every byte comes back as it was
+            text = read_source(path).decode("utf-8", "surrogateescape")  # every byte comes back as it was
             new, edited, malformed = add_noqa(text, lines)
             if edited:
-                path.write_bytes(new.encode("utf-8", "surrogateescape"))
+                write_bytes_atomic(path, new.encode("utf-8", "surrogateescape"))
         except OSError as exc:
             warn(display, f"cannot add noqa comments: {exc.strerror or exc}")
             continue

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from torchlint import bounded
 from torchlint.errors import ConfigError, UsageError
 from torchlint.rule import Rule, RuleInfo, rule_index
 
@@ -120,8 +120,8 @@ def config_in(directory: Path) -> Path | None:
     candidate = directory / "pyproject.toml"
     if candidate.is_file():
         try:
-            text = candidate.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = bounded.read_text(candidate, bounded.CONFIG_LIMIT)
+        except OSError:
             return None
         data = parse_toml(candidate, text)  # it may hold our table: an invalid one is an error
         if isinstance(data.get("tool"), dict) and "torchlint" in data["tool"]:
@@ -141,18 +141,12 @@ def outermost_config(start: Path, stop: Path | None) -> Path | None:
 
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
-    """Parse a config file's text; invalid or too deeply nested TOML is a ``UsageError``."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-
+    """Parse a config file's text; invalid TOML (nested too deeply, an integer of thousands
+    of digits) is a ``UsageError`` naming the file."""
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: invalid TOML: {exc}") from None
-    except RecursionError:  # tomllib recurses once per nested array or inline table
-        raise UsageError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
+        return bounded.loads_toml(text)
+    except bounded.ParseError as exc:
+        raise UsageError(f"{path}: {exc}") from None
 
 
 def read_chain(config_path: Path) -> list[tuple[Path, dict[str, Any]]]:
@@ -179,11 +173,9 @@ def read_chain(config_path: Path) -> list[tuple[Path, dict[str, Any]]]:
 
 def read_table(path: Path) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path, bounded.CONFIG_LIMIT)
     except OSError as exc:
         raise UsageError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"cannot read config file {path}: not UTF-8") from None
     data = parse_toml(path, text)
     if path.name == "pyproject.toml":
         table = data.get("tool", {}).get("torchlint", {})

@@ -8,14 +8,17 @@ import gc
 import json
 import os
 import queue
+import re
 import sys
 import threading
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.context import Dispatcher, FileContext
 from torchlint.errors import RuleError, describe
+from torchlint.finding import Finding, Span
 from torchlint.imports import ImportTable
 from torchlint.noqa import scan
 from torchlint.notebook import NotebookError, is_notebook, read_notebook
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     import ast
 
     import libcst as cst
+
+    from torchlint.notebook import Notebook
 
 
 # Rules whose cheap textual pre-check (``Rule.might_apply``) says they cannot fire on a file
@@ -110,15 +115,75 @@ def _analyze(
     # Not on the deep stack: CPython's parser scales its depth limit with the recursion
     # limit, and deeper input only reaches LibCST, whose parse time grows quadratically.
     target = TARGET_VERSIONS.get((rule_options.get(SyntaxErrorRule.code) or {}).get("target-version"))
+    notebook, bad_cells = None, []
     if is_notebook(path):  # its code cells' Python, never its JSON
         try:
             notebook = read_notebook(data)
         except NotebookError as exc:
             return unanalysed_result(record, ParseFailure(str(exc)), enabled)
-        data, record.cells = notebook.text.encode("utf-8"), notebook.cells.to_json()
-    text, failure = read_text(data)
-    if text is None:
-        return unanalysed_result(record, failure, enabled)
+        record.cells = notebook.cells.to_json()
+        text, bad_cells = _readable_cells(notebook)
+    else:
+        text, failure = read_text(data)
+        if text is None:
+            return unanalysed_result(record, failure, enabled)
+    result = _analyze_text(record, text, enabled, rule_options, target, demanded)
+    if notebook is not None and not result.record.parsed:  # Jupyter compiles each cell alone
+        text, found = _parsable_cells(notebook, target, bad_cells)
+        if len(found) > len(bad_cells):
+            record = FileRecord(path=path, module_name=record.module_name, is_package=is_package, cells=record.cells)
+            result, bad_cells = _analyze_text(record, text, enabled, rule_options, target, demanded), found
+    if bad_cells and SyntaxErrorRule.code in enabled and result.record.parsed:
+        result.findings.extend(Finding.at(SyntaxErrorRule, path, Span.point(f.line, f.column),
+                                          f"{f.message}; this cell was not checked (the notebook's other cells were)")
+                               for f in bad_cells)
+        result.findings.sort(key=lambda f: f.sort_key)
+    return result
+
+
+def _readable_cells(notebook: "Notebook") -> tuple[str, list[ParseFailure]]:
+    """The notebook's text without the cells Python cannot even read (a lone surrogate, which
+    JSON's escapes allow and no source file can hold; a NUL character), and why each is
+    left out, at its joined line."""
+    bad, failures = set(), []
+    for number, start, cell in notebook.cell_texts():
+        for offset, line in enumerate(cell.split("\n")):
+            found = _UNREADABLE.search(line)
+            if found is not None:
+                char = found.group(0)
+                what = "a NUL character" if char == "\0" else f"a lone surrogate (U+{ord(char):04X}), not a character"
+                failures.append(ParseFailure(f"cannot read cell: {what}; Python cannot compile this cell",
+                                             start + offset, found.start() + 1))
+                bad.add(number)
+                break
+    return (notebook.without(bad) if bad else notebook.text), failures
+
+
+_UNREADABLE = re.compile("[\ud800-\udfff\0]")
+
+
+def _parsable_cells(notebook: "Notebook", target: Any, known: list[ParseFailure]) -> tuple[str, list[ParseFailure]]:
+    """The notebook's text without the cells that fail to parse on their own (and those
+    ``known`` to fail), with each failure at its joined line (sorted)."""
+    failures = list(known)
+    cells = notebook.cell_texts()
+    bad = {max((n for n, start, _ in cells if start <= f.line), default=0) for f in failures}
+    for number, start, cell in cells:
+        if number in bad:
+            continue
+        parsed, failure = read_python(cell, target, on_deep_stack, tree=False)
+        failure = failure if parsed is None else parsed.cst_failure
+        if failure is not None:
+            failures.append(replace(failure, line=start + failure.line - 1))
+            bad.add(number)
+    failures.sort(key=lambda f: (f.line, f.column))
+    return (notebook.without(bad) if bad else notebook.text), failures
+
+
+def _analyze_text(record: FileRecord, text: str, enabled: frozenset[str], rule_options: dict[str, dict[str, Any]],
+                  target: Any, demanded: str | None) -> FileResult:
+    """Lint one file's text (a notebook's joined cells): ``_analyze`` after reading."""
+    path = record.path
     record.suppressions = scan(text)
     options = {
         c: rule_options.get(c.code) or c.default_options()
@@ -133,7 +198,7 @@ def _analyze(
     parsed, failure = read_python(text, target, on_deep_stack, tree=not runs)
     if parsed is None:
         return unanalysed_result(record, failure, enabled)
-    imports = ImportTable(record.module_name, is_package)
+    imports = ImportTable(record.module_name, record.is_package)
     if parsed.tree is not None:
         _file_facts(record, imports, parsed.tree)
     if not runs:

@@ -19,6 +19,7 @@ from pathlib import Path
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
+from torchlint import bounded
 from torchlint.config import Settings
 from torchlint.errors import UsageError
 from torchlint.filekinds import is_test_file  # noqa: F401  (re-exported from its old home)
@@ -78,28 +79,17 @@ def _inside(path: str, base: str) -> str | None:
 
 # -- reading ---------------------------------------------------------------------------
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
-
-
 def not_regular(mode: int) -> str | None:
     """Why a file of this ``st_mode`` is not linted, or None for a regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    kind = next((name for test, name in _KINDS if test(mode)), "a special file")
-    return f"not a regular file ({kind}); not linted"
+    reason = bounded.not_regular(mode)
+    return None if reason is None else f"{reason}; not linted"
 
 
-def read_source(path: Path) -> bytes:
-    """A regular file's bytes. The open cannot block (``O_NONBLOCK``: a FIFO swapped in
-    after discovery does not hang the run) and anything but a regular file is refused
-    (``/dev/zero`` is never read): ``OSError`` either way."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb", closefd=True) as handle:
-        reason = not_regular(os.fstat(handle.fileno()).st_mode)
-        if reason is not None:
-            raise OSError(errno.EINVAL, reason.partition(";")[0])
-        return handle.read()
+def read_source(path: Path, limit: int = bounded.NOTEBOOK_LIMIT) -> bytes:
+    """A regular file's bytes, at most ``limit`` (``bounded.read_file``: the open cannot
+    block, so a FIFO swapped in after discovery does not hang the run, and anything but a
+    regular file is refused: ``/dev/zero`` is never read); ``OSError`` otherwise."""
+    return bounded.read_file(path, limit)
 
 
 def _inspect(path: Path, root: Path) -> tuple[Path, None] | tuple[None, str]:
@@ -169,7 +159,7 @@ def compile_lines(lines: list[str], where: str, problems: list[Problem]) -> path
 def _gitignore(directory: Path, cwd: Path, problems: list[Problem]) -> pathspec.PathSpec | None:
     file = directory / ".gitignore"
     try:
-        lines = read_source(file).decode("utf-8", errors="replace").splitlines()
+        lines = bounded.read_text(file, bounded.CONFIG_LIMIT, errors="replace").splitlines()
     except OSError:
         return None
     return compile_lines(lines, display_path(file, cwd), problems)

@@ -1,23 +1,36 @@
-"""Jupyter notebooks as Python: the code cells joined in order, IPython syntax masked.
+"""Jupyter notebooks as Python: the code cells joined in order, read as IPython reads them.
 
 A notebook (``.ipynb``, nbformat 4 JSON, read with the standard library) is linted as the
-Python text of its code cells, one after another. Lines Python cannot read are masked, each
-replaced by ``pass`` at its indentation (so the lines and blocks around it stay where they
-were): line magics (``%matplotlib inline``, ``x = %time f()``), shell escapes (``!pip
-install x``, ``files = !ls``) and help lines (``model?``, ``??torch.nn``), each only where a
-statement starts; a cell magic (``%%time`` on the first line) masks its whole cell, as
-blank lines. Findings are found on the joined text and shown by cell: ``Cells`` maps a
-joined line to its cell (numbered among all the notebook's cells from 1, markdown cells
-included: the position a reader counts to) and its line in that cell.
+Python text of its code cells, one after another, each cell as IPython runs it:
+
+* a cell whose first non-blank line is indented loses that indentation on every line that
+  starts with it (IPython's ``leading_indent``), so an indented cell that runs in Jupyter
+  parses here too; findings are shown at the columns as written;
+* a cell magic that runs its body as Python in the notebook (``%%time``, ``%%timeit``,
+  ``%%capture``, ``%%prun``, ``%%debug``, ``%%memit``: ``PYTHON_CELL_MAGICS``) has its magic
+  line masked and its body linted; any other cell magic (``%%bash``, ``%%writefile``,
+  ``%%html``...) masks its whole cell, as blank lines;
+* lines Python cannot read are masked, each replaced by ``pass`` at its indentation (so the
+  lines and blocks around it stay where they were): line magics (``%matplotlib inline``,
+  ``x = %time f()``), shell escapes (``!pip install x``, ``files = !ls``) and help lines
+  (``model?``, ``??torch.nn``), each only where a statement starts.
+
+Findings are found on the joined text and shown by cell: ``Cells`` maps a joined line to its
+cell (numbered among all the notebook's cells from 1, markdown cells included: the position
+a reader counts to) and its line in that cell. Jupyter compiles each cell alone, so a cell
+that does not compile loses that cell and nothing else: the engine checks the cells one by
+one where the joined text does not parse (``Notebook.cell_texts``), reports each bad cell
+as a TL000 finding in it and lints the rest with that cell blanked (``Notebook.without``).
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from torchlint import bounded
 
 if TYPE_CHECKING:
     from torchlint.finding import Finding
@@ -36,11 +49,19 @@ class NotebookError(ValueError):
 @dataclass(frozen=True)
 class Cells:
     """Where each code cell starts in the joined text: ``starts[i]`` is the 1-based joined
-    line of the first line of cell ``numbers[i]``; ``end`` the joined text's last line."""
+    line of the first line of cell ``numbers[i]``; ``end`` the joined text's last line;
+    ``indents[i]`` the width of the indentation IPython strips from that cell's lines (0 for
+    most cells)."""
 
     numbers: tuple[int, ...] = ()
     starts: tuple[int, ...] = ()
     end: int = 0
+    indents: tuple[int, ...] = ()
+
+    def indent(self, line: int) -> int:
+        """The indentation stripped from the cell of a joined line (0 outside the cells)."""
+        at = bisect.bisect_right(self.starts, line) - 1
+        return self.indents[at] if 0 <= at < len(self.indents) and line <= self.end else 0
 
     def locate(self, line: int) -> tuple[int, int, int] | None:
         """``(cell number, line in that cell, lines in that cell)`` of a joined line; None
@@ -52,15 +73,19 @@ class Cells:
         return self.numbers[at], line - self.starts[at] + 1, last - self.starts[at] + 1
 
     def to_json(self) -> list[list[int]]:
-        """``[[cell number, first joined line], ..., [0, last joined line]]``."""
-        return [[n, s] for n, s in zip(self.numbers, self.starts)] + ([[0, self.end]] if self.numbers else [])
+        """``[[cell number, first joined line(, stripped indentation)], ..., [0, last joined
+        line]]``: the indentation only where it is not 0."""
+        indents = self.indents or (0,) * len(self.numbers)
+        return ([[n, s, i] if i else [n, s] for n, s, i in zip(self.numbers, self.starts, indents)]
+                + ([[0, self.end]] if self.numbers else []))
 
     @classmethod
     def from_json(cls, data: list[list[int]]) -> "Cells":
         if not data:
             return cls()
         *cells, (_, end) = data
-        return cls(tuple(n for n, _ in cells), tuple(s for _, s in cells), end)
+        indents = tuple(c[2] if len(c) > 2 else 0 for c in cells)
+        return cls(tuple(c[0] for c in cells), tuple(c[1] for c in cells), end, indents if any(indents) else ())
 
 
 @dataclass(frozen=True)
@@ -69,18 +94,35 @@ class Notebook:
     source: str  # the joined cells as written: what reports quote (code frames, fingerprints)
     cells: Cells
 
+    def cell_texts(self) -> list[tuple[int, int, str]]:
+        """``(cell number, its first joined line, its Python as linted)`` of each code cell."""
+        lines = self.text.split("\n")
+        bounds = [*self.cells.starts, self.cells.end + 1]
+        return [(number, start, "".join(line + "\n" for line in lines[start - 1:bounds[i + 1] - 1]))
+                for i, (number, start) in enumerate(zip(self.cells.numbers, self.cells.starts))]
+
+    def without(self, numbers: set[int]) -> str:
+        """The joined text with the lines of cells ``numbers`` blank (every other line where
+        it was)."""
+        lines = self.text.split("\n")
+        bounds = [*self.cells.starts, self.cells.end + 1]
+        for i, number in enumerate(self.cells.numbers):
+            if number in numbers:
+                lines[bounds[i] - 1:bounds[i + 1] - 1] = [""] * (bounds[i + 1] - bounds[i])
+        return "\n".join(lines)
+
 
 def read_notebook(data: bytes) -> Notebook:
     """The joined Python of a notebook's bytes; ``NotebookError`` for anything else. A
     notebook in another language than Python has no code to lint (empty text)."""
     try:
-        document = json.loads(data.decode("utf-8-sig"))
+        document = bounded.loads_json(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise NotebookError(f"invalid notebook: not UTF-8 (byte {exc.start}: {exc.reason})") from None
-    except json.JSONDecodeError as exc:
-        raise NotebookError(f"invalid notebook: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except RecursionError:
-        raise NotebookError("invalid notebook: JSON nested too deeply") from None
+    except bounded.ParseError as exc:
+        if exc.at is not None:
+            raise NotebookError(f"invalid notebook: not JSON (line {exc.at[0]}, column {exc.at[1]}: {exc.at[2]})") from None
+        raise NotebookError(f"invalid notebook: {exc}") from None
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         raise NotebookError('invalid notebook: no "cells" list (only nbformat 4 notebooks are read)')
@@ -88,7 +130,7 @@ def read_notebook(data: bytes) -> Notebook:
         return Notebook("", "", Cells())
     lines: list[str] = []
     written: list[str] = []
-    numbers, starts = [], []
+    numbers, starts, indents = [], [], []
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -100,9 +142,11 @@ def read_notebook(data: bytes) -> Notebook:
         numbers.append(number)
         starts.append(len(lines) + 1)
         written.extend(cell_lines(source))
+        indents.append(len(leading_indent(written[len(lines):])))
         lines.extend(mask_cell(written[len(lines):]))
     joined = lambda lines: "".join(line + "\n" for line in lines)  # noqa: E731
-    return Notebook(joined(lines), joined(written), Cells(tuple(numbers), tuple(starts), len(lines)))
+    cells_index = Cells(tuple(numbers), tuple(starts), len(lines), tuple(indents) if any(indents) else ())
+    return Notebook(joined(lines), joined(written), cells_index)
 
 
 def code_size(data: bytes) -> int:
@@ -135,17 +179,35 @@ def cell_lines(source: str) -> list[str]:
     return lines[:-1] if len(lines) > 1 and lines[-1] == "" else lines
 
 
-_CELL_MAGIC = re.compile(r"\s*%%")
+# Cell magics whose body IPython runs as Python in the notebook's namespace: linted.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit"})
+_CELL_MAGIC = re.compile(r"%%(\w*)")
+_INDENT = re.compile(r"[ \t]+")
 # at a statement's start: `%magic`, `!cmd`, `targets = %magic` / `targets = !cmd`
 _ESCAPE = re.compile(r"\s*(?:[\w.\[\], ()*]+=\s*)?[%!](?!=)")
 # `obj?`, `obj.attr??`, `?obj`, `np.*load*?`
 _HELP = re.compile(r"\s*(?:\?{1,2}[\w.*]+\??|[\w.*]+\?{1,2})\s*")
 
 
+def leading_indent(lines: list[str]) -> str:
+    """The indentation IPython strips from a cell (``leading_indent``): that of its first
+    line with anything but whitespace on it, else ""."""
+    first = next((line for line in lines if line.strip()), "")
+    match = _INDENT.match(first)
+    return match.group(0) if match else ""
+
+
 def mask_cell(lines: list[str]) -> list[str]:
-    """A cell's lines with IPython syntax masked (see the module docstring); as many lines."""
-    if lines and _CELL_MAGIC.match(lines[0]):
-        return [""] * len(lines)
+    """A cell's lines as IPython runs them, masked (see the module docstring); as many lines."""
+    indent = leading_indent(lines)
+    if indent:
+        lines = [line[len(indent):] if line.startswith(indent) else line for line in lines]
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    magic = _CELL_MAGIC.match(lines[first]) if first is not None else None
+    if magic is not None:
+        if magic.group(1) not in PYTHON_CELL_MAGICS:
+            return [""] * len(lines)
+        lines = [*lines[:first], "", *lines[first + 1:]]
     out = []
     scanner = _Continuation()
     for line in lines:
@@ -220,7 +282,8 @@ def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     """``finding`` (lines of the joined text, as every layer up to the report keeps them)
     with its cell added for the report: ``extra`` gets ``cell``, ``cell_line``,
     ``cell_end_line`` and ``cell_lines`` (the cell's length), and no fix (its edits are
-    positions in the joined text, not in the notebook's file). Unchanged outside a notebook
+    positions in the joined text, not in the notebook's file); its columns as the cell is
+    written (IPython's stripped indentation added back). Unchanged outside a notebook
     (``cells`` empty)."""
     index = Cells.from_json(cells)
     start = index.locate(finding.line)
@@ -229,8 +292,10 @@ def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     cell, line, length = start
     end = index.locate(finding.end_line)
     end_line = end[1] if end is not None and end[0] == cell else line
-    return replace(finding, extra={**finding.extra, "cell": cell, "cell_line": line, "cell_end_line": end_line,
-                                   "cell_lines": length}, fix=None)
+    shift = index.indent(finding.line)  # columns as written, before IPython's indent stripping
+    return replace(finding, column=finding.column + shift, end_column=finding.end_column + shift,
+                   extra={**finding.extra, "cell": cell, "cell_line": line, "cell_end_line": end_line,
+                          "cell_lines": length}, fix=None)
 
 
 def place(finding: "Finding") -> tuple[int | None, int, int]:

@@ -12,8 +12,9 @@ import contextlib
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable, Iterator
 
 from torchlint.errors import UsageError
 from torchlint.finding import escape_path
@@ -72,3 +73,48 @@ def write_bytes_atomic(target: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+# How long a fixing run waits for another one on the same project before giving up.
+LOCK_WAIT_SECONDS = 600.0
+
+
+@contextlib.contextmanager
+def exclusive(directory: Path, note: Callable[[str], None] | None = None,
+              wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """Hold an exclusive advisory lock (``flock``) on ``directory`` itself (nothing is created
+    in it) while the block runs: two ``--fix`` runs on one project, from an editor and a
+    pre-commit hook, then read, fix and write one after the other instead of interleaving.
+    ``note`` is told once when the lock is busy; after ``wait`` seconds a ``UsageError``.
+    Where there is no ``flock`` or the directory cannot be opened, no lock is taken (a fixed
+    file is still written only if it holds exactly the bytes that were fixed)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if note is not None and not told:
+                    note(f"waiting for another torchlint run fixing files in {escape_path(str(directory))}")
+                    told = True
+                if time.monotonic() > deadline:
+                    raise UsageError(f"another torchlint run has been fixing files in {escape_path(str(directory))} "
+                                     f"for over {wait:.0f} s; try again when it has finished") from None
+                time.sleep(0.02)
+            except OSError:  # no locks on this file system
+                break
+        yield
+    finally:
+        os.close(fd)

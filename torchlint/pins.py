@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from torchlint import bounded
+
 Version = tuple[int, ...]
 
 _NAME = re.compile(r"^\s*torch\s*(\[[^\]]*\])?\s*(?=[<>=!~^;@(]|$)", re.IGNORECASE)
@@ -106,15 +108,17 @@ def _requirements(root: Path):
     if directory.is_dir():
         files += sorted(directory.glob("*.txt"))
     for path in files:
-        for line in _read(path).splitlines():
+        for line in _read(path, root).splitlines():
             line = line.split(" #", 1)[0].strip()
             if line and not line.startswith(("#", "-")):
                 yield path.relative_to(root).as_posix(), line
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, root: Path) -> str:
+    """The file's text; "" where it cannot be read (``bounded.read_text``: a FIFO, a device,
+    a link out of the project root or a file over ``CONFIG_LIMIT`` is not read)."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return bounded.read_text(path, bounded.CONFIG_LIMIT, root=root, errors="replace")
     except OSError:
         return ""
 
@@ -123,13 +127,9 @@ def _pyproject(root: Path):
     path = root / "pyproject.toml"
     if not path.is_file():
         return
-    try:  # the parsers are imported where a file is there to parse
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python < 3.11
-        import tomli as tomllib  # type: ignore[no-redef]
     try:
-        data = tomllib.loads(_read(path))
-    except (tomllib.TOMLDecodeError, RecursionError):
+        data = bounded.loads_toml(_read(path, root))
+    except bounded.ParseError:
         return
     project = data.get("project")
     dependencies = project.get("dependencies") if isinstance(project, dict) else None
@@ -154,7 +154,7 @@ def _setup_cfg(root: Path):
 
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(_read(path))
+        parser.read_string(_read(path, root))
     except configparser.Error:
         return
     for line in parser.get("options", "install_requires", fallback="").splitlines():

@@ -179,16 +179,20 @@ def size_failure(size: int, limit: int) -> str | None:
 
 def read_within(source: SourceFile, limit: int) -> tuple[bytes, None] | tuple[None, str]:
     """A file's bytes (its ``data`` where given), or why it is not analysed: over ``limit``
-    bytes. A file is measured before it is read; a notebook once read, by its code cells (its
-    outputs, images included, do not count). Raises ``OSError``."""
+    bytes. A source is never read past ``limit`` (``bounded.read_file``); a notebook is read
+    up to ``bounded.NOTEBOOK_LIMIT`` and measured by its code cells (its outputs, images
+    included, do not count). Raises ``OSError``."""
+    from torchlint import bounded
+
     notebook = is_notebook(source.display)
     data = source.data
-    if data is None and not notebook:
-        too_large = size_failure(source.path.stat().st_size, limit)
-        if too_large:
-            return None, too_large
     if data is None:
-        data = read_source(source.path)
+        try:
+            data = read_source(source.path, bounded.NOTEBOOK_LIMIT if notebook else limit)
+        except bounded.TooLarge as exc:
+            if notebook:
+                raise
+            return None, size_failure(exc.size if exc.size is not None else limit + 1, limit)
     too_large = size_failure(code_size(data) if notebook else len(data), limit)
     return (None, too_large) if too_large else (data, None)
 
@@ -589,10 +593,10 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
     """Lint ``files``, apply every fix ``applies`` accepts (of findings left after
     suppressions and the baseline) that overlaps no other in its file, and lint again, until
     no fix applies or ``passes`` passes are done. Nothing is written: ``changed`` holds the
-    new bytes. A pass whose fixes leave a file that no longer parses is not kept for that file
-    (a problem: the file stays as before that pass and is fixed no further)."""
-    import ast
-
+    new bytes, and ``changed``'s "before" bytes are the ones every file was linted and fixed
+    from (each read once, first: ``_read_once``). A pass whose fixes leave a file that no
+    longer compiles is not kept for that file (a problem: the file stays as before that pass
+    and is fixed no further)."""
     from torchlint.fixes import apply_fixes, decode_source
 
     current: dict[str, bytes] = {}
@@ -600,6 +604,9 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
     fixed: dict[str, int] = {}
     problems: list[tuple[str, str]] = []
     given_up: set[str] = set()
+    configs = lint.get("configs")
+    own = (lambda f: configs.for_path(f.path)) if configs is not None else (lambda f: settings)  # type: ignore[attr-defined]
+    files = [_read_once(f, own(f)) for f in files]  # edits apply to the bytes they were computed on
     named = {f.display: f for f in files}
     cache = cache if cache is not None else MemoryCache()
     for done in range(passes + 1):
@@ -617,16 +624,17 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
         for path, findings in sorted(todo.items()):
             try:
                 data = current.get(path, named[path].data)
-                data = data if data is not None else read_source(named[path].path)
+                if data is None:
+                    raise OSError("the file could not be read")
                 text, encoding = decode_source(data)
             except (OSError, ValueError) as exc:
                 problems.append((path, f"cannot fix: {getattr(exc, 'strerror', None) or exc}"))
                 given_up.add(path)
                 continue
             new_text, applied = apply_fixes(text, [f.fix for f in findings])
-            if _parses(ast, text) and not _parses(ast, new_text):
+            if _compiles(text) and not _compiles(new_text):
                 codes = ", ".join(sorted({f.rule for f in findings}))
-                problems.append((path, f"fixes of {codes} made code that does not parse (a torchlint bug, please "
+                problems.append((path, f"fixes of {codes} made code that does not compile (a torchlint bug, please "
                                        "report it); the file is left as before them"))
                 given_up.add(path)
                 continue
@@ -645,9 +653,29 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
     return FixOutcome(result, dict(sorted(fixed.items())), changed, problems)
 
 
-def _parses(ast, text: str) -> bool:
+def _read_once(source: SourceFile, settings: Settings) -> SourceFile:
+    """``source`` with its bytes read now (where they can be and are within the file size
+    limit): the fix loop lints, fixes and compares against these bytes alone, so an edit is
+    never applied to a file that changed after it was computed."""
+    if source.data is not None:
+        return source
     try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        data = read_within(source, settings.max_file_size)[0]
+    except OSError:
+        return source  # linting it reports why
+    return source if data is None else replace(source, data=data)
+
+
+def _compiles(text: str) -> bool:
+    """Whether CPython compiles ``text``: its parser and its compiler, which alone refuse
+    some code ``ast.parse`` accepts (a keyword argument given twice, ``nonlocal`` at module
+    level, ``return`` outside a function)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<fixed>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return False
     return True

@@ -83,7 +83,9 @@ def line_hashes(text: str) -> list[str]:
 
 def read_as_github(path: Path) -> str:
     """The file as the upload action reads it: UTF-8, each bad sequence as U+FFFD, BOM kept."""
-    return path.read_bytes().decode("utf-8", "replace")
+    from torchlint.bounded import read_file
+
+    return read_file(path, MAX_BYTES).decode("utf-8", "replace")
 
 
 # A finding's file larger than this gets no line hash (GitHub's upload computes it then).

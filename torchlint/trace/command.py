@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from torchlint import bounded
 from torchlint.errors import ConfigError, UsageError
 from torchlint.trace import INSTALL_HINT, gpus, plan, report, shapes
 from torchlint.trace import config as trace_config_mod
@@ -274,14 +275,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _read_trace_table(path: Path) -> dict[str, Any] | None:
     try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        data = bounded.loads_toml(bounded.read_text(path, bounded.CONFIG_LIMIT))
+    except OSError as exc:
         raise UsageError(f"{path}: cannot read ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
+    except bounded.ParseError as exc:
         raise ConfigError(str(path), "toml", str(exc)) from None
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("torchlint", {})

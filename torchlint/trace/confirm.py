@@ -30,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from torchlint import bounded
 from torchlint.checks.tl005_unused_layer import UnusedLayer
 from torchlint.checks.tl010_tensor_without_device import TensorWithoutDevice
 from torchlint.checks.tl101_device_mismatch import DeviceMismatch as TraceDeviceMismatch
@@ -60,8 +61,8 @@ Usage = dict[tuple[Path, str], dict[str, bool]]
 def file_record(path: Path, display: str | None = None) -> FileRecord | None:
     """The index part of a file's record, for a file the run did not hand over."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        tree = ast.parse(bounded.read_text(path, bounded.NOTEBOOK_LIMIT))
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     display = display or path.as_posix()
     is_package = path.name == "__init__.py"

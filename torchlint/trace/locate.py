@@ -17,6 +17,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from torchlint import bounded
 from torchlint.finding import Span
 
 _CONTAINERS = ("Sequential", "ModuleList")
@@ -60,9 +61,9 @@ def relative_path(path: Path, cwd: Path | None = None) -> str:
 @functools.lru_cache(maxsize=64)
 def _parse(path: str, mtime: float) -> tuple[Any, Any, list[str]] | None:
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        source = bounded.read_text(path, bounded.NOTEBOOK_LIMIT)
         wrapper = MetadataWrapper(cst.parse_module(source))
-    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
+    except (OSError, cst.ParserSyntaxError, RecursionError):
         return None
     return wrapper.module, wrapper.resolve(PositionProvider), source.splitlines()
 
@@ -237,7 +238,7 @@ def line_location(path: Path, line: int, colno: int | None = None, end_colno: in
     """A location from a traceback frame (0-based columns from Python 3.11, else the line)."""
     text = ""
     try:
-        all_lines = Path(path).read_text(encoding="utf-8").splitlines()
+        all_lines = bounded.read_text(path, bounded.NOTEBOOK_LIMIT).splitlines()
         text = all_lines[line - 1] if 0 < line <= len(all_lines) else ""
     except (OSError, UnicodeDecodeError):
         pass
