@@ -1,5 +1,5 @@
 """Hostile trees (issue 10, items 3, 5, 6, 8): FIFOs and devices named ``*.py``, symbolic
-links that loop or leave the project, ``.gitignore`` lines pathspec rejects, unreadable
+links that loop or leave the project, ``.gitignore`` lines that match nothing in git, unreadable
 directories. Each is reported once as ``torchlint: warning: PATH: reason`` on stderr, the
 exit code stays the findings' own, and every other file is still linted.
 
@@ -153,7 +153,7 @@ def test_symlinks_inside_the_project_keep_working(tree, run):
     assert _warnings(err) == []
 
 
-# -- item 6: .gitignore lines pathspec rejects -----------------------------------------------
+# -- item 6: .gitignore lines that match nothing in git-------------------------------------------
 
 def test_invalid_gitignore_lines_are_skipped_with_file_and_line(tree, run):
     tree.write(".gitignore", "!\n[z-a]\nignored.py\nfoo\\\n")

@@ -236,8 +236,8 @@ def _str_list(value: Any, source: str, key: str) -> list[str]:
 
 
 def _patterns(value: Any, source: str, key: str) -> list[str]:
-    """A list of gitignore-style patterns, each one checked: a pattern pathspec cannot
-    compile (``!``, ``\\``, ``[z-a]``) would otherwise end the run later, mid-discovery."""
+    """A list of gitignore-style patterns, each one checked: a pattern that matches nothing
+    in git (``!``, ``\\``, ``[z-a]``) is an error naming it (``torchlint.gitignore``)."""
     patterns = _str_list(value, source, key)
     for pattern in patterns:
         _check_pattern(pattern, source, key)
@@ -245,14 +245,12 @@ def _patterns(value: Any, source: str, key: str) -> list[str]:
 
 
 def _check_pattern(pattern: str, source: str, key: str) -> None:
-    import pathspec  # only where a configuration writes patterns
+    from torchlint.gitignore import PatternError, compile_pattern
 
     try:
-        pathspec.GitIgnoreSpec.from_lines([pattern])
-    except re.error as exc:
-        raise ConfigError(source, key, f"invalid pattern {pattern!r}: {exc.msg}", "gitignore-style patterns") from None
-    except ValueError:  # pathspec's GitIgnorePatternError
-        raise ConfigError(source, key, f"invalid pattern {pattern!r}", "gitignore-style patterns") from None
+        compile_pattern(pattern)
+    except PatternError as exc:
+        raise ConfigError(source, key, f"invalid pattern {pattern!r}: {exc}", "gitignore-style patterns") from None
 
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*", re.IGNORECASE)

@@ -1,6 +1,7 @@
 """Which files to lint: walk directories for ``*.py``/``*.pyi`` and notebooks (``*.ipynb``;
 ``extend-exclude = ["*.ipynb"]`` leaves them out), honouring ``.gitignore``
-files (via ``pathspec``) and the ``exclude``/``extend-exclude`` settings.
+files (matched as git matches them: ``torchlint.gitignore``) and the
+``exclude``/``extend-exclude`` settings.
 
 Only regular files are linted. What discovery passes over for a reason the user should
 know (a FIFO or device named ``*.py``, a symbolic link that loops or leaves the project
@@ -17,15 +18,13 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from torchlint import bounded
 from torchlint.config import Settings
 from torchlint.errors import UsageError
+from torchlint.gitignore import PatternError, Spec, compile_pattern
 from torchlint.filekinds import is_test_file  # noqa: F401  (re-exported from its old home)
-
-if TYPE_CHECKING:
-    import pathspec
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # what a directory walk picks up
@@ -131,32 +130,23 @@ def _within(path: Path, root: Path) -> bool:
 
 # -- .gitignore --------------------------------------------------------------------------
 
-# pathspec rejects some lines git tolerates (``!``, a trailing ``\``) and compiles others to
-# invalid regular expressions (``[z-a]``).
-_BAD_PATTERN = (ValueError, re.error)
-
-
-def compile_lines(lines: list[str], where: str, problems: list[Problem]) -> pathspec.PathSpec:
-    """A ``GitIgnoreSpec`` of ``lines``; a line pathspec cannot compile is left out, with a
-    problem naming ``where`` and its 1-based line number (the other lines still apply)."""
-    import pathspec  # imported where a pattern is compiled: naming one file compiles none
-
-    try:
-        return pathspec.GitIgnoreSpec.from_lines(lines)
-    except _BAD_PATTERN:
-        pass
+def compile_lines(lines: list[str], where: str, problems: list[Problem]) -> Spec:
+    """A ``Spec`` of ``lines`` (``torchlint.gitignore``: as git matches them); a line that
+    can match nothing in git (``!``, ``[z-a]``, ``[[:foo:]]``, a trailing ``\\``) is left out,
+    with a problem naming ``where`` and its 1-based line number (the other lines still apply)."""
     kept = []
     for number, line in enumerate(lines, 1):
         try:
-            pathspec.GitIgnoreSpec.from_lines([line])
-        except _BAD_PATTERN as exc:
+            pattern = compile_pattern(line)
+        except PatternError as exc:
             problems.append(Problem(f"{where}:{number}", f"invalid pattern {line!r} ignored ({exc})"))
             continue
-        kept.append(line)
-    return pathspec.GitIgnoreSpec.from_lines(kept)
+        if pattern is not None:
+            kept.append(pattern)
+    return Spec(kept)
 
 
-def _gitignore(directory: Path, cwd: Path, problems: list[Problem]) -> pathspec.PathSpec | None:
+def _gitignore(directory: Path, cwd: Path, problems: list[Problem]) -> Spec | None:
     file = directory / ".gitignore"
     try:
         lines = bounded.read_text(file, bounded.CONFIG_LIMIT, errors="replace").splitlines()
@@ -182,26 +172,22 @@ class Excluder:
         self.root = settings.root
         self.cwd = cwd or Path.cwd()
         self.problems: list[Problem] = []
-        self._ignores: dict[Path, pathspec.PathSpec | None] = {}
+        self._ignores: dict[Path, Spec | None] = {}
         # directory -> the (directory, spec) pairs of the .gitignore files that apply to
         # paths in it, nearest first, up to the repository's top (computed once per directory)
-        self._chains: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
+        self._chains: dict[Path, list[tuple[Path, Spec]]] = {}
         # a walked directory (a string, as os.walk gives it) -> what excluded_in needs of it
-        self._walked: dict[str, tuple[str | None, list[tuple[str, pathspec.PathSpec]]]] = {}
+        self._walked: dict[str, tuple[str | None, list[tuple[str, Spec]]]] = {}
         self._root = os.fspath(self.root)
 
     @cached_property
-    def spec(self) -> "pathspec.PathSpec":
-        """``exclude`` and ``extend-exclude``, compiled on first use."""
-        import pathspec
-
-        return pathspec.GitIgnoreSpec.from_lines(list(self.settings.exclude) + list(self.settings.extend_exclude))
+    def spec(self) -> Spec:
+        """``exclude`` and ``extend-exclude``, compiled on first use (checked when read)."""
+        return Spec.from_lines(list(self.settings.exclude) + list(self.settings.extend_exclude))
 
     @cached_property
-    def include(self) -> "pathspec.PathSpec | None":
-        import pathspec
-
-        return pathspec.GitIgnoreSpec.from_lines(self.settings.extend_include) if self.settings.extend_include else None
+    def include(self) -> Spec | None:
+        return Spec.from_lines(self.settings.extend_include) if self.settings.extend_include else None
 
     def _rel(self, path: Path, base: Path, is_dir: bool) -> str | None:
         try:
@@ -229,15 +215,20 @@ class Excluder:
             return True
         return self.include is not None and self.include.match_file(self._settings_rel(file, False))
 
-    def _gitignore_for(self, directory: Path) -> pathspec.PathSpec | None:
+    def _gitignore_for(self, directory: Path) -> Spec | None:
         if directory not in self._ignores:
             self._ignores[directory] = _gitignore(directory, self.cwd, self.problems)
         return self._ignores[directory]
 
-    def _chain(self, parent: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+    def _top(self, directory: Path) -> Path:
+        """Where ``.gitignore`` files stop applying: the repository's top, else the project
+        root for a directory inside it, else the directory itself."""
+        return git_root(directory) or (self.root if _within(directory, self.root) else directory)
+
+    def _chain(self, parent: Path) -> list[tuple[Path, Spec]]:
         chain = self._chains.get(parent)
         if chain is None:
-            top = git_root(parent) or parent
+            top = self._top(parent)
             chain = []
             for directory in (parent, *parent.parents):
                 spec = self._gitignore_for(directory)
@@ -248,43 +239,72 @@ class Excluder:
             self._chains[parent] = chain
         return chain
 
+    def _git_verdict(self, path: Path, is_dir: bool) -> bool:
+        """Whether the ``.gitignore`` files ignore ``path`` itself: the nearest file with a
+        pattern matching it decides, and in it the last such pattern (git's precedence)."""
+        for directory, spec in self._chain(path.parent):
+            rel = self._rel(path, directory, False)
+            verdict = spec.check(rel, is_dir) if rel is not None else None
+            if verdict is not None:
+                return verdict
+        return False
+
     def ignored_by_git(self, path: Path, is_dir: bool) -> bool:
+        """Whether git ignores ``path``: it, or a directory it is in (below the repository's
+        top), is ignored (git never looks inside an ignored directory)."""
         if not self.settings.respect_gitignore:
             return False
-        for directory, spec in self._chain(path.parent):
-            rel = self._rel(path, directory, is_dir)
-            if rel is not None and spec.match_file(rel):
-                return True
-        return False
+        top = self._top(path.parent)
+        above = [d for d in reversed(path.parents) if d == top or top in d.parents]
+        return any(self._git_verdict(d, True) for d in above if d != top) or self._git_verdict(path, is_dir)
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
         return self.excluded_by_settings(path, is_dir) or self.ignored_by_git(path, is_dir)
 
     # -- the same answers for a directory walk's entries, by name
 
-    def _walk_step(self, directory: str) -> tuple[str | None, list[tuple[str, "pathspec.PathSpec"]]]:
+    def _walk_step(self, directory: str) -> tuple[str | None, bool, list[tuple[str, Spec]]]:
         """For entries of ``directory`` (absolute, ``_normalised``): the prefix that makes a
         name relative to the settings' root (None: outside it, where a name is matched
-        alone), and each applying ``.gitignore``'s spec with the prefix relative to its
-        directory. Computed once per directory."""
+        alone), whether the directory itself is excluded (a directory named on the command
+        line inside an excluded one: everything in it is excluded, as git ignores everything
+        in an ignored directory), and each applying ``.gitignore``'s spec with the prefix
+        relative to its directory. Computed once per directory."""
         found = self._walked.get(directory)
         if found is None:
             rel = "" if directory == self._root else _inside(directory, self._root)
             chain = self._chain(Path(directory)) if self.settings.respect_gitignore else []
-            found = (None if rel is None else rel + "/" if rel else "",
+            blocked = self._blocked(directory, rel)
+            found = (None if rel is None else rel + "/" if rel else "", blocked,
                      [("" if str(base) == directory else _inside(directory, str(base)) + "/", spec) for base, spec in chain])
             self._walked[directory] = found
         return found
+
+    def _blocked(self, directory: str, rel: str | None) -> bool:
+        """Whether everything in ``directory`` is excluded, as ``excluded`` decides for a
+        path in it: the directory (``rel``: relative to the settings' root, "" for the root)
+        or one of its directories inside the root is excluded by the settings, or one below
+        the repository's top is ignored by git."""
+        if rel and self.spec.match_file(rel + "/"):
+            return True
+        if not self.settings.respect_gitignore:
+            return False
+        path = Path(directory)
+        top = self._top(path)
+        return any(self._git_verdict(d, True) for d in (path, *path.parents) if top in d.parents)
 
     def excluded_in(self, directory: str, name: str, is_dir: bool) -> bool:
         """``excluded(Path(directory, name), is_dir)`` for an entry of a walked directory."""
         if not (_normalised(directory) and _normalised(self._root)):
             return self.excluded(Path(directory, name), is_dir)
-        prefix, chain = self._walk_step(directory)
-        tail = name + "/" if is_dir else name
-        if self.spec.match_file(tail if prefix is None else prefix + tail):
+        prefix, blocked, chain = self._walk_step(directory)
+        if blocked or self.spec.check(name if prefix is None else prefix + name, is_dir):
             return True
-        return any(spec.match_file(base + tail) for base, spec in chain)
+        for base, spec in chain:
+            verdict = spec.check(base + name, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
 
     def linted_name(self, directory: str, name: str) -> bool:
         """``linted_kind(Path(directory, name))`` for a file of a walked directory."""

@@ -408,9 +408,9 @@ def _per_file_ignores(settings: Settings) -> list[tuple[Any, frozenset[str], Pat
     file that wrote it) of each ``per-file-ignores`` entry."""
     if not settings.per_file_ignores:
         return []
-    import pathspec  # only where there are patterns to compile
+    from torchlint.gitignore import Spec
 
-    return [(pathspec.GitIgnoreSpec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))
+    return [(Spec.from_lines([pattern]), codes, settings.ignore_bases.get(pattern, settings.root))
             for pattern, codes in settings.per_file_ignores.items()]
 
 
