@@ -1,36 +1,87 @@
 """Installed beside torchlint with a ``.pth`` line that imports it at interpreter start.
 
-``python -m torchlint`` puts the working directory first on ``sys.path`` and resolves
-``torchlint`` before any torchlint code runs, so a ``torchlint.py`` in the project being
-linted would run instead of the linter. This finder looks past a plain ``torchlint.py``
-module (torchlint is always a package): a ``torchlint/`` package found first, e.g. a source
-checkout or ``PYTHONPATH``, is still used. setuptools ships the same kind of shim for
-``distutils`` (``distutils-precedence.pth``). It costs one small import per interpreter
-start and acts on the name ``torchlint`` only.
+``python -m torchlint`` puts the working directory first on ``sys.path``, and Python itself
+imports modules through it before any torchlint code runs: ``runpy`` imports
+``importlib.machinery``, ``contextlib``, ``functools``, ``types``, ``warnings``... so a
+``functools.py`` (or a ``torchlint/`` package) in the project being linted would be executed.
+Nothing inside torchlint can prevent that: it happens before torchlint is imported.
+
+This guard does, for that one kind of process only. At start-up it reads how the interpreter
+was started (``sys.orig_argv``); only for ``python [options] -m torchlint[.submodule] ...``
+without ``-P``/``PYTHONSAFEPATH`` does it add a meta-path finder, which, at the first import
+after Python has put the working directory first on ``sys.path``, removes that entry again (what
+``python -P`` does) and then removes itself. Every other Python process of the environment
+pays this module's import and one look at ``sys.orig_argv``, and gets no finder at all.
+
+A ``torchlint/`` package in the working directory is then never found instead of the
+installed one; naming it on purpose (``PYTHONPATH=.``) still works. The console script
+``torchlint`` never had the problem (its ``sys.path[0]`` is its own directory).
 """
 
-import os
 import sys
 
+_LONG_WITH_VALUE = ("--check-hash-based-pycs",)
 
-class TorchlintPrecedence:
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name != "torchlint" or path is not None:
+
+def started_module(argv):
+    """The module a ``python [options] -m MODULE ...`` command line runs; None for anything
+    else (a script, ``-c``, standard input, the interactive prompt)."""
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        if arg in ("--", "-") or not arg.startswith("-"):
             return None
-        from importlib.machinery import PathFinder
+        if arg.startswith("--"):
+            i += arg in _LONG_WITH_VALUE
+            continue
+        for j in range(1, len(arg)):
+            flag = arg[j]
+            if flag in "cmWX":  # an option with a value: the rest of this argument, or the next one
+                value = arg[j + 1:]
+                if not value:
+                    if i >= len(argv):
+                        return None
+                    value = argv[i]
+                    i += 1
+                if flag == "m":
+                    return value
+                if flag == "c":
+                    return None
+                break
+    return None
 
-        entries = list(sys.path)
-        while True:
-            spec = PathFinder.find_spec(name, entries)
-            if spec is None:
-                return None  # nothing but plain torchlint.py modules: the normal import decides
-            if spec.submodule_search_locations is not None or not spec.origin:
-                return spec  # a package: torchlint itself
-            shadow = os.path.dirname(os.path.abspath(spec.origin))
-            entries = [e for e in entries if os.path.abspath(e or os.curdir) != shadow]
+
+def runs_torchlint(argv):
+    module = started_module(argv)
+    return module is not None and (module == "torchlint" or module.startswith("torchlint."))
 
 
-def install() -> None:
-    if not any(type(f) is type and f.__name__ == "TorchlintPrecedence" for f in sys.meta_path):
-        sys.meta_path.insert(0, TorchlintPrecedence)
+class DropWorkingDirectory:
+    """Removes the working directory that ``python -m`` put first on ``sys.path``, at the
+    first import after it was put there, then itself."""
+
+    first = None  # sys.path[0] when the guard was installed
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if sys.path and sys.path[0] != cls.first:
+            import os  # already loaded by site: no import from the working directory
+
+            try:
+                cwd = os.getcwd()
+            except OSError:
+                cwd = None
+            if sys.path[0] in ("", cwd):
+                del sys.path[0]
+            if cls in sys.meta_path:
+                sys.meta_path.remove(cls)
+        return None
+
+
+def install():
+    if getattr(sys.flags, "safe_path", False) or not runs_torchlint(getattr(sys, "orig_argv", ())):
+        return
+    if DropWorkingDirectory not in sys.meta_path:
+        DropWorkingDirectory.first = sys.path[0] if sys.path else None
+        sys.meta_path.insert(0, DropWorkingDirectory)

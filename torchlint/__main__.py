@@ -4,10 +4,11 @@
 ``libcst.py`` in the project being linted would be imported by torchlint itself.  That entry
 is dropped before anything else is imported (the ``torchlint`` package is already loaded, and
 its submodules are found through the package, not through ``sys.path``), unless torchlint
-itself was found there (running from its own source checkout).  Python resolves
-``torchlint`` itself before this file runs; a ``torchlint.py`` in the working directory is
-passed over by the ``torchlint-precedence.pth`` shim installed with the package
-(``packaging/_torchlint_precedence.py``).
+itself was found there (running from its own source checkout).  That covers a copy of
+torchlint without its start-up guard: Python's ``runpy`` imports modules through that entry
+before this file runs, which only the ``torchlint-precedence.pth`` guard installed with the
+package prevents (``packaging/_torchlint_precedence.py``: ``python -P`` semantics for
+``python -m torchlint`` alone).
 """
 
 import os

@@ -179,6 +179,75 @@ def test_processes_the_model_starts_are_killed_after_the_trace(tmp_path):
     _assert_gone(_wait_for(pids, 3, within=1), within=1)
 
 
+DAEMON = """
+        r, w = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            os.setsid()
+            daemon = os.fork()
+            if daemon == 0:
+                os.execvp("sleep", ["sleep", "1000"])
+            os.write(w, str(daemon).encode())
+            os._exit(0)
+        os.waitpid(middle, 0)
+        pid = int(os.read(r, 64))
+"""
+
+
+def test_a_jobs_daemon_is_killed_when_its_job_ends(tmp_path):
+    """Descendants used to be reaped only when the child ended: a daemon from one model ran
+    on while the next models were traced."""
+    pids, seen = tmp_path / "pids", tmp_path / "seen"
+    path = tmp_path / "models.py"
+    _model(path, "Daemon", DAEMON + f"""
+        with open({str(pids)!r}, "a") as fh:
+            fh.write(f"{{pid}}\\n")
+    """)
+    _model(path, "Looks", f"""
+        daemon = int(open({str(pids)!r}).read().split()[0])
+        try:
+            state = open(f"/proc/{{daemon}}/stat").read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            state = "gone"
+        with open({str(seen)!r}, "w") as fh:
+            fh.write(state)
+    """)
+    results = run_jobs([_job("Daemon", path, "Daemon"), _job("Looks", path, "Looks")], timeout=60, cwd=tmp_path)
+    assert [results[j]["status"] for j in ("Daemon", "Looks")] == ["ok", "ok"], results
+    assert seen.read_text() in ("gone", "Z"), "the first model's daemon was still running during the second"
+    _assert_gone(_wait_for(pids, 1, within=1), within=1)
+
+
+@pytest.mark.parametrize("earlier", [False, True])
+def test_no_daemon_outlives_a_model_that_kills_the_supervisor(tmp_path, earlier):
+    """A model that double-forks a ``setsid`` daemon and then kills its parent (the
+    supervisor) left the daemon running: re-parented to init, in a session of its own. So
+    did a daemon of an earlier, clean model when a later one killed the supervisor."""
+    pids = tmp_path / "pids"
+    record = f"""
+        with open({str(pids)!r}, "a") as fh:
+            fh.write(f"{{pid}}\\n")
+    """
+    path = tmp_path / "models.py"
+    _model(path, "Clean", DAEMON + record)
+    _model(path, "Killer", DAEMON + record + """
+        os.kill(os.getppid(), signal.SIGKILL)
+        time.sleep(30)
+    """)
+    jobs = ([_job("Clean", path, "Clean")] if earlier else []) + [_job("Killer", path, "Killer")]
+    results = run_jobs(jobs, timeout=60, cwd=tmp_path)
+    assert results["Killer"]["status"] != "ok"
+    _assert_gone(_wait_for(pids, len(jobs), within=1), within=1)
+
+
+def test_the_default_memory_limit_is_an_absolute_figure():
+    from torchlint.trace.runner import DEFAULT_MEMORY_LIMIT, default_memory_limit
+
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert default_memory_limit() == min(DEFAULT_MEMORY_LIMIT, int(total * 0.75))
+    assert DEFAULT_MEMORY_LIMIT == 8 << 30
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_stopping_torchlint_trace_leaves_no_process(tmp_path, sig):
     """SIGTERM used to leave the child running; now the trace is stopped and torchlint exits

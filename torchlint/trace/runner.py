@@ -43,13 +43,20 @@ class TraceTerminated(TorchlintError):
     exit_code = 128 + 15
 
 
+# The trace child's default address-space limit: a runaway allocation fails in the child,
+# not in the OOM killer, and a hostile model cannot take most of a shared machine (with 75%
+# of RAM, one reached 18 GB of 24). A model traced on the meta device needs far less; a CPU
+# trace of a large model may need more: ``trace.memory-limit`` raises it.
+DEFAULT_MEMORY_LIMIT = 8 << 30
+
+
 def default_memory_limit() -> int | None:
-    """75% of physical memory: a runaway allocation fails in the child, not in the OOM killer."""
+    """``DEFAULT_MEMORY_LIMIT``, or 75% of physical memory where that is less."""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return None
-    return int(total * 0.75) if total > 0 else None
+        return DEFAULT_MEMORY_LIMIT
+    return min(DEFAULT_MEMORY_LIMIT, int(total * 0.75)) if total > 0 else DEFAULT_MEMORY_LIMIT
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -97,8 +104,9 @@ class _Attempt:
     """One supervisor (and its child) running the jobs that are left."""
 
     def __init__(self, proc: subprocess.Popen[bytes], results: dict[str, dict[str, Any]],
-                 timeout: float):
+                 timeout: float, mark: str | None = None):
         self.proc = proc
+        self.mark = mark  # the token of supervisor.MARK its processes carry
         self.results = results
         self.timeout = timeout
         self.stopped = False
@@ -194,6 +202,8 @@ class _Attempt:
             # The supervisor died without cleaning up (user code killed it): the child has its
             # parent-death signal; kill whatever is left in its session too.
             supervisor.kill_session(self.child_pid)
+        if self.mark is not None:  # and whatever escaped both sessions (a daemon of its own)
+            supervisor.kill_marked(self.mark)
         if self.proc.stdout is not None:
             self.proc.stdout.close()
 
@@ -219,8 +229,11 @@ def run_jobs(
     import site
     from pathlib import Path
 
+    import secrets
+
     cwd = str(Path(cwd or os.getcwd()).resolve())
-    environment = child_env(env)
+    mark = secrets.token_hex(16)
+    environment = child_env({**(env or {}), supervisor.MARK: mark})
     results: dict[str, dict[str, Any]] = {}
     pending = list(jobs)
     try:
@@ -234,7 +247,7 @@ def run_jobs(
             except OSError as exc:
                 _all_failed(pending, results, "spawn", f"cannot start the trace process: {exc}")
                 break
-            attempt = _Attempt(proc, results, timeout)
+            attempt = _Attempt(proc, results, timeout, mark)
             try:
                 assert proc.stdin is not None
                 try:

@@ -11,8 +11,11 @@
   with torchlint (``PR_SET_PDEATHSIG``) and the child dies with the supervisor.
 * **Processes.**  The supervisor is a child subreaper (``PR_SET_CHILD_SUBREAPER``): whatever
   the user code starts (a fork, a double-forked daemon, a process in a new session) stays its
-  descendant, and when the child ends, or torchlint asks it to stop, it kills every
-  descendant (:func:`kill_descendants`, a walk over ``/proc``; no cgroups needed).
+  descendant; after each job's result, and when the child ends or torchlint asks it to stop,
+  it kills every descendant but the child (:func:`kill_descendants`, a walk over ``/proc``;
+  no cgroups needed).  Every trace process carries ``TORCHLINT_TRACE_RUN=<token>`` in its
+  environment: if user code kills the supervisor, what it started is re-parented out of
+  reach, and torchlint's final sweep (:func:`kill_marked`) finds and kills it by the token.
 * **Output.**  The child's stdout and stderr are one pipe that the supervisor reads, keeping
   only the last :data:`TAIL_BYTES` (:class:`Tail`): a model that prints without end costs no
   memory in any process.  The child waits for an acknowledgement (one byte on a second pipe)
@@ -149,8 +152,9 @@ def _kill(pid: int, group: bool = False) -> None:
         pass
 
 
-def kill_descendants(reap: Any, fallback_group: int | None = None) -> None:
-    """SIGKILL every descendant of this process, reaping them, until none is left.
+def kill_descendants(reap: Any, fallback_group: int | None = None, spare: int | None = None) -> None:
+    """SIGKILL every descendant of this process but ``spare`` (and what ``spare`` itself
+    runs as its own children is killed too), reaping them, until none is left.
 
     Killed processes' children are re-parented to this (subreaper) process and killed in
     the next round.  Without ``/proc`` only the process group ``fallback_group`` is killed.
@@ -160,16 +164,62 @@ def kill_descendants(reap: Any, fallback_group: int | None = None) -> None:
     while True:
         pids = descendants(me)
         if pids is None:
-            if fallback_group is not None:
+            if fallback_group is not None and spare is None:
                 _kill(fallback_group, group=True)
             reap()
             return
+        pids = [pid for pid in pids if pid != spare]
         if not pids or time.monotonic() > deadline:
             return
         for pid in pids:
             _kill(pid)
         reap()
         time.sleep(0.001)
+
+
+# The environment variable every trace process carries (the supervisor, the child and all
+# they start): a final sweep finds what escaped the process tree (a double-forked daemon in
+# a session of its own whose subreaper was killed) by it.
+MARK = "TORCHLINT_TRACE_RUN"
+
+
+def marked(mark: str) -> list[int]:
+    """The processes (of this user: /proc/PID/environ is readable for those alone) whose
+    environment holds ``MARK=mark``; [] without ``/proc``."""
+    wanted = f"{MARK}={mark}".encode()
+    me = os.getpid()
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                environ = fh.read()
+        except OSError:
+            continue  # gone, or another user's
+        if wanted in environ.split(b"\0"):
+            found.append(int(name))
+    return found
+
+
+def kill_marked(mark: str) -> int:
+    """SIGKILL every process carrying ``MARK=mark`` until none is left (a fork loop needs a
+    few rounds), for at most ``KILL_SECONDS``; how many were killed."""
+    killed = 0
+    deadline = time.monotonic() + KILL_SECONDS
+    while time.monotonic() < deadline:
+        pids = marked(mark)
+        if not pids:
+            break
+        for pid in pids:
+            _kill(pid)
+        killed += len(pids)
+        time.sleep(0.005)
+    return killed
 
 
 def kill_session(sid: int) -> None:
@@ -370,6 +420,9 @@ class Supervisor:
             if self.job_start is not None:
                 event["output"] = self.tail.since(self.job_start)
             self.job_start = None
+            # the job is over: whatever it started goes now, before the next job's start
+            # (the child waits for its acknowledgement), so no trace outlives its model
+            kill_descendants(self.reap, spare=self.child.pid if self.child is not None else None)
         elif kind != "ready":
             return
         self.send(event)
