@@ -268,19 +268,47 @@ def fix_all(uri: str, text: str, units: Callable[[str], int] | None = None) -> "
                             edit=_edit(uri, [edit]))
 
 
+# A document the editor has not opened is read from disk up to this size (bounded.read_text:
+# a FIFO or device is never opened for reading).
+UNOPENED_LIMIT = 4_000_000
+
+
+def document_text(server: "LanguageServer", uri: str) -> tuple[str, int | None] | None:
+    """The text of the document at ``uri`` and its version: as the editor holds it where it
+    is open, else read from disk without blocking (``torchlint.bounded``); None where it
+    cannot be read (a FIFO, a device, too large, missing)."""
+    from pygls.uris import to_fs_path
+
+    from torchlint import bounded
+
+    document = server.workspace.text_documents.get(unquote(uri))
+    if document is not None:
+        return document.source, document.version
+    path = to_fs_path(uri)
+    if path is None:
+        return None
+    try:
+        return bounded.read_text(path, UNOPENED_LIMIT), None
+    except OSError:
+        return None
+
+
 def publish(server: "LanguageServer", uri: str) -> None:
     """Lint the document at ``uri`` as the editor holds it and publish its diagnostics; a
     configuration error is shown to the user (the document's diagnostics are cleared)."""
     from lsprotocol import types
 
-    document = server.workspace.get_text_document(uri)
+    found_text = document_text(server, uri)
+    if found_text is None:
+        return
+    text, version = found_text
     try:
-        found = lint_document(uri, document.source, server.workspace.position_codec.client_num_units)
+        found = lint_document(uri, text, server.workspace.position_codec.client_num_units)
     except TorchlintError as exc:
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"torchlint: {exc}"))
         found = []
     server.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, version=document.version, diagnostics=found))
+        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
 
 
 def build_server() -> "LanguageServer":
@@ -309,9 +337,11 @@ def build_server() -> "LanguageServer":
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
     def code_action(ls: LanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
+        found_text = document_text(ls, uri)
+        if found_text is None:
+            return None
         try:
-            return code_actions(uri, ls.workspace.get_text_document(uri).source, params,
-                                ls.workspace.position_codec.client_num_units) or None
+            return code_actions(uri, found_text[0], params, ls.workspace.position_codec.client_num_units) or None
         except TorchlintError as exc:
             ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"torchlint: {exc}"))
             return None
@@ -324,5 +354,13 @@ def build_server() -> "LanguageServer":
 
 
 def serve() -> None:
-    """Run the server on standard input and output until the client ends it."""
-    build_server().start_io()
+    """Run the server on standard input and output until the client ends it. The frames are
+    read by ``torchlint.lsp_frames`` (a badly framed message is answered with a JSON-RPC
+    error and reading goes on at the next header; pygls alone would fall silent)."""
+    import sys
+
+    from torchlint.lsp_frames import Framer, FramedStdin, LockedOutput
+
+    output = LockedOutput(sys.stdout.buffer)
+    stdin = FramedStdin(Framer(sys.stdin.fileno()), lambda error: output.write(error.response()))
+    build_server().start_io(stdin, output)  # type: ignore[arg-type]
