@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="kill the trace after this long (default 60, or trace.timeout)")
     parser.add_argument("--memory-limit", default=None, metavar="SIZE", dest="memory_limit",
                         help='address-space limit of the trace process, e.g. 8GiB; "none" to '
-                             "disable (default: 75%% of RAM, or trace.memory-limit)")
+                             "disable (default: 8 GiB, or 75%% of RAM where less; or trace.memory-limit)")
     parser.add_argument("--train", action="store_true",
                         help="after the forward pass, reduce the outputs to a loss and run backward: "
                              "report parameters without a gradient (and what cut them off), frozen "

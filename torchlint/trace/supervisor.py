@@ -210,15 +210,15 @@ def kill_marked(mark: str) -> int:
     """SIGKILL every process carrying ``MARK=mark`` until none is left (a fork loop needs a
     few rounds), for at most ``KILL_SECONDS``; how many were killed."""
     killed = 0
-    deadline = time.monotonic() + KILL_SECONDS
-    while time.monotonic() < deadline:
+    quiet = 0  # scans in a row that found none: a process in the middle of exec() shows no
+    deadline = time.monotonic() + KILL_SECONDS  # environment for a moment, so one is not enough
+    while time.monotonic() < deadline and quiet < 3:
         pids = marked(mark)
-        if not pids:
-            break
+        quiet = 0 if pids else quiet + 1
         for pid in pids:
             _kill(pid)
         killed += len(pids)
-        time.sleep(0.005)
+        time.sleep(0.02)
     return killed
 
 
