@@ -142,6 +142,20 @@ def test_endless_output_keeps_the_parent_small(tmp_path):
 
 # --------------------------------------------------------------------------- 18: processes left
 
+DAEMON = """
+        r, w = os.pipe()
+        middle = os.fork()
+        if middle == 0:
+            os.setsid()
+            daemon = os.fork()
+            if daemon == 0:
+                os.execvp("sleep", ["sleep", "1000"])
+            os.write(w, str(daemon).encode())
+            os._exit(0)
+        os.waitpid(middle, 0)
+        pid = int(os.read(r, 64))
+"""
+
 
 def test_processes_the_model_starts_are_killed_after_the_trace(tmp_path):
     """A fork, a double-forked daemon and ``Popen(start_new_session=True)`` used to outlive
@@ -157,19 +171,7 @@ def test_processes_the_model_starts_are_killed_after_the_trace(tmp_path):
         if pid == 0:
             os.execvp("sleep", ["sleep", "1000"])
     """ + record)
-    _model(path, "Daemon", """
-        r, w = os.pipe()
-        middle = os.fork()
-        if middle == 0:
-            os.setsid()
-            daemon = os.fork()
-            if daemon == 0:
-                os.execvp("sleep", ["sleep", "1000"])
-            os.write(w, str(daemon).encode())
-            os._exit(0)
-        os.waitpid(middle, 0)
-        pid = int(os.read(r, 64))
-    """ + record)
+    _model(path, "Daemon", DAEMON + record)
     _model(path, "NewSession", """
         pid = subprocess.Popen(["sleep", "1000"], start_new_session=True).pid
     """ + record)
@@ -179,19 +181,6 @@ def test_processes_the_model_starts_are_killed_after_the_trace(tmp_path):
     _assert_gone(_wait_for(pids, 3, within=1), within=1)
 
 
-DAEMON = """
-        r, w = os.pipe()
-        middle = os.fork()
-        if middle == 0:
-            os.setsid()
-            daemon = os.fork()
-            if daemon == 0:
-                os.execvp("sleep", ["sleep", "1000"])
-            os.write(w, str(daemon).encode())
-            os._exit(0)
-        os.waitpid(middle, 0)
-        pid = int(os.read(r, 64))
-"""
 
 
 def test_a_jobs_daemon_is_killed_when_its_job_ends(tmp_path):
