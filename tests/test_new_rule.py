@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 NEW = {
     "torchlint/checks/tl090_list_held_layer.py",
     "rules/TL090-list-held-layer.md",
-    "tests/rules/test_tl090_list_held_layer.py",
+    "tests/rules/cases/tl090_list_held_layer.py",
     "fixtures/buggy_project/tl090_list_held_layer.py",
 }
 
@@ -61,7 +61,10 @@ def test_the_new_rule_imports_is_discovered_and_runs(scaffolded):
         "r = rules_by_code()['TL090']\n"
         "assert (r.name, r.severity.value, r.default_enabled) == ('list-held-layer', 'error', True)\n"
         "assert r.__module__ == 'torchlint.checks.tl090_list_held_layer'\n"
-        "assert r.VALID == [] and r.INVALID == []  # the case-count test flags it until filled\n"
+        "import runpy\n"
+        "cases = runpy.run_path('tests/rules/cases/tl090_list_held_layer.py')\n"
+        "assert cases['VALID'] == [] and cases['INVALID'] == []  # the case-count test flags it until filled\n"
+        "assert not hasattr(r, 'VALID')\n"
         "assert lint_snippet('import torch\\n', select=['TL090']) == []\n"
     )
     done = run(scaffolded, "-c", probe)

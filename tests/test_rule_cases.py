@@ -1,4 +1,4 @@
-"""Every rule's embedded VALID/INVALID cases and its catalog page's examples."""
+"""Every rule's cases (``tests/rules/cases/<rule module>.py``) and its catalog page's examples."""
 
 from __future__ import annotations
 
@@ -13,20 +13,21 @@ from torchlint import catalog
 from torchlint.finding import Finding
 from torchlint.rule import Invalid, Valid, all_rules
 from torchlint.testing import fix_snippet, lint_snippet
+from tests.rules.cases import cases_of
 
 RULES = all_rules()
+CASES = {rule.code: cases_of(rule) for rule in RULES}
 
 
 def _valid_cases():
     for rule in RULES:
-        for i, case in enumerate(rule.VALID):
-            case = Valid(case) if isinstance(case, str) else case
+        for i, case in enumerate(CASES[rule.code][0]):
             yield pytest.param(rule, case, id=f"{rule.code}-valid-{i}")
 
 
 def _invalid_cases():
     for rule in RULES:
-        for i, case in enumerate(rule.INVALID):
+        for i, case in enumerate(CASES[rule.code][1]):
             yield pytest.param(rule, case, id=f"{rule.code}-invalid-{i}")
 
 
@@ -48,12 +49,19 @@ def test_invalid_case_is_reported(rule, case: Invalid):
     assert [f.message for f in findings] == list(case.messages)
 
 
-def test_every_rule_has_enough_embedded_cases():
+def test_every_rule_has_enough_cases():
     for rule in RULES:
         if rule.code == "TL000" or rule.traced:  # TL000: the parser's cases; traced: tests/trace
             continue
-        assert len(rule.VALID) >= 8, f"{rule.code}: {len(rule.VALID)} valid cases"
-        assert len(rule.INVALID) >= 8, f"{rule.code}: {len(rule.INVALID)} invalid cases"
+        valid, invalid = CASES[rule.code]
+        assert len(valid) >= 8, f"{rule.code}: {len(valid)} valid cases"
+        assert len(invalid) >= 8, f"{rule.code}: {len(invalid)} invalid cases"
+
+
+def test_rule_modules_hold_no_cases():
+    """The cases live in tests/rules/cases/, not in the rule's module."""
+    for rule in RULES:
+        assert not hasattr(rule, "VALID") and not hasattr(rule, "INVALID"), rule.code
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
@@ -167,4 +175,4 @@ def test_fix_safety_section_matches_fixable(rule):
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.fixable], ids=[r.code for r in RULES if r.fixable])
 def test_a_fixable_rule_has_a_fixed_case(rule):
-    assert any(case.fixed is not None for case in rule.INVALID), f"{rule.code}: no invalid case shows its fix"
+    assert any(case.fixed is not None for case in CASES[rule.code][1]), f"{rule.code}: no invalid case shows its fix"

@@ -11,6 +11,7 @@ import pytest
 from torchlint import engine
 from torchlint.rule import all_rules
 from torchlint.testing import lint_tree
+from tests.rules.cases import cases_of
 
 REPO = Path(__file__).resolve().parents[1]
 STATIC_RULES = [r for r in all_rules() if not r.traced and r.code != "TL000"]
@@ -18,7 +19,7 @@ STATIC_RULES = [r for r in all_rules() if not r.traced and r.code != "TL000"]
 
 @pytest.mark.parametrize("rule", STATIC_RULES, ids=lambda r: r.code)
 def test_every_invalid_case_passes_the_textual_precheck(rule):
-    for case in rule.INVALID:
+    for case in cases_of(rule)[1]:
         assert rule.might_apply(textwrap.dedent(case.code)), f"{rule.code} would skip its own INVALID case:\n{case.code}"
 
 

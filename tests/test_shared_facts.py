@@ -12,6 +12,7 @@ from torchlint import engine
 from torchlint.engine import analyze_source
 from torchlint.rule import all_rules
 from torchlint.testing import lint_tree
+from tests.rules.cases import cases_of
 
 SKIPPING = [r for r in all_rules() if r.skips_test_files and r.has_project_pass()]
 _RUN_AS = engine._run_as
@@ -23,7 +24,8 @@ def _in_full(rule, path, text, options):
 
 
 def _cases(rule) -> list[str]:
-    return [textwrap.dedent(c if isinstance(c, str) else c.code) for c in [*rule.VALID, *rule.INVALID]]
+    valid, invalid = cases_of(rule)
+    return [textwrap.dedent(c.code) for c in [*valid, *invalid]]
 
 
 def test_the_rules_that_share_facts():

@@ -6,17 +6,18 @@
 
 writes
 
-    torchlint/checks/tl007_unregistered_module.py   the Rule subclass, VALID/INVALID empty
+    torchlint/checks/tl007_unregistered_module.py   the Rule subclass: the rule alone
     rules/TL007-unregistered-module.md              the catalog page, its six headings
-    tests/rules/test_tl007_unregistered_module.py   fixture tests to complete
+    tests/rules/cases/tl007_unregistered_module.py  its cases, VALID/INVALID empty
     fixtures/buggy_project/tl007_unregistered_module.py
                                                     where the buggy project shows the bug
 
 and regenerates the README tables, the page's Options block and the rule registry
 (torchlint/checks/registry.py) with tools/update_readme.py.
 Until the placeholders are filled, tests/test_rule_cases.py (too few cases, the page's
-Example not reported), tests/test_fixtures.py (no finding in fixtures/buggy_project) and the
-new test file fail. Modelled on ruff's scripts/add_rule.py.
+Example not reported) and tests/test_fixtures.py (no finding in fixtures/buggy_project) fail.
+Tests beyond the cases (several files, options) go in tests/rules/test_<module>.py where a
+rule needs them. Modelled on ruff's scripts/add_rule.py.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def paths(repo: Path, code: str, name: str) -> dict[str, Path]:
     return {
         "rule": repo / "torchlint" / "checks" / f"{stem}.py",
         "page": repo / "rules" / f"{code}-{name}.md",
-        "test": repo / "tests" / "rules" / f"test_{stem}.py",
+        "cases": repo / "tests" / "rules" / "cases" / f"{stem}.py",
         "fixture": repo / "fixtures" / "buggy_project" / f"{stem}.py",
     }
 
@@ -58,7 +59,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.finding import Severity
-from torchlint.rule import Invalid, Option, Rule, Valid
+from torchlint.rule import Option, Rule
 
 
 class {class_name(name)}(Rule):
@@ -72,16 +73,9 @@ class {class_name(name)}(Rule):
     # Substrings one of which a file must contain for the rule to fire (skips the rest).
     requires_text: tuple[str, ...] = ()
 
-    # TODO: at least 8 of each (tests/test_rule_cases.py counts them).
-    VALID: list[Valid | str] = [
-        # Code that must stay silent, each a trap: "...", or Valid("...", path=..., options=...).
-    ]
-    INVALID: list[Invalid] = [
-        # Invalid("...", lines=(N,), messages=("the exact message",)), one message per finding.
-    ]
-
-    # TODO: the logic. The engine walks each file once and calls visit_<Node>/leave_<Node>;
-    # report with self.report(node, message). See CONTRIBUTING.md.
+    # TODO: the logic; its cases are tests/rules/cases/{code.lower()}_{name.replace("-", "_")}.py. The engine
+    # walks each file once and calls visit_<Node>/leave_<Node>; report with
+    # self.report(node, message). See CONTRIBUTING.md.
     # def visit_Call(self, node: cst.Call) -> None:
     #     ...
 '''
@@ -120,30 +114,22 @@ This rule has no options.
 """
 
 
-def test_module(code: str, name: str) -> str:
-    return f'''"""{code} {name} beyond the embedded cases: multi-file projects, options, fixtures."""
+def cases_module(code: str, name: str) -> str:
+    return f'''"""{code}'s cases: code it must not report (``VALID``) and code it must report, with the
+exact line and message of every finding and, where its findings carry a fix, the file after
+``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from __future__ import annotations
+from torchlint.rule import Invalid, Valid
 
-from pathlib import Path
+# TODO: at least 8 of each (tests/test_rule_cases.py counts them).
+VALID: list[Valid | str] = [
+    # Code that must stay silent, each a trap: "...", or Valid("...", path=..., options=...).
+]
 
-from torchlint.testing import lint_tree
-
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-
-
-def _project(name: str) -> dict[str, str]:
-    root = FIXTURES / name
-    return {{p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}}
-
-
-def test_buggy_fixture_reports_it():
-    findings = lint_tree(_project("buggy_project"), select=["{code}"], dedent=False)
-    assert findings  # TODO: state where: [(f.path, f.line) for f in findings] == [("train.py", N)]
-
-
-def test_clean_fixture_is_clean():
-    assert lint_tree(_project("clean_project"), select=["{code}"], dedent=False) == []
+INVALID: list[Invalid] = [
+    # Invalid("...", lines=(N,), messages=("the exact message",)), one message per finding;
+    # fixed="..." (the whole file after the fix) where the findings carry a fix.
+]
 '''
 
 
@@ -194,7 +180,7 @@ def main(argv: list[str] | None = None, repo: Path = REPO) -> int:
     contents = {
         "rule": rule_module(code, name, args.severity, args.summary, not args.off),
         "page": page(code, name, args.summary),
-        "test": test_module(code, name),
+        "cases": cases_module(code, name),
         "fixture": fixture(code, name),
     }
     for key, path in targets.items():

@@ -96,9 +96,6 @@ class Rule:
     # ``torchlint rules``; the rule's page says why in ``## Fix safety``.
     fixable: ClassVar[tuple[str, ...]] = ()
 
-    VALID: ClassVar[list[Valid | str]] = []
-    INVALID: ClassVar[list[Invalid]] = []
-
     def __init__(self, ctx: "FileContext", options: dict[str, Any]):
         self.ctx = ctx
         self.opts = options

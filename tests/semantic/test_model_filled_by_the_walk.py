@@ -12,6 +12,7 @@ import pytest
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
 from torchlint.rule import Rule, Severity, all_rules
+from tests.rules.cases import cases_of
 
 
 class _Asks(Rule):
@@ -58,7 +59,7 @@ def _python(src: str) -> bool:
 
 
 SOURCES = [src for rule in all_rules() if rule.code != "TL000"  # its cases are deep, not Python
-           for case in [*rule.VALID, *rule.INVALID]
+           for case in [*cases_of(rule)[0], *cases_of(rule)[1]]
            if _python(src := textwrap.dedent(case if isinstance(case, str) else case.code))]
 SOURCES += [
     "import torch\n@torch.no_grad()\ndef f(x=g(), *, y: h() = 2) -> k():\n    return [lambda z=w(): z(q) for q in x]\n",

@@ -1,0 +1,400 @@
+"""TL006's cases: code it must not report (``VALID``) and code it must report, with the
+exact line and message of every finding and, where its findings carry a fix, the file after
+``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
+
+from torchlint.rule import Invalid, Valid
+
+_TEST_SCRIPT = (
+    "import torch\n\n"
+    "if __name__ == '__main__':\n"
+    "    model, opt = build()\n"
+    "    for x, y in loader:\n"
+    "        opt.zero_grad()\n"
+    "        model(x).sum().backward()\n"
+    "        opt.step()\n"
+)
+
+
+VALID = [
+    # A test script's entry point: tests seed where they compare runs.
+    Valid(
+        _TEST_SCRIPT,
+        path="tests/test_checkpointing.py",
+    ),
+    # Seeded with torch.manual_seed in the main block.
+    Valid(
+        "import torch\n\n"
+        "def train(model, loader, opt):\n"
+        "    for x, y in loader:\n"
+        "        loss = model(x).sum()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    torch.manual_seed(0)\n"
+        "    train(None, [], None)\n"
+    ),
+    # Seeded through a same-file helper that the main block calls.
+    Valid(
+        "import torch\n\n"
+        "def set_everything(seed):\n"
+        "    torch.cuda.manual_seed_all(seed)\n\n"
+        "def main():\n"
+        "    set_everything(1)\n"
+        "    optimizer = torch.optim.SGD([], lr=0.1)\n"
+        "    for batch in range(10):\n"
+        "        loss = batch\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    ),
+    # Library module: a training loop but no entry point.
+    Valid(
+        "def fit(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        model(x).backward()\n"
+        "        optimizer.step()\n"
+    ),
+    # Lightning: seed_everything before trainer.fit.
+    Valid(
+        "import lightning as L\n\n"
+        "if __name__ == '__main__':\n"
+        "    L.seed_everything(42)\n"
+        "    trainer = L.Trainer(max_epochs=3)\n"
+        "    trainer.fit(model)\n"
+    ),
+    # Hugging Face Trainer seeds itself from TrainingArguments.seed.
+    Valid(
+        "from transformers import Trainer, TrainingArguments\n\n"
+        "if __name__ == '__main__':\n"
+        "    trainer = Trainer(model=model, args=TrainingArguments('out', seed=0))\n"
+        "    trainer.train()\n"
+        "    trainer.fit = None\n"
+    ),
+    # An imported helper from a module outside the linted files, named like a seeder.
+    Valid(
+        "from utils import set_seed\n\n"
+        "if __name__ == '__main__':\n"
+        "    set_seed(0)\n"
+        "    for x in data:\n"
+        "        loss = model(x)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+    ),
+    # Accelerate loop seeded with accelerate.utils.set_seed (random + numpy too).
+    Valid(
+        "import random\n"
+        "from accelerate import Accelerator\n"
+        "from accelerate.utils import set_seed\n\n"
+        "def main():\n"
+        "    accelerator = Accelerator()\n"
+        "    set_seed(42)\n"
+        "    for batch in loader:\n"
+        "        random.shuffle(batch)\n"
+        "        accelerator.backward(model(batch))\n"
+        "        optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    ),
+    # Entry point that only evaluates: no backward + step in a loop.
+    Valid(
+        "import torch\n\n"
+        "if __name__ == '__main__':\n"
+        "    model = torch.load('m.pt')\n"
+        "    for x in data:\n"
+        "        print(model(x))\n"
+    ),
+    # A scheduler step is not an optimizer step.
+    Valid(
+        "if __name__ == '__main__':\n"
+        "    for x in data:\n"
+        "        model(x).backward()\n"
+        "        lr_scheduler.step()\n"
+    ),
+    # Seeded at module top level; numpy through a default_rng generator.
+    Valid(
+        "import numpy as np\n"
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "rng = np.random.default_rng(0)\n\n"
+        "def train():\n"
+        "    for x in rng.permutation(10):\n"
+        "        model(x).backward()\n"
+        "        opt.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    train()\n"
+    ),
+    # random and numpy used and seeded, torch seeded via a training function passed to
+    # mp.spawn (referenced, not called).
+    Valid(
+        "import random\n"
+        "import numpy as np\n"
+        "import torch\n"
+        "import torch.multiprocessing as mp\n\n"
+        "def worker(rank):\n"
+        "    random.seed(rank)\n"
+        "    np.random.seed(rank)\n"
+        "    torch.manual_seed(rank)\n"
+        "    for x in np.random.permutation(8):\n"
+        "        random.shuffle(x)\n"
+        "        model(x).backward()\n"
+        "        optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    mp.spawn(worker, nprocs=2)\n"
+    ),
+    # Seeding through a method of a same-file trainer class.
+    Valid(
+        "import torch\n\n"
+        "class Recipe:\n"
+        "    def __init__(self, cfg):\n"
+        "        torch.manual_seed(cfg.seed)\n"
+        "    def train(self):\n"
+        "        for batch in self.loader:\n"
+        "            self.model(batch).backward()\n"
+        "            self.optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    Recipe(cfg).train()\n"
+    ),
+    # Python's random only picks a free port, a run name and a seed (which is then used).
+    Valid(
+        "import os\n"
+        "import random\n"
+        "import torch\n\n"
+        "def main(seed=None):\n"
+        "    seed = seed or random.randint(0, 10000)\n"
+        "    torch.manual_seed(seed)\n"
+        "    os.environ['MASTER_PORT'] = str(random.randint(20000, 30000))\n"
+        "    run_name = f'run-{random.randint(0, 99)}'\n"
+        "    for x in data:\n"
+        "        model(x).backward()\n"
+        "        optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    ),
+    # A unittest file: the main block runs the tests, not the training helper.
+    Valid(
+        "import unittest\n\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_train(self):\n"
+        "        for x in data:\n"
+        "            model(x).backward()\n"
+        "            opt.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    unittest.main()\n"
+    ),
+    # An optimizer handed to an imported function not named like training (it may
+    # evaluate, export, ...); a run that seeds before handing off to a trainer.
+    Valid(
+        "import torch\n"
+        "from tools import export\n"
+        "from mylib import Trainer\n\n"
+        "def main():\n"
+        "    model = torch.nn.Linear(2, 2)\n"
+        "    export(model, torch.optim.SGD(model.parameters(), lr=0.1))\n\n"
+        "def run():\n"
+        "    torch.manual_seed(0)\n"
+        "    loader = torch.utils.data.DataLoader(ds, shuffle=True)\n"
+        "    Trainer(model).fit(loader)\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+        "    run()\n"
+    ),
+    # Adversarial example: the optimizer is over an input tensor of a pretrained, frozen
+    # model in eval mode; no model is trained, so its randomness is no training run's.
+    Valid(
+        "import torch\n"
+        "import torchvision\n\n"
+        "if __name__ == '__main__':\n"
+        "    net = torchvision.models.resnet18(weights='DEFAULT').eval()\n"
+        "    for p in net.parameters():\n"
+        "        p.requires_grad_(False)\n"
+        "    delta = torch.zeros(1, 3, 224, 224, requires_grad=True)\n"
+        "    attack = torch.optim.Adam([delta], lr=0.01)\n"
+        "    for _ in range(50):\n"
+        "        attack.zero_grad()\n"
+        "        (-net(image + delta)[0, label]).backward()\n"
+        "        attack.step()\n"
+    ),
+]
+
+
+INVALID = [
+    # ... unless the option says tests are linted too.
+    Invalid(
+        _TEST_SCRIPT,
+        lines=(3,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+        path="tests/test_checkpointing.py",
+        options={"skip-tests": False},
+    ),
+    # The fixture's shape: loop in train(), called from the main block.
+    Invalid(
+        "import torch\n\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        loss = model(x)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    train(model, loader)\n",
+        lines=(10,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # Defining a seed helper is not enough: it must be called.
+    Invalid(
+        "import torch\n\n"
+        "def set_seed(seed):\n"
+        "    torch.manual_seed(seed)\n\n"
+        "if __name__ == '__main__':\n"
+        "    for x in data:\n"
+        "        model(x).backward()\n"
+        "        opt.step()\n",
+        lines=(6,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # Seeding only Python's random and numpy does not seed torch.
+    Invalid(
+        "import random\n"
+        "import numpy as np\n\n"
+        "if __name__ == '__main__':\n"
+        "    random.seed(0)\n"
+        "    np.random.seed(0)\n"
+        "    for x in data:\n"
+        "        model(x).backward()\n"
+        "        opt.step()\n",
+        lines=(4,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # Top-level script, no main guard: reported at the first training statement.
+    Invalid(
+        "import torch\n"
+        "model = torch.nn.Linear(2, 2)\n"
+        "opt = torch.optim.Adam(model.parameters())\n"
+        "for x in data:\n"
+        "    model(x).sum().backward()\n"
+        "    opt.step()\n",
+        lines=(4,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # Lightning Trainer.fit without seed_everything.
+    Invalid(
+        "import pytorch_lightning as pl\n\n"
+        "def main():\n"
+        "    trainer = pl.Trainer(max_epochs=5)\n"
+        "    trainer.fit(model, datamodule=dm)\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n",
+        lines=(7,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # An unresolved helper not named like a seeder does not count.
+    Invalid(
+        "from utils import setup\n\n"
+        "if __name__ == '__main__':\n"
+        "    setup()\n"
+        "    for x in data:\n"
+        "        accelerator.backward(model(x))\n"
+        "        optimizer.step()\n",
+        lines=(3,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # torch seeded, Python's random used unseeded: the second message, at the draw it names.
+    Invalid(
+        "import random\n"
+        "import torch\n\n"
+        "def loader():\n"
+        "    items = list(range(10))\n"
+        "    random.shuffle(items)\n"
+        "    return items\n\n"
+        "if __name__ == '__main__':\n"
+        "    torch.manual_seed(0)\n"
+        "    for x in loader():\n"
+        "        model(x).backward()\n"
+        "        opt.step()\n",
+        lines=(6,),
+        messages=(
+            "uses random.shuffle but never seeds Python's random, so shuffling/augmentation/sampling "
+            "differs on every run; call random.seed(seed) next to torch.manual_seed(seed)",
+        ),
+    ),
+    # numpy's global generator used unseeded (a default_rng elsewhere does not seed it).
+    Invalid(
+        "import numpy as np\n"
+        "import torch\n\n"
+        "if __name__ == '__main__':\n"
+        "    torch.manual_seed(0)\n"
+        "    rng = np.random.default_rng(0)\n"
+        "    for x in np.random.permutation(10):\n"
+        "        model(x).backward()\n"
+        "        opt.step()\n",
+        lines=(7,),
+        messages=(
+            "uses np.random.permutation but never seeds numpy's global generator, so "
+            "shuffling/augmentation/sampling differs on every run; call np.random.seed(seed) next to "
+            "torch.manual_seed(seed)",
+        ),
+    ),
+    # A loop that calls a same-file function doing backward + step.
+    Invalid(
+        "def train_step(batch):\n"
+        "    loss = model(batch)\n"
+        "    scaler.scale(loss).backward()\n"
+        "    scaler.step(optimizer)\n\n"
+        "if __name__ == '__main__':\n"
+        "    for batch in loader:\n"
+        "        train_step(batch)\n",
+        lines=(6,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A torch.Generator seeded for the DataLoader does not seed model initialisation.
+    Invalid(
+        "import torch\n\n"
+        "def main():\n"
+        "    g = torch.Generator()\n"
+        "    g.manual_seed(0)\n"
+        "    for x in DataLoader(ds, generator=g):\n"
+        "        fabric.backward(model(x))\n"
+        "        optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n",
+        lines=(10,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+]

@@ -1,0 +1,494 @@
+"""TL010's cases: code it must not report (``VALID``) and code it must report, with the
+exact line and message of every finding and, where its findings carry a fix, the file after
+``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
+
+from torchlint.checks.tl010_tensor_without_device import message
+from torchlint.rule import Invalid
+
+
+VALID = [
+    # A number updated in place (``base *= ...``) is still the number its default says, not
+    # a tensor (x-transformers' rotary embedding); the result is moved before it meets ``x``.
+    """
+        import torch
+        import torch.nn as nn
+        class Rotary(nn.Module):
+            def forward(self, x, base=10000.0, factor=1.0):
+                base *= factor ** 2
+                inv_freq = 1.0 / (base ** (torch.arange(0, x.shape[-1], 2).float() / x.shape[-1]))
+                return x * inv_freq.to(x.device).sum()
+        """,
+    # The fixes: device= from the input, x.new_zeros, a registered buffer.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("scale", torch.ones(4))
+            def forward(self, x):
+                a = x + torch.zeros(x.size(0), 4, device=x.device)
+                b = a * x.new_ones(x.size(0), 4)
+                return b * self.scale
+        """,
+    # Moved afterwards: .to(x.device), .type_as(x), .cuda(), in the chain or on the name.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                pos = torch.arange(x.size(1)).float()
+                pos = pos.to(x.device)
+                noise = torch.randn(x.shape).type_as(x)
+                eye = torch.eye(4).cuda()
+                return x + pos + noise + eye
+        """,
+    # 0-dim scalars broadcast across devices.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                scale = torch.tensor(2.0)
+                return x * scale + torch.zeros(()) + torch.tensor(self.eps)
+        """,
+    # Only indexing and shape arithmetic on the host.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                idx = torch.arange(x.size(0))
+                n = len(torch.ones(3).tolist())
+                return x[idx, :n]
+        """,
+    # Combined only with host values: sizes and counts.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x, steps=10):
+                length = x.size(1)
+                grid = torch.linspace(0, 1, steps) * length
+                return x.sum() , grid
+        """,
+    # Not in forward: __init__ and a method forward does not call.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = nn.Parameter(torch.randn(4, 4))
+            def forward(self, x):
+                return x @ self.w
+            def sample(self, n):
+                return torch.randn(n, 4) @ self.w
+        """,
+    # Not an nn.Module; a plain function.
+    """
+        import torch
+        class Sampler:
+            def forward(self, x):
+                return x + torch.randn(3)
+        def jitter(x):
+            return x + torch.randn(x.shape)
+        """,
+    # A file that sets the default device.
+    """
+        import torch
+        import torch.nn as nn
+        torch.set_default_device("cuda")
+        class Net(nn.Module):
+            def forward(self, x):
+                return x + torch.zeros(3)
+        """,
+    # **kwargs may carry device=; a module whose input is built on the host.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x, **kw):
+                return x + torch.zeros(3, **kw)
+        """,
+    # .cpu() moves the input to the host first: both on the CPU.
+    """
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def forward(self, x):
+                return x.cpu() + torch.ones(3)
+        """,
+    # A helper whose every call passes a tensor built on the host (tokenised words): CPU + CPU.
+    """
+        import torch
+        import torch.nn as nn
+        class Embed(nn.Module):
+            def _pad(self, ids, size):
+                return torch.cat((ids, torch.zeros(size - len(ids)).long()))
+            def forward(self, words, extra):
+                a = self._pad(torch.LongTensor(words), 16)
+                b = self._pad(ids=torch.tensor([1, 2]), size=8)
+                return a, b
+        """,
+    # ``.type(x.type())``: the type string ('torch.cuda.FloatTensor') carries x's device.
+    """
+        import torch
+        import torch.nn as nn
+        class Pad(nn.Module):
+            def forward(self, x):
+                tail = torch.zeros(x.size(0), 3).type(x.type())
+                return torch.cat([x, tail], 1)
+        """,
+    # Helpers fed host values: a parameter annotated ``Tuple[int, int]``, ``x.shape`` and a number
+    # at every call, bounds the helper itself passes to ``torch.randint``.
+    """
+        from typing import Tuple
+        import torch
+        import torch.nn as nn
+        def span_count(grid: Tuple[int, int], width: int) -> int:
+            rows, steps = grid
+            return int(steps / width + torch.rand(1))
+        def jitter_count(grid, rate):
+            return int(rate * grid[1] + torch.rand(1))
+        def pick(lo, hi, width):
+            first = torch.randint(lo, hi - width, (1,))
+            return first - lo, hi - first
+        class Masker(nn.Module):
+            def forward(self, x):
+                k = span_count(self.grid, 4) + jitter_count(x.shape, 0.3)
+                return x[:, k:], pick(0, x.size(1), 2)
+        """,
+    # A helper given a local assigned a part of a shape: a Python int (deep-daze's
+    # ``width = out.shape[-1]`` then ``self.sample_sizes(..., width, ...)``).
+    """
+        import torch
+        import torch.nn as nn
+        class Cutouts(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+                self.batch_size = 4
+            def sample_sizes(self, width):
+                samples = torch.zeros(self.batch_size).normal_(mean=0.5, std=0.1)
+                return (samples * width).int()
+            def forward(self, x):
+                out = self.lin(x)
+                width = out.shape[-1]
+                sizes = self.sample_sizes(width)
+                return [out[..., :s] for s in sizes]
+        """,
+]
+
+
+INVALID = [
+    # The same helper shape given a local that holds a tensor: a statistic of the output.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                def noisy(self, scale):
+                    return torch.randn(4) * scale
+                def forward(self, x):
+                    out = self.lin(x)
+                    scale = out.std()
+                    return out + self.noisy(scale)
+            """,
+        lines=(9,),
+        messages=("`torch.randn(...)` in `M.forward` has no device=, so it is made on the CPU and then combined "
+                  "with `scale`: that fails with a device mismatch when the model runs on a GPU; pass "
+                  "device=scale.device",),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class M(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = nn.Linear(4, 4)
+                def noisy(self, scale):
+                    return torch.randn(4, device=scale.device) * scale
+                def forward(self, x):
+                    out = self.lin(x)
+                    scale = out.std()
+                    return out + self.noisy(scale)
+            """,
+    ),
+    # A tensor updated in place stays one: ``h`` holds the layer's output.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                def forward(self, x):
+                    h = self.fc(x)
+                    h *= 2
+                    return h + torch.ones(4)
+            """,
+        lines=(11,),
+        messages=(message("torch.ones", "Net", "h", "ones"),),
+    ),
+    # ``.type(torch.half)`` changes the dtype only: still on the CPU.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Pad(nn.Module):
+                def forward(self, x):
+                    tail = torch.zeros(x.size(0), 3).type(torch.half)
+                    return torch.cat([x, tail], 1)
+            """,
+        lines=(6,),
+        messages=(message("torch.zeros", "Pad", "x", "zeros"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class Pad(nn.Module):
+                def forward(self, x):
+                    tail = torch.zeros(x.size(0), 3, device=x.device).type(torch.half)
+                    return torch.cat([x, tail], 1)
+            """,
+    ),
+    # A helper fed a number and the model's input: the input carries the device.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            def blend(h, rate):
+                return rate * h + torch.rand(4)
+            class Mixer(nn.Module):
+                def forward(self, x):
+                    return blend(x, 0.5)
+            """,
+        lines=(5,),
+        messages=(message("torch.rand", "Mixer", "h", "rand"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            def blend(h, rate):
+                return rate * h + torch.rand(4, device=h.device)
+            class Mixer(nn.Module):
+                def forward(self, x):
+                    return blend(x, 0.5)
+            """,
+    ),
+    # The same helper, also called with the model's input: reported.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Embed(nn.Module):
+                def _pad(self, ids, size):
+                    return torch.cat((ids, torch.zeros(size - len(ids)).long()))
+                def forward(self, words, x):
+                    return self._pad(torch.LongTensor(words), 16), self._pad(x, 16)
+            """,
+        lines=(6,),
+        messages=(message("torch.zeros", "Embed", "ids", "zeros"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class Embed(nn.Module):
+                def _pad(self, ids, size):
+                    return torch.cat((ids, torch.zeros(size - len(ids), device=ids.device).long()))
+                def forward(self, words, x):
+                    return self._pad(torch.LongTensor(words), 16), self._pad(x, 16)
+            """,
+    ),
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return x + torch.zeros(x.size(0), 4)
+            """,
+        lines=(6,),
+        messages=(message("torch.zeros", "Net", "x", "zeros"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return x + torch.zeros(x.size(0), 4, device=x.device)
+            """,
+    ),
+    # Through a local name and a dtype-only chain.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class PositionalEncoding(nn.Module):
+                def forward(self, x):
+                    pos = torch.arange(x.size(1)).float().unsqueeze(0)
+                    return x + pos
+            """,
+        lines=(6,),
+        messages=(message("torch.arange", "PositionalEncoding", "x", "arange"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class PositionalEncoding(nn.Module):
+                def forward(self, x):
+                    pos = torch.arange(x.size(1), device=x.device).float().unsqueeze(0)
+                    return x + pos
+            """,
+    ),
+    # torch.cat with the input, a list literal passed to torch.tensor.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    cls = torch.tensor([[1.0, 0.0]])
+                    return torch.cat([x, cls.expand(x.size(0), 2)], dim=1)
+            """,
+        lines=(6,),
+        messages=(message("torch.tensor", "Net", "x", "tensor"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    cls = torch.tensor([[1.0, 0.0]], device=x.device)
+                    return torch.cat([x, cls.expand(x.size(0), 2)], dim=1)
+            """,
+    ),
+    # A causal mask meeting the scores through masked_fill.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Attention(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.qk = nn.Linear(8, 8)
+                def forward(self, x):
+                    scores = self.qk(x) @ x.transpose(1, 2)
+                    mask = torch.ones(x.size(1), x.size(1)).triu(1).bool()
+                    return scores.masked_fill(mask, float("-inf"))
+            """,
+        lines=(10,),
+        messages=(message("torch.ones", "Attention", "scores", "ones"),),
+    ),
+    # Noise added to a parameter.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Noisy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.weight = nn.Parameter(torch.zeros(4, 4))
+                def forward(self, x):
+                    w = self.weight + 0.01 * torch.randn(4, 4)
+                    return x @ w
+            """,
+        lines=(9,),
+        messages=(message("torch.randn", "Noisy", "self.weight", "randn"),),
+    ),
+    # In a helper method forward calls.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def _noise(self, h):
+                    return h + torch.rand(h.shape)
+                def forward(self, x):
+                    return self._noise(x)
+            """,
+        lines=(6,),
+        messages=(message("torch.rand", "Net", "h", "rand"),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def _noise(self, h):
+                    return h + torch.rand(h.shape, device=h.device)
+                def forward(self, x):
+                    return self._noise(x)
+            """,
+    ),
+    # An identity matrix through torch.matmul; an aliased import.
+    Invalid(
+        """
+            import torch as T
+            from torch import nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return T.matmul(x, T.eye(x.size(-1)))
+            """,
+        lines=(6,),
+        messages=(message("T.eye", "Net", "x", "eye"),),
+        fixed="""
+            import torch as T
+            from torch import nn
+            class Net(nn.Module):
+                def forward(self, x):
+                    return T.matmul(x, T.eye(x.size(-1), device=x.device))
+            """,
+    ),
+    # The output of a layer; torch.full.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                def forward(self, x):
+                    h = self.fc(x)
+                    bias = torch.full((4,), 0.5)
+                    return h - bias
+            """,
+        lines=(10,),
+        messages=(message("torch.full", "Net", "h", "full"),),
+    ),
+    # A subclass of a same-file module; augmented assignment.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Base(nn.Module):
+                pass
+            class Net(Base):
+                def forward(self, x):
+                    x += torch.randn(x.shape)
+                    return x
+            """,
+        lines=(8,),
+        messages=(message("torch.randn", "Net", "x", "randn"),),
+    ),
+    # randint and linspace, each combined with the input.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x, t):
+                    steps = torch.linspace(0, 1, 10)
+                    noise = torch.randint(0, 2, (10,))
+                    return x * steps + t * noise
+            """,
+        lines=(6, 7),
+        messages=(message("torch.linspace", "Net", "x", "linspace"), message("torch.randint", "Net", "t", "randint")),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class Net(nn.Module):
+                def forward(self, x, t):
+                    steps = torch.linspace(0, 1, 10, device=x.device)
+                    noise = torch.randint(0, 2, (10,), device=t.device)
+                    return x * steps + t * noise
+            """,
+    ),
+]

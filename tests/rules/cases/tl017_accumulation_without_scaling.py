@@ -1,0 +1,723 @@
+"""TL017's cases: code it must not report (``VALID``) and code it must report, with the
+exact line and message of every finding and, where its findings carry a fix, the file after
+``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
+
+from torchlint.checks.tl017_accumulation_without_scaling import message
+from torchlint.rule import Invalid
+
+
+VALID = [
+    # The fix: the loss divided by the number of micro-batches.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y) / accum_steps
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # Divided in place before the backward.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss /= accum_steps
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # Divided inside the scaler call.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        scaler = torch.cuda.amp.GradScaler()
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            scaler.scale(loss / accum_steps).backward()
+            if (i + 1) % accum_steps == 0:
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        """,
+    # Intentional sum reduction in the criterion: summing over micro-batches is what it asks for.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        summed = nn.CrossEntropyLoss(reduction="sum")
+        for i, (x, y) in enumerate(loader):
+            loss = summed(model(x), y)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # Intentional sum reduction in a functional loss.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = F.cross_entropy(model(x), y, reduction="sum")
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # Intentional sum documented in a comment.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            # gradients are summed over micro-batches on purpose (the lr is tuned for it)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # Accelerate divides the loss by its gradient_accumulation_steps in accelerator.backward.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            accelerator.backward(loss)
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # The gradients are averaged in the accumulation branch instead.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                for p in model.parameters():
+                    p.grad /= accum_steps
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # A loss from a helper may be scaled there: unknown, left alone.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = compute_loss(model, x, y)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # No accumulation: a step every iteration.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+        """,
+    # A weighted loss (multiplied by a value) is scaled already.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y) * loss_weight
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+    # nanoGPT: micro-steps in an inner loop, the loss divided, the step after the loop.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for it in range(max_iters):
+            for micro_step in range(accum_steps):
+                x, y = get_batch("train")
+                loss = model(x, y)
+                loss = loss / accum_steps
+                loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        """,
+    # ignite's supervised step: divided when accumulating (one of the values reaching the backward).
+    """
+        from ignite.engine import Engine
+        import torch
+        def update(engine, batch):
+            model.train()
+            x, y = batch
+            loss = criterion(model(x), y)
+            if accum_steps > 1:
+                loss = loss / accum_steps
+            loss.backward()
+            if engine.state.iteration % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        trainer = Engine(update)
+        """,
+]
+
+
+INVALID = [
+    # The plain bug: every update is accum_steps times too large.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(11,),
+        messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # Hugging Face style: the model's output carries the loss.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for step, batch in enumerate(train_dataloader):
+            outputs = model(**batch)
+            loss = outputs.loss
+            loss.backward()
+            if step % args.gradient_accumulation_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(12,),
+        messages=(message('loss.backward()', 'args.gradient_accumulation_steps', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for step, batch in enumerate(train_dataloader):
+                outputs = model(**batch)
+                loss = outputs.loss
+                (loss / args.gradient_accumulation_steps).backward()
+                if step % args.gradient_accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # With a GradScaler: scaling for fp16 is no accumulation scaling.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        scaler = torch.cuda.amp.GradScaler()
+        for i, (x, y) in enumerate(loader):
+            with torch.autocast("cuda"):
+                loss = criterion(model(x), y)
+            scaler.scale(loss).backward()
+            if (i + 1) % accum_steps == 0:
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad()
+        """,
+        lines=(13,),
+        messages=(message('scaler.scale(loss).backward()', 'accum_steps', 'scaler.step(optimizer)'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                with torch.autocast("cuda"):
+                    loss = criterion(model(x), y)
+                scaler.scale(loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # A functional loss, the count from the arguments.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for step, (x, y) in enumerate(loader):
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            if (step + 1) % args.accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(11,),
+        messages=(message('loss.backward()', 'args.accum', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for step, (x, y) in enumerate(loader):
+                loss = F.cross_entropy(model(x), y)
+                (loss / args.accum).backward()
+                if (step + 1) % args.accum == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # A gate named for accumulation, no modulo: the count is not written.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            accum_done = (i + 1) % accum_steps == 0
+            if accum_done:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(11,),
+        messages=(message('loss.backward()', None, 'optimizer.step()'),),
+    ),
+    # A sum of two mean losses, neither divided.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        aux = nn.MSELoss()
+        for i, (x, y) in enumerate(loader):
+            out = model(x)
+            loss = criterion(out, y) + aux(out, x[:, :2])
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(13,),
+        messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            aux = nn.MSELoss()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                loss = criterion(out, y) + aux(out, x[:, :2])
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # The backward under autocast still runs every iteration.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            with torch.autocast("cpu"):
+                loss = criterion(model(x), y)
+                loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(12,),
+        messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                with torch.autocast("cpu"):
+                    loss = criterion(model(x), y)
+                    (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # In a training function: the criterion is a parameter named like one.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        def train(net, loader, criterion, opt, accum):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(net(x), y)
+                loss.backward()
+                if (i + 1) % accum == 0:
+                    opt.step()
+                    opt.zero_grad()
+        """,
+        lines=(12,),
+        messages=(message('loss.backward()', 'accum', 'opt.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            def train(net, loader, criterion, opt, accum):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(net(x), y)
+                    (loss / accum).backward()
+                    if (i + 1) % accum == 0:
+                        opt.step()
+                        opt.zero_grad()
+            """,
+    ),
+    # The step in a helper called under the gate.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        def update():
+            optimizer.step()
+            optimizer.zero_grad()
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                update()
+        """,
+        lines=(14,),
+        messages=(message('loss.backward()', 'accum_steps', 'update()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            def update():
+                optimizer.step()
+                optimizer.zero_grad()
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    update()
+            """,
+    ),
+    # A comment that says nothing about the sum is no documentation.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            # backward every micro-batch
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(12,),
+        messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                # backward every micro-batch
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # The model returns the loss; .mean() keeps its scale.
+    Invalid(
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        criterion = nn.CrossEntropyLoss()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        accum_steps = 4
+        for i, (x, y) in enumerate(loader):
+            loss = model(x, y).mean()
+            loss.backward()
+            if (i + 1) % accum_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        lines=(11,),
+        messages=(message('loss.backward()', 'accum_steps', 'optimizer.step()'),),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = model(x, y).mean()
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # A literal count; the loss a sum: divided as a whole.
+    Invalid(
+        """
+            import torch.nn.functional as F
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                (F.cross_entropy(out, y) + F.mse_loss(out, y)).backward()
+                if (i + 1) % 8 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        lines=(5,),
+        messages=(message("(F.cross_entropy(out, y) + F.mse_loss(out, y)).backward()", "8", "optimizer.step()"),),
+        fixed="""
+            import torch.nn.functional as F
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                ((F.cross_entropy(out, y) + F.mse_loss(out, y)) / 8).backward()
+                if (i + 1) % 8 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # A loss written over several lines keeps its lines: the division is inserted around it.
+    Invalid(
+        """
+            import torch
+            import torch.nn.functional as F
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                scaler.scale(
+                    F.cross_entropy(out, y)
+                    + F.mse_loss(out, y)
+                ).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+        lines=(7,),
+        messages=(message("scaler.scale( F.cross_entropy(out, y) + F.mse_loss(out, y) ).backward()",
+                          "accum_steps", "scaler.step(optimizer)"),),
+        fixed="""
+            import torch
+            import torch.nn.functional as F
+            scaler = torch.cuda.amp.GradScaler()
+            for i, (x, y) in enumerate(loader):
+                out = model(x)
+                scaler.scale(
+                    (F.cross_entropy(out, y)
+                    + F.mse_loss(out, y)) / accum_steps
+                ).backward()
+                if (i + 1) % accum_steps == 0:
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+    ),
+    # The count is computed in the gate: no fix (a call may not give the same value twice).
+    Invalid(
+        """
+            import torch.nn.functional as F
+            for i, (x, y) in enumerate(loader):
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                if (i + 1) % accumulation_steps(i) == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        lines=(5,),
+        messages=(message("loss.backward()", "accumulation_steps(i)", "optimizer.step()"),),
+    ),
+    # An ignite process function runs once per batch: the same window without a loop.
+    Invalid(
+        """
+            from ignite.engine import Engine
+            def update(engine, batch):
+                model.train()
+                x, y = batch
+                loss = criterion(model(x), y)
+                loss.backward()
+                if engine.state.iteration % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            trainer = Engine(update)
+            """,
+        lines=(7,),
+        messages=(message("loss.backward()", "accum_steps", "optimizer.step()"),),
+        fixed="""
+            from ignite.engine import Engine
+            def update(engine, batch):
+                model.train()
+                x, y = batch
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()
+                if engine.state.iteration % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            trainer = Engine(update)
+            """,
+    ),
+]
