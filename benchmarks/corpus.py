@@ -192,7 +192,7 @@ def main() -> int:
 
     compileall.compile_dir(str(Path(importlib.util.find_spec("torchlint").origin).parent), quiet=1)
     # Likewise the code a first run keeps for dataclasses' generated methods
-    # (``torchlint.dataclass_code``), written as bytecode is: every run after an install's
+    # (``torchlint.speedups.dataclass_code``), written as bytecode is: every run after an install's
     # first reads it back.
     first_run = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryDirectory(prefix="torchlint-bench-first-") as first:

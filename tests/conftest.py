@@ -50,3 +50,10 @@ def run(capsys):
         return code, out, err
 
     return _run
+
+
+# The suite runs with the speed-ups the command line applies (``torchlint.speedups``), unless
+# TORCHLINT_NO_SPEEDUPS is set: tests/engine/test_speedups.py runs tests/engine both ways.
+from torchlint import speedups  # noqa: E402
+
+speedups.enable()

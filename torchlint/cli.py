@@ -7,9 +7,7 @@ Exit codes (as ruff): 0 no findings, 1 findings, 2 usage/configuration/internal 
 from __future__ import annotations
 
 import argparse
-import atexit
 import contextlib
-import gc
 import json
 import os
 import signal
@@ -21,7 +19,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from torchlint import __version__
-from torchlint.dataclass_code import compiled_dataclass_methods
+from torchlint import speedups
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
@@ -170,15 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line (``sys.argv`` when ``argv`` is None: the console script and
     ``python -m torchlint``, which exit when it returns)."""
     if argv is None:
-        # At exit, CPython's last cycle collections traverse every object still alive (the
-        # run's records and facts, LibCST's classes): frozen objects are left to the
-        # process's end (measured: 60-85 ms -> 20 ms after a -j 1 run on
-        # torchvision+skorch+accelerate). Files are closed and atexit handlers (temporary
-        # directories, the pool's shutdown) run as before.
-        atexit.register(gc.freeze)
-        # The process is the command line's own: dataclasses (LibCST's ~200 node classes
-        # among them) reuse the code earlier runs compiled for them (``dataclass_code``).
-        with compiled_dataclass_methods():
+        # The process is the command line's own: the speed-ups apply to it (``speedups``),
+        # from the start (dataclasses' kept code) and before any tree is built (the rest).
+        with speedups.start_up():
+            speedups.enable()
             return _main(list(sys.argv[1:]))
     return _main(list(argv))
 

@@ -78,7 +78,7 @@ class FileContext:
         """Forget the file's trees and analyses once its results are out. They hold reference
         cycles (rules and analyses point back at this context, scopes at their parents), so
         without this only the cycle collector frees a file's millions of nodes, traversing them
-        all first (``engine.gc_paused``); with it, reference counting frees them at once."""
+        all first (``speedups.process.collector_paused``); with it, reference counting frees them at once."""
         semantic = self.__dict__.get("_semantic")
         if semantic is not None:
             semantic.release()

@@ -4,16 +4,14 @@ suppressions) is ``torchlint.run``; this module imports neither ``pool`` nor ``c
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import queue
 import re
 import sys
 import threading
-from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
 from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.context import Dispatcher, FileContext
@@ -26,6 +24,7 @@ from torchlint.project import Facts, FileRecord, encode, module_name_for
 from torchlint.results import FileResult, ParseFailure, unanalysed_result
 from torchlint.rule import Rule, rule_classes
 from torchlint.semantic.index import class_facts
+from torchlint.speedups.process import collector_paused
 from torchlint.source import TOO_DEEP, Parsed, cpython_tree, parse_cst, read_python, read_text
 from torchlint.syntax import TARGET_VERSIONS
 
@@ -49,8 +48,9 @@ def analyze_source(
     enabled: frozenset[str],
     rule_options: dict[str, dict[str, Any]] | None = None,
 ) -> FileResult:
-    """Lint one file's bytes (``_analyze``) with the cycle collector paused (``gc_paused``)."""
-    with gc_paused():
+    """Lint one file's bytes (``_analyze``), with the cycle collector paused where the
+    speed-ups are on (``speedups.process.collector_paused``)."""
+    with collector_paused():
         return _analyze(path, data, enabled, rule_options)
 
 
@@ -60,30 +60,9 @@ def demand_facts(path: str, data: bytes, code: str,
     ``Project.demand``): the file analysed again, that rule alone, whatever its text
     pre-check says; with the rule's failures there. None where the file cannot be analysed
     or the rule failed on it."""
-    with gc_paused():
+    with collector_paused():
         result = _analyze(path, data, frozenset({code}), rule_options, demanded=code)
     return result.demanded, result.errors
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No automatic cycle collection while one file is analysed, one young-generation
-    collection after it. A file's trees and models are millions of short-lived objects:
-    CPython's collector, triggered every 700 allocations, traverses them again and again
-    although refcounting frees nearly all of them (measured: 10-18% of a cold run on
-    torchvision+skorch+accelerate). Everything the file allocated is still in the young
-    generation afterwards (nothing is promoted while collection is off), so the one
-    ``collect(0)`` frees the file's reference cycles at the cost of what survives it: peak
-    memory stays as it was. Nested use (a caller that already paused) changes nothing."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.collect(0)
 
 
 def _analyze(
@@ -292,29 +271,10 @@ DEEP_STACK_BYTES = 512 * 1024 * 1024
 _DEEP = threading.Lock()  # the recursion limit is process-wide: one deep run at a time
 
 
-_ARENAS_LIMITED = False
-
-
-def _limit_malloc_arenas() -> None:
-    """glibc gives each new thread a malloc arena of its own and keeps it: with a thread per
-    file, LibCST's native parser leaves memory in each (measured: ~30 MB more peak RSS per
-    process on torchvision+skorch). Two arenas per process are plenty; elsewhere a no-op."""
-    global _ARENAS_LIMITED
-    _ARENAS_LIMITED = True
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
-    except (OSError, AttributeError, TypeError):  # not glibc
-        pass
-
-
 def on_deep_stack(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` on a thread with a deep stack and recursion limit (``_DeepThread``);
     returns what it returned or raises what it raised. Where no such thread can start
     (address space limited by ``ulimit -v``), ``fn`` runs here, within the default limits."""
-    if not _ARENAS_LIMITED:
-        _limit_malloc_arenas()
     with _DEEP:
         deep = _deep_thread()
         if deep is None:

@@ -157,7 +157,10 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
     (Ctrl-C, SIGTERM) or fails."""
     from concurrent.futures import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_start, initargs=(os.getpid(),))
+    from torchlint import speedups
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_worker_start,
+                               initargs=(os.getpid(), speedups.enabled()))
     try:
         yield pool
     except BaseException:
@@ -178,9 +181,15 @@ def _kill(pool: ProcessPoolExecutor) -> None:
 
 # -- in each worker ------------------------------------------------------------------------
 
-def _worker_start(parent: int) -> None:
-    """A worker dies with its parent and leaves Ctrl-C to it (the parent kills its workers)."""
+def _worker_start(parent: int, fast: bool = False) -> None:
+    """A worker dies with its parent and leaves Ctrl-C to it (the parent kills its workers);
+    it has the speed-ups where its parent has them (``fast``: a forked worker has them
+    already, a spawned one applies them now)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if fast:
+        from torchlint import speedups
+
+        speedups.enable()
     if not _die_with_parent():
         threading.Thread(target=_watch_parent, args=(parent,), name="torchlint-parent-watch", daemon=True).start()
     if os.getppid() != parent:  # the parent died before the death signal was armed

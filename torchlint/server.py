@@ -359,8 +359,10 @@ def serve() -> None:
     error and reading goes on at the next header; pygls alone would fall silent)."""
     import sys
 
+    from torchlint import speedups
     from torchlint.lsp_frames import Framer, FramedStdin, LockedOutput
 
+    speedups.enable()  # the server's process is its own (``torchlint.speedups``)
     output = LockedOutput(sys.stdout.buffer)
     stdin = FramedStdin(Framer(sys.stdin.fileno()), lambda error: output.write(error.response()))
     build_server().start_io(stdin, output)  # type: ignore[arg-type]

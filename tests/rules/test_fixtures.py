@@ -9,7 +9,7 @@ from pathlib import Path
 from torchlint.cli import main
 from torchlint.rule import all_rules
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def _check(project: str, tmp_path, monkeypatch) -> list[dict]:

@@ -1,4 +1,4 @@
-"""Shared-layer queries added for issue 12 (TL001, TL004; ``optimises_inputs`` is for TL006
+"""Shared-layer queries of TL001 and TL004 (``optimises_inputs`` is for TL006
 too): what kind of run a file is (``semantic.runs``), where a value is a configurable
 default (``semantic.settings``), what a DataLoader feeds (``semantic.loaders``), epoch-loop
 counts (``semantic.epochs``) and the optimizer class a variable holds

@@ -17,7 +17,7 @@ from torchlint.rule import all_rules
 from torchlint.semantic.index import class_facts
 from torchlint.source import check_syntax
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # The traps: one-line bodies, elif chains, try/except*/else/finally, match, while/for else,
 # with targets, starred and nested targets, *bases, subscripted and keyword bases, async

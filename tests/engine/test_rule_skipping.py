@@ -13,7 +13,7 @@ from torchlint.rule import all_rules
 from torchlint.testing import lint_tree
 from tests.rules.cases import cases_of
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 STATIC_RULES = [r for r in all_rules() if not r.traced and r.code != "TL000"]
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from torchlint import bounded
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 LOAD = 'import torch\nstate = torch.load("model.pt")\n'  # TL016 reads the project's torch pin
 HUGE = "9" * 5000
 

@@ -28,7 +28,7 @@ from torchlint.cli import main
 from torchlint.rule import rule_index
 from torchlint.testing import fix_snippet, lint_snippet
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURES = sorted((REPO / "fixtures" / "buggy_project").glob("*.py"))
 SETTINGS = settings(max_examples=40, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -11,7 +11,7 @@ import pytest
 
 from torchlint.rule import RuleInfo, all_rules, rule_classes, rule_index
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 
 from update_readme import registry_source  # noqa: E402

@@ -8,7 +8,7 @@ from pathlib import Path
 from torchlint.cli import options_markdown, rules_markdown
 from torchlint.rule import all_rules
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 

@@ -15,7 +15,7 @@ from torchlint.config import build_settings
 from torchlint.run import lint_files
 from torchlint.files import discover
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -323,7 +323,7 @@ def test_two_fix_runs_at_once_leave_every_file_fixed_once(tmp_path):
     (each fix applied once: no ``model.eval()`` twice, no ``training=`` given twice)."""
     import sys
 
-    source = Path(__file__).resolve().parents[1] / "fixtures" / "buggy_project"
+    source = Path(__file__).resolve().parents[2] / "fixtures" / "buggy_project"
     reference = tmp_path / "reference"
     shutil.copytree(source, reference)
     command = [sys.executable, "-m", "torchlint", "check", "--fix", "--unsafe-fixes", "--no-cache", "-q", "."]

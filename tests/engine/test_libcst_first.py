@@ -15,7 +15,7 @@ from torchlint import checks, engine, source
 from torchlint.engine import analyze_source
 from torchlint.source import libcst_decides
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ALL = frozenset(r.code for r in checks.discover())
 TRAINING = (
     "import torch\nfrom torch import nn\n\nmodel = nn.Linear(2, 2)\n"

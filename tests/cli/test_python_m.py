@@ -62,7 +62,7 @@ def test_other_processes_get_no_finder(tmp_path):
 
 
 def test_the_command_line_parser():
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "packaging"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "packaging"))
     try:
         from _torchlint_precedence import started_module
     finally:

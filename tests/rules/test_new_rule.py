@@ -13,7 +13,7 @@ import pytest
 
 from torchlint import catalog
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NEW = {
     "torchlint/checks/tl090_list_held_layer.py",
     "rules/TL090-list-held-layer.md",

@@ -18,7 +18,7 @@ import pytest
 from torchlint.lsp_frames import FrameError, Framer
 
 pytest.importorskip("pygls")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def frame(message: dict | bytes, length: int | None = None, headers: bytes | None = None) -> bytes:

@@ -16,7 +16,7 @@ import pytest
 from torchlint.config import parse_toml
 from torchlint.flake8 import Plugin
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 SOURCE = textwrap.dedent("""\
     import torch

@@ -1,4 +1,4 @@
-"""The code kept for dataclasses' generated methods (``torchlint.dataclass_code``): the
+"""The code kept for dataclasses' generated methods (``torchlint.speedups.dataclass_code``): the
 classes made with it are the classes made without it, and a bad or unwritable cache costs
 nothing but the time."""
 
@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from torchlint import dataclass_code
-from torchlint.dataclass_code import compiled_dataclass_methods, load, save
+from torchlint.speedups import dataclass_code
+from torchlint.speedups.dataclass_code import compiled_dataclass_methods, load, save
 
 # Imports LibCST in a fresh interpreter (with the kept code at argv[1] unless it is "-") and
 # prints a digest of every method dataclasses generated for its node classes, with what the
 # block reused and compiled.
 _DIGEST = textwrap.dedent("""
     import contextlib, dataclasses, hashlib, json, sys
-    from torchlint.dataclass_code import compiled_dataclass_methods
+    from torchlint.speedups.dataclass_code import compiled_dataclass_methods
 
     def code_digest(code):
         parts = [code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_flags,
@@ -56,7 +56,7 @@ def _writes_bytecode(monkeypatch):
 
 
 def _run(path: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "TORCHLINT_NO_SPEEDUPS")}
     out = subprocess.run([sys.executable, "-c", _DIGEST, path], capture_output=True, text=True, env=env, check=True)
     return json.loads(out.stdout)
 
@@ -163,11 +163,11 @@ def test_the_command_line_reuses_the_kept_code(tmp_path):
     """Two runs of the console entry point: the second compiles no dataclass method (read
     through ``sys.pycache_prefix``, so the installed package's cache is left alone)."""
     (tmp_path / "a.py").write_text("x = 1\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "TORCHLINT_NO_SPEEDUPS")}
     probe = textwrap.dedent("""
         import sys
         sys.pycache_prefix = sys.argv[1]
-        import torchlint.cli as cli, torchlint.dataclass_code as dc
+        import torchlint.cli as cli, torchlint.speedups.dataclass_code as dc
         seen = []
         real = dc.compiled_dataclass_methods
         def spy(*a, **k):
@@ -178,7 +178,7 @@ def test_the_command_line_reuses_the_kept_code(tmp_path):
                 def __enter__(self): return reuse
                 def __exit__(self, *exc): return block.__exit__(*exc)
             return Wrap()
-        cli.compiled_dataclass_methods = spy
+        dc.compiled_dataclass_methods = spy
         sys.argv = ["torchlint", "check", "--isolated", "-q", "--no-cache", sys.argv[2]]
         code = cli.main()
         print(seen[0].reused, seen[0].compiled, code)

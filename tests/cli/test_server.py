@@ -17,7 +17,7 @@ from torchlint.fixes import Edit, Fix
 from torchlint.server import MISSING, diagnostic, fix_all, lint_document, offered_fix
 from torchlint.testing import make_settings
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 BUGGY = textwrap.dedent("""\
     import torch

@@ -19,7 +19,7 @@ import pytest
 from torchlint.config import build_settings
 from torchlint.files import discover
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BAD = "def train(:\n    pass\n"  # one TL000 finding: proof that the other files are still linted
 
 
