@@ -24,13 +24,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks"), str(REPO / "tests" / "trace" / "models")]
 
-import torch  # noqa: E402
-
 import planned  # noqa: E402  (tests/trace/models/planned.py)
+import torch  # noqa: E402
 import trace_7b  # noqa: E402  (its model classes are defined on import)
+
+from torchlint.shapes import InputSpec  # noqa: E402
 from torchlint.trace import plan  # noqa: E402
 from torchlint.trace.child import memory  # noqa: E402
-from torchlint.trace.shapes import InputSpec  # noqa: E402
 
 MiB = 2**20
 

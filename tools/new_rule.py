@@ -13,7 +13,7 @@ writes
                                                     where the buggy project shows the bug
 
 and regenerates the README tables, the page's Options block and the rule registry
-(torchlint/checks/registry.py) with tools/update_readme.py.
+(torchlint/registry.py) with tools/generate.py.
 Until the placeholders are filled, tests/test_rule_cases.py (too few cases, the page's
 Example not reported) and tests/test_fixtures.py (no finding in fixtures/buggy_project) fail.
 Tests beyond the cases (several files, options) go in tests/rules/test_<module>.py where a
@@ -163,9 +163,9 @@ def main(argv: list[str] | None = None, repo: Path = REPO) -> int:
 
     if str(repo) not in sys.path:
         sys.path.insert(0, str(repo))
-    from torchlint.rule import all_rules
+    from torchlint import checks
 
-    for rule in all_rules():
+    for rule in checks.discover():
         if rule.code == code:
             refuse(f"{code} is taken by {rule.code} {rule.name}")
         if rule.name == name:
@@ -188,14 +188,12 @@ def main(argv: list[str] | None = None, repo: Path = REPO) -> int:
         path.write_text(contents[key], encoding="utf-8")
         print(f"created {path.relative_to(repo)}")
 
-    from torchlint import checks
-
     importlib.invalidate_caches()
     checks._discover.cache_clear()
-    if code not in {r.code for r in all_rules()}:  # pragma: no cover - a template bug
+    if code not in {r.code for r in checks.discover()}:  # pragma: no cover - a template bug
         refuse(f"{code} was written but is not discovered")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from update_readme import update
+    from generate import update
 
     for path in update(repo):
         print(f"updated {path.relative_to(repo)}")

@@ -6,7 +6,7 @@ they live in ``torchlint/catalog``; in a source checkout, in ``rules/`` at the t
 
 The start of each page's ``## Options`` section is generated from ``Rule.options``
 (``options_block``) between ``<!-- options:start -->`` and ``<!-- options:end -->``:
-``python tools/update_readme.py`` rewrites it and ``tests/test_rule_cases.py`` checks it.
+``python tools/generate.py`` rewrites it and ``tests/test_rule_cases.py`` checks it.
 ``page`` hides the markers from readers.
 """
 

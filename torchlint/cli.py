@@ -18,8 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from torchlint import __version__
-from torchlint import speedups
+from torchlint import __version__, speedups
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
@@ -261,8 +260,8 @@ def common_directory(paths: list[str], cwd: Path) -> Path:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from torchlint.files import discover
-    from torchlint.run import lint_files, project_context
     from torchlint.formats import FORMAT_NAMES, Report, render
+    from torchlint.run import lint_files, project_context
 
     if args.format not in FORMAT_NAMES:
         raise UsageError(f"--format {args.format}: unknown format (accepted: {', '.join(FORMAT_NAMES)})")
@@ -628,16 +627,16 @@ def add_noqa_comments(findings: list, files: list, *, quiet: bool) -> int:
     """``--add-noqa``: a ``# noqa: CODES`` comment (or the missing codes appended to the one
     there) on each line with a finding, in each file; the file's bytes are otherwise kept.
     TL000 (the file did not parse), the noqa rules' own findings and notebooks are left out."""
-    from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
-    from torchlint.noqa import add_noqa, noqa_rule_codes
+    from torchlint.codes import SYNTAX_ERROR
     from torchlint.files import read_source
+    from torchlint.noqa import add_noqa, noqa_rule_codes
     from torchlint.notebook import is_notebook
     from torchlint.output import write_bytes_atomic
 
     by_display = {f.display: f.path for f in files}
     wanted: dict[str, dict[int, set[str]]] = {}
     for f in findings:
-        if f.rule not in (SyntaxErrorRule.code, *noqa_rule_codes()) and f.path in by_display:
+        if f.rule not in (SYNTAX_ERROR, *noqa_rule_codes()) and f.path in by_display:
             wanted.setdefault(f.path, {}).setdefault(f.line, set()).add(f.rule)
     for display in sorted(d for d in wanted if is_notebook(d)):  # its lines are its cells', not its JSON's
         del wanted[display]

@@ -388,7 +388,7 @@ def _apply_table(settings: Settings, table: dict[str, Any], path: Path) -> None:
     if "trace" in table:
         if not isinstance(table["trace"], dict):
             raise ConfigError(source, "trace", "must be a table")
-        from torchlint.trace.config import load as validate_trace
+        from torchlint.trace_settings import load as validate_trace
 
         validate_trace(table["trace"], source)  # no torch needed
         settings.trace = table["trace"]
@@ -407,9 +407,9 @@ def _apply_table(settings: Settings, table: dict[str, Any], path: Path) -> None:
             setattr(settings, key, codes)
     if "target-version" in table:
         target = _target_version(table["target-version"], source)
-        from torchlint.checks.tl000_syntax_error import SyntaxErrorRule  # target-version decides its findings
+        from torchlint.codes import SYNTAX_ERROR  # target-version decides its findings
 
-        settings.rule_options.setdefault(SyntaxErrorRule.code, {})["target-version"] = target
+        settings.rule_options.setdefault(SYNTAX_ERROR, {})["target-version"] = target
 
 
 class Configs:
@@ -467,7 +467,7 @@ def discover_configs(start: Path, cli: dict[str, list[str] | None] | None = None
     """The settings of files under ``start`` (a directory), found as ``torchlint check``
     finds them: the outermost configuration file from ``start`` up to its git repository's
     top is the base, and each file's nearest one below it its own (``Configs``)."""
-    from torchlint.files import git_root
+    from torchlint.gitignore import git_root
 
     stop = git_root(start)
     config_path = outermost_config(start, stop)

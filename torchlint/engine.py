@@ -13,7 +13,7 @@ import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
+from torchlint.codes import SYNTAX_ERROR
 from torchlint.context import Dispatcher, FileContext
 from torchlint.errors import RuleError, describe
 from torchlint.finding import Finding, Span
@@ -22,10 +22,10 @@ from torchlint.noqa import scan
 from torchlint.notebook import NotebookError, is_notebook, read_notebook
 from torchlint.project import Facts, FileRecord, encode, module_name_for
 from torchlint.results import FileResult, ParseFailure, unanalysed_result
-from torchlint.rule import Rule, rule_classes
+from torchlint.rule import Rule, rule_classes, rule_info
 from torchlint.semantic.index import class_facts
-from torchlint.speedups.process import collector_paused
 from torchlint.source import TOO_DEEP, Parsed, cpython_tree, parse_cst, read_python, read_text
+from torchlint.speedups.process import collector_paused
 from torchlint.syntax import TARGET_VERSIONS
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def _analyze(
     record = FileRecord(path=path, module_name=module_name_for(path), is_package=is_package)
     # Not on the deep stack: CPython's parser scales its depth limit with the recursion
     # limit, and deeper input only reaches LibCST, whose parse time grows quadratically.
-    target = TARGET_VERSIONS.get((rule_options.get(SyntaxErrorRule.code) or {}).get("target-version"))
+    target = TARGET_VERSIONS.get((rule_options.get(SYNTAX_ERROR) or {}).get("target-version"))
     notebook, bad_cells = None, []
     if is_notebook(path):  # its code cells' Python, never its JSON
         try:
@@ -112,8 +112,8 @@ def _analyze(
         if len(found) > len(bad_cells):
             record = FileRecord(path=path, module_name=record.module_name, is_package=is_package, cells=record.cells)
             result, bad_cells = _analyze_text(record, text, enabled, rule_options, target, demanded), found
-    if bad_cells and SyntaxErrorRule.code in enabled and result.record.parsed:
-        result.findings.extend(Finding.at(SyntaxErrorRule, path, Span.point(f.line, f.column),
+    if bad_cells and SYNTAX_ERROR in enabled and result.record.parsed:
+        result.findings.extend(Finding.at(rule_info(SYNTAX_ERROR), path, Span.point(f.line, f.column),
                                           f"{f.message}; this cell was not checked (the notebook's other cells were)")
                                for f in bad_cells)
         result.findings.sort(key=lambda f: f.sort_key)
@@ -166,7 +166,7 @@ def _analyze_text(record: FileRecord, text: str, enabled: frozenset[str], rule_o
     record.suppressions = scan(text)
     options = {
         c: rule_options.get(c.code) or c.default_options()
-        for c in rule_classes(enabled) if c is not SyntaxErrorRule and not c.traced
+        for c in rule_classes(enabled) if c.code != SYNTAX_ERROR and not c.traced
     }
     # (rule class, its options, whether it reports here: ``_run_as``) of each rule run on the file
     runs = [(c, opts, True if c.code == demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
 from functools import cached_property
-from typing import NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from torchlint import bounded
-from torchlint.config import Settings
 from torchlint.errors import UsageError
-from torchlint.gitignore import PatternError, Spec, compile_pattern
 from torchlint.filekinds import is_test_file  # noqa: F401  (re-exported from its old home)
+from torchlint.gitignore import PatternError, Spec, compile_pattern, git_root
+
+if TYPE_CHECKING:
+    from torchlint.config import Settings
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 LINTED_SUFFIXES = (*PYTHON_SUFFIXES, ".ipynb")  # what a directory walk picks up
@@ -153,13 +154,6 @@ def _gitignore(directory: Path, cwd: Path, problems: list[Problem]) -> Spec | No
     except OSError:
         return None
     return compile_lines(lines, display_path(file, cwd), problems)
-
-
-def git_root(start: Path) -> Path | None:
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return None
 
 
 class Excluder:

@@ -5,10 +5,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
-
-if TYPE_CHECKING:
-    from torchlint.fixes import Fix
+from typing import Any, Protocol
 
 
 class Severity(str, enum.Enum):
@@ -118,10 +115,72 @@ class Finding:
         data = dict(data)
         data["severity"] = Severity(data["severity"])
         if data.get("fix") is not None:
-            from torchlint.fixes import Fix
-
             data["fix"] = Fix.from_json(data["fix"])
         return cls(**data)
+
+
+# -- fixes: the edits a finding carries (built by ``torchlint.fixes``) ----------------------
+
+SAFE, UNSAFE = "safe", "unsafe"
+APPLICABILITIES = (SAFE, UNSAFE)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text from ``span``'s start to its end (exclusive) by ``content``; an
+    empty span inserts."""
+
+    span: Span
+    content: str
+
+    def to_json(self) -> list:
+        return [*self.span.to_json(), self.content]
+
+    @classmethod
+    def from_json(cls, data: list) -> "Edit":
+        *span, content = data
+        return cls(Span.from_json(span), content)
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    title: str
+    applicability: str
+    edits: tuple[Edit, ...]
+
+    @classmethod
+    def safe(cls, title: str, *edits: Edit) -> "Fix":
+        return cls(title, SAFE, tuple(edits))
+
+    @classmethod
+    def unsafe(cls, title: str, *edits: Edit) -> "Fix":
+        return cls(title, UNSAFE, tuple(edits))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "applicability": self.applicability, "edits": [e.to_json() for e in self.edits]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Fix":
+        return cls(data["title"], data["applicability"], tuple(Edit.from_json(e) for e in data["edits"]))
+
+    @staticmethod
+    def valid_json(data: Any) -> bool:
+        """Whether ``data`` is what ``to_json`` writes (the cache checks what it reads)."""
+        return (type(data) is dict and data.keys() == {"title", "applicability", "edits"}
+                and type(data["title"]) is str and data["applicability"] in APPLICABILITIES
+                and type(data["edits"]) is list and all(
+                    type(e) is list and len(e) == 5 and all(type(n) is int and n >= 1 for n in e[:4])
+                    and type(e[4]) is str for e in data["edits"]))
+
+
+def trailing_json(fix: "Fix | None") -> list:
+    """A fix as the optional last item of a pending finding's fact list: ``[]`` or ``[its JSON]``."""
+    return [fix.to_json()] if fix is not None else []
+
+
+def from_trailing(rest: list) -> "Fix | None":
+    """The fix ``trailing_json`` put after a pending finding's items (``*rest`` of the list)."""
+    return Fix.from_json(rest[0]) if rest else None
 
 
 # -- making text safe to print -----------------------------------------------------------

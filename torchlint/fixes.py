@@ -1,6 +1,7 @@
 """Autofixes: what a rule attaches to a finding, and how edits are applied to a file's text.
 
-A ``Fix`` is a short title, an applicability (``safe``: it cannot change what the program
+The data (``Fix``, ``Edit``) is defined with the finding it belongs to (``torchlint.finding``)
+and named here too, beside the helpers that build edits. A ``Fix`` is a short title, an applicability (``safe``: it cannot change what the program
 computes beyond removing the bug; ``unsafe``: it changes checkpoint keys, semantics the
 author may rely on, or needs judgment) and one or more ``Edit``s. An edit replaces the text
 between two positions (1-based lines and columns, the end column exclusive, as a finding's
@@ -15,77 +16,19 @@ inside it are kept. Every edit's text uses the file's own line ending.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from torchlint.finding import Span
+from torchlint.finding import APPLICABILITIES, SAFE, UNSAFE, Edit, Fix, Span, from_trailing, trailing_json  # noqa: F401
+
+__all__ = ["APPLICABILITIES", "SAFE", "UNSAFE", "Edit", "Fix", "apply_fixes", "from_trailing", "full_span", "insert_after",
+           "insert_statement_before", "own_statement", "replace_node", "trailing_json"]
 
 if TYPE_CHECKING:
     import libcst as cst
 
     from torchlint.context import FileContext
 
-SAFE, UNSAFE = "safe", "unsafe"
-APPLICABILITIES = (SAFE, UNSAFE)
 _NEWLINE = re.compile(r"\r\n?|\n")  # what LibCST (and so every span) counts as a line break
-
-
-@dataclass(frozen=True, slots=True)
-class Edit:
-    """Replace the text from ``span``'s start to its end (exclusive) by ``content``; an
-    empty span inserts."""
-
-    span: Span
-    content: str
-
-    def to_json(self) -> list:
-        return [*self.span.to_json(), self.content]
-
-    @classmethod
-    def from_json(cls, data: list) -> "Edit":
-        *span, content = data
-        return cls(Span.from_json(span), content)
-
-
-@dataclass(frozen=True, slots=True)
-class Fix:
-    title: str
-    applicability: str
-    edits: tuple[Edit, ...]
-
-    @classmethod
-    def safe(cls, title: str, *edits: Edit) -> "Fix":
-        return cls(title, SAFE, tuple(edits))
-
-    @classmethod
-    def unsafe(cls, title: str, *edits: Edit) -> "Fix":
-        return cls(title, UNSAFE, tuple(edits))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"title": self.title, "applicability": self.applicability, "edits": [e.to_json() for e in self.edits]}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Fix":
-        return cls(data["title"], data["applicability"], tuple(Edit.from_json(e) for e in data["edits"]))
-
-    @staticmethod
-    def valid_json(data: Any) -> bool:
-        """Whether ``data`` is what ``to_json`` writes (the cache checks what it reads)."""
-        return (type(data) is dict and data.keys() == {"title", "applicability", "edits"}
-                and type(data["title"]) is str and data["applicability"] in APPLICABILITIES
-                and type(data["edits"]) is list and all(
-                    type(e) is list and len(e) == 5 and all(type(n) is int and n >= 1 for n in e[:4])
-                    and type(e[4]) is str for e in data["edits"]))
-
-
-def trailing_json(fix: "Fix | None") -> list:
-    """A fix as the optional last item of a pending finding's fact list: ``[]`` or ``[its JSON]``."""
-    return [fix.to_json()] if fix is not None else []
-
-
-def from_trailing(rest: list) -> "Fix | None":
-    """The fix ``trailing_json`` put after a pending finding's items (``*rest`` of the list)."""
-    return Fix.from_json(rest[0]) if rest else None
 
 
 # -- building edits from LibCST nodes ------------------------------------------------------

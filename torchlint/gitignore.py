@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable
 
 _CLASSES = {
@@ -197,3 +198,12 @@ class Spec:
             if self.check("/".join(parts[:depth]), is_dir or not last):
                 return True
         return False
+
+
+def git_root(start: Path) -> Path | None:
+    """The top of the git repository ``start`` is in (the nearest directory above it, or it,
+    holding ``.git``); None outside one."""
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None

@@ -393,12 +393,10 @@ def _covered_by(text: str) -> dict[int, list[int]]:
 # -- TL901 unused-noqa and TL902 invalid-noqa: judged once every finding is known -------------
 
 def noqa_rule_codes() -> tuple[str, str]:
-    """The codes of the rules about noqa comments themselves (unused, invalid), read from
-    their rule classes."""
-    from torchlint.checks.tl901_unused_noqa import UnusedNoqa
-    from torchlint.checks.tl902_invalid_noqa import InvalidNoqa
+    """The codes of the rules about noqa comments themselves (unused, invalid)."""
+    from torchlint import codes
 
-    return UnusedNoqa.code, InvalidNoqa.code
+    return codes.UNUSED_NOQA, codes.INVALID_NOQA
 
 
 def noqa_findings(records: Iterable["FileRecord"], reported: Iterable["Finding"], enabled: frozenset[str]) -> list["Finding"]:
@@ -452,8 +450,8 @@ def unused_fix(directive: Directive, unused: list[str]) -> "Fix":
     keeps none, the directive removed with the spaces around it, the comments beside it kept
     (``x = 1  # noqa: TL001  # why`` -> ``x = 1  # why``; an explanation after the codes stays
     a comment: ``# noqa: TL001 flaky`` -> ``# flaky``), its line too when nothing else is on it."""
-    from torchlint.fixes import Edit, Fix
     from torchlint.finding import Span
+    from torchlint.fixes import Edit, Fix
 
     line, start = directive.line, directive.column - 1
     end = start + directive.length

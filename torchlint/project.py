@@ -275,7 +275,7 @@ class Project:
     def _subclass_maps(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         found = getattr(self, "_subclass_table", None)
         if found is None:
-            from torchlint.semantic.libraries import UTILITY_ROOTS, root
+            from torchlint.libraries import UTILITY_ROOTS, root
 
             table = self._classes()
             exact: dict[str, set[str]] = {}
@@ -352,7 +352,7 @@ class Project:
     def is_nn_module(self, qualified: str) -> bool:
         """Whether a project class is a ``torch.nn.Module`` (through any chain of project
         bases ending in ``torch.nn.*``/Lightning module classes)."""
-        from torchlint.semantic.modules import is_module_base
+        from torchlint.libraries import is_module_base
 
         return any(is_module_base(base) for base in [qualified, *self.ancestors(qualified)])
 

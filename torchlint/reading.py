@@ -81,7 +81,7 @@ def file_lines(cwd: Path) -> LineSource:
     code cells: ``torchlint.notebook``); None when unreadable, not a
     regular file any more (a FIFO swapped in after linting never blocks the report), or
     larger than ``FRAME_MAX_BYTES``."""
-    from torchlint.files import read_source
+    from torchlint.bounded import NOTEBOOK_LIMIT, read_file
 
     cache: dict[str, list[str] | None] = {}
 
@@ -89,9 +89,10 @@ def file_lines(cwd: Path) -> LineSource:
         if path not in cache:
             try:
                 data = given(cwd / path)
-                if data is None and (cwd / path).stat().st_size > FRAME_MAX_BYTES:
-                    raise ValueError("too large for a code frame")
-                cache[path] = source_lines(_text_of(path, data if data is not None else read_source(cwd / path)))
+                if data is None:
+                    limit = NOTEBOOK_LIMIT if path.endswith(".ipynb") else FRAME_MAX_BYTES
+                    data = read_file(cwd / path, limit)  # OSError where larger: no code frame
+                cache[path] = source_lines(_text_of(path, data))
             except (OSError, ValueError):
                 cache[path] = None
         return cache[path]

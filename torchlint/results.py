@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
+from torchlint.codes import SYNTAX_ERROR
 from torchlint.finding import Finding, Span
 from torchlint.project import FileRecord, module_name_for
+from torchlint.rule import rule_info
 
 if TYPE_CHECKING:
     from torchlint.errors import RuleError
@@ -63,9 +64,9 @@ def unanalysed_result(record: FileRecord, failure: ParseFailure | None, enabled:
     where = f" (line {failure.line}, column {failure.column})" if failure.message.startswith("syntax error") else ""
     record.unanalysed = failure.message + where
     findings = []
-    if SyntaxErrorRule.code in enabled:
+    if SYNTAX_ERROR in enabled:
         message = f"{failure.message}; nothing in this file was checked"
-        findings.append(Finding.at(SyntaxErrorRule, record.path, Span.point(failure.line, failure.column), message))
+        findings.append(Finding.at(rule_info(SYNTAX_ERROR), record.path, Span.point(failure.line, failure.column), message))
     return FileResult(record.path, findings, record)
 
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from torchlint.checks.tl000_syntax_error import SyntaxErrorRule
 from torchlint.cache import settings_key
+from torchlint.codes import SYNTAX_ERROR
 from torchlint.config import Configs, Settings, discover_configs
 from torchlint.errors import RuleError, describe
-from torchlint.files import SourceFile, discover, display_path, git_root, read_source
+from torchlint.files import SourceFile, discover, display_path, read_source
 from torchlint.finding import Finding
+from torchlint.gitignore import git_root
 from torchlint.noqa import noqa_findings
 from torchlint.notebook import code_size, in_cells, is_notebook
 from torchlint.pins import TorchPin, read_torch_pin
@@ -51,7 +52,7 @@ class RunResult:
 
     @property
     def failed_files(self) -> list[Finding]:
-        return [f for f in self.findings if f.rule == SyntaxErrorRule.code]
+        return [f for f in self.findings if f.rule == SYNTAX_ERROR]
 
 
 def lint_files(
@@ -507,7 +508,7 @@ def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: 
         kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
     kept.sort(key=lambda f: f.sort_key)
     kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
-    unanalysed = sorted((p, records[p].unanalysed) for own, paths in by_settings if SyntaxErrorRule.code not in own.enabled
+    unanalysed = sorted((p, records[p].unanalysed) for own, paths in by_settings if SYNTAX_ERROR not in own.enabled
                         for p in paths if records[p].unanalysed and reported(p))
     return RunResult(kept, errors, sorted(p for p in records if reported(p)), unanalysed=unanalysed)
 

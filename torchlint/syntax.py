@@ -137,7 +137,7 @@ FEATURES: dict[type[cst.CSTNode], list[tuple[Version, Test]]] = {
 
 def features(module: cst.Module, newer_than: Version) -> Iterator[Feature]:
     """Every use of syntax newer than ``newer_than``, in source order."""
-    from torchlint.context import iter_nodes
+    from torchlint.tree import iter_nodes
 
     wanted = {kind: [(v, t) for v, t in tests if v > newer_than] for kind, tests in FEATURES.items()}
     for node in iter_nodes(module):

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from torchlint.config import Settings
-from torchlint.files import discover
 from torchlint.engine import analyze_source
-from torchlint.run import demander, finish, fix_files, lint_files, project_context
+from torchlint.files import discover
 from torchlint.finding import Finding
 from torchlint.rule import Rule, RuleInfo, all_rules
+from torchlint.run import demander, finish, fix_files, lint_files, project_context
 
 
 def make_settings(select: Iterable[str] | None = None, options: dict[str, dict[str, Any]] | None = None) -> Settings:
@@ -119,8 +119,7 @@ def add_rules(monkeypatch: Any, *rules: type[Rule]) -> None:
     """Make ``rules`` (classes a test defines outside ``torchlint.checks``) part of every run
     while ``monkeypatch`` (pytest's fixture) lasts: among the rule classes
     (``checks.discover``) and in the registry a run reads (``rule.rule_index``)."""
-    from torchlint import checks
-    from torchlint.checks import registry
+    from torchlint import checks, registry
 
     classes = sorted([*checks.discover(), *rules], key=lambda r: r.code)
     infos = tuple(sorted([*registry.RULES, *map(RuleInfo.of, rules)], key=lambda r: r.code))

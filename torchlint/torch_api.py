@@ -8,10 +8,15 @@ LibCST node. None of this imports torch.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from torchlint.context import FileContext, dotted_name
+from torchlint.libraries import torch_nn_class
+from torchlint.statements import dotted_name
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
 
 # -- optimizers --------------------------------------------------------------------------
 
@@ -237,24 +242,6 @@ def is_false_literal(expr: cst.BaseExpression) -> bool:
 
 
 # ``torch.nn`` names that are not module classes.
-_NN_NOT_MODULES = {"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"}
-
-
-def torch_nn_class(qualified: str) -> str | None:
-    """``torch.nn.Linear`` / ``torch.nn.modules.conv.Conv2d`` -> the module class's name; None
-    for ``nn.Parameter``, ``nn.init.*``, ``nn.functional.*``, ``nn.utils.*``, ... (a name, no node:
-    the project pass asks it about qualified bases)."""
-    if not qualified.startswith("torch.nn."):
-        return None
-    parts = qualified[9:].split(".")
-    last = parts[-1]
-    if not last[:1].isupper() or last in _NN_NOT_MODULES:
-        return None
-    if len(parts) > 1 and parts[0] != "modules":
-        return None
-    return last
-
-
 # Layers without parameters: with inputs that do not require grad, autograd records nothing.
 PARAMETER_FREE_LAYERS = {
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
@@ -510,3 +497,17 @@ def logits_loss(qualified: str | None) -> str | None:
     applies log_softmax), ``nll`` (log-probabilities), ``bce_logits`` (logits: it applies
     sigmoid); None for other losses."""
     return _LOSS_INPUTS.get(qualified or "")
+
+
+# -- calls that return the module or tensor they are called on --------------------------------
+
+# ``model.to(device)``, ``model.eval()``: the same module back.
+SELF_RETURNING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "train", "eval",
+                            "requires_grad_", "share_memory", "to_empty", "xpu", "mps"})
+
+
+def strip_self_returning(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``model`` of ``model.eval()``, ``model.to(device).cuda()``: what the calls return."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SELF_RETURNING:
+        expr = expr.func.value
+    return expr

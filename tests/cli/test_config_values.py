@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from torchlint import cli, run as run_layer
+from torchlint import cli
+from torchlint import run as run_layer
+from torchlint import trace_settings as trace_config
 from torchlint.errors import ConfigError
-from torchlint.trace import config as trace_config
 
 DEEP = 100_000
 

@@ -4,7 +4,6 @@ differential test against ``git ls-files`` on generated trees."""
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import subprocess

@@ -14,12 +14,12 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 
 def test_rules_table_matches_torchlint_rules():
     table = README.split("<!-- rules-table:start -->\n")[1].split("<!-- rules-table:end -->")[0]
-    assert table == rules_markdown(all_rules()), "regenerate with: python tools/update_readme.py"
+    assert table == rules_markdown(all_rules()), "regenerate with: python tools/generate.py"
 
 
 def test_rule_options_table_matches_the_rules():
     table = README.split("<!-- rule-options:start -->\n")[1].split("<!-- rule-options:end -->")[0]
-    assert table == options_markdown(all_rules()), "regenerate with: python tools/update_readme.py"
+    assert table == options_markdown(all_rules()), "regenerate with: python tools/generate.py"
     for rule in all_rules():
         for key in rule.options:
             assert f"`[tool.torchlint.{rule.name}]` | `{key}`" in table

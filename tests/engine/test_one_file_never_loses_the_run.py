@@ -21,13 +21,13 @@ from torchlint import run as run_layer
 from torchlint.config import DEFAULT_MAX_FILE_SIZE, build_settings, parse_size
 from torchlint.context import Dispatcher, FileContext
 from torchlint.errors import ConfigError
-from torchlint.testing import add_rules
 from torchlint.files import discover
 from torchlint.finding import Severity
 from torchlint.imports import ImportTable
 from torchlint.rule import Rule
 from torchlint.source import parse_cst
 from torchlint.speedups import nodes
+from torchlint.testing import add_rules
 
 REPO = Path(__file__).resolve().parents[2]
 ALL = frozenset(r.code for r in checks.discover())
@@ -108,7 +108,7 @@ def test_node_checks_are_restored_after_a_parse():
 def test_each_node_class_children_function_gives_what_the_values_types_say():
     # context.children writes one function per node class from the declared field types;
     # context.children_checked looks at each value's type. They must agree on every node.
-    from torchlint.context import children, children_checked
+    from torchlint.tree import children, children_checked
 
     texts = [p.read_text(encoding="utf-8") for p in sorted((REPO / "fixtures").rglob("*.py"))]
     texts += [KEYWORDS, "async def f(*a, b=1, **k) -> int:\n    async with x as (y, z): yield [i async for i in g if i]\n"
@@ -130,7 +130,7 @@ def test_each_node_class_children_function_gives_what_the_values_types_say():
 
 
 def engine_walk(module):
-    from torchlint.context import iter_nodes
+    from torchlint.tree import iter_nodes
 
     return iter_nodes(module)
 

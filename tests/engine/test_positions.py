@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from torchlint.context import iter_nodes
 from torchlint.positions import Positions, StatementPositions
 from torchlint.source import parse_cst
+from torchlint.tree import iter_nodes
 
 SNIPPETS = [
     "",

@@ -254,6 +254,6 @@ def _every_node(node):
 
 
 def engine_walk(module):
-    from torchlint.context import iter_nodes
+    from torchlint.tree import iter_nodes
 
     return iter_nodes(module)

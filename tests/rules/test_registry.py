@@ -1,4 +1,4 @@
-"""The rule registry (``torchlint/checks/registry.py``) is each rule class's metadata written
+"""The rule registry (``torchlint/registry.py``) is each rule class's metadata written
 out, and a run whose every file comes from the cache reads it instead of importing the rules."""
 
 from __future__ import annotations
@@ -9,22 +9,26 @@ from pathlib import Path
 
 import pytest
 
+from torchlint import checks
 from torchlint.rule import RuleInfo, all_rules, rule_classes, rule_index
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tools"))
 
-from update_readme import registry_source  # noqa: E402
+from generate import registry_source  # noqa: E402
 
 
-def test_the_registry_is_the_rule_classes_metadata():
-    assert rule_index() == tuple(RuleInfo.of(rule) for rule in all_rules()), (
-        "regenerate with: python tools/update_readme.py")
+def test_the_registry_is_the_rule_modules_metadata():
+    """The one list of rules every run reads lists exactly the rule modules of
+    ``torchlint/checks/`` (found by name), with their classes' metadata."""
+    assert rule_index() == tuple(RuleInfo.of(rule) for rule in checks.discover()), (
+        "regenerate with: python tools/generate.py")
+    assert all_rules() == checks.discover()
 
 
-def test_the_registry_file_is_what_update_readme_writes():
-    written = (REPO / "torchlint" / "checks" / "registry.py").read_text(encoding="utf-8")
-    assert written == registry_source(all_rules()), "regenerate with: python tools/update_readme.py"
+def test_the_registry_file_is_what_generate_writes():
+    written = (REPO / "torchlint" / "registry.py").read_text(encoding="utf-8")
+    assert written == registry_source(checks.discover()), "regenerate with: python tools/generate.py"
 
 
 @pytest.mark.parametrize("info", rule_index(), ids=lambda info: info.code)

@@ -9,11 +9,11 @@ import textwrap
 
 import pytest
 
+from tests.rules.cases import cases_of
 from torchlint import catalog
 from torchlint.finding import Finding
 from torchlint.rule import Invalid, Valid, all_rules
 from torchlint.testing import fix_snippet, lint_snippet
-from tests.rules.cases import cases_of
 
 RULES = all_rules()
 CASES = {rule.code: cases_of(rule) for rule in RULES}
@@ -81,7 +81,7 @@ def test_catalog_options_are_generated_from_rule_options(rule):
     raw = catalog.page_path(rule.code, rule.name).read_text(encoding="utf-8")
     block = catalog.generated_block(raw, catalog.OPTIONS_BLOCK)
     assert block is not None, f"{rule.code} page lacks the <!-- options:start/end --> markers under '## Options'"
-    assert block == catalog.options_block(rule), "regenerate with: python tools/update_readme.py"
+    assert block == catalog.options_block(rule), "regenerate with: python tools/generate.py"
     options = catalog.sections(catalog.page(rule.code, rule.name))["Options"]
     assert options.startswith(block.strip()), f"{rule.code}: the generated block must open '## Options'"
     for key, opt in rule.options.items():  # what the block promises, stated plainly

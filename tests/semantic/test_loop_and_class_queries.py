@@ -7,11 +7,12 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from torchlint.context import Dispatcher, FileContext, dotted_name
+from torchlint.context import Dispatcher, FileContext
 from torchlint.engine import analyze_source
 from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
 from torchlint.imports import ImportTable
 from torchlint.project import Project
+from torchlint.statements import dotted_name
 from torchlint.torch_api import is_optimizer_class
 
 

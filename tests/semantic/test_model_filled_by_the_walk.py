@@ -9,10 +9,10 @@ import textwrap
 import libcst as cst
 import pytest
 
+from tests.rules.cases import cases_of
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
 from torchlint.rule import Rule, Severity, all_rules
-from tests.rules.cases import cases_of
 
 
 class _Asks(Rule):
@@ -94,7 +94,9 @@ def test_asking_during_the_walk_is_an_error():
 def test_name_answers_kept_only_once_the_walk_has_seen_every_import():
     """``FileContext.qualified_name``/``is_imported`` are memoised after the walk: an answer
     given during the walk, before a later function-level import was seen, is not kept."""
-    from torchlint.context import Dispatcher, dotted_name, iter_nodes
+    from torchlint.context import Dispatcher
+    from torchlint.statements import dotted_name
+    from torchlint.tree import iter_nodes
 
     src = "def f():\n    return np.zeros(1)\ndef g():\n    import numpy as np\n"
     c = _context(src)

@@ -10,8 +10,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.modules import (constructions, is_module_base, is_module_here, is_parameter,
-                                        parameter_free)
+from torchlint.libraries import is_module_base
+from torchlint.semantic.modules import constructions, is_module_here, is_parameter, parameter_free
 
 
 def model_of(src: str):

@@ -11,9 +11,10 @@ import textwrap
 import libcst as cst
 import pytest
 
-from torchlint.context import Dispatcher, FileContext, iter_nodes
+from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
 from torchlint.semantic import epochs, loaders, optim_classes, runs, settings
+from torchlint.tree import iter_nodes
 
 
 def analyses(src: str, path: str = "m.py"):

@@ -19,7 +19,7 @@ def analyses(src: str, path: str = "m.py"):
 
 
 def find(module: cst.CSTNode, kind: type, pred=lambda n: True):
-    from torchlint.context import iter_nodes
+    from torchlint.tree import iter_nodes
 
     return [n for n in iter_nodes(module) if isinstance(n, kind) and pred(n)]
 
@@ -29,7 +29,7 @@ def fn(ctx, name):
 
 
 def call(ctx, callee):
-    from torchlint.context import dotted_name
+    from torchlint.statements import dotted_name
 
     return [c for c in find(ctx.module, cst.Call) if dotted_name(c.func) == callee]
 
@@ -326,7 +326,7 @@ def test_project_resolves_classes_through_reexports_and_star_imports_and_loose_s
 
 
 def test_torch_nn_class():
-    from torchlint.torch_api import torch_nn_class
+    from torchlint.libraries import torch_nn_class
 
     assert torch_nn_class("torch.nn.modules.conv.Conv2d") == "Conv2d"
     assert torch_nn_class("torch.nn.Parameter") is None and torch_nn_class("torch.nn.functional.relu") is None

@@ -6,12 +6,13 @@ import dataclasses
 
 import libcst as cst
 
-from torchlint.context import TRIVIA, Dispatcher, FileContext, children, iter_nodes
+from torchlint import libraries
+from torchlint.context import Dispatcher, FileContext
 from torchlint.engine import analyze_source
 from torchlint.imports import ImportTable
-from torchlint.semantic import libraries
 from torchlint.semantic.index import build_index
 from torchlint.semantic.training import DATA
+from torchlint.tree import TRIVIA, children, iter_nodes
 
 
 def analyses(src: str, path: str = "m.py"):
@@ -22,7 +23,7 @@ def analyses(src: str, path: str = "m.py"):
 
 
 def calls(ctx, callee: str):
-    from torchlint.context import dotted_name
+    from torchlint.statements import dotted_name
 
     return [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and dotted_name(n.func) == callee]
 

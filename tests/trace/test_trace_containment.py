@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from trace_helpers import REPO
 
 from torchlint.trace import supervisor
 from torchlint.trace.runner import run_jobs
-from trace_helpers import REPO
 
 torch = pytest.importorskip("torch")
 
@@ -230,7 +230,7 @@ def test_no_daemon_outlives_a_model_that_kills_the_supervisor(tmp_path, earlier)
 
 
 def test_the_default_memory_limit_is_an_absolute_figure():
-    from torchlint.trace.runner import DEFAULT_MEMORY_LIMIT, default_memory_limit
+    from torchlint.trace_settings import DEFAULT_MEMORY_LIMIT, default_memory_limit
 
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert default_memory_limit() == min(DEFAULT_MEMORY_LIMIT, int(total * 0.75))

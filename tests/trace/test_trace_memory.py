@@ -10,11 +10,11 @@ import re
 import sys
 
 import pytest
+from trace_helpers import MODELS
 
 from torchlint.errors import UsageError
+from torchlint.shapes import InputSpec
 from torchlint.trace import command, gpus, plan
-from torchlint.trace.shapes import InputSpec
-from trace_helpers import MODELS
 
 torch = pytest.importorskip("torch")
 from torchlint.trace.child import memory  # noqa: E402 - needs torch

@@ -10,11 +10,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from torchlint.errors import ConfigError, UsageError
-from torchlint.trace import command, config, locate, report, shapes
-from torchlint.trace.target import parse_target
 from trace_helpers import MODELS, REPO
+
+from torchlint import shapes
+from torchlint import trace_settings as config
+from torchlint.errors import ConfigError, UsageError
+from torchlint.trace import command, locate, report
+from torchlint.trace.target import parse_target
 
 # --------------------------------------------------------------------------- shapes
 
@@ -288,8 +290,8 @@ def test_parent_modules_never_import_torch(no_torch_env):
     code = textwrap.dedent('''
         import sys
         import torchlint.trace, torchlint.trace.command, torchlint.trace.confirm
-        import torchlint.trace.config, torchlint.trace.locate, torchlint.trace.report
-        import torchlint.trace.runner, torchlint.trace.shapes, torchlint.trace.target
+        import torchlint.trace_settings, torchlint.trace.locate, torchlint.trace.report
+        import torchlint.trace.runner, torchlint.shapes, torchlint.trace.target
         try:
             import torch
         except ModuleNotFoundError:

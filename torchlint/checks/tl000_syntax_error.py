@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from torchlint import codes
 from torchlint.finding import Severity
 from torchlint.rule import Rule
 
 
 class SyntaxErrorRule(Rule):
-    code = "TL000"
+    code = codes.SYNTAX_ERROR
     name = "syntax-error"
     severity = Severity.ERROR
     summary = "File could not be read or parsed; none of its code was checked"

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Rule
 from torchlint.semantic import gradients, optim_classes
+from torchlint.statements import dotted_name
 from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
+from torchlint.tree import iter_nodes
 
 _ALL = "*"  # a clearing that covers every optimizer (module.zero_grad(), p.grad = None)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")

@@ -28,17 +28,17 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.context import iter_nodes, unpack_targets
+from torchlint import libraries
 from torchlint.finding import Severity
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
-from torchlint.semantic import libraries
 from torchlint.semantic.autograd import GRAPH_METHODS, Code, GraphValues, code_owner, root_name
 from torchlint.semantic.dataflow import Flow, gradient_target, is_plain_number
 from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.model import Binding, CallSite, Scope
 from torchlint.semantic.training import DATA
 from torchlint.torch_api import expr_key, is_detached, mode_switch
+from torchlint.tree import iter_nodes, unpack_targets
 
 _STORE_METHODS = {"append": 0, "extend": 0, "appendleft": 0, "insert": 1}
 # Calls that shrink or empty a container: it does not grow without bound.

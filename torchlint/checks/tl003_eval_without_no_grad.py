@@ -39,21 +39,20 @@ from typing import Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Finding, Severity, Span, one_line
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
-from torchlint.semantic.callgraph import argument_name
-from torchlint.semantic.dataflow import Flow, gradient_target
-from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice
-from torchlint.semantic.gradmode import (
-    GradModes, bound_signatures, called_names, choice_sites, function_key, imported_callees,
-)
+from torchlint.semantic.dataflow import Flow, gradient_target
+from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
+                                         imported_callees)
 from torchlint.semantic.literals import numeric_value
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
+from torchlint.statements import dotted_name
 from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
+from torchlint.tree import iter_nodes, unpack_targets
 
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,

@@ -40,15 +40,15 @@ from typing import Any
 
 import libcst as cst
 
-from torchlint.context import dotted_name
 from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
 from torchlint.finding import Finding, Severity, Span
+from torchlint.libraries import LIGHTNING_ROOTS, is_library
 from torchlint.rule import Option, Rule
 from torchlint.semantic import epochs, loaders, optim_classes, runs, settings
 from torchlint.semantic.branches import exclusive
-from torchlint.semantic.libraries import LIGHTNING_ROOTS, is_library
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS, SCHEDULER_POSITIONS, library_positions
+from torchlint.statements import dotted_name
 from torchlint.torch_api import OPTIMIZER_CLASSES, is_optimizer_constructor, scheduler_kind
 
 __all__ = ["HardCodedHyperparameter", "is_config_file", "is_test_file", "numeric_value"]

@@ -58,15 +58,17 @@ from typing import Any, Iterable, NamedTuple
 
 import libcst as cst
 
-from torchlint.context import iter_nodes
+from torchlint import codes
 from torchlint.finding import Finding, Severity, Span
+from torchlint.libraries import is_lightning_module, torch_nn_class
 from torchlint.rule import Option, Rule
 from torchlint.semantic.comments import documented
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, COMPREHENSION, MODULE
-from torchlint.semantic.modules import (CONTAINERS, SELF_RETURNING, constructions, frozen_parameter, is_lightning_module,
-                                        is_parameter, parameter_free, runs_layers)
-from torchlint.torch_api import torch_nn_class
+from torchlint.semantic.modules import (CONTAINERS, constructions, frozen_parameter, is_parameter, parameter_free,
+                                        runs_layers)
+from torchlint.torch_api import SELF_RETURNING
+from torchlint.tree import iter_nodes
 
 __all__ = ["UnusedLayer", "message", "torch_nn_class"]
 
@@ -128,7 +130,7 @@ class _Class:
 
 
 class UnusedLayer(Rule):
-    code = "TL005"
+    code = codes.UNUSED_LAYER
     name = "unused-layer"
     severity = Severity.WARNING
     default_enabled = True

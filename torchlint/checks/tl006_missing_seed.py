@@ -27,10 +27,10 @@ from typing import Any, Iterable
 import libcst as cst
 
 from torchlint.finding import Finding, Severity, Span
+from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
 from torchlint.semantic.crossfile import ProjectCalls
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
-from torchlint.semantic.libraries import is_library
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, FUNCTION, MODULE
 from torchlint.semantic.runs import optimises_inputs

@@ -24,14 +24,15 @@ from typing import Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.comments import documented
 from torchlint.semantic.modules import forward_owners, pending, settle
+from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
+from torchlint.tree import iter_nodes
 
 # A comment on or above the call that says dropout stays on in evaluation ("always applies
 # dropout", "dropout at inference too", Monte-Carlo dropout): intent, as an explicit training=True.

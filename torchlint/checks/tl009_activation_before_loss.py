@@ -25,13 +25,13 @@ from typing import Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, replace_node
+from torchlint.libraries import torch_nn_class
 from torchlint.rule import Option, Rule
 from torchlint.semantic.modules import class_key, self_attr_bindings
-from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg,
-                                 logits_loss, torch_nn_class)
+from torchlint.statements import dotted_name
+from torchlint.torch_api import activation_function, activation_layer, activation_method, keyword_arg, logits_loss
 
 # (what the loss wants, what it got) -> the fix
 _BAD = {
@@ -250,7 +250,7 @@ def _log_softmax(form: str, call: cst.Call) -> cst.Call | None:
 
 def _returns_activation(ctx, model, forward: cst.FunctionDef) -> str | None:
     """The activation every ``return`` of ``forward`` gives (not its nested functions')."""
-    from torchlint.context import iter_nodes
+    from torchlint.tree import iter_nodes
 
     kinds = set()
     for node in iter_nodes(forward.body, into_scopes=False):

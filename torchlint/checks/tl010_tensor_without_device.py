@@ -28,12 +28,13 @@ from typing import Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name
+from torchlint import codes
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function, passed_argument
 from torchlint.semantic.modules import forward_owners, is_parameter, pending, self_attr_bindings, settle
+from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 
 # Methods whose result is on another device (or the host), or no tensor at all.
@@ -73,7 +74,7 @@ def message(written: str, cls: str, other: str, factory: str) -> str:
 
 
 class TensorWithoutDevice(Rule):
-    code = "TL010"
+    code = codes.TENSOR_WITHOUT_DEVICE
     name = "tensor-without-device"
     severity = Severity.WARNING
     default_enabled = True
@@ -434,7 +435,7 @@ def _host_type(expr: cst.BaseExpression) -> bool:
 
 
 def _names_in(root: cst.CSTNode, name: str) -> list[cst.Name]:
-    from torchlint.context import iter_nodes
+    from torchlint.tree import iter_nodes
 
     return [n for n in iter_nodes(root) if isinstance(n, cst.Name) and n.value == name]
 

@@ -34,16 +34,18 @@ from typing import Iterable
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, insert_statement_before, trailing_json
+from torchlint.libraries import is_lightning_module
 from torchlint.rule import Option, Rule
 from torchlint.semantic import epochs
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
 from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
-from torchlint.semantic.modules import is_lightning_module, strip_self_returning
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
+from torchlint.statements import dotted_name
+from torchlint.torch_api import strip_self_returning
+from torchlint.tree import iter_nodes
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
 

@@ -22,14 +22,14 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name
 from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before, own_statement
 from torchlint.rule import Option, Rule
-from torchlint.semantic.amp import (gradient_reads, grad_clip, may_unscale, scaled_backward, scaler_disabled,
+from torchlint.semantic.amp import (grad_clip, gradient_reads, may_unscale, scaled_backward, scaler_disabled,
                                     scaler_method, unscaling_functions)
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.callgraph import enclosing_function
+from torchlint.statements import dotted_name
 
 
 def clip_message(clip: str, scaler: str) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after, replace_node
 from torchlint.rule import Option, Rule
@@ -33,7 +32,9 @@ from torchlint.semantic.branches import exclusive
 from torchlint.semantic.epochs import first_iteration_skipped
 from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, in_epochs, is_plateau, schedule_unit,
                                            scheduler_steps, step_rate)
+from torchlint.statements import dotted_name
 from torchlint.torch_api import scheduler_kind
+from torchlint.tree import iter_nodes
 
 
 def per_epoch_message(key: str, kind: str) -> str:

@@ -21,7 +21,6 @@ from typing import Iterable
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import SAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
@@ -31,6 +30,7 @@ from torchlint.semantic.samplers import (assigned_key, distributed_samplers, epo
                                          loader_dataset, loader_workers, loaders_of, read_every_epoch, sets_epoch,
                                          unsharded_iterable_datasets)
 from torchlint.semantic.training import EPOCH_VAR
+from torchlint.statements import dotted_name
 
 # Calls that take over a loader (and set its sampler's epoch): accelerator.prepare, fabric.setup_dataloaders.
 _MANAGERS = ("prepare", "setup_dataloaders")

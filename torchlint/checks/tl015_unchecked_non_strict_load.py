@@ -41,13 +41,13 @@ import re
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes, unpack_targets
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
 from torchlint.semantic.comments import documented
 from torchlint.semantic.dataflow import Flow
-from torchlint.semantic.modules import strip_self_returning
-from torchlint.torch_api import is_false_literal, keyword_arg
+from torchlint.statements import dotted_name
+from torchlint.torch_api import is_false_literal, keyword_arg, strip_self_returning
+from torchlint.tree import iter_nodes, unpack_targets
 
 
 def message(receiver: str) -> str:

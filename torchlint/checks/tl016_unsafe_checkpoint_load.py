@@ -50,13 +50,14 @@ from typing import Any, Iterable
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Option, Rule
 from torchlint.semantic.comments import documented
 from torchlint.semantic.provenance import DOWNLOAD, URL, bound_values, origin
+from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
+from torchlint.tree import iter_nodes
 
 _TORCH_LOADS = {"torch.load", "torch.serialization.load"}
 # torch.load of what they download: the URL is their first argument

@@ -21,12 +21,12 @@ import re
 
 import libcst as cst
 
-from torchlint.context import dotted_name
 from torchlint.finding import Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.accumulation import UNSCALED, accumulation_windows, gradients_scaled, loss_scaling
 from torchlint.semantic.comments import comments_within
+from torchlint.statements import dotted_name
 
 # A comment in the loop saying the summed loss is meant: "sum over micro-batches on purpose".
 _INTENDED_SUM = re.compile(r"#.*(\bsum(med|s|ming)?\b|intention|on purpose|deliberate|not (divided|averaged|scaled|normali[sz]ed)|"

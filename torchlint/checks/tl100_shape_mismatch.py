@@ -6,12 +6,13 @@ Registered like every rule so that ``torchlint rules``, ``torchlint rule TL100``
 
 from __future__ import annotations
 
+from torchlint import codes
 from torchlint.finding import Severity
 from torchlint.rule import Rule
 
 
 class ShapeMismatch(Rule):
-    code = "TL100"
+    code = codes.SHAPE_MISMATCH
     name = "shape-mismatch"
     severity = Severity.ERROR
     summary = "A layer receives a tensor of the wrong shape when the model is traced (`trace`, `check --trace`)"

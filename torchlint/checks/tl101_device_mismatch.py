@@ -8,12 +8,13 @@ of reporting the line twice.
 
 from __future__ import annotations
 
+from torchlint import codes
 from torchlint.finding import Severity
 from torchlint.rule import Rule
 
 
 class DeviceMismatch(Rule):
-    code = "TL101"
+    code = codes.DEVICE_MISMATCH
     name = "device-mismatch"
     severity = Severity.ERROR
     summary = ("A tensor created on the CPU in forward meets the model's tensors when the model is traced "

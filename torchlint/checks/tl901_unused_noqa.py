@@ -11,13 +11,14 @@ Its fix (``torchlint.noqa.unused_fix``, safe) removes the unused codes, or the d
 
 from __future__ import annotations
 
+from torchlint import codes
 from torchlint.finding import Severity
 from torchlint.fixes import SAFE
 from torchlint.rule import Rule
 
 
 class UnusedNoqa(Rule):
-    code = "TL901"
+    code = codes.UNUSED_NOQA
     name = "unused-noqa"
     severity = Severity.WARNING
     default_enabled = False

@@ -13,12 +13,13 @@ Codes of other tools are never reported.
 
 from __future__ import annotations
 
+from torchlint import codes
 from torchlint.finding import Severity
 from torchlint.rule import Rule
 
 
 class InvalidNoqa(Rule):
-    code = "TL902"
+    code = codes.INVALID_NOQA
     name = "invalid-noqa"
     severity = Severity.WARNING
     summary = "A malformed noqa comment, or one naming a rule that does not exist"

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name, iter_nodes
-from torchlint.semantic.gradients import accumulation_gate, mentions_grad, runs_every_iteration
 from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.gradients import accumulation_gate, mentions_grad, runs_every_iteration
 from torchlint.semantic.model import CallSite
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 
 SCALED, UNSCALED, UNKNOWN = "scaled", "unscaled", "unknown"
 _MAX_DEPTH = 8

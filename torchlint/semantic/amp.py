@@ -17,8 +17,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import iter_nodes
 from torchlint.semantic.callgraph import enclosing_function
+from torchlint.tree import iter_nodes
 
 _CLIPS = {"torch.nn.utils.clip_grad_norm_": "clip_grad_norm_", "torch.nn.utils.clip_grad_value_": "clip_grad_value_",
           "torch.nn.utils.clip_grad_norm": "clip_grad_norm_",

@@ -28,17 +28,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from torchlint.semantic import libraries
+from torchlint import libraries
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
-from torchlint.torch_api import (
-    expr_key,
-    is_detached,
-    is_loss_constructor,
-    is_loss_function,
-    looks_like_criterion_name,
-    looks_like_model_name,
-)
+from torchlint.torch_api import (expr_key, is_detached, is_loss_constructor, is_loss_function,
+                                 looks_like_criterion_name, looks_like_model_name)
 
 # Methods whose result keeps the receiver's graph.
 GRAPH_METHODS = {

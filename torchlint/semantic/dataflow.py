@@ -24,9 +24,9 @@ import re
 
 import libcst as cst
 
-from torchlint.context import iter_nodes, unpack_targets
 from torchlint.semantic.model import SemanticModel
 from torchlint.torch_api import backward_target, expr_key
+from torchlint.tree import iter_nodes, unpack_targets
 
 _AUTOGRAD_GRAD = {"torch.autograd.grad", "torch.autograd.functional.vjp", "torch.autograd.functional.jvp"}
 _SCALER_CALL = re.compile(r"scaler$", re.IGNORECASE)

@@ -17,11 +17,12 @@ import re
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.model import Loop
 from torchlint.semantic.training import EPOCH, EPOCH_VAR
+from torchlint.statements import dotted_name
 from torchlint.torch_api import mode_switch
+from torchlint.tree import iter_nodes
 
 _TRAIN_CALL = re.compile(r"train|fit", re.IGNORECASE)
 _EPOCH_CALL = re.compile(r"epoch", re.IGNORECASE)

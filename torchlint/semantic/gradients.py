@@ -20,7 +20,7 @@ import re
 
 import libcst as cst
 
-from torchlint.context import iter_nodes
+from torchlint.tree import iter_nodes
 
 # Helpers whose name says they clear gradients (``self.optimizer_zero_grad()``,
 # ``zero_grad(model)``, ``self._reset_grads()``): their body may live in another file.

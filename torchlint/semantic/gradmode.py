@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
+from torchlint.libraries import is_library
 from torchlint.semantic.index import index_name
-from torchlint.semantic.libraries import is_library
 from torchlint.semantic.training import grad_mode_exprs_of
+from torchlint.statements import dotted_name
 from torchlint.torch_api import is_false_literal, is_grad_mode_call, is_lightning_eval_hook
+from torchlint.tree import iter_nodes
 
 # ``no_backprop``: chainer's ``no_backprop_mode()``, the same choice in a project's other backend.
 _GRADISH_NAMES = ("no_grad", "inference_mode", "grad_enabled", "enable_grad", "no_backprop")

@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 
     import libcst as cst
 
-    from torchlint.statements import Statements
     from torchlint.imports import ImportTable
     from torchlint.semantic import Analyses
     from torchlint.semantic.model import Scope
+    from torchlint.statements import Statements
 
 
 class ClassFact(TypedDict):
@@ -220,7 +220,7 @@ def _returns_eval_model(sem: "Analyses", function) -> bool:
     import libcst as cst
 
     from torchlint import torch_api as api
-    from torchlint.semantic.modules import strip_self_returning
+    from torchlint.torch_api import strip_self_returning
 
     switches = []
     for site in sem.graph.sites(function):

@@ -17,8 +17,9 @@ import re
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.training import EVALUATION
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 
 _EVAL_WORD = r"(?:val|valid|validation|test|testing|eval|evaluation|sample|samples|sampling|dev)"
 # A variable named for evaluation data: val_loader, testloader, eval_dl, test_set, loader_val.

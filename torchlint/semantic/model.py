@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
-from torchlint.context import children, dotted_name, unpack_targets
+from torchlint.statements import dotted_name
 from torchlint.torch_api import expr_key
+from torchlint.tree import children, unpack_targets
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext

@@ -218,7 +218,7 @@ def constructed_class(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0
 
 
 def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, depth: int) -> str | None:
-    from torchlint.semantic.modules import strip_self_returning
+    from torchlint.torch_api import strip_self_returning
 
     value = strip_self_returning(value)
     if isinstance(value, (cst.Name, cst.Attribute)):

@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 import libcst as cst
 
-from torchlint.context import dotted_name
 from torchlint.finding import Finding, Span
 from torchlint.fixes import Fix, from_trailing, trailing_json
+from torchlint.libraries import is_module_base, torch_nn_class
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
-from torchlint.semantic.libraries import is_lightning
-from torchlint.torch_api import (PARAMETER_FREE_LAYERS, PARAMETER_FREE_LOSSES, WEIGHTED_LOSSES, has_star_kwargs,
-                                is_false_literal, is_parameter_free_layer, keyword_arg, torch_nn_class)
+from torchlint.statements import dotted_name
+from torchlint.torch_api import (PARAMETER_FREE_LAYERS, PARAMETER_FREE_LOSSES, SELF_RETURNING, WEIGHTED_LOSSES,
+                                 has_star_kwargs, is_false_literal, is_parameter_free_layer, keyword_arg)
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
@@ -37,22 +37,9 @@ if TYPE_CHECKING:
 # ``nn.Parameter`` by its qualified names.
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 # Methods of a module (or tensor) that return the same object.
-SELF_RETURNING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type", "train", "eval",
-                            "requires_grad_", "share_memory", "to_empty", "xpu", "mps"})
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict"}
 # Roots of imported callables that build no module of the project's.
 _NO_MODULE_ROOTS = ("torch", "builtins", "typing", "copy")
-
-
-def is_lightning_module(qualified: str) -> bool:
-    """Lightning's ``LightningModule`` (``lightning.pytorch.LightningModule``, ...)."""
-    return is_lightning(qualified) and qualified.rsplit(".", 1)[-1] == "LightningModule"
-
-
-def is_module_base(qualified: str) -> bool:
-    """A library base that makes a class an ``nn.Module``: a ``torch.nn`` module class or
-    Lightning's ``LightningModule``."""
-    return torch_nn_class(qualified) is not None or is_lightning_module(qualified)
 
 
 def is_module_here(model: "SemanticModel", info: "ClassInfo") -> bool:
@@ -122,13 +109,6 @@ def built_by(model: "SemanticModel", call: cst.Call) -> Built | None:
         if not found and model.ctx.star_imports:
             return Built("class", func.value, call)
     return None
-
-
-def strip_self_returning(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """``model`` of ``model.eval()``, ``model.to(device).cuda()``: what the calls return."""
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in SELF_RETURNING:
-        expr = expr.func.value
-    return expr
 
 
 def constructions(model: "SemanticModel", value: cst.BaseExpression) -> list[Built]:

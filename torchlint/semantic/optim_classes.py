@@ -21,10 +21,10 @@ from typing import Callable
 
 import libcst as cst
 
-from torchlint.context import iter_nodes
-from torchlint.semantic.libraries import is_library
+from torchlint.libraries import is_library
 from torchlint.semantic.model import ClassInfo
 from torchlint.torch_api import is_optimizer_class
+from torchlint.tree import iter_nodes
 
 # The hyperparameters an optimizer takes by position (and by keyword).
 OPTIMIZER_HYPERPARAMETERS = ("lr", "momentum", "weight_decay")

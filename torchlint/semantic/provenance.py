@@ -14,8 +14,8 @@ import re
 
 import libcst as cst
 
-from torchlint.context import dotted_name
 from torchlint.semantic.model import SemanticModel
+from torchlint.statements import dotted_name
 
 URL = "a URL"
 DOWNLOAD = "a download"

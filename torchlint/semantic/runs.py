@@ -39,12 +39,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.literals import numeric_value
-from torchlint.semantic.optim_classes import library_positions
 from torchlint.semantic.model import FUNCTION
+from torchlint.semantic.optim_classes import library_positions
 from torchlint.semantic.training import freeze_sites
+from torchlint.statements import dotted_name
 from torchlint.torch_api import expr_key, is_optimizer_constructor, keyword_arg, mode_switch, scheduler_kind
+from torchlint.tree import iter_nodes
 
 _PRETRAINED_CALLS = ("from_pretrained", "load_state_dict")
 _PARAMETER_CALLS = ("parameters", "named_parameters", "param_groups")

@@ -17,8 +17,9 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 
 _SAMPLERS = frozenset({"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"})
 _ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})

@@ -19,10 +19,11 @@ import re
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name, iter_nodes
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
 from torchlint.semantic.training import DATA, DATA_ITERABLE, TRAINING
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 
 BATCH, EPOCH_UNIT = "batch", "epoch"
 # Schedulers whose natural unit is one optimizer step.

@@ -9,7 +9,7 @@ import re
 
 import libcst as cst
 
-from torchlint.semantic.libraries import LIGHTNING_ROOTS, UTILITY_ROOTS
+from torchlint.libraries import LIGHTNING_ROOTS, UTILITY_ROOTS
 from torchlint.torch_api import is_false_literal
 
 TORCH, RANDOM, NUMPY = "torch", "random", "numpy"

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchlint.context import iter_nodes
 from torchlint.semantic.model import SemanticModel
+from torchlint.tree import iter_nodes
 
 _HEADER_STATEMENTS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom)
 # Calls a script's preamble makes between its imports and settings: where to import from,

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchlint import torch_api as api
-from torchlint.context import dotted_name, iter_nodes
+from torchlint.libraries import LIGHTNING_ROOTS
 from torchlint.semantic.callgraph import CallGraph, enclosing_function
-from torchlint.semantic.libraries import LIGHTNING_ROOTS
 from torchlint.semantic.model import CallSite, Loop, SemanticModel
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 
 DATA_ITERABLE = re.compile(r"loader|batches|dataset|^dl$|_dl$|data_?iter|train_?iter", re.IGNORECASE)
 EPOCH_VAR = re.compile(r"epoch|^ep(_?(i|idx|id|num|no))?$|^(i|n|cur|num)_?ep$", re.IGNORECASE)

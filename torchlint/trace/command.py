@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from torchlint import bounded
+from torchlint import bounded, shapes
+from torchlint import trace_settings as trace_config_mod
 from torchlint.errors import ConfigError, UsageError
-from torchlint.trace import INSTALL_HINT, gpus, plan, report, shapes
-from torchlint.trace import config as trace_config_mod
+from torchlint.trace import INSTALL_HINT, gpus, plan, report
 from torchlint.trace.records import BUILTIN_LOSSES, TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target

@@ -30,17 +30,14 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from torchlint import bounded
-from torchlint.checks.tl005_unused_layer import UnusedLayer
-from torchlint.checks.tl010_tensor_without_device import TensorWithoutDevice
-from torchlint.checks.tl101_device_mismatch import DeviceMismatch as TraceDeviceMismatch
+from torchlint import bounded, libraries, shapes
+from torchlint import trace_settings as trace_config_mod
+from torchlint.codes import DEVICE_MISMATCH, TENSOR_WITHOUT_DEVICE, UNUSED_LAYER
 from torchlint.finding import Finding
 from torchlint.imports import ImportTable
 from torchlint.project import FileRecord, Project, module_name_for
-from torchlint.semantic import libraries
 from torchlint.semantic.index import class_facts
-from torchlint.trace import locate, report, shapes
-from torchlint.trace import config as trace_config_mod
+from torchlint.trace import locate, report
 from torchlint.trace.command import require_torch
 from torchlint.trace.records import TraceResult
 from torchlint.trace.runner import run_jobs
@@ -274,13 +271,13 @@ def merge(findings: list[Finding], usage: Usage, new: dict[tuple[str, int, int],
     """TL005 findings confirmed or dropped by ``usage``; TL010 findings at the line a TL101
     device mismatch was created confirmed (the TL101 finding is then not added: one line,
     one finding); the other new TL100/TL101 findings added."""
-    devices = {(f.path, f.line): key for key, f in new.items() if f.rule == TraceDeviceMismatch.code}
+    devices = {(f.path, f.line): key for key, f in new.items() if f.rule == DEVICE_MISMATCH}
     out: list[Finding] = []
     for f in findings:
-        if f.rule == TensorWithoutDevice.code and (f.path, f.line) in devices:
+        if f.rule == TENSOR_WITHOUT_DEVICE and (f.path, f.line) in devices:
             new.pop(devices[(f.path, f.line)], None)
             f = dataclasses.replace(f, confirmed=True)
-        if f.rule == UnusedLayer.code:
+        if f.rule == UNUSED_LAYER:
             attrs = _attrs_of(f, usage, cwd)
             attr = (f.extra or {}).get("attribute")
             if attrs is not None and attr in attrs:

@@ -36,6 +36,15 @@ SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
 MAX_WORLD = 4096
 
 
+def human_bytes(n: int | float) -> str:
+    n = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"  # pragma: no cover
+
+
 @dataclass
 class Target:
     label: str  # "NVIDIA H100 80 GB" or "80.0 GiB"
@@ -190,7 +199,6 @@ _PRECISION_TEXT = {
 
 def render_text(plan: dict[str, Any]) -> list[str]:
     """The plan as report lines."""
-    from torchlint.trace.report import human_bytes
 
     m, rank = plan["measured"], plan["per_rank"]
     n, sharding = plan["world_size"], plan["sharding"]

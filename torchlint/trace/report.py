@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from torchlint.checks.tl100_shape_mismatch import ShapeMismatch
-from torchlint.checks.tl101_device_mismatch import DeviceMismatch
+from torchlint.codes import DEVICE_MISMATCH, SHAPE_MISMATCH
 from torchlint.finding import Finding
+from torchlint.rule import rule_info
+from torchlint.ruleinfo import RuleInfo
+from torchlint.shapes import format_spec
 from torchlint.trace import locate
+from torchlint.trace.plan import human_bytes, render_text
 from torchlint.trace.records import Cause, Failure, Frame, Gradients, ParamGroup, TraceResult
-from torchlint.trace.shapes import format_spec
-
 
 
 @dataclass
@@ -31,9 +32,9 @@ class Problem:
     tl101: bool = False  # a CPU tensor made in forward met the model's tensors (TL101)
 
     @property
-    def rule(self) -> type[ShapeMismatch] | type[DeviceMismatch] | None:
+    def rule(self) -> RuleInfo | None:
         """The traced rule this failure is a finding of, if any."""
-        return ShapeMismatch if self.tl100 else DeviceMismatch if self.tl101 else None
+        return rule_info(SHAPE_MISMATCH) if self.tl100 else rule_info(DEVICE_MISMATCH) if self.tl101 else None
 
     def finding(self, fallback: locate.Location | None = None, context: str = "") -> Finding | None:
         loc = self.location or fallback
@@ -211,15 +212,6 @@ def render_problem(problem: Problem) -> str:
 
 # --------------------------------------------------------------------------- sizes
 
-def human_bytes(n: int | float) -> str:
-    n = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"  # pragma: no cover
-
-
 def human_count(n: int) -> str:
     if n >= 10**9:
         return f"{n:,} = {n / 1e9:.2f} B"
@@ -265,7 +257,6 @@ def render_table(result: TraceResult, target: str, device: str,
     if result.gradients is not None:
         out += ["", *gradient_lines(result.gradients)]
     if memory_plan is not None:
-        from torchlint.trace.plan import render_text
 
         out += [""] + render_text(memory_plan)
     if problem is not None:

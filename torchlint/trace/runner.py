@@ -43,22 +43,6 @@ class TraceTerminated(TorchlintError):
     exit_code = 128 + 15
 
 
-# The trace child's default address-space limit: a runaway allocation fails in the child,
-# not in the OOM killer, and a hostile model cannot take most of a shared machine (with 75%
-# of RAM, one reached 18 GB of 24). A model traced on the meta device needs far less; a CPU
-# trace of a large model may need more: ``trace.memory-limit`` raises it.
-DEFAULT_MEMORY_LIMIT = 8 << 30
-
-
-def default_memory_limit() -> int | None:
-    """``DEFAULT_MEMORY_LIMIT``, or 75% of physical memory where that is less."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
-        return DEFAULT_MEMORY_LIMIT
-    return min(DEFAULT_MEMORY_LIMIT, int(total * 0.75)) if total > 0 else DEFAULT_MEMORY_LIMIT
-
-
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of the supervisor and the child (the interpreter itself ignores it:
     both run with ``-I``; the child reads ``PYTHONPATH`` to build its ``sys.path``)."""
@@ -226,10 +210,9 @@ def run_jobs(
 ) -> dict[str, dict[str, Any]]:
     """Run ``jobs`` (dicts with a unique ``id``) and return ``{id: result}`` for every job,
     each result a :class:`~torchlint.trace.records.TraceResult` as JSON."""
+    import secrets
     import site
     from pathlib import Path
-
-    import secrets
 
     cwd = str(Path(cwd or os.getcwd()).resolve())
     mark = secrets.token_hex(16)

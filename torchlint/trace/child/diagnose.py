@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from torchlint.trace import shapes
+from torchlint import shapes
 from torchlint.trace.records import Diagnosis
 
 

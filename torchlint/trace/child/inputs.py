@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from torchlint.trace import shapes
+from torchlint import shapes
 from torchlint.trace.child.failure import JobError
 from torchlint.trace.child.values import source_file
 

@@ -7,17 +7,17 @@ import os
 import time
 from typing import Any
 
-from torchlint.trace import shapes
+from torchlint import shapes
 from torchlint.trace.child.failure import Failed, JobError, exception_failure
-from torchlint.trace.child.process import apply_memory_limit, connect, flush_output, peak_rss_kb, warm_meta
+from torchlint.trace.child.gradients import StepLoss
 from torchlint.trace.child.inputs import embedding_bound, first_layer, infer_from, infer_inputs, inline_shape
 from torchlint.trace.child.load import check_arity, check_signature, constructor, load_target, model_totals
 from torchlint.trace.child.memory import measure as measure_memory
-from torchlint.trace.child.gradients import StepLoss
+from torchlint.trace.child.process import apply_memory_limit, connect, flush_output, peak_rss_kb, warm_meta
 from torchlint.trace.child.step import BUILTIN_LOSSES
 from torchlint.trace.child.tracer import trace_once
 from torchlint.trace.child.values import source_file
-from torchlint.trace.records import Failure, TraceResult, Traced
+from torchlint.trace.records import Failure, Traced, TraceResult
 
 
 def main() -> None:

@@ -37,7 +37,7 @@ import contextlib
 import weakref
 from typing import Any, Callable, Iterator
 
-from torchlint.trace import shapes
+from torchlint import shapes
 from torchlint.trace.child.failure import JobError
 from torchlint.trace.child.inputs import make_inputs
 from torchlint.trace.child.step import LossError, backward_from_outputs

@@ -7,7 +7,7 @@ import contextlib
 import weakref
 from typing import Any
 
-from torchlint.trace import shapes
+from torchlint import shapes
 from torchlint.trace.child.devices import DeviceWatch, flat_tensors
 from torchlint.trace.child.failure import exception_failure
 from torchlint.trace.child.gradients import BackwardOrder, Cuts, StepLoss, take_step

@@ -17,14 +17,14 @@ Model keys with a file path are relative to the directory of the config file.
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from torchlint import shapes
 from torchlint.errors import ConfigError
-from torchlint.trace import shapes
-from torchlint.trace.runner import default_memory_limit
 
 DEVICES = ("meta", "cpu", "cuda")
 TOP_KEYS = ("timeout", "memory-limit", "device", "models")
@@ -35,6 +35,22 @@ MAX_MEMORY = 1 << 50  # 1 PiB: beyond any machine, and inside what setrlimit acc
 _UNITS = {"": 1 << 20, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
           "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
           "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+# The trace child's default address-space limit: a runaway allocation fails in the child,
+# not in the OOM killer, and a hostile model cannot take most of a shared machine (with 75%
+# of RAM, one reached 18 GB of 24). A model traced on the meta device needs far less; a CPU
+# trace of a large model may need more: ``trace.memory-limit`` raises it.
+DEFAULT_MEMORY_LIMIT = 8 << 30
+
+
+def default_memory_limit() -> int | None:
+    """``DEFAULT_MEMORY_LIMIT``, or 75% of physical memory where that is less."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return DEFAULT_MEMORY_LIMIT
+    return min(DEFAULT_MEMORY_LIMIT, int(total * 0.75)) if total > 0 else DEFAULT_MEMORY_LIMIT
 
 
 @dataclass

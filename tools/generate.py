@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Regenerate what is generated from the rules: the README's rules table and rule-options
-table, the head of each rule page's ``## Options`` section (``rules/TL0NN-name.md``) and the
-rule registry (``torchlint/checks/registry.py``: each rule's metadata, read by a run that
-needs no rule's code).
+"""Regenerate what is generated from the rule classes: the rule registry
+(``torchlint/registry.py``: the list of rules and each one's metadata, which every run reads),
+the README's rules table and rule-options table, and the head of each rule page's
+``## Options`` section (``rules/TL0NN-name.md``). The rules are found here alone, by their
+modules' names in ``torchlint/checks/`` (``checks.discover``); everything else reads the
+registry.
 
-    python tools/update_readme.py
+    python tools/generate.py
 
-tests/test_readme.py, tests/test_rule_cases.py and tests/test_registry.py fail when these and
-the rules disagree.
-``tools/new_rule.py`` calls ``update`` after writing a new rule.
+tests/cli/test_readme.py, tests/rules/test_rule_cases.py and tests/rules/test_registry.py
+fail when these and the rules disagree. ``tools/new_rule.py`` calls ``update`` after writing
+a new rule.
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 
-REGISTRY_HEAD = '''"""Each rule's metadata (``torchlint.rule.RuleInfo``), written out from the rule classes by
-``python tools/update_readme.py``: do not edit. A run reads it to configure the rules and
-report on them, so that one whose every file comes from the cache imports no rule module (nor
-LibCST). ``tests/test_registry.py`` checks it against the classes."""
+REGISTRY_HEAD = '''"""The rules: each one's metadata (``torchlint.ruleinfo.RuleInfo``), written out from the rule
+classes by ``python tools/generate.py``: do not edit. Every run reads this list to know, load,
+configure and report on the rules, so that one whose every file comes from the cache imports
+no rule module (nor LibCST). ``tests/rules/test_registry.py`` checks it against the classes."""
 
 from torchlint.finding import Severity
-from torchlint.rule import Option, RuleInfo
+from torchlint.ruleinfo import Option, RuleInfo
 
 RULES = (
 '''
@@ -35,7 +37,7 @@ RULES = (
 def literal(value: Any, indent: str = "") -> str:
     """``value`` (a rule attribute: text, numbers, lists, tuples, dicts, builtin types, enum
     members, ``Option``) as Python source."""
-    from torchlint.rule import Option
+    from torchlint.ruleinfo import Option
 
     if isinstance(value, type):
         if value.__module__ != "builtins":
@@ -64,11 +66,11 @@ def literal(value: Any, indent: str = "") -> str:
 
 
 def registry_source(rules: list) -> str:
-    """``torchlint/checks/registry.py`` for ``rules`` (classes): each rule's ``RuleInfo``, with
-    the fields that differ from ``RuleInfo``'s defaults."""
+    """``torchlint/registry.py`` for ``rules`` (classes): each rule's ``RuleInfo``, with the
+    fields that differ from ``RuleInfo``'s defaults."""
     from dataclasses import MISSING, fields
 
-    from torchlint.rule import RuleInfo
+    from torchlint.ruleinfo import RuleInfo
 
     out = [REGISTRY_HEAD]
     for rule in rules:
@@ -89,13 +91,12 @@ def update(repo: Path = REPO) -> list[Path]:
     the files that changed."""
     if str(repo) not in sys.path:
         sys.path.insert(0, str(repo))
-    from torchlint import catalog
+    from torchlint import catalog, checks
     from torchlint.cli import options_markdown, rules_markdown
-    from torchlint.rule import all_rules
 
-    rules = all_rules()
+    rules = checks.discover()
     changed = []
-    registry = repo / "torchlint" / "checks" / "registry.py"
+    registry = repo / "torchlint" / "registry.py"
     source = registry_source(rules)
     if not registry.is_file() or registry.read_text(encoding="utf-8") != source:
         registry.write_text(source, encoding="utf-8")

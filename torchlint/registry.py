@@ -1,10 +1,10 @@
-"""Each rule's metadata (``torchlint.rule.RuleInfo``), written out from the rule classes by
-``python tools/update_readme.py``: do not edit. A run reads it to configure the rules and
-report on them, so that one whose every file comes from the cache imports no rule module (nor
-LibCST). ``tests/test_registry.py`` checks it against the classes."""
+"""The rules: each one's metadata (``torchlint.ruleinfo.RuleInfo``), written out from the rule
+classes by ``python tools/generate.py``: do not edit. Every run reads this list to know, load,
+configure and report on the rules, so that one whose every file comes from the cache imports
+no rule module (nor LibCST). ``tests/rules/test_registry.py`` checks it against the classes."""
 
 from torchlint.finding import Severity
-from torchlint.rule import Option, RuleInfo
+from torchlint.ruleinfo import Option, RuleInfo
 
 RULES = (
     RuleInfo(

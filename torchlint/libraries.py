@@ -42,3 +42,32 @@ def only_foreign(qualified_names) -> bool:
     and of no torch library: the file's models and losses are not torch's."""
     roots = {root(q) for q in qualified_names}
     return bool(roots & FOREIGN_FRAMEWORKS) and not roots & TORCH_LIBRARIES
+
+
+_NN_NOT_MODULES = {"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"}
+
+
+def torch_nn_class(qualified: str) -> str | None:
+    """``torch.nn.Linear`` / ``torch.nn.modules.conv.Conv2d`` -> the module class's name; None
+    for ``nn.Parameter``, ``nn.init.*``, ``nn.functional.*``, ``nn.utils.*``, ... (a name, no node:
+    the project pass asks it about qualified bases)."""
+    if not qualified.startswith("torch.nn."):
+        return None
+    parts = qualified[9:].split(".")
+    last = parts[-1]
+    if not last[:1].isupper() or last in _NN_NOT_MODULES:
+        return None
+    if len(parts) > 1 and parts[0] != "modules":
+        return None
+    return last
+
+
+def is_lightning_module(qualified: str) -> bool:
+    """Lightning's ``LightningModule`` (``lightning.pytorch.LightningModule``, ...)."""
+    return is_lightning(qualified) and qualified.rsplit(".", 1)[-1] == "LightningModule"
+
+
+def is_module_base(qualified: str) -> bool:
+    """A library base that makes a class an ``nn.Module``: a ``torch.nn`` module class or
+    Lightning's ``LightningModule``."""
+    return torch_nn_class(qualified) is not None or is_lightning_module(qualified)

@@ -1,0 +1,11 @@
+"""The codes of the rules the core names: no rule module is imported for a code string (the
+rule classes use these constants as their ``code``; their metadata comes from the registry:
+``rule.rule_info``)."""
+
+SYNTAX_ERROR = "TL000"  # a file, or a notebook cell, that could not be read or parsed
+UNUSED_LAYER = "TL005"
+TENSOR_WITHOUT_DEVICE = "TL010"
+SHAPE_MISMATCH = "TL100"  # the trace's
+DEVICE_MISMATCH = "TL101"  # the trace's
+UNUSED_NOQA = "TL901"
+INVALID_NOQA = "TL902"
