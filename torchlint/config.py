@@ -44,7 +44,7 @@ TOP_LEVEL_KEYS = {
 DEFAULT_EXCLUDE = [
     ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytype",
     ".ruff_cache", ".svn", ".tox", ".venv", "venv", "__pypackages__", "_build", "buck-out",
-    "build", "dist", "node_modules", "site-packages", ".torchlint_cache", "__pycache__",
+    "build", "dist", "node_modules", "site-packages", ".torchlint_cache", "__pycache__", ".ipynb_checkpoints",
 ]
 
 DEFAULT_MAX_FILE_SIZE = 4_000_000  # bytes

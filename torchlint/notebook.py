@@ -12,8 +12,10 @@ Python text of its code cells, one after another, each cell as IPython runs it:
   ``%%html``...) masks its whole cell, as blank lines;
 * lines Python cannot read are masked, each replaced by ``pass`` at its indentation (so the
   lines and blocks around it stay where they were): line magics (``%matplotlib inline``,
-  ``x = %time f()``), shell escapes (``!pip install x``, ``files = !ls``) and help lines
-  (``model?``, ``??torch.nn``), each only where a statement starts.
+  ``x = %time f()``, and ``pip install x``, ``cd ../data`` where IPython's automagic runs a
+  line that is no Python as the magic it names), shell escapes (``!pip install x``,
+  ``files = !ls``) and help lines (``model?``, ``??torch.nn``), each only where a statement
+  starts, with the lines a trailing backslash continues it onto (blank).
 
 Findings are found on the joined text and shown by cell: ``Cells`` maps a joined line to its
 cell (numbered among all the notebook's cells from 1, markdown cells included: the position
@@ -210,12 +212,40 @@ def mask_cell(lines: list[str]) -> list[str]:
         lines = [*lines[:first], "", *lines[first + 1:]]
     out = []
     scanner = _Continuation()
+    continued = False  # the line before was IPython syntax ending in a backslash: this one is its rest
     for line in lines:
-        if scanner.at_statement_start and (_ESCAPE.match(line) or _HELP.fullmatch(line)):
+        if continued:
+            continued = line.rstrip().endswith("\\")
+            out.append("")
+            continue
+        if scanner.at_statement_start and (_ESCAPE.match(line) or _HELP.fullmatch(line) or _automagic(line)):
+            continued = line.rstrip().endswith("\\")
             line = line[: len(line) - len(line.lstrip())] + "pass"
         scanner.feed(line)
         out.append(line)
     return out
+
+
+# Line magics IPython runs without their ``%`` (automagic, on by default) when the line is
+# not Python: ``pip install x``, ``cd ../data``, ``ls -la``.
+AUTOMAGICS = frozenset({"pip", "conda", "cd", "ls", "pwd", "env", "load_ext", "reload_ext", "matplotlib", "run",
+                        "time", "timeit", "who", "whos", "cat", "mkdir", "rm", "cp", "mv", "rmdir", "mamba",
+                        "autoreload", "config", "pdb", "history", "alias", "bookmark", "store", "load", "sx",
+                        "system", "prun", "lsmagic", "magic", "precision", "reset", "xmode", "less", "clear",
+                        "notebook", "tensorboard", "wandb"})
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)(?=\s|$)")
+
+
+def _automagic(line: str) -> bool:
+    """An automagic line: a known magic's name first, and the line is no Python."""
+    word = _FIRST_WORD.match(line)
+    if word is None or word.group(1) not in AUTOMAGICS:
+        return False
+    try:
+        compile(line.strip(), "<cell>", "exec")
+    except (SyntaxError, ValueError):
+        return True
+    return False
 
 
 class _Continuation:

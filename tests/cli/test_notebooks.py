@@ -331,3 +331,27 @@ def test_mask_cell_strips_ipythons_leading_indent_and_keeps_the_line_count():
     read = read_notebook(notebook(("code", "a = 1\n"), ("code", "   b = 2\n   c = 3\n")).encode())
     assert read.text == "a = 1\nb = 2\nc = 3\n" and read.cells.to_json() == [[1, 1], [2, 2, 3], [0, 3]]
     assert Cells.from_json(read.cells.to_json()) == read.cells
+
+
+def test_ipython_lines_continued_with_a_backslash_and_automagic_lines_are_masked(project, run):
+    """``%run x \\`` and ``!cmd \\`` continue onto the next lines; ``pip install x`` and ``cd ..``
+    are line magics under IPython's automagic (found in course notebooks: false TL000s)."""
+    project.write("pyproject.toml", CONFIG)
+    project.write("nb.ipynb", notebook(
+        ("code", "%run Main.py  \\\n    --niter 10000   \\\n    --lr 0.001\n"),
+        ("code", "!python train.py \\\n    --epochs 3\n"),
+        ("code", "pip install torch-lr-finder\n"), ("code", "cd ../\n"), ("code", "ls -la data\n"),
+        ("code", SETUP), ("code", NO_ZERO_GRAD)))
+    assert _concise(run, "nb.ipynb") == [f"nb.ipynb:cell 7:line 5:5: TL001 [missing-zero-grad] {TL001_ALONE}"]
+
+
+def test_a_name_that_is_python_is_not_taken_for_a_magic():
+    assert mask_cell(["ls = [1, 2]", "pwd", "time = 3", "run(x)", "cd ../"]) == ["ls = [1, 2]", "pwd", "time = 3",
+                                                                                "run(x)", "pass"]
+
+
+def test_notebook_checkpoints_are_not_linted(buggy, run):
+    (buggy.root / ".ipynb_checkpoints").mkdir()
+    (buggy.root / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text(BUGGY)
+    code, out, _ = run("check", ".", "--format", "concise", "--no-cache")
+    assert ".ipynb_checkpoints" not in out and "nb.ipynb:cell 3" in out
