@@ -185,9 +185,11 @@ def function_disables_grad(ctx: FileContext, func: cst.FunctionDef) -> bool:
     return any(_disables_grad(ctx, d.decorator) for d in func.decorators)
 
 
-def in_no_grad(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """Inside ``with torch.no_grad():`` (or inference_mode / set_grad_enabled) or a
-    function decorated so, in any enclosing scope."""
+def grad_choice_above(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """Some grad-mode choice is made around ``node``: a ``with torch.no_grad()``,
+    ``inference_mode()`` or ``set_grad_enabled(...)`` (either way) holds it, or a function
+    decorated so does, in any enclosing scope (a ``def`` written inside such a block too).
+    Not whether autograd records there: ``semantic.grad_state.grad_mode_at`` answers that."""
     for anc in ctx.ancestors(node):
         if isinstance(anc, (cst.With,)):
             if any(_disables_grad(ctx, item.item) for item in anc.items):

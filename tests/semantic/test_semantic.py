@@ -156,7 +156,7 @@ def test_bindings_frozen_and_no_grad_regions():
     assert set(training.bindings["scaler"]) == {"scaler"} and set(training.bindings["criterion"]) == {"crit"}
     assert training.frozen() == {"teacher", "backbone"}
     first, second = call(ctx, "f")
-    assert training.in_no_grad(first) and not training.in_no_grad(second)
+    assert training.grad_choice_above(first) and not training.grad_choice_above(second)
 
 
 def test_deeply_nested_file_needs_no_recursion():
@@ -241,8 +241,8 @@ def test_in_lightning_eval_hook_any_enclosing_function():
     )
     assert in_lightning_eval_hook(ctx, call(ctx, "self.model")[0])
     assert not in_lightning_eval_hook(ctx, call(ctx, "self.net")[0])
-    assert sem.training.in_no_grad(call(ctx, "self.model")[0], lightning_hooks=True)
-    assert not sem.training.in_no_grad(call(ctx, "self.model")[0])
+    assert sem.training.grad_choice_above(call(ctx, "self.model")[0], lightning_hooks=True)
+    assert not sem.training.grad_choice_above(call(ctx, "self.model")[0])
 
 
 def test_freeze_sites_with_loop_parameters_standing_for_their_module():

@@ -317,7 +317,7 @@ class LossKeptWithGraph(Rule):
     # does the value carry a graph, with autograd on?
     def _evidence(self, code: _Code, store: _Store, fn: cst.FunctionDef | None, step_method: bool) -> str | None:
         training = self.ctx.semantic.training
-        if training.in_no_grad(store.node, lightning_hooks=True) or training.grad_disabled_before(store.node) \
+        if training.grad_choice_above(store.node, lightning_hooks=True) or training.grad_disabled_before(store.node) \
                 or is_plain_number(self.model, store.value):
             return None
         evidence = self._graphs.carrier(code, store.value, store.node)

@@ -202,7 +202,7 @@ class GraphValues:
         b = self.latest(code, key, at)
         if b is not None and b.kind == "unpack" and depth <= _MAX_DEPTH:
             return self._unpacked_graph(code, b, depth)
-        if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.in_no_grad(b.node):
+        if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.grad_choice_above(b.node):
             return None
         found = self._graph(code, b.value, b.node, depth + 1)
         if found or b.kind != "aug":
@@ -214,7 +214,7 @@ class GraphValues:
         element of a model's output (an element of a loss function's result may be a logged
         number, so it counts only when it is backward-ed itself)."""
         node = b.node
-        if not isinstance(node, cst.Assign) or self.ctx.semantic.training.in_no_grad(node):
+        if not isinstance(node, cst.Assign) or self.ctx.semantic.training.grad_choice_above(node):
             return None
         value = node.value
         if isinstance(value, (cst.Tuple, cst.List)):

@@ -227,7 +227,7 @@ class TrainingModel:
             kinds.add(TRAINING)
             if not inner_data:
                 kinds.add(DATA)
-        elif DATA in kinds and (self.in_no_grad(node) or any(api.mode_switch(s.node) is False
+        elif DATA in kinds and (self.grad_choice_above(node) or any(api.mode_switch(s.node) is False
                                                               for s in self._loop_sites(loop))):
             kinds.add(EVALUATION)
         target = dotted_name(node.target) if isinstance(node, cst.For) else None
@@ -351,11 +351,11 @@ class TrainingModel:
         return out
 
     # -- no-grad regions ----------------------------------------------------------------
-    def in_no_grad(self, node: cst.CSTNode, *, lightning_hooks: bool = False) -> bool:
-        """Inside ``with torch.no_grad()/inference_mode()/set_grad_enabled(...)`` or a
-        function decorated so (any enclosing scope); with ``lightning_hooks``, also in a
-        Lightning evaluation hook (Lightning turns autograd off there)."""
-        if api.in_no_grad(self.ctx, node):
+    def grad_choice_above(self, node: cst.CSTNode, *, lightning_hooks: bool = False) -> bool:
+        """Some grad-mode choice is made around ``node`` (``torch_api.grad_choice_above``);
+        with ``lightning_hooks``, a Lightning evaluation hook counts too (Lightning turns
+        autograd off there). Whether autograd records: ``grad_state.grad_mode_at``."""
+        if api.grad_choice_above(self.ctx, node):
             return True
         return lightning_hooks and in_lightning_eval_hook(self.ctx, node)
 
