@@ -1,5 +1,5 @@
 """The torch version a project pins: a project-level fact, read once per run by the run
-layer (``run.finish``) from the project root and handed to the project pass
+layer (``run.Run``) from the project root and handed to the project pass
 (``Project.torch_pin``).
 
 Where it is read, first one naming torch with a version wins: ``pyproject.toml``

@@ -55,65 +55,143 @@ class RunResult:
         return [f for f in self.findings if f.rule == SYNTAX_ERROR]
 
 
-def lint_files(
-    files: list[SourceFile],
-    settings: Settings,
-    cwd: Path | None = None,
-    *,
-    jobs: int = 1,
-    cache: "Cache | None" = None,
-    transform: Transform | None = None,
-    baseline: "Baseline | None" = None,
-    context: list[SourceFile] = (),
-    progress: Callable[[int], None] | None = None,
-    configs: Configs | None = None,
-) -> RunResult:
-    """Lint ``files``: cached results where the bytes are unchanged, the rest analysed in
-    ``jobs`` processes, then the project pass over every file's record (``context``'s too:
-    the rest of the project, see ``project_context``), ``transform`` (the shape trace's
-    merge), suppressions and the baseline. Only ``files`` are reported on. Each file is
-    linted with its own settings from ``configs`` (default: ``settings`` for all)."""
-    cwd = (cwd or Path.cwd()).resolve()
-    named = {f.display for f in files}
-    rest = [f for f in context if f.display not in named]
-    everything = [*files, *rest]
-    own = {f.display: configs.for_path(f.path) for f in everything} if configs is not None else {}
-    settings_of = lambda display: own.get(display, settings)  # noqa: E731
-    results = analyse(everything, settings, jobs=jobs, cache=cache, progress=progress, settings_of=settings_of)
-    by_display = {f.display: f for f in everything}
+def lint_files(files: list[SourceFile], settings: Settings, cwd: Path | None = None, **run: Any) -> RunResult:
+    """Lint ``files``: ``Run(files, settings, cwd, **run).result()`` (see ``Run``)."""
+    return Run(files, settings, cwd or Path.cwd(), **run).result()
 
-    def complete(partial: list[FileResult]) -> list[FileResult]:
-        """``partial`` with every light result whole: read from its entry, else analysed again."""
-        nonlocal results
-        whole = [cache.complete(r) if r.light else r for r in partial]  # light ones come from a cache
+
+@dataclass(eq=False)
+class Run:
+    """One lint run over ``files`` and the ``context`` (the rest of the project, see
+    ``project_context``: linted for its records, never reported on), in named phases:
+
+    1. ``analyse``: every file's result, from the cache where its bytes are unchanged, else
+       from the engine in ``jobs`` processes (``analyse``, the module's function);
+    2. ``report``: the project pass of each settings group over every file's record (with the
+       project's torch pin; ``demand`` answers a rule asking for more of a file), ``transform``
+       (the shape trace's merge), suppressions and the noqa judgements (TL901/TL902), a
+       notebook's findings given their cells;
+    3. ``result``: both, then the run pack saved and the ``baseline`` applied.
+
+    Each file is linted with its own settings from ``configs`` (default: ``settings`` for
+    all). Light results (from the cache's run pack) are made whole (``whole_results``) only
+    where a project pass must run or the trace reads the records."""
+
+    files: list[SourceFile]
+    settings: Settings
+    cwd: Path
+    jobs: int = 1
+    cache: "Cache | None" = None
+    transform: Transform | None = None
+    baseline: "Baseline | None" = None
+    context: list[SourceFile] = field(default_factory=list)
+    progress: Callable[[int], None] | None = None
+    configs: Configs | None = None
+    demand: "Demand | None" = None  # default: the run's own files, analysed again (``demander``)
+    results: list[FileResult] = field(default_factory=list)
+    torch_pin: TorchPin | None = None  # default: read from the project root of ``files``
+
+    def __post_init__(self) -> None:
+        self.cwd = self.cwd.resolve()
+        named = {f.display for f in self.files}
+        rest = [f for f in self.context if f.display not in named]
+        self.everything = [*self.files, *rest]
+        self.reported = named if rest else None  # None: every file
+        self._own = {f.display: self.configs.for_path(f.path) for f in self.everything} if self.configs else {}
+        self._by_display = {f.display: f for f in self.everything}
+        if self.demand is None:
+            self.demand = demander(self._source_of, self.cache)
+        if self.torch_pin is None and self.files:
+            self.torch_pin = read_torch_pin(project_root(self.files, self.settings))
+
+    @classmethod
+    def of_results(cls, results: list[FileResult], settings: Settings, cwd: Path,
+                   demand: "Demand | None" = None) -> "Run":
+        """A run over results analysed already (``testing.lint_tree``): its ``report`` alone."""
+        return cls([], settings, cwd, demand=demand or (lambda code, path, own: (None, [])), results=list(results))
+
+    def settings_of(self, display: str) -> Settings:
+        return self._own.get(display, self.settings)
+
+    def result(self) -> RunResult:
+        self.analyse()
+        result = self.report()
+        if self.cache is not None:
+            self.cache.save_pack(self.results)
+        if self.baseline is not None:
+            result.findings, result.hidden_by_baseline = self.baseline.filter(result.findings, self.cwd)
+        return result
+
+    # -- phase 1 ---------------------------------------------------------------------------
+    def analyse(self) -> list[FileResult]:
+        self.results = analyse(self.everything, self.settings, jobs=self.jobs, cache=self.cache,
+                               progress=self.progress, settings_of=self.settings_of)
+        return self.results
+
+    def whole_results(self) -> list[FileResult]:
+        """The results with every light one whole: read from its entry, else analysed again."""
+        if not any(r.light for r in self.results):
+            return self.results
+        if self.cache is None:
+            raise ValueError("light results come from a cache")
+        whole = [self.cache.complete(r) if r.light else r for r in self.results]
         redo = [index for index, r in enumerate(whole) if r is None]
         if redo:
-            again = analyse([by_display[partial[index].path] for index in redo], settings, jobs=jobs, cache=cache,
-                            settings_of=settings_of, whole=True)
+            again = analyse([self._by_display[self.results[index].path] for index in redo], self.settings,
+                            jobs=self.jobs, cache=self.cache, settings_of=self.settings_of, whole=True)
             for index, r in zip(redo, again):
                 whole[index] = r
-        results = whole  # type: ignore[assignment]
-        return results
+        self.results = whole  # type: ignore[assignment]
+        return self.results
 
-    def source_of(display: str) -> bytes | None:
+    def _source_of(self, display: str) -> bytes | None:
         """A file's bytes for an analysis on demand (``Project.demand``): read again (a file
         edited since is read as it is now), None where it cannot be."""
-        source = by_display.get(display)
+        source = self._by_display.get(display)
         if source is None:
             return None
         try:
-            return read_within(source, settings_of(display).max_file_size)[0]
+            return read_within(source, self.settings_of(display).max_file_size)[0]
         except OSError:
             return None
 
-    result = finish(results, settings, cwd, transform, report_on=named if rest else None, settings_of=settings_of,
-                    torch_pin=read_torch_pin(project_root(files, settings)), cache=cache, complete=complete,
-                    demand=demander(source_of, cache))
-    if cache is not None:
-        cache.save_pack(results)
-    if baseline is not None:
-        result.findings, result.hidden_by_baseline = baseline.filter(result.findings, cwd)
-    return result
+    # -- phase 2 ---------------------------------------------------------------------------
+    def _reports_on(self, path: str) -> bool:
+        return self.reported is None or path in self.reported
+
+    def report(self) -> RunResult:
+        """The findings the run reports (see the class docstring)."""
+        records = {r.path: r.record for r in self.results}
+        by_settings = groups(list(records), self.settings_of)
+        findings = [f for r in self.results if self._reports_on(r.path) for f in r.findings]
+        errors = [e for r in self.results if self._reports_on(r.path) for e in r.errors]
+        files = list(self.results)
+        for own, paths in by_settings:  # every group's rules see the whole project, report on their files
+            more, project_errors = _project_pass(self._whole_records, own, self.torch_pin, self.cache, files,
+                                                 self.demand)
+            findings.extend(f for f in more if f.path in paths)
+            errors.extend(e for e in project_errors if e not in errors)
+        if self.transform is not None:
+            findings = self.transform(findings, self._whole_records())
+        records = {r.path: r.record for r in self.results}
+        findings = [f for f in findings if self._reports_on(f.path)]
+        kept: list[Finding] = []
+        for own, paths in by_settings:
+            suppressor = Suppressor(own, records, self.cwd)
+            mine = [f for f in findings if f.path in paths]
+            kept.extend(f for f in mine if suppressor.keep(f))
+            # TL901/TL902 judge the noqa comments themselves, against what the rest left standing.
+            judged = noqa_findings([records[p] for p in sorted(paths) if self._reports_on(p)],
+                                   [f for f in mine if suppressor.configured(f)], own.enabled)
+            kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
+        kept.sort(key=lambda f: f.sort_key)
+        kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
+        unanalysed = sorted((p, records[p].unanalysed) for own, paths in by_settings if SYNTAX_ERROR not in own.enabled
+                            for p in paths if records[p].unanalysed and self._reports_on(p))
+        return RunResult(kept, errors, sorted(p for p in records if self._reports_on(p)), unanalysed=unanalysed)
+
+    def _whole_records(self) -> list[FileRecord]:
+        return [r.record for r in self.whole_results()]
 
 
 def lint_text(path: Path, data: bytes, configs: Configs | None = None) -> RunResult:
@@ -460,57 +538,6 @@ class Suppressor:
             return False
         record = self.records.get(finding.path)
         return record is None or not record.suppressions.suppresses_line(finding.rule, finding.line, blanket=blanket)
-
-
-def finish(results: list[FileResult], settings: Settings, cwd: Path, transform: Transform | None = None,
-           report_on: set[str] | None = None, settings_of: Callable[[str], Settings] | None = None,
-           torch_pin: TorchPin | None = None, cache: "Cache | None" = None,
-           complete: Callable[[list[FileResult]], list[FileResult]] | None = None,
-           demand: Demand | None = None) -> RunResult:
-    """The project pass over every file's result (with the project's ``torch_pin``), then ``transform`` (the shape trace's
-    merge, given the findings and every file's record), then suppression and ordering of
-    the findings on the files in ``report_on`` (default: every file), and a notebook's
-    findings given their cells (``torchlint.notebook.in_cells``). Each file's findings
-    follow its own settings, ``settings_of(its display path)`` (default: ``settings``).
-    Light results (``FileResult.light``) are made whole by ``complete`` where a project
-    pass must run or ``transform`` reads the records. ``demand`` answers a project pass that
-    asks for more of a file (``Project.demand``, ``demander``)."""
-    records = {r.path: r.record for r in results}
-
-    def whole_records() -> list[FileRecord]:
-        nonlocal results, records
-        if any(r.light for r in results):
-            if complete is None:
-                raise ValueError("light results need complete= to be made whole")
-            results = complete(results)
-            records = {r.path: r.record for r in results}
-        return list(records.values())
-    reported = (lambda path: path in report_on) if report_on is not None else (lambda path: True)
-    findings = [f for r in results if reported(r.path) for f in r.findings]
-    errors = [e for r in results if reported(r.path) for e in r.errors]
-    by_settings = groups(list(records), settings_of or (lambda path: settings))
-    files = list(results)
-    for own, paths in by_settings:  # every group's rules see the whole project, report on their files
-        more, project_errors = _project_pass(whole_records, own, torch_pin, cache, files, demand)
-        findings.extend(f for f in more if f.path in paths)
-        errors.extend(e for e in project_errors if e not in errors)
-    if transform is not None:
-        findings = transform(findings, whole_records())
-    findings = [f for f in findings if reported(f.path)]
-    kept: list[Finding] = []
-    for own, paths in by_settings:
-        suppressor = Suppressor(own, records, cwd)
-        mine = [f for f in findings if f.path in paths]
-        kept.extend(f for f in mine if suppressor.keep(f))
-        # TL901/TL902 judge the noqa comments themselves, against what the rest left standing.
-        judged = noqa_findings([records[p] for p in sorted(paths) if reported(p)],
-                               [f for f in mine if suppressor.configured(f)], own.enabled)
-        kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
-    kept.sort(key=lambda f: f.sort_key)
-    kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
-    unanalysed = sorted((p, records[p].unanalysed) for own, paths in by_settings if SYNTAX_ERROR not in own.enabled
-                        for p in paths if records[p].unanalysed and reported(p))
-    return RunResult(kept, errors, sorted(p for p in records if reported(p)), unanalysed=unanalysed)
 
 
 # -- fixing --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from torchlint.engine import analyze_source
 from torchlint.files import discover
 from torchlint.finding import Finding
 from torchlint.rule import Rule, RuleInfo, all_rules
-from torchlint.run import demander, finish, fix_files, lint_files, project_context
+from torchlint.run import Run, demander, fix_files, lint_files, project_context
 
 
 def make_settings(select: Iterable[str] | None = None, options: dict[str, dict[str, Any]] | None = None) -> Settings:
@@ -48,8 +48,8 @@ def lint_tree(
     texts = {path: textwrap.dedent(code) if dedent else code for path, code in files.items()}
     results = [analyze_source(path, text.encode("utf-8"), settings.enabled, settings.rule_options)
                for path, text in texts.items()]
-    run = finish(results, settings, Path("/nonexistent-root"),
-                 demand=demander(lambda path: texts[path].encode("utf-8") if path in texts else None))
+    run = Run.of_results(results, settings, Path("/nonexistent-root"),
+                         demand=demander(lambda path: texts[path].encode("utf-8") if path in texts else None)).report()
     _raise_errors(run.errors)
     if each_alone and len(texts) > 1:
         alone = lint_each_alone(texts, settings)

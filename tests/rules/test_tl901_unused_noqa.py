@@ -44,13 +44,13 @@ def test_a_comment_after_a_multi_line_string_covers_the_lines_before_it():
 
 def test_a_finding_dropped_by_per_file_ignores_does_not_use_the_code():
     from torchlint.engine import analyze_source
-    from torchlint.run import finish
+    from torchlint.run import Run
     from torchlint.testing import make_settings
 
     settings = make_settings(["TL000", "TL901"])
     settings.per_file_ignores = {"*.py": frozenset({"TL000"})}
     result = analyze_source("a.py", b"def f(:  # noqa: TL000\n", settings.enabled, {})
-    run = finish([result], settings, Path("/nonexistent-root"))
+    run = Run.of_results([result], settings, Path("/nonexistent-root")).report()
     assert [f.rule for f in run.findings] == ["TL901"]
 
 
