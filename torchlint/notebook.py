@@ -233,11 +233,14 @@ AUTOMAGICS = frozenset({"pip", "conda", "cd", "ls", "pwd", "env", "load_ext", "r
                         "autoreload", "config", "pdb", "history", "alias", "bookmark", "store", "load", "sx",
                         "system", "prun", "lsmagic", "magic", "precision", "reset", "xmode", "less", "clear",
                         "notebook", "tensorboard", "wandb"})
-_FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)(?=\s|$)")
+# A magic's name, then its arguments or nothing: never an operator, a bracket or ``=`` (IPython
+# takes ``config = dict(`` for Python, whatever the name).
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_]\w*)(?:\s+(?![=(\[,:;+*/%<>!&|^~@])|$)")
 
 
 def _automagic(line: str) -> bool:
-    """An automagic line: a known magic's name first, and the line is no Python."""
+    """An automagic line: a known magic's name first, followed by its arguments (never an
+    assignment, call, subscript or operator), and the line is no Python."""
     word = _FIRST_WORD.match(line)
     if word is None or word.group(1) not in AUTOMAGICS:
         return False

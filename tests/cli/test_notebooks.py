@@ -348,6 +348,11 @@ def test_ipython_lines_continued_with_a_backslash_and_automagic_lines_are_masked
 def test_a_name_that_is_python_is_not_taken_for_a_magic():
     assert mask_cell(["ls = [1, 2]", "pwd", "time = 3", "run(x)", "cd ../"]) == ["ls = [1, 2]", "pwd", "time = 3",
                                                                                 "run(x)", "pass"]
+    # an assignment, call or subscript continued on the next lines (the first line alone is no
+    # Python): IPython never reads them as magics (config = ConfigDict(... gave a false TL000)
+    multi = ["config = ConfigDict(", "    dict(a=1))", "time = (", "  3)", "who = [", "  1]", "env[k] = (", "  2)",
+             "config.update(", "  a=1)"]
+    assert mask_cell(multi) == multi
 
 
 def test_notebook_checkpoints_are_not_linted(buggy, run):
