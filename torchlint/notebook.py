@@ -316,8 +316,8 @@ def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     with its cell added for the report: ``extra`` gets ``cell``, ``cell_line``,
     ``cell_end_line`` and ``cell_lines`` (the cell's length), and no fix (its edits are
     positions in the joined text, not in the notebook's file); its columns as the cell is
-    written (IPython's stripped indentation added back). Unchanged outside a notebook
-    (``cells`` empty)."""
+    written (IPython's stripped indentation added back), and the lines its message names as
+    "line M" of its cell or "cell N, line M". Unchanged outside a notebook (``cells`` empty)."""
     index = Cells.from_json(cells)
     start = index.locate(finding.line)
     if start is None:
@@ -326,9 +326,21 @@ def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     end = index.locate(finding.end_line)
     end_line = end[1] if end is not None and end[0] == cell else line
     shift = index.indent(finding.line)  # columns as written, before IPython's indent stripping
+
+    def in_its_cell(match: "re.Match[str]") -> str:  # "(line 224)": a line of the joined text
+        where = index.locate(int(match.group(1)))
+        if where is None:
+            return match.group(0)
+        return f"line {where[1]}" if where[0] == cell else f"cell {where[0]}, line {where[1]}"
+
     return replace(finding, column=finding.column + shift, end_column=finding.end_column + shift,
+                   message=_LINE_REFERENCE.sub(in_its_cell, finding.message),
                    extra={**finding.extra, "cell": cell, "cell_line": line, "cell_end_line": end_line,
                           "cell_lines": length}, fix=None)
+
+
+# How a message names another line of its file ("after `model.eval()` (line 12)", "at line 40").
+_LINE_REFERENCE = re.compile(r"\bline (\d+)\b")
 
 
 def place(finding: "Finding") -> tuple[int | None, int, int]:
@@ -338,3 +350,64 @@ def place(finding: "Finding") -> tuple[int | None, int, int]:
     if cell is None:
         return None, finding.line, finding.end_line
     return cell, finding.extra["cell_line"], finding.extra["cell_end_line"]
+
+
+# -- where a cell's lines are in the notebook's JSON ------------------------------------------
+
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+|\n')
+
+
+def raw_positions(text: str) -> dict[int, list[tuple[int, int]]]:
+    """Where each code cell's source lines are in the notebook's JSON text: cell number (from
+    1, as ``Cells`` counts) -> ``(line, column)`` of each line's first character, 1-based.
+    nbformat writes a cell's source as a list of strings, one per line, each on a line of its
+    own: the column is the one after the string's opening quote. A source written as one
+    string puts every line at that string's position. A cell whose source cannot be found is
+    left out. Read only for reports that point into the raw file (SARIF, GitHub annotations)."""
+    found: dict[int, list[tuple[int, int]]] = {}
+    tokens = _TOKEN.finditer(text)
+    line, line_start = 1, 0
+    stack: list[list] = []  # [kind "{" or "[", key or index, ...]
+    key: str | None = None
+    path: list = []
+
+    def where(match) -> tuple[int, int]:
+        return line, match.start() - line_start + 2  # after the quote
+
+    for match in tokens:
+        token = match.group()
+        if token == "\n":
+            line, line_start = line + 1, match.end()
+            continue
+        if token in "{[":
+            path.append(key if stack and stack[-1][0] == "{" else stack[-1][1] if stack else None)
+            stack.append([token, 0])
+            key = None
+            continue
+        if token in "}]":
+            if stack:
+                stack.pop()
+                path.pop()
+            continue
+        if token == ",":
+            if stack and stack[-1][0] == "[":
+                stack[-1][1] += 1
+            key = None
+            continue
+        if token == ":":
+            continue
+        # a value or a key
+        if stack and stack[-1][0] == "{" and key is None and token.startswith('"'):
+            rest = text[match.end():match.end() + 8].lstrip()
+            if rest.startswith(":"):
+                key = token[1:-1]
+                continue
+        if token.startswith('"') and len(path) >= 3 and path[1] == "cells" and isinstance(path[2], int):
+            cell = path[2] + 1
+            if len(stack) == 4 and path[3] == "source" and stack[-1][0] == "[":  # cells[i].source[j]
+                found.setdefault(cell, []).append(where(match))
+            elif len(stack) == 3 and key == "source":  # cells[i].source, one string
+                first = where(match)
+                found[cell] = [first] * (token.count("\\n") + 1)
+        key = None if stack and stack[-1][0] == "{" else key
+    return found

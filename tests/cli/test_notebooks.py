@@ -69,21 +69,21 @@ def test_json_and_json_lines_carry_the_cell(buggy, run):
     assert [(o["cell"], o["line"]) for o in map(json.loads, out.splitlines())] == [(3, 5), (5, 6)]
 
 
-def test_sarif_keeps_a_region_and_puts_the_cell_in_properties(buggy, run):
+def test_sarif_points_into_the_notebooks_json_and_puts_the_cell_in_properties(buggy, run):
     _, out, _ = run("check", "nb.ipynb", "--format", "sarif", "--no-cache")
     results = json.loads(out)["runs"][0]["results"]
+    # line 33 of the file is `    "    optimizer.step()\n"`: column 10 is its `o`
     assert [(r["ruleId"], r["properties"], r["locations"][0]["physicalLocation"]["region"]) for r in results] == [
-        ("TL001", {"cell": 3}, {"startLine": 5, "startColumn": 5, "endLine": 5, "endColumn": 21}),
-        ("TL002", {"cell": 5}, {"startLine": 6, "startColumn": 5, "endLine": 6, "endColumn": 24})]
-    # GitHub's line hash would be of the JSON file's line: left to GitHub's upload
-    assert all(set(r["partialFingerprints"]) == {"torchlint/v1"} for r in results)
+        ("TL001", {"cell": 3}, {"startLine": 33, "startColumn": 10, "endLine": 33, "endColumn": 26}),
+        ("TL002", {"cell": 5}, {"startLine": 54, "startColumn": 10, "endLine": 54, "endColumn": 29})]
+    assert all(set(r["partialFingerprints"]) == {"torchlint/v1", "primaryLocationLineHash"} for r in results)
 
 
 def test_github_and_junit_name_the_cell(buggy, run):
     _, out, _ = run("check", "nb.ipynb", "--format", "github", "--no-cache")
-    assert out.splitlines()[0] == (f"::error file=nb.ipynb,line=5,col=5,endLine=5,endColumn=21,"
+    assert out.splitlines()[0] == (f"::error file=nb.ipynb,line=33,col=10,endLine=33,endColumn=26,"
                                    f"title=torchlint (TL001) in cell 3::{TL001}")
-    assert "line=6,col=5,endLine=6,endColumn=24,title=torchlint (TL002) in cell 5::" in out.splitlines()[1]
+    assert "line=54,col=10,endLine=54,endColumn=29,title=torchlint (TL002) in cell 5::" in out.splitlines()[1]
     _, out, _ = run("check", "nb.ipynb", "--format", "junit", "--no-cache")
     cases = ET.fromstring(out).iter("testcase")
     assert [(c.get("name"), c.get("line")) for c in cases] == [
@@ -360,3 +360,38 @@ def test_notebook_checkpoints_are_not_linted(buggy, run):
     (buggy.root / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text(BUGGY)
     code, out, _ = run("check", ".", "--format", "concise", "--no-cache")
     assert ".ipynb_checkpoints" not in out and "nb.ipynb:cell 3" in out
+
+
+def test_lines_a_message_names_are_counted_in_their_cell(project, run):
+    """TL003 names the line of the ``eval()``: before, it counted lines across all cells
+    ("line 224", past the end of every cell)."""
+    project.write("pyproject.toml", '[tool.torchlint]\nselect = ["TL003"]\n')
+    project.write("nb.ipynb", notebook(("code", SETUP + "model.eval()\n"),
+                                       ("code", "for x, y in loader:\n    pred = model(x)\n    print(pred)\n"),
+                                       ("code", "model.eval()\nout = model(x)\nprint(out)\n")))
+    lines = _concise(run, "nb.ipynb")
+    assert len(lines) == 2, lines
+    assert "after `model.eval()` (cell 1, line 6)" in lines[0] and lines[0].startswith("nb.ipynb:cell 2:line 2:")
+    assert "after `model.eval()` (line 1)" in lines[1] and lines[1].startswith("nb.ipynb:cell 3:line 2:")
+
+
+def test_sarif_and_github_point_into_the_notebooks_json(buggy, run):
+    """GitHub annotates the .ipynb file itself: the region is the JSON line nbformat wrote the
+    source line on (one per array element), with its line hash, never the cell's own line."""
+    from torchlint.formats.linehash import line_hashes, read_as_github
+
+    raw = (buggy.root / "nb.ipynb").read_text().splitlines()
+    code, out, _ = run("check", "nb.ipynb", "--format", "sarif", "--no-cache")
+    results = json.loads(out)["runs"][0]["results"]
+    assert [r["properties"]["cell"] for r in results] == [3, 5]
+    hashes = line_hashes(read_as_github(buggy.root / "nb.ipynb"))
+    for result, needle in zip(results, ('"    optimizer.step()\\n"', '"    losses.append(loss)\\n"')):
+        region = result["locations"][0]["physicalLocation"]["region"]
+        line = raw[region["startLine"] - 1]
+        assert line.strip().rstrip(",") == needle, line
+        assert line[region["startColumn"] - 1:].startswith(needle.strip('"')[4:])  # the code, after its indent
+        assert result["partialFingerprints"]["primaryLocationLineHash"] == hashes[region["startLine"] - 1]
+    code, out, _ = run("check", "nb.ipynb", "--format", "github", "--no-cache")
+    first = out.splitlines()[0]
+    step = next(i for i, text in enumerate(raw, 1) if '"    optimizer.step()\\n"' in text)
+    assert f"line={step}," in first and "title=torchlint (TL001) in cell 3" in first

@@ -291,5 +291,9 @@ def test_a_notebooks_results_are_valid_sarif_with_the_cell_in_properties(tmp_pat
     validate_sarif(document)
     [result] = document["runs"][0]["results"]
     assert result["properties"] == {"cell": 2}
-    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 5, "startColumn": 5, "endLine": 5,
-                                                                     "endColumn": 15}
+    # the notebook's JSON is one line: the region is where `opt.step()` is written in it
+    text = (tmp_path / "nb.ipynb").read_text()
+    column = text.index('"    opt.step()') + 1 + 1 + 4
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 1, "startColumn": column,
+                                                                     "endLine": 1, "endColumn": column + 10}
+    assert text[column - 1:column + 9] == "opt.step()"

@@ -24,15 +24,20 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding) -> str:
+def annotation(f: Finding, raw: tuple[int, int, int, int] | None = None) -> str:
+    """One workflow command; a notebook's finding at ``raw``, where its lines are in the
+    notebook's JSON (GitHub annotates the file itself), else at its cell's lines."""
     command = "error" if f.severity is Severity.ERROR else "warning"
     cell, line, end_line = place(f)
+    column, end_column = f.column, f.end_column
+    if raw is not None:
+        line, column, end_line, end_column = raw
     props = {
         "file": escape_path(f.path, keep_line_breaks=True),
         "line": str(line),
-        "col": str(f.column),
+        "col": str(column),
         "endLine": str(max(end_line, line)),
-        "endColumn": str(f.end_column),
+        "endColumn": str(end_column),
         "title": f"torchlint ({f.rule})" if cell is None else f"torchlint ({f.rule}) in cell {cell}",
     }
     joined = ",".join(f"{key}={escape_property(value)}" for key, value in props.items())
@@ -40,4 +45,7 @@ def annotation(f: Finding) -> str:
 
 
 def render_github(report) -> str:
-    return "".join(annotation(f) + "\n" for f in report.result.findings)
+    from torchlint.formats.linehash import notebook_places_for
+
+    places = notebook_places_for(report.cwd)
+    return "".join(annotation(f, places(f)) + "\n" for f in report.result.findings)

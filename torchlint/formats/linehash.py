@@ -24,9 +24,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from torchlint.reading import given
+
+if TYPE_CHECKING:
+    from torchlint.finding import Finding
 
 WINDOW = 100
 BASE = 37
@@ -118,3 +121,35 @@ def line_hash(hashes: list[str] | None, line: int) -> str | None:
     if hashes is None or not 1 <= line <= len(hashes):
         return None
     return hashes[line - 1]
+
+
+def notebook_places_for(cwd: Path) -> Callable[[Finding], "tuple[int, int, int, int] | None"]:
+    """``finding -> (line, column, end line, end column)`` in the raw JSON of the notebook it
+    is in (``notebook.raw_positions``: the line nbformat wrote each source line on, the column
+    after its opening quote; escapes inside a line are not counted), for reports that point
+    into the file itself (SARIF, GitHub annotations). None outside a notebook, or where the
+    file cannot be read or does not hold the cell any more. Files are read once, cached."""
+    from torchlint.bounded import NOTEBOOK_LIMIT, read_file
+    from torchlint.notebook import raw_positions
+
+    cache: dict[str, dict[int, list[tuple[int, int]]] | None] = {}
+
+    def places(f: Finding) -> tuple[int, int, int, int] | None:
+        cell = f.extra.get("cell")
+        if cell is None:
+            return None
+        if f.path not in cache:
+            try:
+                data = given(cwd / f.path)
+                data = data if data is not None else read_file(cwd / f.path, NOTEBOOK_LIMIT)
+                cache[f.path] = raw_positions(data.decode("utf-8-sig"))
+            except (OSError, ValueError):
+                cache[f.path] = None
+        lines = (cache[f.path] or {}).get(cell)
+        first, last = f.extra.get("cell_line", 0), f.extra.get("cell_end_line", 0)
+        if not lines or not 1 <= first <= len(lines):
+            return None
+        (line, column), (end_line, end_column) = lines[first - 1], lines[min(max(last, first), len(lines)) - 1]
+        return line, column + f.column - 1, end_line, end_column + max(f.end_column, 1) - 1
+
+    return places

@@ -26,7 +26,7 @@ from torchlint import __version__, catalog
 from torchlint.fingerprint import for_run
 from torchlint.finding import Finding, Severity, escape_path
 from torchlint.formats import INFORMATION_URI, rule_url
-from torchlint.formats.linehash import hashes_for, line_hash
+from torchlint.formats.linehash import hashes_for, line_hash, notebook_places_for
 from torchlint.notebook import place
 from torchlint.rule import Rule, all_rules
 
@@ -117,16 +117,22 @@ def _artifact(path: str) -> dict:
     return {"uri": quote(os.fsencode(path), safe="/"), "uriBaseId": SRCROOT}
 
 
-def _region(f: Finding) -> dict:
-    """The finding's region; in a notebook, lines of its cell (``properties.cell``)."""
+def _region(f: Finding, raw: tuple[int, int, int, int] | None = None) -> dict:
+    """The finding's region; in a notebook, ``raw``: where its lines are in the notebook's
+    JSON (``linehash.notebook_places_for``), else the lines of its cell."""
+    if raw is not None:
+        line, column, end_line, end_column = raw
+        end_line = max(end_line, line)
+        return {"startLine": line, "startColumn": column, "endLine": end_line,
+                "endColumn": max(end_column, column) if end_line == line else end_column}
     _, line, end_line = place(f)
     end_line = max(end_line, line)
     end_column = max(f.end_column, f.column) if end_line == line else max(f.end_column, 1)
     return {"startLine": line, "startColumn": f.column, "endLine": end_line, "endColumn": end_column}
 
 
-def _location(f: Finding) -> dict:
-    return {"physicalLocation": {"artifactLocation": _artifact(f.path), "region": _region(f)}}
+def _location(f: Finding, raw: tuple[int, int, int, int] | None = None) -> dict:
+    return {"physicalLocation": {"artifactLocation": _artifact(f.path), "region": _region(f, raw)}}
 
 
 def _fix(f: Finding) -> dict:
@@ -154,18 +160,21 @@ def build(report) -> dict:
 
     results = []
     line_hashes = hashes_for(report.cwd)
+    notebook_places = notebook_places_for(report.cwd)
     for f, fingerprint in zip(findings, for_run(findings, report.cwd)):
         prints = {FINGERPRINT_KEY: fingerprint}
         cell = place(f)[0]
-        # a notebook's lines are its cells', not its JSON file's: GitHub's hash would be of another line
-        github = line_hash(line_hashes(f.path), f.line) if cell is None else None
+        # a notebook's finding points at the line of its JSON file where the cell's source line is
+        raw = notebook_places(f) if cell is not None else None
+        github = line_hash(line_hashes(f.path), raw[0] if raw is not None else f.line) \
+            if cell is None or raw is not None else None
         if github is not None:  # else GitHub's upload computes it, if it can read the file
             prints["primaryLocationLineHash"] = github
         item = {
             "ruleId": f.rule,
             "level": _LEVEL[f.severity],
             "message": {"text": f.message},
-            "locations": [_location(f)],
+            "locations": [_location(f, raw)],
             "partialFingerprints": prints,
         }
         if f.rule in index:
