@@ -2,12 +2,19 @@
 
 It publishes diagnostics for a Python document when it is opened, changed and saved (and
 clears them when it is closed): each finding of ``torchlint.run.lint_text`` on the editor's
-text, with the rule code, a link to the rule's page (``codeDescription.href``) and the
-rule's severity. A document is linted with the settings ``torchlint check`` gives its file
-(the configuration found from its directory), alone: the project's other files are not
-read. A notebook's cell open in VS Code (a ``vscode-notebook-cell:`` document) is linted as
-Python beside its notebook, its IPython syntax masked (``torchlint.notebook.mask_cell``);
-a notebook opened as JSON text gets no diagnostics (``torchlint check`` lints it).
+text, with the rule code, a link to the rule's page (``codeDescription.href``), the rule's
+severity and a related location for each line the message names. A document is linted with
+the settings ``torchlint check`` gives its file (the configuration found from its
+directory, with what the client set on top: ``lsp_session.ClientSettings``), alone: the
+project's other files are not read. Typing is debounced and only the latest version is
+linted (``lsp_session``); a text that does not parse keeps the last good diagnostics,
+marked stale. Documents sync incrementally. Notebook documents (LSP 3.17) are linted as
+``torchlint check`` lints the ``.ipynb``, with diagnostics per cell; a notebook's cell sent
+as a document of its own (a ``vscode-notebook-cell:`` URI) is linted as Python beside its
+notebook, its IPython syntax masked (``torchlint.notebook.mask_cell``); a notebook opened
+as JSON text gets no diagnostics. Hover on a diagnostic shows its rule, summary, fix and
+page; pull diagnostics (``textDocument/diagnostic``, ``workspace/diagnostic``) answer with
+the current version's.
 
 Code actions (``textDocument/codeAction``), as ruff's server offers them:
 
@@ -27,6 +34,7 @@ A notebook cell gets no fix-all, and no fix that edits a line its masking change
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 from urllib.parse import unquote, urlparse
@@ -41,7 +49,7 @@ if TYPE_CHECKING:
     from lsprotocol import types
     from pygls.lsp.server import LanguageServer
 
-    from torchlint.config import Settings
+    from torchlint.config import Configs, Settings
     from torchlint.fixes import Edit, Fix
 
 SOURCE = "torchlint"
@@ -134,20 +142,48 @@ def linted_as(uri: str, text: str) -> tuple[Path, str, set[int]]:
     return notebook.with_name(f"{notebook.name}.py"), "".join(line + "\n" for line in masked), changed
 
 
-def lint_document(uri: str, text: str, units: Callable[[str], int] | None = None) -> list["types.Diagnostic"]:
+def lint_document(uri: str, text: str, units: Callable[[str], int] | None = None, *, configs: "Configs | None" = None,
+                  parsed: bool = False):
     """The diagnostics of a document's ``text`` (characters in ``units``, else code points),
-    each with the fix that ``torchlint check --fix`` would apply to its file."""
+    each with the fix that ``torchlint check --fix`` would apply to its file, with the
+    settings ``configs`` gives (default: found as ``torchlint check`` finds them). With
+    ``parsed``, ``(diagnostics, whether the text parsed)``."""
+    from torchlint.codes import SYNTAX_ERROR
     from torchlint.config import discover_configs
     from torchlint.run import lint_text
 
     path, linted, masked = linted_as(uri, text)
     if is_notebook(path.name):
-        return []
-    configs = discover_configs(path.parent)
+        return ([], True) if parsed else []
+    configs = configs or discover_configs(path.parent)
     settings = configs.for_path(path)
     positions = Units(text, units)
-    return [diagnostic(f, positions, offered_fix(f, settings, masked))
-            for f in lint_text(path, linted.encode("utf-8", "surrogatepass"), configs).findings]
+    result = lint_text(path, linted.encode("utf-8", "surrogatepass"), configs)
+    found = [diagnostic(f, positions, offered_fix(f, settings, masked)) for f in result.findings]
+    if not parsed:
+        return found
+    whole = not any(f.rule == SYNTAX_ERROR and f.message.endswith("nothing in this file was checked")
+                    for f in result.findings)
+    return found, whole
+
+
+def diagnostics_of(path: Path, data: bytes, cells: list[tuple[str, str]], units: Callable[[str], int] | None,
+                   configs: "Configs") -> dict[str, list["types.Diagnostic"]]:
+    """A notebook's diagnostics by cell document: ``data`` (its nbformat JSON) linted as the
+    file at ``path``, each finding placed in its cell (``cells``: each cell's document URI
+    and text, in order). No fixes: their edits are positions in the joined cells."""
+    from torchlint.notebook import place
+    from torchlint.run import lint_text
+
+    found: dict[str, list] = {}
+    for f in lint_text(path, data, configs).findings:
+        cell, line, end_line = place(f)
+        if cell is None or not 1 <= cell <= len(cells):
+            continue
+        uri, text = cells[cell - 1]
+        placed = replace(f, line=line, end_line=end_line)
+        found.setdefault(uri, []).append(diagnostic(placed, Units(text, units)))
+    return found
 
 
 def offered_fix(finding: Finding, settings: "Settings", masked: set[int]) -> "Fix | None":
@@ -293,45 +329,117 @@ def document_text(server: "LanguageServer", uri: str) -> tuple[str, int | None] 
         return None
 
 
-def publish(server: "LanguageServer", uri: str) -> None:
-    """Lint the document at ``uri`` as the editor holds it and publish its diagnostics; a
-    configuration error is shown to the user (the document's diagnostics are cleared)."""
-    from lsprotocol import types
-
-    found_text = document_text(server, uri)
-    if found_text is None:
-        return
-    text, version = found_text
-    try:
-        found = lint_document(uri, text, server.workspace.position_codec.client_num_units)
-    except TorchlintError as exc:
-        server.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"torchlint: {exc}"))
-        found = []
-    server.text_document_publish_diagnostics(
-        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=found))
-
-
 def build_server() -> "LanguageServer":
-    """The language server, its features registered (``MISSING`` without pygls)."""
+    """The language server, its features registered (``MISSING`` without pygls); its state
+    (settings, scheduling, what was published) is a ``lsp_session.Session``."""
     try:
         from lsprotocol import types
         from pygls.lsp.server import LanguageServer
     except ImportError:
         raise UsageError(MISSING) from None
 
-    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
+    from torchlint.lsp_session import ClientSettings, Session
+
+    notebooks = types.NotebookDocumentSyncOptions(notebook_selector=[
+        types.NotebookDocumentFilterWithCells(notebook="jupyter-notebook",
+                                              cells=[types.NotebookCellLanguage(language="python")])])
+    server = LanguageServer(SOURCE, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                            notebook_document_sync=notebooks)
+    session = Session(server)
+    server.torchlint = session  # type: ignore[attr-defined]
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: LanguageServer, params: types.InitializeParams) -> None:
+        session.settings = ClientSettings.of(params.initialization_options)
+        session.start()
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+        capabilities = ls.client_capabilities.workspace
+        watched = capabilities is not None and capabilities.did_change_watched_files is not None \
+            and capabilities.did_change_watched_files.dynamic_registration
+        if watched:  # a configuration file edited outside the editor lints every open document again
+            ls.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+                id="torchlint-configuration", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                    types.FileSystemWatcher(glob_pattern=f"**/{name}")
+                    for name in ("pyproject.toml", "torchlint.toml", "requirements*.txt")]))]))
+        _ask_configuration(ls, session)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
-        publish(ls, params.text_document.uri)
+        session.changed(params.text_document.uri, delay=0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-        publish(ls, params.text_document.uri)
+        session.changed(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-        publish(ls, params.text_document.uri)
+        uri = params.text_document.uri
+        if uri in ls.workspace.text_documents:
+            session.changed(uri, delay=0)
+        else:  # never opened: read from disk, without blocking
+            found = document_text(ls, uri)
+            if found is not None:
+                diagnostics, parsed = session.diagnose(uri, found[0])
+                session._publish(uri, None, diagnostics, parsed)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        session.published.pop(uri, None)
+        session.good.pop(uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        session.changed(params.notebook_document.uri, delay=0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_change(ls: LanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+        session.changed(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        session.changed(params.notebook_document.uri, delay=0)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: LanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        for cell in params.cell_text_documents:
+            session.published.pop(cell.uri, None)
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell.uri, diagnostics=[]))
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: LanguageServer, params: types.HoverParams) -> types.Hover | None:
+        return session.hover(params.text_document.uri, params.position)
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+        identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=True))
+    @server.thread()
+    def pull(ls: LanguageServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        return types.RelatedFullDocumentDiagnosticReport(items=session.report(params.text_document.uri))
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    @server.thread()
+    def pull_all(ls: LanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        items = []
+        for uri, document in list(ls.workspace.text_documents.items()):
+            items.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=document.version,
+                                                                     items=session.report(uri)))
+        return types.WorkspaceDiagnosticReport(items=items)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def configuration_changed(ls: LanguageServer, params: types.DidChangeConfigurationParams) -> None:
+        if params.settings:
+            session.settings = ClientSettings.of(params.settings)
+            session.relint_all()
+        else:
+            _ask_configuration(ls, session)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_changed(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        session.relint_all()
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL]))
@@ -346,11 +454,32 @@ def build_server() -> "LanguageServer":
             ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"torchlint: {exc}"))
             return None
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
-
     return server
+
+
+def _ask_configuration(ls: "LanguageServer", session) -> None:
+    """Ask the client for the ``torchlint`` section of its settings, where it answers such
+    requests (``workspace/configuration``), then lint every open document again with them."""
+    from lsprotocol import types
+
+    from torchlint.lsp_session import ClientSettings
+
+    workspace = ls.client_capabilities.workspace
+    if workspace is None or not workspace.configuration:
+        return
+
+    def answered(future) -> None:
+        try:
+            result = future.result()
+        except Exception:  # noqa: BLE001 - a client that cannot answer keeps the settings it gave
+            return
+        if result and result[0] is not None:
+            session.settings = ClientSettings.of(result[0])
+            session.relint_all()
+
+    future = ls.workspace_configuration(types.ConfigurationParams(items=[types.ConfigurationItem(section=SOURCE)]))
+    if hasattr(future, "add_done_callback"):
+        future.add_done_callback(answered)
 
 
 def serve() -> None:
