@@ -27,11 +27,11 @@ import libcst as cst
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, replace_node
-from torchlint.libraries import torch_nn_class
 from torchlint.rule import Option, Rule
-from torchlint.semantic.modules import class_key, self_attr_bindings
+from torchlint.semantic.activations import activation_call, activation_of, model_of, returns_activation, values_of
+from torchlint.semantic.modules import class_key
 from torchlint.statements import dotted_name
-from torchlint.torch_api import activation_function, activation_layer, activation_method, keyword_arg, logits_loss
+from torchlint.torch_api import keyword_arg, logits_loss
 
 # (what the loss wants, what it got) -> the fix
 _BAD = {
@@ -69,7 +69,7 @@ class ActivationBeforeLoss(Rule):
         ends = {}
         for info in model.classes.values():
             forward = info.methods.get("forward")
-            got = _returns_activation(self.ctx, model, forward) if forward is not None else None
+            got = returns_activation(self.ctx, model, forward) if forward is not None else None
             if got is not None:
                 ends[class_key(info)] = got
         uses = []
@@ -82,13 +82,13 @@ class ActivationBeforeLoss(Rule):
             arg = _input(call)
             if arg is None:
                 continue
-            direct = _activation(self.ctx, model, arg.value)
+            direct = activation_of(model, arg.value)
             if direct is not None:
                 if (wants, direct) in _BAD:
                     self.report(arg.value, message(f"{direct.capitalize()} output", written, wants, direct),
                                 fix=self._fix(model, arg.value, wants))
                 continue
-            produced = _model_of(self.ctx, model, arg.value)
+            produced = model_of(self.ctx, model, arg.value)
             if produced is None:
                 continue
             kind, data = produced
@@ -105,7 +105,7 @@ class ActivationBeforeLoss(Rule):
         """For an activation call written in the loss's argument (not through a name, which
         other code may read): its input instead (the logits), or for ``NLLLoss`` its
         ``log_softmax`` form. Unsafe: the loss's value changes, as the author may not expect."""
-        found = _activation_call(model, activated)
+        found = activation_call(model, activated)
         if found is None:
             return None
         form, logits = found
@@ -126,7 +126,7 @@ class ActivationBeforeLoss(Rule):
         if isinstance(func, cst.Call):
             wants = logits_loss(model.qualified_name(func.func))
             return (wants, dotted_name(func.func) or wants) if wants is not None else None
-        values = _values_of(model, func)
+        values = values_of(model, func)
         if not values:
             return None
         kinds = {logits_loss(model.qualified_name(v.func)) if isinstance(v, cst.Call) else None for v in values}
@@ -169,71 +169,6 @@ def _input(call: cst.Call) -> cst.Arg | None:
     return keyword_arg(call, "input")
 
 
-def _values_of(model, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """What a name or ``self.<attr>`` holds: the values of every binding it may see (empty
-    when one is no plain assignment: a parameter, an unpacking, a loop variable...)."""
-    if isinstance(expr, cst.Name):
-        bindings = model.reaching(expr.value, expr)
-    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-        scope = model.scope_of(expr)
-        if scope.self_name != expr.value.value or scope.cls is None:
-            return []
-        bindings = self_attr_bindings(model, scope.cls, expr.attr.value)
-    else:
-        return []
-    if not bindings or any(b.kind not in ("assign", "ann") or b.value is None for b in bindings):
-        return []
-    return [b.value for b in bindings]
-
-
-def _single_value(model, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    values = _values_of(model, expr)
-    return values[0] if len(values) == 1 else None
-
-
-def _activation(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> str | None:
-    """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output."""
-    if depth > 4:
-        return None
-    if isinstance(expr, cst.Name):
-        value = _single_value(model, expr)
-        return _activation(ctx, model, value, depth + 1) if value is not None else None
-    if not isinstance(expr, cst.Call):
-        return None
-    func = expr.func
-    found = activation_function(model.qualified_name(func))
-    if found is not None:
-        return found
-    if isinstance(func, cst.Call):  # nn.Softmax(dim=1)(h)
-        return activation_layer(model.qualified_name(func.func))
-    if isinstance(func, cst.Attribute):
-        if not model.is_imported(func):
-            found = activation_method(func.attr.value)
-            if found is not None and (expr.args or found == "sigmoid"):
-                return found
-        value = _single_value(model, func)  # self.act(h) with self.act = nn.Softmax(1)
-        if isinstance(value, cst.Call):
-            return activation_layer(model.qualified_name(value.func))
-    return None
-
-
-def _activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
-    """(``"function"``/``"method"``/``"layer"``, the activation's input) for an activation
-    applied right here: ``F.softmax(h, dim=1)``, ``h.softmax(1)``, ``nn.Softmax(1)(h)``."""
-    if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
-        return None
-    func = expr.func
-    positional = [a for a in expr.args if a.keyword is None]
-    if activation_function(model.qualified_name(func)) is not None:
-        first = positional[0] if positional else keyword_arg(expr, "input")
-        return ("function", first.value) if first is not None else None
-    if isinstance(func, cst.Call) and activation_layer(model.qualified_name(func.func)) is not None:
-        return ("layer", expr.args[0].value) if len(expr.args) == 1 and positional else None
-    if isinstance(func, cst.Attribute) and not model.is_imported(func) and activation_method(func.attr.value):
-        return "method", func.value
-    return None
-
-
 def _log_softmax(form: str, call: cst.Call) -> cst.Call | None:
     """``call`` (a softmax) as its ``log_softmax`` form: ``F.log_softmax``, ``h.log_softmax``,
     ``nn.LogSoftmax``; None for a bare imported ``softmax`` (its log form is not imported)."""
@@ -245,55 +180,4 @@ def _log_softmax(form: str, call: cst.Call) -> cst.Call | None:
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "softmax":
         return call.with_changes(func=func.with_changes(attr=cst.Name("log_softmax")))
-    return None
-
-
-def _returns_activation(ctx, model, forward: cst.FunctionDef) -> str | None:
-    """The activation every ``return`` of ``forward`` gives (not its nested functions')."""
-    from torchlint.tree import iter_nodes
-
-    kinds = set()
-    for node in iter_nodes(forward.body, into_scopes=False):
-        if isinstance(node, cst.Return):
-            if node.value is None:
-                return None
-            found = _activation(ctx, model, node.value)
-            if found is None:
-                seq = _model_of(ctx, model, node.value)
-                found = seq[1] if seq is not None and seq[0] == "sequential" else None
-            kinds.add(found)
-    return kinds.pop() if len(kinds) == 1 else None
-
-
-def _model_of(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, str] | None:
-    """For ``m(x)`` (or a name bound to it once): ``("sequential", activation)`` when ``m`` is an
-    ``nn.Sequential`` whose last layer is an activation, ``("class", name)`` when ``m`` is bound
-    to a construction of a class (the project index's name: a same-file class, or the
-    qualified name of an imported one), else None."""
-    if depth > 4:
-        return None
-    if isinstance(expr, cst.Name):
-        value = _single_value(model, expr)
-        return _model_of(ctx, model, value, depth + 1) if value is not None else None
-    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
-        return None
-    built = _single_value(model, expr.func)
-    if not isinstance(built, cst.Call):
-        return None
-    qualified = model.qualified_name(built.func)
-    if qualified is None:
-        return None
-    if torch_nn_class(qualified) == "Sequential":
-        layers = [a.value for a in built.args if a.keyword is None and not a.star]
-        last = layers[-1] if layers and not any(a.star for a in built.args) else None
-        got = activation_layer(model.qualified_name(last.func)) if isinstance(last, cst.Call) else None
-        return ("sequential", got) if got is not None else None
-    if model.is_imported(built.func):
-        return ("class", qualified) if not qualified.startswith("torch.") else None
-    for b in model.binding_of(built.func):
-        if b.kind == "class":
-            info = model.classes.get(b.node)
-            if info is not None:
-                module = ctx.import_table.module_name
-                return "class", f"{module}.{class_key(info)}" if module else class_key(info)
     return None

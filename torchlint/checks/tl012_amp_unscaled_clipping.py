@@ -19,15 +19,13 @@ bf16 autocast without a scaler never reach the rule.
 
 from __future__ import annotations
 
-import libcst as cst
-
 from torchlint import torch_api as api
 from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before, own_statement
 from torchlint.rule import Option, Rule
 from torchlint.semantic.amp import (grad_clip, gradient_reads, may_unscale, scaled_backward, scaler_disabled,
                                     scaler_method, unscaling_functions)
-from torchlint.semantic.branches import exclusive
+from torchlint.semantic.branches import blocks_around, exclusive
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.statements import dotted_name
 
@@ -123,7 +121,7 @@ class AmpUnscaledClipping(Rule):
         statement = own_statement(ctx, clip.node)
         loops = ctx.enclosing_loops(clip.node)
         if statement is None or loops != ctx.enclosing_loops(backward.node) or \
-                not all(ctx.inside(clip.node, block) for block in _blocks_around(ctx, backward.node)):
+                not all(ctx.inside(clip.node, block) for block in blocks_around(ctx, backward.node)):
             return None
         steps = []
         for site in semantic.model.calls:
@@ -153,17 +151,3 @@ class AmpUnscaledClipping(Rule):
             steps = [s for s in uses if scaler_method(s.node, key) == "step"]
             if steps and len(steps) == len(uses):
                 self.report(steps[0].node, update_message(key))
-
-
-_CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Match)
-
-
-def _blocks_around(ctx, node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The ``if``/loop/``try``/``match`` statements around ``node`` inside its function."""
-    blocks = []
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            break
-        if isinstance(anc, _CONTROL):
-            blocks.append(anc)
-    return blocks

@@ -30,8 +30,9 @@ from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after, replace_
 from torchlint.rule import Option, Rule
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.epochs import first_iteration_skipped
-from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, in_epochs, is_plateau, schedule_unit,
-                                           scheduler_steps, step_rate)
+from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, dict_key, in_epochs, is_plateau,
+                                           optimises_manually, returned_as_scheduler, schedule_unit, scheduler_steps,
+                                           step_rate)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import scheduler_kind
 from torchlint.tree import iter_nodes
@@ -134,7 +135,7 @@ class SchedulerStepGranularity(Rule):
         model = self.ctx.semantic.model
         functions = [s.node for s in model.scopes.values()
                      if isinstance(s.node, cst.FunctionDef) and s.node.name.value == "configure_optimizers"]
-        if not functions or _optimises_manually(model):
+        if not functions or optimises_manually(model):
             return
         for function in functions:
             if _says_interval(function):
@@ -160,15 +161,15 @@ class SchedulerStepGranularity(Rule):
         if len(uses) != 1:
             return None
         use, parent = uses[0], self.ctx.parent(uses[0])
-        if isinstance(parent, cst.DictElement) and parent.value is use and _key(parent) == "scheduler":
-            interval = [e for e in self.ctx.parent(parent).elements if _key(e) == "interval"]
+        if isinstance(parent, cst.DictElement) and parent.value is use and dict_key(parent) == "scheduler":
+            interval = [e for e in self.ctx.parent(parent).elements if dict_key(e) == "interval"]
             if len(interval) == 1 and isinstance(interval[0].value, cst.SimpleString) \
                     and interval[0].value.evaluated_value == "epoch":
                 old = interval[0].value
                 new = old.with_changes(value=old.value.replace("epoch", "step"))
                 return Fix.unsafe('Step the scheduler every batch ("interval": "step")', replace_node(self.ctx, old, new))
             return None
-        if not _returned_as_scheduler(self.ctx, use):
+        if not returned_as_scheduler(self.ctx, use):
             return None
         start = full_span(self.ctx, use)
         return Fix.unsafe('Step the scheduler every batch ("interval": "step")',
@@ -193,31 +194,3 @@ def _says_interval(function: cst.FunctionDef) -> bool:
         if not (isinstance(value, cst.SimpleString) and value.evaluated_value == "epoch"):
             return True
     return False
-
-
-def _key(element) -> str | None:
-    """The literal string key of a dict element."""
-    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-        return element.key.evaluated_value
-    return None
-
-
-def _returned_as_scheduler(ctx, use: cst.BaseExpression) -> bool:
-    """``use`` is what a ``return`` hands Lightning as a scheduler: an element of the second
-    list of ``return [opt], [use]``, or the value of ``"lr_scheduler": use`` in a returned dict."""
-    parent = ctx.parent(use)
-    if isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), cst.List):
-        outer = ctx.parent(ctx.parent(parent))
-        tuple_ = ctx.parent(outer) if isinstance(outer, cst.Element) else None
-        return isinstance(tuple_, cst.Tuple) and len(tuple_.elements) == 2 and tuple_.elements[1] is outer \
-            and isinstance(ctx.parent(tuple_), cst.Return)
-    if isinstance(parent, cst.DictElement) and parent.value is use and _key(parent) == "lr_scheduler":
-        return isinstance(ctx.parent(ctx.parent(parent)), cst.Return)
-    return False
-
-
-def _optimises_manually(model) -> bool:
-    """``self.automatic_optimization = False`` or ``self.lr_schedulers()`` in the file."""
-    return any(key.endswith("automatic_optimization") for scope in model.scopes.values() for key in scope.bindings) \
-        or bool(model.calls_to("lr_schedulers")) or any(
-            s.callee is not None and s.callee.endswith(".lr_schedulers") for s in model.calls)

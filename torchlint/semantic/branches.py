@@ -1,8 +1,12 @@
-"""Which statements cannot run in the same pass: the two branches of one ``if``."""
+"""Which statements cannot run in the same pass: the two branches of one ``if``
+(``exclusive``); and the control statements a statement runs under in its function
+(``blocks_around``)."""
 
 from __future__ import annotations
 
 import libcst as cst
+
+_CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Match)
 
 
 def _if_branches(ctx, node: cst.CSTNode) -> dict[cst.If, cst.CSTNode]:
@@ -27,3 +31,15 @@ def exclusive(ctx, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         if other is not None and other is not part and node.test not in (other, part):
             return True
     return False
+
+
+def blocks_around(ctx, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The ``if``/loop/``try``/``match`` statements around ``node`` inside its function (innermost
+    first): what decides whether, and how often, ``node`` runs there."""
+    blocks = []
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(anc, _CONTROL):
+            blocks.append(anc)
+    return blocks

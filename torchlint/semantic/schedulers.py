@@ -10,6 +10,10 @@
   to a scheduler or named like one (``step(epoch)``/``step(metric)`` choose their own count).
 * ``step_rate(training, site)``: ``"batch"`` when a call runs once per batch (in a data or
   training loop, or in a function that runs once per batch), ``"epoch"`` when once per epoch.
+* Lightning: ``returned_as_scheduler(ctx, use)``: ``configure_optimizers`` hands ``use`` to
+  Lightning as a scheduler (``return [opt], [use]``, ``"lr_scheduler": use``);
+  ``optimises_manually(model)``: the file steps its schedulers itself (manual optimization);
+  ``dict_key(element)``: a dict element's literal key (``"interval"``, ``"scheduler"``).
 """
 
 from __future__ import annotations
@@ -154,3 +158,32 @@ def _loops_rate(training, loops) -> str | None:
 def in_epochs(training, site) -> bool:
     """The call runs inside an epoch loop (of its own function, or around a caller)."""
     return inside_epochs(training, site.all_loops, site.scope)
+
+
+def dict_key(element) -> str | None:
+    """The literal string key of a dict element (None for any other key or a ``**`` element)."""
+    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+        return element.key.evaluated_value
+    return None
+
+
+def returned_as_scheduler(ctx, use: cst.BaseExpression) -> bool:
+    """``use`` is what a ``return`` hands Lightning as a scheduler: an element of the second
+    list of ``return [opt], [use]``, or the value of ``"lr_scheduler": use`` in a returned dict."""
+    parent = ctx.parent(use)
+    if isinstance(parent, cst.Element) and isinstance(ctx.parent(parent), cst.List):
+        outer = ctx.parent(ctx.parent(parent))
+        tuple_ = ctx.parent(outer) if isinstance(outer, cst.Element) else None
+        return isinstance(tuple_, cst.Tuple) and len(tuple_.elements) == 2 and tuple_.elements[1] is outer \
+            and isinstance(ctx.parent(tuple_), cst.Return)
+    if isinstance(parent, cst.DictElement) and parent.value is use and dict_key(parent) == "lr_scheduler":
+        return isinstance(ctx.parent(ctx.parent(parent)), cst.Return)
+    return False
+
+
+def optimises_manually(model) -> bool:
+    """Whether the file optimises manually under Lightning (so Lightning does not step its
+    schedulers): ``self.automatic_optimization = False`` or ``self.lr_schedulers()`` in it."""
+    return any(key.endswith("automatic_optimization") for scope in model.scopes.values() for key in scope.bindings) \
+        or bool(model.calls_to("lr_schedulers")) or any(
+            s.callee is not None and s.callee.endswith(".lr_schedulers") for s in model.calls)

@@ -1,0 +1,62 @@
+"""``semantic.schedulers``, Lightning's side: what ``configure_optimizers`` hands Lightning as
+a scheduler (``returned_as_scheduler``), whether a file optimises manually
+(``optimises_manually``), and a dict element's literal key (``dict_key``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.semantic.schedulers import dict_key, optimises_manually, returned_as_scheduler
+from torchlint.tree import iter_nodes
+
+
+def analyses(src: str, path: str = "m.py"):
+    src = textwrap.dedent(src)
+    module = cst.parse_module(src)
+    ctx = FileContext(path, module, src, ImportTable(path[:-3].replace("/", "."), False))
+    Dispatcher(ctx, []).run()
+    return ctx, ctx.semantic.model
+
+
+def named(ctx, name: str) -> list[cst.Name]:
+    return [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Name) and n.value == name]
+
+
+@pytest.mark.parametrize(("returned", "expected"), [
+    ("return [opt], [sched]", True),
+    ("return ([opt], [sched])", True),
+    ("return [opt], [warmup, sched]", True),
+    ('return {"optimizer": opt, "lr_scheduler": sched}', True),
+    ("return [sched], [opt]", False),  # the first list holds optimizers
+    ("return [opt], [sched], extra", False),  # not a pair
+    ('return {"optimizer": opt, "scheduler": sched}', False),  # a scheduler config's own key
+    ('config = {"optimizer": opt, "lr_scheduler": sched}\nreturn config', False),  # not in the return
+    ("out = [opt], [sched]\nreturn out", False),
+    ("return sched", False),
+])
+def test_returned_as_scheduler(returned, expected):
+    ctx, _ = analyses("def configure_optimizers(self):\n" + textwrap.indent(returned, "    ") + "\n")
+    assert returned_as_scheduler(ctx, named(ctx, "sched")[-1]) is expected
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("class M(L.LightningModule):\n    def __init__(self):\n        self.automatic_optimization = False\n", True),
+    ("class M(L.LightningModule):\n    def training_step(self, batch):\n        sch = self.lr_schedulers()\n", True),
+    ("def step(module):\n    module.lr_schedulers().step()\n", True),
+    ("class M(L.LightningModule):\n    def configure_optimizers(self):\n        return [opt], [sched]\n", False),
+    ("x = 1\n", False),
+])
+def test_optimises_manually(src, expected):
+    _, model = analyses(src)
+    assert optimises_manually(model) is expected
+
+
+def test_dict_key():
+    ctx, _ = analyses('d = {"interval": "step", name: 1, **rest}\n')
+    elements = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Dict)).elements
+    assert [dict_key(e) for e in elements] == ["interval", None, None]
