@@ -9,7 +9,8 @@ From the semantic model (``self.<attr>`` bindings of each class's methods, read 
   such state: ``semantic.modules.holds_state``);
 * ``self.x.append(nn.Linear(...))`` (``extend``/``insert``) where every binding of ``self.x``
   is a plain list (``[]``, ``list()``);
-* ``self.w = torch.randn(..., requires_grad=True)`` (or ``.requires_grad_()``);
+* ``self.w = torch.randn(..., requires_grad=True)`` (or ``.requires_grad_()``:
+  ``semantic.layers.requires_grad_tensor``);
 * ``self.m = torch.ones(...)`` (no ``device=``, not 0-dim) assigned once, in ``__init__``,
   and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``), to refill
   it in place or to compare one element in a condition (``semantic.dataflow.stays_on_host``:
@@ -35,6 +36,7 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.dataflow import stays_on_host
+from torchlint.semantic.layers import requires_grad_tensor
 from torchlint.semantic.modules import (REGISTERING, built_by, forward_code, holds_state, is_module_here, pending, runs_in,
                                         self_attr_bindings, settle, stateless, torch_nn_alias)
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
@@ -135,7 +137,7 @@ class _ClassCheck:
         if len(values) != 1 or not isinstance(values[0], cst.Call):
             return []
         value = values[0]
-        if _requires_grad(self.model, value):
+        if requires_grad_tensor(self.model, value):
             return [pending(self.ctx, self.info, bindings[0].node, parameter_message(attr))]
         if self._plain_tensor(value, bindings[0]) and self._used_in_forward(attr):
             return [pending(self.ctx, self.info, bindings[0].node, buffer_message(attr))]
@@ -271,15 +273,3 @@ def _items(value: cst.BaseExpression) -> list[cst.BaseExpression]:
         return [value.value]
     return []
 
-
-def _requires_grad(model, value: cst.Call) -> bool:
-    """``torch.randn(..., requires_grad=True)`` or ``torch.zeros(...).requires_grad_()``."""
-    func = value.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and isinstance(func.value, cst.Call):
-        if value.args and value.args[0].value is not None and not (
-                isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "True"):
-            return False
-        return tensor_factory(model.qualified_name(func.value.func)) is not None
-    flag = keyword_arg(value, "requires_grad")
-    return flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True" and \
-        tensor_factory(model.qualified_name(func)) is not None
