@@ -2,7 +2,8 @@
 
 ``model.eval()`` only switches dropout and batch-norm; a later forward of that object outside
 ``no_grad``/``inference_mode``/``set_grad_enabled`` still saves every activation for a
-backward that never comes. Per function / module body (comprehensions belong to theirs):
+backward that never comes. Per function / module body (comprehensions belong to theirs; its
+events: ``semantic.evaluation.scan_body``):
 
 * an *eval event*: ``k.eval()``, ``k.train(False)``, ``k = <expr>.eval()``, on a statement
   that runs whenever the forward runs;
@@ -34,7 +35,7 @@ One finding per eval event, at its first unprotected forward.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 import libcst as cst
@@ -44,62 +45,19 @@ from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice
-from torchlint.semantic.dataflow import Flow, gradient_target
+from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.evaluation import BodyEvents, differentiating_functions, scan_body
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
-from torchlint.semantic.literals import numeric_value
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites
 from torchlint.statements import dotted_name
-from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
-from torchlint.tree import iter_nodes, unpack_targets
+from torchlint.torch_api import mode_switch
+from torchlint.tree import iter_nodes
 
 # Nodes an eval call may sit under and still run whenever the code after it runs.
 _STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.SimpleStatementSuite, cst.IndentedBlock, cst.With,
              cst.Try, cst.TryStar, cst.Finally, cst.Assign, cst.AnnAssign)
-# ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
-_FORWARD_ATTR = re.compile(r"^(model|net|network|generator|discriminator|encoder|decoder|backbone|neck|head|"
-                           r"classifier|embeddings?|features|stem|trunk|transformer|actor|critic|policy|q_?net|"
-                           r"value_?net|forward_\w+|get_action\w*|get_value)$")
-
-
-def _target_keys(target: cst.BaseExpression, out: set[str]) -> set[str]:
-    """Keys of what an assignment rebinds; ``xs[i] = ...`` counts as rebinding ``xs``."""
-    for leaf in unpack_targets(target):
-        while isinstance(leaf, cst.Subscript):
-            leaf = leaf.value
-        key = dotted_name(leaf)
-        if key is not None:
-            out.add(key)
-    return out
-
-
-def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """``model`` for ``model.to(dev).eval()``: the receiver under a chain of method calls."""
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
-        expr = expr.func.value
-    return expr
-
-
-@dataclass
-class _Body:
-    """What one function / module body does, in walk order (``index``)."""
-
-    node: cst.CSTNode
-    function: cst.FunctionDef | None
-    evals: list = field(default_factory=list)  # (index, key, eval Call)
-    eval_keys: set = field(default_factory=set)
-    forwards: list = field(default_factory=list)  # (index, key, forward Call, what is called)
-    helpers: list = field(default_factory=list)  # (index, Call) of plain and ``self.`` calls
-    resets: dict = field(default_factory=dict)  # key -> [index]: back in (maybe) training mode, rebound
-    built: dict = field(default_factory=dict)  # key -> [(index, is a parameter-free layer)]
-    grad_exprs: list = field(default_factory=list)  # what backward / autograd.grad differentiate
-    grad_wanted: set = field(default_factory=set)  # keys with gradient checkpointing switched on
-    set_grad_at: int | None = None  # first plain torch.set_grad_enabled(...) statement
-    wants_input_grad: bool = False  # x.requires_grad_(), randn(..., requires_grad=True)
-
-    def reset(self, key: str, index: int) -> None:
-        self.resets.setdefault(key, []).append(index)
 
 
 # What a one-shot forward is measured by: a FLOP counter or profiler around it, forward hooks.
@@ -120,7 +78,7 @@ class _Candidate:
     inner: tuple | None  # (forward Call, its text) inside the helper, for a helper call
     function: cst.FunctionDef | None
     scope_is_body: bool  # in a function or class body, not at module level
-    body: _Body | None = None  # the body it was found in
+    body: BodyEvents | None = None  # the body it was found in
 
 
 class EvalWithoutNoGrad(Rule):
@@ -160,7 +118,7 @@ class EvalWithoutNoGrad(Rule):
         self._model = self.ctx.semantic.model
         self._modes = GradModes(self.ctx)
         deferred = self._candidates_to_report() if self._evals and self.reports else []
-        differentiating = _differentiating_functions(self._model) if "autograd" in self.ctx.text else []
+        differentiating = differentiating_functions(self._model) if "autograd" in self.ctx.text else []
         # Every analysed file has facts: a file without them is one nobody could read
         # (``CalledUnderChoice``: its uses are unknown).
         self.ctx.facts[self.code] = {"called": called_names(self.ctx, self._modes),
@@ -301,158 +259,18 @@ class EvalWithoutNoGrad(Rule):
             found[scope.node] = scope.order
         return sorted(found, key=lambda n: -found[n])
 
-    # -- step 2: one body's events, in order -------------------------------------------
+    # -- step 2: one body's events, in order (``semantic.evaluation``) ----------------
     def _analyze(self, node: cst.CSTNode) -> list[_Candidate]:
         function = node if isinstance(node, cst.FunctionDef) else None
         if function is not None and self._modes.chosen(function.body):
             return []  # decorated with a grad mode, or a Lightning evaluation hook
-        body = self._scan(node, function)
+        body = scan_body(self.ctx, node, function)
         if not body.evals or body.wants_input_grad:
             return []
         return self._unprotected_forwards(body)
 
-    def _scan(self, node: cst.CSTNode, function: cst.FunctionDef | None, keys: set[str] | None = None) -> _Body:
-        """The events of one body; ``keys``: forwards of these count without an eval (a helper)."""
-        body = _Body(node, function, eval_keys=set(keys or ()))
-        returns_loss = function is not None and function.name.value == "training_step"
-        for index, item in enumerate(iter_nodes(node, into_scopes=False)):
-            if isinstance(item, cst.Call):
-                self._scan_call(body, index, item)
-            elif isinstance(item, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-                self._scan_assign(body, index, item)
-            elif isinstance(item, (cst.For, cst.Del)):
-                self._rebind(body, index, item.target)
-            elif isinstance(item, cst.WithItem) and item.asname is not None:
-                self._rebind(body, index, item.asname.name)
-            elif isinstance(item, cst.NamedExpr):
-                self._rebind(body, index, item.target)
-            elif isinstance(item, cst.Return) and returns_loss and item.value is not None:
-                body.grad_exprs.append(item.value)  # Lightning backward-s training_step's loss
-        return body
-
-    def _scan_call(self, body: _Body, index: int, node: cst.Call) -> None:
-        """One call: input gradients asked for, an eval or train switch, a backward, a
-        forward of an eval'd key, or a call that may train, choose the grad mode or forward."""
-        func = node.func
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
-                body.wants_input_grad = True  # torch.randn(..., requires_grad=True)
-        mode = mode_switch(node)
-        if mode is not None:
-            self._scan_mode_switch(body, index, node, mode)
-            return
-        target = gradient_target(self.ctx, node)
-        if target is not None:
-            body.grad_exprs.append(target)
-            return
-        if isinstance(func, cst.Attribute):
-            attr, owner = func.attr.value, expr_key(func.value)
-            if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr)):
-                body.forwards.append((index, owner, node, owner if attr == "forward" else f"{owner}.{attr}"))
-                return
-            self._scan_method(body, index, node, attr)
-        key = expr_key(func)
-        if key is None:
-            return
-        if key in body.eval_keys:
-            body.forwards.append((index, key, node, key))
-            return
-        self._scan_other_call(body, index, node, key)
-
-    def _scan_mode_switch(self, body: _Body, index: int, node: cst.Call, mode: bool) -> None:
-        """``k.eval()``/``k.train(False)`` (also ``k = Net().eval()``): an eval event;
-        ``k.train()``: ``k`` back in training mode."""
-        key = expr_key(node.func.value)
-        if mode is False:
-            key = key if key is not None else self._assigned_key(node)
-            if key is not None:
-                body.evals.append((index, key, node))
-                body.eval_keys.add(key)
-        elif key is not None:
-            body.reset(key, index)
-
-    def _scan_other_call(self, body: _Body, index: int, node: cst.Call, key: str) -> None:
-        """A plain ``torch.set_grad_enabled(...)`` statement, a call that may train what it
-        is passed (``train_one_epoch(model)``, ``trainer.fit(model)``), or a helper that may
-        forward an eval'd key itself."""
-        ctx = self.ctx
-        qualified = ctx.qualified_name(node.func) or key
-        if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
-            if not isinstance(ctx.parent(node), cst.WithItem) and body.set_grad_at is None:
-                body.set_grad_at = index
-            return
-        last = key.rsplit(".", 1)[-1].lower()
-        if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
-            for arg in node.args:
-                arg_key = expr_key(arg.value)
-                if arg_key is not None:
-                    body.reset(arg_key, index)
-        elif isinstance(node.func, cst.Name) or key.count(".") == 1:
-            body.helpers.append((index, node))
-
-    @staticmethod
-    def _scan_method(body: _Body, index: int, node: cst.Call, attr: str) -> None:
-        """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``, ``m.freeze()``."""
-        receiver = node.func.value
-        if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)):
-            body.wants_input_grad = True
-        if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
-            key = expr_key(receiver)
-            if key is not None:
-                body.grad_wanted.add(key)
-        if attr.startswith(("train", "fit")) or "freeze" in attr or attr == "requires_grad_":
-            key = expr_key(receiver)
-            if key is not None:
-                body.reset(key, index)
-
-    def _scan_assign(self, body: _Body, index: int, node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:
-        value = node.value
-        if value is None:
-            return
-        keys: set[str] = set()
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        for t in targets:
-            _target_keys(t, keys)
-            if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not is_false_literal(value):
-                body.wants_input_grad = True
-        root = expr_key(_chain_root(value))
-        param_free = self._builds_parameter_free_layer(value)
-        for key in keys:
-            if key != root:
-                body.reset(key, index)
-                body.built.setdefault(key, []).append((index, param_free))
-
-    @staticmethod
-    def _rebind(body: _Body, index: int, target: cst.BaseExpression) -> None:
-        for key in _target_keys(target, set()):
-            body.reset(key, index)
-
-    def _builds_parameter_free_layer(self, expr: cst.BaseExpression) -> bool:
-        """``nn.Dropout(0.5)``, ``DropPath(0.1).eval()``, ``nn.ReLU().to(dev)``."""
-        while isinstance(expr, cst.Call):
-            if is_parameter_free_layer(self.ctx, expr.func):
-                return True
-            if not isinstance(expr.func, cst.Attribute):
-                return False
-            expr = expr.func.value
-        return False
-
-    def _assigned_key(self, call: cst.Call) -> str | None:
-        """``model`` for ``model = Net().to(dev).eval()``."""
-        node: cst.CSTNode = call
-        for anc in self.ctx.ancestors(call):
-            if isinstance(anc, cst.Attribute) and anc.value is node or isinstance(anc, cst.Call) and anc.func is node:
-                node = anc
-                continue
-            if isinstance(anc, cst.Assign) and anc.value is node and len(anc.targets) == 1:
-                return expr_key(anc.targets[0].target)
-            if isinstance(anc, cst.AnnAssign) and anc.value is node:
-                return expr_key(anc.target)
-            return None
-        return None
-
     # -- step 3: forwards (direct or through a helper) after a dominating eval, unprotected --
-    def _unprotected_forwards(self, body: _Body) -> list[_Candidate]:
+    def _unprotected_forwards(self, body: BodyEvents) -> list[_Candidate]:
         events = [(i, key, call, shown, None) for i, key, call, shown in body.forwards] + self._helper_forwards(body)
         reported: set[int] = set()
         out: list[_Candidate] = []
@@ -467,14 +285,14 @@ class EvalWithoutNoGrad(Rule):
                                   body))
         return out
 
-    def _exposed(self, body: _Body, f_index: int, key: str, shown: str, call: cst.Call) -> bool:
+    def _exposed(self, body: BodyEvents, f_index: int, key: str, shown: str, call: cst.Call) -> bool:
         """The forward records a graph nobody asked for: not a submodule in its parent's
         forward, not checkpointed or parameter-free, no grad-mode choice, its value never
         reaches a backward."""
         function = body.function
         if function is not None and function.name.value in ("forward", "__call__") and shown.startswith("self."):
             return False  # a submodule inside its parent's forward: the caller decides
-        if key in body.grad_wanted or self._parameter_free(body, shown, f_index) or self._one_shot(call):
+        if key in body.grad_wanted or body.parameter_free(shown, f_index) or self._one_shot(call):
             return False
         if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
             return False
@@ -504,7 +322,7 @@ class EvalWithoutNoGrad(Rule):
             return len(values) == 1 and _measuring_call(values[0])
         return _measuring_call(expr)
 
-    def _helper_forwards(self, body: _Body) -> list[tuple]:
+    def _helper_forwards(self, body: BodyEvents) -> list[tuple]:
         """Calls of same-file helpers that forward an eval'd key themselves:
         (index, key, call, callee text, (inner forward, its text))."""
         graph, model = self.ctx.semantic.graph, self._model
@@ -529,7 +347,7 @@ class EvalWithoutNoGrad(Rule):
         if memo_key not in self._helper_memo:
             found = None
             if not self._modes.chosen(helper.body):
-                body = self._scan(helper, helper, {key})
+                body = scan_body(self.ctx, helper, helper, {key})
                 if not body.grad_exprs and not body.wants_input_grad and not body.evals:
                     for f_index, k, call, shown in body.forwards:
                         if any(r < f_index for r in body.resets.get(k, []) + body.resets.get(shown, [])):
@@ -540,13 +358,7 @@ class EvalWithoutNoGrad(Rule):
             self._helper_memo[memo_key] = found
         return self._helper_memo[memo_key]
 
-    @staticmethod
-    def _parameter_free(body: _Body, key: str, f_index: int) -> bool:
-        """Last built as nn.Dropout / DropPath / pooling: no parameters, nothing recorded."""
-        made = [free for at, free in body.built.get(key, ()) if at < f_index]
-        return bool(made) and made[-1]
-
-    def _dominating_eval(self, body: _Body, key: str, shown: str, f_index: int,
+    def _dominating_eval(self, body: BodyEvents, key: str, shown: str, f_index: int,
                          call: cst.Call) -> tuple[int, cst.Call] | None:
         """The last eval of ``key`` before the forward that always runs on the way to it,
         with no reset of ``key`` (or of the submodule called) in between."""
@@ -588,53 +400,6 @@ class EvalWithoutNoGrad(Rule):
             return info.node if info is not None else None
         scope = model.scope_of(node).function()
         return scope.node if scope is not None else None
-
-
-def _differentiating_functions(model: SemanticModel) -> list[str]:
-    """The functions and methods of the file (``function_key``) that return a gradient they take
-    with ``torch.autograd.grad`` as one of their outputs (``return -1 * grad(e, pos)[0]``, also
-    through a local): a model's output, such as a force field's forces, not a loss term (a
-    gradient penalty reduced to a number, a detached adaptive weight)."""
-    found = set()
-    ctx = model.ctx
-    for site in model.calls:
-        if ctx.qualified_name(site.node.func) in _GRADIENT_CALLS:
-            function = enclosing_function(model, site.scope)
-            key = function_key(model, function)
-            if key is not None and _returned_as_output(ctx, function, site.node):
-                found.add(key)
-    return sorted(found)
-
-
-def _output_position(ctx, expr: cst.BaseExpression) -> cst.CSTNode | None:
-    """What holds ``expr`` once it is indexed, negated, scaled by a number or put in a tuple."""
-    node = expr
-    while True:
-        up = ctx.parent(node)
-        if isinstance(up, cst.Subscript) and up.value is node or isinstance(up, cst.UnaryOperation) \
-                or isinstance(up, cst.BinaryOperation) and isinstance(up.operator, (cst.Multiply, cst.Divide)) \
-                and numeric_value(up.right if up.left is node else up.left) is not None:
-            node = up
-        elif isinstance(up, cst.Element) and isinstance(ctx.parent(up), (cst.Tuple, cst.List)):
-            node = ctx.parent(up)
-        else:
-            return up
-
-
-def _returned_as_output(ctx, function: cst.CSTNode, call: cst.Call) -> bool:
-    holder = _output_position(ctx, call)
-    if isinstance(holder, cst.Return):
-        return True
-    if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)):
-        return False
-    name = holder.targets[0].target.value
-    return any(isinstance(node, cst.Name) and node.value == name and isinstance(_output_position(ctx, node), cst.Return)
-               for node in iter_nodes(function, into_scopes=False))
-
-
-# Calls that return a derivative (``semantic.dataflow`` has its own table: calls whose first argument is differentiated).
-_GRADIENT_CALLS = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
-                            "torch.autograd.functional.hessian", "torch.func.grad"))
 
 
 def _models_differentiate(project, code: str, choices: CalledUnderChoice) -> bool:

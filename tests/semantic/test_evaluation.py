@@ -1,0 +1,246 @@
+"""``semantic.evaluation``: what one function / module body does that decides whether an
+evaluation records autograd (eval switches, forwards, helpers, resets, what is built and
+differentiated), and which functions return a gradient as an output (TL003)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, output_position, returned_as_output,
+                                           scan_body)
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
+
+
+def ctx_of(src: str) -> FileContext:
+    src = textwrap.dedent(src)
+    module = cst.parse_module(src)
+    ctx = FileContext("pkg/m.py", module, src, ImportTable("pkg.m", False))
+    Dispatcher(ctx, []).run()
+    return ctx
+
+
+def function(ctx: FileContext, name: str) -> cst.FunctionDef:
+    return next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef) and n.name.value == name)
+
+
+def scan(src: str, name: str = "f", keys: set[str] | None = None) -> tuple[FileContext, BodyEvents]:
+    ctx = ctx_of(src)
+    fn = function(ctx, name)
+    return ctx, scan_body(ctx, fn, fn, keys)
+
+
+def text(ctx: FileContext, node: cst.CSTNode) -> str:
+    return ctx.module.code_for_node(node)
+
+
+EVALUATE = """
+import torch
+import torch.nn as nn
+
+def f(model, loader, x):
+    model.eval()
+    out = model(x)
+    feats = model.encoder(x)
+    model.forward(x)
+    model.to("cpu")
+    predict(model, x)
+    self.helper(x)
+    train_one_epoch(model)
+    model.train()
+    drop = nn.Dropout(0.5)
+    lin = nn.Linear(2, 2)
+    loss = out.sum()
+    loss.backward()
+    net.set_grad_checkpointing()
+    torch.set_grad_enabled(False)
+    for batch in loader:
+        pass
+    def inner():
+        model(x)
+"""
+
+
+def test_eval_events_and_the_forwards_of_the_evald_key():
+    ctx, body = scan(EVALUATE)
+    assert [(key, text(ctx, call)) for _, key, call in body.evals] == [("model", "model.eval()")]
+    assert body.eval_keys == {"model"}
+    # direct, a forward-like submodule, ``.forward``; not ``model.to`` nor the nested def's call
+    assert [(key, text(ctx, call), shown) for _, key, call, shown in body.forwards] == [
+        ("model", "model(x)", "model"), ("model", "model.encoder(x)", "model.encoder"), ("model", "model.forward(x)", "model")]
+    assert all(body.evals[0][0] < index for index, *_ in body.forwards)  # walk order
+
+
+def test_helpers_resets_built_and_what_is_differentiated():
+    ctx, body = scan(EVALUATE)
+    helpers = [text(ctx, call) for _, call in body.helpers]
+    assert "predict(model, x)" in helpers and "self.helper(x)" in helpers
+    assert "train_one_epoch(model)" not in helpers  # may train ``model``: a reset instead
+    assert len(body.resets["model"]) == 2  # train_one_epoch(model), model.train()
+    assert body.resets["batch"]  # a loop target is rebound
+    assert [free for _, free in body.built["drop"]] == [True] and [free for _, free in body.built["lin"]] == [False]
+    assert [text(ctx, e) for e in body.grad_exprs] == ["loss"]
+    assert body.grad_wanted == {"net"}
+    assert body.set_grad_at is not None and not body.wants_input_grad
+    forward_at = body.forwards[0][0]
+    assert body.parameter_free("drop", forward_at + 1000) and not body.parameter_free("lin", forward_at + 1000)
+    assert not body.parameter_free("drop", body.built["drop"][0][0])  # built after
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    ("model = Net().to(dev).eval()", "model"),
+    ("model: Net = Net().eval()", "model"),
+    ("self.net.eval()", "self.net"),
+    ("model.train(False)", "model"),
+    ("model.train(mode=False)", "model"),
+])
+def test_eval_keys(line, key):
+    _, body = scan(f"def f():\n    {line}\n")
+    assert [k for _, k, _ in body.evals] == [key] and body.eval_keys == {key}
+
+
+def test_an_eval_of_what_no_key_names_is_no_event():
+    _, body = scan("def f():\n    build().eval()\n    a, b = Net().eval(), 1\n")
+    assert body.evals == [] and body.eval_keys == set()
+
+
+@pytest.mark.parametrize("line", [
+    "x = torch.randn(3, requires_grad=True)",
+    "x.requires_grad_()",
+    "x.requires_grad = True",
+])
+def test_input_gradients_asked_for(line):
+    _, body = scan(f"import torch\ndef f(x):\n    {line}\n")
+    assert body.wants_input_grad
+
+
+@pytest.mark.parametrize("line", [
+    "x = torch.randn(3, requires_grad=False)",
+    "x.requires_grad_(False)",
+    "x.requires_grad = False",
+])
+def test_input_gradients_turned_off(line):
+    _, body = scan(f"import torch\ndef f(x):\n    {line}\n")
+    assert not body.wants_input_grad
+
+
+@pytest.mark.parametrize(("lines", "key"), [
+    ("model.train()", "model"),
+    ("model.train(flag)", "model"),  # maybe training
+    ("model = other", "model"),
+    ("models[0] = other", "models"),
+    ("for model in models:\n        pass", "model"),
+    ("with open(p) as model:\n        pass", "model"),
+    ("if (model := pick()):\n        pass", "model"),
+    ("del model", "model"),
+    ("trainer.fit(model)", "model"),
+    ("model.freeze()", "model"),
+    ("model.fit_epoch()", "model"),
+])
+def test_resets(lines, key):
+    _, body = scan(f"def f(model, models, other, trainer, flag, p):\n    {lines}\n")
+    assert body.resets.get(key)
+
+
+def test_a_torch_call_named_for_training_resets_nothing():
+    _, body = scan("import torch\ndef f(model):\n    torch.train_helper(model)\n")
+    assert "model" not in body.resets
+
+
+def test_rebinding_a_key_to_a_chain_on_itself_is_no_reset():
+    _, body = scan("def f(model):\n    model = model.to(dev).eval()\n")
+    assert "model" not in body.resets and "model" not in body.built
+    assert body.eval_keys == {"model"}
+
+
+def test_set_grad_enabled_counts_as_a_statement_not_in_a_with():
+    _, body = scan("import torch\ndef f():\n    with torch.set_grad_enabled(False):\n        pass\n")
+    assert body.set_grad_at is None
+    _, body = scan("import torch\ndef f():\n    torch.set_grad_enabled(False)\n    torch.set_grad_enabled(True)\n")
+    assert body.set_grad_at is not None  # the first one
+
+
+def test_keys_handed_to_a_helper_count_without_an_eval():
+    ctx, body = scan("def predict(net, x):\n    return net(x)\n", "predict", {"net"})
+    assert body.evals == [] and [text(ctx, call) for _, _, call, _ in body.forwards] == ["net(x)"]
+    _, body = scan("def predict(net, x):\n    return net(x)\n", "predict")
+    assert body.forwards == []
+
+
+def test_lightning_training_step_returns_a_loss_to_differentiate():
+    src = "class M:\n    def {name}(self, batch):\n        loss = self.net(batch)\n        return loss\n"
+    ctx, body = scan(src.format(name="training_step"), "training_step")
+    assert [text(ctx, e) for e in body.grad_exprs] == ["loss"]
+    _, body = scan(src.format(name="validation_step"), "validation_step")
+    assert body.grad_exprs == []
+
+
+def test_a_module_body():
+    ctx = ctx_of("model = Net()\nmodel.eval()\ny = model(x)\n")
+    body = scan_body(ctx, ctx.module, None)
+    assert body.function is None and body.node is ctx.module
+    assert [key for _, key, _, _ in body.forwards] == ["model"]
+
+
+FORCES = """
+import torch
+from torch.autograd import grad
+
+class Potential(torch.nn.Module):
+    def forward(self, positions):
+        energy = self.net(positions)
+        return energy, -torch.autograd.grad(energy, positions)[0]
+
+def forces(energy, positions):
+    f = -1 * grad(energy, positions)[0]
+    return f
+
+def jac(fn, x):
+    return torch.autograd.functional.jacobian(fn, x)
+
+def penalty(out, images):
+    gradients = torch.autograd.grad(out, images, create_graph=True)[0]
+    return ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+
+def weight(loss, layer):
+    return torch.autograd.grad(loss, layer, retain_graph=True)[0].detach()
+
+def unrelated(x):
+    return x * 2
+"""
+
+
+def test_differentiating_functions():
+    ctx = ctx_of(FORCES)
+    assert differentiating_functions(ctx.semantic.model) == ["Potential.forward", "forces", "jac"]
+
+
+def test_no_gradient_no_differentiating_function():
+    ctx = ctx_of("import torch\ndef f(x):\n    return torch.grad(x)\n")  # not torch.autograd
+    assert differentiating_functions(ctx.semantic.model) == []
+
+
+def _gradient_call(ctx: FileContext, name: str) -> cst.Call:
+    return next(n for n in iter_nodes(function(ctx, name)) if isinstance(n, cst.Call)
+                and (dotted_name(n.func) or "").endswith("grad"))
+
+
+def test_output_position():
+    ctx = ctx_of(FORCES)
+    assert isinstance(output_position(ctx, _gradient_call(ctx, "forward")), cst.Return)  # -g[0] in a tuple
+    assert isinstance(output_position(ctx, _gradient_call(ctx, "forces")), cst.Assign)  # -1 * g[0]
+    assert isinstance(output_position(ctx, _gradient_call(ctx, "penalty")), cst.Assign)
+    assert isinstance(output_position(ctx, _gradient_call(ctx, "weight")), cst.Attribute)  # .detach()
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("forward", True), ("forces", True), ("penalty", False), ("weight", False),
+])
+def test_returned_as_output(name, expected):
+    ctx = ctx_of(FORCES)
+    assert returned_as_output(ctx, function(ctx, name), _gradient_call(ctx, name)) is expected

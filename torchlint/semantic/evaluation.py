@@ -1,0 +1,275 @@
+"""What a function does that decides whether an evaluation records autograd: ``eval()``
+switches, forward calls, resets, what is differentiated.
+
+* ``scan_body(ctx, node, function, keys=None)``: ``BodyEvents``, the events of one function /
+  module body in walk order (comprehensions belong to theirs, nested scopes are not entered):
+  eval events (``k.eval()``, ``k.train(False)``, ``k = Net().eval()``), forwards of an eval'd
+  key (``k(...)``, ``k.forward(...)``, a submodule or forward-like method), calls of same-file
+  helpers that may forward one, resets (``k.train()``, rebinding, a call that may train or
+  freeze ``k``), what builds each key (and whether it is a parameter-free layer), what
+  backward / ``autograd.grad`` differentiate, gradient checkpointing switched on, the first
+  plain ``torch.set_grad_enabled(...)`` statement, and whether input gradients are asked for.
+* ``differentiating_functions(model)``: the file's functions returning, as an output, a
+  gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
+  penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
+  are the two steps of that test.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.dataflow import gradient_target
+from torchlint.semantic.gradmode import function_key
+from torchlint.semantic.literals import numeric_value
+from torchlint.statements import dotted_name
+from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
+from torchlint.tree import iter_nodes, unpack_targets
+
+# ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
+_FORWARD_ATTR = re.compile(r"^(model|net|network|generator|discriminator|encoder|decoder|backbone|neck|head|"
+                           r"classifier|embeddings?|features|stem|trunk|transformer|actor|critic|policy|q_?net|"
+                           r"value_?net|forward_\w+|get_action\w*|get_value)$")
+# Calls that return a derivative (``semantic.dataflow`` has its own table: calls whose first argument is differentiated).
+_GRADIENT_CALLS = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
+                            "torch.autograd.functional.hessian", "torch.func.grad"))
+
+
+@dataclass
+class BodyEvents:
+    """What one function / module body does, in walk order (``index``)."""
+
+    node: cst.CSTNode
+    function: cst.FunctionDef | None
+    evals: list = field(default_factory=list)  # (index, key, eval Call)
+    eval_keys: set = field(default_factory=set)
+    forwards: list = field(default_factory=list)  # (index, key, forward Call, what is called)
+    helpers: list = field(default_factory=list)  # (index, Call) of plain and ``self.`` calls
+    resets: dict = field(default_factory=dict)  # key -> [index]: back in (maybe) training mode, rebound
+    built: dict = field(default_factory=dict)  # key -> [(index, is a parameter-free layer)]
+    grad_exprs: list = field(default_factory=list)  # what backward / autograd.grad differentiate
+    grad_wanted: set = field(default_factory=set)  # keys with gradient checkpointing switched on
+    set_grad_at: int | None = None  # first plain torch.set_grad_enabled(...) statement
+    wants_input_grad: bool = False  # x.requires_grad_(), randn(..., requires_grad=True)
+
+    def reset(self, key: str, index: int) -> None:
+        self.resets.setdefault(key, []).append(index)
+
+    def parameter_free(self, key: str, before: int) -> bool:
+        """Whether ``key`` was last built, before event ``before``, as nn.Dropout / DropPath /
+        pooling: no parameters, nothing recorded."""
+        made = [free for at, free in self.built.get(key, ()) if at < before]
+        return bool(made) and made[-1]
+
+
+def scan_body(ctx, node: cst.CSTNode, function: cst.FunctionDef | None, keys: set[str] | None = None) -> BodyEvents:
+    """The events of one body (``node``; ``function``: the def it is, if any); ``keys``:
+    forwards of these count without an eval (a helper handed an eval'd model)."""
+    body = BodyEvents(node, function, eval_keys=set(keys or ()))
+    returns_loss = function is not None and function.name.value == "training_step"
+    for index, item in enumerate(iter_nodes(node, into_scopes=False)):
+        if isinstance(item, cst.Call):
+            _scan_call(ctx, body, index, item)
+        elif isinstance(item, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            _scan_assign(ctx, body, index, item)
+        elif isinstance(item, (cst.For, cst.Del)):
+            _rebind(body, index, item.target)
+        elif isinstance(item, cst.WithItem) and item.asname is not None:
+            _rebind(body, index, item.asname.name)
+        elif isinstance(item, cst.NamedExpr):
+            _rebind(body, index, item.target)
+        elif isinstance(item, cst.Return) and returns_loss and item.value is not None:
+            body.grad_exprs.append(item.value)  # Lightning backward-s training_step's loss
+    return body
+
+
+def _scan_call(ctx, body: BodyEvents, index: int, node: cst.Call) -> None:
+    """One call: input gradients asked for, an eval or train switch, a backward, a
+    forward of an eval'd key, or a call that may train, choose the grad mode or forward."""
+    func = node.func
+    for arg in node.args:
+        if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
+            body.wants_input_grad = True  # torch.randn(..., requires_grad=True)
+    mode = mode_switch(node)
+    if mode is not None:
+        _scan_mode_switch(ctx, body, index, node, mode)
+        return
+    target = gradient_target(ctx, node)
+    if target is not None:
+        body.grad_exprs.append(target)
+        return
+    if isinstance(func, cst.Attribute):
+        attr, owner = func.attr.value, expr_key(func.value)
+        if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr)):
+            body.forwards.append((index, owner, node, owner if attr == "forward" else f"{owner}.{attr}"))
+            return
+        _scan_method(body, index, node, attr)
+    key = expr_key(func)
+    if key is None:
+        return
+    if key in body.eval_keys:
+        body.forwards.append((index, key, node, key))
+        return
+    _scan_other_call(ctx, body, index, node, key)
+
+
+def _scan_mode_switch(ctx, body: BodyEvents, index: int, node: cst.Call, mode: bool) -> None:
+    """``k.eval()``/``k.train(False)`` (also ``k = Net().eval()``): an eval event;
+    ``k.train()``: ``k`` back in training mode."""
+    key = expr_key(node.func.value)
+    if mode is False:
+        key = key if key is not None else _assigned_key(ctx, node)
+        if key is not None:
+            body.evals.append((index, key, node))
+            body.eval_keys.add(key)
+    elif key is not None:
+        body.reset(key, index)
+
+
+def _scan_other_call(ctx, body: BodyEvents, index: int, node: cst.Call, key: str) -> None:
+    """A plain ``torch.set_grad_enabled(...)`` statement, a call that may train what it
+    is passed (``train_one_epoch(model)``, ``trainer.fit(model)``), or a helper that may
+    forward an eval'd key itself."""
+    qualified = ctx.qualified_name(node.func) or key
+    if qualified.rsplit(".", 1)[-1] == "set_grad_enabled" and is_grad_mode_call(ctx, node):
+        if not isinstance(ctx.parent(node), cst.WithItem) and body.set_grad_at is None:
+            body.set_grad_at = index
+        return
+    last = key.rsplit(".", 1)[-1].lower()
+    if ("train" in last or "fit" in last or "freeze" in last) and not qualified.startswith("torch."):
+        for arg in node.args:
+            arg_key = expr_key(arg.value)
+            if arg_key is not None:
+                body.reset(arg_key, index)
+    elif isinstance(node.func, cst.Name) or key.count(".") == 1:
+        body.helpers.append((index, node))
+
+
+def _scan_method(body: BodyEvents, index: int, node: cst.Call, attr: str) -> None:
+    """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``, ``m.freeze()``."""
+    receiver = node.func.value
+    if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)):
+        body.wants_input_grad = True
+    if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
+        key = expr_key(receiver)
+        if key is not None:
+            body.grad_wanted.add(key)
+    if attr.startswith(("train", "fit")) or "freeze" in attr or attr == "requires_grad_":
+        key = expr_key(receiver)
+        if key is not None:
+            body.reset(key, index)
+
+
+def _scan_assign(ctx, body: BodyEvents, index: int, node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:
+    value = node.value
+    if value is None:
+        return
+    keys: set[str] = set()
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    for t in targets:
+        _target_keys(t, keys)
+        if isinstance(t, cst.Attribute) and t.attr.value == "requires_grad" and not is_false_literal(value):
+            body.wants_input_grad = True
+    root = expr_key(_chain_root(value))
+    param_free = _builds_parameter_free_layer(ctx, value)
+    for key in keys:
+        if key != root:
+            body.reset(key, index)
+            body.built.setdefault(key, []).append((index, param_free))
+
+
+def _rebind(body: BodyEvents, index: int, target: cst.BaseExpression) -> None:
+    for key in _target_keys(target, set()):
+        body.reset(key, index)
+
+
+def _target_keys(target: cst.BaseExpression, out: set[str]) -> set[str]:
+    """Keys of what an assignment rebinds; ``xs[i] = ...`` counts as rebinding ``xs``."""
+    for leaf in unpack_targets(target):
+        while isinstance(leaf, cst.Subscript):
+            leaf = leaf.value
+        key = dotted_name(leaf)
+        if key is not None:
+            out.add(key)
+    return out
+
+
+def _chain_root(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``model`` for ``model.to(dev).eval()``: the receiver under a chain of method calls."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        expr = expr.func.value
+    return expr
+
+
+def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
+    """``nn.Dropout(0.5)``, ``DropPath(0.1).eval()``, ``nn.ReLU().to(dev)``."""
+    while isinstance(expr, cst.Call):
+        if is_parameter_free_layer(ctx, expr.func):
+            return True
+        if not isinstance(expr.func, cst.Attribute):
+            return False
+        expr = expr.func.value
+    return False
+
+
+def _assigned_key(ctx, call: cst.Call) -> str | None:
+    """``model`` for ``model = Net().to(dev).eval()``."""
+    node: cst.CSTNode = call
+    for anc in ctx.ancestors(call):
+        if isinstance(anc, cst.Attribute) and anc.value is node or isinstance(anc, cst.Call) and anc.func is node:
+            node = anc
+            continue
+        if isinstance(anc, cst.Assign) and anc.value is node and len(anc.targets) == 1:
+            return expr_key(anc.targets[0].target)
+        if isinstance(anc, cst.AnnAssign) and anc.value is node:
+            return expr_key(anc.target)
+        return None
+    return None
+
+
+def differentiating_functions(model) -> list[str]:
+    """The functions and methods of the file (``function_key``) that return a gradient they take
+    with ``torch.autograd.grad`` as one of their outputs (``return -1 * grad(e, pos)[0]``, also
+    through a local): a model's output, such as a force field's forces, not a loss term (a
+    gradient penalty reduced to a number, a detached adaptive weight)."""
+    found = set()
+    ctx = model.ctx
+    for site in model.calls:
+        if ctx.qualified_name(site.node.func) in _GRADIENT_CALLS:
+            function = enclosing_function(model, site.scope)
+            key = function_key(model, function)
+            if key is not None and returned_as_output(ctx, function, site.node):
+                found.add(key)
+    return sorted(found)
+
+
+def output_position(ctx, expr: cst.BaseExpression) -> cst.CSTNode | None:
+    """What holds ``expr`` once it is indexed, negated, scaled by a number or put in a tuple."""
+    node = expr
+    while True:
+        up = ctx.parent(node)
+        if isinstance(up, cst.Subscript) and up.value is node or isinstance(up, cst.UnaryOperation) \
+                or isinstance(up, cst.BinaryOperation) and isinstance(up.operator, (cst.Multiply, cst.Divide)) \
+                and numeric_value(up.right if up.left is node else up.left) is not None:
+            node = up
+        elif isinstance(up, cst.Element) and isinstance(ctx.parent(up), (cst.Tuple, cst.List)):
+            node = ctx.parent(up)
+        else:
+            return up
+
+
+def returned_as_output(ctx, function: cst.CSTNode, call: cst.Call) -> bool:
+    """Whether ``function`` returns what ``call`` computes as an output (``output_position``):
+    directly, or through the one local name it is assigned to, returned as an output."""
+    holder = output_position(ctx, call)
+    if isinstance(holder, cst.Return):
+        return True
+    if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)):
+        return False
+    name = holder.targets[0].target.value
+    return any(isinstance(node, cst.Name) and node.value == name and isinstance(output_position(ctx, node), cst.Return)
+               for node in iter_nodes(function, into_scopes=False))
