@@ -1,0 +1,181 @@
+"""``semantic.devices``: which tensor factories are called without ``device=``, whether a file
+sets a default device, and what a created tensor meets (the device-carrying expression it is
+combined with), as ``Devices`` answers it for TL010."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.semantic.devices import Devices, factories_without_device, is_store, sets_default_device
+from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
+
+
+def context_of(src: str) -> FileContext:
+    src = textwrap.dedent(src)
+    module = cst.parse_module(src)
+    ctx = FileContext("pkg/m.py", module, src, ImportTable("pkg.m", False))
+    Dispatcher(ctx, []).run()
+    return ctx
+
+
+def written(site) -> str:
+    return cst.Module([]).code_for_node(site.node)
+
+
+FACTORIES = """
+import torch
+from torch import zeros
+
+def f(x, n, kw, values):
+    a = torch.zeros(3, 4)
+    b = torch.zeros(3, device=x.device)
+    c = torch.ones(2, **kw)
+    d = torch.tensor(2.0)
+    e = torch.zeros(())
+    g = torch.tensor([1, 2])
+    h = torch.arange(n)
+    i = zeros(n, n)
+    j = torch.tensor(values)
+    k = torch.full((), 1.0)
+    m = x.sum()
+"""
+
+
+def test_factories_without_device_keeps_the_shaped_deviceless_ones():
+    model = context_of(FACTORIES).semantic.model
+    found = [(written(site), factory) for site, factory in factories_without_device(model)]
+    assert found == [("torch.zeros(3, 4)", "zeros"), ("torch.tensor([1, 2])", "tensor"),
+                     ("torch.arange(n)", "arange"), ("zeros(n, n)", "zeros")]
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("import torch\ntorch.set_default_device('cuda')\n", True),
+    ("import torch\ntorch.set_default_tensor_type(torch.cuda.FloatTensor)\n", True),
+    ("import torch\nx = torch.zeros(3)\n", False),
+])
+def test_sets_default_device(src, expected):
+    assert sets_default_device(context_of(src)) is expected
+
+
+MODULE = """
+import torch
+import torch.nn as nn
+from typing import Tuple
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.w = nn.Parameter(torch.ones(4))
+        self.k = torch.ones(4)
+
+    def added(self, x):
+        return x + torch.zeros(3, 4)
+
+    def through_a_name(self, x):
+        mask = torch.ones(4, 4).triu(1).bool()
+        return x.masked_fill(mask, 0)
+
+    def concatenated(self, x):
+        return torch.cat([x, torch.zeros(3, 4)], 1)
+
+    def layer_output(self, x):
+        h = self.fc(x)
+        return h * torch.ones(3, 4)
+
+    def parameter(self, x):
+        return self.w * torch.ones(3, 4)
+
+    def buffer_not_parameter(self, x):
+        return self.k * torch.ones(3, 4)
+
+    def moved(self, x):
+        return x + torch.zeros(3, 4).to(x.device)
+
+    def dtype_only(self, x):
+        return x + torch.zeros(3, 4).to(torch.float16)
+
+    def to_host(self, x):
+        return torch.zeros(3, 4).tolist()
+
+    def shape(self, x):
+        return x.shape[0] + torch.zeros(3)
+
+    def size_named(self, x, size):
+        return torch.zeros(3) * size
+
+    def annotated(self, x, dims: Tuple[int, int]):
+        return torch.zeros(3) * dims
+
+    def defaulted(self, x, scale=2.0):
+        return torch.zeros(3) * scale
+
+    def used_as_a_size(self, x, w):
+        return torch.zeros(w) + w
+
+    def augmented(self, x):
+        out = self.fc(x)
+        out += torch.zeros(3, 4)
+        return out
+
+    def helper(self, t):
+        return t + torch.zeros(3)
+
+    def calls_helper(self, words):
+        return self.helper(torch.LongTensor(words)), self.helper(0.5)
+"""
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("added", "x"),
+    ("through_a_name", "x"),
+    ("concatenated", "x"),
+    ("layer_output", "h"),
+    ("parameter", "self.w"),
+    ("buffer_not_parameter", None),
+    ("moved", None),
+    ("dtype_only", "x"),
+    ("to_host", None),
+    ("shape", None),
+    ("size_named", None),
+    ("annotated", None),
+    ("defaulted", None),
+    ("used_as_a_size", None),
+    ("augmented", "out"),
+    ("helper", None),  # every call passes a host-built tensor or a number
+])
+def test_what_a_created_tensor_meets(method, expected):
+    ctx = context_of(MODULE)
+    model = ctx.semantic.model
+    info = next(c for c in model.classes.values() if c.name == "Net")
+    function = info.methods[method]
+    calls = [site.node for site, _ in factories_without_device(model) if site.scope.node is function]
+    assert len(calls) == 1
+    assert Devices(ctx, model, info).meets(calls[0]) == expected
+
+
+def test_carrier_names_the_expression_on_the_models_device():
+    ctx = context_of(MODULE)
+    model = ctx.semantic.model
+    info = next(c for c in model.classes.values() if c.name == "Net")
+    devices = Devices(ctx, model, info)
+    ret = next(n for n in iter_nodes(info.methods["layer_output"]) if isinstance(n, cst.Return))
+    product = ret.value
+    assert devices.carrier(product.left, product) == "h"
+    assert devices.carrier(product.right, product) is None  # a factory makes no device-carrying tensor
+    shape_ret = next(n for n in iter_nodes(info.methods["shape"]) if isinstance(n, cst.Return))
+    assert dotted_name(shape_ret.value.left.value) == "x.shape"
+    assert devices.carrier(shape_ret.value.left, shape_ret.value) is None
+
+
+def test_is_store():
+    ctx = context_of("a = 1\na += 2\nb: int = a\nprint(a)\n")
+    names = [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Name) and n.value in ("a", "b")]
+    assert [(n.value, is_store(ctx, n)) for n in names] == [("a", True), ("a", True), ("b", True), ("a", False),
+                                                           ("a", False)]

@@ -1,0 +1,388 @@
+"""Where tensors are made and which device they end on: tensor factories called without
+``device=`` (``factories_without_device``: ``torch.zeros(n)``, not the 0-dim ones PyTorch lets
+meet a GPU tensor), files that set a default device (``sets_default_device``), and what a
+created tensor reaches (``Devices``): followed through the methods that keep its device and the
+local names it is assigned to, to the expression it is combined with, and whether that
+expression carries the model's device (a tensor parameter, a layer's output, an
+``nn.Parameter`` attribute) or is a host value (a size, a shape, a number, a host-built tensor).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterator
+
+import libcst as cst
+
+from torchlint.semantic.callgraph import passed_argument
+from torchlint.semantic.modules import is_parameter, self_attr_bindings
+from torchlint.statements import dotted_name
+from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
+from torchlint.tree import iter_nodes
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
+    from torchlint.semantic.model import CallSite, ClassInfo, SemanticModel
+
+# Methods whose result is on another device (or the host), or no tensor at all.
+_MOVING = {"to", "type", "cuda", "type_as", "cpu", "numpy", "tolist", "item", "size", "dim", "numel", "nelement",
+           "stride", "data_ptr", "get_device", "is_contiguous", "pin_memory", "to_dense", "new_zeros",
+           "new_ones", "new_empty", "new_full", "new_tensor", "any", "all"}
+_MAX_HOST_DEPTH = 4  # locals followed back to what they were assigned (``a = b``, ``b = x.shape[0]``)
+# ``x.<attr>`` that is no tensor on x's device.
+_HOST_ATTRS = {"shape", "device", "dtype", "ndim", "is_cuda", "requires_grad", "training", "grad_fn"}
+_HOST_FUNCTIONS = {"len", "int", "float", "bool", "str", "range", "min", "max", "sum", "round", "abs", "isinstance",
+                   "getattr", "hasattr", "list", "tuple", "print"}
+# torch functions combining their tensor arguments (device mismatch if one is on the CPU).
+_COMBINING = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "matmul", "mm", "bmm",
+              "einsum", "where", "add", "sub", "mul", "div", "maximum", "minimum", "bilinear", "addmm", "baddbmm"}
+_COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_",
+                      "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
+_TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
+# Parameter names that hold sizes, counts and flags rather than tensors.
+_SIZE_NAME = re.compile(r"^(n|k|i|j|t_?max|num_\w+|n_\w+|\w+_(len|length|size|dim|num|count|idx|index|steps?|shape)|"
+                        r"(len|length|size|dim|steps?|offset|start|end|idx|index|count|device|dtype|mode|shape)\w*)$")
+# Factories whose positional arguments are sizes or bounds: Python numbers (``torch.randint(lo, hi, ...)``).
+_NUMBER_ARGUMENTS = {"zeros", "ones", "empty", "randn", "rand", "randint", "eye", "arange", "randperm"}
+# Annotations of host values: numbers, strings, and containers of them (``Tuple[int, int]``, ``torch.Size``).
+_HOST_TYPES = {"int", "float", "bool", "str", "torch.Size", "Size"}
+_HOST_CONTAINERS = {"Tuple", "tuple", "List", "list", "Sequence", "Optional", "typing.Tuple", "typing.List",
+                    "typing.Sequence", "typing.Optional"}
+
+# Calls that make later factories' tensors land on a device other than the CPU.
+_DEFAULT_DEVICE = ("set_default_device", "set_default_tensor_type", "set_default_dtype_and_device")
+
+
+def sets_default_device(ctx: "FileContext") -> bool:
+    """Whether the file sets a default device or tensor type (``torch.set_default_device``, ...)
+    anywhere in its text: then a factory without ``device=`` need not make a CPU tensor."""
+    return any(name in ctx.text for name in _DEFAULT_DEVICE)
+
+
+def factories_without_device(model: "SemanticModel") -> Iterator[tuple["CallSite", str]]:
+    """Each call of a tensor factory (``torch_api.tensor_factory``) with no ``device=`` and no
+    ``**kwargs``, that makes a tensor with dimensions (not ``_scalar``), with the factory's name:
+    a tensor made on the CPU (unless a default device is set)."""
+    for site in model.calls:
+        call = site.node
+        factory = tensor_factory(model.qualified_name(call.func))
+        if factory is None or keyword_arg(call, "device") is not None or has_star_kwargs(call) or _scalar(call, factory):
+            continue
+        yield site, factory
+
+
+def _scalar(call: cst.Call, factory: str) -> bool:
+    """A 0-dim tensor (or one whose shape cannot be told): ``torch.tensor(2.0)``,
+    ``torch.tensor(values)``, ``torch.zeros(())``, ``torch.full((), v)``."""
+    first = call.args[0].value if call.args and call.args[0].keyword is None else None
+    if factory in ("tensor", "as_tensor", "FloatTensor", "LongTensor"):
+        return not isinstance(first, (cst.List, cst.Tuple, cst.ListComp))
+    return isinstance(first, (cst.Tuple, cst.List)) and not first.elements
+
+
+class Devices:
+    """Where a tensor created in a method of the class ``info`` goes (``meets``: the
+    device-carrying expression it is combined with), and which expressions carry the model's
+    device (``carrier``)."""
+
+    def __init__(self, ctx: "FileContext", model: "SemanticModel", info: "ClassInfo"):
+        self.ctx = ctx
+        self.model = model
+        self.info = info
+
+    def meets(self, expr: cst.BaseExpression, names: int = 2) -> str | None:
+        """The device-carrying expression (as written) the tensor ``expr`` makes is combined
+        with: followed through device-keeping methods, arithmetic with host values and up to
+        ``names`` local names it is assigned to."""
+        end = self._chain_end(expr)
+        if end is None:
+            return None
+        parent = self.ctx.parent(end)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            if names == 0:
+                return None
+            for read in self._reads_of(parent, parent.targets[0].target.value):
+                other = self.meets(read, names - 1)
+                if other is not None:
+                    return other
+            return None
+        if isinstance(parent, cst.BinaryOperation):
+            other = parent.right if parent.left is end else parent.left
+            found = self.carrier(other, parent)
+            return found if found is not None else self.meets(parent, names)
+        return self._consumer(end)
+
+    def _chain_end(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """Follow ``expr.float().unsqueeze(0)...``: the last expression with the same device, or
+        None when the chain moves it (``.to(device)``, ``.cuda()``, ``.type_as(x)``, ``.tolist()``)."""
+        parent = self.ctx.parent
+        while True:
+            attr = parent(expr)
+            if not (isinstance(attr, cst.Attribute) and attr.value is expr):
+                return expr
+            call = parent(attr)
+            if not (isinstance(call, cst.Call) and call.func is attr):
+                return None if attr.attr.value not in _TENSOR_ATTRS else self._chain_end(attr)
+            method = attr.attr.value
+            if method in _COMBINING_METHODS:
+                return expr  # the tensor is the receiver of a combination: judged there
+            if _moves(method, call):
+                return None
+            expr = call
+
+    def _reads_of(self, assign: cst.Assign, name: str) -> list[cst.Name]:
+        """The reads of ``name`` in the same function whose only reaching binding is ``assign``."""
+        model = self.model
+        scope = model.scope_of(assign)
+        out = []
+        for node in _names_in(scope.node, name):
+            if model.order.get(node, 0) <= model.order.get(assign, 0) or is_store(self.ctx, node):
+                continue
+            found = model.reaching(name, node)
+            if len(found) == 1 and found[0].node is assign:
+                out.append(node)
+        return out
+
+    def _consumer(self, expr: cst.BaseExpression) -> str | None:
+        """If ``expr`` is combined with a device-carrying expression, that expression as written."""
+        ctx = self.ctx
+        parent = ctx.parent(expr)
+        if isinstance(parent, cst.AugAssign) and parent.value is expr:
+            return self.carrier(parent.target, parent)
+        if isinstance(parent, cst.Attribute) and parent.value is expr:  # mask.masked_fill(...) on the tensor itself
+            return None
+        if isinstance(parent, cst.Element):
+            container = ctx.parent(parent)
+            arg = ctx.parent(container) if isinstance(container, (cst.List, cst.Tuple)) else None
+            call = ctx.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and self._combining_function(call):
+                for el in container.elements:
+                    if el is not parent:
+                        found = self.carrier(el.value, call)
+                        if found is not None:
+                            return found
+            return None
+        if isinstance(parent, cst.Arg):
+            call = ctx.parent(parent)
+            if not isinstance(call, cst.Call):
+                return None
+            if self._combining_function(call):
+                for arg in call.args:
+                    if arg is not parent and arg.keyword is None:
+                        found = self.carrier(arg.value, call)
+                        if found is not None:
+                            return found
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _COMBINING_METHODS:
+                return self.carrier(func.value, call)
+        return None
+
+    def _combining_function(self, call: cst.Call) -> bool:
+        name = self.model.qualified_name(call.func) or ""
+        return name.startswith("torch.") and name.rsplit(".", 1)[-1] in _COMBINING and name.count(".") <= 2
+
+    def carrier(self, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> str | None:
+        """The name (or ``self.<attr>``) through which ``expr`` holds a tensor on the model's
+        device, else None."""
+        if depth > 6:
+            return None
+        if isinstance(expr, cst.Name):
+            return expr.value if self._name_carries(expr, depth) else None
+        if isinstance(expr, cst.Attribute):
+            if expr.attr.value in _HOST_ATTRS:
+                return None
+            dotted = dotted_name(expr)
+            if dotted is not None and self._is_parameter_attr(dotted):
+                return dotted
+            if expr.attr.value in _TENSOR_ATTRS:
+                return self.carrier(expr.value, at, depth + 1)
+            return None
+        if isinstance(expr, cst.Subscript):
+            return self.carrier(expr.value, at, depth + 1)
+        if isinstance(expr, (cst.UnaryOperation,)):
+            return self.carrier(expr.expression, at, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.carrier(expr.left, at, depth + 1) or self.carrier(expr.right, at, depth + 1)
+        if isinstance(expr, cst.Call):
+            return self._call_carrier(expr, at, depth)
+        return None
+
+    def _call_carrier(self, call: cst.Call, at: cst.CSTNode, depth: int) -> str | None:
+        func = call.func
+        if isinstance(func, cst.Attribute):
+            receiver = func.value
+            if _moves(func.attr.value, call):
+                return None
+            self_name = self.model.scope_of(call).self_name
+            if isinstance(receiver, cst.Name) and receiver.value == self_name:
+                # a layer's output: its first tensor argument names it
+                for arg in call.args:
+                    found = self.carrier(arg.value, at, depth + 1)
+                    if found is not None:
+                        return found
+                return None
+            name = self.model.qualified_name(func) or ""
+            if not name.startswith("torch."):
+                return self.carrier(receiver, at, depth + 1)
+        name = self.model.qualified_name(func) or ""
+        if name in _HOST_FUNCTIONS or not name.startswith("torch.") or tensor_factory(name) is not None:
+            return None
+        for arg in call.args:
+            if arg.keyword is None:
+                found = self.carrier(arg.value, at, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _name_carries(self, node: cst.Name, depth: int) -> bool:
+        found = self.model.reaching(node.value, node)
+        for b in found:
+            if b.node in self.ctx.ancestors(node):
+                # ``s = s.masked_fill(...)``: the read sees what reached the statement
+                found = self.model.reaching(node.value, b.node)
+                break
+        if not found:
+            return False
+        found, seen = list(found), set()
+        while found:
+            b = found.pop()
+            if id(b) in seen:
+                continue
+            seen.add(id(b))
+            if b.kind == "param":
+                param = b.node
+                if param.default is not None or _SIZE_NAME.match(param.name.value) or \
+                        param.name.value == self.model.scope_of(param).self_name or _host_annotation(param) \
+                        or self._number_argument(param) or self._host_built_at_every_call(param):
+                    return False
+            elif b.kind == "aug":
+                # ``base *= factor``: a tensor only if what reached it was one
+                before = self.model.reaching(node.value, b.node)
+                if not before:
+                    return False
+                found.extend(before)
+            elif b.kind in ("assign", "ann", "unpack") and isinstance(b.node, (cst.Assign, cst.AnnAssign)) \
+                    and b.node.value is not None:
+                # ``q, k, v = self.qkv(x).chunk(3)``: each part is where the whole is
+                if self.carrier(b.node.value, b.node, depth + 1) is None:
+                    return False
+            else:
+                return False
+        return True
+
+    def _number_argument(self, param: cst.Param) -> bool:
+        """The function passes ``param`` (or arithmetic on it) as a size or bound of a tensor
+        factory (``torch.randint(s, e - n, ...)``, ``torch.arange(n)``): it holds a Python number."""
+        function = self.model.scope_of(param).node
+        for read in _names_in(function, param.name.value):
+            value = read
+            while isinstance(self.ctx.parent(value), (cst.BinaryOperation, cst.UnaryOperation)):
+                value = self.ctx.parent(value)
+            arg = self.ctx.parent(value)
+            call = self.ctx.parent(arg) if isinstance(arg, cst.Arg) and arg.value is value and arg.keyword is None \
+                else None
+            if isinstance(call, cst.Call) and tensor_factory(self.model.qualified_name(call.func)) in _NUMBER_ARGUMENTS:
+                return True
+        return False
+
+    def _host_built_at_every_call(self, param: cst.Param) -> bool:
+        """Whether every same-file call of the helper ``param`` belongs to passes a tensor built on
+        the host (``self._pad(torch.LongTensor(words))``) or a Python number (``0.65``,
+        ``x.shape[:2]``): then the parameter is on the CPU too."""
+        function = self.model.scope_of(param).node
+        sites = self.ctx.semantic.graph.callers(function)
+        return bool(sites) and all(
+            self._host_value(passed_argument(self.model, site, function, param.name.value)) for site in sites)
+
+    def _host_value(self, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+        """A host-built tensor, a number or string literal, ``x.shape`` / ``x.size()`` (or part
+        of one), a tuple of those, or a local every binding the read sees assigns one of those
+        (``width = out.shape[-1]`` before ``self.sample_sizes(width)``; deep-daze)."""
+        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+            return True
+        if isinstance(expr, cst.UnaryOperation):
+            return self._host_value(expr.expression, depth)
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return all(self._host_value(e.value, depth) for e in expr.elements)
+        if isinstance(expr, cst.Subscript):
+            return self._host_value(expr.value, depth)
+        if isinstance(expr, cst.Name) and depth < _MAX_HOST_DEPTH:
+            bindings = self.model.reaching(expr.value, expr)
+            return bool(bindings) and all(b.kind == "assign" and b.value is not None
+                                          and self._host_value(b.value, depth + 1) for b in bindings)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in _HOST_ATTRS
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "size":
+            return True
+        return self._host_built(expr)
+
+    def _host_built(self, expr: cst.BaseExpression | None) -> bool:
+        """A device-less factory call: a legacy ``torch.LongTensor(...)``, ``torch.tensor`` of a
+        Python list, or ``torch.zeros(...)``-like (``torch.tensor(x)`` of a tensor keeps x's device)."""
+        if not isinstance(expr, cst.Call):
+            return False
+        factory = tensor_factory(self.model.qualified_name(expr.func))
+        if factory is None or keyword_arg(expr, "device") is not None or has_star_kwargs(expr):
+            return False
+        first = expr.args[0].value if expr.args else None
+        return factory not in ("tensor", "as_tensor") or isinstance(first, (cst.List, cst.Tuple, cst.ListComp))
+
+    def _is_parameter_attr(self, dotted: str) -> bool:
+        """``self.w`` where every ``self.w = ...`` of the class is an ``nn.Parameter(...)``."""
+        head, _, attr = dotted.partition(".")
+        if not attr or "." in attr:
+            return False
+        bindings = self_attr_bindings(self.model, self.info, attr)
+        return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
+
+
+def _dtype_only(call: cst.Call) -> bool:
+    """``.to(torch.float32)`` / ``.to(x.dtype)`` / ``.to(dtype=...)``: a dtype change, no move."""
+    if not call.args:
+        return False
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value != "dtype":
+                return False
+            continue
+        dotted = dotted_name(arg.value) or ""
+        if not (dotted.endswith(".dtype") or re.match(r"^torch\.(u?int\d*|float\d*|bfloat16|half|double|long|bool|complex\d*)$", dotted)):
+            return False
+    return True
+
+
+def _moves(method: str, call: cst.Call) -> bool:
+    """``x.<method>(...)`` gives a tensor on another device, or no tensor: ``.to(device)``,
+    ``.type(y.type())`` (the type string names the device), ``.cuda()``, ``.tolist()``; not a
+    dtype-only ``.to(torch.float16)`` / ``.type(torch.long)``."""
+    return method in _MOVING and not (method in ("to", "type") and call.args and _dtype_only(call))
+
+
+def _host_annotation(param: cst.Param) -> bool:
+    ann = param.annotation
+    return ann is not None and _host_type(ann.annotation)
+
+
+def _host_type(expr: cst.BaseExpression) -> bool:
+    """``int``, ``str``, ``torch.Size``, ``Tuple[int, int]``, ``Optional[List[float]]``, ``tuple[int, ...]``."""
+    if isinstance(expr, cst.Subscript):
+        if dotted_name(expr.value) not in _HOST_CONTAINERS:
+            return False
+        items = [e.slice.value for e in expr.slice if isinstance(e.slice, cst.Index)]
+        return bool(items) and all(isinstance(i, cst.Ellipsis) or _host_type(i) for i in items)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):  # int | None
+        return _host_type(expr.left) and _host_type(expr.right)
+    return dotted_name(expr) in _HOST_TYPES or isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _names_in(root: cst.CSTNode, name: str) -> list[cst.Name]:
+    return [n for n in iter_nodes(root) if isinstance(n, cst.Name) and n.value == name]
+
+
+def is_store(ctx: "FileContext", node: cst.Name) -> bool:
+    """Whether ``node`` is the name an assignment stores to (``name = ...``, ``name += ...``,
+    ``name: T = ...``), not a read."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.AssignTarget) and parent.target is node:
+        return True
+    return isinstance(parent, (cst.AugAssign, cst.AnnAssign)) and parent.target is node
