@@ -37,8 +37,9 @@ reading the epoch files ``trainer.py`` saved).
   ``"local"``), except a parameter with a literal default that no call in the file passes
   (callers in other files are not seen); one finding per repository expression and function.
 
-A load from a URL, a download helper or user input (``semantic.provenance``) gets the
-message variant that says so: that is the rule's higher severity (one severity per rule, as
+A load from a URL, a download helper or user input (``semantic.provenance``, which also reads
+what a path leads to: ``open(P)``'s P, a path as a pattern, renames, ``__file__``, in-memory
+buffers) gets the message variant that says so: that is the rule's higher severity (one severity per rule, as
 in ruff). Test files are skipped (``skip-tests``): tests load
 what they wrote.
 """
@@ -54,7 +55,8 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Option, Rule
 from torchlint.semantic.comments import documented
-from torchlint.semantic.provenance import DOWNLOAD, URL, bound_values, origin
+from torchlint.semantic.provenance import (DOWNLOAD, OPENERS, URL, bound_values, from_package, in_memory, moved,
+                                           origin, path_shape, read_paths, reads_file)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
 from torchlint.tree import iter_nodes
@@ -69,16 +71,9 @@ _PICKLE_LOADS = {
 } | {"joblib.load", "sklearn.externals.joblib.load"}
 _WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "torch.save": 1,
            "pickle.dump": 1, "dill.dump": 1, "cloudpickle.dump": 1}
-_OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
-# Moves of a file: (source, destination) are the first two arguments.
-_MOVES = {"os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copyfile", "shutil.copy2"}
-# Where a package's own data files are found.
-_PACKAGE_DATA = ("importlib.resources.", "importlib_resources.", "pkg_resources.resource_")
 # What a writer appends to a path that lacks it.
 _SUFFIXES = {"numpy.save": ".npy", "numpy.savez": ".npz", "numpy.savez_compressed": ".npz"}
-_JOINS = {"os.path.join", "posixpath.join"}
 _WRITE_NAMES = {"save", "savez", "savez_compressed", "dump", "open"}
-_PATHS = {"pathlib.Path", "pathlib.PurePath", "str", "os.fspath"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
@@ -170,9 +165,10 @@ class UnsafeCheckpointLoad(Rule):
                 source = URL if qualified in _URL_LOADS else self._source(call)
                 weights_only = keyword_arg(call, "weights_only")
                 if weights_only is not None and is_false_literal(weights_only.value) or self._false_in_kwargs(call):
-                    if source is None and self._in_memory(call):
+                    first = _first_argument(call)
+                    if source is None and in_memory(model, first):
                         continue  # bytes the program holds (sent between ranks), no file
-                    if source not in (URL, DOWNLOAD) and (self._own_file(call) or self._packaged(call)):
+                    if source not in (URL, DOWNLOAD) and (self._own_file(call) or from_package(model, first)):
                         continue  # a file this program wrote (a resumed run, its own cache) or ships
                     if keyword_arg(call, "pickle_module") is not None:
                         continue  # a custom unpickler on purpose: torch refuses it with weights_only=True
@@ -197,9 +193,9 @@ class UnsafeCheckpointLoad(Rule):
         (``out / f"{e}epoch.pth"``) and was not fetched, leave it to the project pass, which
         drops it if another file of the project writes that path (checkpoint averaging reading
         what the trainer saved)."""
-        first = _first_argument(call)
+        first, model = _first_argument(call), self.ctx.semantic.model
         shapes = [] if first is None or source in (URL, DOWNLOAD) else \
-            sorted({key for p in self._paths(first) if _has_literal(key := _path_key(self._shape(p)))})
+            sorted({key for p in read_paths(model, first) if _has_literal(key := _path_key(path_shape(model, p)))})
         if shapes:
             self._deferred.append([self.ctx.span(call).to_json(), message, shapes, *trailing_json(fix)])
         else:
@@ -209,10 +205,11 @@ class UnsafeCheckpointLoad(Rule):
     def _check_pickle(self, call: cst.Call, qualified: str) -> None:
         if not call.args or call.args[0].keyword is not None:
             return
-        paths = self._paths(call.args[0].value)
+        model = self.ctx.semantic.model
+        paths = read_paths(model, call.args[0].value)
         if self._own_file(call):
             return  # the program's own cache
-        if qualified.endswith(".loads") and not any(self._read_from_file(p) for p in paths):
+        if qualified.endswith(".loads") and not any(reads_file(model, p) for p in paths):
             return  # bytes held in memory (a loader's state), no file
         source = self._source(call)
         if qualified == "numpy.load":
@@ -281,16 +278,6 @@ class UnsafeCheckpointLoad(Rule):
                 return True
         return False
 
-    def _read_from_file(self, expr: cst.BaseExpression) -> bool:
-        """``expr`` reads a file (``f.read()``, ``path.read_bytes()``, ``open(...)``) or is fetched."""
-        model = self.ctx.semantic.model
-        for node in iter_nodes(expr):
-            if isinstance(node, cst.Call) and (
-                    isinstance(node.func, cst.Attribute) and node.func.attr.value in ("read", "read_bytes", "open")
-                    or model.qualified_name(node.func) in _OPENERS):
-                return True
-        return origin(model, expr) in (URL, DOWNLOAD)
-
     # -- paths the program writes --------------------------------------------------------
     def _calls_of(self, function: cst.FunctionDef) -> list:
         """Same-file calls of ``function`` by name (``f(...)``, ``self.f(...)``, ``cls.f(...)``)."""
@@ -335,42 +322,15 @@ class UnsafeCheckpointLoad(Rule):
         """The load reads a path this file writes (``_written_paths``): the path as written or
         the values it was assigned, or, for a parameter of a same-file function, what every
         same-file call passes (``resume(checkpoint=out / "checkpoint.pth")``)."""
-        first = _first_argument(call)
+        first, model = _first_argument(call), self.ctx.semantic.model
         written = self._written_paths()
         if first is None or not written:
             return False
-        if any(_written(self._shape(p), written) for p in self._paths(first)):
+        if any(_written(path_shape(model, p), written) for p in read_paths(model, first)):
             return True
         passed = self._passed_for(first)
-        return bool(passed) and all(p is not None and any(_written(self._shape(q), written) for q in self._paths(p))
-                                    for p in passed)
-
-    def _paths(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
-        """The expressions naming what ``expr`` reads: ``open(P)`` gives P, a name the values
-        it was assigned (``with open(P) as f``), anything else itself."""
-        if depth > 3:
-            return [expr]
-        model = self.ctx.semantic.model
-        if isinstance(expr, cst.Call):
-            if expr.args and model.qualified_name(expr.func) in _OPENERS:
-                return self._paths(expr.args[0].value, depth + 1)
-            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "open":
-                return self._paths(expr.func.value, depth + 1)  # Path(P).open("rb")
-        if isinstance(expr, cst.Name):
-            values = bound_values(model, expr)
-            return [expr, *(p for v in values for p in self._paths(v, depth + 1))]
-        return [expr]
-
-    def _in_memory(self, call: cst.Call) -> bool:
-        """The first argument is an ``io.BytesIO`` built here (``io.BytesIO(t.numpy())``,
-        directly or through a name): bytes in memory, not a file."""
-        first = _first_argument(call)
-        if first is None:
-            return False
-        model = self.ctx.semantic.model
-        candidates = bound_values(model, first) if isinstance(first, cst.Name) else [first]
-        return bool(candidates) and all(isinstance(c, cst.Call) and model.qualified_name(c.func) == "io.BytesIO"
-                                        for c in candidates)
+        return bool(passed) and all(p is not None and any(_written(path_shape(model, q), written)
+                                                          for q in read_paths(model, p)) for p in passed)
 
     def _written_paths(self) -> set[str]:
         """The keys (``_path_key``) of the path expressions this file writes: ``open(P,
@@ -385,66 +345,22 @@ class UnsafeCheckpointLoad(Rule):
             qualified = model.qualified_name(call.func)
             if qualified in _WRITES and len(call.args) > _WRITES[qualified]:
                 paths.append((call.args[_WRITES[qualified]].value, _SUFFIXES.get(qualified, "")))
-            elif qualified in _OPENERS and call.args and _writes(call):
+            elif qualified in OPENERS and call.args and _writes(call):
                 paths.append((call.args[0].value, ""))
         # ``with write_and_rename(P) as tmp: torch.save(x, tmp)``: the file is P
         paths += [(value.args[0].value, suffix) for p, suffix in list(paths) if isinstance(p, cst.Name)
                   for value in bound_values(model, p) if isinstance(value, cst.Call) and value.args
                   and value.args[0].keyword is None and not value.args[0].star]
-        shapes = [(self._shape(p), suffix) for p, suffix in paths]
-        shapes += [(self._shape(q), suffix) for p, suffix in paths for q in self._passed_for(p) if q is not None]
+        shapes = [(path_shape(model, p), suffix) for p, suffix in paths]
+        shapes += [(path_shape(model, q), suffix) for p, suffix in paths for q in self._passed_for(p) if q is not None]
         written = {_path_key(shape + end) for shape, suffix in shapes for end in {"", suffix}}  # np.save adds .npy
         # ``torch.save(x, tmp); os.rename(tmp, path)``: the file ends up at ``path``
         for site in model.calls:
-            moved = _moved(model, site.node)
-            if moved is not None and _written(self._shape(moved[0]), written):
-                written.add(_path_key(self._shape(moved[1])))
+            move = moved(model, site.node)
+            if move is not None and _written(path_shape(model, move[0]), written):
+                written.add(_path_key(path_shape(model, move[1])))
         self._written = written
         return self._written
-
-    def _packaged(self, call: cst.Call) -> bool:
-        """The load reads a file shipped with the code: its path comes from
-        ``importlib.resources``/``pkg_resources`` or is built from ``__file__`` (as trusted as
-        the code that loads it)."""
-        first = _first_argument(call)
-        if first is None:
-            return False
-        return self._from_package(first, 0)
-
-    def _from_package(self, expr: cst.BaseExpression, depth: int) -> bool:
-        """``expr`` reads ``__file__`` or calls ``importlib.resources``, itself or through the
-        values of the names it reads (``here = os.path.dirname(__file__)``)."""
-        model = self.ctx.semantic.model
-        for node in iter_nodes(expr):
-            if isinstance(node, cst.Name):
-                if node.value == "__file__":
-                    return True
-                if depth < 3 and any(self._from_package(v, depth + 1) for v in bound_values(model, node)):
-                    return True
-            elif isinstance(node, cst.Call) and (model.qualified_name(node.func) or "").startswith(_PACKAGE_DATA):
-                return True
-        return False
-
-    def _shape(self, expr: cst.BaseExpression) -> str:
-        """A path expression as a pattern: string parts as their text, each formatted field a
-        ``*``, ``/`` and ``os.path.join`` as ``/``, ``Path(p)`` as ``p``, anything else as written
-        in braces: ``out / f"{epoch}epoch.pth"`` is ``{out}/*epoch.pth``."""
-        if isinstance(expr, cst.SimpleString):
-            return expr.evaluated_value if isinstance(expr.evaluated_value, str) else self._text(expr)
-        if isinstance(expr, cst.FormattedString):
-            return "".join(p.value if isinstance(p, cst.FormattedStringText) else "*" for p in expr.parts)
-        if isinstance(expr, cst.ConcatenatedString):
-            return self._shape(expr.left) + self._shape(expr.right)
-        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Add)):
-            joint = "/" if isinstance(expr.operator, cst.Divide) else ""
-            return self._shape(expr.left) + joint + self._shape(expr.right)
-        if isinstance(expr, cst.Call) and expr.args and not any(a.keyword or a.star for a in expr.args):
-            function = self.ctx.semantic.model.qualified_name(expr.func)
-            if function in _JOINS:
-                return "/".join(self._shape(a.value) for a in expr.args)
-            if function in _PATHS and len(expr.args) == 1:
-                return self._shape(expr.args[0].value)
-        return "{" + self._text(expr) + "}"
 
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
@@ -478,22 +394,6 @@ class UnsafeCheckpointLoad(Rule):
 def _first_argument(call: cst.Call) -> cst.BaseExpression | None:
     """The first positional argument (the path or file a load or save is given)."""
     return next((a.value for a in call.args if a.keyword is None and not a.star), None)
-
-
-def _moved(model, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(source, destination) of ``os.rename(a, b)``/``os.replace``/``shutil.move``/a copy, or
-    of ``Path(a).rename(b)``/``a.replace(b)`` on a path; None for any other call."""
-    args = [a.value for a in call.args if a.keyword is None and not a.star]
-    if model.qualified_name(call.func) in _MOVES and len(args) == 2:
-        return args[0], args[1]
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("rename", "replace") and len(args) == 1 \
-            and len(call.args) == 1:
-        receiver = func.value
-        if isinstance(receiver, cst.Call) and model.qualified_name(receiver.func) in _PATHS and receiver.args:
-            receiver = receiver.args[0].value
-        return receiver, args[0]
-    return None
 
 
 def _written(shape: str, written: set[str]) -> bool:

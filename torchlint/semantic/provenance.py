@@ -6,6 +6,13 @@ a URL, a download helper or user input (command line, ``input()``, argparse argu
 name, the values it was assigned before the read (a few assignments deep). Parameters and
 attributes of objects it does not know are not followed: an unknown origin is None, never a
 guess. Rules use it to say how exposed a load is; it decides no finding by itself.
+
+Where a path leads, for loads and saves: ``read_paths(model, expr)`` (the path expressions a
+file object or name reads: ``open(P)`` gives P), ``path_shape(model, expr)`` (a path written
+as a pattern, ``{out}/*epoch.pth``), ``moved(model, call)`` (the source and destination of a
+rename or copy), ``reads_file(model, expr)`` (bytes read from a file or fetched),
+``in_memory(model, expr)`` (an ``io.BytesIO`` built here) and ``from_package(model, expr)``
+(a file shipped with the code: ``__file__``, ``importlib.resources``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import libcst as cst
 
 from torchlint.semantic.model import SemanticModel
 from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 
 URL = "a URL"
 DOWNLOAD = "a download"
@@ -124,3 +132,106 @@ def bound_values(model: SemanticModel, name: cst.Name) -> list[cst.BaseExpressio
         elif binding.kind in ("assign", "ann", "walrus") and binding.value is not None:
             out.append(binding.value)
     return out
+
+
+# -- paths: what a load reads, how a path is written, where a file is moved -------------------
+
+# Calls that open a file: their first argument is the path.
+OPENERS = {"open", "io.open", "gzip.open", "bz2.open", "lzma.open"}
+# Moves of a file: (source, destination) are the first two arguments.
+_MOVES = {"os.rename", "os.replace", "shutil.move", "shutil.copy", "shutil.copyfile", "shutil.copy2"}
+# Where a package's own data files are found.
+_PACKAGE_DATA = ("importlib.resources.", "importlib_resources.", "pkg_resources.resource_")
+_JOINS = {"os.path.join", "posixpath.join"}
+_PATHS = {"pathlib.Path", "pathlib.PurePath", "str", "os.fspath"}
+
+
+def read_paths(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0) -> list[cst.BaseExpression]:
+    """The expressions naming what ``expr`` reads: ``open(P)`` gives P, a name the values
+    it was assigned (``with open(P) as f``), anything else itself."""
+    if depth > 3:
+        return [expr]
+    if isinstance(expr, cst.Call):
+        if expr.args and model.qualified_name(expr.func) in OPENERS:
+            return read_paths(model, expr.args[0].value, depth + 1)
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "open":
+            return read_paths(model, expr.func.value, depth + 1)  # Path(P).open("rb")
+    if isinstance(expr, cst.Name):
+        values = bound_values(model, expr)
+        return [expr, *(p for v in values for p in read_paths(model, v, depth + 1))]
+    return [expr]
+
+
+def path_shape(model: SemanticModel, expr: cst.BaseExpression) -> str:
+    """A path expression as a pattern: string parts as their text, each formatted field a
+    ``*``, ``/`` and ``os.path.join`` as ``/``, ``Path(p)`` as ``p``, anything else as written
+    in braces: ``out / f"{epoch}epoch.pth"`` is ``{out}/*epoch.pth``."""
+    if isinstance(expr, cst.SimpleString):
+        return expr.evaluated_value if isinstance(expr.evaluated_value, str) else model.ctx.module.code_for_node(expr)
+    if isinstance(expr, cst.FormattedString):
+        return "".join(p.value if isinstance(p, cst.FormattedStringText) else "*" for p in expr.parts)
+    if isinstance(expr, cst.ConcatenatedString):
+        return path_shape(model, expr.left) + path_shape(model, expr.right)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Add)):
+        joint = "/" if isinstance(expr.operator, cst.Divide) else ""
+        return path_shape(model, expr.left) + joint + path_shape(model, expr.right)
+    if isinstance(expr, cst.Call) and expr.args and not any(a.keyword or a.star for a in expr.args):
+        function = model.qualified_name(expr.func)
+        if function in _JOINS:
+            return "/".join(path_shape(model, a.value) for a in expr.args)
+        if function in _PATHS and len(expr.args) == 1:
+            return path_shape(model, expr.args[0].value)
+    return "{" + model.ctx.module.code_for_node(expr) + "}"
+
+
+def moved(model: SemanticModel, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(source, destination) of ``os.rename(a, b)``/``os.replace``/``shutil.move``/a copy, or
+    of ``Path(a).rename(b)``/``a.replace(b)`` on a path; None for any other call."""
+    args = [a.value for a in call.args if a.keyword is None and not a.star]
+    if model.qualified_name(call.func) in _MOVES and len(args) == 2:
+        return args[0], args[1]
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("rename", "replace") and len(args) == 1 \
+            and len(call.args) == 1:
+        receiver = func.value
+        if isinstance(receiver, cst.Call) and model.qualified_name(receiver.func) in _PATHS and receiver.args:
+            receiver = receiver.args[0].value
+        return receiver, args[0]
+    return None
+
+
+def reads_file(model: SemanticModel, expr: cst.BaseExpression) -> bool:
+    """``expr`` reads a file (``f.read()``, ``path.read_bytes()``, ``open(...)``) or is fetched."""
+    for node in iter_nodes(expr):
+        if isinstance(node, cst.Call) and (
+                isinstance(node.func, cst.Attribute) and node.func.attr.value in ("read", "read_bytes", "open")
+                or model.qualified_name(node.func) in OPENERS):
+            return True
+    return origin(model, expr) in (URL, DOWNLOAD)
+
+
+def in_memory(model: SemanticModel, expr: cst.BaseExpression | None) -> bool:
+    """``expr`` is an ``io.BytesIO`` built here (``io.BytesIO(t.numpy())``, directly or
+    through a name): bytes in memory, not a file."""
+    if expr is None:
+        return False
+    candidates = bound_values(model, expr) if isinstance(expr, cst.Name) else [expr]
+    return bool(candidates) and all(isinstance(c, cst.Call) and model.qualified_name(c.func) == "io.BytesIO"
+                                    for c in candidates)
+
+
+def from_package(model: SemanticModel, expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+    """``expr`` is a file shipped with the code: it reads ``__file__`` or calls
+    ``importlib.resources``/``pkg_resources``, itself or through the values of the names it
+    reads (``here = os.path.dirname(__file__)``)."""
+    if expr is None:
+        return False
+    for node in iter_nodes(expr):
+        if isinstance(node, cst.Name):
+            if node.value == "__file__":
+                return True
+            if depth < 3 and any(from_package(model, v, depth + 1) for v in bound_values(model, node)):
+                return True
+        elif isinstance(node, cst.Call) and (model.qualified_name(node.func) or "").startswith(_PACKAGE_DATA):
+            return True
+    return False
