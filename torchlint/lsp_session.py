@@ -183,7 +183,7 @@ class Session:
     def diagnose(self, uri: str, text: str) -> tuple[list, bool]:
         """The diagnostics of ``text`` at ``uri`` and whether it parsed; a configuration error
         is shown to the user once (no diagnostics then)."""
-        from torchlint.server import lint_document
+        from torchlint.lsp_documents import lint_document
 
         try:
             diagnostics, parsed = lint_document(uri, text, self.units, configs=self._configs_for(uri), parsed=True)
@@ -193,7 +193,7 @@ class Session:
         return [self._related(uri, d) for d in diagnostics], parsed
 
     def _configs_for(self, uri: str) -> "Configs":
-        from torchlint.server import linted_as
+        from torchlint.lsp_documents import linted_as
 
         return self.settings.configs(linted_as(uri, "")[0].parent)
 
@@ -235,7 +235,7 @@ class Session:
         cell's diagnostics published to it (a cell without any gets an empty list)."""
         from lsprotocol import types
 
-        from torchlint.server import diagnostics_of, document_path
+        from torchlint.lsp_documents import diagnostics_of, document_path
 
         workspace = self.server.workspace
         version = notebook.version

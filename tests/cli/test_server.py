@@ -14,7 +14,7 @@ from pygls.lsp.client import LanguageClient
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import Edit, Fix
-from torchlint.server import MISSING, diagnostic, fix_all, lint_document, offered_fix
+from torchlint.lsp_documents import MISSING, diagnostic, fix_all, lint_document, offered_fix
 from torchlint.testing import make_settings
 
 REPO = Path(__file__).resolve().parents[2]

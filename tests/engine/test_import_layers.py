@@ -20,7 +20,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "torchlint"
 
 LAYERS = [
-    ("entry", ("torchlint.cli", "torchlint.__main__", "torchlint.server", "torchlint.lsp_frames", "torchlint.flake8",
+    ("entry", ("torchlint.cli", "torchlint.__main__", "torchlint.server", "torchlint.lsp_session",
+               "torchlint.lsp_documents", "torchlint.lsp_frames", "torchlint.flake8",
                "torchlint.testing")),
     ("trace", ("torchlint.trace",)),
     ("run", ("torchlint.run", "torchlint.pool", "torchlint.cache", "torchlint.baseline", "torchlint.output",
