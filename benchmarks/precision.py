@@ -9,7 +9,9 @@ verdicts file has one line per finding read: ``repo, path, cell, line, rule, ver
 of the report is matched to a verdict by repo, path, cell, line and rule. Prints, per rule and
 for notebooks and ``.py`` files apart, the findings read as true, debatable and false, the
 share true (of those read), and how many findings have no verdict yet (listed with
-``--unread``: read them, add their lines, run again).
+``--unread``: read them, add their lines, run again). ``--lost BASE`` lists the findings with
+a verdict that a base run's reports (``BASE``) have and ``--out`` lacks, by verdict: the true
+ones a change lost are recall it gave up.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def main() -> int:
     ap.add_argument("--skip", action="append", default=[], metavar="RULE[:nb|:py]",
                     help="leave a rule out of the tables (TL004:nb: TL004 in notebooks)")
     ap.add_argument("--unread", action="store_true", help="list the findings with no verdict")
+    ap.add_argument("--lost", type=Path, metavar="BASE", help="list the read findings BASE's reports have and --out's lack")
     args = ap.parse_args()
     verdicts = read_verdicts(args.verdicts)
     table: dict[tuple[str, str], collections.Counter] = collections.defaultdict(collections.Counter)
@@ -82,6 +85,14 @@ def main() -> int:
     if args.unread:
         print("\nfindings with no verdict:")
         print("\n".join(unread))
+    if args.lost:
+        now = {key for _, _, key in findings(args.out)}
+        lost = [(verdicts[key][0], key, f["message"][:100]) for _, f, key in findings(args.lost)
+                if key not in now and key in verdicts]
+        print(f"\nread findings of {args.lost} no longer reported: "
+              + ", ".join(f"{n} {v}" for v, n in sorted(collections.Counter(v for v, _, _ in lost).items())))
+        for verdict, key, message in sorted(lost):
+            print(f"{verdict}\t" + "\t".join(key) + f"\t{message}")
     return 0
 
 

@@ -249,3 +249,10 @@ def nesting_depth(module: cst.CSTNode) -> int:
         deepest = max(deepest, depth)
         stack.extend((child, depth + 1) for child in node.children)
     return deepest
+
+
+def node_text(module: cst.Module, node: cst.CSTNode, limit: int | None = None) -> str:
+    """The code of ``node`` as written (``module``'s code generation), stripped; cut to
+    ``limit`` characters with "..." where longer."""
+    text = module.code_for_node(node).strip()
+    return text if limit is None or len(text) <= limit else text[:limit - 3] + "..."

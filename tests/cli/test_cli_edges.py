@@ -11,8 +11,9 @@ from torchlint.cli import Progress, progress_line, wants_progress
 
 BAD = "def train(:\n    pass\n"
 GOOD = "import torch\n\nx = torch.zeros(3)\n"
-# TL004 (a warning) on line 4; nothing else
-WARNS = "import torch\n\nmodel = torch.nn.Linear(2, 2)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+# TL004 (a warning) on line 4, in a script that reads its settings from the command line; nothing else
+WARNS = ("import torch\n\nmodel = torch.nn.Linear(2, 2)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+         "import argparse\nargs = argparse.ArgumentParser().parse_args()\n")
 
 
 def test_a_missing_path_among_others_is_an_error_and_the_others_are_linted(project, run):
@@ -199,6 +200,7 @@ MULTI = (
     "    momentum=0.9,\r\n"
     ")\r\n"
     "other = torch.optim.SGD(model.parameters(), lr=0.2)  # noqa: E501\r\n"
+    "args = argparse.ArgumentParser().parse_args()\r\n"
 )
 
 
@@ -220,7 +222,7 @@ def test_add_noqa_silences_every_finding_once(project, run):
 
 
 def test_add_noqa_keeps_bytes_that_are_not_utf8(project, run):
-    text = b"import torch\n# caf\xe9\noptimizer = torch.optim.SGD([], lr=0.1)\n"
+    text = b"import torch\n# caf\xe9\noptimizer = torch.optim.SGD([], lr=0.1)\nargs = argparse.ArgumentParser().parse_args()\n"
     path = project.write("train.py", b"# -*- coding: latin-1 -*-\n" + text)
     assert run("check", "--add-noqa", ".")[0] == 0
     assert path.read_bytes() == b"# -*- coding: latin-1 -*-\n" + text.replace(b"lr=0.1)", b"lr=0.1)  # noqa: TL004")

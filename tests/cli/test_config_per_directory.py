@@ -119,7 +119,7 @@ def test_show_settings_prints_the_resolved_settings_of_a_file(project, run):
 
 
 def test_each_file_is_analysed_with_its_own_rule_options(project, run):
-    optimizer = "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    optimizer = "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nargs = argparse.ArgumentParser().parse_args()\n"
     project.write("pyproject.toml", "[tool.torchlint]\nselect = ['TL004']\n")
     project.write("sub/pyproject.toml", "[tool.torchlint]\nextend = '../pyproject.toml'\n"
                                         "[tool.torchlint.hard-coded-hyperparameter]\nignore-names = ['lr']\n")

@@ -240,6 +240,7 @@ def test_free_text_noqa_is_reported_only_where_a_torchlint_finding_is_left():
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)  # noqa: tuned by hand\n"
         "x = 1  # noqa: this sets Config.param_init, not Module._param_init\n"
         "y = 2  # noqa: missing-zero-gard\n"
+        "args = argparse.ArgumentParser().parse_args()\n"
     )
     found = [(f.rule, f.line) for f in lint_snippet(code, select=["TL902", "TL004"], path="train.py")]
     assert sorted(found) == [("TL004", 4), ("TL902", 4), ("TL902", 6)]

@@ -188,7 +188,8 @@ def test_deep_nesting_in_a_pool_worker(project, run):
 def test_too_deep_even_for_the_deep_stack_is_tl000_nested_too_deeply(project, run, monkeypatch):
     monkeypatch.setattr(engine, "DEEP_RECURSION_LIMIT", 1000)  # Python's default: what it was
     # A finding inside the deep statement: its position needs that statement's code generated.
-    inside = "else:\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+    # (TL004's, in a script that reads its settings from the command line)
+    inside = "else:\n    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)\nargs = argparse.ArgumentParser().parse_args()\n"
     project.write("deep.py", KEYWORDS + DEEP["elif_1000"] + inside)
     project.write("good.py", KEYWORDS)
     code, by_path, err = _check(run, "--select", "ALL", ".")

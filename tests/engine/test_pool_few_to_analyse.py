@@ -13,7 +13,8 @@ from torchlint.cli import main
 from torchlint.checks import discover
 
 ENABLED = frozenset(r.code for r in discover())
-TRAIN = b"import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor x in data:\n    opt.step()\n"
+TRAIN = (b"import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nfor x in data:\n    opt.step()\n"
+         b"args = argparse.ArgumentParser().parse_args()\n")
 
 
 def _items(n: int) -> list[pool.Item]:

@@ -86,6 +86,7 @@ _LR_TEST = ("from pkg.model import TinyLM\n\ndef test_schedule(loader, schedule)
             "    optimizer = model.configure_optimizers()\n    for step, x in enumerate(loader):\n"
             "        for group in optimizer.param_groups:\n            group[\"lr\"] = schedule(step)\n"
             "        model(x).sum().backward()\n        optimizer.step()\n")
+_CLI = "import argparse\nargs = argparse.ArgumentParser().parse_args()\n"  # the project reads a command line
 _SEEDING = "import torch\n\ndef fix_everything(seed):\n    torch.manual_seed(seed)\n"
 _TRAIN = ("from test_utils.seeding import fix_everything\n\ndef train(model, loader, optimizer):\n"
           "    for x, y in loader:\n        model(x).backward()\n        optimizer.step()\n\n"
@@ -100,7 +101,7 @@ _READER = ("import torch\n\ndef average(output_dir, best):\n"
            "    return [torch.load(output_dir / f\"{e}epoch.pth\", weights_only=False) for e in best]\n")
 CROSS_FILE = [
     ("TL003", {"pkg/evaluation.py": _EVAL_HELPER}, {"tests/test_evaluation.py": _PROTECTING_TEST}),
-    ("TL004", {"pkg/model.py": _LR_MODEL}, {"tests/test_schedule.py": _LR_TEST}),
+    ("TL004", {"pkg/__init__.py": "", "pkg/model.py": _LR_MODEL, "pkg/cli.py": _CLI}, {"tests/test_schedule.py": _LR_TEST}),
     ("TL006", {"train.py": _TRAIN}, {"test_utils/seeding.py": _SEEDING}),
     ("TL011", {"evaluate.py": _EVALUATE}, {"testing/models.py": _PLAIN}),
     ("TL016", {"pkg/average.py": _READER}, {"tests/test_save.py": _WRITER}),

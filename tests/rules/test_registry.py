@@ -78,7 +78,8 @@ def _check(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 def test_a_warm_run_imports_no_parser_and_no_rule_logic(tmp_path):
     (tmp_path / "train.py").write_text(
         "import torch\n\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
-        "for x in loader:\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n")
+        "for x in loader:\n    loss = model(x).sum()\n    loss.backward()\n    opt.step()\n"
+        "args = argparse.ArgumentParser().parse_args()\n")
     (tmp_path / "broken.py").write_text("def f(:\n")
     cold = _check(tmp_path, ".")
     assert "'libcst'" in cold.stderr  # the first run analyses both files

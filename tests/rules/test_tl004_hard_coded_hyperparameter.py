@@ -4,6 +4,7 @@ to torch_api. The embedded VALID/INVALID cases run in tests/test_rule_cases.py."
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -24,7 +25,14 @@ def _project(name: str) -> dict[str, str]:
     return {p.relative_to(root).as_posix(): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py"))}
 
 
-def tl004(code: str, path: str = "train.py", **options):
+# What makes a file take its settings from outside its code (``settings.takes_configuration``):
+# appended to the snippets below, which test what TL004 recognises once a literal counts. Where
+# a literal counts is tested under "where a literal is hard-coded".
+CONFIGURED = '\nimport argparse\nargs = argparse.ArgumentParser().parse_args()\n'
+
+
+def tl004(code: str, path: str = "train.py", configured: bool = True, **options):
+    code = textwrap.dedent(code) + (CONFIGURED if configured else "")
     return lint_snippet(code, select=["TL004"], path=path, options={"TL004": options} if options else None)
 
 
@@ -186,21 +194,22 @@ def test_gradient_clipping_forms():
     assert all("gradient-clipping" in f.message for f in findings)
 
 
-def test_module_level_script_code_and_lower_case_module_variable():
+def test_module_level_names_are_settings_in_plain_sight_but_a_literal_in_a_call_is_not():
     findings = tl004(
         """
         import torch
         BATCH = 32
         model = torch.nn.Linear(4, 2)
         lr = 0.05
-        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.8)
         for epoch in range(BATCH):
             model(torch.ones(4)).sum().backward()
             opt.step()
         """
     )
-    # (``lr`` is set in the script's code, after the model: not in a leading block of constants)
-    assert lines(findings) == [5]
+    # ``lr`` is a name the script sets, wherever it stands; the momentum is written in the call
+    # of a script that takes its settings from the command line.
+    assert [f.message.split(" is ")[0] for f in findings] == ["momentum 0.8"]
 
 
 def test_epoch_loop_needs_training_and_an_epoch_like_shape():
@@ -264,6 +273,112 @@ def test_a_local_used_inside_a_lambda_is_resolved_in_the_enclosing_function():
         """
     )
     assert lines(findings) == [4]
+
+
+# -- where a literal is hard-coded (``gate``) ---------------------------------------------------
+
+TRAIN_FUNCTION = """
+    import torch
+    def train(model, loader):
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        for epoch in range(30):
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.cross_entropy(model(x), y).backward()
+                opt.step()
+    """
+
+
+def notebook(*sources: str) -> str:
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": textwrap.dedent(s).lstrip("\n").splitlines(keepends=True)} for s in sources]
+    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}, indent=1)
+
+
+def shown(findings) -> list[tuple[str, int, str]]:
+    return sorted((f.path, f.line, f.message.split(" is hard-coded")[0]) for f in findings)
+
+
+def test_a_script_with_every_value_in_view_is_not_reported_until_it_takes_a_command_line():
+    assert tl004(TRAIN_FUNCTION, configured=False) == []
+    assert shown(tl004(TRAIN_FUNCTION)) == [("train.py", 4, "learning rate 0.01"), ("train.py", 5, "epoch count 30")]
+
+
+def test_a_package_function_is_reported_where_the_project_takes_its_settings_from_outside_its_code():
+    package = {"pkg/__init__.py": "", "pkg/train.py": TRAIN_FUNCTION}
+    assert lint_tree(package, select=["TL004"]) == []
+    for settings_from in ({"main.py": CONFIGURED}, {"configs/base.py": "lr = 0.1\nbatch_size = 32\n"}):
+        assert shown(lint_tree({**package, **settings_from}, select=["TL004"])) == [
+            ("pkg/train.py", 4, "learning rate 0.01"), ("pkg/train.py", 5, "epoch count 30")]
+    # A folder of scripts (no __init__.py) beside a configured one: each script is its own.
+    assert lint_tree({"scripts/train.py": TRAIN_FUNCTION, "main.py": CONFIGURED}, select=["TL004"]) == []
+    # Module-level code of a package module is in view like a script's.
+    top = "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+    assert lint_tree({"pkg/__init__.py": "", "pkg/demo.py": top, "main.py": CONFIGURED}, select=["TL004"]) == []
+
+
+def test_a_function_that_takes_other_hyperparameters_from_its_caller_bypasses_its_interface():
+    code = """
+        import torch
+        def train(model, loader, epochs, lr=1e-3):
+            opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=0.01)
+            for epoch in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.mse_loss(model(x), y).backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+                    opt.step()
+        """
+    assert shown(tl004(code, configured=False)) == [
+        ("train.py", 4, "weight decay 0.01"), ("train.py", 9, "gradient-clipping max_norm 5.0")]
+
+
+def test_a_notebook_reports_only_what_bypasses_its_own_settings():
+    settings_cell = """
+        import torch
+        batch_size = 64
+        learning_rate = 0.01
+        epochs = 5
+        """
+    training_cell = """
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        loader = torch.utils.data.DataLoader(ds, batch_size=batch_size, shuffle=True)
+        for epoch in range(epochs):
+            for x, y in loader:
+                opt.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                opt.step()
+        """
+    findings = lint_tree({"nb.ipynb": notebook(settings_cell, training_cell)}, select=["TL004"], dedent=False)
+    assert [(f.line, f.message) for f in findings] == [(
+        6, "learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, although `learning_rate` (cell 1, line 3) "
+           "sets it: changing `learning_rate` changes nothing; use `learning_rate` here")]
+    used = training_cell.replace("lr=0.1", "lr=learning_rate")
+    assert lint_tree({"nb.ipynb": notebook(settings_cell, used)}, select=["TL004"], dedent=False) == []
+    # A notebook whose values are all written where they are used: its cells are its settings.
+    inline = training_cell.replace("batch_size=batch_size", "batch_size=32").replace("range(epochs)", "range(5)")
+    assert lint_tree({"nb.ipynb": notebook("import torch\n", inline)}, select=["TL004"], dedent=False) == []
+
+
+def test_a_setting_only_printed_or_logged_is_bypassed_and_one_handed_on_is_not():
+    code = """
+        import argparse
+        import torch
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--batch-size", type=int, default=32)
+        args = parser.parse_args()
+        print("batch size", args.batch_size)
+        loader = torch.utils.data.DataLoader(ds, batch_size=128, shuffle=True)
+        for x, y in loader:
+            model(x).sum().backward()
+        """
+    (finding,) = tl004(code, configured=False)
+    assert finding.message == (
+        "batch size 128 is hard-coded in `torch.utils.data.DataLoader(...)`, although `--batch-size` (line 5) "
+        "sets it: changing `--batch-size` changes nothing; use the parsed `--batch-size` here")
+    handed_on = code.replace('print("batch size", args.batch_size)', "report(args)")
+    assert "so it cannot be swept" in tl004(handed_on, configured=False)[0].message
 
 
 # -- options ---------------------------------------------------------------------------------
@@ -334,7 +449,7 @@ def test_options_from_a_config_file(tmp_path, monkeypatch):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(
         "import torch\nfrom torch.utils.data import DataLoader\n"
-        "def test_x(ds, p):\n    DataLoader(ds, batch_size=8, shuffle=True)\n    torch.optim.SGD(p, lr=0.5)\n"
+        "def test_x(ds, p):\n    DataLoader(ds, batch_size=8, shuffle=True)\n    torch.optim.SGD(p, lr=0.5)\n" + CONFIGURED
     )
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "out.txt"
@@ -344,6 +459,11 @@ def test_options_from_a_config_file(tmp_path, monkeypatch):
 
 
 # -- optimizer subclasses --------------------------------------------------------------------
+
+# A package of a project that takes its settings from the command line: its functions' literals
+# bypass them (``gate``).
+PACKAGE = {"pkg/__init__.py": "", "pkg/cli.py": CONFIGURED}
+ROOT_PACKAGE = {"__init__.py": "", "cli.py": CONFIGURED}
 
 OPTIM_MODULE = """
     import torch
@@ -372,7 +492,7 @@ def test_project_subclass_in_another_file_is_resolved():
             c = NotAnOptimizer(model.parameters(), 0.3)
             d = O.ScaledAdam(model.parameters(), lr=0.04)
         """
-    findings = lint_tree({"pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}, select=["TL004"])
+    findings = lint_tree({**PACKAGE, "pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}, select=["TL004"])
     got = sorted((f.path, f.line, f.message.split(" is hard-coded")[0]) for f in findings)
     assert got == [
         ("pkg/train.py", 6, "learning rate 0.01"), ("pkg/train.py", 6, "weight decay 0.1"),
@@ -381,7 +501,7 @@ def test_project_subclass_in_another_file_is_resolved():
     ]
     assert "in `ScaledAdam(...)`" in findings[0].message
     # Linting train.py alone: nothing says these are optimizers, nothing is reported.
-    assert lint_tree({"pkg/train.py": train}, select=["TL004"]) == []
+    assert lint_tree({**PACKAGE, "pkg/train.py": train}, select=["TL004"]) == []
 
 
 def test_project_subclass_as_a_parameter_fallback_is_not_reported():
@@ -402,7 +522,7 @@ def test_project_subclass_as_a_parameter_fallback_is_not_reported():
                 self.optimizers = optimizers
                 self.probe = ScaledAdam(model.parameters(), lr=0.2)
         """
-    findings = lint_tree({"pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}, select=["TL004"])
+    findings = lint_tree({**PACKAGE, "pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}, select=["TL004"])
     assert [(f.path, f.line, f.message.split(" is hard-coded")[0]) for f in findings] == [
         ("pkg/train.py", 13, "learning rate 0.2")]
 
@@ -429,7 +549,8 @@ def test_subclass_chain_through_files_and_same_file_subclass_of_an_imported_one(
         def build(p):
             return Middle(p, lr=0.3)
     """
-    findings = lint_tree({"proj/base.py": base, "proj/middle.py": middle, "proj/user.py": user}, select=["TL004"])
+    findings = lint_tree({"proj/__init__.py": "", "proj/cli.py": CONFIGURED, "proj/base.py": base,
+                          "proj/middle.py": middle, "proj/user.py": user}, select=["TL004"])
     got = sorted((f.path, f.line, f.message.split(" is hard-coded")[0]) for f in findings)
     assert got == [
         ("proj/middle.py", 9, "learning rate 5e-4"),
@@ -445,7 +566,7 @@ def test_project_findings_honour_noqa_and_ignore_names():
             a = ScaledAdam(p, lr=0.01)  # noqa: TL004
             b = ScaledAdam(p, 0.02, weight_decay=0.1)
         """
-    files = {"pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}
+    files = {**PACKAGE, "pkg/optim.py": OPTIM_MODULE, "pkg/train.py": train}
     assert lines(lint_tree(files, select=["TL004"])) == [5, 5]
     only_wd = lint_tree(files, select=["TL004"], options={"TL004": {"ignore-names": ["lr"]}})
     assert [f.message.split(" is")[0] for f in only_wd] == ["weight decay 0.1"]
@@ -565,14 +686,14 @@ LR_TRAINER = """
 def test_lr_of_an_optimizer_returned_to_a_file_whose_loop_overwrites_it_is_not_reported():
     # nano_gpt: model.configure_optimizers() returns AdamW(lr=3e-4); trainer.py sets every
     # group's lr before each step, so the literal never takes effect.
-    assert lint_tree({"model.py": LR_MODEL, "trainer.py": LR_TRAINER}, select=["TL004"]) == []
+    assert lint_tree({**ROOT_PACKAGE, "model.py": LR_MODEL, "trainer.py": LR_TRAINER}, select=["TL004"]) == []
     message = ("learning rate 3e-4 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged or "
                "reproduced; read it from a config or a command-line argument")
     # Alone, or driven by a loop that keeps the lr, it is a finding.
-    alone = lint_tree({"model.py": LR_MODEL}, select=["TL004"])
+    alone = lint_tree({**ROOT_PACKAGE, "model.py": LR_MODEL}, select=["TL004"])
     assert [(f.path, f.line, f.column, f.message) for f in alone] == [("model.py", 6, 56, message)]
     kept = LR_TRAINER.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
-    assert [(f.path, f.line) for f in lint_tree({"model.py": LR_MODEL, "trainer.py": kept}, select=["TL004"])] == [
+    assert [(f.path, f.line) for f in lint_tree({**ROOT_PACKAGE, "model.py": LR_MODEL, "trainer.py": kept}, select=["TL004"])] == [
         ("model.py", 6)]
 
 
@@ -587,7 +708,7 @@ def test_lr_of_a_returned_optimizer_when_the_loop_overwrites_the_lr_of_the_optim
                 optimizer.step()
     """
     tool = "from model import TinyLM\nfrom trainer import train\n\nmodel = TinyLM()\ntrain(model, model.configure_optimizers(), [], abs)\n"
-    assert lint_tree({"model.py": LR_MODEL, "trainer.py": trainer, "tool.py": tool}, select=["TL004"]) == []
+    assert lint_tree({**ROOT_PACKAGE, "model.py": LR_MODEL, "trainer.py": trainer, "tool.py": tool}, select=["TL004"]) == []
     kept = trainer.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
-    assert [(f.path, f.line) for f in lint_tree({"model.py": LR_MODEL, "trainer.py": kept, "tool.py": tool},
+    assert [(f.path, f.line) for f in lint_tree({**ROOT_PACKAGE, "model.py": LR_MODEL, "trainer.py": kept, "tool.py": tool},
                                                 select=["TL004"])] == [("model.py", 6)]

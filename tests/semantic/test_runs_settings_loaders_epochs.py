@@ -101,13 +101,82 @@ def test_settings():
             y = torch.optim.SGD(model.parameters()) if x is None else x
         """)
     model = sem.model
-    assert settings.header_constants(model) == {"lr", "batch_size"}
     order = settings.configurator_order(model)
+    assert settings.takes_configuration(model)  # the configurator reads the command line
     assert model.module.bindings["epochs"][0].order < order < model.module.bindings["late"][0].order
     adam, step_lr = calls_named(ctx, "Adam") + calls_named(ctx, "StepLR")
     sgd_other, sgd_x = calls_named(ctx, "SGD")
     assert [settings.fills_parameter_default(model, c) for c in (adam, step_lr, sgd_other, sgd_x)] == \
         [True, True, True, False]  # ``x`` is a local, not a parameter
+
+
+def test_where_a_file_takes_its_settings_from():
+    def takes(src: str) -> bool:
+        return settings.takes_configuration(analyses(src)[1].model)
+
+    assert takes("import argparse\nargs = argparse.ArgumentParser().parse_args()\n")
+    assert takes("from omegaconf import OmegaConf\ncfg = OmegaConf.load('c.yaml')\n")
+    assert takes("import sys\nlr = float(sys.argv[1])\n")
+    assert takes("from sys import argv\nlr = float(argv[1])\n")
+    assert takes("def fit(model, cfg):\n    return cfg.optim.lr\n")
+    assert takes("class M:\n    def f(self):\n        return self.hparams.lr\n")
+    assert takes("def fit(config):\n    return config['lr']\n")
+    # An optimizer named ``opt``: its methods and param groups are no settings.
+    assert not takes("def fit(opt, loss):\n    loss.backward()\n    opt.step()\n    opt.param_groups[0]['lr'] = 0.1\n")
+    assert not takes("import torch\nlr = 0.1\nopt = torch.optim.SGD(p, lr=lr)\n")
+    assert settings.might_take_configuration("args.lr") and not settings.might_take_configuration("x = 1\n")
+
+
+def test_configured_values_and_whether_anything_uses_them():
+    ctx, sem = analyses("""
+        import argparse
+        import torch
+        LR = 0.1
+        num_epochs = 10
+        batch_size = 64
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--weight-decay", type=float, default=0.0)
+        parser.add_argument("--momentum", type=float, default=0.9)
+        args = parser.parse_args()
+        print(f"lr {LR}, {args.momentum}")
+        opt = torch.optim.SGD(p, lr=0.01, momentum=0.5, weight_decay=args.weight_decay)
+        loader = torch.utils.data.DataLoader(ds, batch_size=batch_size)
+        for epoch in range(num_epochs):
+            pass
+        """)
+    found = {idea: (c.shown, c.used) for idea, c in settings.configured_values(sem.model).items()}
+    assert found == {"lr": ("LR", False), "epochs": ("num_epochs", True), "batch_size": ("batch_size", True),
+                     "weight_decay": ("--weight-decay", True), "momentum": ("--momentum", False)}
+    # The parsed object handed on whole: any option may be read where it goes.
+    _, sem = analyses("""
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--lr", type=float)
+        main(parser.parse_args())
+        args = parser.parse_args()
+        train(args)
+        """)
+    assert settings.configured_values(sem.model)["lr"].used
+
+
+def test_concepts_and_interfaces():
+    assert [settings.concept(n) for n in ("num_epochs", "EPOCHS", "train_lr", "base_lr", "bs", "dropout")] == \
+        ["epochs", "epochs", "lr", "lr", "batch_size", None]
+    ctx, sem = analyses("""
+        import torch
+        class Trainer:
+            def __init__(self, model, train_lr=1e-4):
+                self.opt = torch.optim.Adam(model.parameters(), lr=train_lr)
+            def step(self):
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        def fit(model, loader):
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        def tune(model, epochs):
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        """)
+    in_method, in_fit, in_tune = calls_named(ctx, "clip_grad_norm_")
+    assert [settings.interface_takes_hyperparameters(sem.model, c) for c in (in_method, in_fit, in_tune)] == \
+        [True, False, True]
 
 
 def test_loaders():

@@ -50,6 +50,7 @@ from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS, SCHEDULER_POSITIONS, library_positions
 from torchlint.statements import dotted_name
 from torchlint.torch_api import OPTIMIZER_CLASSES, is_optimizer_constructor, scheduler_kind
+from torchlint.tree import node_text
 
 __all__ = ["HardCodedHyperparameter", "is_config_file", "is_test_file", "numeric_value"]
 
@@ -85,6 +86,8 @@ DESCRIPTIONS = {
     "num_warmup_steps": "warmup length", "warmup_ratio": "warmup ratio",
 }
 _WHY = "so it cannot be swept, logged or reproduced; read it from a config or a command-line argument"
+_NOW, _PACKAGE = "now", "package"  # reported by the file's pass; settled by the project pass
+_TOP, _BURIED, _INTERFACE = "top", "buried", "interface"  # where a literal stands (``gate``)
 
 # Calls whose keywords configure a command line, never a hyperparameter in use.
 _ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
@@ -118,7 +121,8 @@ class HardCodedHyperparameter(Rule):
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
         extra = (options or {}).get("extend-names") or ()
-        return any(t in text for t in cls.requires_text) or any(name in text for name in extra)
+        return any(t in text for t in cls.requires_text) or any(name in text for name in extra) \
+            or settings.might_take_configuration(text)  # the project pass asks whether it does
 
 
     def __init__(self, ctx, options: dict[str, Any]):
@@ -140,7 +144,10 @@ class HardCodedHyperparameter(Rule):
         self._builds_optimizer = False  # a library optimizer is constructed
         self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
         self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
-        self._returned: list[list] = []  # [that function, span, message]: settled in check_project
+        # [the function returning it to another file or None, span, message, in a package only]:
+        # settled in check_project (``_report``)
+        self._deferred: list[list] = []
+        self._file_settings: dict | None = None  # what ``gate`` reads of the file (``_settings``)
 
     # -- where code counts ----------------------------------------------------------------
     def _in_code(self, node: cst.CSTNode) -> bool:
@@ -253,8 +260,15 @@ class HardCodedHyperparameter(Rule):
                     self._check(EPOCHS, stop, loop, "in the epoch loop's `range(...)`", "bounds the epoch loop")
         if self._class_calls or self._inits:
             self._check_class_calls()
-        if self._returned:
-            self.ctx.facts.setdefault(self.code, {})["returned"] = self._returned
+        if self._deferred:
+            self.ctx.facts.setdefault(self.code, {})["deferred"] = self._deferred
+        # The project's settings come from outside its code: this file reads them, or it is a
+        # config file that sets some (``check_project``).
+        if settings.might_take_configuration(self.ctx.text) and self._settings()["configured"] \
+                or is_config_file(self.ctx.path) and settings.configured_values(self.ctx.semantic.model):
+            self.ctx.facts.setdefault(self.code, {})["configured"] = True
+        if "calls" in self.ctx.facts.get(self.code, {}):
+            self.ctx.facts[self.code]["settings"] = self._settings()
 
     def _check_call(self, call: cst.Call, kind: str, watched: list) -> None:
         """Report the watched arguments of one call, unless the call is not part of a
@@ -269,8 +283,9 @@ class HardCodedHyperparameter(Rule):
         if kind == LOADER and loaders.feeds_evaluation(semantic, call):
             return  # ``valloader = DataLoader(valset, ..., shuffle=True)``: shuffled, still for evaluation
         if kind == LOADER:
-            if not loaders.feeds_training(self.ctx, call) and not runs.file_trains(semantic):
-                return
+            if not runs.file_trains(semantic) and (not loaders.feeds_training(self.ctx, call)
+                                                   or self._where(call) == _TOP):
+                return  # a script that never trains iterates its loaders to show them (a shuffling one too)
             floor = 1  # batch_size=1 is DataLoader's own default: one sample at a time, nothing tuned
         if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
             return
@@ -370,23 +385,64 @@ class HardCodedHyperparameter(Rule):
             for literal in self._literal_local(value, anchor) or ():
                 if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
-                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later)
+                                 f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later,
+                                 named=True)
 
-    def _report(self, name: str, literal: cst.BaseExpression, what: str, later: str | None = None) -> None:
+    def _report(self, name: str, literal: cst.BaseExpression, what: str, later: str | None = None,
+                named: bool = False) -> None:
         """Report now, or, with ``later`` (the function returning the optimizer to another
-        file), in ``check_project`` unless a project file's loop overwrites that optimizer's lr."""
+        file), in ``check_project`` unless a project file's loop overwrites that optimizer's
+        lr; where the literal is hard-coded at all (``_gate``; ``named``: it reaches the call
+        through a name of its own)."""
         if id(literal) in self._reported:
             return
         self._reported.add(id(literal))
-        text = _shown(self.ctx, literal)
+        text = node_text(self.ctx.module, literal, 30)
         if any(n == name and t == text and exclusive(self.ctx, other, literal) for n, t, other in self._shown):
             return  # the same value in the other branch of one ``if`` (an NPU and a CUDA call): one finding
+        gate = self._gate(name, literal, named)
+        if gate is None:
+            return
         self._shown.append((name, text, literal))
-        desc = DESCRIPTIONS.get(name, f"`{name}`")
-        if later is None:
-            self.report(literal, f"{desc} {text} {what}, {_WHY}")
+        kind, tail = gate
+        message = f"{DESCRIPTIONS.get(name, f'`{name}`')} {text} {what}{tail}"
+        if kind == _NOW and later is None:
+            self.report(literal, message)
         else:
-            self._returned.append([later, self.ctx.span(literal).to_json(), f"{desc} {text} {what}, {_WHY}"])
+            self._deferred.append([later, self.ctx.span(literal).to_json(), message, kind == _PACKAGE])
+
+    def _gate(self, name: str, literal: cst.BaseExpression, named: bool = False) -> tuple[str, str] | None:
+        """``gate`` for a literal of this file."""
+        return gate(name, self._settings(), self._where(literal), None if named else self._block(literal))
+
+    def _block(self, literal: cst.BaseExpression) -> list | None:
+        """``gate``'s ``block``: the settings block of the code around ``literal``."""
+        found = settings.named_settings(self.ctx.semantic.model, literal)
+        if found is None:
+            return None
+        var, node, function = found
+        return [var, self.ctx.line_of(node), f"`{function}`" if function else "the script"]
+
+    def _settings(self) -> dict:
+        """What ``gate`` reads of the file: a notebook?, does it take its settings from outside
+        its code, and the hyperparameters it configures that nothing uses (concept -> [name,
+        line])."""
+        if self._file_settings is None:
+            model = self.ctx.semantic.model
+            values = settings.configured_values(model)
+            self._file_settings = {
+                "notebook": self.ctx.path.endswith(".ipynb"),
+                "configured": settings.takes_configuration(model),
+                "unused": {idea: [c.shown, self.ctx.line_of(c.node)] for idea, c in values.items() if not c.used}}
+        return self._file_settings
+
+    def _where(self, literal: cst.BaseExpression) -> str:
+        """``gate``'s ``where`` of a literal of this file."""
+        model = self.ctx.semantic.model
+        if settings.interface_takes_hyperparameters(model, literal):
+            return _INTERFACE
+        scope = model.scope_of(literal)
+        return _BURIED if scope.function() is not None or scope.kind == "class" else _TOP
 
     def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
         """The literals a lower-case local (of the function enclosing ``anchor``, or of
@@ -403,10 +459,7 @@ class HardCodedHyperparameter(Rule):
         if any(numeric_value(b.value) is None for b in found):
             return None
         if home is model.module:
-            configured = settings.configurator_order(model)
-            if name.value in settings.header_constants(model) or configured is not None and all(
-                    b.order < configured for b in found):
-                return None
+            return None  # a script's or notebook's named value: its configuration, in plain sight
         return [b.value for b in found]
 
     # -- optimizer subclasses (this file, and other project files through facts) ------------
@@ -469,7 +522,8 @@ class HardCodedHyperparameter(Rule):
                 if key not in OPTIMIZER_HYPERPARAMETERS or key in self._ignore:
                     continue
             for literal, var in self._literals(arg.value, call):
-                out.append([key, _shown(self.ctx, literal), self.ctx.span(literal).to_json(), var])
+                out.append([key, node_text(self.ctx.module, literal, 30), self.ctx.span(literal).to_json(), var,
+                            self._where(literal), None if var else self._block(literal)])
         return out
 
     def _literals(self, value: cst.BaseExpression, anchor: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:
@@ -489,11 +543,21 @@ class HardCodedHyperparameter(Rule):
 
         out = []
         overwritten = {n for r in project.records for n in (r.facts.get(cls.code) or {}).get("lr_overwritten", ())}
+        # A literal buried in a function of a package is hard-coded where the project takes its
+        # settings from a command line or a config somewhere (``gate``).
+        packages = {r.path.rsplit("/", 1)[0] if "/" in r.path else "" for r in project.records
+                    if r.path.endswith("__init__.py")}
+        configured = any((r.facts.get(cls.code) or {}).get("configured") for r in project.records)
+
+        def in_package(path: str) -> bool:
+            return configured and (path.rsplit("/", 1)[0] if "/" in path else "") in packages
+
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
             out.extend(Finding.at(cls, record.path, Span.from_json(span), message)
-                       for function, span, message in facts.get("returned", ())
-                       if function not in overwritten and runs.HANDED_IN not in overwritten)
+                       for function, span, message, package_only in facts.get("deferred", ())
+                       if not (package_only and not in_package(record.path))
+                       and not (function is not None and (function in overwritten or runs.HANDED_IN in overwritten)))
             for call in facts.get("calls", ()):
                 kind, name = call["callee"]
                 if kind == "local":
@@ -506,9 +570,12 @@ class HardCodedHyperparameter(Rule):
                 positions = optim_classes.project_positions(project, qualified, inits)
                 if positions is None:
                     continue
-                for key, text, span, var in call["args"]:
+                for key, text, span, var, where, block in call["args"]:
                     name = key if isinstance(key, str) else positions.get(key)
                     if name is None or name in ignore:
+                        continue
+                    verdict = gate(name, facts["settings"], where, block)
+                    if verdict is None or verdict[0] == _PACKAGE and not in_package(record.path):
                         continue
                     desc = DESCRIPTIONS.get(name, f"`{name}`")
                     callee = call["shown"]
@@ -516,11 +583,45 @@ class HardCodedHyperparameter(Rule):
                         what = f"is hard-coded: `{var}` is assigned only this literal and passed to `{callee}(...)`"
                     else:
                         what = f"is hard-coded in `{callee}(...)`"
-                    out.append(Finding.at(cls, record.path, Span.from_json(span), f"{desc} {text} {what}, {_WHY}"))
+                    out.append(Finding.at(cls, record.path, Span.from_json(span), f"{desc} {text} {what}{verdict[1]}"))
         # One literal passed twice (a local used by two calls) is one finding.
         return list({(f.path, f.line, f.column): f for f in out}.values())
 
 
-def _shown(ctx, literal: cst.BaseExpression) -> str:
-    text = ctx.module.code_for_node(literal).strip()
-    return text if len(text) <= 30 else text[:27] + "..."
+def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, str] | None:
+    """Whether a watched literal for hyperparameter ``name`` is hard-coded where the user
+    cannot see or change it, with the end of its message: ``_NOW`` (report it) or
+    ``_PACKAGE`` (report it where its file is in a package of a project that takes its
+    settings from outside its code: ``check_project``); None where it is configuration in
+    plain sight. ``file``: what the file's pass read of its file (``_settings``); ``where``: the
+    literal is in module-level code (``_TOP``), in a function or class (``_BURIED``) whose
+    interface takes other hyperparameters from its caller (``_INTERFACE``); ``block``: the
+    settings the code around it names ([name, line, whose]; ``settings.named_settings``), None
+    where it names none or the literal reaches its call through a name of its own.
+
+    * It bypasses a value the file configures for the same hyperparameter and reads nowhere
+      else but in a print or a log (a notebook's or script's ``batch_size = 64``, an
+      ``--lr`` option, ``args.lr``; ``settings.configured_values``): reported anywhere,
+      naming that value.
+    * Else never in a notebook: its cells are its configuration.
+    * Else in a file that takes its settings from a command line or a config
+      (``settings.takes_configuration``): it bypasses them.
+    * Else in a function or class whose interface takes other hyperparameters
+      (``settings.interface_takes_hyperparameters``): it bypasses them.
+    * Else where the function around it or the script names hyperparameters
+      (``EPOCHS = 10``): its settings are that block, and this one is not in it.
+    * Else, buried in a function or class, in a package: ``_PACKAGE``.
+    * Else (a script whose values are all in view) not."""
+    bypassed = file["unused"].get(settings.concept(name) or name)
+    if bypassed is not None:
+        var, line = bypassed
+        use = f"the parsed `{var}`" if var.startswith("--") else f"`{var}`"
+        return _NOW, f", although `{var}` (line {line}) sets it: changing `{var}` changes nothing; use {use} here"
+    if file["notebook"]:
+        return None
+    if file["configured"] or where == _INTERFACE:
+        return _NOW, f", {_WHY}"
+    if block is not None:
+        var, line, whose = block
+        return _NOW, f", while {whose} names its other settings (`{var}`, line {line}): name this one with them"
+    return (_PACKAGE, f", {_WHY}") if where == _BURIED else None

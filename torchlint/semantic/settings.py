@@ -1,12 +1,16 @@
-"""Where a value written in code is a configurable default rather than a hard-coded one.
+"""Where a file takes a run's settings from, and where a value written in code is a
+configurable default rather than a hard-coded one.
 
-* ``configurator_order(model)``: where the module's own code runs ``exec(...)`` or
-  ``globals().update(...)`` (the "configurator" idiom: ``exec(open("configurator.py").read())``
-  overrides the script's top-level assignments from the command line or a config file), so
-  every module-level assignment before it is an overridable default.
-* ``header_constants(model)``: names assigned once, in the block of imports and plain value
-  assignments (no call in the value) at the top of a script: named constants, whatever their
-  letter case. The first other statement (``model = Net()``, a ``def``, a loop) ends it.
+* ``takes_configuration(model)``: the file reads its settings from outside its code (a command
+  line, a config file, an object named for settings, the ``exec(open("configurator.py")...)``
+  idiom: ``configurator_order``).
+* ``configured_values(model)``: the hyperparameters the file names (``lr = 1e-3``, an ``--lr``
+  option, ``args.lr``) and whether anything but a print or a log reads them.
+* ``interface_takes_hyperparameters(model, node)``: a function or class around ``node`` takes
+  hyperparameters from its caller.
+* ``named_settings(model, node)``: the settings block (``EPOCHS = 10``) of the code around
+  ``node``.
+* ``concept(name)``: the hyperparameter a name stands for (``num_epochs``: ``epochs``).
 * ``fills_parameter_default(model, node)``: ``node`` builds the value a parameter of the
   enclosing function takes when the caller passed none (``opt = Adam(...) if opt is None
   else opt``, ``opt or Adam(...)``, ``if opt is None: opt = Adam(...)``).
@@ -14,16 +18,13 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import libcst as cst
 
+from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.model import SemanticModel
-from torchlint.tree import iter_nodes
-
-_HEADER_STATEMENTS = (cst.Assign, cst.AnnAssign, cst.Import, cst.ImportFrom)
-# Calls a script's preamble makes between its imports and settings: where to import from,
-# which warnings to show, which plotting backend (they set up the run; they decide nothing).
-_PREAMBLE_CALLS = frozenset({"sys.path.append", "sys.path.insert", "sys.path.extend", "warnings.filterwarnings",
-                             "warnings.simplefilter", "matplotlib.use"})
+from torchlint.tree import children, iter_nodes
 
 
 def configurator_order(model: SemanticModel) -> int | None:
@@ -38,38 +39,6 @@ def configurator_order(model: SemanticModel) -> int | None:
                 and not func.value.args:
             found = site.order
     return found
-
-
-def header_constants(model: SemanticModel) -> set[str]:
-    """Names bound once at module level, by an assignment in the script's leading block of
-    imports and assignments of plain values (a docstring allowed first, and preamble calls
-    such as ``sys.path.append(...)`` anywhere in it)."""
-    body = model.ctx.module.body
-    header: set[cst.CSTNode] = set()
-    for i, stmt in enumerate(body):
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            break
-        small = stmt.body
-        if i == 0 and len(small) == 1 and isinstance(small[0], cst.Expr) and isinstance(small[0].value, cst.SimpleString):
-            continue
-        if not all(isinstance(s, _HEADER_STATEMENTS) and not _calls(s) or _preamble(model, s) for s in small):
-            break
-        header.update(small)
-    names = set()
-    for key, bindings in model.module.bindings.items():
-        if "." not in key and "[" not in key and len(bindings) == 1 and bindings[0].node in header:
-            names.add(key)
-    return names
-
-
-def _preamble(model: SemanticModel, statement: cst.BaseSmallStatement) -> bool:
-    return isinstance(statement, cst.Expr) and isinstance(statement.value, cst.Call) \
-        and model.ctx.qualified_name(statement.value.func) in _PREAMBLE_CALLS
-
-
-def _calls(statement: cst.BaseSmallStatement) -> bool:
-    value = getattr(statement, "value", None)
-    return value is not None and any(isinstance(n, cst.Call) for n in iter_nodes(value))
 
 
 def fills_parameter_default(model: SemanticModel, node: cst.CSTNode) -> bool:
@@ -167,3 +136,282 @@ def _is_parameter(model: SemanticModel, name: str, at: cst.CSTNode, none_default
         b.kind == "param" and (not none_default or isinstance(b.node, cst.Param) and isinstance(b.node.default, cst.Name)
                                and b.node.default.value == "None")
         for b in function.bindings.get(name, ()))
+
+
+# -- where a file takes its settings from ------------------------------------------------------
+
+# Names an object holding a run's settings goes by, in any letter case: ``args.lr``,
+# ``cfg["lr"]``, ``self.hparams.lr``, ``FLAGS.lr``, ``CONFIG.lr``.
+CONFIG_NAMES = frozenset({"args", "opt", "opts", "cfg", "config", "conf", "hparams", "hp", "hps", "params", "flags",
+                          "settings", "options", "hyperparams", "hyperparameters", "hyper_params", "arg",
+                          "parsed_args", "cli_args", "train_config", "training_args", "train_cfg", "run_config"})
+# Calls that read settings from a command line or a file.
+CONFIG_CALLS = frozenset({
+    "argparse.ArgumentParser", "click.command", "click.option", "click.group", "typer.Typer", "typer.run",
+    "typer.Option", "fire.Fire", "hydra.main", "omegaconf.OmegaConf.load", "omegaconf.OmegaConf.create",
+    "omegaconf.OmegaConf.from_cli", "yaml.safe_load", "yaml.load", "yaml.full_load", "toml.load", "tomllib.load",
+    "configparser.ConfigParser", "absl.flags.DEFINE_float", "absl.flags.DEFINE_integer", "absl.app.run",
+    "jsonargparse.ArgumentParser", "jsonargparse.CLI", "simple_parsing.parse", "transformers.HfArgumentParser",
+    "ml_collections.config_flags.DEFINE_config_file", "docopt.docopt", "tyro.cli",
+})
+
+
+# Text without any of these cannot take its settings from outside its code (a cheap test
+# before ``takes_configuration`` builds anything).
+_CONFIG_MARKERS = ("argv", "exec(", "globals()", *sorted({q.split(".")[0] for q in CONFIG_CALLS}), "ArgumentParser",
+                   "OmegaConf", "DEFINE_", *(f"{n}{c}" for n in sorted(CONFIG_NAMES) for c in ".[") ,
+                   *(f"{n.upper()}{c}" for n in sorted(CONFIG_NAMES) for c in ".["))
+
+
+def might_take_configuration(text: str) -> bool:
+    """False where ``text`` cannot take its settings from outside its code (no import, call
+    or name ``takes_configuration`` looks for is written in it)."""
+    return any(marker in text for marker in _CONFIG_MARKERS)
+
+
+def takes_configuration(model: SemanticModel) -> bool:
+    """Whether the file reads a run's settings from outside its code: a command line or a
+    config file (``CONFIG_CALLS``: argparse, click, typer, fire, hydra, OmegaConf, yaml/toml
+    loads, absl flags, ...; ``sys.argv``), or values of an object named for settings (``CONFIG_NAMES``:
+    ``args.lr``, ``cfg["lr"]``, ``self.hparams.lr``). A literal hyperparameter in such a file
+    bypasses that configuration."""
+    memo = model.memo("takes_configuration")
+    if "" not in memo:
+        memo[""] = any(model.ctx.qualified_name(site.node.func) in CONFIG_CALLS for site in model.calls) \
+            or configurator_order(model) is not None \
+            or any(_setting_read(model, node) is not None or _is_argv(model, node) for node in iter_nodes(model.ctx.module))
+    return memo[""]
+
+
+def _is_argv(model: SemanticModel, node: cst.CSTNode) -> bool:
+    """``sys.argv`` (however ``sys`` or ``argv`` was imported)."""
+    return (isinstance(node, cst.Attribute) and node.attr.value == "argv"
+            or isinstance(node, cst.Name) and node.value == "argv") and model.ctx.qualified_name(node) == "sys.argv"
+
+
+# What an optimizer has: ``opt.param_groups`` reads an optimizer (``opt`` names either).
+_OPTIMIZER_ATTRIBUTES = frozenset({"param_groups", "state", "defaults"})
+
+
+def configured_read(node: cst.CSTNode) -> str | None:
+    """The setting ``node`` reads from an object named for settings: ``lr`` for ``args.lr``,
+    ``self.hparams.lr``, ``cfg["lr"]``, ``config.optim.lr``; None for anything else, and for
+    an optimizer's own attributes (``opt.param_groups[0]["lr"]``: ``opt`` names either)."""
+    if isinstance(node, cst.Attribute):
+        base, key = node.value, node.attr.value
+    elif isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+            and isinstance(node.slice[0].slice.value, cst.SimpleString):
+        base, key = node.value, node.slice[0].slice.value.value[1:-1]
+    else:
+        return None
+    if key in _OPTIMIZER_ATTRIBUTES:
+        return None
+    while isinstance(base, (cst.Attribute, cst.Subscript)):  # config.optim.lr, args["train"]["lr"]
+        inner = base.attr.value if isinstance(base, cst.Attribute) else None
+        if inner in _OPTIMIZER_ATTRIBUTES:
+            return None
+        if inner is not None and inner.lower() in CONFIG_NAMES and isinstance(base.value, cst.Name) \
+                and base.value.value == "self":
+            return key
+        base = base.value
+    return key if isinstance(base, cst.Name) and base.value.lower() in CONFIG_NAMES else None
+
+
+def _setting_read(model: SemanticModel, node: cst.CSTNode) -> str | None:
+    """``configured_read``, less a method called on the object (``opt.step()``,
+    ``opt.zero_grad()``: an optimizer named ``opt``)."""
+    methods = model.memo("called_attributes")
+    if "" not in methods:
+        methods[""] = {site.node.func for site in model.calls if isinstance(site.node.func, cst.Attribute)}
+    read = configured_read(node)
+    return None if read is None or node in methods[""] else read
+
+
+# What a hyperparameter is called, whatever spelling a script uses (``num_epochs``, ``LR``, ``bs``).
+_CONCEPTS = {
+    "lr": "lr", "learning_rate": "lr", "learningrate": "lr",
+    "batch_size": "batch_size", "batchsize": "batch_size", "bs": "batch_size", "batch": "batch_size",
+    "epochs": "epochs", "nepochs": "epochs", "nepoch": "epochs",
+    "momentum": "momentum", "weight_decay": "weight_decay", "wd": "weight_decay", "l2": "weight_decay",
+    "max_norm": "max_norm", "max_grad_norm": "max_norm", "grad_clip": "max_norm", "clip": "max_norm",
+    "clip_grad": "max_norm", "gradient_clip_val": "max_norm", "clip_norm": "max_norm", "clip_value": "max_norm",
+    "step_size": "step_size", "gamma": "gamma", "lr_gamma": "gamma", "lr_decay": "gamma",
+    "warmup_steps": "warmup_steps", "num_warmup_steps": "warmup_steps", "warmup": "warmup_steps",
+}
+# Words that make a name another value than the run's hyperparameter: ``start_epoch`` (where to
+# resume), ``min_lr`` (a scheduler's floor), ``test_batch_size`` (evaluation).
+_OTHER = frozenset({"start", "begin", "cur", "current", "last", "best", "resume", "min", "final", "end", "decay",
+                    "warmup", "scheduler", "test", "val", "valid", "eval", "evaluation", "inference", "sample", "print",
+                    "log", "save", "every", "interval", "freq", "frequency", "per"})
+
+
+def concept(name: str) -> str | None:
+    """The hyperparameter a name stands for: ``lr``, ``LEARNING_RATE``, ``train_lr``,
+    ``base_lr`` -> ``lr``; ``num_epochs``, ``EPOCHS``, ``total_epoch``, ``n_epoch`` ->
+    ``epochs``; ``BATCH_SIZE``, ``train_batch_size`` -> ``batch_size``; None for another
+    value (``start_epoch``, ``min_lr``, ``test_batch_size``, the loop variable ``epoch``)."""
+    name = name.lower()
+    found = _CONCEPTS.get(name)
+    if found is not None or name == "epoch":
+        return found
+    words = name.split("_")
+    if _OTHER.intersection(words):
+        return None
+    if "lr" in words or "learning_rate" in name or "learningrate" in name:
+        return "lr"
+    if any(w in ("epochs", "epoch", "nepochs", "nepoch", "epoches") for w in words):
+        return "epochs"
+    if "batch_size" in name or "batchsize" in name:
+        return "batch_size"
+    return None
+
+
+# Parameters that hand a function the run's settings (``train(model, cfg)``); ``opt`` and
+# ``params`` are as often an optimizer and a model's parameters.
+_SETTINGS_PARAMETERS = CONFIG_NAMES - {"opt", "opts", "params", "options", "arg"}
+
+
+def interface_takes_hyperparameters(model: SemanticModel, node: cst.CSTNode) -> bool:
+    """Whether a function around ``node``, or the ``__init__`` of the class around it, takes
+    a hyperparameter from its caller (a parameter ``concept`` names: ``lr``, ``train_lr``,
+    ``epochs``) or the run's settings (``cfg``, ``config``, ``hparams``): its interface is
+    where its settings come from, and a literal beside them bypasses it."""
+    for scope in model.scope_of(node).chain():
+        if isinstance(scope.node, cst.FunctionDef):
+            function = scope.node
+        elif scope.kind == "class" and scope.cls is not None:
+            function = scope.cls.methods.get("__init__")
+        else:
+            continue
+        if function is not None and any(concept(p.name.value) or p.name.value.lower() in _SETTINGS_PARAMETERS
+                                        for p in _parameters(function)):
+            return True
+    return False
+
+
+def _parameters(function: cst.FunctionDef) -> list[cst.Param]:
+    p = function.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params]
+
+
+class Configured(NamedTuple):
+    """A hyperparameter a file configures: how the code names it (``lr``, ``args.lr``,
+    ``--lr``), where, whether any code but a print or a log reads it, and how it is set:
+    ``NAME`` (a module-level name), ``OPTION`` (a command-line option) or ``READ`` (read
+    from an object named for settings)."""
+    shown: str
+    node: cst.CSTNode
+    used: bool
+    kind: str
+
+
+NAME, OPTION, READ = "name", "option", "read"
+
+
+def configured_values(model: SemanticModel) -> dict[str, Configured]:
+    """Hyperparameter (``concept``) -> ``Configured`` for the ones the file configures: a
+    module-level name assigned a number (``batch_size = 64``, ``LR = 1e-3``: a notebook's or
+    script's settings), a command-line option (``add_argument("--lr", ...)``), or a setting
+    read from an object named for settings (``args.lr``). One that nothing but a print or a
+    log reads is bypassed by a literal for the same hyperparameter: changing it changes
+    nothing."""
+    memo = model.memo("configured_values")
+    if "" in memo:
+        return memo[""]
+
+    names, attributes, whole = _reads(model.ctx.module)
+    found: dict[str, Configured] = {}
+    for key, bindings in model.module.bindings.items():
+        idea = concept(key) if "." not in key and "[" not in key else None
+        if idea is not None and idea not in found and any(
+                b.kind in ("assign", "ann") and b.value is not None and is_positive(numeric_value(b.value))
+                for b in bindings):
+            found[idea] = Configured(key, bindings[0].node, key in names, NAME)
+    for site in model.calls:
+        option = _option(site.node)
+        idea = concept(option[2:].replace("-", "_")) if option else None
+        if idea is not None and idea not in found:
+            dest = option[2:].replace("-", "_")
+            found[idea] = Configured(option, site.node, dest in attributes or bool(whole), OPTION)
+    for node in iter_nodes(model.ctx.module):
+        read = _setting_read(model, node)
+        idea = concept(read) if read is not None else None
+        if idea is not None and idea not in found:
+            found[idea] = Configured(model.ctx.module.code_for_node(node).strip(), node, read in attributes, READ)
+    memo[""] = found
+    return found
+
+
+def named_settings(model: SemanticModel, node: cst.CSTNode) -> tuple[str, cst.CSTNode, str | None] | None:
+    """The first hyperparameter the code around ``node`` names (``EPOCHS = 10``,
+    ``batch_size = 128``: a name ``concept`` knows, assigned a positive number): in the
+    function around it, else at module level; with the function's name (None at module
+    level). None where neither names any: then the code keeps no settings block that a
+    literal could be left out of."""
+    function = model.scope_of(node).function()
+    for scope in ((function,) if function is not None else ()) + (model.module,):
+        found = [(b.order, key, b.node) for key, bindings in scope.bindings.items()
+                 if "." not in key and "[" not in key and concept(key) is not None
+                 for b in bindings[:1]
+                 if b.kind in ("assign", "ann") and b.value is not None and is_positive(numeric_value(b.value))]
+        if found:
+            _, key, where = min(found, key=lambda f: f[0])
+            return key, where, scope.name if scope is function else None
+    return None
+
+
+def _option(call: cst.Call) -> str | None:
+    """``--lr`` for ``parser.add_argument("--lr", ...)`` (the last long spelling)."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value in ("add_argument", "add_option")):
+        return None
+    spelled = [a.value.value[1:-1] for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
+    long = [s for s in spelled if s.startswith("--")]
+    return long[-1] if long else None
+
+
+# Calls that only show a value: reading a setting there does not use it.
+_SHOWING = frozenset({"print", "log", "info", "debug", "warning", "add_scalar", "add_scalars", "add_hparams",
+                      "log_metrics", "log_hyperparams", "set_postfix", "set_description", "write", "format", "pprint"})
+
+
+def _reads(module: cst.Module) -> tuple[set[str], set[str], bool]:
+    """What the code reads outside calls that only show a value (``_SHOWING``): the names
+    loaded, the attribute names read (``args.lr`` -> ``lr``; ``getattr(args, "lr")`` too), and
+    whether a whole parsed-arguments object goes anywhere (``vars(args)``, ``main(args)``)."""
+    names: set[str] = set()
+    attributes: set[str] = set()
+    whole = False
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            callee = node.func.attr.value if isinstance(node.func, cst.Attribute) else \
+                node.func.value if isinstance(node.func, cst.Name) else None
+            if callee in _SHOWING:
+                continue
+            if callee == "getattr" and len(node.args) > 1 and isinstance(node.args[1].value, cst.SimpleString):
+                attributes.add(node.args[1].value.value[1:-1])
+            whole = whole or any(isinstance(a.value, cst.Name) and a.value.value.lower() in CONFIG_NAMES for a in node.args)
+        elif isinstance(node, cst.Arg):  # ``f(lr=0.1)``: the keyword is no read of ``lr``
+            stack.append(node.value)
+            continue
+        elif isinstance(node, cst.Param):  # a parameter's name is not a read of a setting
+            stack.extend(n for n in (node.default, node.annotation) if n is not None)
+            continue
+        elif isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, cst.Attribute):
+            attributes.add(node.attr.value)
+            stack.append(node.value)
+            continue
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            if node.value is not None:
+                stack.append(node.value)
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            stack.extend(t.value for t in targets if isinstance(t, (cst.Attribute, cst.Subscript)))
+            if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+                names.add(node.target.value)  # lr *= 0.5 reads lr
+            continue
+        stack.extend(children(node))
+    return names, attributes, whole

@@ -514,31 +514,9 @@ VALID = [
                     return loss
                 opt.step(closure)
         """,
-]
-
-
-INVALID = [
-    # One step in a function no code of the file calls, on data it is given: another file may
-    # call it once per batch.
-    Invalid(
-        """
-            import torch
-            def train_step(state, batch):
-                model = Tiny(**state.config).to(state.device)
-                optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
-                images = torch.randn(1, 3, 32, 32).to(state.device)
-                loss = model(images, batch.to(state.device))
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-            """,
-        lines=(5,),
-        messages=("learning rate 1e-4 is hard-coded in `torch.optim.Adam(...)`, so it cannot be swept, logged or "
-                  "reproduced; read it from a config or a command-line argument",),
-    ),
-    # A statement that does something else ends the leading block: what follows is code.
-    Invalid(
-        """
+    # A script's module-level names are its settings in plain sight, wherever they stand and
+    # whatever else reads the command line.
+    """
             import sys
 
             print("starting")
@@ -558,11 +536,71 @@ INVALID = [
                     torch.nn.functional.cross_entropy(model(x), y).backward()
                     opt.step()
             """,
-        lines=(9,),
-        messages=("batch size 64 is hard-coded: `batch_size` is assigned only this literal and passed to "
-                  f"`torch.utils.data.DataLoader(...)`, {_WHY}",),
+    # A script that takes nothing from outside its code, outside any package: every value is
+    # in view where it is used.
+    """
+        import torch
+        def train(model, loader):
+            opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+            for epoch in range(30):
+                for x, y in loader:
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+        """,
+    # A configured script's module-level constant used by the loader.
+    """
+        import argparse
+        import torch
+        BATCH_SIZE = 64
+        args = argparse.ArgumentParser().parse_args()
+        loader = torch.utils.data.DataLoader(args.dataset, batch_size=BATCH_SIZE, shuffle=True)
+        """,
+    # An --lr option the code reads, through the parsed object handed on whole.
+    """
+        import argparse
+        import torch
+        def main(args):
+            opt = torch.optim.SGD(args.model.parameters(), lr=args.lr)
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--lr", type=float, default=0.1)
+        main(parser.parse_args())
+        """,
+    # A script that never trains, beside a block of names: its loaders, shuffling ones too, are
+    # iterated to show what they give (patrickloeber's 09_dataloader.py).
+    """
+        import torch
+        num_epochs = 2
+        loader = torch.utils.data.DataLoader(dataset, batch_size=4, shuffle=True)
+        for epoch in range(num_epochs):
+            for i, (inputs, labels) in enumerate(loader):
+                print(epoch, i, inputs.shape)
+        """,
+]
+
+
+INVALID = [
+    # One step in a function no code of the file calls, on data it is given: another file may
+    # call it once per batch.
+    Invalid(
+        """
+            import argparse
+            import torch
+            def train_step(state, batch):
+                model = Tiny(**state.config).to(state.device)
+                optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+                images = torch.randn(1, 3, 32, 32).to(state.device)
+                loss = model(images, batch.to(state.device))
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
+            """,
+        lines=(6,),
+        messages=("learning rate 1e-4 is hard-coded in `torch.optim.Adam(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",),
     ),
-    # Any other base lr scales what the LambdaLR's lambda gives: a choice.
     Invalid(
         """
             import torch
@@ -606,6 +644,7 @@ INVALID = [
     # The same branch, but the attribute is not the caller's: the class builds it itself.
     Invalid(
         """
+            import argparse
             import torch
 
 
@@ -621,13 +660,16 @@ INVALID = [
                     else:
                         scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=self.decay_steps, gamma=0.5)
                     return {"optimizer": optimizer, "lr_scheduler": scheduler}
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(15,),
+        lines=(16,),
         messages=(f"`gamma` 0.5 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, {_WHY}",),
     ),
     # Any other L-BFGS step size is a choice.
     Invalid(
         """
+            import argparse
             import torch
             def fit(model, x, y, steps):
                 opt = torch.optim.LBFGS(model.parameters(), lr=0.5, line_search_fn="strong_wolfe")
@@ -638,13 +680,16 @@ INVALID = [
                         loss.backward()
                         return loss
                     opt.step(closure)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=(f"learning rate 0.5 is hard-coded in `torch.optim.LBFGS(...)`, {_WHY}",),
     ),
     # Restored only when resuming: a fresh run trains with the literal.
     Invalid(
         """
+            import argparse
             import torch
             def fit(model, loader, resume=None):
                 optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
@@ -654,14 +699,17 @@ INVALID = [
                     optimizer.zero_grad()
                     torch.nn.functional.mse_loss(model(x), y).backward()
                     optimizer.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=("learning rate 0.001 is hard-coded in `torch.optim.Adam(...)`, so it cannot be swept, logged or "
                   "reproduced; read it from a config or a command-line argument",),
     ),
     # Built inside `try:` but not under an `if opt is None:` test: the run's own setting.
     Invalid(
         """
+            import argparse
             import torch
             def fit(net, batches, opt=None):
                 try:
@@ -672,8 +720,10 @@ INVALID = [
                     opt.zero_grad()
                     net(x).sum().backward()
                     opt.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(5,),
+        lines=(6,),
         messages=(f"learning rate 0.05 is hard-coded in `torch.optim.SGD(...)`, {_WHY}",),
     ),
     # Values other than the torch defaults, and a learning rate even when it is the default.
@@ -700,6 +750,7 @@ INVALID = [
     # Weights fitted from a fresh start (not a copy of a value) are a model being trained.
     Invalid(
         """
+            import argparse
             import torch
             def fit_line(xs, ys):
                 w = torch.nn.Parameter(torch.zeros(2))
@@ -709,8 +760,10 @@ INVALID = [
                     ((xs * w[0] + w[1] - ys) ** 2).mean().backward()
                     opt.step()
                 return w.detach()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(5,),
+        lines=(6,),
         messages=(f"learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, {_WHY}",),
     ),
     # ... but not beside a literal learning rate, nor an optimizer left at its default lr.
@@ -735,11 +788,14 @@ INVALID = [
     # Keyword learning rate and momentum of a torch.optim optimizer.
     Invalid(
         """
+            import argparse
             import torch
             def train(model):
                 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4, 4),
+        lines=(5, 5),
         messages=(
             "learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged "
             "or reproduced; read it from a config or a command-line argument",
@@ -750,11 +806,14 @@ INVALID = [
     # Positional learning rate; an aliased import.
     Invalid(
         """
+            import argparse
             from torch import optim as o
             def train(model):
                 return o.SGD(model.parameters(), 0.1)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=(
             "learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
             "reproduced; read it from a config or a command-line argument",
@@ -763,12 +822,15 @@ INVALID = [
     # A lower-case local assigned only a literal: reported at the literal.
     Invalid(
         """
+            import argparse
             import torch
             def train(model):
                 lr = 1e-3
                 opt = torch.optim.Adam(model.parameters(), lr=lr)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=(
             "learning rate 1e-3 is hard-coded: `lr` is assigned only this literal and passed to "
             "`torch.optim.Adam(...)`, so it cannot be swept, logged or reproduced; read it from a config "
@@ -778,14 +840,17 @@ INVALID = [
     # Epoch loop bound, directly and through a local; range(1, N + 1).
     Invalid(
         """
+            import argparse
             def train(model, loader, opt):
                 for epoch in range(30):
                     train_one_epoch(model, loader, opt)
                 num_epochs = 5
                 for ep in range(1, num_epochs + 1):
                     train_one_epoch(model, loader, opt)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(3, 5),
+        lines=(4, 6),
         messages=(
             "epoch count 30 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
             "logged or reproduced; read it from a config or a command-line argument",
@@ -797,14 +862,17 @@ INVALID = [
     # A loop variable not named like an epoch, whose body runs a training data loop.
     Invalid(
         """
+            import argparse
             def train(model, loader, optimizer):
                 for i in range(10):
                     for x, y in loader:
                         optimizer.zero_grad()
                         model(x, y).backward()
                         optimizer.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(3,),
+        lines=(4,),
         messages=(
             "epoch count 10 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
             "logged or reproduced; read it from a config or a command-line argument",
@@ -834,6 +902,7 @@ INVALID = [
     # DataLoader batch size and gradient clipping in script top-level code.
     Invalid(
         """
+            import argparse
             import torch
             from torch.utils.data import DataLoader
             loader = DataLoader(dataset, batch_size=64, num_workers=4)
@@ -841,8 +910,10 @@ INVALID = [
                 model(x).backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4, 7),
+        lines=(5, 8),
         messages=(
             "batch size 64 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot be swept, "
             "logged or reproduced; read it from a config or a command-line argument",
@@ -852,6 +923,7 @@ INVALID = [
     ),
     Invalid(
         """
+            import argparse
             import torch
             def train(model, loader):
                 opt = torch.optim.Adam(model.parameters())
@@ -859,8 +931,10 @@ INVALID = [
                     model(x).backward()
                     torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
                     opt.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(7,),
+        lines=(8,),
         messages=(
             "gradient-clipping max_norm 0.5 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
             "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
@@ -891,6 +965,7 @@ INVALID = [
     # the file, so nothing says the clipping is a fixed guard beside configured values.
     Invalid(
         """
+            import argparse
             import torch
             class Trainer:
                 def __init__(self, model, optimizer):
@@ -902,8 +977,10 @@ INVALID = [
                     else:
                         torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=10.0)
                     self.scaler.step(self.optimizer)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(9,),
+        lines=(10,),
         messages=(
             "gradient-clipping max_norm 10.0 is hard-coded in `torch.nn.utils.clip_grad_norm_(...)`, so "
             "it cannot be swept, logged or reproduced; read it from a config or a command-line argument",
@@ -912,14 +989,17 @@ INVALID = [
     # Hugging Face TrainingArguments and schedule factories; Lightning Trainer.
     Invalid(
         """
+            import argparse
             from transformers import TrainingArguments, get_linear_schedule_with_warmup
             import pytorch_lightning as pl
             def main(opt, n):
                 args = TrainingArguments("out", learning_rate=2e-5, per_device_train_batch_size=16, num_train_epochs=3)
                 sched = get_linear_schedule_with_warmup(opt, num_warmup_steps=500, num_training_steps=n)
                 trainer = pl.Trainer(max_epochs=10, accelerator="gpu")
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(5, 5, 5, 6, 7),
+        lines=(6, 6, 6, 7, 8),
         messages=(
             "learning rate 2e-5 is hard-coded in `transformers.TrainingArguments(...)`, so it cannot be "
             "swept, logged or reproduced; read it from a config or a command-line argument",
@@ -936,6 +1016,7 @@ INVALID = [
     # A same-file optimizer subclass: keyword and positional learning rate.
     Invalid(
         """
+            import argparse
             import torch
             class MyAdam(torch.optim.Adam):
                 def __init__(self, params, lr=1e-3, weight_decay=0.0):
@@ -945,8 +1026,10 @@ INVALID = [
             def build(model):
                 a = MyAdam(model.parameters(), lr=3e-4)
                 b = WarmAdam(model.parameters(), 3e-4, 0.01)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(9, 10, 10),
+        lines=(10, 11, 11),
         messages=(
             "learning rate 3e-4 is hard-coded in `MyAdam(...)`, so it cannot be swept, logged or "
             "reproduced; read it from a config or a command-line argument",
@@ -959,6 +1042,7 @@ INVALID = [
     # Accelerate / Fabric clipping and a LightningModule's configure_optimizers.
     Invalid(
         """
+            import argparse
             import torch
             import lightning as L
             class Model(L.LightningModule):
@@ -967,8 +1051,10 @@ INVALID = [
             def loop(accelerator, fabric, model, opt):
                 accelerator.clip_grad_norm_(model.parameters(), 0.5)
                 fabric.clip_gradients(model, opt, max_norm=2.0)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(6, 6, 8, 9),
+        lines=(7, 7, 9, 10),
         messages=(
             "learning rate 1e-3 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged "
             "or reproduced; read it from a config or a command-line argument",
@@ -995,11 +1081,14 @@ INVALID = [
     ),
     Invalid(
         """
+            import argparse
             import torch
             def test_fit(model):
                 torch.optim.SGD(model.parameters(), lr=0.5)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=(
             "learning rate 0.5 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
             "reproduced; read it from a config or a command-line argument",
@@ -1011,6 +1100,7 @@ INVALID = [
     # other one that is not for evaluation in a file that trains.
     Invalid(
         """
+            import argparse
             import torch
             from torch.utils.data import DataLoader
             def loaders(train_ds, extra_ds):
@@ -1021,8 +1111,10 @@ INVALID = [
                 return DataLoader(ds, 32)
             def fit(model, loader):
                 opt = torch.optim.SGD(model.parameters(), lr=model.lr)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(5, 6, 9),
+        lines=(6, 7, 10),
         messages=(
             "batch size 128 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot be swept, "
             "logged or reproduced; read it from a config or a command-line argument",
@@ -1035,6 +1127,7 @@ INVALID = [
     # tqdm around the range, and the fixture's shape.
     Invalid(
         """
+            import argparse
             from tqdm import tqdm
             def fit(model, loader, opt):
                 for epoch in tqdm(range(20)):
@@ -1042,8 +1135,10 @@ INVALID = [
                     for x in loader:
                         model(x).backward()
                         opt.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=(
             "epoch count 20 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
             "logged or reproduced; read it from a config or a command-line argument",
@@ -1052,11 +1147,14 @@ INVALID = [
     # An epoch count written as an offset from the start epoch.
     Invalid(
         """
+            import argparse
             def train(model, loader, opt, start_epoch):
                 for epoch in range(start_epoch, start_epoch + 200):
                     train_one_epoch(model, loader, opt)
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(3,),
+        lines=(4,),
         messages=(
             "epoch count 200 is hard-coded in the epoch loop's `range(...)`, so it cannot be swept, "
             "logged or reproduced; read it from a config or a command-line argument",
@@ -1066,6 +1164,7 @@ INVALID = [
     # its weight decay does.
     Invalid(
         """
+            import argparse
             import torch
             def make_optimizer(model):
                 return torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
@@ -1077,11 +1176,110 @@ INVALID = [
                     for group in opt.param_groups:
                         group["lr"] = schedule(step)
                     opt.step()
+            if __name__ == "__main__":
+                main(argparse.ArgumentParser().parse_args())
             """,
-        lines=(4,),
+        lines=(5,),
         messages=(
             "weight decay 0.1 is hard-coded in `torch.optim.AdamW(...)`, so it cannot be swept, logged "
             "or reproduced; read it from a config or a command-line argument",
         ),
+    ),
+    # A value the script sets and only prints, bypassed by a literal: changing it changes nothing.
+    Invalid(
+        """
+            import torch
+            learning_rate = 0.01
+            print(f"training with lr={learning_rate}")
+            model = torch.nn.Linear(4, 2)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            """,
+        lines=(6,),
+        messages=("learning rate 0.1 is hard-coded in `torch.optim.SGD(...)`, although `learning_rate` (line 3) sets "
+                  "it: changing `learning_rate` changes nothing; use `learning_rate` here",),
+    ),
+    # A command-line option nothing reads.
+    Invalid(
+        """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--lr", type=float, default=0.01)
+            parser.add_argument("--epochs", type=int, default=10)
+            args = parser.parse_args()
+            model = torch.nn.Linear(4, 2)
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+            for epoch in range(args.epochs):
+                optimizer.step()
+            """,
+        lines=(9,),
+        messages=("learning rate 0.001 is hard-coded in `torch.optim.Adam(...)`, although `--lr` (line 5) sets it: "
+                  "changing `--lr` changes nothing; use the parsed `--lr` here",),
+    ),
+    # A setting read only to be logged; an epoch count set and never read, in a notebook's shape.
+    Invalid(
+        """
+            import torch
+            num_epochs = 10
+            def fit(model, loader, cfg):
+                print("lr", cfg.lr)
+                opt = torch.optim.Adam(model.parameters(), lr=3e-4)
+                for epoch in range(20):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        torch.nn.functional.mse_loss(model(x), y).backward()
+                        opt.step()
+            """,
+        lines=(6, 7),
+        messages=(
+            "learning rate 3e-4 is hard-coded in `torch.optim.Adam(...)`, although `cfg.lr` (line 5) sets it: "
+            "changing `cfg.lr` changes nothing; use `cfg.lr` here",
+            "epoch count 20 is hard-coded in the epoch loop's `range(...)`, although `num_epochs` (line 3) sets it: "
+            "changing `num_epochs` changes nothing; use `num_epochs` here",
+        ),
+    ),
+    # A script that keeps its settings in named values (hunkim's "Training settings" block):
+    # a literal elsewhere is not among them; the names themselves are not reported.
+    Invalid(
+        """
+            import torch
+            batch_size = 64
+            epochs = 10
+            model = torch.nn.Linear(784, 10)
+            loader = torch.utils.data.DataLoader(train_set, batch_size=batch_size, shuffle=True)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
+            for epoch in range(epochs):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+            """,
+        lines=(7, 7),
+        messages=(
+            "learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, while the script names its other settings "
+            "(`batch_size`, line 3): name this one with them",
+            "momentum 0.5 is hard-coded in `torch.optim.SGD(...)`, while the script names its other settings "
+            "(`batch_size`, line 3): name this one with them",
+        ),
+    ),
+    # The same block of names in a function (a notebook exported to a script, a homework's
+    # train_test()): an epoch count written into the loop is left out of it.
+    Invalid(
+        """
+            import torch
+            def train_test(model, trainset):
+                batch_size = 128
+                LR = 1e-4
+                loader = torch.utils.data.DataLoader(trainset, batch_size=batch_size, shuffle=True)
+                optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+                for epoch in range(100):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        torch.nn.functional.cross_entropy(model(x), y).backward()
+                        optimizer.step()
+            """,
+        lines=(8,),
+        messages=("epoch count 100 is hard-coded in the epoch loop's `range(...)`, while `train_test` names its "
+                  "other settings (`batch_size`, line 4): name this one with them",),
     ),
 ]
