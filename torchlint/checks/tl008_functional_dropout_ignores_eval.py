@@ -29,10 +29,10 @@ from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.comments import documented
+from torchlint.semantic.modes import mode_guarded, rate_off_outside_training
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
-from torchlint.tree import iter_nodes
 
 # A comment on or above the call that says dropout stays on in evaluation ("always applies
 # dropout", "dropout at inference too", Monte-Carlo dropout): intent, as an explicit training=True.
@@ -78,7 +78,7 @@ class FunctionalDropoutIgnoresEval(Rule):
             if function is None or _passes_training(call):
                 continue
             info = owners.get(enclosing_function(model, site.scope))
-            if info is None or _mode_guarded(self.ctx, model, call) or _rate_off_outside_training(self.ctx, model, call) \
+            if info is None or mode_guarded(sem, call) or rate_off_outside_training(sem, call) \
                     or documented(self.ctx, call, _ALWAYS_ON) \
                     or documented(self.ctx, call, _ALWAYS_ON_DOCSTRING, docstrings=True):
                 continue
@@ -110,50 +110,3 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
 def _passes_training(call: cst.Call) -> bool:
     """``training=`` given (by keyword, third positionally, or maybe in ``**kwargs``)."""
     return keyword_arg(call, "training") is not None or len(_positional(call)) >= 3 or has_star_kwargs(call)
-
-
-def _reads_mode(expr: cst.CSTNode) -> bool:
-    """The expression reads ``<x>.training`` (the module's mode) or a name ``training`` (the
-    flag a functional helper takes, as ``F.dropout`` itself does)."""
-    return any(isinstance(n, cst.Attribute) and n.attr.value == "training" or isinstance(n, cst.Name)
-               and n.value == "training" for n in iter_nodes(expr))
-
-
-def _rate_off_outside_training(ctx, model, call: cst.Call) -> bool:
-    """The rate is a variable that is zero whenever the module is not training:
-    ``p = self.p if self.training else 0.0``, or ``if not training: dropout_p = 0.0`` before
-    the call (``nn.MultiheadAttention``'s functional form)."""
-    positional = _positional(call)
-    rate = keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
-    if rate is None or not isinstance(rate.value, cst.Name):
-        return False
-    for binding in model.reaching(rate.value.value, call):
-        value = binding.value if binding.kind in ("assign", "ann") else None
-        if isinstance(value, cst.IfExp) and _reads_mode(value.test) and (_zero(value.body) or _zero(value.orelse)):
-            return True
-        if _zero(value) and any(isinstance(anc, cst.If) and _reads_mode(anc.test) for anc in ctx.ancestors(binding.node)):
-            return True
-    return False
-
-
-def _zero(expr: cst.BaseExpression | None) -> bool:
-    return isinstance(expr, (cst.Integer, cst.Float)) and float(expr.evaluated_value) == 0.0
-
-
-def _mode_guarded(ctx, model, call: cst.Call) -> bool:
-    """Under an ``if``/conditional expression testing the mode, or after an ``if`` on the mode
-    that returns or raises (``if not self.training: return x``) in the same function."""
-    function = ctx.enclosing_function(call)
-    for anc in ctx.ancestors(call):
-        if anc is function:
-            break
-        if isinstance(anc, (cst.If, cst.IfExp)) and _reads_mode(anc.test):
-            return True
-    if function is None:
-        return False
-    start = model.order.get(call, 0)
-    for node in iter_nodes(function.body, into_scopes=False):
-        if isinstance(node, cst.If) and model.order.get(node, start) < start and _reads_mode(node.test) \
-                and any(isinstance(n, (cst.Return, cst.Raise)) for n in iter_nodes(node.body, into_scopes=False)):
-            return True
-    return False

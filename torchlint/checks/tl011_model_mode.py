@@ -38,13 +38,13 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, insert_statement_before, trailing_json
 from torchlint.libraries import is_lightning_module
 from torchlint.rule import Option, Rule
-from torchlint.semantic import epochs
-from torchlint.semantic.callgraph import argument_name, enclosing_function
+from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
-from torchlint.semantic.modes import ModeLayers, class_layers, constructed_class, switches
+from torchlint.semantic.modes import (ModeLayers, argument_class, built_anew, built_here, caller_key, class_layers,
+                                      constructed_class, imported_factories, innermost_training_loop, model_called,
+                                      only_model_class, rebound_in, receiver_iterated, switches, trains_after)
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 from torchlint.statements import dotted_name
-from torchlint.torch_api import strip_self_returning
 from torchlint.tree import iter_nodes
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
@@ -110,12 +110,12 @@ class ModelMode(Rule):
                 is_evaluation_function(training, function if isinstance(function, cst.FunctionDef) else None)
             if not evaluation:
                 continue
-            key = _model_called(sem, loop)
+            key = model_called(sem, loop)
             if key is None or self._mode_chosen(sem, function, loop, key, depth=0):
                 continue
-            cls = constructed_class(sem, key, node) or _argument_class(sem, function, key)
+            cls = constructed_class(sem, key, node) or argument_class(sem, function, key)
             out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
-                        evaluated_in_training_mode(key, loader, _MAY), _imported_factories(sem, key, node),
+                        evaluated_in_training_mode(key, loader, _MAY), imported_factories(sem, key, node),
                         *trailing_json(self._eval_fix(sem, loop, key))])
         return out
 
@@ -129,7 +129,7 @@ class ModelMode(Rule):
         sites = sem.training.sites
         function = enclosing_function(sem.model, loop.scope)
         bindings = sem.model.reaching(key, loop.node)
-        if sites.backward or sites.step or sites.fit or _rebound_in(sem, key, loop) or not bindings or any(
+        if sites.backward or sites.step or sites.fit or rebound_in(sem, key, loop) or not bindings or any(
                 b.kind == "param" or enclosing_function(sem.model, b.scope) is not function for b in bindings):
             return None
         edit = insert_statement_before(self.ctx, loop.node, f"{key}.eval()")
@@ -149,7 +149,7 @@ class ModelMode(Rule):
             return False
         callers = graph.callers(function)
         if not callers:
-            return depth > 0 or not _built_here(sem, key, loop.node, function)
+            return depth > 0 or not built_here(sem, key, loop.node, function)
         return depth >= 3 or any(
             self._mode_chosen(sem, enclosing_function(sem.model, site.scope), loop, key, depth + 1) for site in callers)
 
@@ -172,12 +172,12 @@ class ModelMode(Rule):
                 if mode != "eval" or site.node in seen or isinstance(self.ctx.parent(site.node), cst.WithItem):
                     continue  # ``with eval_mode(model):`` restores the mode on leaving the block
                 receiver = _receiver(site.node)
-                if receiver is None or api.looks_like_frozen_copy(receiver) or _fresh(sem, receiver, site, loop) \
-                        or _iterated(sem, receiver, site, loop, inside):
+                if receiver is None or api.looks_like_frozen_copy(receiver) or built_anew(sem, receiver, site, loop) \
+                        or receiver_iterated(sem, receiver, site, loop, inside):
                     continue
                 seen.add(site.node)
                 cls = constructed_class(sem, receiver, site.node) or \
-                    _argument_class(sem, enclosing_function(model, site.scope), receiver) or _only_model_class(sem, loop.node)
+                    argument_class(sem, enclosing_function(model, site.scope), receiver) or only_model_class(sem, loop.node)
                 call = cst.Module([]).code_for_node(site.node)
                 out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
                             left_in_eval_mode(call, receiver, _MAY), [], *trailing_json(self._train_fix(sem, site, receiver))])
@@ -193,17 +193,17 @@ class ModelMode(Rule):
         through a method of the same object), and not rebound in the loop."""
         model, training = sem.model, sem.training
         anchor, key = site, receiver
-        loop = _innermost_training_loop(training, site)
+        loop = innermost_training_loop(training, site)
         if loop is None:
             function = enclosing_function(model, site.scope)
             callers = [c for c in sem.graph.callers(function) if c.loops]
             if len(callers) != 1 or not isinstance(function, cst.FunctionDef) \
-                    or _trains_after(sem, sem.graph.sites(function), site):
+                    or trains_after(sem, sem.graph.sites(function), site):
                 return None
-            anchor, key = callers[0], _caller_key(model, callers[0], function, receiver)
-            loop = _innermost_training_loop(training, anchor)
+            anchor, key = callers[0], caller_key(model, callers[0], function, receiver)
+            loop = innermost_training_loop(training, anchor)
         if loop is None or key is None or not isinstance(loop.node.body, cst.IndentedBlock) \
-                or _trains_after(sem, model.calls_in_loop(loop), anchor) or _rebound_in(sem, key, loop):
+                or trains_after(sem, model.calls_in_loop(loop), anchor) or rebound_in(sem, key, loop):
             return None
         edit = insert_statement_before(self.ctx, loop.node.body.body[0], f"{key}.train()")
         return Fix.unsafe(f"Call {key}.train() at the start of each training iteration", edit) if edit else None
@@ -252,138 +252,9 @@ def _loader_name(node: cst.For) -> str | None:
     return None
 
 
-def _model_called(sem, loop) -> str | None:
-    """The key of a model the loop calls (``model(x)``, ``self.net(x)``; not a class or a
-    function of the file, ``Net()``), if any."""
-    models = sem.training.bindings["model"]
-    for site in sem.model.calls:
-        if loop not in site.loops:
-            continue
-        func = site.node.func
-        if not isinstance(func, (cst.Name, cst.Attribute)):
-            continue
-        key = api.expr_key(func)
-        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key) \
-                and not any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
-            return key  # ``Net()`` builds a model; it is no model called
-    return None
-
-
-def _imported_factories(sem, key: str, at: cst.CSTNode) -> list[str]:
-    """When every binding of ``key`` reaching ``at`` is the result of an imported function
-    (``model = get_model(args)``, ``.to(device)`` of it too): those functions' qualified
-    names, which the project pass looks up in the index (do they return the model in eval
-    mode?); else nothing."""
-    model = sem.model
-    out = []
-    for binding in model.reaching(key, at):
-        value = strip_self_returning(binding.value) if binding.value is not None else None
-        if binding.kind not in ("assign", "ann") or not isinstance(value, cst.Call) or not model.is_imported(value.func):
-            return []
-        out.append(model.qualified_name(value.func))
-    return [q for q in out if q] if all(out) else []
-
-
-def _built_here(sem, key: str, at: cst.CSTNode, function: cst.CSTNode) -> bool:
-    """``key`` is a model the function builds (or loads) itself: its mode is the function's
-    business. ``model = model.to(device)`` of a parameter builds nothing."""
-    bindings = sem.model.reaching(key, at)
-    return bool(bindings) and all(enclosing_function(sem.model, b.scope) is function for b in bindings) \
-        and constructed_class(sem, key, at) is not None
-
-
-def _argument_class(sem, function: cst.CSTNode, key: str) -> str | None:
-    """For a parameter ``key`` of ``function``: the class every same-file caller passes."""
-    if not isinstance(function, cst.FunctionDef):
-        return None
-    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    if key not in params:
-        return None
-    index = params.index(key) - (1 if params and params[0] in ("self", "cls") else 0)
-    found = set()
-    for site in sem.graph.callers(function):
-        args = site.node.args
-        arg = next((a for a in args if a.keyword is not None and a.keyword.value == key), None)
-        if arg is None:
-            positional = [a for a in args if a.keyword is None and not a.star]
-            arg = positional[index] if 0 <= index < len(positional) else None
-        value_key = api.expr_key(arg.value) if arg is not None else None
-        found.add(constructed_class(sem, value_key, site.node) if value_key is not None else None)
-    return found.pop() if len(found) == 1 else None
-
-
 def _receiver(call: cst.Call) -> str | None:
     """``model`` of ``model.eval()``; the first argument of a mode helper (``set_eval_mode(model)``)."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train", "apply"):
         return api.expr_key(func.value)
     return api.expr_key(call.args[0].value) if call.args and call.args[0].keyword is None else None
-
-
-def _fresh(sem, receiver: str, site, loop) -> bool:
-    """The receiver is built anew in the epoch's iteration or in the callee (a copy to
-    evaluate, ``Cls(...).to(device)``), not the model the epoch trains."""
-    model = sem.model
-    own = enclosing_function(model, site.scope)
-    outer = enclosing_function(model, loop.scope)
-    for b in model.reaching(receiver, site.node):
-        if b.kind in ("assign", "ann") and b.value is not None and isinstance(strip_self_returning(b.value), cst.Call) and \
-                (own is not outer and enclosing_function(model, b.scope) is own or sem.ctx.inside(b.node, loop.node)):
-            return True
-    return False
-
-
-def _iterated(sem, receiver: str, site, loop, inside: list) -> bool:
-    """The receiver is the loop's own target (``for block in blocks:``), directly or as the
-    argument every call from the loop passes to the function holding the switch: each
-    iteration trains and then switches another object (block-by-block training), so the
-    next training step never meets the one switched."""
-    model = sem.model
-    if site in inside:
-        return receiver in epochs.targets(loop)
-    function = enclosing_function(model, site.scope)
-    if not isinstance(function, cst.FunctionDef):
-        return False
-    calls = [s for s in inside if function in sem.graph.targets(s)]
-    keys = [_caller_key(model, call, function, receiver) for call in calls]
-    names = epochs.targets(loop)
-    return bool(keys) and all(key in names for key in keys)
-
-
-def _only_model_class(sem, at: cst.CSTNode) -> str | None:
-    """The class of the file's one model binding, if it has exactly one."""
-    models = sem.training.bindings["model"]
-    if len(models) != 1:
-        return None
-    return constructed_class(sem, next(iter(models)), at)
-
-
-def _innermost_training_loop(training, site):
-    """The innermost loop of ``site``'s own scope around it whose iteration trains."""
-    return next((loop for loop in reversed(site.loops) if training.loop_runs(loop) == {"backward", "step"}), None)
-
-
-def _trains_after(sem, sites, anchor) -> bool:
-    """One of ``sites`` (a loop's or a function's calls) after ``anchor`` runs a backward or
-    a step (itself or through a same-file callee)."""
-    training, graph = sem.training, sem.graph
-    backward, step = training.closure("backward"), training.closure("step")
-    trains = set(training.sites.backward) | {s for s, _ in training.sites.step}
-    return any(s in trains or any(t in backward or t in step for t in graph.targets(s))
-               for s in sites if s.order > anchor.order)
-
-
-def _caller_key(model, call, function: cst.FunctionDef, receiver: str) -> str | None:
-    """What ``receiver`` (a key inside ``function``) is called at ``call``: the argument passed
-    for it, or the caller's ``self`` path for the callee's ``self.m``."""
-    candidates = [api.expr_key(a.value) for a in call.node.args if not a.star]
-    outer_self = call.scope.self_name
-    if outer_self is not None:
-        candidates += [outer_self + receiver[receiver.find("."):]] if "." in receiver else [outer_self]
-    return next((c for c in candidates if c is not None and argument_name(model, call, function, c) == receiver), None)
-
-
-def _rebound_in(sem, key: str, loop) -> bool:
-    """``key`` is bound inside ``loop`` (then a switch above it reaches another object)."""
-    ctx = sem.ctx
-    return any(b.node is loop.node or ctx.inside(b.node, loop.node) for b in loop.scope.bindings.get(key, ()))

@@ -16,21 +16,43 @@ code switches a model's mode.
   dropout, ``set_bn_eval``); None otherwise.
 * ``constructed_class(sem, key, at)``: the class a model variable was built from
   (``Net(...).to(device)``, ``nn.DataParallel(Net())``), as the project index names it.
+
+Which model a loop evaluates or an epoch switches (TL011):
+
+* ``model_called(sem, loop)``: the model a loop calls; ``imported_factories(sem, key, at)``:
+  the imported functions that built it; ``built_here``: the function builds (or loads) it;
+  ``argument_class``: the class every same-file caller passes for a parameter;
+  ``only_model_class``: the class of the file's one model binding.
+* ``built_anew``, ``receiver_iterated``: an eval switch on a copy built in the iteration or on
+  the loop's own target, not the model the epoch trains.
+* ``innermost_training_loop``, ``trains_after``, ``caller_key``, ``rebound_in``: where training
+  resumes after a switch, and under what name the model is known there.
+
+Functional code that reads the mode (TL008):
+
+* ``mode_guarded(sem, call)``: under a test of ``self.training`` (or after an early return on it);
+  ``rate_off_outside_training(sem, call)``: a dropout rate that is zero outside training.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 import libcst as cst
 
 from torchlint import torch_api as api
+from torchlint.semantic import epochs
+from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.index import index_name
+from torchlint.torch_api import strip_self_returning
+from torchlint.tree import iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.project import FileRecord, Project
     from torchlint.semantic import Analyses
+    from torchlint.semantic.model import CallSite, Loop, SemanticModel
+    from torchlint.semantic.training import TrainingModel
 
 _NN = "torch.nn."
 # Mode-dependent ``torch.nn`` layers (by last name): dropout drops only in training mode, batch
@@ -218,8 +240,6 @@ def constructed_class(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0
 
 
 def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, depth: int) -> str | None:
-    from torchlint.torch_api import strip_self_returning
-
     value = strip_self_returning(value)
     if isinstance(value, (cst.Name, cst.Attribute)):
         key = api.expr_key(value)
@@ -231,3 +251,181 @@ def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, de
         return _value_class(sem, value.args[0].value, at, depth + 1)
     local = {info.name: info for info in sem.model.classes.values()}
     return _callable_name(sem, value.func, local, sem.ctx.module_name)
+
+
+def model_called(sem: "Analyses", loop: "Loop") -> str | None:
+    """The key of a model the loop calls (``model(x)``, ``self.net(x)``; not a class or a
+    function of the file, ``Net()``), if any."""
+    models = sem.training.bindings["model"]
+    for site in sem.model.calls:
+        if loop not in site.loops:
+            continue
+        func = site.node.func
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            continue
+        key = api.expr_key(func)
+        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key) \
+                and not any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
+            return key  # ``Net()`` builds a model; it is no model called
+    return None
+
+
+def imported_factories(sem: "Analyses", key: str, at: cst.CSTNode) -> list[str]:
+    """When every binding of ``key`` reaching ``at`` is the result of an imported function
+    (``model = get_model(args)``, ``.to(device)`` of it too): those functions' qualified
+    names, which the project pass looks up in the index (do they return the model in eval
+    mode?); else nothing."""
+    model = sem.model
+    out = []
+    for binding in model.reaching(key, at):
+        value = strip_self_returning(binding.value) if binding.value is not None else None
+        if binding.kind not in ("assign", "ann") or not isinstance(value, cst.Call) or not model.is_imported(value.func):
+            return []
+        out.append(model.qualified_name(value.func))
+    return [q for q in out if q] if all(out) else []
+
+
+def built_here(sem: "Analyses", key: str, at: cst.CSTNode, function: cst.CSTNode) -> bool:
+    """``key`` is a model the function builds (or loads) itself: its mode is the function's
+    business. ``model = model.to(device)`` of a parameter builds nothing."""
+    bindings = sem.model.reaching(key, at)
+    return bool(bindings) and all(enclosing_function(sem.model, b.scope) is function for b in bindings) \
+        and constructed_class(sem, key, at) is not None
+
+
+def argument_class(sem: "Analyses", function: cst.CSTNode, key: str) -> str | None:
+    """For a parameter ``key`` of ``function``: the class every same-file caller passes."""
+    if not isinstance(function, cst.FunctionDef):
+        return None
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if key not in params:
+        return None
+    index = params.index(key) - (1 if params and params[0] in ("self", "cls") else 0)
+    found = set()
+    for site in sem.graph.callers(function):
+        args = site.node.args
+        arg = next((a for a in args if a.keyword is not None and a.keyword.value == key), None)
+        if arg is None:
+            positional = [a for a in args if a.keyword is None and not a.star]
+            arg = positional[index] if 0 <= index < len(positional) else None
+        value_key = api.expr_key(arg.value) if arg is not None else None
+        found.add(constructed_class(sem, value_key, site.node) if value_key is not None else None)
+    return found.pop() if len(found) == 1 else None
+
+
+def built_anew(sem: "Analyses", receiver: str, site: "CallSite", loop: "Loop") -> bool:
+    """The receiver is built anew in the epoch's iteration or in the callee (a copy to
+    evaluate, ``Cls(...).to(device)``), not the model the epoch trains."""
+    model = sem.model
+    own = enclosing_function(model, site.scope)
+    outer = enclosing_function(model, loop.scope)
+    for b in model.reaching(receiver, site.node):
+        if b.kind in ("assign", "ann") and b.value is not None and isinstance(strip_self_returning(b.value), cst.Call) and \
+                (own is not outer and enclosing_function(model, b.scope) is own or sem.ctx.inside(b.node, loop.node)):
+            return True
+    return False
+
+
+def receiver_iterated(sem: "Analyses", receiver: str, site: "CallSite", loop: "Loop", inside: list) -> bool:
+    """The receiver is the loop's own target (``for block in blocks:``), directly or as the
+    argument every call from the loop passes to the function holding the switch: each
+    iteration trains and then switches another object (block-by-block training), so the
+    next training step never meets the one switched."""
+    model = sem.model
+    if site in inside:
+        return receiver in epochs.targets(loop)
+    function = enclosing_function(model, site.scope)
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    calls = [s for s in inside if function in sem.graph.targets(s)]
+    keys = [caller_key(model, call, function, receiver) for call in calls]
+    names = epochs.targets(loop)
+    return bool(keys) and all(key in names for key in keys)
+
+
+def only_model_class(sem: "Analyses", at: cst.CSTNode) -> str | None:
+    """The class of the file's one model binding, if it has exactly one."""
+    models = sem.training.bindings["model"]
+    if len(models) != 1:
+        return None
+    return constructed_class(sem, next(iter(models)), at)
+
+
+def innermost_training_loop(training: "TrainingModel", site: "CallSite") -> "Loop | None":
+    """The innermost loop of ``site``'s own scope around it whose iteration trains."""
+    return next((loop for loop in reversed(site.loops) if training.loop_runs(loop) == {"backward", "step"}), None)
+
+
+def trains_after(sem: "Analyses", sites: Iterable["CallSite"], anchor: "CallSite") -> bool:
+    """One of ``sites`` (a loop's or a function's calls) after ``anchor`` runs a backward or
+    a step (itself or through a same-file callee)."""
+    training, graph = sem.training, sem.graph
+    backward, step = training.closure("backward"), training.closure("step")
+    trains = set(training.sites.backward) | {s for s, _ in training.sites.step}
+    return any(s in trains or any(t in backward or t in step for t in graph.targets(s))
+               for s in sites if s.order > anchor.order)
+
+
+def caller_key(model: "SemanticModel", call: "CallSite", function: cst.FunctionDef, receiver: str) -> str | None:
+    """What ``receiver`` (a key inside ``function``) is called at ``call``: the argument passed
+    for it, or the caller's ``self`` path for the callee's ``self.m``."""
+    candidates = [api.expr_key(a.value) for a in call.node.args if not a.star]
+    outer_self = call.scope.self_name
+    if outer_self is not None:
+        candidates += [outer_self + receiver[receiver.find("."):]] if "." in receiver else [outer_self]
+    return next((c for c in candidates if c is not None and argument_name(model, call, function, c) == receiver), None)
+
+
+def rebound_in(sem: "Analyses", key: str, loop: "Loop") -> bool:
+    """``key`` is bound inside ``loop`` (then a switch above it reaches another object)."""
+    ctx = sem.ctx
+    return any(b.node is loop.node or ctx.inside(b.node, loop.node) for b in loop.scope.bindings.get(key, ()))
+
+
+def _reads_mode(expr: cst.CSTNode) -> bool:
+    """The expression reads ``<x>.training`` (the module's mode) or a name ``training`` (the
+    flag a functional helper takes, as ``F.dropout`` itself does)."""
+    return any(isinstance(n, cst.Attribute) and n.attr.value == "training" or isinstance(n, cst.Name)
+               and n.value == "training" for n in iter_nodes(expr))
+
+
+def rate_off_outside_training(sem: "Analyses", call: cst.Call) -> bool:
+    """The rate is a variable that is zero whenever the module is not training:
+    ``p = self.p if self.training else 0.0``, or ``if not training: dropout_p = 0.0`` before
+    the call (``nn.MultiheadAttention``'s functional form)."""
+    ctx, model = sem.ctx, sem.model
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    rate = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
+    if rate is None or not isinstance(rate.value, cst.Name):
+        return False
+    for binding in model.reaching(rate.value.value, call):
+        value = binding.value if binding.kind in ("assign", "ann") else None
+        if isinstance(value, cst.IfExp) and _reads_mode(value.test) and (_zero(value.body) or _zero(value.orelse)):
+            return True
+        if _zero(value) and any(isinstance(anc, cst.If) and _reads_mode(anc.test) for anc in ctx.ancestors(binding.node)):
+            return True
+    return False
+
+
+def _zero(expr: cst.BaseExpression | None) -> bool:
+    return isinstance(expr, (cst.Integer, cst.Float)) and float(expr.evaluated_value) == 0.0
+
+
+def mode_guarded(sem: "Analyses", call: cst.Call) -> bool:
+    """Under an ``if``/conditional expression testing the mode, or after an ``if`` on the mode
+    that returns or raises (``if not self.training: return x``) in the same function."""
+    ctx, model = sem.ctx, sem.model
+    function = ctx.enclosing_function(call)
+    for anc in ctx.ancestors(call):
+        if anc is function:
+            break
+        if isinstance(anc, (cst.If, cst.IfExp)) and _reads_mode(anc.test):
+            return True
+    if function is None:
+        return False
+    start = model.order.get(call, 0)
+    for node in iter_nodes(function.body, into_scopes=False):
+        if isinstance(node, cst.If) and model.order.get(node, start) < start and _reads_mode(node.test) \
+                and any(isinstance(n, (cst.Return, cst.Raise)) for n in iter_nodes(node.body, into_scopes=False)):
+            return True
+    return False

@@ -1,0 +1,307 @@
+"""``semantic.modes``: which model a loop evaluates or an epoch switches, where training resumes
+after a switch (TL011), and functional code that reads the mode (TL008)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.semantic import modes
+from torchlint.semantic.callgraph import enclosing_function
+
+
+def analyses(src: str, path: str = "m.py"):
+    src = textwrap.dedent(src)
+    module = cst.parse_module(src)
+    ctx = FileContext(path, module, src, ImportTable(path[:-3].replace("/", "."), False))
+    Dispatcher(ctx, []).run()
+    return ctx, ctx.semantic
+
+
+def code(sem, node) -> str:
+    return sem.ctx.module.code_for_node(node)
+
+
+def loop(sem, iterable: str):
+    """The loop over ``iterable`` (its iterable's code)."""
+    return next(lp for lp in sem.model.loops.values() if code(sem, lp.node.iter) == iterable)
+
+
+def site(sem, call: str):
+    """The call site whose code is ``call``."""
+    return next(s for s in sem.model.calls if code(sem, s.node) == call)
+
+
+def function(sem, name: str) -> cst.FunctionDef:
+    return next(s.node for s in sem.model.scopes.values()
+                if isinstance(s.node, cst.FunctionDef) and s.node.name.value == name)
+
+
+# -- which model a loop evaluates ------------------------------------------------------------
+
+EVALUATE = """
+    import torch
+    from lib import get_model
+    class Net(torch.nn.Module):
+        pass
+    def evaluate(model, val_loader):
+        for x in val_loader:
+            model(x)
+    def build(val_loader):
+        model = Net().to("cuda")
+        for x in val_loader:
+            model(x)
+    def fetch(val_loader):
+        model = get_model(3).to("cuda")
+        for x in val_loader:
+            model(x)
+    def moved(model, val_loader):
+        model = model.to("cuda")
+        for x in val_loader:
+            model(x)
+    def classes(val_loader):
+        for x in val_loader:
+            Net()(x)
+    net = Net()
+    evaluate(net, None)
+    """
+
+
+def test_model_called_is_a_model_the_loop_calls_not_a_class_it_builds():
+    _, sem = analyses(EVALUATE)
+    assert [modes.model_called(sem, lp) for lp in sem.model.loops.values()] == ["model", "model", "model", "model", None]
+
+
+def test_imported_factories_names_the_imported_builders_of_every_binding():
+    _, sem = analyses(EVALUATE)
+    at = {enclosing_function(sem.model, lp.scope).name.value: lp.node for lp in sem.model.loops.values()}
+    assert modes.imported_factories(sem, "model", at["fetch"]) == ["lib.get_model"]
+    assert modes.imported_factories(sem, "model", at["build"]) == []  # Net is the file's own class
+    assert modes.imported_factories(sem, "model", at["evaluate"]) == []  # a parameter
+
+
+def test_built_here_when_the_function_builds_the_model_itself():
+    _, sem = analyses(EVALUATE)
+    at = {enclosing_function(sem.model, lp.scope).name.value: lp.node for lp in sem.model.loops.values()}
+    assert modes.built_here(sem, "model", at["build"], function(sem, "build"))
+    assert not modes.built_here(sem, "model", at["moved"], function(sem, "moved"))  # .to() of a parameter
+    assert not modes.built_here(sem, "model", at["evaluate"], function(sem, "evaluate"))
+
+
+def test_argument_class_is_the_class_every_same_file_caller_passes():
+    _, sem = analyses(EVALUATE)
+    assert modes.argument_class(sem, function(sem, "evaluate"), "model") == "m.Net"
+    assert modes.argument_class(sem, function(sem, "evaluate"), "val_loader") is None  # None passed
+    assert modes.argument_class(sem, function(sem, "build"), "model") is None  # no parameter
+    assert modes.argument_class(sem, sem.ctx.module, "model") is None  # no function
+
+
+def test_argument_class_needs_one_class_from_all_callers():
+    _, sem = analyses("""
+        class A: pass
+        class B: pass
+        def evaluate(model):
+            pass
+        a, b = A(), B()
+        x = A()
+        evaluate(a)
+        evaluate(model=x)
+        """)
+    assert modes.argument_class(sem, function(sem, "evaluate"), "model") is None  # a: tuple target
+    _, sem = analyses("""
+        class A: pass
+        class B: pass
+        def evaluate(model):
+            pass
+        a = A()
+        b = B()
+        evaluate(a)
+        evaluate(b)
+        """)
+    assert modes.argument_class(sem, function(sem, "evaluate"), "model") is None
+    _, sem = analyses("""
+        class A: pass
+        class T:
+            def evaluate(self, model):
+                pass
+            def run(self):
+                a = A()
+                self.evaluate(a)
+                self.evaluate(model=a)
+        """)
+    assert modes.argument_class(sem, function(sem, "evaluate"), "model") == "m.A"
+
+
+def test_only_model_class_is_the_class_of_the_file_s_one_model():
+    _, sem = analyses("""
+        import torch
+        class Net(torch.nn.Module):
+            pass
+        model = Net()
+        for x in loader:
+            model(x)
+        """)
+    assert modes.only_model_class(sem, loop(sem, "loader").node) == "m.Net"
+    _, sem = analyses("""
+        import torch
+        class Net(torch.nn.Module):
+            pass
+        model = Net()
+        critic = Net()
+        opt = torch.optim.SGD(model.parameters())
+        opt2 = torch.optim.SGD(critic.parameters())
+        for x in loader:
+            model(x)
+        """)
+    assert len(sem.training.bindings["model"]) != 1
+    assert modes.only_model_class(sem, loop(sem, "loader").node) is None
+
+
+# -- an epoch that switches a model to eval mode ----------------------------------------------
+
+EPOCHS = """
+    import copy
+    import torch
+    def validate(model, loader):
+        model.eval()
+    def check(model):
+        ema = copy.deepcopy(model)
+        ema.eval()
+    def train(model, blocks, loader, opt):
+        for epoch in range(10):
+            for x in loader:
+                model(x).backward()
+                opt.step()
+            validate(model, loader)
+            check(model)
+            fresh = Net()
+            fresh.eval()
+        for block in blocks:
+            block(1).backward()
+            opt.step()
+            block.eval()
+            validate(block, loader)
+    """
+
+
+def test_built_anew_is_a_copy_or_a_model_built_in_the_iteration_or_the_callee():
+    _, sem = analyses(EPOCHS)
+    epoch = loop(sem, "range(10)")
+    assert modes.built_anew(sem, "ema", site(sem, "ema.eval()"), epoch)  # built in the callee
+    assert modes.built_anew(sem, "fresh", site(sem, "fresh.eval()"), epoch)  # built in the iteration
+    assert not modes.built_anew(sem, "model", site(sem, "model.eval()"), epoch)  # the trained model
+
+
+def test_receiver_iterated_is_the_loop_s_own_target_directly_or_as_the_argument_passed():
+    _, sem = analyses(EPOCHS)
+    blocks, epoch = loop(sem, "blocks"), loop(sem, "range(10)")
+    inside = [s for s in sem.model.calls if blocks in s.all_loops]
+    assert modes.receiver_iterated(sem, "block", site(sem, "block.eval()"), blocks, inside)
+    assert modes.receiver_iterated(sem, "model", site(sem, "model.eval()"), blocks, inside)  # validate(block, ...)
+    inside = [s for s in sem.model.calls if epoch in s.all_loops]
+    assert not modes.receiver_iterated(sem, "model", site(sem, "model.eval()"), epoch, inside)
+    assert not modes.receiver_iterated(sem, "fresh", site(sem, "fresh.eval()"), epoch, inside)
+
+
+def test_innermost_training_loop_around_a_site():
+    _, sem = analyses(EPOCHS)
+    training = sem.training
+    assert modes.innermost_training_loop(training, site(sem, "fresh.eval()")) is loop(sem, "range(10)")
+    assert modes.innermost_training_loop(training, site(sem, "opt.step()")) is loop(sem, "loader")
+    assert modes.innermost_training_loop(training, site(sem, "block.eval()")) is loop(sem, "blocks")
+    assert modes.innermost_training_loop(training, site(sem, "model.eval()")) is None  # in validate: no loop
+
+
+def test_trains_after_an_anchor_directly_or_through_a_callee():
+    _, sem = analyses("""
+        def update(model, x, opt):
+            model(x).backward()
+            opt.step()
+        def run(model, loader, opt):
+            for epoch in range(3):
+                model.eval()
+                update(model, 1, opt)
+                log(epoch)
+            for epoch in range(3):
+                update(model, 1, opt)
+                model.eval()
+                log(epoch)
+        """)
+    first, second = sorted(sem.model.loops.values(), key=lambda lp: lp.order)
+    evals = sorted((s for s in sem.model.calls if code(sem, s.node) == "model.eval()"), key=lambda s: s.order)
+    assert modes.trains_after(sem, sem.model.calls_in_loop(first), evals[0])  # update() after it
+    assert not modes.trains_after(sem, sem.model.calls_in_loop(second), evals[1])
+    assert modes.trains_after(sem, sem.graph.sites(function(sem, "update")), site(sem, "model(x)"))  # the step
+
+
+def test_caller_key_is_the_argument_passed_or_the_caller_s_self_path():
+    _, sem = analyses("""
+        def validate(net, loader):
+            net.eval()
+        class Trainer:
+            def validate(self):
+                self.model.eval()
+            def fit(self, model):
+                for epoch in range(3):
+                    validate(model, None)
+                    self.validate()
+        """)
+    model = sem.model
+    helper = next(f for f in (enclosing_function(model, s.scope) for s in model.calls)
+                  if isinstance(f, cst.FunctionDef) and f.name.value == "validate" and model.class_of(f) is None)
+    method = next(f for f in (enclosing_function(model, s.scope) for s in model.calls)
+                  if isinstance(f, cst.FunctionDef) and f.name.value == "validate" and f is not helper)
+    assert modes.caller_key(model, site(sem, "validate(model, None)"), helper, "net") == "model"
+    assert modes.caller_key(model, site(sem, "validate(model, None)"), helper, "other") is None  # no parameter
+    assert modes.caller_key(model, site(sem, "self.validate()"), method, "self.model") == "self.model"
+
+
+def test_rebound_in_a_loop():
+    _, sem = analyses("""
+        model = make()
+        for x in loader:
+            model = other()
+        for model in models:
+            pass
+        for y in loader2:
+            pass
+        """)
+    assert modes.rebound_in(sem, "model", loop(sem, "loader"))
+    assert modes.rebound_in(sem, "model", loop(sem, "models"))  # the loop's own target
+    assert not modes.rebound_in(sem, "model", loop(sem, "loader2"))
+
+
+# -- functional code that reads the mode -----------------------------------------------------
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("return F.dropout(x, 0.1) if self.training else x", True),
+    ("if self.training and self.p:\n        x = F.dropout(x, self.p)\n    return x", True),
+    ("if not self.training:\n        return x\n    return F.dropout(x, 0.1)", True),
+    ("if not training:\n        raise ValueError()\n    return F.dropout(x, 0.1)", True),
+    ("y = F.dropout(x, 0.1)\n    if not self.training:\n        return x\n    return y", False),  # after the call
+    ("if self.p:\n        x = F.dropout(x, self.p)\n    return x", False),
+    ("return F.dropout(x, 0.1)", False),
+])
+def test_mode_guarded(body, expected):
+    _, sem = analyses(f"import torch.nn.functional as F\ndef forward(self, x, training=True):\n    {body}\n")
+    call = next(s.node for s in sem.model.calls if code(sem, s.node.func) == "F.dropout")
+    assert modes.mode_guarded(sem, call) is expected
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("p = self.p if self.training else 0.0\n    return F.dropout(x, p)", True),
+    ("p = 0 if not self.training else self.p\n    return F.dropout(x, p=p)", True),
+    ("dropout_p = self.p\n    if not training:\n        dropout_p = 0.0\n    return F.dropout(x, dropout_p)", True),
+    ("p = self.p if self.training else 0.5\n    return F.dropout(x, p)", False),  # never zero
+    ("p = 0.0\n    return F.dropout(x, p)", False),  # zero, but not by the mode
+    ("return F.dropout(x, self.p)", False),  # no variable
+    ("return F.dropout(x)", False),  # no rate
+])
+def test_rate_off_outside_training(body, expected):
+    _, sem = analyses(f"import torch.nn.functional as F\ndef forward(self, x, training=True):\n    {body}\n")
+    call = next(s.node for s in sem.model.calls if code(sem, s.node.func) == "F.dropout")
+    assert modes.rate_off_outside_training(sem, call) is expected
