@@ -22,7 +22,7 @@ from torchlint import __version__, speedups
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
-SUBCOMMANDS = ("check", "rules", "rule", "trace", "server")
+SUBCOMMANDS = ("check", "rules", "rule", "trace", "server", "clean", "version")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -42,6 +42,19 @@ def _jobs(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
     return n
+
+
+def _patterns(value: str) -> list[str]:
+    """``--exclude a,b/``: gitignore-style patterns, comma-separated (checked with the settings)."""
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _per_file_ignore(value: str) -> tuple[str, list[str]]:
+    """``PATTERN:CODES`` (the codes comma-separated), split at the last colon."""
+    pattern, colon, codes = value.rpartition(":")
+    if not colon or not pattern.strip() or not _codes(codes):
+        raise argparse.ArgumentTypeError(f"expected PATTERN:CODES (such as 'tests/*:TL004,TL006'), got {value!r}")
+    return pattern.strip(), _codes(codes)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,11 +83,29 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, action="extend", default=None, metavar="CODES",
                        help="rules to enable on top of the selection")
     check.add_argument("--ignore", type=_codes, action="extend", default=None, metavar="CODES", help="rules to disable")
-    check.add_argument("--format", default="full", metavar="FORMAT",
-                       help="full (default), concise, json, json-lines, sarif, github, junit")
+    check.add_argument("--extend-ignore", type=_codes, action="extend", default=None, metavar="CODES",
+                       help="rules to disable, on top of --ignore (as ruff's)")
+    check.add_argument("--per-file-ignores", type=_per_file_ignore, action="append", default=None,
+                       metavar="PATTERN:CODES",
+                       help="ignore CODES in files matching PATTERN (gitignore style, relative to the working "
+                            "directory); repeatable; replaces the configuration's per-file-ignores")
+    check.add_argument("--extend-per-file-ignores", type=_per_file_ignore, action="append", default=None,
+                       metavar="PATTERN:CODES", help="as --per-file-ignores, added to the configuration's")
+    check.add_argument("--exclude", type=_patterns, action="extend", default=None, metavar="PATTERNS",
+                       help="files and directories to leave out (gitignore style, comma-separated, relative to the "
+                            "working directory); replaces the configuration's exclude")
+    check.add_argument("--extend-exclude", type=_patterns, action="extend", default=None, metavar="PATTERNS",
+                       help="as --exclude, added to the configuration's exclude and extend-exclude")
+    check.add_argument("--format", "--output-format", dest="format", default="full", metavar="FORMAT",
+                       help="full (default), concise, json, json-lines, sarif, github, gitlab, junit, pylint")
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("-e", "--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true",
+                       help="exit 1 when a fix was applied, even if no finding is left")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix/--diff, list the fixes applied, per rule")
+    check.add_argument("-w", "--watch", action="store_true",
+                       help="lint again whenever a linted file or a configuration changes (Ctrl-C to stop)")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning",
                        help="exit 1 only for findings of this severity or higher (default: warning, any finding)")
     check.add_argument("--add-noqa", action="store_true",
@@ -100,7 +131,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help=f"analyse files in N processes (default: the number of CPU cores; "
                             f"at most {MAX_JOBS} and the number of files)")
-    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("-n", "--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .torchlint_cache next to the configuration)")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
     check.add_argument("--write-baseline", metavar="FILE",
@@ -120,12 +151,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         add_trace_arguments(trace)
 
     rules = sub.add_parser("rules", help="list every rule")
-    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    rules.add_argument("--format", "--output-format", dest="format", choices=("text", "json", "markdown"),
+                       default="text")
 
     rule = sub.add_parser("rule", help="show a rule's catalog page")
-    rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
+    rule.add_argument("code", metavar="CODE", nargs="?", help="rule code (TL001) or name (missing-zero-grad)")
+    rule.add_argument("--all", action="store_true", help="show every rule's page")
+    rule.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
     server = sub.add_parser("server", help="run the language server on stdio, for editors (needs torchlint[lsp])")
-    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule, "server": server}
+    clean = sub.add_parser("clean", help="remove the caches (.torchlint_cache) under the working directory and "
+                                         "the project's own")
+    version = sub.add_parser("version", help="print the version")
+    version.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule, "server": server,
+                       "clean": clean, "version": version}
     return parser
 
 
@@ -135,8 +174,24 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args, extra = parser.parse_known_args(argv)
     if extra:
-        parser.commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        command = parser.commands.get(args.command, parser)
+        hint = _close_option(command, extra)
+        command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {hint}?)" if hint else ""))
     return args
+
+
+def _close_option(parser: argparse.ArgumentParser, extra: list[str]) -> str | None:
+    """The option of ``parser`` the first unknown ``--option`` in ``extra`` is likely a typo
+    of (``--fixx`` -> ``--fix``), or None."""
+    import difflib
+
+    known = [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+    for word in extra:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.partition("=")[0], known, n=1, cutoff=0.75)
+            if close:
+                return close[0]
+    return None
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -183,13 +238,19 @@ def _main(args_list: list[str]) -> int:
             return cmd_rules(args)
         if args.command == "rule":
             return cmd_rule(args)
+        if args.command == "version":
+            return cmd_version(args)
+        if args.command == "clean":
+            return cmd_clean(args)
         if args.command == "server":
             from torchlint.server import serve
 
             serve()
             return EXIT_CLEAN
         with _sigterm_interrupts():
-            return cmd_trace(args) if args.command == "trace" else cmd_check(args)
+            if args.command == "trace":
+                return cmd_trace(args)
+            return cmd_watch(args) if args.watch else cmd_check(args)
     except TorchlintError as exc:
         print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
@@ -235,17 +296,28 @@ def load_settings(args: argparse.Namespace, cwd: Path):
     """Every file's settings (``Configs``): ``--config``'s or ``--isolated``'s for all, else
     each file's nearest configuration below the project's own, the outermost configuration
     above the named paths (within their git repository) -- whatever their order."""
-    from torchlint.config import Configs, build_settings, discover_configs
+    from torchlint.config import Configs, Overrides, build_settings, discover_configs
 
-    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore}
+    ignore = None if args.ignore is None and args.extend_ignore is None else \
+        [*(args.ignore or ()), *(args.extend_ignore or ())]
+    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": ignore}
+
+    def pairs(given):
+        return None if given is None else tuple((pattern, tuple(codes)) for pattern, codes in given)
+
+    overrides = Overrides(cwd, None if args.exclude is None else tuple(args.exclude), tuple(args.extend_exclude or ()),
+                          pairs(args.per_file_ignores), pairs(args.extend_per_file_ignores) or ())
     if args.config and not args.isolated:
         config_path = Path(args.config)
         if not config_path.is_file():
             raise UsageError(f"--config {args.config}: no such file")
-        return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude), cli, fixed=True)
+        return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude, overrides=overrides), cli,
+                       fixed=True, overrides=overrides)
     if args.isolated:
-        return Configs(build_settings(None, cli, force_exclude=args.force_exclude), cli, fixed=True)
-    return discover_configs(common_directory(args.paths, cwd), cli, force_exclude=args.force_exclude)
+        return Configs(build_settings(None, cli, force_exclude=args.force_exclude, overrides=overrides), cli,
+                       fixed=True, overrides=overrides)
+    return discover_configs(common_directory(args.paths, cwd), cli, force_exclude=args.force_exclude,
+                            overrides=overrides)
 
 
 def common_directory(paths: list[str], cwd: Path) -> Path:
@@ -264,7 +336,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchlint.run import lint_files, project_context
 
     if args.format not in FORMAT_NAMES:
-        raise UsageError(f"--format {args.format}: unknown format (accepted: {', '.join(FORMAT_NAMES)})")
+        import difflib
+
+        close = difflib.get_close_matches(args.format, FORMAT_NAMES, n=1, cutoff=0.6)
+        hint = f", did you mean {close[0]!r}?" if close else ""
+        raise UsageError(f"--format {args.format}: unknown format{hint} (accepted: {', '.join(FORMAT_NAMES)})")
     if args.statistics and args.format not in STATISTICS_FORMATS:
         raise UsageError(f"--statistics cannot be shown as --format {args.format} "
                          f"(accepted with --statistics: {', '.join(STATISTICS_FORMATS)})")
@@ -362,16 +438,22 @@ def cmd_check(args: argparse.Namespace) -> int:
             progress.close()
     for path, reason in result.unanalysed:  # no TL000 finding says so
         warn(path, f"not analysed: {reason} (TL000, which reports such files, is not selected)")
+    failed: list[str] = []
     if outcome is not None:
         with writes:
             failed = report_fixes(outcome, files, settings, args)
+        if args.show_fixes:
+            print(show_fixes(outcome, would=bool(args.diff)), file=sys.stderr)
         if args.diff or args.fix_only:
             for err in result.errors:
                 print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
                       file=sys.stderr)
             if failed or result.errors or missing:
                 return EXIT_ERROR
-            return EXIT_FINDINGS if args.diff and outcome.changed else EXIT_CLEAN
+            if args.exit_zero:
+                return EXIT_CLEAN
+            changed = outcome.changed and (args.diff or args.exit_non_zero_on_fix)
+            return EXIT_FINDINGS if changed else EXIT_CLEAN
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
         if cache.disabled:
@@ -415,11 +497,101 @@ def cmd_check(args: argparse.Namespace) -> int:
               + ("" if args.verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         if args.verbose and err.traceback:
             print(err.traceback, file=sys.stderr)
-    if result.errors or missing or (outcome is not None and failed):
+    if result.errors or missing or failed:
         return EXIT_ERROR
-    if fails(result.findings, args.fail_on) and not args.exit_zero:
+    if args.exit_zero:
+        return EXIT_CLEAN
+    if fails(result.findings, args.fail_on):
+        return EXIT_FINDINGS
+    if args.exit_non_zero_on_fix and outcome is not None and outcome.changed:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """``check --watch``: ``cmd_check`` now and whenever a file it lints, or a configuration
+    that may apply to one, changes (``torchlint.watch``); Ctrl-C ends it (exit 0)."""
+    import copy
+
+    from torchlint.watch import watch
+
+    for flag, given in (("--show-files", args.show_files), ("--show-settings", args.show_settings is not None),
+                        ("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
+                        ("- (standard input)", "-" in args.paths)):
+        if given:
+            raise UsageError(f"--watch cannot be used with {flag}")
+    cwd = Path.cwd().resolve()
+
+    def run() -> int:
+        try:
+            return cmd_check(copy.copy(args))
+        except TorchlintError as exc:  # a configuration being edited: say so and wait for the next change
+            print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
+            return exc.exit_code
+
+    return watch(run, lambda: watched_state(args, cwd))
+
+
+def watched_state(args: argparse.Namespace, cwd: Path) -> tuple:
+    """What ``--watch`` compares between two looks: the files a run would lint, the paths
+    named (one that does not exist may appear), ``--config``/``--baseline`` and the
+    configuration files around them (``watch.snapshot``)."""
+    import copy
+
+    from torchlint.files import discover
+    from torchlint.watch import snapshot
+
+    named = [cwd / p for p in args.paths] + [cwd / p for p in (args.config, args.baseline) if p]
+    files: list[Path] = []
+    error = None
+    try:
+        present, _ = split_missing(list(args.paths), cwd)
+        configs = load_settings(copy.copy(args), cwd)
+        if present:
+            files = [f.path for f in discover(present, configs.base, cwd)[0]]
+    except TorchlintError as exc:  # an invalid configuration is a state too: its fix is a change
+        error = str(exc)
+    directories = {Path(os.path.abspath(p)).parent for p in files} | {cwd} | \
+        {p if p.is_dir() else p.parent for p in named}
+    return (error, *snapshot([*files, *named], directories))
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    """``torchlint version``: ``torchlint X.Y.Z`` (``{"version": "X.Y.Z"}`` as JSON)."""
+    print(json.dumps({"version": __version__}) if args.format == "json" else f"torchlint {__version__}")
+    return EXIT_CLEAN
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    """``torchlint clean``: remove every ``.torchlint_cache`` under the working directory and
+    the project's own cache (at its root, or its ``cache-dir``), printing each one removed."""
+    from torchlint.cache import find_caches, remove_cache
+
+    cwd = Path.cwd().resolve()
+    extra = []
+    try:
+        from torchlint.config import discover_configs
+
+        settings = discover_configs(cwd).base
+        extra.append(settings.cache_dir or settings.root / ".torchlint_cache")
+    except TorchlintError as exc:  # a broken configuration must not keep its caches
+        print(f"torchlint: warning: the project's configuration could not be read ({escape_text(str(exc))}); "
+              "cleaning under the working directory only", file=sys.stderr)
+    failed = False
+    removed = 0
+    for directory in find_caches(cwd, extra):
+        shown = os.path.relpath(directory, cwd) if directory == cwd or cwd in directory.parents else str(directory)
+        try:
+            remove_cache(directory)
+        except OSError as exc:
+            print(f"torchlint: error: {escape_path(shown)}: cannot remove: {exc.strerror or exc}", file=sys.stderr)
+            failed = True
+            continue
+        removed += 1
+        print(f"Removed {escape_path(shown)}")
+    if not removed and not failed:
+        print("No cache to remove.")
+    return EXIT_ERROR if failed else EXIT_CLEAN
 
 
 def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
@@ -444,17 +616,17 @@ def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
     return True
 
 
-def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bool:
+def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> list[str]:
     """Print the diff (``--diff``) or write the fixed files, then the summary line
     "N fixed, M remaining (K fixable with --unsafe-fixes)" on stderr (not with ``-q``).
-    True when a file could not be fixed or written (exit 2). A file changed on disk since it
-    was read is not written."""
+    What could not be fixed or written, ``PATH: reason`` each (exit 2; SARIF's
+    notifications). A file changed on disk since it was read is not written."""
     from torchlint.bounded import TooLarge
     from torchlint.files import read_source
     from torchlint.fixes import decode_source, unified_diff
     from torchlint.output import printable, write_bytes_atomic
 
-    failed = bool(outcome.problems)
+    failed = [f"{display}: {reason}" for display, reason in outcome.problems]
     by_display = {f.display: f.path for f in files}
     diffs = []
     written = 0
@@ -470,13 +642,13 @@ def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bo
                 now = None
             if now != before:
                 warn(display, "changed on disk while torchlint fixed it; not written")
-                failed = True
+                failed.append(f"{display}: changed on disk while torchlint fixed it; not written")
                 continue
             write_bytes_atomic(path, after)
             written += 1
         except OSError as exc:
             warn(display, f"cannot write the fixed file: {exc.strerror or exc}")
-            failed = True
+            failed.append(f"{display}: cannot write the fixed file: {exc.strerror or exc}")
     if diffs:
         sys.stdout.write(printable("".join(diffs)))
         sys.stdout.flush()
@@ -485,6 +657,28 @@ def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bo
     if not args.quiet:
         print(f"torchlint: {fix_summary(outcome, settings, would=bool(args.diff))}", file=sys.stderr)
     return failed
+
+
+def show_fixes(outcome, *, would: bool = False) -> str:
+    """``--show-fixes``: what the fix loop applied, per rule, and the files it changed::
+
+        Fixed 3 findings:
+            2 × TL002 (loss-kept-with-graph)
+            1 × TL008 (functional-dropout-ignores-eval)
+          in 2 files: model.py, train.py
+    """
+    from torchlint.rule import rule_info
+
+    total = outcome.total_fixed
+    head = f"{'Would fix' if would else 'Fixed'} {total} finding{'s' if total != 1 else ''}"
+    if not total:
+        return head + "."
+    lines = [head + ":"]
+    for code, n in sorted(outcome.fixed.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"    {n} \u00d7 {code} ({rule_info(code).name})")
+    paths = sorted(outcome.changed)
+    lines.append(f"  in {len(paths)} file{'s' if len(paths) != 1 else ''}: {', '.join(escape_path(p) for p in paths)}")
+    return "\n".join(lines)
 
 
 def fix_summary(outcome, settings, *, would: bool = False) -> str:
