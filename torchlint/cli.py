@@ -354,7 +354,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     configs = load_settings(args, cwd)
     settings = configs.base
     if args.show_settings is not None:
-        print(show_settings(configs, Path(args.show_settings), cwd))
+        sys.stdout.write(show_settings(configs, Path(args.show_settings), cwd, args))
         return EXIT_CLEAN
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline cannot be used together")
@@ -689,26 +689,17 @@ def fix_summary(outcome, settings, *, would: bool = False) -> str:
     return line + (f" ({hidden} fixable with --unsafe-fixes)" if hidden else "")
 
 
-def show_settings(configs, path: Path, cwd: Path) -> str:
-    """The resolved settings of the file at ``path``, as ``--show-settings`` prints them."""
-    from torchlint.rule import rule_index
+def show_settings(configs, path: Path, cwd: Path, args: argparse.Namespace | None = None) -> str:
+    """The resolved settings of the file at ``path``, as ``--show-settings`` prints them:
+    TOML for a ``[tool.torchlint]`` table (``torchlint.settings_toml``)."""
+    from torchlint.settings_toml import render
 
-    settings = configs.for_path(cwd / path)
-    rules = {r.code: r for r in rule_index()}
-    lines = [f"file: {escape_path(str(path))}",
-             f"configuration: {escape_path(str(settings.config_path)) if settings.config_path else '(defaults)'}"]
-    lines += [f"  extends: {escape_path(str(p))}" for p in settings.extends]
-    lines.append(f"project root: {escape_path(str(configs.base.root))}")
-    lines.append("enabled rules: " + (", ".join(f"{c} ({rules[c].name})" for c in sorted(settings.enabled)) or "none"))
-    for pattern, codes in sorted(settings.per_file_ignores.items()):
-        base = settings.ignore_bases.get(pattern, settings.root)
-        lines.append(f"per-file-ignores: {pattern} (relative to {escape_path(str(base))}) = {', '.join(sorted(codes))}")
-    lines.append("options:")
-    for code in sorted(settings.enabled):
-        if code in rules:
-            for key, value in sorted(settings.options_for(rules[code]).items()):
-                lines.append(f"  {rules[code].name}.{key} = {value!r}")
-    return "\n".join(lines)
+    source = None
+    if args is not None and args.isolated:
+        source = "--isolated"
+    elif args is not None and args.config:
+        source = "--config"
+    return render(configs, path, cwd, source=source, cache_dir=getattr(args, "cache_dir", None))
 
 
 # Python read from standard input beyond this is refused (ten times the default max-file-size;
