@@ -793,16 +793,13 @@ STATISTICS_FORMATS = ("full", "concise", "json", "json-lines")
 
 def render_statistics_as(format_name: str, report) -> str:
     """``--statistics`` in ``format_name``: the text table for the text formats, an array
-    of ``{"code", "name", "severity", "count"}`` for ``json`` (a line each for ``json-lines``)."""
-    from collections import Counter
-
-    from torchlint.formats.text import render_statistics
+    of ``{"code", "name", "severity", "count", "fixable", "fixable_unsafe"}`` for ``json``
+    (a line each for ``json-lines``)."""
+    from torchlint.formats.text import render_statistics, statistics
 
     if format_name in ("full", "concise"):
         return render_statistics(report)
-    counts = Counter((f.rule, f.name, f.severity.value) for f in report.result.findings)
-    rows = [{"code": code, "name": name, "severity": severity, "count": n}
-            for (code, name, severity), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    rows = statistics(report)
     if format_name == "json":
         return json.dumps(rows, indent=2) + "\n"
     return "".join(json.dumps(row) + "\n" for row in rows)

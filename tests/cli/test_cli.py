@@ -119,7 +119,7 @@ def test_statistics(project, run):
     project.write("b.py", BAD)
     code, out, _ = run("check", "--statistics", ".")
     assert code == 1
-    assert out.splitlines()[0].split() == ["2", "TL000", "[syntax-error]"]
+    assert out.splitlines()[0].split("\t") == ["    2", "TL000", "-", "[syntax-error]"]
 
 
 def test_unknown_format_is_usage_error(project, run):

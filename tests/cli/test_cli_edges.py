@@ -61,8 +61,10 @@ def test_statistics_honour_json_formats(project, run, fmt):
     code, out, _ = run("check", "--statistics", "--format", fmt, ".")
     assert code == 1
     rows = json.loads(out) if fmt == "json" else [json.loads(line) for line in out.splitlines()]
-    assert rows == [{"code": "TL000", "name": "syntax-error", "severity": "error", "count": 2},
-                    {"code": "TL004", "name": "hard-coded-hyperparameter", "severity": "warning", "count": 1}]
+    assert rows == [{"code": "TL000", "name": "syntax-error", "severity": "error", "count": 2,
+                     "fixable": 0, "fixable_unsafe": 0},
+                    {"code": "TL004", "name": "hard-coded-hyperparameter", "severity": "warning", "count": 1,
+                     "fixable": 0, "fixable_unsafe": 0}]
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "github", "junit"])
