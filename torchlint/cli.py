@@ -928,15 +928,11 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     from torchlint.rule import all_rules
+    from torchlint.ruleinfo import shown_summary
 
     rules = all_rules()
     if args.format == "json":
-        from torchlint.formats import rule_url
-
-        # "rule" for the code, as in findings (--format json)
-        data = [{"rule": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
-                 "fixable": list(r.fixable), "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
-        print(json.dumps(data, indent=2))
+        print(json.dumps([rule_json(r) for r in rules], indent=2))
         return EXIT_CLEAN
     if args.format == "markdown":
         print(rules_markdown(rules), end="")
@@ -945,8 +941,38 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} {'Fix':<11} Summary")
     for r in rules:
         print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} "
-              f"{fixable_label(r):<11} {r.summary}")
+              f"{fixable_label(r):<11} {shown_summary(r.summary)}")
     return EXIT_CLEAN
+
+
+def rule_json(rule, *, explanation: bool = False) -> dict:
+    """A rule as ``torchlint rules --output-format json`` (and ``rule CODE``, with its page
+    as ``explanation``) shows it: ``code``, ``name``, ``summary``, ``severity``,
+    ``default_enabled``, ``fixable`` (``["safe"]``, ``["unsafe"]``, both or none),
+    ``options`` (key -> ``default``, ``type``, ``description``) and ``url``. ``rule`` and
+    ``default`` repeat ``code`` and ``default_enabled`` under their earlier names."""
+    from torchlint.catalog import kind_text
+    from torchlint.formats import rule_url
+    from torchlint.ruleinfo import shown_summary
+
+    data = {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": shown_summary(rule.summary),
+        "severity": rule.severity.value,
+        "default_enabled": bool(rule.default_enabled),
+        "fixable": list(rule.fixable),
+        "options": {key: {"default": opt.default, "type": kind_text(opt.kind, opt.item_kind),
+                          "description": opt.description} for key, opt in rule.options.items()},
+        "url": rule_url(rule.code, rule.name),
+        "rule": rule.code,
+        "default": bool(rule.default_enabled),
+    }
+    if explanation:
+        from torchlint import catalog
+
+        data["explanation"] = catalog.page(rule.code, rule.name)
+    return data
 
 
 def fixable_label(rule) -> str:
@@ -956,10 +982,12 @@ def fixable_label(rule) -> str:
 
 def rules_markdown(rules) -> str:
     """The README's rules table."""
+    from torchlint.ruleinfo import shown_summary
+
     lines = ["| Code | Name | Default | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- | --- |"]
     for r in rules:
         lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | "
-                     f"{fixable_label(r)} | {r.summary} |")
+                     f"{fixable_label(r)} | {shown_summary(r.summary)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -977,15 +1005,36 @@ def options_markdown(rules) -> str:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
+    """``torchlint rule CODE`` (or a rule's name): its page; ``--all``: every rule's page;
+    ``--output-format json``: the rule as ``rule_json`` gives it, its page as ``explanation``
+    (an array of them with ``--all``)."""
     from torchlint import catalog
     from torchlint.rule import all_rules
 
-    wanted = args.code.strip()
-    for r in all_rules():
-        if r.code == wanted.upper() or r.name == wanted.lower():
-            sys.stdout.write(catalog.page(r.code, r.name))
-            return EXIT_CLEAN
-    raise UsageError(f"unknown rule {wanted!r} (see `torchlint rules`)")
+    rules = all_rules()
+    if args.all:
+        if args.code is not None:
+            raise UsageError("rule: give a rule (CODE) or --all, not both")
+        chosen = rules
+    elif args.code is None:
+        raise UsageError("rule: name a rule (a code such as TL001, or a name such as missing-zero-grad), or --all")
+    else:
+        wanted = args.code.strip()
+        chosen = [r for r in rules if r.code == wanted.upper() or r.name == wanted.lower()]
+        if not chosen:
+            import difflib
+
+            names = [r.code for r in rules] + [r.name for r in rules]
+            close = difflib.get_close_matches(wanted.upper() if wanted[:2].upper() == "TL" else wanted.lower(),
+                                              names, n=1, cutoff=0.6)
+            hint = f", did you mean {close[0]!r}?" if close else ""
+            raise UsageError(f"unknown rule {wanted!r}{hint} (see `torchlint rules`)")
+    if args.format == "json":
+        data = [rule_json(r, explanation=True) for r in chosen]
+        print(json.dumps(data if args.all else data[0], indent=2))
+        return EXIT_CLEAN
+    sys.stdout.write("\n".join(catalog.page(r.code, r.name) for r in chosen))
+    return EXIT_CLEAN
 
 
 if __name__ == "__main__":  # pragma: no cover
