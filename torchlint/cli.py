@@ -474,11 +474,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.add_noqa:
         add_noqa_comments(result.findings, files, quiet=args.quiet)
         return EXIT_ERROR if result.errors or missing else EXIT_CLEAN
-    result.findings = sorted(result.findings + missing_findings(missing, settings.enabled), key=lambda f: f.sort_key)
+    result.findings = sorted(result.findings + missing_findings(missing), key=lambda f: f.sort_key)
 
     color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    report = Report(result, settings, cwd, color=color, quiet=args.quiet)
+    report = Report(result, settings, cwd, color=color, quiet=args.quiet, failures=failed)
     text = render_statistics_as(args.format, report) if args.statistics else render(args.format, report)
+    if args.format == "sarif" and not args.statistics:
+        from torchlint.formats.sarif import RESULTS_LIMIT, omitted
+
+        left_out = omitted(result.findings)
+        if left_out:
+            print(f"torchlint: warning: SARIF: {left_out:,} finding(s) left out of the report: GitHub code scanning "
+                  f"accepts at most {RESULTS_LIMIT:,} results per run (kept: the first {RESULTS_LIMIT:,}, errors "
+                  "first, then by position)", file=sys.stderr)
     if output is not None:
         from torchlint.output import write_atomic
 
@@ -755,11 +763,14 @@ def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:
     return [p for p in paths if p not in missing], missing
 
 
-def missing_findings(missing: list[str], enabled: frozenset[str]) -> list:
-    """A TL000 finding for each path that does not exist, so that machine formats show it."""
-    from torchlint.results import crashed_result
+def missing_findings(missing: list[str]) -> list:
+    """An ``E902`` finding (an I/O error, as ruff reports one) for each path named on the
+    command line that does not exist, so that every format shows it; whatever is selected."""
+    from torchlint.codes import IO_ERROR_RULE
+    from torchlint.finding import Finding, Span
 
-    return [f for path in missing for f in crashed_result(path, "no such file or directory", enabled).findings]
+    return [Finding.at(IO_ERROR_RULE, path, Span.point(1, 1), "No such file or directory (os error 2)")
+            for path in missing]
 
 
 def fails(findings: list, fail_on: str) -> bool:
