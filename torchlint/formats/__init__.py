@@ -46,7 +46,9 @@ _RENDERERS = {
     "json-lines": ("json_format", "render_json_lines"),
     "sarif": ("sarif", "render_sarif"),
     "github": ("github", "render_github"),
+    "gitlab": ("gitlab", "render_gitlab"),
     "junit": ("junit", "render_junit"),
+    "pylint": ("pylint", "render_pylint"),
 }
 
 
