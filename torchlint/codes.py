@@ -7,6 +7,7 @@ from torchlint.finding import Severity
 SYNTAX_ERROR = "TL000"  # a file, or a notebook cell, that could not be read or parsed
 UNUSED_LAYER = "TL005"
 TENSOR_WITHOUT_DEVICE = "TL010"
+UNSAFE_CHECKPOINT_LOAD = "TL016"  # SARIF's one security rule
 SHAPE_MISMATCH = "TL100"  # the trace's
 DEVICE_MISMATCH = "TL101"  # the trace's
 UNUSED_NOQA = "TL901"

@@ -6,7 +6,13 @@ result with a ``%SRCROOT%``-relative location (``%SRCROOT%`` is the working dire
 torchlint from the repository root) and two partial fingerprints: ``primaryLocationLineHash``,
 computed exactly as GitHub's upload computes it (``torchlint.formats.linehash``), and
 ``torchlint/v1``, the stable fingerprint that baselines and ``--format json`` use. Files that could not be parsed are TL000 results and also tool execution
-notifications; internal rule errors are notifications and make the execution unsuccessful.
+notifications; internal rule errors, paths that do not exist (``E902``, which have no file to
+point at: notifications only) and fixes that could not be written are notifications and make
+the execution unsuccessful (the run exits 2). At most ``RESULTS_LIMIT`` (25,000, GitHub's
+limit per run) results are kept, errors first then by position, and a warning notification
+says how many were left out. Each rule's ``fullDescription`` is complete sentences (the
+page's first paragraph, with the list its colon introduces); TL016 is a ``security`` rule
+with a ``security-severity``.
 Columns count Unicode code points (``columnKind``), 1-based, end column exclusive.
 A finding with a fix carries it in ``fixes`` (``artifactChanges``/``replacements``, and its
 applicability, safe or unsafe, in the fix's ``properties``).
@@ -28,7 +34,7 @@ from torchlint.finding import Finding, Severity, escape_path
 from torchlint.formats import INFORMATION_URI, rule_url
 from torchlint.formats.linehash import hashes_for, line_hash, notebook_places_for
 from torchlint.notebook import place
-from torchlint.codes import IO_ERROR
+from torchlint.codes import IO_ERROR, UNSAFE_CHECKPOINT_LOAD
 from torchlint.rule import Rule, all_rules
 from torchlint.ruleinfo import shown_summary
 
@@ -137,16 +143,16 @@ def full_description(rule: type[Rule]) -> dict:
     return {"text": " ".join(_plain_prose(markdown).split()), "markdown": markdown}
 
 
-# GitHub code scanning's "Security" rules: security-severity is a CVSS-like score as a string
-# (7.0-8.9 "high").
-SECURITY_SEVERITY = {"unsafe-checkpoint-load": "7.5"}
+# GitHub code scanning's "Security" rules, by code: security-severity is a CVSS-like score as
+# a string (7.0-8.9 "high"). TL016: a crafted checkpoint runs code when it is loaded.
+SECURITY_SEVERITY = {UNSAFE_CHECKPOINT_LOAD: "7.5"}
 
 
 def rule_descriptor(rule: type[Rule]) -> dict:
     level = _LEVEL[rule.severity]
     body = _page_body(rule)
     tags = list(getattr(rule, "tags", None) or ("pytorch", "correctness"))
-    security = SECURITY_SEVERITY.get(rule.name)
+    security = SECURITY_SEVERITY.get(rule.code)
     if security is not None and "security" not in tags:
         tags.append("security")
     precision = getattr(rule, "precision", None) or "high"
