@@ -613,3 +613,55 @@ def _remove_stale_temporaries(directory: str) -> None:
                     and entry.stat(follow_symlinks=False).st_mtime < cutoff):
                 with contextlib.suppress(OSError):
                     os.unlink(entry.path)
+
+
+# -- torchlint clean --------------------------------------------------------------------------
+
+CACHE_NAME = ".torchlint_cache"
+
+
+def is_cache(directory: Path) -> bool:
+    """Whether ``directory`` is a torchlint cache: a real directory (not a link) holding our
+    ``CACHEDIR.TAG``, or one named ``.torchlint_cache``."""
+    if os.path.islink(directory) or not directory.is_dir():
+        return False
+    if directory.name == CACHE_NAME:
+        return True
+    try:
+        with open(directory / "CACHEDIR.TAG", "rb") as tag:
+            return tag.read(len(TAG) + 1) == TAG.encode()
+    except OSError:
+        return False
+
+
+def find_caches(start: Path, extra: list[Path] = ()) -> list[Path]:
+    """The caches ``torchlint clean`` removes: every ``.torchlint_cache`` directory under
+    ``start`` (links not followed, ``.git`` not entered) and those of ``extra`` (a project's
+    cache directory) that are caches (``is_cache``), each once, in order."""
+    found: list[Path] = []
+    for directory in extra:
+        if is_cache(Path(directory)):
+            found.append(Path(os.path.abspath(directory)))
+    for dirpath, dirnames, _ in os.walk(start, followlinks=False):
+        keep = []
+        for name in dirnames:
+            if name == CACHE_NAME:
+                path = Path(dirpath, name)
+                if is_cache(path):
+                    found.append(Path(os.path.abspath(path)))
+            elif name != ".git":
+                keep.append(name)
+        dirnames[:] = sorted(keep)
+    unique: list[Path] = []
+    for path in found:
+        if path not in unique:
+            unique.append(path)
+    return unique
+
+
+def remove_cache(directory: Path) -> None:
+    """Remove the cache ``directory`` and everything in it (links in it are removed, never
+    followed)."""
+    import shutil
+
+    shutil.rmtree(directory)

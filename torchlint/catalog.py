@@ -62,7 +62,7 @@ def replace_block(text: str, name: str, body: str) -> str:
     return head + start + body + end + tail
 
 
-def _kind_text(kind: type | tuple[type, ...], item_kind: type | None) -> str:
+def kind_text(kind: type | tuple[type, ...], item_kind: type | None) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     names = [_KIND_NAMES.get(k, k.__name__) for k in kinds]
     if item_kind is not None and names == ["list"]:
@@ -80,7 +80,7 @@ def options_block(rule: Any) -> str:
         meaning = opt.description.replace("*", "\\*")  # `test_*.py, *_test.py` is not emphasis
         if not meaning.endswith("."):
             meaning += "."
-        kind = _kind_text(opt.kind, opt.item_kind)
+        kind = kind_text(opt.kind, opt.item_kind)
         lines.append(f"- `{key}` ({kind}, default `{json.dumps(opt.default)}`): {meaning}")
     return "\n".join(lines) + "\n"
 

@@ -22,7 +22,7 @@ from torchlint import __version__, speedups
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
-SUBCOMMANDS = ("check", "rules", "rule", "trace", "server")
+SUBCOMMANDS = ("check", "rules", "rule", "trace", "server", "clean", "version")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -42,6 +42,19 @@ def _jobs(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
     return n
+
+
+def _patterns(value: str) -> list[str]:
+    """``--exclude a,b/``: gitignore-style patterns, comma-separated (checked with the settings)."""
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _per_file_ignore(value: str) -> tuple[str, list[str]]:
+    """``PATTERN:CODES`` (the codes comma-separated), split at the last colon."""
+    pattern, colon, codes = value.rpartition(":")
+    if not colon or not pattern.strip() or not _codes(codes):
+        raise argparse.ArgumentTypeError(f"expected PATTERN:CODES (such as 'tests/*:TL004,TL006'), got {value!r}")
+    return pattern.strip(), _codes(codes)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -70,11 +83,29 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, action="extend", default=None, metavar="CODES",
                        help="rules to enable on top of the selection")
     check.add_argument("--ignore", type=_codes, action="extend", default=None, metavar="CODES", help="rules to disable")
-    check.add_argument("--format", default="full", metavar="FORMAT",
-                       help="full (default), concise, json, json-lines, sarif, github, junit")
+    check.add_argument("--extend-ignore", type=_codes, action="extend", default=None, metavar="CODES",
+                       help="rules to disable, on top of --ignore (as ruff's)")
+    check.add_argument("--per-file-ignores", type=_per_file_ignore, action="append", default=None,
+                       metavar="PATTERN:CODES",
+                       help="ignore CODES in files matching PATTERN (gitignore style, relative to the working "
+                            "directory); repeatable; replaces the configuration's per-file-ignores")
+    check.add_argument("--extend-per-file-ignores", type=_per_file_ignore, action="append", default=None,
+                       metavar="PATTERN:CODES", help="as --per-file-ignores, added to the configuration's")
+    check.add_argument("--exclude", type=_patterns, action="extend", default=None, metavar="PATTERNS",
+                       help="files and directories to leave out (gitignore style, comma-separated, relative to the "
+                            "working directory); replaces the configuration's exclude")
+    check.add_argument("--extend-exclude", type=_patterns, action="extend", default=None, metavar="PATTERNS",
+                       help="as --exclude, added to the configuration's exclude and extend-exclude")
+    check.add_argument("--format", "--output-format", dest="format", default="full", metavar="FORMAT",
+                       help="full (default), concise, json, json-lines, sarif, github, gitlab, junit, pylint")
     check.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout")
     check.add_argument("--statistics", action="store_true", help="show counts per rule instead of each finding")
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("-e", "--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--exit-non-zero-on-fix", action="store_true",
+                       help="exit 1 when a fix was applied, even if no finding is left")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix/--diff, list the fixes applied, per rule")
+    check.add_argument("-w", "--watch", action="store_true",
+                       help="lint again whenever a linted file or a configuration changes (Ctrl-C to stop)")
     check.add_argument("--fail-on", choices=("error", "warning"), default="warning",
                        help="exit 1 only for findings of this severity or higher (default: warning, any finding)")
     check.add_argument("--add-noqa", action="store_true",
@@ -100,7 +131,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help=f"analyse files in N processes (default: the number of CPU cores; "
                             f"at most {MAX_JOBS} and the number of files)")
-    check.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    check.add_argument("-n", "--no-cache", action="store_true", help="neither read nor write the cache")
     check.add_argument("--cache-dir", metavar="DIR", help="cache directory (default: .torchlint_cache next to the configuration)")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline file")
     check.add_argument("--write-baseline", metavar="FILE",
@@ -120,12 +151,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         add_trace_arguments(trace)
 
     rules = sub.add_parser("rules", help="list every rule")
-    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    rules.add_argument("--format", "--output-format", dest="format", choices=("text", "json", "markdown"),
+                       default="text")
 
     rule = sub.add_parser("rule", help="show a rule's catalog page")
-    rule.add_argument("code", metavar="CODE", help="rule code (TL001) or name (missing-zero-grad)")
+    rule.add_argument("code", metavar="CODE", nargs="?", help="rule code (TL001) or name (missing-zero-grad)")
+    rule.add_argument("--all", action="store_true", help="show every rule's page")
+    rule.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
     server = sub.add_parser("server", help="run the language server on stdio, for editors (needs torchlint[lsp])")
-    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule, "server": server}
+    clean = sub.add_parser("clean", help="remove the caches (.torchlint_cache) under the working directory and "
+                                         "the project's own")
+    version = sub.add_parser("version", help="print the version")
+    version.add_argument("--format", "--output-format", dest="format", choices=("text", "json"), default="text")
+    parser.commands = {"check": check, "trace": trace, "rules": rules, "rule": rule, "server": server,
+                       "clean": clean, "version": version}
     return parser
 
 
@@ -135,8 +174,24 @@ def parse_arguments(argv: list[str]) -> argparse.Namespace:
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args, extra = parser.parse_known_args(argv)
     if extra:
-        parser.commands.get(args.command, parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        command = parser.commands.get(args.command, parser)
+        hint = _close_option(command, extra)
+        command.error(f"unrecognized arguments: {' '.join(extra)}" + (f" (did you mean {hint}?)" if hint else ""))
     return args
+
+
+def _close_option(parser: argparse.ArgumentParser, extra: list[str]) -> str | None:
+    """The option of ``parser`` the first unknown ``--option`` in ``extra`` is likely a typo
+    of (``--fixx`` -> ``--fix``), or None."""
+    import difflib
+
+    known = [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
+    for word in extra:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.partition("=")[0], known, n=1, cutoff=0.75)
+            if close:
+                return close[0]
+    return None
 
 
 def _normalise(argv: list[str]) -> list[str]:
@@ -183,13 +238,19 @@ def _main(args_list: list[str]) -> int:
             return cmd_rules(args)
         if args.command == "rule":
             return cmd_rule(args)
+        if args.command == "version":
+            return cmd_version(args)
+        if args.command == "clean":
+            return cmd_clean(args)
         if args.command == "server":
             from torchlint.server import serve
 
             serve()
             return EXIT_CLEAN
         with _sigterm_interrupts():
-            return cmd_trace(args) if args.command == "trace" else cmd_check(args)
+            if args.command == "trace":
+                return cmd_trace(args)
+            return cmd_watch(args) if args.watch else cmd_check(args)
     except TorchlintError as exc:
         print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
@@ -235,17 +296,28 @@ def load_settings(args: argparse.Namespace, cwd: Path):
     """Every file's settings (``Configs``): ``--config``'s or ``--isolated``'s for all, else
     each file's nearest configuration below the project's own, the outermost configuration
     above the named paths (within their git repository) -- whatever their order."""
-    from torchlint.config import Configs, build_settings, discover_configs
+    from torchlint.config import Configs, Overrides, build_settings, discover_configs
 
-    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": args.ignore}
+    ignore = None if args.ignore is None and args.extend_ignore is None else \
+        [*(args.ignore or ()), *(args.extend_ignore or ())]
+    cli = {"select": args.select, "extend-select": args.extend_select, "ignore": ignore}
+
+    def pairs(given):
+        return None if given is None else tuple((pattern, tuple(codes)) for pattern, codes in given)
+
+    overrides = Overrides(cwd, None if args.exclude is None else tuple(args.exclude), tuple(args.extend_exclude or ()),
+                          pairs(args.per_file_ignores), pairs(args.extend_per_file_ignores) or ())
     if args.config and not args.isolated:
         config_path = Path(args.config)
         if not config_path.is_file():
             raise UsageError(f"--config {args.config}: no such file")
-        return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude), cli, fixed=True)
+        return Configs(build_settings(config_path, cli, force_exclude=args.force_exclude, overrides=overrides), cli,
+                       fixed=True, overrides=overrides)
     if args.isolated:
-        return Configs(build_settings(None, cli, force_exclude=args.force_exclude), cli, fixed=True)
-    return discover_configs(common_directory(args.paths, cwd), cli, force_exclude=args.force_exclude)
+        return Configs(build_settings(None, cli, force_exclude=args.force_exclude, overrides=overrides), cli,
+                       fixed=True, overrides=overrides)
+    return discover_configs(common_directory(args.paths, cwd), cli, force_exclude=args.force_exclude,
+                            overrides=overrides)
 
 
 def common_directory(paths: list[str], cwd: Path) -> Path:
@@ -264,7 +336,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from torchlint.run import lint_files, project_context
 
     if args.format not in FORMAT_NAMES:
-        raise UsageError(f"--format {args.format}: unknown format (accepted: {', '.join(FORMAT_NAMES)})")
+        import difflib
+
+        close = difflib.get_close_matches(args.format, FORMAT_NAMES, n=1, cutoff=0.6)
+        hint = f", did you mean {close[0]!r}?" if close else ""
+        raise UsageError(f"--format {args.format}: unknown format{hint} (accepted: {', '.join(FORMAT_NAMES)})")
     if args.statistics and args.format not in STATISTICS_FORMATS:
         raise UsageError(f"--statistics cannot be shown as --format {args.format} "
                          f"(accepted with --statistics: {', '.join(STATISTICS_FORMATS)})")
@@ -278,7 +354,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     configs = load_settings(args, cwd)
     settings = configs.base
     if args.show_settings is not None:
-        print(show_settings(configs, Path(args.show_settings), cwd))
+        sys.stdout.write(show_settings(configs, Path(args.show_settings), cwd, args))
         return EXIT_CLEAN
     if args.baseline and args.write_baseline:
         raise UsageError("--baseline and --write-baseline cannot be used together")
@@ -362,16 +438,22 @@ def cmd_check(args: argparse.Namespace) -> int:
             progress.close()
     for path, reason in result.unanalysed:  # no TL000 finding says so
         warn(path, f"not analysed: {reason} (TL000, which reports such files, is not selected)")
+    failed: list[str] = []
     if outcome is not None:
         with writes:
             failed = report_fixes(outcome, files, settings, args)
+        if args.show_fixes:
+            print(show_fixes(outcome, would=bool(args.diff)), file=sys.stderr)
         if args.diff or args.fix_only:
             for err in result.errors:
                 print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}",
                       file=sys.stderr)
             if failed or result.errors or missing:
                 return EXIT_ERROR
-            return EXIT_FINDINGS if args.diff and outcome.changed else EXIT_CLEAN
+            if args.exit_zero:
+                return EXIT_CLEAN
+            changed = outcome.changed and (args.diff or args.exit_non_zero_on_fix)
+            return EXIT_FINDINGS if changed else EXIT_CLEAN
     if args.verbose and cache is not None:
         print(f"torchlint: cache {cache.directory}: {cache.hits} hit(s), {cache.misses} miss(es)", file=sys.stderr)
         if cache.disabled:
@@ -392,11 +474,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.add_noqa:
         add_noqa_comments(result.findings, files, quiet=args.quiet)
         return EXIT_ERROR if result.errors or missing else EXIT_CLEAN
-    result.findings = sorted(result.findings + missing_findings(missing, settings.enabled), key=lambda f: f.sort_key)
+    result.findings = sorted(result.findings + missing_findings(missing), key=lambda f: f.sort_key)
 
     color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    report = Report(result, settings, cwd, color=color, quiet=args.quiet)
+    report = Report(result, settings, cwd, color=color, quiet=args.quiet, failures=failed)
     text = render_statistics_as(args.format, report) if args.statistics else render(args.format, report)
+    if args.format == "sarif" and not args.statistics:
+        from torchlint.formats.sarif import RESULTS_LIMIT, omitted
+
+        left_out = omitted(result.findings)
+        if left_out:
+            print(f"torchlint: warning: SARIF: {left_out:,} finding(s) left out of the report: GitHub code scanning "
+                  f"accepts at most {RESULTS_LIMIT:,} results per run (kept: the first {RESULTS_LIMIT:,}, errors "
+                  "first, then by position)", file=sys.stderr)
     if output is not None:
         from torchlint.output import write_atomic
 
@@ -415,11 +505,101 @@ def cmd_check(args: argparse.Namespace) -> int:
               + ("" if args.verbose else " (run with --verbose for the traceback)"), file=sys.stderr)
         if args.verbose and err.traceback:
             print(err.traceback, file=sys.stderr)
-    if result.errors or missing or (outcome is not None and failed):
+    if result.errors or missing or failed:
         return EXIT_ERROR
-    if fails(result.findings, args.fail_on) and not args.exit_zero:
+    if args.exit_zero:
+        return EXIT_CLEAN
+    if fails(result.findings, args.fail_on):
+        return EXIT_FINDINGS
+    if args.exit_non_zero_on_fix and outcome is not None and outcome.changed:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """``check --watch``: ``cmd_check`` now and whenever a file it lints, or a configuration
+    that may apply to one, changes (``torchlint.watch``); Ctrl-C ends it (exit 0)."""
+    import copy
+
+    from torchlint.watch import watch
+
+    for flag, given in (("--show-files", args.show_files), ("--show-settings", args.show_settings is not None),
+                        ("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
+                        ("- (standard input)", "-" in args.paths)):
+        if given:
+            raise UsageError(f"--watch cannot be used with {flag}")
+    cwd = Path.cwd().resolve()
+
+    def run() -> int:
+        try:
+            return cmd_check(copy.copy(args))
+        except TorchlintError as exc:  # a configuration being edited: say so and wait for the next change
+            print(f"torchlint: error: {escape_text(str(exc))}", file=sys.stderr)
+            return exc.exit_code
+
+    return watch(run, lambda: watched_state(args, cwd))
+
+
+def watched_state(args: argparse.Namespace, cwd: Path) -> tuple:
+    """What ``--watch`` compares between two looks: the files a run would lint, the paths
+    named (one that does not exist may appear), ``--config``/``--baseline`` and the
+    configuration files around them (``watch.snapshot``)."""
+    import copy
+
+    from torchlint.files import discover
+    from torchlint.watch import snapshot
+
+    named = [cwd / p for p in args.paths] + [cwd / p for p in (args.config, args.baseline) if p]
+    files: list[Path] = []
+    error = None
+    try:
+        present, _ = split_missing(list(args.paths), cwd)
+        configs = load_settings(copy.copy(args), cwd)
+        if present:
+            files = [f.path for f in discover(present, configs.base, cwd)[0]]
+    except TorchlintError as exc:  # an invalid configuration is a state too: its fix is a change
+        error = str(exc)
+    directories = {Path(os.path.abspath(p)).parent for p in files} | {cwd} | \
+        {p if p.is_dir() else p.parent for p in named}
+    return (error, *snapshot([*files, *named], directories))
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    """``torchlint version``: ``torchlint X.Y.Z`` (``{"version": "X.Y.Z"}`` as JSON)."""
+    print(json.dumps({"version": __version__}) if args.format == "json" else f"torchlint {__version__}")
+    return EXIT_CLEAN
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    """``torchlint clean``: remove every ``.torchlint_cache`` under the working directory and
+    the project's own cache (at its root, or its ``cache-dir``), printing each one removed."""
+    from torchlint.cache import find_caches, remove_cache
+
+    cwd = Path.cwd().resolve()
+    extra = []
+    try:
+        from torchlint.config import discover_configs
+
+        settings = discover_configs(cwd).base
+        extra.append(settings.cache_dir or settings.root / ".torchlint_cache")
+    except TorchlintError as exc:  # a broken configuration must not keep its caches
+        print(f"torchlint: warning: the project's configuration could not be read ({escape_text(str(exc))}); "
+              "cleaning under the working directory only", file=sys.stderr)
+    failed = False
+    removed = 0
+    for directory in find_caches(cwd, extra):
+        shown = os.path.relpath(directory, cwd) if directory == cwd or cwd in directory.parents else str(directory)
+        try:
+            remove_cache(directory)
+        except OSError as exc:
+            print(f"torchlint: error: {escape_path(shown)}: cannot remove: {exc.strerror or exc}", file=sys.stderr)
+            failed = True
+            continue
+        removed += 1
+        print(f"Removed {escape_path(shown)}")
+    if not removed and not failed:
+        print("No cache to remove.")
+    return EXIT_ERROR if failed else EXIT_CLEAN
 
 
 def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
@@ -444,17 +624,17 @@ def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
     return True
 
 
-def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bool:
+def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> list[str]:
     """Print the diff (``--diff``) or write the fixed files, then the summary line
     "N fixed, M remaining (K fixable with --unsafe-fixes)" on stderr (not with ``-q``).
-    True when a file could not be fixed or written (exit 2). A file changed on disk since it
-    was read is not written."""
+    What could not be fixed or written, ``PATH: reason`` each (exit 2; SARIF's
+    notifications). A file changed on disk since it was read is not written."""
     from torchlint.bounded import TooLarge
     from torchlint.files import read_source
     from torchlint.fixes import decode_source, unified_diff
     from torchlint.output import printable, write_bytes_atomic
 
-    failed = bool(outcome.problems)
+    failed = [f"{display}: {reason}" for display, reason in outcome.problems]
     by_display = {f.display: f.path for f in files}
     diffs = []
     written = 0
@@ -470,13 +650,13 @@ def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bo
                 now = None
             if now != before:
                 warn(display, "changed on disk while torchlint fixed it; not written")
-                failed = True
+                failed.append(f"{display}: changed on disk while torchlint fixed it; not written")
                 continue
             write_bytes_atomic(path, after)
             written += 1
         except OSError as exc:
             warn(display, f"cannot write the fixed file: {exc.strerror or exc}")
-            failed = True
+            failed.append(f"{display}: cannot write the fixed file: {exc.strerror or exc}")
     if diffs:
         sys.stdout.write(printable("".join(diffs)))
         sys.stdout.flush()
@@ -487,6 +667,28 @@ def report_fixes(outcome, files: list, settings, args: argparse.Namespace) -> bo
     return failed
 
 
+def show_fixes(outcome, *, would: bool = False) -> str:
+    """``--show-fixes``: what the fix loop applied, per rule, and the files it changed::
+
+        Fixed 3 findings:
+            2 × TL002 (loss-kept-with-graph)
+            1 × TL008 (functional-dropout-ignores-eval)
+          in 2 files: model.py, train.py
+    """
+    from torchlint.rule import rule_info
+
+    total = outcome.total_fixed
+    head = f"{'Would fix' if would else 'Fixed'} {total} finding{'s' if total != 1 else ''}"
+    if not total:
+        return head + "."
+    lines = [head + ":"]
+    for code, n in sorted(outcome.fixed.items(), key=lambda kv: (-kv[1], kv[0])):
+        lines.append(f"    {n} \u00d7 {code} ({rule_info(code).name})")
+    paths = sorted(outcome.changed)
+    lines.append(f"  in {len(paths)} file{'s' if len(paths) != 1 else ''}: {', '.join(escape_path(p) for p in paths)}")
+    return "\n".join(lines)
+
+
 def fix_summary(outcome, settings, *, would: bool = False) -> str:
     """"N fixed, M remaining (K fixable with --unsafe-fixes)" ("would be fixed" for ``--diff``)."""
     remaining = outcome.result.findings
@@ -495,26 +697,17 @@ def fix_summary(outcome, settings, *, would: bool = False) -> str:
     return line + (f" ({hidden} fixable with --unsafe-fixes)" if hidden else "")
 
 
-def show_settings(configs, path: Path, cwd: Path) -> str:
-    """The resolved settings of the file at ``path``, as ``--show-settings`` prints them."""
-    from torchlint.rule import rule_index
+def show_settings(configs, path: Path, cwd: Path, args: argparse.Namespace | None = None) -> str:
+    """The resolved settings of the file at ``path``, as ``--show-settings`` prints them:
+    TOML for a ``[tool.torchlint]`` table (``torchlint.settings_toml``)."""
+    from torchlint.settings_toml import render
 
-    settings = configs.for_path(cwd / path)
-    rules = {r.code: r for r in rule_index()}
-    lines = [f"file: {escape_path(str(path))}",
-             f"configuration: {escape_path(str(settings.config_path)) if settings.config_path else '(defaults)'}"]
-    lines += [f"  extends: {escape_path(str(p))}" for p in settings.extends]
-    lines.append(f"project root: {escape_path(str(configs.base.root))}")
-    lines.append("enabled rules: " + (", ".join(f"{c} ({rules[c].name})" for c in sorted(settings.enabled)) or "none"))
-    for pattern, codes in sorted(settings.per_file_ignores.items()):
-        base = settings.ignore_bases.get(pattern, settings.root)
-        lines.append(f"per-file-ignores: {pattern} (relative to {escape_path(str(base))}) = {', '.join(sorted(codes))}")
-    lines.append("options:")
-    for code in sorted(settings.enabled):
-        if code in rules:
-            for key, value in sorted(settings.options_for(rules[code]).items()):
-                lines.append(f"  {rules[code].name}.{key} = {value!r}")
-    return "\n".join(lines)
+    source = None
+    if args is not None and args.isolated:
+        source = "--isolated"
+    elif args is not None and args.config:
+        source = "--config"
+    return render(configs, path, cwd, source=source, cache_dir=getattr(args, "cache_dir", None))
 
 
 # Python read from standard input beyond this is refused (ten times the default max-file-size;
@@ -570,11 +763,14 @@ def split_missing(paths: list[str], cwd: Path) -> tuple[list[str], list[str]]:
     return [p for p in paths if p not in missing], missing
 
 
-def missing_findings(missing: list[str], enabled: frozenset[str]) -> list:
-    """A TL000 finding for each path that does not exist, so that machine formats show it."""
-    from torchlint.results import crashed_result
+def missing_findings(missing: list[str]) -> list:
+    """An ``E902`` finding (an I/O error, as ruff reports one) for each path named on the
+    command line that does not exist, so that every format shows it; whatever is selected."""
+    from torchlint.codes import IO_ERROR_RULE
+    from torchlint.finding import Finding, Span
 
-    return [f for path in missing for f in crashed_result(path, "no such file or directory", enabled).findings]
+    return [Finding.at(IO_ERROR_RULE, path, Span.point(1, 1), "No such file or directory (os error 2)")
+            for path in missing]
 
 
 def fails(findings: list, fail_on: str) -> bool:
@@ -608,16 +804,13 @@ STATISTICS_FORMATS = ("full", "concise", "json", "json-lines")
 
 def render_statistics_as(format_name: str, report) -> str:
     """``--statistics`` in ``format_name``: the text table for the text formats, an array
-    of ``{"code", "name", "severity", "count"}`` for ``json`` (a line each for ``json-lines``)."""
-    from collections import Counter
-
-    from torchlint.formats.text import render_statistics
+    of ``{"code", "name", "severity", "count", "fixable", "fixable_unsafe"}`` for ``json``
+    (a line each for ``json-lines``)."""
+    from torchlint.formats.text import render_statistics, statistics
 
     if format_name in ("full", "concise"):
         return render_statistics(report)
-    counts = Counter((f.rule, f.name, f.severity.value) for f in report.result.findings)
-    rows = [{"code": code, "name": name, "severity": severity, "count": n}
-            for (code, name, severity), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    rows = statistics(report)
     if format_name == "json":
         return json.dumps(rows, indent=2) + "\n"
     return "".join(json.dumps(row) + "\n" for row in rows)
@@ -746,15 +939,11 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     from torchlint.rule import all_rules
+    from torchlint.ruleinfo import shown_summary
 
     rules = all_rules()
     if args.format == "json":
-        from torchlint.formats import rule_url
-
-        # "rule" for the code, as in findings (--format json)
-        data = [{"rule": r.code, "name": r.name, "severity": r.severity.value, "default": r.default_enabled,
-                 "fixable": list(r.fixable), "summary": r.summary, "url": rule_url(r.code, r.name)} for r in rules]
-        print(json.dumps(data, indent=2))
+        print(json.dumps([rule_json(r) for r in rules], indent=2))
         return EXIT_CLEAN
     if args.format == "markdown":
         print(rules_markdown(rules), end="")
@@ -763,8 +952,38 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print(f"{'Code':<6} {'Name':<{width}} {'Default':<7} {'Severity':<8} {'Fix':<11} Summary")
     for r in rules:
         print(f"{r.code:<6} {r.name:<{width}} {'on' if r.default_enabled else 'off':<7} {r.severity.value:<8} "
-              f"{fixable_label(r):<11} {r.summary}")
+              f"{fixable_label(r):<11} {shown_summary(r.summary)}")
     return EXIT_CLEAN
+
+
+def rule_json(rule, *, explanation: bool = False) -> dict:
+    """A rule as ``torchlint rules --output-format json`` (and ``rule CODE``, with its page
+    as ``explanation``) shows it: ``code``, ``name``, ``summary``, ``severity``,
+    ``default_enabled``, ``fixable`` (``["safe"]``, ``["unsafe"]``, both or none),
+    ``options`` (key -> ``default``, ``type``, ``description``) and ``url``. ``rule`` and
+    ``default`` repeat ``code`` and ``default_enabled`` under their earlier names."""
+    from torchlint.catalog import kind_text
+    from torchlint.formats import rule_url
+    from torchlint.ruleinfo import shown_summary
+
+    data = {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": shown_summary(rule.summary),
+        "severity": rule.severity.value,
+        "default_enabled": bool(rule.default_enabled),
+        "fixable": list(rule.fixable),
+        "options": {key: {"default": opt.default, "type": kind_text(opt.kind, opt.item_kind),
+                          "description": opt.description} for key, opt in rule.options.items()},
+        "url": rule_url(rule.code, rule.name),
+        "rule": rule.code,
+        "default": bool(rule.default_enabled),
+    }
+    if explanation:
+        from torchlint import catalog
+
+        data["explanation"] = catalog.page(rule.code, rule.name)
+    return data
 
 
 def fixable_label(rule) -> str:
@@ -774,10 +993,12 @@ def fixable_label(rule) -> str:
 
 def rules_markdown(rules) -> str:
     """The README's rules table."""
+    from torchlint.ruleinfo import shown_summary
+
     lines = ["| Code | Name | Default | Severity | Fix | Summary |", "| --- | --- | --- | --- | --- | --- |"]
     for r in rules:
         lines.append(f"| {r.code} | {r.name} | {'on' if r.default_enabled else 'off'} | {r.severity.value} | "
-                     f"{fixable_label(r)} | {r.summary} |")
+                     f"{fixable_label(r)} | {shown_summary(r.summary)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -795,15 +1016,36 @@ def options_markdown(rules) -> str:
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
+    """``torchlint rule CODE`` (or a rule's name): its page; ``--all``: every rule's page;
+    ``--output-format json``: the rule as ``rule_json`` gives it, its page as ``explanation``
+    (an array of them with ``--all``)."""
     from torchlint import catalog
     from torchlint.rule import all_rules
 
-    wanted = args.code.strip()
-    for r in all_rules():
-        if r.code == wanted.upper() or r.name == wanted.lower():
-            sys.stdout.write(catalog.page(r.code, r.name))
-            return EXIT_CLEAN
-    raise UsageError(f"unknown rule {wanted!r} (see `torchlint rules`)")
+    rules = all_rules()
+    if args.all:
+        if args.code is not None:
+            raise UsageError("rule: give a rule (CODE) or --all, not both")
+        chosen = rules
+    elif args.code is None:
+        raise UsageError("rule: name a rule (a code such as TL001, or a name such as missing-zero-grad), or --all")
+    else:
+        wanted = args.code.strip()
+        chosen = [r for r in rules if r.code == wanted.upper() or r.name == wanted.lower()]
+        if not chosen:
+            import difflib
+
+            names = [r.code for r in rules] + [r.name for r in rules]
+            close = difflib.get_close_matches(wanted.upper() if wanted[:2].upper() == "TL" else wanted.lower(),
+                                              names, n=1, cutoff=0.6)
+            hint = f", did you mean {close[0]!r}?" if close else ""
+            raise UsageError(f"unknown rule {wanted!r}{hint} (see `torchlint rules`)")
+    if args.format == "json":
+        data = [rule_json(r, explanation=True) for r in chosen]
+        print(json.dumps(data if args.all else data[0], indent=2))
+        return EXIT_CLEAN
+    sys.stdout.write("\n".join(catalog.page(r.code, r.name) for r in chosen))
+    return EXIT_CLEAN
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,10 +2,25 @@
 rule classes use these constants as their ``code``; their metadata comes from the registry:
 ``rule.rule_info``)."""
 
+from torchlint.finding import Severity
+
 SYNTAX_ERROR = "TL000"  # a file, or a notebook cell, that could not be read or parsed
 UNUSED_LAYER = "TL005"
 TENSOR_WITHOUT_DEVICE = "TL010"
+UNSAFE_CHECKPOINT_LOAD = "TL016"  # SARIF's one security rule
 SHAPE_MISMATCH = "TL100"  # the trace's
 DEVICE_MISMATCH = "TL101"  # the trace's
 UNUSED_NOQA = "TL901"
 INVALID_NOQA = "TL902"
+IO_ERROR = "E902"  # a path named on the command line that cannot be read (ruff's code): no rule reports it
+
+
+class _IoError:
+    """What a finding takes from its rule (``finding.RuleMeta``), for ``IO_ERROR``."""
+
+    code = IO_ERROR
+    name = "io-error"
+    severity = Severity.ERROR
+
+
+IO_ERROR_RULE = _IoError()

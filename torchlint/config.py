@@ -227,6 +227,19 @@ def resolve_selection(
 
 # -- validation --------------------------------------------------------------------------
 
+def did_you_mean(word: str, candidates) -> str:
+    """``", did you mean `x`?"`` for the candidate closest to a misspelt ``word`` (difflib),
+    or ``""`` when none is close."""
+    import difflib
+
+    candidates = list(candidates)
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    if not close:  # case or separators: extend_exclude, Extend-Exclude
+        folded = {c.lower().replace("_", "-"): c for c in candidates}
+        close = [folded[k] for k in difflib.get_close_matches(word.lower().replace("_", "-"), folded, n=1, cutoff=0.6)]
+    return f", did you mean `{close[0]}`?" if close else ""
+
+
 def _str_list(value: Any, source: str, key: str) -> list[str]:
     if isinstance(value, str):
         raise ConfigError(source, key, f"expected a list, got the string {value!r} (write [{value!r}])")
@@ -279,7 +292,8 @@ def _rule_options(rule: RuleInfo, table: Any, source: str, inherited: dict[str, 
         spec = rule.options.get(key)
         if spec is None:
             accepted = ", ".join(sorted(rule.options)) or "no options"
-            raise ConfigError(source, f"{key_prefix}.{key}", f"unknown option for {rule.code}", accepted)
+            raise ConfigError(source, f"{key_prefix}.{key}",
+                              f"unknown option for {rule.code}" + did_you_mean(key, rule.options), accepted)
         ok = isinstance(value, spec.kind) and not (isinstance(value, bool) and spec.kind in (int, float, (int, float)))
         if ok and spec.item_kind is not None:
             ok = all(isinstance(v, spec.item_kind) for v in value)
@@ -315,12 +329,102 @@ def _target_version(value: Any, source: str) -> str:
     return value
 
 
+# -- command-line overrides of file settings ----------------------------------------------
+
+def rebase_pattern(pattern: str, base: Path, root: Path) -> str | None:
+    """A gitignore-style ``pattern`` written relative to ``base`` (the working directory), as
+    a pattern relative to ``root`` (the settings' root) that matches the same paths under
+    ``root``; None when it can match nothing there. An anchored pattern (a ``/`` before its
+    end) names paths from ``base``; an unanchored one a name at any depth below ``base``."""
+    import fnmatch
+
+    if base == root:
+        return pattern
+    negated = pattern.startswith("!")
+    text = pattern[1:] if negated else pattern
+    trailing = "/" if text.endswith("/") and not text.endswith("\\/") else ""
+    body = text.rstrip("/") if trailing else text
+    anchored = "/" in body
+    body = body.lstrip("/")
+    if root in base.parents:  # the working directory is inside the root
+        prefix = base.relative_to(root).as_posix()
+        rebased = f"/{prefix}/{body}" if anchored else f"/{prefix}/**/{body}"
+    elif base in root.parents:  # the root is inside the working directory
+        if not anchored:
+            rebased = body
+        else:
+            parts, segments = root.relative_to(base).parts, body.split("/")
+            for i, part in enumerate(parts):
+                if i >= len(segments):  # it names a directory above the root: everything in it
+                    segments, trailing = ["**"], ""
+                    break
+                if segments[i] == "**":
+                    segments = segments[i:]
+                    break
+                if not fnmatch.fnmatchcase(part, segments[i]):
+                    return None
+            else:
+                segments = segments[len(parts):]
+                if not segments:  # the root itself
+                    segments, trailing = ["**"], ""
+            rebased = "/" + "/".join(segments)
+    else:  # apart: only a name can match
+        if anchored:
+            return None
+        rebased = body
+    return ("!" if negated else "") + rebased + trailing
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line sets over every configuration file's settings, as ruff's flags:
+    ``--exclude`` (replaces ``exclude``), ``--extend-exclude`` (added to it),
+    ``--per-file-ignores`` (replaces ``per-file-ignores``) and ``--extend-per-file-ignores``
+    (added); their patterns are relative to ``base``, the working directory."""
+
+    base: Path
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.exclude is not None or self.extend_exclude or self.per_file_ignores is not None
+                    or self.extend_per_file_ignores)
+
+    def apply(self, settings: Settings) -> None:
+        base, root = Path(os.path.realpath(self.base)), Path(os.path.realpath(settings.root))
+
+        def rebased(patterns, flag: str) -> list[str]:
+            out = []
+            for pattern in patterns:
+                _check_pattern(pattern, "command line", flag)
+                moved = rebase_pattern(pattern, base, root)
+                if moved is not None:
+                    out.append(moved)
+            return out
+
+        if self.exclude is not None:
+            settings.exclude = rebased(self.exclude, "--exclude")
+        settings.extend_exclude = [*settings.extend_exclude, *rebased(self.extend_exclude, "--extend-exclude")]
+        if self.per_file_ignores is not None:
+            settings.per_file_ignores, settings.ignore_bases = {}, {}
+        for flag, pairs in (("--per-file-ignores", self.per_file_ignores or ()),
+                            ("--extend-per-file-ignores", self.extend_per_file_ignores)):
+            for pattern, codes in pairs:
+                expanded = frozenset(c for code in codes for c in expand_selector(code, "command line", flag))
+                for moved in rebased([pattern], flag):
+                    settings.ignore_bases.pop(moved, None)  # now relative to the root, as rebased
+                    settings.per_file_ignores[moved] = settings.per_file_ignores.get(moved, frozenset()) | expanded
+
+
 def build_settings(
     config_path: Path | None,
     cli: dict[str, list[str] | None] | None = None,
     *,
     force_exclude: bool = False,
     root: Path | None = None,
+    overrides: Overrides | None = None,
 ) -> Settings:
     """Resolve settings from the config file (if any, with the files it ``extend``s) and
     the CLI selection flags. A file's keys override those it inherits; selections apply in
@@ -335,6 +439,8 @@ def build_settings(
     settings.extends = [path for path, _ in reversed(chain[:-1])]
     for path, table in chain:
         _apply_table(settings, table, path)
+    if overrides:
+        overrides.apply(settings)
     return settings
 
 
@@ -347,7 +453,8 @@ def _selection_layer(table: dict[str, Any], source: str) -> dict[str, list[str] 
             raise ConfigError(source, key, f"name the table after the rule: {rules_by_code[key.upper()].name}")
         if key not in TOP_LEVEL_KEYS and key not in rules_by_name:
             accepted = ", ".join(list(TOP_LEVEL_KEYS) + sorted(rules_by_name))
-            raise ConfigError(source, key, "unknown key", accepted)
+            raise ConfigError(source, key, "unknown key" + did_you_mean(key, [*TOP_LEVEL_KEYS, *rules_by_name]),
+                              accepted)
     layer: dict[str, list[str] | None] = {}
     for key in ("select", "extend-select", "ignore"):
         if key in table:
@@ -417,9 +524,11 @@ class Configs:
     in the file's directory or above it, up to the project root (``base.root``), else
     ``base``'s. ``fixed`` (``--config``, ``--isolated``): ``base`` for every file."""
 
-    def __init__(self, base: Settings, cli: dict[str, list[str] | None] | None = None, *, fixed: bool = False):
+    def __init__(self, base: Settings, cli: dict[str, list[str] | None] | None = None, *, fixed: bool = False,
+                 overrides: Overrides | None = None):
         self.base = base
         self.cli = cli
+        self.overrides = overrides
         self.fixed = fixed
         self._by_config: dict[Path, Settings] = {}
         if base.config_path is not None:
@@ -458,12 +567,13 @@ class Configs:
     def _settings(self, config: Path) -> Settings:
         key = Path(os.path.realpath(config))
         if key not in self._by_config:
-            self._by_config[key] = build_settings(config, self.cli, force_exclude=self.base.force_exclude)
+            self._by_config[key] = build_settings(config, self.cli, force_exclude=self.base.force_exclude,
+                                                  overrides=self.overrides)
         return self._by_config[key]
 
 
 def discover_configs(start: Path, cli: dict[str, list[str] | None] | None = None, *,
-                     force_exclude: bool = False) -> Configs:
+                     force_exclude: bool = False, overrides: Overrides | None = None) -> Configs:
     """The settings of files under ``start`` (a directory), found as ``torchlint check``
     finds them: the outermost configuration file from ``start`` up to its git repository's
     top is the base, and each file's nearest one below it its own (``Configs``)."""
@@ -472,4 +582,5 @@ def discover_configs(start: Path, cli: dict[str, list[str] | None] | None = None
     stop = git_root(start)
     config_path = outermost_config(start, stop)
     root = None if config_path else (stop or start)
-    return Configs(build_settings(config_path, cli, force_exclude=force_exclude, root=root), cli)
+    return Configs(build_settings(config_path, cli, force_exclude=force_exclude, root=root, overrides=overrides), cli,
+                   overrides=overrides)

@@ -25,6 +25,39 @@ class Option:
     item_kind: type | None = None
 
 
+# Letters whose English names start with a vowel sound: an abbreviation read letter by letter
+# takes "an" (an nn.Module, an F.dropout call).
+_AN_LETTERS = set("aefhilmnorsx")
+
+
+def _article(word: str) -> str:
+    """"A" or "An" before ``word`` (code): its leading letters read as a word (a
+    load_state_dict call), or letter by letter when they are an abbreviation (an nn.Module)."""
+    lead = ""
+    for char in word:
+        if not char.isalpha():
+            break
+        lead += char.lower()
+    abbreviation = len(lead) <= 2 or not any(c in "aeiouy" for c in lead)
+    if abbreviation:
+        return "An" if lead[:1] in _AN_LETTERS else "A"
+    return "An" if lead[:1] in "aeio" else "A"
+
+
+def shown_summary(summary: str) -> str:
+    """A rule's summary as every report shows it (``torchlint rules``, the README's table,
+    SARIF, JSON): starting with a capital. A plain first word is capitalised (``a layer or
+    tensor ...`` -> ``A layer or tensor ...``); one that is code, whose case is its spelling
+    (``nn.Module``, ``F.dropout``, ``x.to()``, ``snake_case``), keeps it and gets an article
+    when it starts in lower case (``An nn.Module layer ...``). The rest is as written."""
+    first = summary.split(" ", 1)[0]
+    if not first or first[0].isupper():
+        return summary
+    if any(mark in first for mark in "._()[]") or any(c.isupper() for c in first[1:]):
+        return _article(first) + " " + summary
+    return summary[0].upper() + summary[1:]
+
+
 def skips_tests(skips_test_files: bool, path: str, options: dict[str, Any]) -> bool:
     """Whether a rule that ``skips_test_files`` reports nothing in ``path`` with ``options``."""
     return skips_test_files and bool(options.get("skip-tests", True)) and is_test_file(path)

@@ -119,7 +119,7 @@ def test_statistics(project, run):
     project.write("b.py", BAD)
     code, out, _ = run("check", "--statistics", ".")
     assert code == 1
-    assert out.splitlines()[0].split() == ["2", "TL000", "[syntax-error]"]
+    assert out.splitlines()[0].split("\t") == ["    2", "TL000", "-", "[syntax-error]"]
 
 
 def test_unknown_format_is_usage_error(project, run):
@@ -187,9 +187,11 @@ def test_rules_lists_every_rule(run):
 def test_rules_json(run):
     code, out, _ = run("rules", "--format", "json")
     data = json.loads(out)
-    assert [d["rule"] for d in data] == [r.code for r in all_rules()]
-    assert set(data[0]) == {"rule", "name", "severity", "default", "fixable", "summary", "url"}
+    assert [d["code"] for d in data] == [d["rule"] for d in data] == [r.code for r in all_rules()]
+    assert set(data[0]) == {"code", "name", "summary", "severity", "default_enabled", "fixable", "options", "url",
+                            "rule", "default"}  # rule and default: the earlier names, kept
     assert data[1]["url"].endswith(f"/rules/{data[1]['rule']}-{data[1]['name']}.md")
+    assert run("rules", "--output-format", "json")[1] == out
 
 
 def test_rule_page_by_code_and_name(run):

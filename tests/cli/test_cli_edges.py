@@ -22,14 +22,17 @@ def test_a_missing_path_among_others_is_an_error_and_the_others_are_linted(proje
     assert code == 2
     assert "torchlint: error: nope.py: no such file or directory" in err
     assert "bad.py:1:11: TL000" in out  # still linted
-    assert "nope.py:1:1: TL000 [syntax-error] no such file or directory; nothing in this file was checked" in out
+    assert "nope.py:1:1: E902 [io-error] No such file or directory (os error 2)" in out  # as ruff reports it
 
 
 def test_a_missing_path_is_a_finding_in_json(project, run):
     project.write("ok.py", GOOD)
     code, out, _ = run("check", "--format", "json", "ok.py", "gone/x.py")
     assert code == 2
-    assert [(f["path"], f["rule"]) for f in json.loads(out)] == [("gone/x.py", "TL000")]
+    [finding] = json.loads(out)
+    assert (finding["path"], finding["rule"], finding["name"], finding["severity"]) == \
+        ("gone/x.py", "E902", "io-error", "error")
+    assert finding["message"] == "No such file or directory (os error 2)" and finding["url"] is None
 
 
 def test_a_mistyped_subcommand_is_named(project, run):
@@ -62,8 +65,10 @@ def test_statistics_honour_json_formats(project, run, fmt):
     code, out, _ = run("check", "--statistics", "--format", fmt, ".")
     assert code == 1
     rows = json.loads(out) if fmt == "json" else [json.loads(line) for line in out.splitlines()]
-    assert rows == [{"code": "TL000", "name": "syntax-error", "severity": "error", "count": 2},
-                    {"code": "TL004", "name": "hard-coded-hyperparameter", "severity": "warning", "count": 1}]
+    assert rows == [{"code": "TL000", "name": "syntax-error", "severity": "error", "count": 2,
+                     "fixable": 0, "fixable_unsafe": 0},
+                    {"code": "TL004", "name": "hard-coded-hyperparameter", "severity": "warning", "count": 1,
+                     "fixable": 0, "fixable_unsafe": 0}]
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "github", "junit"])

@@ -50,7 +50,7 @@ def test_cli_select_overrides_config_ignore(project, run):
 @pytest.mark.parametrize(
     ("toml", "expected"),
     [
-        ('[tool.torchlint]\nselectt = ["TL001"]\n', "`selectt`: unknown key (accepted: select, ignore"),
+        ('[tool.torchlint]\nselectt = ["TL001"]\n', "`selectt`: unknown key, did you mean `select`? (accepted: select, ignore"),
         ('[tool.torchlint]\nselect = ["TL001x"]\n', "`select`: unknown rule code or prefix 'TL001x'"),
         ('[tool.torchlint]\nselect = "TL001"\n', "`select`: expected a list, got the string 'TL001'"),
         ('[tool.torchlint]\nexclude = "build"\n', "`exclude`: expected a list, got the string 'build'"),

@@ -48,12 +48,14 @@ def _lint_twice(code: str) -> None:
         assert first.record.to_json() == second.record.to_json()
 
 
+@pytest.mark.slow
 @_settings(150)
 @given(hypothesmith.from_grammar())
 def test_programs_from_the_grammar(code):
     _lint_twice(code)
 
 
+@pytest.mark.slow
 @_settings(50)  # slower to generate: about half its draws are discarded
 @given(hypothesmith.from_node())
 def test_programs_from_libcst_nodes(code):

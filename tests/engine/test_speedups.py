@@ -86,6 +86,7 @@ def test_the_command_line_applies_them_and_the_switch_turns_them_off(tmp_path):
     assert on.stdout.splitlines()[:-1] == off.stdout.splitlines()[:-1]  # the same findings
 
 
+@pytest.mark.slow  # tests/engine once more, in a subprocess
 @pytest.mark.skipif(speedups.switched_off(), reason="this is the run without them")
 def test_the_engine_tests_pass_without_the_speedups():
     """``TORCHLINT_NO_SPEEDUPS=1 python -m pytest tests/engine``: the engine on LibCST and

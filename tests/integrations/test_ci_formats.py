@@ -37,7 +37,7 @@ def test_new_formats_are_registered(tmp_path, run_cli):
     (tmp_path / "a.py").write_text(CLEAN_SOURCE)
     for name in FORMAT_NAMES:
         assert run_cli(tmp_path, "check", "--format", name).code == 0, name
-    bad = run_cli(tmp_path, "check", "--format", "gitlab")
+    bad = run_cli(tmp_path, "check", "--format", "codeclimate")
     assert bad.code == 2 and "sarif" in bad.err and "Traceback" not in bad.err
 
 

@@ -18,6 +18,7 @@ from torchlint.formats import Report
 from torchlint.formats.linehash import line_hashes
 from torchlint.formats.sarif import build, plain_text
 from torchlint.rule import all_rules, rules_by_code
+from torchlint.ruleinfo import shown_summary
 
 ALL_CODES = [r.code for r in RULES]  # rules a static run reports
 DRIVER_CODES = [r.code for r in all_rules()]  # every rule, the traced TL100 included
@@ -42,9 +43,11 @@ def check_driver(run: dict, enabled: list[str]) -> None:
         rule = by_code[descriptor["id"]]
         page = catalog.page(rule.code, rule.name)
         assert descriptor["name"] == rule.name
-        assert descriptor["shortDescription"]["text"] == rule.summary
+        assert descriptor["shortDescription"]["text"] == shown_summary(rule.summary)
         what = catalog.first_paragraph(catalog.sections(page)["What it does"])
-        assert descriptor["fullDescription"]["text"] == what
+        full = descriptor["fullDescription"]["markdown"]
+        assert full.startswith(what.rstrip(":.")) or what.startswith(full.rstrip(".")), (full, what)
+        assert full.endswith((".", ")")) and descriptor["fullDescription"]["text"].endswith((".", ")"))
         # help comes from the catalog page: every section of it is there, as Markdown (which
         # GitHub renders) and as plain text (headings without "#", no fences or backticks)
         markdown, text = descriptor["help"]["markdown"], descriptor["help"]["text"]

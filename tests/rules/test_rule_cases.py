@@ -17,6 +17,8 @@ from torchlint.testing import fix_snippet, lint_snippet
 
 RULES = all_rules()
 CASES = {rule.code: cases_of(rule) for rule in RULES}
+# A traced rule's catalog blocks run `check --trace` (torch in a child process): slow
+CATALOG_RULES = [pytest.param(r, marks=pytest.mark.slow) if r.traced else r for r in RULES]
 
 
 def _valid_cases():
@@ -110,7 +112,7 @@ def _findings(rule, block: str, tmp_path, monkeypatch) -> list:
     return [Finding.from_dict({k: v for k, v in d.items() if k not in derived}) for d in json.loads(out.read_text())]
 
 
-@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+@pytest.mark.parametrize("rule", CATALOG_RULES, ids=[r.code for r in RULES])
 def test_catalog_example_is_reported(rule, tmp_path, monkeypatch):
     sections = catalog.sections(catalog.page(rule.code, rule.name))
     for block in catalog.code_blocks(sections["Example"]):
@@ -119,7 +121,7 @@ def test_catalog_example_is_reported(rule, tmp_path, monkeypatch):
         assert {f.rule for f in findings} == {rule.code}
 
 
-@pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])
+@pytest.mark.parametrize("rule", CATALOG_RULES, ids=[r.code for r in RULES])
 def test_catalog_use_instead_is_clean(rule, tmp_path, monkeypatch):
     sections = catalog.sections(catalog.page(rule.code, rule.name))
     for block in catalog.code_blocks(sections["Use instead"]):

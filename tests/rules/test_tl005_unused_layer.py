@@ -400,6 +400,7 @@ def test_torch_nn_class(qualified, expected):
 
 # -- the shape trace ---------------------------------------------------------------------------
 
+@pytest.mark.slow  # imports torch in the trace's child process
 def test_check_trace_confirms_a_real_finding(monkeypatch, tmp_path):
     pytest.importorskip("torch")
     from torchlint.cli import main

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -19,6 +19,9 @@ class Report:
     cwd: Path
     color: bool = False
     quiet: bool = False
+    # What made the run fail besides rule errors and missing paths (E902 findings): a fix that
+    # could not be applied or written, ``PATH: reason`` each (SARIF's notifications).
+    failures: list[str] = field(default_factory=list)
 
 
 Renderer = Callable[[Report], str]
@@ -26,8 +29,11 @@ Renderer = Callable[[Report], str]
 INFORMATION_URI = "https://github.com/torchlint/torchlint"
 
 
-def rule_url(code: str, name: str) -> str:
-    """The rule's catalog page on the web (SARIF ``helpUri``, JSON ``url``)."""
+def rule_url(code: str, name: str) -> str | None:
+    """The rule's catalog page on the web (SARIF ``helpUri``, JSON ``url``); None for a code
+    no rule has (``E902``, a path that does not exist)."""
+    if not code.startswith("TL"):
+        return None
     return f"{INFORMATION_URI}/blob/main/rules/{code}-{name}.md"
 
 
@@ -40,7 +46,9 @@ _RENDERERS = {
     "json-lines": ("json_format", "render_json_lines"),
     "sarif": ("sarif", "render_sarif"),
     "github": ("github", "render_github"),
+    "gitlab": ("gitlab", "render_gitlab"),
     "junit": ("junit", "render_junit"),
+    "pylint": ("pylint", "render_pylint"),
 }
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from torchlint.finding import Finding, Severity, escape_path, escape_text
 from torchlint.notebook import place
 from torchlint.reading import file_lines
@@ -131,9 +129,35 @@ def render_concise(report) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def statistics(report) -> list[dict]:
+    """Findings per rule, the most first: ``code``, ``name``, ``severity``, ``count``,
+    ``fixable`` (how many ``--fix`` would fix with this run's settings: ``fixable``,
+    ``unfixable``, ``unsafe-fixes``) and ``fixable_unsafe`` (how many ``--fix
+    --unsafe-fixes`` would)."""
+    settings = report.settings
+    rows: dict[str, dict] = {}
+    for f in report.result.findings:
+        row = rows.setdefault(f.rule, {"code": f.rule, "name": f.name, "severity": f.severity.value, "count": 0,
+                                       "fixable": 0, "fixable_unsafe": 0})
+        row["count"] += 1
+        row["fixable"] += settings.applies_fix(f)
+        row["fixable_unsafe"] += settings.applies_fix(f, unsafe=True)
+    return sorted(rows.values(), key=lambda row: (-row["count"], row["code"]))
+
+
+def fixable_column(row: dict) -> str:
+    """``[*] 3 fixable`` (``--fix`` fixes 3 of the rule's findings), ``[*] 1 fixable (2 with
+    --unsafe-fixes)``, ``[ ] 2 fixable with --unsafe-fixes``, or ``-`` (ruff's ``[*]``)."""
+    safe, unsafe = row["fixable"], row["fixable_unsafe"]
+    if safe:
+        return f"[*] {safe} fixable" + (f" ({unsafe} with --unsafe-fixes)" if unsafe > safe else "")
+    return f"[ ] {unsafe} fixable with --unsafe-fixes" if unsafe else "-"
+
+
 def render_statistics(report) -> str:
-    counts = Counter((f.rule, f.name) for f in report.result.findings)
-    lines = [f"{n:>5}\t{code}\t[{name}]" for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    """``count  code  fixable  [name]`` per rule, tab-separated, then the summary line."""
+    rows = statistics(report)
+    lines = [f"{row['count']:>5}\t{row['code']}\t{fixable_column(row)}\t[{row['name']}]" for row in rows]
     if not report.quiet:
         lines.append(summary(report.result.findings, len(report.result.files)))
     return "\n".join(lines) + ("\n" if lines else "")
