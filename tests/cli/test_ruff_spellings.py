@@ -22,7 +22,9 @@ from torchlint.config import rebase_pattern
 BAD = "def train(:\n    pass\n"
 GOOD = "import torch\n\nx = torch.zeros(3)\n"
 # TL004 (a warning) on line 4
-WARNS = "import torch\n\nmodel = torch.nn.Linear(2, 2)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+# (TL004 on line 4: the script reads its settings from the command line)
+WARNS = ("import torch\n\nmodel = torch.nn.Linear(2, 2)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+         "import argparse\nargs = argparse.ArgumentParser().parse_args()\n")
 # TL002 with a safe fix, TL001 with an unsafe one
 FIXABLE = """\
 import torch

@@ -65,7 +65,8 @@ def test_gitlab_report_of_every_rule(every_rule_project, run_cli):
 
 
 def test_gitlab_fingerprints_are_stable_when_lines_are_added_above(tmp_path, run_cli):
-    source = "import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\nopt2 = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+    source = ("import torch\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\nopt2 = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+              "args = argparse.ArgumentParser().parse_args()\n")
     (tmp_path / "train.py").write_text(source)
     before = json.loads(run_cli(tmp_path, "check", "--format", "gitlab").out)
     (tmp_path / "train.py").write_text("# a comment\n\n" + source)
@@ -108,7 +109,7 @@ def test_pylint_escapes_what_a_terminal_would_act_on(tmp_path, run_cli):
 def test_a_notebook_finding_in_pylint_and_gitlab(tmp_path, run_cli):
     cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# title\n"]},
              {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-              "source": ["import torch\n", "opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"]}]
+              "source": ["import torch\n", "lr = 0.01\n", "opt = torch.optim.SGD(m.parameters(), lr=0.1)\n"]}]
     notebook = {"cells": cells, "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
                 "nbformat": 4, "nbformat_minor": 5}
     text = json.dumps(notebook, indent=1)
@@ -116,7 +117,7 @@ def test_a_notebook_finding_in_pylint_and_gitlab(tmp_path, run_cli):
     raw_line = next(n for n, line in enumerate(text.splitlines(), 1) if "lr=0.1" in line)
     out = run_cli(tmp_path, "check", "--format", "pylint").out
     assert out.startswith(f"nb.ipynb:{raw_line}: [TL004(hard-coded-hyperparameter), ] ")
-    assert out.rstrip().endswith("(cell 2, line 2)")
+    assert out.rstrip().endswith("(cell 2, line 3)")
     [issue] = json.loads(run_cli(tmp_path, "check", "--format", "gitlab").out)
     assert issue["location"]["lines"]["begin"] == raw_line and issue["description"].endswith("(cell 2)")
 
