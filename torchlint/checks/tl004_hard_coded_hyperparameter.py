@@ -42,39 +42,22 @@ import libcst as cst
 
 from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
 from torchlint.finding import Finding, Severity, Span
-from torchlint.libraries import LIGHTNING_ROOTS, is_library
+from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
-from torchlint.semantic import epochs, loaders, optim_classes, runs, settings
+from torchlint.semantic import epochs, hyperparameters, loaders, optim_classes, runs, settings
+from torchlint.semantic.hyperparameters import CLIP_NAMES, LOADER, OPTIMIZER, OTHER
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.literals import is_positive, numeric_value
-from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS, SCHEDULER_POSITIONS, library_positions
+from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS
 from torchlint.statements import dotted_name
-from torchlint.torch_api import OPTIMIZER_CLASSES, is_optimizer_constructor, scheduler_kind
+from torchlint.torch_api import OPTIMIZER_CLASSES
 from torchlint.tree import node_text
 
 __all__ = ["HardCodedHyperparameter", "is_config_file", "is_test_file", "numeric_value"]
 
 # -- what is watched ---------------------------------------------------------------------
 
-SCHEDULER_KEYWORDS = frozenset({
-    "step_size", "gamma", "milestones", "T_max", "T_0", "T_mult", "eta_min", "max_lr", "base_lr",
-    "total_steps", "epochs", "steps_per_epoch", "pct_start", "div_factor", "final_div_factor",
-    "step_size_up", "step_size_down", "start_factor", "end_factor", "total_iters", "factor",
-    "patience", "power", "min_lr", "base_momentum", "max_momentum", "num_warmup_steps",
-    "num_training_steps",
-})
-DATALOADERS = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
-_CLIP_NORM_FUNCTIONS = {
-    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_",
-    "torch.nn.utils.clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm",
-}
-_CLIP_NAMES = ("max_norm", "clip_value", "clip_val")  # of the clipping calls, not of a trainer's config
-_CLIP_VALUE_FUNCTIONS = {"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grad.clip_grad_value_"}
-TRAINING_ARGUMENTS_KEYWORDS = ("learning_rate", "per_device_train_batch_size", "num_train_epochs", "weight_decay",
-                               "warmup_steps", "warmup_ratio", "max_grad_norm")
-LIGHTNING_TRAINER_KEYWORDS = ("max_epochs", "gradient_clip_val")
 EPOCHS = "epochs"  # the name an epoch loop's bound goes by (for ignore-names)
-OPTIMIZER, SCHEDULER, LOADER, OTHER = "optimizer", "scheduler", "loader", "other"
 
 DESCRIPTIONS = {
     "lr": "learning rate", "learning_rate": "learning rate", "max_lr": "maximum learning rate",
@@ -89,8 +72,6 @@ _WHY = "so it cannot be swept, logged or reproduced; read it from a config or a 
 _NOW, _PACKAGE = "now", "package"  # reported by the file's pass; settled by the project pass
 _TOP, _BURIED, _INTERFACE = "top", "buried", "interface"  # where a literal stands (``gate``)
 
-# Calls whose keywords configure a command line, never a hyperparameter in use.
-_ARGPARSE_METHODS = {"add_argument", "set_defaults", "add_option"}
 
 
 class HardCodedHyperparameter(Rule):
@@ -296,8 +277,8 @@ class HardCodedHyperparameter(Rule):
                     watched = [(n, v) for n, v in watched if n != "lr"]
                 else:
                     later = runs.returned_by(semantic, call)  # another file's loop may overwrite it
-        elif any(n in _CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
-            watched = [(n, v) for n, v in watched if n not in _CLIP_NAMES]  # a fixed guard beside configured ones
+        elif any(n in CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
+            watched = [(n, v) for n, v in watched if n not in CLIP_NAMES]  # a fixed guard beside configured ones
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
                         later if name == "lr" else None)
@@ -311,67 +292,12 @@ class HardCodedHyperparameter(Rule):
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
-        """The call's kind and (hyperparameter name, argument value) for each watched
-        argument; None when the call is none of the watched kinds (an empty list when it is
-        one, with nothing watched in it)."""
-        ctx = self.ctx
-        func = call.func
-        qualified = ctx.qualified_name(func)
-        last = qualified.rsplit(".", 1)[-1] if qualified else epochs.call_name(call)
-        imported = ctx.is_imported(func)
-        if imported and qualified:
-            if is_optimizer_constructor(ctx, func):
-                return OPTIMIZER, self._args(call, library_positions(qualified), OPTIMIZER_HYPERPARAMETERS)
-            kind = scheduler_kind(ctx, func)
-            if kind is not None:
-                names = SCHEDULER_POSITIONS.get(kind, ())
-                positions = {i + 1: n for i, n in enumerate(names) if n in SCHEDULER_KEYWORDS}
-                return SCHEDULER, self._args(call, positions, SCHEDULER_KEYWORDS)
-            if qualified in DATALOADERS:
-                return LOADER, self._args(call, {1: "batch_size"}, ("batch_size",))
-            if qualified in _CLIP_NORM_FUNCTIONS:
-                return OTHER, self._args(call, {1: "max_norm"}, ("max_norm",))
-            if qualified in _CLIP_VALUE_FUNCTIONS:
-                return OTHER, self._args(call, {1: "clip_value"}, ("clip_value",))
-            root = qualified.split(".", 1)[0]
-            if root == "transformers" and last.endswith("TrainingArguments"):
-                return OTHER, self._args(call, {}, TRAINING_ARGUMENTS_KEYWORDS)
-            if root in LIGHTNING_ROOTS and last == "Trainer":
-                return OTHER, self._args(call, {}, LIGHTNING_TRAINER_KEYWORDS)
-        elif isinstance(func, cst.Attribute):
-            if last in ("clip_grad_norm_", "clip_grad_value_"):
-                # accelerator.clip_grad_norm_(params, max_norm); FSDP's model.clip_grad_norm_(max_norm)
-                name = "max_norm" if last == "clip_grad_norm_" else "clip_value"
-                positional = [a for a in call.args if a.keyword is None and not a.star]
-                return OTHER, self._args(call, {1 if len(positional) >= 2 else 0: name}, (name,))
-            if last == "clip_gradients":  # Fabric / LightningModule
-                return OTHER, self._args(call, {}, ("max_norm", "clip_val", "gradient_clip_val"))
-            if last in _ARGPARSE_METHODS:
-                return OTHER, []
-        last = epochs.call_name(call)
-        if last[:1].isupper() and (isinstance(func, cst.Name) or imported):
-            # maybe an optimizer subclass of this file or of another project file (finish)
-            self._class_calls.append(call)
-        return OTHER, self._args(call, {}, ()) if self._extra else None
-
-    def _args(self, call: cst.Call, positions: dict[int, str], keywords) -> list[tuple[str, cst.BaseExpression]]:
-        out = []
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                if arg.star == "*":
-                    positions = {}  # later positionals no longer line up
-                continue
-            if arg.keyword is None:
-                name = positions.get(index)
-                index += 1
-            else:
-                name = arg.keyword.value
-                if name not in keywords and name not in self._extra:
-                    continue
-            if name is not None and name not in self._ignore:
-                out.append((name, arg.value))
-        return out
+        """``hyperparameters.watched``, noting the calls that may build an optimizer subclass."""
+        kind, watched = hyperparameters.watched(self.ctx, call, self._extra, self._ignore)
+        if kind == hyperparameters.MAYBE_OPTIMIZER:
+            self._class_calls.append(call)  # maybe an optimizer subclass of this or another project file (finish)
+            kind = OTHER
+        return kind, watched
 
     # -- values --------------------------------------------------------------------------
     def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
@@ -490,7 +416,7 @@ class HardCodedHyperparameter(Rule):
                 continue
             callee = dotted_name(func)
             if positions is not None:
-                for name, value in self._args(call, positions, OPTIMIZER_HYPERPARAMETERS):
+                for name, value in hyperparameters.arguments(call, positions, OPTIMIZER_HYPERPARAMETERS, self._extra, self._ignore):
                     self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
             elif info is None or optim_classes.has_external_base(info):
                 args = self._candidate_args(call)
