@@ -5,7 +5,7 @@
 
 Runs the real ``torchlint trace`` code path (child process, hooks, table) on
 ``benchmarks/trace_7b.py:llama_7b`` with the memory plan of a training step (AdamW,
-bf16-mixed, one H100 80 GiB: ``--optimizer adamw --precision bf16-mixed --gpu h100``) and
+bf16 weights with an fp32 master copy, one H100 80 GiB: ``--optimizer adamw --precision bf16-master --gpu h100``) and
 prints the plan's verdict and advice, the wall time of the whole command, the time spent
 inside the child on the model (trace, optimizer state, forward and backward at two batch
 sizes and once checkpointed), and the peak RSS of the trace process.  On meta nothing is
@@ -121,7 +121,7 @@ def main() -> int:
     cmd = [sys.executable, "-m", "torchlint.trace.command", "benchmarks/trace_7b.py:llama_7b",
            "--kwargs", json.dumps({"layers": opts.layers, "dim": opts.dim}),
            "--input-shape", f"{opts.batch},{opts.seq}", "--dtype", "int64",
-           "--optimizer", "adamw", "--precision", "bf16-mixed", "--gpu", opts.gpu, "--format", "json"]
+           "--optimizer", "adamw", "--precision", "bf16-master", "--gpu", opts.gpu, "--format", "json"]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), env.get("PYTHONPATH", "")] if p)
     start = time.perf_counter()

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from torchlint import bounded
+from torchlint.sizes import SIZE_UNITS
 from torchlint.errors import ConfigError, UsageError
 from torchlint.rule import Rule, RuleInfo, rule_index
 
@@ -267,7 +268,6 @@ def _check_pattern(pattern: str, source: str, key: str) -> None:
 
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?\s*", re.IGNORECASE)
-_UNITS = {"b": 1, "kb": 10**3, "kib": 2**10, "mb": 10**6, "mib": 2**20, "gb": 10**9, "gib": 2**30}
 
 
 def parse_size(value: Any, source: str, key: str) -> int:
@@ -276,7 +276,7 @@ def parse_size(value: Any, source: str, key: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         size = value
     elif isinstance(value, str) and (match := _SIZE.fullmatch(value)):
-        size = int(float(match.group(1)) * _UNITS[(match.group(2) or "b").lower()])
+        size = int(float(match.group(1)) * SIZE_UNITS[(match.group(2) or "b").lower()])
     if size is None or size < 1:
         raise ConfigError(source, key, f"expected a positive size, got {value!r}", TOP_LEVEL_KEYS[key])
     return size

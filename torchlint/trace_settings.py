@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from torchlint import shapes
+from torchlint.sizes import SIZE_UNITS
 from torchlint.errors import ConfigError
 
 DEVICES = ("meta", "cpu", "cuda")
@@ -32,9 +33,9 @@ MODEL_KEYS = ("args", "kwargs", "input-shape", "dtype")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 86400.0  # one day: longer is a mistake (or a hang), never a model being traced
 MAX_MEMORY = 1 << 50  # 1 PiB: beyond any machine, and inside what setrlimit accepts
-_UNITS = {"": 1 << 20, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20,
-          "mb": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
-          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+# A bare number is MiB; a one-letter unit is binary (as ``docker --memory 8g``); kB, MB, GB
+# and TB are decimal and KiB, MiB, GiB and TiB binary, as everywhere in torchlint.
+_UNITS = {"": 1 << 20, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, **SIZE_UNITS}
 
 
 # The trace child's default address-space limit: a runaway allocation fails in the child,

@@ -76,11 +76,11 @@ def fake_child(monkeypatch):
 def test_child_errors_are_usage_errors(in_repo, fake_child):
     fake_child({"status": "error", "error_kind": "needs-args",
                 "message": "x.py:MLP needs constructor arguments (in_dim, hidden); pass them with --args"})
-    with pytest.raises(UsageError, match="needs constructor arguments"):
-        _run("tests/trace/models/misc.py:MLP")
+    with pytest.raises(UsageError, match="needs constructor arguments"):  # the source alone does not show it
+        _run("tests/trace/models/misc.py:MLP", "--args", "[4, 8]")
     fake_child({"status": "error", "error_kind": "no-cuda", "message": "--device cuda needs a CUDA GPU"})
     with pytest.raises(UsageError, match="needs a CUDA GPU"):
-        _run("tests/trace/models/misc.py:MLP", "--device", "cuda")
+        _run("tests/trace/models/misc.py:MLP", "--args", "[4, 8]", "--device", "cuda")
 
 
 def test_timeout_and_exit_are_failed_traces(in_repo, fake_child):

@@ -195,16 +195,20 @@ def test_frozen_parameters_have_no_gradient_or_state():
 def test_precision_changes_weights_master_and_activations():
     spec = [InputSpec([4, 16, 64])]
     fp32 = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "fp32"})
-    mixed = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "bf16-mixed"})
+    mixed = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "bf16-master"})
     pure = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "bf16"})
     amp = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "fp16-amp"})
+    bf16_amp = memory.measure(torch, _on("meta", planned.Stack), spec, "meta", None, {"precision": "bf16-mixed"})
     w = fp32["weight_bytes"]
     assert (mixed["weight_bytes"], mixed["master_bytes"], mixed["grad_bytes"]) == (w // 2, w, w // 2)
     assert mixed["optimizer_bytes"] == fp32["optimizer_bytes"] == 2 * w
     assert (pure["weight_bytes"], pure["master_bytes"], pure["optimizer_bytes"]) == (w // 2, 0, w)
     assert (amp["weight_bytes"], amp["grad_bytes"], amp["master_bytes"]) == (w, w, 0)
+    # Lightning's bf16-mixed: fp32 weights, gradients and state, bf16 compute under autocast
+    assert (bf16_amp["weight_bytes"], bf16_amp["grad_bytes"], bf16_amp["master_bytes"]) == (w, w, 0)
+    assert bf16_amp["optimizer_bytes"] == fp32["optimizer_bytes"]
     assert mixed["activation_bytes"][0] == pure["activation_bytes"][0] < fp32["activation_bytes"][0]
-    assert amp["activation_bytes"][0] == mixed["activation_bytes"][0]
+    assert amp["activation_bytes"][0] == mixed["activation_bytes"][0] == bf16_amp["activation_bytes"][0]
 
 
 def test_two_batch_sizes_and_checkpointing_measured():
@@ -228,8 +232,8 @@ def test_backward_from_outputs_sums_the_outputs():
 # ------------------------------------------------------------------ the arithmetic
 
 GIB = 1 << 30
-MEASURED = {  # 1 GiB of bf16 weights and AdamW in bf16-mixed; activations 2 GiB per sample
-    "precision": "bf16-mixed", "optimizer": "adamw", "checkpointing": False,
+MEASURED = {  # 1 GiB of bf16 weights and AdamW in bf16-master; activations 2 GiB per sample
+    "precision": "bf16-master", "optimizer": "adamw", "checkpointing": False,
     "weight_bytes": GIB, "master_bytes": 2 * GIB, "grad_bytes": GIB, "optimizer_bytes": 4 * GIB,
     "step_extra_bytes": 0, "buffer_bytes": 0, "batches": [1, 2],
     "activation_bytes": [2 * GIB, 4 * GIB], "backward_peak_bytes": [3 * GIB, 5 * GIB],
@@ -278,7 +282,7 @@ def test_verdict_and_advice_with_new_figures():
 
 
 def test_accelerator_table():
-    assert gpus.lookup("H100") == ("NVIDIA H100 80 GB", 80 * GIB)
+    assert gpus.lookup("H100") == ("NVIDIA H100 (80 GiB)", 80 * GIB)
     assert gpus.lookup("rtx 4090")[1] == gpus.lookup("4090")[1] == 24 * GIB
     assert gpus.lookup("A100-40")[1] == 40 * GIB and gpus.lookup("h200")[1] == 141 * GIB
     assert gpus.lookup("l4")[1] == 24 * GIB and gpus.lookup("T4")[1] == 16 * GIB
@@ -301,6 +305,14 @@ def test_plan_says_what_does_not_fit_and_what_would(in_repo):
     assert "(--checkpointing):" in out and "Largest batch size that fits:" in out
 
 
+def test_fail_on_plan_exits_1_only_when_the_plan_does_not_fit(in_repo):
+    code, out = _run(*LLAMA, "--gpu-memory", "64MiB", "--fail-on-plan")
+    assert code == 1 and "Does not fit on a GPU with 64.0 MiB" in out
+    code, out = _run(*LLAMA, "--gpu", "h100", "--fail-on-plan")
+    assert code == 0 and "Fits on NVIDIA H100 (80 GiB): " in out
+    assert out.count("activations:") == 1  # the plan's measured figure, not also the leaf-output estimate
+
+
 def test_plan_json_under_sharding(in_repo):
     code, out = _run(*LLAMA, "--world-size", "4", "--sharding", "zero2", "--gpu", "t4", "--format", "json")
     assert code == 0, out
@@ -308,7 +320,7 @@ def test_plan_json_under_sharding(in_repo):
     assert doc["sharding"] == "zero2" and doc["world_size"] == 4 and doc["fits"] is True
     m = doc["measured"]
     assert doc["per_rank"]["gradients"] == m["grad_bytes"] // 4
-    assert doc["gpu"] == "NVIDIA T4 16 GB" and doc["margin_bytes"] == doc["gpu_bytes"] - doc["per_rank"]["peak"]
+    assert doc["gpu"] == "NVIDIA T4 (16 GiB)" and doc["margin_bytes"] == doc["gpu_bytes"] - doc["per_rank"]["peak"]
     assert "memory_plan" not in json.loads(_run(*LLAMA, "--format", "json")[1])
 
 

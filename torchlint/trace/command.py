@@ -2,7 +2,7 @@
 
 The CLI calls :func:`add_arguments` on the ``trace`` sub-parser and then
 ``run(args, trace_config, config_path)``, which returns the exit code (0 clean, 1 a failed
-forward or NaN/Inf, 2 never: usage problems raise :class:`torchlint.errors.UsageError`).
+forward or NaN/Inf, or with ``--fail-on-plan`` a memory plan that does not fit, 2 never: usage problems raise :class:`torchlint.errors.UsageError`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from torchlint import bounded, shapes
 from torchlint import trace_settings as trace_config_mod
 from torchlint.errors import ConfigError, UsageError
 from torchlint.trace import INSTALL_HINT, gpus, plan, report
+from torchlint.trace.source_checks import check_target
 from torchlint.trace.records import BUILTIN_LOSSES, TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target
@@ -76,8 +77,10 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("memory plan (any of these runs a training step)")
     group.add_argument("--optimizer", choices=tuple(plan.OPTIMIZERS), default=None,
                        help="the optimizer whose state is measured (default: adamw)")
-    group.add_argument("--precision", choices=plan.PRECISIONS, default=None,
-                       help="fp32 (default), bf16, fp16-amp or bf16-mixed (fp32 master weights)")
+    group.add_argument("--precision", type=_precision, default=None, metavar="PRECISION",
+                       help="fp32 (default), bf16 (pure), fp16-amp or bf16-mixed (fp32 weights, "
+                            "autocast, as Lightning's), bf16-master (bf16 weights, fp32 master "
+                            "copy); Lightning's 32-true, bf16-true and 16-mixed are accepted")
     group.add_argument("--gpu", default=None, metavar="NAME",
                        help=f"the target accelerator, one of: {gpus.names()}")
     group.add_argument("--gpu-memory", default=None, metavar="SIZE", dest="gpu_memory",
@@ -88,6 +91,17 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
                        help="how the ranks share the state (default: ddp when --world-size > 1)")
     group.add_argument("--checkpointing", action="store_true", default=None,
                        help="activation checkpointing of the model's repeated blocks")
+    group.add_argument("--fail-on-plan", action="store_true", default=False, dest="fail_on_plan",
+                       help="exit 1 when the plan's peak does not fit the --gpu/--gpu-memory target "
+                            "(for CI; without it the plan only reports)")
+
+
+def _precision(text: str) -> str:
+    name = plan.PRECISION_ALIASES.get(text.lower(), text.lower())
+    if name not in plan.PRECISIONS:
+        raise argparse.ArgumentTypeError(f"unknown precision {text!r} (choose from {', '.join(plan.PRECISIONS)}; "
+                                         f"or Lightning's {', '.join(plan.PRECISION_ALIASES)})")
+    return name
 
 
 def plan_options(args: argparse.Namespace) -> tuple[dict[str, Any], plan.Setup, plan.Target | None] | None:
@@ -192,6 +206,7 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
              else cfg.model_for_module(target.module or "", target.attr))
     ctor_args = cli_args if cli_args is not None else (entry.args if entry else [])
     ctor_kwargs = cli_kwargs if cli_kwargs is not None else (entry.kwargs if entry else {})
+    check_target(target.display, target.source, target.attr, ctor_args, ctor_kwargs)
     inputs = _cli_inputs(args)
     if inputs is None and entry is not None:
         inputs = entry.inputs
@@ -248,6 +263,8 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
     stdout.write(text + "\n")
     stdout.flush()
     if problem is not None or result.status == "nonfinite" or report.gradient_problem(result):
+        return 1
+    if getattr(args, "fail_on_plan", False) and memory_plan is not None and memory_plan.get("fits") is False:
         return 1
     return 0
 

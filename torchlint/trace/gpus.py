@@ -1,7 +1,8 @@
 """Common accelerators and their memory, for ``torchlint trace --gpu NAME``.
 
-Memory is what the vendor sells the card with (``nvidia-smi`` shows slightly less: the
-driver and the CUDA context take a few hundred MiB, which the plan's margin has to cover).
+Memory is what the vendor sells the card with, taken as GiB (an "80 GB" H100 has 80 GiB of
+HBM; ``nvidia-smi`` shows slightly less: the driver and the CUDA context take a few hundred
+MiB, which the plan's margin has to cover). Sizes are written as IEC units: GiB is 2**30 bytes.
 """
 
 from __future__ import annotations
@@ -12,18 +13,18 @@ GIB = 1 << 30
 
 # name -> (what it is, memory in GiB); names are matched without case, spaces or dashes.
 ACCELERATORS: dict[str, tuple[str, float]] = {
-    "a100-40": ("NVIDIA A100 40 GB", 40), "a100-80": ("NVIDIA A100 80 GB", 80),
-    "h100": ("NVIDIA H100 80 GB", 80), "h100-94": ("NVIDIA H100 NVL 94 GB", 94),
-    "h200": ("NVIDIA H200 141 GB", 141), "b200": ("NVIDIA B200 180 GB", 180),
-    "gh200": ("NVIDIA GH200 96 GB", 96),
-    "l4": ("NVIDIA L4 24 GB", 24), "l40s": ("NVIDIA L40S 48 GB", 48),
-    "t4": ("NVIDIA T4 16 GB", 16), "v100-16": ("NVIDIA V100 16 GB", 16),
-    "v100-32": ("NVIDIA V100 32 GB", 32), "a10g": ("NVIDIA A10G 24 GB", 24),
-    "a6000": ("NVIDIA RTX A6000 48 GB", 48),
-    "rtx3090": ("NVIDIA GeForce RTX 3090 24 GB", 24), "rtx4090": ("NVIDIA GeForce RTX 4090 24 GB", 24),
-    "rtx5090": ("NVIDIA GeForce RTX 5090 32 GB", 32),
-    "mi250x": ("AMD Instinct MI250X 128 GB", 128), "mi300x": ("AMD Instinct MI300X 192 GB", 192),
-    "tpu-v5e": ("Google TPU v5e 16 GB", 16), "tpu-v5p": ("Google TPU v5p 95 GB", 95),
+    "a100-40": ("NVIDIA A100", 40), "a100-80": ("NVIDIA A100", 80),
+    "h100": ("NVIDIA H100", 80), "h100-94": ("NVIDIA H100 NVL", 94),
+    "h200": ("NVIDIA H200", 141), "b200": ("NVIDIA B200", 180),
+    "gh200": ("NVIDIA GH200", 96),
+    "l4": ("NVIDIA L4", 24), "l40s": ("NVIDIA L40S", 48),
+    "t4": ("NVIDIA T4", 16), "v100-16": ("NVIDIA V100", 16),
+    "v100-32": ("NVIDIA V100", 32), "a10g": ("NVIDIA A10G", 24),
+    "a6000": ("NVIDIA RTX A6000", 48),
+    "rtx3090": ("NVIDIA GeForce RTX 3090", 24), "rtx4090": ("NVIDIA GeForce RTX 4090", 24),
+    "rtx5090": ("NVIDIA GeForce RTX 5090", 32),
+    "mi250x": ("AMD Instinct MI250X", 128), "mi300x": ("AMD Instinct MI300X", 192),
+    "tpu-v5e": ("Google TPU v5e", 16), "tpu-v5p": ("Google TPU v5p", 95),
 }
 # Other spellings of the same cards.
 ALIASES = {"a100": "a100-80", "a10080gb": "a100-80", "a10040gb": "a100-40", "h10080gb": "h100",
@@ -43,8 +44,8 @@ def lookup(name: str) -> tuple[str, int] | None:
     canonical = _BY_KEY.get(key) or ALIASES.get(key)
     if canonical is None:
         return None
-    label, gib = ACCELERATORS[canonical]
-    return label, int(gib * GIB)
+    name, gib = ACCELERATORS[canonical]
+    return f"{name} ({gib:g} GiB)", int(gib * GIB)
 
 
 def names() -> str:

@@ -76,6 +76,13 @@ def _load(path: Path) -> tuple[Any, Any, list[str]] | None:
     return _parse(str(path.resolve()), mtime)
 
 
+def load_module(path: Path) -> tuple[Any, Any] | None:
+    """The parsed module of ``path`` and its nodes' positions (cached by path and mtime);
+    None when it cannot be read or parsed."""
+    loaded = _load(path)
+    return loaded[:2] if loaded is not None else None
+
+
 def _location(path: Path, positions: Any, lines: list[str], node: Any) -> Location:
     rng = positions[node]
     code = lines[rng.start.line - 1].strip() if 0 < rng.start.line <= len(lines) else ""

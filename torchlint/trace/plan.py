@@ -31,7 +31,15 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "adagrad": ("Adagrad", {}), "rmsprop": ("RMSprop", {}), "adamax": ("Adamax", {}),
     "nadam": ("NAdam", {}), "radam": ("RAdam", {}), "adadelta": ("Adadelta", {}),
 }
-PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-mixed")
+PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-mixed", "bf16-master")
+# Lightning's names for the same setups (``Trainer(precision=...)``): "bf16-mixed" means there
+# what it means here, fp32 weights with bf16 autocast; bf16 weights with an fp32 master copy
+# (DeepSpeed's and Megatron's bf16) is "bf16-master", which Lightning has no name for.
+PRECISION_ALIASES = {"32": "fp32", "32-true": "fp32", "bf16-true": "bf16", "16-mixed": "fp16-amp",
+                     "16": "fp16-amp"}
+# The precisions that keep fp32 weights, gradients and optimizer state and run the forward
+# and backward under autocast.
+AUTOCAST = ("fp16-amp", "bf16-mixed")
 SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
 MAX_WORLD = 4096
 
@@ -47,7 +55,7 @@ def human_bytes(n: int | float) -> str:
 
 @dataclass
 class Target:
-    label: str  # "NVIDIA H100 80 GB" or "80.0 GiB"
+    label: str  # "NVIDIA H100 (80 GiB)" or "a GPU with 80.0 GiB"
     capacity: int  # bytes per accelerator
 
 
@@ -121,7 +129,7 @@ def smallest_world(m: dict[str, Any], sharding: str, batch: int | None, capacity
 def in_bf16(m: dict[str, Any]) -> dict[str, Any]:
     """The measurement as pure bf16 would give it: fp32 parts halved, no master copy
     (an estimate from the measured figures, not a measurement)."""
-    full = m["precision"] in ("fp32", "fp16-amp")
+    full = m["precision"] in ("fp32", *AUTOCAST)
     halve = (lambda v: v // 2) if full else (lambda v: v)
     out = dict(m, precision="bf16", master_bytes=0, weight_bytes=halve(m["weight_bytes"]),
                grad_bytes=halve(m["grad_bytes"]), optimizer_bytes=m["optimizer_bytes"] // 2,
@@ -130,7 +138,7 @@ def in_bf16(m: dict[str, Any]) -> dict[str, Any]:
     if m["precision"] == "fp32":
         out["activation_bytes"] = [v // 2 for v in m["activation_bytes"]]
         out["backward_peak_bytes"] = [v // 2 for v in m["backward_peak_bytes"]]
-    elif m["precision"] == "fp16-amp":  # its backward peak held fp32 gradients
+    elif m["precision"] in AUTOCAST:  # its backward peak held fp32 gradients
         out["backward_peak_bytes"] = [v - m["grad_bytes"] // 2 for v in m["backward_peak_bytes"]]
     return out
 
@@ -192,7 +200,8 @@ def make_plan(m: dict[str, Any], setup: Setup, target: Target | None) -> dict[st
 _PRECISION_TEXT = {
     "fp32": "fp32",
     "bf16": "pure bf16 (weights, gradients, optimizer state and activations)",
-    "bf16-mixed": "bf16-mixed (bf16 weights, gradients and activations; fp32 master weights and optimizer state)",
+    "bf16-master": "bf16-master (bf16 weights, gradients and activations; fp32 master weights and optimizer state)",
+    "bf16-mixed": "bf16-mixed (fp32 weights, gradients and optimizer state; bf16 activations under autocast)",
     "fp16-amp": "fp16-amp (fp32 weights, gradients and optimizer state; fp16 activations under autocast)",
 }
 
@@ -232,7 +241,7 @@ def render_text(plan: dict[str, Any]) -> list[str]:
         out.append("  (pass --gpu NAME or --gpu-memory SIZE for a verdict)")
         return out
     cap = plan["gpu_bytes"]
-    gpu = plan["gpu"] if human_bytes(cap) in plan["gpu"] else f"{plan['gpu']} ({human_bytes(cap)})"
+    gpu = plan["gpu"] if "iB" in plan["gpu"] else f"{plan['gpu']} ({human_bytes(cap)})"  # the label names its size
     if plan["fits"]:
         out.append(f"Fits on {gpu}: {human_bytes(plan['margin_bytes'])} to spare "
                    "(the CUDA context and allocator fragmentation take some of it)")

@@ -250,7 +250,7 @@ def render_table(result: TraceResult, target: str, device: str,
         return "\n".join(out)
     out += [f"Input: {input_summary(result) or '(none: the trace stopped before the forward pass)'}", ""]
     out += _calls_table(result, depth)
-    out += _totals(result, problem)
+    out += _totals(result, problem, planned=memory_plan is not None)
     out += _never_called(result, problem)
     nonfinite = result.nonfinite or []
     out += _nonfinite(nonfinite)
@@ -470,7 +470,9 @@ def _calls_table(result: TraceResult, depth: int | None = None) -> list[str]:
     return out + [""]
 
 
-def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
+def _totals(result: TraceResult, problem: Problem | None, planned: bool = False) -> list[str]:
+    """The model's totals. With a memory plan, its measured activations are the one figure
+    shown (the plan's ``activations`` row): the leaf-output estimate is left out."""
     totals = totals_of(result)
     frozen = totals["params"] - totals["trainable_params"]
     split = f"; trainable {human_count(totals['trainable_params'])}, frozen {human_count(frozen)}" if frozen else ""
@@ -478,7 +480,7 @@ def _totals(result: TraceResult, problem: Problem | None) -> list[str]:
     if totals["buffer_bytes"]:
         out.append(f"  buffers:      {human_bytes(totals['buffer_bytes'])}")
     batch = totals.get("batch")
-    if result.calls or problem is None:
+    if (result.calls or problem is None) and not planned:
         out.append(f"  activations:  ~{human_bytes(totals['activation_bytes'])} for one training "
                    f"step{f' at batch size {batch}' if batch is not None else ''} (estimate: "
                    f"leaf-module outputs{', up to the failure' if problem else ''})")

@@ -14,11 +14,12 @@ allocated).
   per storage); the most alive at once is the peak on top of the weights and the optimizer
   state.  It holds the saved activations, the temporaries and the gradients as backward makes
   them, so it is measured, not the upper bound "all activations plus all gradients".
-* **Precision**: ``bf16`` runs everything in bfloat16.  ``bf16-mixed`` keeps an fp32 master
+* **Precision**: ``bf16`` runs everything in bfloat16.  ``bf16-master`` keeps an fp32 master
   copy of the trainable weights and fp32 optimizer state, and computes (weights, gradients,
-  activations) in bfloat16.  ``fp16-amp`` (autocast and a grad scaler) keeps fp32 weights,
-  gradients and state and computes the activations in float16; autocast does not run on meta,
-  so the forward runs with float16 weights and the gradients' fp32 size is put back.
+  activations) in bfloat16.  ``fp16-amp`` (autocast and a grad scaler) and ``bf16-mixed``
+  (autocast to bfloat16, as Lightning names it) keep fp32 weights, gradients and state and
+  compute the activations in half precision; autocast does not run on meta, so the forward
+  runs with half-precision weights and the gradients' fp32 size is put back.
 * **Attention**: on meta, ``F.scaled_dot_product_attention`` runs its math kernel, which keeps
   the (batch, heads, queries, keys) attention weights for backward; a GPU runs the fused
   kernels (flash or memory-efficient attention), which keep the output and one log-sum-exp
@@ -185,19 +186,20 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     if not trainable:
         raise JobError("no-trainable", "the memory plan needs a trainable parameter; every "
                        "parameter of the model has requires_grad=False")
-    half = {"bf16": torch.bfloat16, "bf16-mixed": torch.bfloat16, "fp16-amp": torch.float16}.get(precision)
+    half = {"bf16": torch.bfloat16, "bf16-master": torch.bfloat16, "bf16-mixed": torch.bfloat16,
+            "fp16-amp": torch.float16}.get(precision)
     if precision == "bf16":
         model.to(torch.bfloat16)
     optimizer_bytes, step_extra = optimizer_state(torch, model, options.get("optimizer", "adamw"))
     # the weights the optimizer steps: fp32, except in pure bf16
     stepped_weights, stepped_trainable = storage_bytes(model.parameters()), storage_bytes(trainable)
-    master = stepped_trainable if precision == "bf16-mixed" else 0
+    master = stepped_trainable if precision == "bf16-master" else 0
     if half is not None:
         model.to(half)
         name = str(half).replace("torch.", "")  # the inputs as autocast (or the training loop) casts them
         specs = [shapes.InputSpec(s.shape, name if s.dtype in FLOAT_INPUTS else s.dtype) for s in specs]
     weights, grads, grads_fix = storage_bytes(model.parameters()), storage_bytes(trainable), 0
-    if precision == "fp16-amp":  # autocast: fp32 weights and gradients, float16 compute
+    if precision in ("fp16-amp", "bf16-mixed"):  # autocast: fp32 weights and gradients, half-precision compute
         grads_fix = stepped_trainable - grads  # the backward peak was measured with float16 gradients
         weights, grads = stepped_weights, stepped_trainable
     blocks = repeated_blocks(model)
