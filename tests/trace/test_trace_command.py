@@ -63,6 +63,16 @@ def test_constructor_arguments_from_config_and_table(in_repo):
     assert "Modules never called: none" in out and out.rstrip().endswith("Trace ran clean.")
 
 
+def test_tracing_writes_no_bytecode_into_the_project(tmp_path):
+    (tmp_path / "layers.py").write_text("import torch.nn as nn\n\ndef block():\n    return nn.Linear(4, 2)\n")
+    (tmp_path / "model.py").write_text("import torch.nn as nn\nfrom layers import block\n\n\n"
+                                       "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                                       "        self.fc = block()\n\n    def forward(self, x):\n        return self.fc(x)\n")
+    code, out = _run(f"{tmp_path / 'model.py'}:Net", "--input-shape", "3,4")
+    assert code == 0, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["layers.py", "model.py"]
+
+
 # ------------------------------------------------------------------ result -> exit code, no child
 
 

@@ -371,7 +371,8 @@ class Supervisor:
 
     def spawn(self, key: bytes, result_w: int, output_w: int, ack_r: int) -> subprocess.Popen[bytes]:
         req = self.request
-        cmd = python_command(req["python"], "torchlint.trace.child", "-u",
+        # -B: importing the user's modules writes no __pycache__ into their project
+        cmd = python_command(req["python"], "torchlint.trace.child", "-u", "-B",
                              *[f"-W{w}" for w in req.get("warnings", ["ignore"])])
         child = subprocess.Popen(cmd, cwd=req["child"]["cwd"], stdin=subprocess.PIPE,
                                  stdout=output_w, stderr=output_w, pass_fds=(result_w, ack_r),
