@@ -48,7 +48,7 @@ from torchlint.project import Facts, FileRecord
 from torchlint.results import FileResult
 from torchlint.rule import rule_index
 
-FORMAT = 22  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of; 20: with a digest of the facts it read of each (the memo holds while they are the same); 21: a notebook cell may carry the indentation IPython strips ([number, start, indent]); 22: and the lines IPython syntax was masked on ([-1, line, ...])
+FORMAT = 23  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of; 20: with a digest of the facts it read of each (the memo holds while they are the same); 21: a notebook cell may carry the indentation IPython strips ([number, start, indent]); 22: and the lines IPython syntax was masked on ([-1, line, ...]); 23: records name a notebook's cells that were not checked (skipped_cells)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -151,7 +151,7 @@ def _read_key(path: Path) -> bytes:
 _FINDING_KEYS = frozenset({"rule", "name", "severity", "path", "message", "line", "column", "end_line", "end_column"})
 _FINDING_OPTIONAL = frozenset({"confirmed", "extra", "fix"})
 _RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts", "index",
-                          "suppressions", "unanalysed", "cells"})
+                          "suppressions", "unanalysed", "cells", "skipped_cells"})
 _SEVERITIES = frozenset(s.value for s in Severity)
 
 
@@ -219,17 +219,18 @@ def _index(data: Any) -> bool:
 # A pack's light record: what the run needs of an unchanged file once the project pass is
 # remembered (suppressions for noqa and TL901/TL902, a notebook's cells); imports, the index
 # and the facts stay in the file's own entry (``Cache.complete``).
-_LIGHT_KEYS = frozenset({"module_name", "is_package", "suppressions", "unanalysed", "cells"})
+_LIGHT_KEYS = frozenset({"module_name", "is_package", "suppressions", "unanalysed", "cells", "skipped_cells"})
 
 
 def _light(data: Any, path: str) -> FileRecord:
     """The light part of a record (``_LIGHT_KEYS`` of ``data``), checked."""
-    _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["unanalysed"]) is str)
+    _require(type(data["module_name"]) is str and type(data["is_package"]) is bool and type(data["unanalysed"]) is str
+             and type(data["skipped_cells"]) is str)
     cells = data["cells"]
     _require(type(cells) is list and all(type(c) is list and (len(c) in (2, 3) or c and c[0] == -1)
                                          and all(type(n) is int for n in c) for c in cells))
     return FileRecord(path=path, module_name=data["module_name"], is_package=data["is_package"], unanalysed=data["unanalysed"],
-                      suppressions=_suppressions(data["suppressions"]), cells=cells)
+                      suppressions=_suppressions(data["suppressions"]), cells=cells, skipped_cells=data["skipped_cells"])
 
 
 def _light_record(data: Any, path: str) -> FileRecord:

@@ -435,7 +435,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     for path, reason in result.unanalysed:  # no TL000 finding says so
-        warn(path, f"not analysed: {reason} (TL000, which reports such files, is not selected)")
+        warn(path, f"{reason} (TL000, which reports such files and cells, is not selected)")
     failed: list[str] = []
     output_stream = sys.stdout  # where the report goes (standard error where the fixed source takes stdout)
     if outcome is not None and stdin is not None and not args.diff:

@@ -112,12 +112,22 @@ def _analyze(
         if len(found) > len(bad_cells):
             record = FileRecord(path=path, module_name=record.module_name, is_package=is_package, cells=record.cells)
             result, bad_cells = _analyze_text(record, text, enabled, rule_options, target, demanded), found
+    if bad_cells and result.record.parsed:
+        result.record.skipped_cells = "; ".join(_skipped(notebook, f) for f in bad_cells)
     if bad_cells and SYNTAX_ERROR in enabled and result.record.parsed:
         result.findings.extend(Finding.at(rule_info(SYNTAX_ERROR), path, Span.point(f.line, f.column),
                                           f"{f.message}; this cell was not checked (the notebook's other cells were)")
                                for f in bad_cells)
         result.findings.sort(key=lambda f: f.sort_key)
     return result
+
+
+def _skipped(notebook: "Notebook", failure: ParseFailure) -> str:
+    """``cell 2 (invalid syntax, line 1, column 12)``: a cell left out, where and why."""
+    where = notebook.cells.locate(failure.line)
+    if where is None:
+        return failure.message
+    return f"cell {where[0]} ({failure.message}, line {where[1]}, column {failure.column})"
 
 
 def _readable_cells(notebook: "Notebook") -> tuple[str, list[ParseFailure]]:

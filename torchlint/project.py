@@ -100,6 +100,9 @@ class FileRecord:
     unanalysed: str = ""
     # a notebook's code cells: [cell number, first line in the joined text] (torchlint.notebook.Cells)
     cells: list = field(default_factory=list)
+    # a notebook's cells that could not be checked, and why ("cell 2 (syntax error: ..., line 1,
+    # column 12)"; "" where every cell was): the run warns of them where TL000 is not enabled
+    skipped_cells: str = ""
 
     @property
     def parsed(self) -> bool:
@@ -132,6 +135,7 @@ class FileRecord:
             "suppressions": self.suppressions.to_json(),
             "unanalysed": self.unanalysed,
             "cells": self.cells,
+            "skipped_cells": self.skipped_cells,
         }
 
     @classmethod

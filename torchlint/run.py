@@ -47,8 +47,8 @@ class RunResult:
     errors: list[RuleError]
     files: list[str]
     hidden_by_baseline: int = 0
-    # (path, why) of each file that could not be analysed where TL000 is not enabled: no
-    # finding says so, so the report warns of it
+    # (path, what was not analysed and why) of each file or notebook cell that could not be
+    # analysed where TL000 is not enabled: no finding says so, so the report warns of it
     unanalysed: list[tuple[str, str]] = field(default_factory=list)
 
     @property
@@ -187,8 +187,10 @@ class Run:
             kept.extend(f for f in judged if suppressor.keep(f, blanket=False))
         kept.sort(key=lambda f: f.sort_key)
         kept = [in_cells(f, records[f.path].cells) if f.path in records else f for f in kept]
-        unanalysed = sorted((p, records[p].unanalysed) for own, paths in by_settings if SYNTAX_ERROR not in own.enabled
-                            for p in paths if records[p].unanalysed and self._reports_on(p))
+        unanalysed = sorted((p, f"not analysed: {records[p].unanalysed}" if records[p].unanalysed
+                             else f"not checked: {records[p].skipped_cells}")
+                            for own, paths in by_settings if SYNTAX_ERROR not in own.enabled
+                            for p in paths if (records[p].unanalysed or records[p].skipped_cells) and self._reports_on(p))
         return RunResult(kept, errors, sorted(p for p in records if self._reports_on(p)), unanalysed=unanalysed)
 
     def _whole_records(self) -> list[FileRecord]:

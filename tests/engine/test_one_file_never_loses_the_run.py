@@ -479,7 +479,23 @@ def test_a_file_not_analysed_is_a_warning_where_tl000_is_not_selected(project, r
         code, out, err = run("check", "--isolated", "--select", "TL001", "--format", "concise", *args, ".")
         assert code == 1 and "good.py:16:5: TL001" in out and "bad.py" not in out
         assert err.splitlines() == ["torchlint: warning: bad.py: not analysed: syntax error: invalid syntax "
-                                    "(line 1, column 7) (TL000, which reports such files, is not selected)"]
+                                    "(line 1, column 7) (TL000, which reports such files and cells, is not selected)"]
+
+
+def test_a_notebook_cell_not_checked_is_a_warning_where_tl000_is_not_selected(project, run, tmp_path):
+    """The notebook's other cells are linted; the cell left out is named on standard error,
+    cold and from the cache (nothing is lost silently); with TL000 selected it is a finding."""
+    cells = [["import torch\n", "x = torch.zeros(3)\n"], ["def broken(:\n", "  pass\n"], ["print(x)\n"]]
+    project.write("a.ipynb", json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                                    "execution_count": None, "source": c} for c in cells],
+                                         "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    for args in (("--no-cache",), ("--cache-dir", str(tmp_path / "c")), ("--cache-dir", str(tmp_path / "c"))):
+        code, out, err = run("check", "--isolated", "--ignore", "TL000", "--format", "concise", *args, ".")
+        assert code == 0 and "a.ipynb" not in out
+        assert err.splitlines() == ["torchlint: warning: a.ipynb: not checked: cell 2 (syntax error: invalid syntax, "
+                                    "line 1, column 12) (TL000, which reports such files and cells, is not selected)"]
+    code, out, err = run("check", "--isolated", "--no-cache", "--format", "concise", ".")
+    assert code == 1 and "a.ipynb:cell 2:line 1:12: TL000" in out and "warning" not in err
 
 
 def test_a_file_not_analysed_is_a_finding_where_tl000_is_selected(project, run):
