@@ -198,6 +198,15 @@ RULES = (
         fixable=('unsafe',),
     ),
     RuleInfo(
+        code='TL018',
+        name='legacy-autograd-api',
+        module='torchlint.checks.tl018_legacy_autograd_api',
+        class_name='LegacyAutogradApi',
+        summary='Pre-0.4 autograd API: .data[0] on a 0-dim tensor raises, volatile=True does nothing',
+        severity=Severity.ERROR,
+        fixable=('safe',),
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',
