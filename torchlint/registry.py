@@ -207,6 +207,14 @@ RULES = (
         fixable=('safe',),
     ),
     RuleInfo(
+        code='TL019',
+        name='unshuffled-training-loader',
+        module='torchlint.checks.tl019_unshuffled_training_loader',
+        class_name='UnshuffledTrainingLoader',
+        summary='A DataLoader a training loop iterates never shuffles',
+        fixable=('unsafe',),
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',

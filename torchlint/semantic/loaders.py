@@ -9,6 +9,10 @@
   ``load_dataset(split="test")``, ``VOC(image_set="val")``, ``Data(mode="val")``), or it is
   used only by evaluation functions and evaluation loops.
 * ``is_evaluation_name`` / ``is_evaluation_function``: the name tests behind it.
+* ``iterated_by_training(semantic)``: the ``DataLoader(...)`` calls a training loop (one whose
+  iteration runs backward and an optimizer step) iterates, directly or through
+  ``enumerate``/``tqdm``/``iter``, by a name every reaching binding of which is such a call,
+  or by ``self.<attr>`` every binding of which in the class's methods is.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import re
 
 import libcst as cst
 
+from torchlint.semantic.modules import self_attr_bindings
 from torchlint.semantic.training import EVALUATION
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -98,6 +103,44 @@ def _evaluation_split(call: cst.Call) -> bool:
                 and _EVAL_SPLIT.match(arg.value.evaluated_value or ""):
             return True
     return False
+
+
+_DATALOADER = {"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"}
+_ITER_WRAPPERS = {"enumerate", "tqdm", "iter", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"}
+
+
+def iterated_by_training(semantic) -> list[cst.Call]:
+    """The ``DataLoader(...)`` calls that training loops iterate (see the module docstring)."""
+    model, training = semantic.model, semantic.training
+    found: list[cst.Call] = []
+    for loop in training.training_loops():
+        node = loop.node
+        if not isinstance(node, cst.For):
+            continue
+        iterable = node.iter
+        while isinstance(iterable, cst.Call) and iterable.args and \
+                (model.qualified_name(iterable.func) or dotted_name(iterable.func)) in _ITER_WRAPPERS:
+            iterable = iterable.args[0].value
+        if isinstance(iterable, cst.Call):
+            calls = [iterable]
+        elif isinstance(iterable, cst.Attribute) and isinstance(iterable.value, cst.Name) \
+                and model.class_of(iterable) is not None \
+                and iterable.value.value == model.scope_of(iterable).self_name:
+            bindings = self_attr_bindings(model, model.class_of(iterable), iterable.attr.value)
+            calls = [b.value for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call)]
+            if not bindings or len(calls) != len(bindings):
+                continue
+        elif isinstance(iterable, cst.Name):
+            bindings = model.reaching(iterable.value, iterable)
+            calls = [b.value for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call)]
+            if len(calls) != len(bindings):
+                continue
+        else:
+            continue
+        for call in calls:
+            if model.qualified_name(call.func) in _DATALOADER and not any(call is c for c in found):
+                found.append(call)
+    return found
 
 
 def _used_for_evaluation(semantic, scope_node: cst.CSTNode, name: str, binding: cst.CSTNode) -> bool:

@@ -1,0 +1,149 @@
+"""TL019's cases: code it must not report (``VALID``) and code it must report, with the
+exact line and message of every finding and, where its findings carry a fix, the file after
+``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
+
+from torchlint.checks.tl019_unshuffled_training_loader import message
+from torchlint.rule import Invalid, Valid
+
+_LOOP = """
+        for epoch in range(10):
+            for x, y in {it}:
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """
+
+VALID: list[Valid | str] = [
+    # The fix.
+    """
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        train_loader = DataLoader(train_set, batch_size=64, shuffle=True)
+        """ + _LOOP.format(it="train_loader"),
+    # shuffle=False stated: the code's own choice (a time series in order).
+    """
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        train_loader = DataLoader(windows, batch_size=64, shuffle=False)
+        """ + _LOOP.format(it="train_loader"),
+    # A sampler decides the order.
+    """
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader, DistributedSampler
+        train_loader = DataLoader(train_set, batch_size=64, sampler=DistributedSampler(train_set))
+        """ + _LOOP.format(it="train_loader"),
+    # Positional shuffle, and **kwargs that may hold it.
+    """
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        a = DataLoader(train_set, 64, True)
+        b = DataLoader(train_set, **loader_kwargs)
+        """ + _LOOP.format(it="a") + _LOOP.format(it="b"),
+    # An evaluation loader in an evaluation loop: order does not matter there.
+    """
+        import torch
+        from torch.utils.data import DataLoader
+        val_loader = DataLoader(val_set, batch_size=256)
+        with torch.no_grad():
+            for x, y in val_loader:
+                print(model(x).argmax(1).eq(y).sum())
+        """,
+    # An IterableDataset of the file: a loader cannot shuffle it.
+    """
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader, IterableDataset
+        class Stream(IterableDataset):
+            def __iter__(self):
+                yield from read_shards()
+        train_loader = DataLoader(Stream(), batch_size=64)
+        """ + _LOOP.format(it="train_loader"),
+    # A loader that no training loop iterates (only printed, or passed on).
+    """
+        from torch.utils.data import DataLoader
+        loader = DataLoader(train_set, batch_size=64)
+        print(len(loader))
+        trainer.fit(model, loader)
+        """,
+    # A loader passed as a parameter: where it was built is not known here.
+    """
+        import torch.nn.functional as F
+        def train(model, optimizer, loader):
+            for x, y in loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+        """,
+]
+
+INVALID: list[Invalid] = [
+    # The page's example.
+    Invalid("""
+        import torch
+        from torch.utils.data import DataLoader
+
+        train_loader = DataLoader(train_set, batch_size=64)
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """, lines=(5,), messages=(message("train_loader"),),
+        fixed="""
+        import torch
+        from torch.utils.data import DataLoader
+
+        train_loader = DataLoader(train_set, batch_size=64, shuffle=True)
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+        """),
+    # Through enumerate and tqdm, inside a function, torch.utils.data spelled in full.
+    Invalid("""
+        import torch
+        import torch.nn.functional as F
+        from tqdm import tqdm
+        def main(model, optimizer, dataset):
+            loader = torch.utils.data.DataLoader(dataset, batch_size=32, num_workers=4)
+            for epoch in range(3):
+                for i, (x, y) in enumerate(tqdm(loader)):
+                    optimizer.zero_grad()
+                    F.nll_loss(model(x), y).backward()
+                    optimizer.step()
+        """, lines=(6,), messages=(message("loader"),),
+        fixed="""
+        import torch
+        import torch.nn.functional as F
+        from tqdm import tqdm
+        def main(model, optimizer, dataset):
+            loader = torch.utils.data.DataLoader(dataset, batch_size=32, num_workers=4, shuffle=True)
+            for epoch in range(3):
+                for i, (x, y) in enumerate(tqdm(loader)):
+                    optimizer.zero_grad()
+                    F.nll_loss(model(x), y).backward()
+                    optimizer.step()
+        """),
+    # Built in the loop header itself.
+    Invalid("""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        for x, y in DataLoader(train_set, batch_size=16):
+            optimizer.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            optimizer.step()
+        """, lines=(4,), messages=(message("DataLoader(...)"),),
+        fixed="""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        for x, y in DataLoader(train_set, batch_size=16, shuffle=True):
+            optimizer.zero_grad()
+            F.mse_loss(model(x), y).backward()
+            optimizer.step()
+        """),
+]
