@@ -197,6 +197,35 @@ def test_loaders():
     assert [loaders.feeds_evaluation(sem, x) for x in (test, b, c, d)] == [True, True, True, False]
 
 
+def test_loaders_a_training_loop_iterates():
+    ctx, sem = analyses("""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        from tqdm import tqdm
+        train = DataLoader(ds, batch_size=8)
+        val = DataLoader(ds, batch_size=8)
+        unused = DataLoader(ds, batch_size=8)
+        class Trainer:
+            def __init__(self, ds):
+                self.loader = DataLoader(ds, batch_size=4)
+            def epoch(self, model, opt):
+                for x, y in self.loader:
+                    opt.zero_grad()
+                    F.mse_loss(model(x), y).backward()
+                    opt.step()
+        for epoch in range(3):
+            for i, (x, y) in enumerate(tqdm(train)):
+                opt.zero_grad()
+                F.mse_loss(model(x), y).backward()
+                opt.step()
+            for x, y in val:
+                print(model(x))
+        """)
+    train, val, unused, own = calls_named(ctx, "DataLoader")
+    found = loaders.iterated_by_training(sem)
+    assert len(found) == 2 and any(c is train for c in found) and any(c is own for c in found)
+
+
 def test_range_stop_and_constructed_optimizer():
     ctx, sem = analyses("""
         import torch
