@@ -30,7 +30,7 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import SAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.constructors import matches, passes, received
+from torchlint.semantic.constructors import kept_as, matches, passes, received
 from torchlint.semantic.epochs import inside_epochs, range_stop
 from torchlint.semantic.loaders import feeds_evaluation
 from torchlint.semantic.samplers import (assigned_key, distributed_samplers, epoch_loops_reading, is_loader_call,
@@ -104,6 +104,10 @@ class SamplerEpochNotSet(Rule):
                 name = assigned_key(semantic, sampler) or f"{key}.sampler"
                 if read_every_epoch(semantic.training, key):
                     self.report(sampler, sampler_message(name), fix=self._set_epoch_fix(semantic, sampler, key))
+                    break
+                kept = [k for k in kept_as(semantic, key, loader)[1:] if not self._managed(semantic, k)]
+                if any(read_every_epoch(semantic.training, k) for k in kept):
+                    self.report(sampler, sampler_message(name))
                     break
                 handed += self._handed(semantic, sampler, key, name)
         if handed:

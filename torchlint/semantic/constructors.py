@@ -23,6 +23,8 @@ Per file (``semantic`` is ``ctx.semantic``; ask from ``finish()``):
   module (``Entry(owner, param, position)``, owner a module-level function or a module-level
   class, whose ``__init__`` it is).
 * ``exposed(semantic)``: every such entry of the file, with the function it belongs to.
+* ``kept_as(semantic, key, at)``: the keys a function's returned value is kept as by the file's
+  callers (``self._sampler, self._loader = self._setup_data(...)``).
 * ``handed_to(semantic, site, arg)``: where an argument of a call goes in a same-file callee
   (``Destination``: the function, the parameter it binds and, for ``__init__``, the ``self.``
   attributes it is kept as).
@@ -363,6 +365,51 @@ def handed_to(semantic, site, arg: cst.Arg) -> list[Destination]:
             out.append(Destination(target, param, info, tuple(_kept(model, target).get(param, ()))))
         else:
             out.append(Destination(target, param))
+    return out
+
+
+def kept_as(semantic, key: str, at: cst.CSTNode) -> list[str]:
+    """``key`` and the keys its value is kept as once its function returns it: the function
+    ``return loader`` (or ``return sampler, loader``, an element of a returned tuple) is called
+    in the file as ``self._loader = self._setup_data(...)`` (or ``self._sampler, self._loader =
+    ...``, the same element of the target): ``self._loader``; followed through the callers' own
+    returns. Only plain assignments of the whole call are followed (the caller's key)."""
+    model = semantic.model
+    out = [key]
+    todo = [(key, at, 0)]
+    while todo:
+        current, node, depth = todo.pop()
+        if depth >= _MAX_DEPTH or "." in current:
+            continue
+        scope = model.scope_of(node)
+        function = scope.node if scope is not None else None
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        positions = set()
+        for ret in model.scopes[function].returns:
+            value = ret.value
+            if isinstance(value, cst.Tuple):
+                positions |= {i for i, e in enumerate(value.elements)
+                              if not isinstance(e, cst.StarredElement) and expr_key(e.value) == current}
+            elif value is not None and expr_key(value) == current:
+                positions.add(None)
+        for site in semantic.graph.callers(function) if positions else ():
+            statement = model.ctx.parent(site.node)
+            if not isinstance(statement, (cst.Assign, cst.AnnAssign)) or statement.value is not site.node:
+                continue
+            targets = [t.target for t in statement.targets] if isinstance(statement, cst.Assign) else [statement.target]
+            for target in targets:
+                for position in positions:
+                    if position is None:
+                        found = expr_key(target)
+                    elif isinstance(target, (cst.Tuple, cst.List)) and position < len(target.elements) \
+                            and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+                        found = expr_key(target.elements[position].value)
+                    else:
+                        found = None
+                    if found is not None and found not in out:
+                        out.append(found)
+                        todo.append((found, site.node, depth + 1))
     return out
 
 

@@ -36,9 +36,12 @@ from torchlint.tree import iter_nodes
 
 _MAX_DEPTH = 4
 
-_SAMPLERS = frozenset({"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"})
+_SAMPLERS = frozenset({"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
+                       # torchdata's checkpointable drop-ins, which shuffle by epoch the same way
+                       "torchdata.stateful_dataloader.sampler.StatefulDistributedSampler"})
 _ITERABLE_DATASETS = frozenset({"torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset"})
-_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader",
+                      "torchdata.stateful_dataloader.StatefulDataLoader"})
 # Names in a dataset's code that mean it splits its stream by worker or rank.
 _SHARDING_WORDS = frozenset({"get_worker_info", "worker_info", "worker_id", "num_workers", "split_dataset_by_node",
                              "shard", "shards", "num_shards", "shard_id", "rank", "world_size", "get_rank",
