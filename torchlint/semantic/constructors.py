@@ -23,6 +23,8 @@ Per file (``semantic`` is ``ctx.semantic``; ask from ``finish()``):
   module (``Entry(owner, param, position)``, owner a module-level function or a module-level
   class, whose ``__init__`` it is).
 * ``exposed(semantic)``: every such entry of the file, with the function it belongs to.
+* ``unwrapped(model, value)``: the object a call hands back as itself (``model`` of
+  ``model.to(device)``, ``DDP(model)``, ``torch.compile(model)``).
 * ``kept_as(semantic, key, at)``: the keys a function's returned value is kept as by the file's
   callers (``self._sampler, self._loader = self._setup_data(...)``).
 * ``handed_to(semantic, site, arg)``: where an argument of a call goes in a same-file callee
@@ -107,7 +109,7 @@ def _params(function: cst.FunctionDef) -> list[cst.Param]:
     return [*function.params.posonly_params, *function.params.params]
 
 
-def _unwrapped(model: SemanticModel, value: cst.BaseExpression) -> cst.BaseExpression:
+def unwrapped(model: SemanticModel, value: cst.BaseExpression) -> cst.BaseExpression:
     """``model`` of ``model.to(device)``, ``DDP(model, ...)``, ``torch.compile(model)``."""
     for _ in range(_MAX_DEPTH):
         value = strip_self_returning(value)
@@ -134,7 +136,7 @@ def _kept(model: SemanticModel, init: cst.FunctionDef) -> dict[str, list[str]]:
         for b in bindings:
             if b.kind not in ("assign", "ann") or b.value is None:
                 continue
-            value = _unwrapped(model, b.value)
+            value = unwrapped(model, b.value)
             if isinstance(value, cst.Name) and value.value in names \
                     and all(r.kind == "param" for r in model.reaching(value.value, b.node)):
                 found = out.setdefault(value.value, [])
@@ -317,6 +319,7 @@ class _Walk:
             return
         if isinstance(value, cst.Name) and value.value == "None":
             return
+        value = unwrapped(self.model, value)  # the object itself: ``model.to(device)``, ``DDP(model)``
         if isinstance(value, (cst.Name, cst.Attribute)):
             key = expr_key(value)
             if key is not None and not self.model.is_imported(value):
