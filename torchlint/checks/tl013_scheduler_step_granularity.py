@@ -41,9 +41,9 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.constructors import ArgumentFlow, origins, passes
 from torchlint.semantic.epochs import first_iteration_skipped
-from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, constructions, dict_key, in_epochs, is_plateau,
+from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, by_setting, constructions, dict_key, in_epochs, is_plateau,
                                            optimises_manually, returned_as_scheduler, schedule_of, schedule_unit,
-                                           scheduler_steps, step_rate)
+                                           scheduler_steps, step_budgeted, step_rate)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import scheduler_kind
 from torchlint.tree import iter_nodes
@@ -112,6 +112,8 @@ class SchedulerStepGranularity(Rule):
             self._await(site, key, rate)
         if len(units) != 1 or None in units:
             return None
+        if all(by_setting(self.ctx, call) for call in built) and step_budgeted(semantic.training, site):
+            return None  # a run counted in steps: its configured size may be steps
         return _judged(units.pop(), scheduler_kind(self.ctx, built[0].func), key, rate,
                        in_epochs(semantic.training, site), key in self._batch_stepped)
 
@@ -120,10 +122,12 @@ class SchedulerStepGranularity(Rule):
         kept in the facts for the project pass, with what it needs to judge it."""
         if rate is None or rate == EPOCH_UNIT and key in self._batch_stepped:
             return
+        training = self.ctx.semantic.training
         entries = origins(self.ctx.semantic, key, site.node).entries
         if entries:
-            self._open.append([[e.to_json() for e in entries], rate, in_epochs(self.ctx.semantic.training, site),
-                               Span.of_range(self.ctx.position(site.node)).to_json(), key])
+            self._open.append([[e.to_json() for e in entries], rate, in_epochs(training, site),
+                               Span.of_range(self.ctx.position(site.node)).to_json(), key,
+                               step_budgeted(training, site)])
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
@@ -131,13 +135,15 @@ class SchedulerStepGranularity(Rule):
         theirs pass into the parameter it comes through (``constructors.ArgumentFlow``)."""
         flow = None
         for record in project.records:
-            for entries, rate, epochs, span, key in (record.facts.get(cls.code) or {}).get("open", ()):
+            for entries, rate, epochs, span, key, budgeted in (record.facts.get(cls.code) or {}).get("open", ()):
                 if flow is None:
                     flow = ArgumentFlow(project, lambda r: (project.demand(cls.code, r.path) or {}).get("passes"))
                 schedules = sorted({tuple(d) for entry in entries for _, d in flow.arrivals(record, entry)})
-                if len({unit for unit, _ in schedules}) != 1:
+                if len({unit for unit, _, _ in schedules}) != 1:
                     continue
-                unit, kind = schedules[0]
+                if budgeted and all(setting for _, _, setting in schedules):
+                    continue  # a run counted in steps: the configured sizes may be steps
+                unit, kind, _ = schedules[0]
                 message = _judged(unit, kind, key, rate, epochs, False)
                 if message is not None:
                     yield Finding.at(cls, record.path, Span.from_json(span), message)

@@ -8,11 +8,15 @@
   a configuration's ``step_size`` included: they count epochs unless sized in steps;
   ``CosineAnnealingLR(T_max=200)`` and other small literals), else None
   (``ReduceLROnPlateau``, ``LambdaLR`` of unknown unit).
+* ``by_setting(ctx, call)``: it counts epochs only because a configuration sizes it;
+  ``step_budgeted(training, site)``: the run around a step is counted in optimizer steps
+  (``range(cfg.n_steps // len(loader))``, ``if step >= max_steps: break``): a configured size
+  may be steps there.
 * ``constructions(semantic, key, at)``: the scheduler constructor calls ``key`` may hold,
   followed through parameters and ``self.`` attributes (``semantic.constructors.origins``:
   ``train(model, loader, opt, sched)``, ``Trainer(..., scheduler)`` keeping ``self.scheduler``).
-* ``schedule_of(semantic, expr, at)``: ``[unit, kind]`` of the one schedule an expression may
-  hold, else None: what a file hands another module's trainer (``constructors.passes``).
+* ``schedule_of(semantic, expr, at)``: ``[unit, kind, by setting]`` of the one schedule an
+  expression may hold, else None: what a file hands another module's trainer (``constructors.passes``).
 * ``scheduler_steps(semantic)``: ``(site, key)`` of every bare ``sched.step()`` on a key bound
   to a scheduler or named like one (``step(epoch)``/``step(metric)`` choose their own count).
 * ``step_rate(training, site)``: ``"batch"`` when a call runs once per batch (in a data or
@@ -75,6 +79,57 @@ def schedule_unit(ctx, call: cst.Call) -> str | None:
     if kind in _PER_EPOCH and (epoch or _small_literals(kind, call) or _sized_by_setting(kind, call)):
         return EPOCH_UNIT
     return None
+
+
+def by_setting(ctx, call: cst.Call) -> bool:
+    """The construction counts epochs only because a configuration sizes it
+    (``StepLR(opt, step_size=cfg.step_size)``: see ``schedule_unit``), not by its names or
+    small literals: a run budgeted in steps (``step_budgeted``) may mean steps by it."""
+    kind = api.scheduler_kind(ctx, call.func)
+    if kind not in _EPOCH_UNLESS_STEPS or _small_literals(kind, call):
+        return False
+    batch, epoch = _sized_by(ctx, call)
+    return not batch and not epoch and _sized_by_setting(kind, call)
+
+
+def step_budgeted(training, site) -> bool:
+    """The run around ``site`` is counted in optimizer steps, epochs only repeating the data:
+    an epoch loop (around the site, or around a same-file caller of its function) whose count
+    names steps (``range(start, cfg.n_steps // len(loader) + 1)``, ``while step < max_iters``;
+    a local name's assignment read back), or a loop around the site that ends on a step count
+    (``if global_step >= args.max_steps: break``)."""
+    model = training.model
+    loops = list(site.all_loops)
+    function = enclosing_function(model, site.scope)
+    for caller in training.graph.callers(function):
+        loops += caller.all_loops
+    for loop in loops:
+        node = loop.node
+        counted = node.iter if isinstance(node, cst.For) else node.test
+        if loop_is_epoch(training, loop) and _names_steps(model, counted):
+            return True
+    for loop in site.all_loops:
+        for n in iter_nodes(loop.node.body):
+            if isinstance(n, cst.If) and _names_steps(model, n.test) and any(
+                    isinstance(b, (cst.Break, cst.Return)) for b in iter_nodes(n.body)):
+                return True
+    return False
+
+
+def _names_steps(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A name in ``expr`` counts optimizer steps (``n_steps``, ``max_iters``), or a local name
+    is assigned a value that does."""
+    for node in iter_nodes(expr):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            last = node.value if isinstance(node, cst.Name) else node.attr.value
+            if _BATCH_WORD.search(last):
+                if not _EPOCH_WORD.search(last):  # ``max_steps_per_epoch`` caps an epoch
+                    return True
+            elif isinstance(node, cst.Name) and depth < _FOLLOW and any(
+                    b.kind in ("assign", "ann") and b.value is not None and _names_steps(model, b.value, depth + 1)
+                    for b in model.reaching(node.value, node)):
+                return True
+    return False
 
 
 def _size(kind: str, call: cst.Call) -> cst.Arg | None:
@@ -155,8 +210,9 @@ def constructions(semantic, key: str | cst.BaseExpression, at: cst.CSTNode) -> l
 
 
 def schedule_of(semantic, expr: cst.BaseExpression, at: cst.CSTNode) -> list | None:
-    """``[unit, kind]`` when every scheduler ``expr`` may hold at ``at`` counts in the same
-    known unit (``schedule_unit``), ``kind`` the first one's; else None (no scheduler, a
+    """``[unit, kind, by setting]`` when every scheduler ``expr`` may hold at ``at`` counts in
+    the same known unit (``schedule_unit``), ``kind`` the first one's, ``by setting`` when each
+    counts epochs only by a configuration (``by_setting``); else None (no scheduler, a
     ``ReduceLROnPlateau``, units that disagree or are unknown)."""
     if not isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.IfExp)):
         return None
@@ -164,7 +220,8 @@ def schedule_of(semantic, expr: cst.BaseExpression, at: cst.CSTNode) -> list | N
     units = {schedule_unit(semantic.ctx, call) for call in built}
     if len(units) != 1 or None in units:
         return None
-    return [units.pop(), api.scheduler_kind(semantic.ctx, built[0].func)]
+    return [units.pop(), api.scheduler_kind(semantic.ctx, built[0].func),
+            all(by_setting(semantic.ctx, call) for call in built)]
 
 
 def is_plateau(semantic, key: str, at: cst.CSTNode) -> bool:

@@ -262,6 +262,32 @@ VALID = [
                 opt.step()
                 sched.step()
         """,
+    # A run counted in steps (epochs only repeat the data): configured milestones are steps.
+    """
+        import torch.optim as optim
+        scheduler = optim.lr_scheduler.MultiStepLR(optimizer, milestones=cfg.milestones, gamma=cfg.gamma)
+        n_epochs = cfg.n_steps // len(loader) + 1
+        for epoch in range(1, n_epochs + 1):
+            for mels, texts in loader:
+                optimizer.zero_grad()
+                model(texts, mels).backward()
+                optimizer.step()
+                scheduler.step()
+        """,
+    # The same, ended by a step count inside the loop.
+    """
+        import torch
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=args.lr_step, gamma=0.5)
+        for epoch in range(args.epochs):
+            for batch in loader:
+                optimizer.zero_grad()
+                model(batch).backward()
+                optimizer.step()
+                scheduler.step()
+                global_step += 1
+                if global_step >= args.max_steps:
+                    break
+        """,
 ]
 
 
@@ -553,4 +579,19 @@ INVALID = [
                 train(model, loader, opt, sched)
             """,
         lines=(8,), messages=(per_batch_message("scheduler", "ExponentialLR"),)),
+    # A cap on the steps of each epoch does not make the run counted in steps.
+    Invalid(
+        """
+            import torch
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.lr_step, gamma=0.5)
+            for epoch in range(cfg.epochs):
+                for i, batch in enumerate(loader):
+                    if i >= cfg.max_steps_per_epoch:
+                        break
+                    optimizer.zero_grad()
+                    model(batch).backward()
+                    optimizer.step()
+                    scheduler.step()
+            """,
+        lines=(11,), messages=(per_batch_message("scheduler", "StepLR"),)),
 ]
