@@ -39,6 +39,7 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.branches import exclusive
+from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.constructors import ArgumentFlow, origins, passes
 from torchlint.semantic.epochs import first_iteration_skipped
 from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, by_setting, constructions, dict_key, in_epochs, is_plateau,
@@ -149,9 +150,11 @@ class SchedulerStepGranularity(Rule):
                     yield Finding.at(cls, record.path, Span.from_json(span), message)
 
     def _before_optimizer(self, site, key: str) -> str | None:
-        """The first optimizer step of the innermost loop's iteration comes after ``site``."""
+        """The first optimizer step of the innermost loop's iteration comes after ``site``; or,
+        outside loops, of the function ``site`` opens, run once per epoch (``def train(...,
+        scheduler): scheduler.step(); for batch in loader: ... optimizer.step()``)."""
         if not site.loops:
-            return None
+            return self._before_epoch_function(site, key)
         training = self.ctx.semantic.training
         stepping = {s for s, _ in training.sites.step}
         stepper = training.closure("step")
@@ -164,12 +167,29 @@ class SchedulerStepGranularity(Rule):
             return None  # stepped first on purpose
         return order_message(key)
 
+    def _before_epoch_function(self, site, key: str) -> str | None:
+        training = self.ctx.semantic.training
+        model = training.model
+        function = enclosing_function(model, site.scope)
+        if not isinstance(function, cst.FunctionDef) or not in_epochs(training, site) \
+                or any(isinstance(up, cst.If) for up in self.ctx.ancestors(site.node)):
+            return None
+        stepping = {s for s, _ in training.sites.step}
+        stepper = training.closure("step")
+        steps = [s for s in model.calls if enclosing_function(model, s.scope) is function
+                 and (s in stepping or any(t in stepper for t in training.graph.targets(s)))]
+        if not steps or min(s.order for s in steps) < site.order:
+            return None
+        if self._rewound(site, key) or self._warning_silenced(site.node):
+            return None  # stepped first on purpose
+        return order_message(key)
+
     def _rewound(self, site, key: str) -> bool:
         """``<key>.last_epoch = ...`` is stored somewhere in the file outside the loop that steps."""
-        loop = site.loops[-1].node
+        loop = site.loops[-1].node if site.loops else None
         target = f"{key}.last_epoch"
         return any(isinstance(node, cst.AssignTarget) and dotted_name(node.target) == target
-                   and not self.ctx.inside(node, loop) for node in iter_nodes(self.ctx.module))
+                   and (loop is None or not self.ctx.inside(node, loop)) for node in iter_nodes(self.ctx.module))
 
     def _warning_silenced(self, node: cst.CSTNode) -> bool:
         """``node`` runs inside ``with warnings.catch_warnings():`` (the order warning silenced)."""

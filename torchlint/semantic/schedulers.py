@@ -58,6 +58,9 @@ _NEVER = frozenset({"ReduceLROnPlateau"})
 # Names that count optimizer steps: total_steps, num_training_steps, max_iters, steps_per_epoch.
 _BATCH_WORD = re.compile(r"steps|iters?(_|$)|iterations|batches|updates", re.IGNORECASE)
 _EPOCH_WORD = re.compile(r"epoch", re.IGNORECASE)
+# The decay points of a step schedule (torchvision's references: ``--lr-steps 16 22``, epochs):
+# "steps" there are the schedule's steps, not optimizer steps.
+_LR_POINTS = re.compile(r"^(lr|learning_rate)_?steps?$", re.IGNORECASE)
 # A function that runs one epoch: train_epoch, train_one_epoch, _run_epoch, epoch_train.
 _EPOCH_FUNCTION = re.compile(r"(train|run|fit)\w*epoch|epoch\w*(train|run|fit)", re.IGNORECASE)
 # Literal step sizes/milestones this small count epochs (iteration milestones run to thousands).
@@ -167,6 +170,8 @@ def _sized_by(ctx, call: cst.Call) -> tuple[bool, bool]:
                 batch = True
             elif isinstance(node, (cst.Name, cst.Attribute)):
                 last = node.value if isinstance(node, cst.Name) else node.attr.value
+                if _LR_POINTS.match(last):
+                    continue  # the schedule's own decay points: a setting, in whatever unit
                 if _BATCH_WORD.search(last):
                     batch = True
                 elif _EPOCH_WORD.search(last):

@@ -288,6 +288,25 @@ VALID = [
                 if global_step >= args.max_steps:
                     break
         """,
+    # torchvision's lr_steps are the schedule's decay epochs, not optimizer steps.
+    """
+        import torch
+        lr_scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=args.lr_steps, gamma=0.1)
+        for epoch in range(args.epochs):
+            train_one_epoch(model, optimizer, data_loader, device, epoch)
+            lr_scheduler.step()
+        """,
+    # An epoch function stepping its scheduler after its batch loop.
+    """
+        def train(epoch, loader, model, optimizer, scheduler):
+            for x, y in loader:
+                optimizer.zero_grad()
+                model(x, y).backward()
+                optimizer.step()
+            scheduler.step()
+        for epoch in range(epochs):
+            train(epoch, loader, model, optimizer, scheduler)
+        """,
 ]
 
 
@@ -594,4 +613,17 @@ INVALID = [
                     scheduler.step()
             """,
         lines=(11,), messages=(per_batch_message("scheduler", "StepLR"),)),
+    # The pre-1.1 order inside the epoch function: stepped before its batch loop.
+    Invalid(
+        """
+            def train(epoch, loader, model, optimizer, scheduler):
+                scheduler.step()
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    model(x, y).backward()
+                    optimizer.step()
+            for epoch in range(epochs):
+                train(epoch, loader, model, optimizer, scheduler)
+            """,
+        lines=(3,), messages=(order_message("scheduler"),)),
 ]
