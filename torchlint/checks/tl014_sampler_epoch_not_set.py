@@ -6,8 +6,10 @@ the file never calls ``set_epoch`` (on anything), a ``DataLoader`` built on it (
 inline) is iterated inside an epoch loop (or handed to a same-file function from one), it
 shuffles (no ``shuffle=False``), it does not feed evaluation (``loaders.feeds_evaluation``), and
 no trainer (Lightning, Accelerate, Hugging Face, Fabric) and no ``prepare``/``setup_dataloaders``
-call manages the loader. The loader is followed into the same file's functions and classes
-(``Trainer(model, loader)`` keeping ``self.loader`` and looping over it every epoch), and into
+call manages the loader (torchdata's ``StatefulDistributedSampler``/``StatefulDataLoader`` count as
+these). The loader is followed into the same file's functions and classes (``Trainer(model,
+loader)`` keeping ``self.loader`` and looping over it every epoch), out of the helper that returns
+it (``self._sampler, self._dataloader = self._setup_data(...)``: ``constructors.kept_as``), and into
 another module's: a loader handed to an imported function or class (``facts["handed"]``) is
 reported when that module reads the parameter every epoch, or iterates it and is called from
 inside this file's epochs, and never calls ``set_epoch`` itself (its ``demanded_facts``:
