@@ -205,7 +205,8 @@ def delete_unscale(lines):
 
 @operator("TL014")
 def delete_set_epoch(lines):
-    for i, _ in _sites(lines, r"^\s*[\w.]+\.set_epoch\("):
+    # the per-epoch call (``set_epoch(epoch)``), not a one-off reset to a literal (``set_epoch(0)``)
+    for i, _ in _sites(lines, r"^\s*[\w.]+\.set_epoch\((?!\s*\d+\s*\))"):
         yield Mutant("TL014", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 
 

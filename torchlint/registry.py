@@ -159,6 +159,7 @@ RULES = (
         summary='a per-batch LR scheduler stepped once per epoch, a per-epoch one stepped every batch, or scheduler.step() before optimizer.step()',
         severity=Severity.ERROR,
         fixable=('unsafe',),
+        project_pass=True,
     ),
     RuleInfo(
         code='TL014',

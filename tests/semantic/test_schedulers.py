@@ -60,3 +60,50 @@ def test_dict_key():
     ctx, _ = analyses('d = {"interval": "step", name: 1, **rest}\n')
     elements = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Dict)).elements
     assert [dict_key(e) for e in elements] == ["interval", None, None]
+
+
+# -- the unit a configuration sizes (issue 40) -----------------------------------------------
+
+from torchlint.semantic.schedulers import by_setting, schedule_unit, scheduler_steps, step_budgeted  # noqa: E402
+
+
+def _built(src: str):
+    ctx, _ = analyses("import torch\nfrom torch.optim.lr_scheduler import CosineAnnealingLR, ExponentialLR, "
+                      "MultiStepLR, StepLR\n" + src)
+    return ctx, [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and (
+        getattr(n.func, "value", None) in ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "OneCycleLR"))]
+
+
+@pytest.mark.parametrize(("construction", "unit", "setting"), [
+    ("StepLR(opt, step_size=cfg.step_size)", "epoch", True),
+    ("MultiStepLR(opt, args.milestones, gamma=0.1)", "epoch", True),
+    ("ExponentialLR(opt, gamma=args.gamma)", "epoch", True),
+    ("StepLR(opt, step_size=30)", "epoch", False),  # a small literal
+    ("CosineAnnealingLR(opt, T_max=200)", "epoch", False),
+    ("CosineAnnealingLR(opt, T_max=args.epochs)", "epoch", False),
+    ("StepLR(opt, step_size=cfg.lr_step * len(train_loader))", "batch", False),
+    ("MultiStepLR(opt, milestones=cfg.milestone_iters)", "batch", False),
+    ("CosineAnnealingLR(opt, T_max=cfg.t_max)", None, False),  # not among those counting epochs unless sized in steps
+    ("StepLR(opt, step_size=cfg.size)", "epoch", True),
+])
+def test_schedule_unit_of_configured_sizes(construction, unit, setting):
+    ctx, built = _built(f"sched = {construction}\n")
+    assert schedule_unit(ctx, built[0]) == unit
+    assert by_setting(ctx, built[0]) is setting
+
+
+@pytest.mark.parametrize(("loop", "expected"), [
+    ("for epoch in range(cfg.epochs):\n    for b in loader:\n        opt.step()\n        sched.step()\n", False),
+    ("n = cfg.n_steps // len(loader) + 1\nfor epoch in range(n):\n    for b in loader:\n        opt.step()\n"
+     "        sched.step()\n", True),
+    ("while step < cfg.max_iters:\n    for b in loader:\n        opt.step()\n        sched.step()\n        step += 1\n",
+     True),
+    ("for epoch in range(cfg.epochs):\n    for b in loader:\n        opt.step()\n        sched.step()\n"
+     "        if step >= cfg.max_steps:\n            break\n", True),
+    ("for epoch in range(cfg.epochs):\n    for i, b in enumerate(loader):\n        if i >= cfg.max_steps_per_epoch:\n"
+     "            break\n        opt.step()\n        sched.step()\n", False),
+])
+def test_step_budgeted(loop, expected):
+    ctx, _ = analyses("import torch\nsched = torch.optim.lr_scheduler.StepLR(opt, cfg.s)\n" + loop)
+    [(site, _)] = scheduler_steps(ctx.semantic)
+    assert step_budgeted(ctx.semantic.training, site) is expected

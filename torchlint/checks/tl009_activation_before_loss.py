@@ -12,7 +12,11 @@ binding of which constructs one. Its input (the first argument, or ``input=``) i
   (reported here) or to a class's construction (``Net(...)``, same file or imported): the class
   goes into the facts with the loss, and the project pass reports when the class (or the
   nearest of its ancestors that defines ``forward``) has a ``forward`` every return of which
-  is such an activation (each file records those endings).
+  is such an activation (each file records those endings);
+* the output of a model handed in: a parameter or a ``self.`` attribute kept from ``__init__``
+  (``Trainer(Net(), ...)`` keeping ``self.model``: ``constructors.origins``), judged by what
+  the file's calls pass; when none does, by what the importing modules pass there
+  (``facts["handed"]``, the project pass asking for their ``passes``, ``demanded_facts``).
 
 Never reported: ``log_softmax`` before ``CrossEntropyLoss`` (harmless: log-softmax is
 idempotent), softmax as the *target* (distillation), a model returning a tuple or only
@@ -28,7 +32,9 @@ import libcst as cst
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
-from torchlint.semantic.activations import activation_call, activation_of, model_of, returns_activation, values_of
+from torchlint.semantic.activations import (activation_call, activation_of, built_model, model_of, returns_activation,
+                                            values_of)
+from torchlint.semantic.constructors import ArgumentFlow, origins, passes
 from torchlint.semantic.modules import class_key
 from torchlint.statements import dotted_name
 from torchlint.torch_api import keyword_arg, logits_loss
@@ -72,7 +78,7 @@ class ActivationBeforeLoss(Rule):
             got = returns_activation(self.ctx, model, forward) if forward is not None else None
             if got is not None:
                 ends[class_key(info)] = got
-        uses = []
+        uses, handed = [], []
         for site in model.calls:
             call = site.node
             loss = self._loss(call)
@@ -96,8 +102,12 @@ class ActivationBeforeLoss(Rule):
                 if (wants, data) in _BAD:
                     self.report(arg.value, message(f"The output of an nn.Sequential ending in {data}", written, wants, data))
                 continue
-            uses.append([data, wants, written, Span.of_range(self.ctx.position(arg.value)).to_json()])
-        facts = {key: value for key, value in (("ends", ends), ("uses", uses)) if value}
+            span = Span.of_range(self.ctx.position(arg.value)).to_json()
+            if kind == "entries":
+                handed.append([data, wants, written, span])
+            else:
+                uses.append([data, wants, written, span])
+        facts = {key: value for key, value in (("ends", ends), ("uses", uses), ("handed", handed)) if value}
         if facts:
             self.ctx.facts[self.code] = facts
 
@@ -134,6 +144,25 @@ class ActivationBeforeLoss(Rule):
             return None
         return kinds.pop(), dotted_name(func) or ""
 
+    def demanded_facts(self) -> dict:
+        """What this file hands other modules' functions and classes that is a model of known
+        kind (``[callee, slot, ["class", name] or ["sequential", activation]]``), asked only of
+        the files importing a module whose loss inputs wait for it (``facts["handed"]``)."""
+        ctx = self.ctx
+
+        def describe(semantic, expr, at):
+            if isinstance(expr, cst.Call):
+                found = built_model(ctx, semantic.model, expr)
+            elif isinstance(expr, (cst.Name, cst.Attribute)):
+                values = origins(semantic, expr, at)
+                kinds = {built_model(ctx, semantic.model, call) for call in values.calls()}
+                found = kinds.pop() if len(kinds) == 1 and not values.unknown else None
+            else:
+                found = None
+            return list(found) if found is not None else None
+
+        return {"passes": passes(ctx.semantic, describe)}
+
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
         ends: dict[str, str] = {}
@@ -141,15 +170,35 @@ class ActivationBeforeLoss(Rule):
             facts = record.facts.get(cls.code)
             for qual, got in (facts or {}).get("ends", {}).items():
                 ends[record.qualified(qual)] = got
+        flow = None
         for record in project.records:
-            facts = record.facts.get(cls.code)
-            for written_cls, wants, loss, span in (facts or {}).get("uses", ()):
+            facts = record.facts.get(cls.code) or {}
+            for written_cls, wants, loss, span in facts.get("uses", ()):
                 name = project.resolve_class(written_cls, record)
                 got = _ending(project, name, ends) if name is not None else None
                 if got is None or (wants, got) not in _BAD:
                     continue
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  message(model_source(name.rsplit(".", 1)[-1], got), loss, wants, got))
+            for entries, wants, loss, span in facts.get("handed", ()):
+                # the model comes in through a parameter: judged by what the importing modules
+                # pass there (constructors.ArgumentFlow), when they all pass the same ending
+                if flow is None:
+                    flow = ArgumentFlow(project, lambda r: (project.demand(cls.code, r.path) or {}).get("passes"))
+                sources = set()
+                for entry in entries:
+                    for caller, (kind, data) in flow.arrivals(record, entry):
+                        if kind == "sequential":
+                            sources.add((f"The output of an nn.Sequential ending in {data}", data))
+                            continue
+                        name = project.resolve_class(data, caller)
+                        got = _ending(project, name, ends) if name is not None else None
+                        sources.add((model_source(name.rsplit(".", 1)[-1], got) if got else None, got))
+                if len(sources) != 1:
+                    continue
+                source, got = sources.pop()
+                if got is not None and (wants, got) in _BAD:
+                    yield Finding.at(cls, record.path, Span.from_json(span), message(source, loss, wants, got))
 
 
 def _ending(project, name: str, ends: dict[str, str]) -> str | None:

@@ -6,7 +6,14 @@ the file never calls ``set_epoch`` (on anything), a ``DataLoader`` built on it (
 inline) is iterated inside an epoch loop (or handed to a same-file function from one), it
 shuffles (no ``shuffle=False``), it does not feed evaluation (``loaders.feeds_evaluation``), and
 no trainer (Lightning, Accelerate, Hugging Face, Fabric) and no ``prepare``/``setup_dataloaders``
-call manages the loader.
+call manages the loader (torchdata's ``StatefulDistributedSampler``/``StatefulDataLoader`` count as
+these). The loader is followed into the same file's functions and classes (``Trainer(model,
+loader)`` keeping ``self.loader`` and looping over it every epoch), out of the helper that returns
+it (``self._sampler, self._dataloader = self._setup_data(...)``: ``constructors.kept_as``), and into
+another module's: a loader handed to an imported function or class (``facts["handed"]``) is
+reported when that module reads the parameter every epoch, or iterates it and is called from
+inside this file's epochs, and never calls ``set_epoch`` itself (its ``demanded_facts``:
+``samplers.parameters_read``).
 
 A ``DataLoader`` with a literal ``num_workers > 0`` (and no ``worker_init_fn``) over an instance
 of an ``IterableDataset`` subclass whose code never mentions a worker, rank or shard is
@@ -24,11 +31,14 @@ from torchlint import torch_api as api
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import SAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
-from torchlint.semantic.epochs import range_stop
+from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.constructors import kept_as, matches, passes, received
+from torchlint.semantic.epochs import inside_epochs, range_stop
 from torchlint.semantic.loaders import feeds_evaluation
 from torchlint.semantic.samplers import (assigned_key, distributed_samplers, epoch_loops_reading, is_loader_call,
-                                         loader_dataset, loader_workers, loaders_of, read_every_epoch, sets_epoch,
-                                         unsharded_iterable_datasets)
+                                         loader_dataset, loader_workers, loaders_of, parameters_read, read_every_epoch,
+                                         sets_epoch, unsharded_iterable_datasets)
+from torchlint.semantic.schedulers import runs_one_epoch
 from torchlint.semantic.training import EPOCH_VAR
 from torchlint.statements import dotted_name
 
@@ -61,16 +71,31 @@ class SamplerEpochNotSet(Rule):
 
     def finish(self) -> None:
         semantic = self.ctx.semantic
+        self._facts: dict = {}
         if "DistributedSampler" in self.ctx.text:
             self._samplers(semantic)
         if "IterableDataset" in self.ctx.text or "num_workers" in self.ctx.text:
             self._iterable_datasets(semantic)
+        if self._facts:
+            self.ctx.facts[self.code] = self._facts
+
+    def demanded_facts(self) -> dict:
+        """The parameters of this file's functions and classes that another module may hand a
+        loader to, with how this file reads them (``samplers.parameters_read``); none where the
+        file calls ``set_epoch`` or a trainer runs the loop. Asked only of the files a loader
+        over a shuffling ``DistributedSampler`` is handed to (``facts["handed"]``)."""
+        semantic = self.ctx.semantic
+        if sets_epoch(semantic.model) or semantic.training.bindings["trainer"]:
+            return {"reads": []}
+        reads = [read for read in parameters_read(semantic) if not self._managed_parameter(semantic, read)]
+        return {"reads": reads}
 
     # -- DistributedSampler -----------------------------------------------------------------
     def _samplers(self, semantic) -> None:
         samplers = distributed_samplers(semantic)
         if not samplers or sets_epoch(semantic.model) or semantic.training.bindings["trainer"]:
             return
+        handed: list = []
         for sampler in samplers:
             shuffle = api.keyword_arg(sampler, "shuffle")
             if shuffle is not None and api.is_false_literal(shuffle.value) or feeds_evaluation(semantic, sampler):
@@ -78,10 +103,41 @@ class SamplerEpochNotSet(Rule):
             for loader, key in loaders_of(semantic, sampler):
                 if key is None or self._managed(semantic, key) or feeds_evaluation(semantic, loader):
                     continue
+                name = assigned_key(semantic, sampler) or f"{key}.sampler"
                 if read_every_epoch(semantic.training, key):
-                    name = assigned_key(semantic, sampler) or f"{key}.sampler"
                     self.report(sampler, sampler_message(name), fix=self._set_epoch_fix(semantic, sampler, key))
                     break
+                kept = [k for k in kept_as(semantic, key, loader)[1:] if not self._managed(semantic, k)]
+                if any(read_every_epoch(semantic.training, k) for k in kept):
+                    self.report(sampler, sampler_message(name))
+                    break
+                handed += self._handed(semantic, sampler, key, name)
+        if handed:
+            self._facts["handed"] = handed
+
+    def _handed(self, semantic, sampler: cst.Call, key: str, name: str) -> list:
+        """``[callee, slot, [every epoch, span, name]]`` for each imported function or class the
+        loader ``key`` is handed to (``constructors.passes``); ``every epoch``: the call runs
+        inside this file's epochs, so the callee iterating it once reads it every epoch."""
+        training = semantic.training
+        span = Span.of_range(self.ctx.position(sampler)).to_json()
+
+        def describe(_, expr, at):
+            if api.expr_key(expr) != key:
+                return None
+            site = semantic.model.call_site(at)
+            every = inside_epochs(training, site.all_loops, site.scope) or \
+                runs_one_epoch(enclosing_function(semantic.model, site.scope))
+            return [every, span, name]
+
+        return passes(semantic, describe)
+
+    @classmethod
+    def _managed_parameter(cls, semantic, read: list) -> bool:
+        """The parameter (or an attribute ``__init__`` keeps it as) goes through ``prepare``."""
+        owner, param = read[0], read[1]
+        keys = {param, *(f"self.{attr}" for attr in received(semantic).get(owner, {}).get(param, ()))}
+        return any(cls._managed(semantic, key) for key in keys)
 
     def _set_epoch_fix(self, semantic, sampler: cst.Call, loader: str) -> Fix | None:
         """``S.set_epoch(epoch)`` as the first statement of the epoch loop, where that is the
@@ -157,9 +213,7 @@ class SamplerEpochNotSet(Rule):
             elif model.is_imported(built):
                 readers.append([model.qualified_name(built), workers,
                                 Span.of_range(self.ctx.position(call)).to_json()])
-        facts = {k: v for k, v in (("unsharded", sorted(local)), ("readers", readers)) if v}
-        if facts:
-            self.ctx.facts[self.code] = facts
+        self._facts.update({k: v for k, v in (("unsharded", sorted(local)), ("readers", readers)) if v})
 
     @staticmethod
     def _constructed(semantic, dataset: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression | None:
@@ -178,6 +232,7 @@ class SamplerEpochNotSet(Rule):
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
+        yield from cls._handed_samplers(project)
         unsharded = set()
         for record in project.records:
             for name in (record.facts.get(cls.code) or {}).get("unsharded", ()):
@@ -188,3 +243,20 @@ class SamplerEpochNotSet(Rule):
                 if name is not None and name in unsharded:
                     yield Finding.at(cls, record.path, Span.from_json(span),
                                      iterable_message(name.rsplit(".", 1)[-1], workers))
+
+    @classmethod
+    def _handed_samplers(cls, project) -> Iterable[Finding]:
+        """Loaders over a shuffling ``DistributedSampler`` handed to another module's function or
+        class (``handed``) that reads the parameter every epoch (or iterates it, called from
+        inside the epochs here) and never sets the epoch (``reads``, demanded of that module)."""
+        for record in project.records:
+            reported = set()
+            for callee, slot, (every, span, name) in (record.facts.get(cls.code) or {}).get("handed", ()):
+                hit = project.resolve_symbol(callee, record)
+                if hit is None or hit[0] is record or tuple(span) in reported:
+                    continue
+                reads = (project.demand(cls.code, hit[0].path) or {}).get("reads", ())
+                if any(owner == hit[1] and matches((owner, param, position), slot) and (level == 2 or every)
+                       for owner, param, position, level in reads):
+                    reported.add(tuple(span))
+                    yield Finding.at(cls, record.path, Span.from_json(span), sampler_message(name))

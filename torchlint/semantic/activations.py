@@ -9,7 +9,10 @@ through an activation, and what model an input comes out of.
 * ``activation_call(model, expr)``: the form and the input of an activation applied right
   there (what a fix hands the loss instead).
 * ``model_of(ctx, model, expr)``: ``m(x)`` comes out of an ``nn.Sequential`` ending in an
-  activation, or out of a construction of a class (its project index name).
+  activation, or out of a construction of a class (its project index name); ``m`` may be a
+  parameter or a ``self.`` attribute the file's calls fill (``Trainer(Net(), ...)`` keeping
+  ``self.model``), or come from another module (``("entries", ...)``, ``constructors.Entry``).
+* ``built_model(ctx, model, call)``: the same for a construction call.
 * ``returns_activation(ctx, model, forward)``: the activation every ``return`` of a forward
   (or helper) gives.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchlint.libraries import torch_nn_class
+from torchlint.semantic.constructors import origins, unwrapped
 from torchlint.semantic.modules import class_key, self_attr_bindings
 from torchlint.torch_api import activation_function, activation_layer, activation_method, keyword_arg
 from torchlint.tree import iter_nodes
@@ -119,7 +123,31 @@ def model_of(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> tuple[str,
     if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
         return None
     built = single_value(model, expr.func)
-    if not isinstance(built, cst.Call):
+    if built is None or not isinstance(unwrapped(model, built), cst.Call):  # a parameter, ``model.to(device)``
+        return _handed_model(ctx, model, expr.func, expr)
+    built = unwrapped(model, built)
+    return built_model(ctx, model, built)
+
+
+def _handed_model(ctx, model, func: cst.BaseExpression, at: cst.CSTNode) -> tuple[str, object] | None:
+    """The model a parameter or a ``self.`` attribute holds (``constructors.origins``): the one
+    kind of model every construction the file hands it is (``Trainer(Net(), ...)`` keeping
+    ``self.model``; ``train(model, ...)``), or, when none is in the file, ``("entries", [...])``:
+    the parameters through which another module hands it."""
+    found = origins(ctx.semantic, func, at)
+    built = found.calls()
+    if built:
+        kinds = {built_model(ctx, model, call) for call in built}
+        return kinds.pop() if len(kinds) == 1 else None
+    if found.entries and not found.values and not found.unknown:
+        return "entries", [entry.to_json() for entry in found.entries]
+    return None
+
+
+def built_model(ctx, model, built: cst.Call) -> tuple[str, str] | None:
+    """What the construction ``built`` makes (see ``model_of``): ``("sequential", activation)``,
+    ``("class", name)``, else None."""
+    if not isinstance(built.func, (cst.Name, cst.Attribute)):
         return None
     qualified = model.qualified_name(built.func)
     if qualified is None:

@@ -3,13 +3,26 @@
 * ``schedule_unit(ctx, call)``: ``"batch"`` when a scheduler construction counts optimizer
   steps (``OneCycleLR``, ``CyclicLR``, Hugging Face warm-up schedules, or any scheduler sized
   by ``len(loader)``/``total_steps``/``max_iters``), ``"epoch"`` when it counts epochs
-  (``StepLR``/``MultiStepLR``/``ExponentialLR``/``CosineAnnealingLR``... sized by ``epochs``,
-  or by small literals), else None (``ReduceLROnPlateau``, ``LambdaLR`` of unknown unit).
-* ``constructions(semantic, key, at)``: the scheduler constructor calls ``key`` may hold.
+  (``StepLR``/``MultiStepLR``/``ExponentialLR``/``CosineAnnealingLR``... sized by ``epochs``;
+  ``StepLR``/``MultiStepLR``/``ExponentialLR`` sized by anything else that names no steps,
+  a configuration's ``step_size`` included: they count epochs unless sized in steps;
+  ``CosineAnnealingLR(T_max=200)`` and other small literals), else None
+  (``ReduceLROnPlateau``, ``LambdaLR`` of unknown unit).
+* ``by_setting(ctx, call)``: it counts epochs only because a configuration sizes it;
+  ``step_budgeted(training, site)``: the run around a step is counted in optimizer steps
+  (``range(cfg.n_steps // len(loader))``, ``if step >= max_steps: break``): a configured size
+  may be steps there.
+* ``constructions(semantic, key, at)``: the scheduler constructor calls ``key`` may hold,
+  followed through parameters and ``self.`` attributes (``semantic.constructors.origins``:
+  ``train(model, loader, opt, sched)``, ``Trainer(..., scheduler)`` keeping ``self.scheduler``).
+* ``schedule_of(semantic, expr, at)``: ``[unit, kind, by setting]`` of the one schedule an
+  expression may hold, else None: what a file hands another module's trainer (``constructors.passes``).
 * ``scheduler_steps(semantic)``: ``(site, key)`` of every bare ``sched.step()`` on a key bound
   to a scheduler or named like one (``step(epoch)``/``step(metric)`` choose their own count).
 * ``step_rate(training, site)``: ``"batch"`` when a call runs once per batch (in a data or
   training loop, or in a function that runs once per batch), ``"epoch"`` when once per epoch.
+* ``in_epochs(training, site)``: the call runs within epochs (an epoch loop around it or a
+  caller, or a function named for one epoch: ``train_epoch``, ``train_one_epoch``).
 * Lightning: ``returned_as_scheduler(ctx, use)``: ``configure_optimizers`` hands ``use`` to
   Lightning as a scheduler (``return [opt], [use]``, ``"lr_scheduler": use``);
   ``optimises_manually(model)``: the file steps its schedulers itself (manual optimization);
@@ -24,6 +37,7 @@ import libcst as cst
 
 from torchlint import torch_api as api
 from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.constructors import origins
 from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
 from torchlint.semantic.training import DATA, DATA_ITERABLE, TRAINING
 from torchlint.statements import dotted_name
@@ -35,12 +49,24 @@ _PER_STEP = frozenset({"OneCycleLR", "CyclicLR"})
 # Schedulers whose natural unit is one epoch when sized by epochs or by small literals.
 _PER_EPOCH = frozenset({"StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
                         "PolynomialLR"})
+# Of those, the ones that count epochs unless their size names steps (PyTorch's examples and
+# docs step them once per epoch; ``step_size=cfg.step_size`` is a number of epochs).
+_EPOCH_UNLESS_STEPS = frozenset({"StepLR", "MultiStepLR", "ExponentialLR"})
+# The argument that sizes a schedule, by keyword and position (after the optimizer).
+_SIZE = {"StepLR": "step_size", "MultiStepLR": "milestones", "ExponentialLR": "gamma", "CosineAnnealingLR": "T_max"}
 _NEVER = frozenset({"ReduceLROnPlateau"})
 # Names that count optimizer steps: total_steps, num_training_steps, max_iters, steps_per_epoch.
 _BATCH_WORD = re.compile(r"steps|iters?(_|$)|iterations|batches|updates", re.IGNORECASE)
 _EPOCH_WORD = re.compile(r"epoch", re.IGNORECASE)
+# The decay points of a step schedule (torchvision's references: ``--lr-steps 16 22``, epochs):
+# "steps" there are the schedule's steps, not optimizer steps.
+_LR_POINTS = re.compile(r"^(lr|learning_rate)_?steps?$", re.IGNORECASE)
+# A function that runs one epoch: train_epoch, train_one_epoch, _run_epoch, epoch_train.
+_EPOCH_FUNCTION = re.compile(r"(train|run|fit)\w*epoch|epoch\w*(train|run|fit)", re.IGNORECASE)
 # Literal step sizes/milestones this small count epochs (iteration milestones run to thousands).
 _EPOCH_LITERAL_MAX = 1000
+# How many assignments of a local name ``_sized_by`` reads back (``size = n * len(loader)``).
+_FOLLOW = 2
 
 
 def schedule_unit(ctx, call: cst.Call) -> str | None:
@@ -53,39 +79,118 @@ def schedule_unit(ctx, call: cst.Call) -> str | None:
         return BATCH
     if kind in _PER_STEP or kind.startswith("get_"):
         return None if epoch else BATCH
-    if kind in _PER_EPOCH and (epoch or _small_literals(kind, call)):
+    if kind in _PER_EPOCH and (epoch or _small_literals(kind, call) or _sized_by_setting(kind, call)):
         return EPOCH_UNIT
     return None
 
 
+def by_setting(ctx, call: cst.Call) -> bool:
+    """The construction counts epochs only because a configuration sizes it
+    (``StepLR(opt, step_size=cfg.step_size)``: see ``schedule_unit``), not by its names or
+    small literals: a run budgeted in steps (``step_budgeted``) may mean steps by it."""
+    kind = api.scheduler_kind(ctx, call.func)
+    if kind not in _EPOCH_UNLESS_STEPS or _small_literals(kind, call):
+        return False
+    batch, epoch = _sized_by(ctx, call)
+    return not batch and not epoch and _sized_by_setting(kind, call)
+
+
+def step_budgeted(training, site) -> bool:
+    """The run around ``site`` is counted in optimizer steps, epochs only repeating the data:
+    an epoch loop (around the site, or around a same-file caller of its function) whose count
+    names steps (``range(start, cfg.n_steps // len(loader) + 1)``, ``while step < max_iters``;
+    a local name's assignment read back), or a loop around the site that ends on a step count
+    (``if global_step >= args.max_steps: break``)."""
+    model = training.model
+    loops = list(site.all_loops)
+    function = enclosing_function(model, site.scope)
+    for caller in training.graph.callers(function):
+        loops += caller.all_loops
+    for loop in loops:
+        node = loop.node
+        counted = node.iter if isinstance(node, cst.For) else node.test
+        if loop_is_epoch(training, loop) and _names_steps(model, counted):
+            return True
+    for loop in site.all_loops:
+        for n in iter_nodes(loop.node.body):
+            if isinstance(n, cst.If) and _names_steps(model, n.test) and any(
+                    isinstance(b, (cst.Break, cst.Return)) for b in iter_nodes(n.body)):
+                return True
+    return False
+
+
+def _names_steps(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """A name in ``expr`` counts optimizer steps (``n_steps``, ``max_iters``), or a local name
+    is assigned a value that does."""
+    for node in iter_nodes(expr):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            last = node.value if isinstance(node, cst.Name) else node.attr.value
+            if _BATCH_WORD.search(last):
+                if not _EPOCH_WORD.search(last):  # ``max_steps_per_epoch`` caps an epoch
+                    return True
+            elif isinstance(node, cst.Name) and depth < _FOLLOW and any(
+                    b.kind in ("assign", "ann") and b.value is not None and _names_steps(model, b.value, depth + 1)
+                    for b in model.reaching(node.value, node)):
+                return True
+    return False
+
+
+def _size(kind: str, call: cst.Call) -> cst.Arg | None:
+    """The argument that sizes the schedule: ``step_size``, ``milestones``, ``gamma``, ``T_max``."""
+    keyword = _SIZE.get(kind)
+    if keyword is None:
+        return None
+    return api.keyword_arg(call, keyword) or \
+        (call.args[1] if len(call.args) > 1 and call.args[1].keyword is None and not call.args[1].star else None)
+
+
+def _sized_by_setting(kind: str, call: cst.Call) -> bool:
+    """``StepLR(opt, step_size=cfg.step_size)``, ``MultiStepLR(opt, args.milestones)``,
+    ``ExponentialLR(opt, gamma=args.gamma)``: sized by names that count no steps (``_sized_by``
+    found none), so the schedule counts epochs, as these schedulers do unless sized in steps."""
+    if kind not in _EPOCH_UNLESS_STEPS:
+        return False
+    size = _size(kind, call)
+    return size is not None and any(isinstance(n, (cst.Name, cst.Attribute)) for n in iter_nodes(size.value))
+
+
 def _sized_by(ctx, call: cst.Call) -> tuple[bool, bool]:
     """(counts in batches, counts in epochs) from the names in the arguments' values:
-    ``len(loader)``/``total_steps``/``max_iter`` vs ``epochs``/``args.num_epochs``."""
+    ``len(loader)``/``total_steps``/``max_iter`` vs ``epochs``/``args.num_epochs``; a local
+    name's assigned value is read too (``step_size = 30 * len(loader)``: batches)."""
     batch = epoch = False
-    for arg in call.args:
-        for node in iter_nodes(arg.value):
+    model = ctx.semantic.model if ctx.semantic_started() else None
+    todo = [(arg.value, 0) for i, arg in enumerate(call.args) if i or arg.keyword is not None]
+    todo += [(arg.value, _FOLLOW) for arg in call.args[:1] if arg.keyword is None]  # the optimizer: as written
+    while todo:
+        value, depth = todo.pop()
+        for node in iter_nodes(value):
             if isinstance(node, cst.Call) and dotted_name(node.func) == "len" and node.args \
                     and DATA_ITERABLE.search(dotted_name(node.args[0].value) or ""):
                 batch = True
             elif isinstance(node, (cst.Name, cst.Attribute)):
                 last = node.value if isinstance(node, cst.Name) else node.attr.value
+                if _LR_POINTS.match(last):
+                    continue  # the schedule's own decay points: a setting, in whatever unit
                 if _BATCH_WORD.search(last):
                     batch = True
                 elif _EPOCH_WORD.search(last):
                     epoch = True
+                elif isinstance(node, cst.Name) and model is not None and depth < _FOLLOW:
+                    todo += [(b.value, depth + 1) for b in model.reaching(node.value, node)
+                             if b.kind in ("assign", "ann") and b.value is not None]
     return batch, epoch
 
 
 def _small_literals(kind: str, call: cst.Call) -> bool:
-    """``StepLR(opt, 30)``, ``MultiStepLR(opt, [30, 60])``, ``ExponentialLR(opt, 0.9)``: sizes
-    no iteration-based schedule would use."""
+    """``StepLR(opt, 30)``, ``MultiStepLR(opt, [30, 60])``, ``ExponentialLR(opt, 0.9)``,
+    ``CosineAnnealingLR(opt, T_max=200)``: sizes no iteration-based schedule would use."""
     if kind == "ExponentialLR":
         gamma = api.keyword_arg(call, "gamma") or (call.args[1] if len(call.args) > 1 else None)
         return gamma is not None and isinstance(gamma.value, cst.Float) and float(gamma.value.value) < 0.99
-    if kind not in ("StepLR", "MultiStepLR"):
+    if kind not in ("StepLR", "MultiStepLR", "CosineAnnealingLR"):
         return False
-    size = api.keyword_arg(call, "step_size" if kind == "StepLR" else "milestones") or \
-        (call.args[1] if len(call.args) > 1 and call.args[1].keyword is None else None)
+    size = _size(kind, call)
     if size is None:
         return False
     numbers = [n for n in iter_nodes(size.value) if isinstance(n, cst.Integer)]
@@ -93,14 +198,35 @@ def _small_literals(kind: str, call: cst.Call) -> bool:
     return bool(numbers) and not values and all(int(n.evaluated_value) < _EPOCH_LITERAL_MAX for n in numbers)
 
 
-def constructions(semantic, key: str, at: cst.CSTNode) -> list[cst.Call]:
-    """The scheduler constructor calls ``key`` may hold at ``at`` (reaching bindings; for
-    ``self.x`` every binding in the file)."""
+def constructions(semantic, key: str | cst.BaseExpression, at: cst.CSTNode) -> list[cst.Call]:
+    """The scheduler constructor calls ``key`` (or an expression) may hold at ``at``: reaching
+    bindings, followed through other names, parameters (the arguments the file's calls pass)
+    and ``self.x`` (what the class stores there, ``__init__``'s parameters followed to its
+    construction sites): ``constructors.origins``. For another dotted key (``trainer.sched``),
+    every binding of it in the file."""
+    ctx = semantic.ctx
+    found = [c for c in origins(semantic, key, at).calls() if api.scheduler_kind(ctx, c.func) is not None]
+    if found or not isinstance(key, str) or "." not in key:
+        return found
     model = semantic.model
-    bindings = model.reaching(key, at) if "." not in key else \
-        [b for scope in model.scopes.values() for b in scope.bindings.get(key, ())]
-    return [b.value for b in bindings if b.kind in ("assign", "ann") and isinstance(b.value, cst.Call)
-            and api.scheduler_kind(semantic.ctx, b.value.func) is not None]
+    return [b.value for scope in model.scopes.values() for b in scope.bindings.get(key, ())
+            if b.kind in ("assign", "ann") and isinstance(b.value, cst.Call)
+            and api.scheduler_kind(ctx, b.value.func) is not None]
+
+
+def schedule_of(semantic, expr: cst.BaseExpression, at: cst.CSTNode) -> list | None:
+    """``[unit, kind, by setting]`` when every scheduler ``expr`` may hold at ``at`` counts in
+    the same known unit (``schedule_unit``), ``kind`` the first one's, ``by setting`` when each
+    counts epochs only by a configuration (``by_setting``); else None (no scheduler, a
+    ``ReduceLROnPlateau``, units that disagree or are unknown)."""
+    if not isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.IfExp)):
+        return None
+    built = constructions(semantic, expr, at)
+    units = {schedule_unit(semantic.ctx, call) for call in built}
+    if len(units) != 1 or None in units:
+        return None
+    return [units.pop(), api.scheduler_kind(semantic.ctx, built[0].func),
+            all(by_setting(semantic.ctx, call) for call in built)]
 
 
 def is_plateau(semantic, key: str, at: cst.CSTNode) -> bool:
@@ -155,9 +281,19 @@ def _loops_rate(training, loops) -> str | None:
     return None
 
 
+def runs_one_epoch(function) -> bool:
+    """A function named for one epoch (``train_epoch``, ``train_one_epoch``, ``_run_epoch``):
+    whoever calls it, in this module or another, calls it once per epoch."""
+    return isinstance(function, cst.FunctionDef) and bool(_EPOCH_FUNCTION.search(function.name.value))
+
+
 def in_epochs(training, site) -> bool:
-    """The call runs inside an epoch loop (of its own function, or around a caller)."""
-    return inside_epochs(training, site.all_loops, site.scope)
+    """The call runs within epochs: inside an epoch loop (of its own function, or around a
+    caller), or in a function named for one epoch (``train_epoch``, ``train_one_epoch``,
+    ``run_epoch``: whoever calls it, in this module or another, calls it once per epoch)."""
+    if inside_epochs(training, site.all_loops, site.scope):
+        return True
+    return runs_one_epoch(enclosing_function(training.model, site.scope))
 
 
 def dict_key(element) -> str | None:

@@ -108,6 +108,25 @@ VALID = [
         def step(h, y):
             return F.binary_cross_entropy_with_logits(h, y) + F.binary_cross_entropy(torch.sigmoid(h), y)
         """,
+    # The trainer layout with a model that returns logits.
+    """
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+            def forward(self, x):
+                return self.fc(x)
+        class Trainer:
+            def __init__(self, model, loader):
+                self.model = model
+                self.loader = loader
+                self.criterion = nn.CrossEntropyLoss()
+            def fit(self):
+                for x, y in self.loader:
+                    self.criterion(self.model(x), y).backward()
+        Trainer(Net(), loader).fit()
+        """,
 ]
 
 
@@ -278,4 +297,41 @@ INVALID = [
         lines=(13,),
         messages=(message(model_source("Wide", "softmax"), "nn.CrossEntropyLoss", "cross_entropy", "softmax"),),
     ),
+    # The trainer layout: the model handed to Trainer(...), kept as self.model (on the device).
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)
+            class Trainer:
+                def __init__(self, model, loader, device):
+                    self.model = model.to(device)
+                    self.loader = loader
+                    self.criterion = nn.CrossEntropyLoss()
+                def fit(self):
+                    for x, y in self.loader:
+                        self.criterion(self.model(x), y).backward()
+            Trainer(Net(), loader, "cuda").fit()
+            """,
+        lines=(17,),
+        messages=(message(model_source("Net", "softmax"), "self.criterion", "cross_entropy", "softmax"),)),
+    # A parameter: train(model, loader) with the file's own model passed.
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            def train(model, loader):
+                for x, y in loader:
+                    out = model(x)
+                    F.nll_loss(out, y).backward()
+            net = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
+            train(net, loader)
+            """,
+        lines=(7,),
+        messages=(message("The output of an nn.Sequential ending in softmax", "F.nll_loss", "nll", "softmax"),)),
 ]

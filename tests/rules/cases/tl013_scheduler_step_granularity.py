@@ -208,6 +208,105 @@ VALID = [
                     scheduler.step()
                 train_one_epoch(model, loader, optimizer)
         """,
+    # A configured step size times the loader's length counts optimizer steps: stepped per batch.
+    """
+        import torch
+        step_size = cfg.lr_step_epochs * len(train_loader)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=step_size, gamma=0.1)
+        for epoch in range(cfg.epochs):
+            for x, y in train_loader:
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+                sched.step()
+        """,
+    # A configured step size stepped once per epoch, through the trainer layout.
+    """
+        import torch
+        class Trainer:
+            def __init__(self, model, loader, optimizer, scheduler):
+                self.model, self.loader = model, loader
+                self.optimizer = optimizer
+                self.scheduler = scheduler
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        self.model(x).sum().backward()
+                        self.optimizer.step()
+                    self.scheduler.step()
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=cfg.step_size)
+        Trainer(model, loader, opt, sched).fit(cfg.epochs)
+        """,
+    # A parameter filled with a step-counting schedule, stepped per batch.
+    """
+        import torch
+        def train(model, loader, opt, scheduler, epochs):
+            for epoch in range(epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                    scheduler.step()
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=epochs * len(loader))
+        train(model, loader, opt, sched, epochs)
+        """,
+    # CosineAnnealingLR sized in iterations by a configuration, stepped per batch.
+    """
+        from torch.optim.lr_scheduler import CosineAnnealingLR
+        sched = CosineAnnealingLR(opt, T_max=cfg.max_iters)
+        for epoch in range(cfg.epochs):
+            for batch in loader:
+                opt.zero_grad()
+                model(batch).backward()
+                opt.step()
+                sched.step()
+        """,
+    # A run counted in steps (epochs only repeat the data): configured milestones are steps.
+    """
+        import torch.optim as optim
+        scheduler = optim.lr_scheduler.MultiStepLR(optimizer, milestones=cfg.milestones, gamma=cfg.gamma)
+        n_epochs = cfg.n_steps // len(loader) + 1
+        for epoch in range(1, n_epochs + 1):
+            for mels, texts in loader:
+                optimizer.zero_grad()
+                model(texts, mels).backward()
+                optimizer.step()
+                scheduler.step()
+        """,
+    # The same, ended by a step count inside the loop.
+    """
+        import torch
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=args.lr_step, gamma=0.5)
+        for epoch in range(args.epochs):
+            for batch in loader:
+                optimizer.zero_grad()
+                model(batch).backward()
+                optimizer.step()
+                scheduler.step()
+                global_step += 1
+                if global_step >= args.max_steps:
+                    break
+        """,
+    # torchvision's lr_steps are the schedule's decay epochs, not optimizer steps.
+    """
+        import torch
+        lr_scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=args.lr_steps, gamma=0.1)
+        for epoch in range(args.epochs):
+            train_one_epoch(model, optimizer, data_loader, device, epoch)
+            lr_scheduler.step()
+        """,
+    # An epoch function stepping its scheduler after its batch loop.
+    """
+        def train(epoch, loader, model, optimizer, scheduler):
+            for x, y in loader:
+                optimizer.zero_grad()
+                model(x, y).backward()
+                optimizer.step()
+            scheduler.step()
+        for epoch in range(epochs):
+            train(epoch, loader, model, optimizer, scheduler)
+        """,
 ]
 
 
@@ -422,4 +521,109 @@ INVALID = [
                     return optimizers, schedulers
             """,
         lines=(7,), messages=(lightning_message("OneCycleLR"),)),
+    # StepLR sized by a configuration's step_size counts epochs (unless sized in steps).
+    Invalid(
+        """
+            import torch
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.step_size, gamma=cfg.gamma)
+            for epoch in range(cfg.epochs):
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    criterion(model(x), y).backward()
+                    optimizer.step()
+                    scheduler.step()
+            """,
+        lines=(9,), messages=(per_batch_message("scheduler", "StepLR"),)),
+    # MultiStepLR with milestones from the command line.
+    Invalid(
+        """
+            from torch.optim import lr_scheduler
+            sched = lr_scheduler.MultiStepLR(opt, args.milestones, gamma=0.1)
+            for epoch in range(args.epochs):
+                for batch in loader:
+                    opt.zero_grad()
+                    model(batch).backward()
+                    opt.step()
+                    sched.step()
+            """,
+        lines=(9,), messages=(per_batch_message("sched", "MultiStepLR"),)),
+    # CosineAnnealingLR(T_max=200): a literal epoch count, stepped per batch.
+    Invalid(
+        """
+            import torch
+            scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=200)
+            for epoch in range(200):
+                for inputs, targets in trainloader:
+                    optimizer.zero_grad()
+                    criterion(net(inputs), targets).backward()
+                    optimizer.step()
+                    scheduler.step()
+            """,
+        lines=(9,), messages=(per_batch_message("scheduler", "CosineAnnealingLR"),)),
+    # The trainer layout: built here, kept as self.scheduler, stepped per batch in train_epoch.
+    Invalid(
+        """
+            import torch
+            class Trainer:
+                def __init__(self, model, train_loader, optimizer, scheduler):
+                    self.model = model
+                    self.train_loader = train_loader
+                    self.optimizer = optimizer
+                    self.scheduler = scheduler
+                def train_epoch(self):
+                    for x, y in self.train_loader:
+                        self.optimizer.zero_grad()
+                        self.model(x).sum().backward()
+                        self.optimizer.step()
+                        self.scheduler.step()
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            sched = torch.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.1)
+            trainer = Trainer(model, loader, opt, sched)
+            for epoch in range(90):
+                trainer.train_epoch()
+            """,
+        lines=(14,), messages=(per_batch_message("self.scheduler", "StepLR"),)),
+    # A parameter: train(model, loader, opt, scheduler) stepping per batch.
+    Invalid(
+        """
+            import torch
+            def train(model, loader, opt, scheduler):
+                for x, y in loader:
+                    opt.zero_grad()
+                    model(x).sum().backward()
+                    opt.step()
+                    scheduler.step()
+            sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma=args.gamma)
+            for epoch in range(args.epochs):
+                train(model, loader, opt, sched)
+            """,
+        lines=(8,), messages=(per_batch_message("scheduler", "ExponentialLR"),)),
+    # A cap on the steps of each epoch does not make the run counted in steps.
+    Invalid(
+        """
+            import torch
+            scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.lr_step, gamma=0.5)
+            for epoch in range(cfg.epochs):
+                for i, batch in enumerate(loader):
+                    if i >= cfg.max_steps_per_epoch:
+                        break
+                    optimizer.zero_grad()
+                    model(batch).backward()
+                    optimizer.step()
+                    scheduler.step()
+            """,
+        lines=(11,), messages=(per_batch_message("scheduler", "StepLR"),)),
+    # The pre-1.1 order inside the epoch function: stepped before its batch loop.
+    Invalid(
+        """
+            def train(epoch, loader, model, optimizer, scheduler):
+                scheduler.step()
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    model(x, y).backward()
+                    optimizer.step()
+            for epoch in range(epochs):
+                train(epoch, loader, model, optimizer, scheduler)
+            """,
+        lines=(3,), messages=(order_message("scheduler"),)),
 ]

@@ -116,6 +116,37 @@ VALID = [
                 yield from split_dataset_by_node(self.data, rank=self.rank, world_size=self.world_size)
         loader = DataLoader(Shards(), num_workers=8)
         """,
+    # The loader handed to a trainer that reads it once (one evaluation pass, no epochs).
+    """
+        from torch.utils.data import DataLoader, DistributedSampler
+        class Evaluator:
+            def __init__(self, model, loader):
+                self.model = model
+                self.loader = loader
+            def run(self):
+                for batch in self.loader:
+                    self.model(batch)
+        sampler = DistributedSampler(test_set)
+        loader = DataLoader(test_set, sampler=sampler)
+        Evaluator(model, loader).run()
+        """,
+    # torchtune's recipe layout with set_epoch: the returned loader kept on self.
+    """
+        from torchdata.stateful_dataloader import StatefulDataLoader
+        from torchdata.stateful_dataloader.sampler import StatefulDistributedSampler
+        class Recipe:
+            def setup(self, cfg):
+                self._dataloader = self._setup_data(cfg.dataset, shuffle=cfg.shuffle)
+            def _setup_data(self, ds, shuffle):
+                sampler = StatefulDistributedSampler(ds, shuffle=shuffle)
+                dataloader = StatefulDataLoader(ds, sampler=sampler, batch_size=8)
+                return dataloader
+            def train(self):
+                for curr_epoch in range(self.epochs_run, self.total_epochs):
+                    self._dataloader.sampler.set_epoch(curr_epoch)
+                    for idx, batch in enumerate(self._dataloader):
+                        self.step(batch)
+        """,
 ]
 
 
@@ -353,4 +384,70 @@ INVALID = [
                 return data.DataLoader(Lines(lines), num_workers=16)
             """,
         lines=(7,), messages=(iterable_message("Lines", 16),)),
+    # torchtune's recipe layout: the loader returned by _setup_data, kept as self._dataloader and
+    # read every epoch in another method (torchdata's drop-ins for the sampler and the loader).
+    Invalid(
+        """
+            from torchdata.stateful_dataloader import StatefulDataLoader
+            from torchdata.stateful_dataloader.sampler import StatefulDistributedSampler
+            class Recipe:
+                def setup(self, cfg):
+                    self._dataloader = self._setup_data(cfg.dataset, shuffle=cfg.shuffle)
+                def _setup_data(self, ds, shuffle):
+                    sampler = StatefulDistributedSampler(ds, shuffle=shuffle)
+                    dataloader = StatefulDataLoader(ds, sampler=sampler, batch_size=8)
+                    return dataloader
+                def train(self):
+                    for curr_epoch in range(self.epochs_run, self.total_epochs):
+                        for idx, batch in enumerate(self._dataloader):
+                            self.step(batch)
+            """,
+        lines=(8,), messages=(sampler_message("sampler"),)),
+    # The sampler and the loader returned together, unpacked into self.
+    Invalid(
+        """
+            from torch.utils.data import DataLoader, DistributedSampler
+            class Recipe:
+                def setup(self, cfg):
+                    self._sampler, self._dataloader = self._setup_data(cfg.dataset)
+                def _setup_data(self, ds):
+                    sampler = DistributedSampler(ds, num_replicas=1, rank=0, shuffle=True, seed=0)
+                    dataloader = DataLoader(dataset=ds, sampler=sampler, batch_size=4)
+                    return sampler, dataloader
+                def train(self):
+                    for curr_epoch in range(self.total_epochs):
+                        for batch in self._dataloader:
+                            self.step(batch)
+            """,
+        lines=(7,), messages=(sampler_message("sampler"),)),
+    # The trainer layout: the loader handed to Trainer(...), kept as self.train_loader and read
+    # in each of fit's epochs.
+    Invalid(
+        """
+            from torch.utils.data import DataLoader, DistributedSampler
+            class Trainer:
+                def __init__(self, model, train_loader, optimizer):
+                    self.model = model
+                    self.train_loader = train_loader
+                    self.optimizer = optimizer
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        for batch in self.train_loader:
+                            self.optimizer.step()
+            train_sampler = DistributedSampler(train_set)
+            train_loader = DataLoader(train_set, batch_size=32, sampler=train_sampler)
+            Trainer(model, train_loader, optimizer).fit(args.epochs)
+            """,
+        lines=(12,), messages=(sampler_message("train_sampler"),)),
+    # A loop in a function named for one epoch: its caller runs it every epoch.
+    Invalid(
+        """
+            from torch.utils.data import DataLoader, DistributedSampler
+            sampler = DistributedSampler(train_set)
+            loader = DataLoader(train_set, batch_size=32, sampler=sampler)
+            def train_one_epoch(model, optimizer):
+                for batch in loader:
+                    optimizer.step()
+            """,
+        lines=(3,), messages=(sampler_message("sampler"),)),
 ]
