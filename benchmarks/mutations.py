@@ -89,8 +89,16 @@ def _sites(lines: list[str], pattern: str) -> Iterator[tuple[int, re.Match]]:
 
 @operator("TL001")
 def delete_zero_grad(lines):
-    for i, _ in _sites(lines, r"^\s*[\w.\[\]]+\.zero_grad\(\s*(set_to_none\s*=\s*\w+)?\s*\)\s*$"):
-        step = next((j for j in range(i + 1, min(i + 40, len(lines))) if re.search(r"\.step\(\s*\)", lines[j])), None)
+    for i, m in _sites(lines, r"^\s*([\w.\[\]]+)\.zero_grad\(\s*(set_to_none\s*=\s*\w+)?\s*\)\s*$"):
+        # The step expected to be reported: that optimizer's own (``opt.step()``, ``scaler.step(opt)``),
+        # after the clearing or, cleared at the end of the iteration, before it; else the next step.
+        own = re.compile(rf"(?<![\w.]){re.escape(m.group(1))}\.step\(|\.step\(\s*{re.escape(m.group(1))}\s*\)")
+        after = range(i + 1, min(i + 40, len(lines)))
+        step = next((j for j in after if own.search(lines[j])), None)
+        if step is None:
+            step = next((j for j in range(i - 1, max(i - 15, -1), -1) if own.search(lines[j])), None)
+        if step is None:
+            step = next((j for j in after if re.search(r"\.step\(\s*\)", lines[j])), None)
         if step is not None:
             yield Mutant("TL001", _replace(lines, i, None), step + 1, f"deleted `{lines[i].strip()}`")
 
