@@ -9,6 +9,9 @@ switches, forward calls, resets, what is differentiated.
   freeze ``k``), what builds each key (and whether it is a parameter-free layer), what
   backward / ``autograd.grad`` differentiate, gradient checkpointing switched on, the first
   plain ``torch.set_grad_enabled(...)`` statement, and whether input gradients are asked for.
+* ``module_evals(ctx, model)``: models put in eval mode by a statement of the module body
+  (a script's or notebook's ``model.eval()``) and never put back in training mode or rebound
+  after it anywhere in the file: every function the module calls after it evaluates them.
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
@@ -273,3 +276,42 @@ def returned_as_output(ctx, function: cst.CSTNode, call: cst.Call) -> bool:
     name = holder.targets[0].target.value
     return any(isinstance(node, cst.Name) and node.value == name and isinstance(output_position(ctx, node), cst.Return)
                for node in iter_nodes(function, into_scopes=False))
+
+
+# Statements between a module-level eval call and the module: it runs whenever the module does.
+_MODULE_STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.Assign, cst.AnnAssign, cst.Attribute, cst.Call)
+
+
+def module_evals(ctx, model) -> dict[str, cst.Call]:
+    """``{key: eval call}``: what a statement of the module body puts in eval mode
+    (``model.eval()``, ``model = Net().eval()``) that no code of the file puts back in training
+    mode (``key.train()``, a ``train``/``fit``/``freeze`` call on it) and the module body does not
+    rebind after it. The last such eval per key."""
+    module = ctx.module
+    body = scan_body(ctx, module, None)
+    found: dict[str, cst.Call] = {}
+    for index, key, call in body.evals:
+        if key.startswith("self."):
+            continue
+        if not all(isinstance(a, _MODULE_STRAIGHT) or a is module for a in _ancestors_to(ctx, call, module)):
+            continue  # under an if, in a loop: not always run
+        if any(r > index for r in body.resets.get(key, ())):
+            found.pop(key, None)
+            continue
+        found[key] = call
+    if not found:
+        return found
+    for site in model.calls:  # back in training mode anywhere in the file
+        call = site.node
+        if mode_switch(call) is True and expr_key(call.func.value) in found:
+            found.pop(expr_key(call.func.value), None)
+    return found
+
+
+def _ancestors_to(ctx, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
+    out = []
+    for anc in ctx.ancestors(node):
+        out.append(anc)
+        if anc is stop:
+            break
+    return out

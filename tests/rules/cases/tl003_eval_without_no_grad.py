@@ -332,6 +332,35 @@ VALID = [
         "    def forward(self, X):\n"
         "        return self._mean(X).sum()\n"
     ),
+    # Module-level eval, then functions that choose no_grad, train the model again, or run before the eval.
+    "import torch\n"
+    "model = Net()\n"
+    "model.eval()\n"
+    "def predict(x):\n"
+    "    with torch.no_grad():\n"
+    "        return model(x)\n"
+    "def test(loader):\n"
+    "    return [model(x) for x in loader]\n"
+    "with torch.no_grad():\n"
+    "    test(loader)\n"
+    "print(predict(x))\n",
+    "import torch\n"
+    "model = Net()\n"
+    "model.eval()\n"
+    "def train(loader):\n"
+    "    model.train()\n"
+    "    for x in loader:\n"
+    "        model(x).sum().backward()\n"
+    "def test(loader):\n"
+    "    return [model(x) for x in loader]\n"
+    "train(loader)\n"
+    "test(loader)\n",
+    "import torch\n"
+    "def test(loader):\n"
+    "    return [model(x) for x in loader]\n"
+    "model = Net()\n"
+    "test(loader)\n"
+    "model.eval()\n",
 ]
 
 
@@ -778,5 +807,38 @@ INVALID = [
             "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
             "`torch.inference_mode()`)",
         ),
+    ),
+    # A script's module-level eval(), then evaluation in a function it calls, outside no_grad.
+    Invalid(
+        "import torch\n"
+        "model = Net()\n"
+        "model.load_state_dict(torch.load('m.pt'))\n"
+        "model.eval()\n"
+        "def test(loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        correct += (out.argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "print(test(test_loader))\n",
+        lines=(8,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+        fixed="import torch\n"
+        "model = Net()\n"
+        "model.load_state_dict(torch.load('m.pt'))\n"
+        "model.eval()\n"
+        "@torch.no_grad()\n"
+        "def test(loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        correct += (out.argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "print(test(test_loader))\n",
     ),
 ]
