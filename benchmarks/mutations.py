@@ -110,6 +110,24 @@ def drop_item(lines):
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.item()` of `{m.group(2)}`")
 
 
+def _evaluated_before(lines: list[str], i: int, indent: int) -> set[str]:
+    """Names put in eval mode (``k.eval()``, ``k.train(False)``) between the start of the
+    function holding line ``i`` (or of the file) and ``i``, and not put back by ``k.train()``."""
+    start = 0
+    for j in range(i - 1, -1, -1):
+        if re.match(r"\s*(async\s+)?def\s", lines[j]) and _indent(lines[j]) < indent:
+            start = j
+            break
+    found: set[str] = set()
+    for j in range(start, i + 1):
+        for m in re.finditer(r"([\w.]+)\.(eval\(\)|train\(\s*(False)?\s*\))", lines[j]):
+            if m.group(2) == "eval()" or m.group(3):
+                found.add(m.group(1))
+            else:
+                found.discard(m.group(1))
+    return found
+
+
 @operator("TL003")
 def remove_no_grad(lines):
     for i, _ in _sites(lines, r"^\s*with torch\.no_grad\(\)\s*:\s*$"):
@@ -120,6 +138,11 @@ def remove_no_grad(lines):
             body.append(j)
             j += 1
         if not body:
+            continue
+        # TL003's bug is an evaluation after ``model.eval()``: only a block that forwards a model
+        # its function (or the module) put in eval mode before it, not back in training mode.
+        evaluated = _evaluated_before(lines, i, indent)
+        if not any(re.search(rf"(?<![\w.]){re.escape(k)}(\.\w+)?\(", lines[k2]) for k in evaluated for k2 in body):
             continue
         out = list(lines)
         out[i] = " " * indent + "if True:"  # keeps every line where it was

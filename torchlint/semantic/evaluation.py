@@ -36,7 +36,10 @@ from torchlint.tree import iter_nodes, unpack_targets
 # ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
 _FORWARD_ATTR = re.compile(r"^(model|net|network|generator|discriminator|encoder|decoder|backbone|neck|head|"
                            r"classifier|embeddings?|features|stem|trunk|transformer|actor|critic|policy|q_?net|"
-                           r"value_?net|forward_\w+|get_action\w*|get_value)$")
+                           r"value_?net|forward_\w+|get_action\w*|get_value|"
+                           # layers by their usual names (torchvision's ResNet: conv1, bn1, layer1, fc)
+                           r"conv\d*|bn\d*|fc\d*|layer\d+|linear\d*|lstm|gru|rnn|avgpool|maxpool|"
+                           r"(?:pos_|tok_|word_)?embed(?:ding)?s?)$")
 # Calls that return a derivative (``semantic.dataflow`` has its own table: calls whose first argument is differentiated).
 _GRADIENT_CALLS = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
                             "torch.autograd.functional.hessian", "torch.func.grad"))
@@ -110,7 +113,7 @@ def _scan_call(ctx, body: BodyEvents, index: int, node: cst.Call) -> None:
         if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr)):
             body.forwards.append((index, owner, node, owner if attr == "forward" else f"{owner}.{attr}"))
             return
-        _scan_method(body, index, node, attr)
+        _scan_method(ctx, body, index, node, attr)
     key = expr_key(func)
     if key is None:
         return
@@ -152,10 +155,11 @@ def _scan_other_call(ctx, body: BodyEvents, index: int, node: cst.Call, key: str
         body.helpers.append((index, node))
 
 
-def _scan_method(body: BodyEvents, index: int, node: cst.Call, attr: str) -> None:
+def _scan_method(ctx, body: BodyEvents, index: int, node: cst.Call, attr: str) -> None:
     """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``, ``m.freeze()``."""
     receiver = node.func.value
-    if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)):
+    if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)) \
+            and not _over_parameters(ctx, receiver):
         body.wants_input_grad = True
     if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
         key = expr_key(receiver)
@@ -165,6 +169,19 @@ def _scan_method(body: BodyEvents, index: int, node: cst.Call, attr: str) -> Non
         key = expr_key(receiver)
         if key is not None:
             body.reset(key, index)
+
+
+def _over_parameters(ctx, receiver: cst.BaseExpression) -> bool:
+    """``p`` of ``for p in model.layer4.parameters():``: a parameter unfrozen, not an input
+    asking for its gradient."""
+    if not isinstance(receiver, cst.Name):
+        return False
+    for anc in ctx.ancestors(receiver):
+        if isinstance(anc, (cst.For, cst.CompFor)) and receiver.value in {
+                n.value for n in iter_nodes(anc.target) if isinstance(n, cst.Name)}:
+            return any(isinstance(n, cst.Attribute) and n.attr.value in ("parameters", "named_parameters")
+                       for n in iter_nodes(anc.iter))
+    return False
 
 
 def _scan_assign(ctx, body: BodyEvents, index: int, node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:

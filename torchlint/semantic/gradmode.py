@@ -55,11 +55,18 @@ class GradModes:
             return False
         found = self._anchors.get(anchor)
         if found is None:
-            found = (type(anchor) is cst.FunctionDef and is_lightning_eval_hook(anchor.name.value)) \
+            found = (type(anchor) is cst.FunctionDef and is_lightning_eval_hook(anchor.name.value)
+                     and self._is_method(anchor)) \
                 or any(self._mentions_grad_mode(e) for e in grad_mode_exprs_of(self.model, anchor)) \
                 or self._chosen_above(anchor)
             self._anchors[anchor] = found
         return found
+
+    def _is_method(self, function: cst.FunctionDef) -> bool:
+        """A method (Lightning's hooks are): a free ``validation_step(engine, batch)``, an
+        ignite process function, is not one."""
+        block = self.ctx.parent(function)
+        return isinstance(block, cst.IndentedBlock) and isinstance(self.ctx.parent(block), cst.ClassDef)
 
     def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
         found = self._mentions.get(expr)

@@ -841,4 +841,36 @@ INVALID = [
         "    return correct\n"
         "print(test(test_loader))\n",
     ),
+    # An ignite process function named like a Lightning hook is no Lightning hook: nothing disables grad.
+    Invalid(
+        "from ignite.engine import Engine\n"
+        "def validation_step(engine, batch):\n"
+        "    model.eval()\n"
+        "    x, y = batch\n"
+        "    y_pred = model(x)\n"
+        "    return y_pred, y\n"
+        "evaluator = Engine(validation_step)\n",
+        lines=(5,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
+    # A model run layer by layer (torchvision ResNet's conv1, bn1, layer1, fc) after eval().
+    Invalid(
+        "def features(model, x):\n"
+        "    model.eval()\n"
+        "    h = model.conv1(x)\n"
+        "    h = model.layer1(model.bn1(h))\n"
+        "    return model.fc(h.flatten(1))\n",
+        lines=(3,),
+        messages=(
+            "`model.conv1(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
 ]
