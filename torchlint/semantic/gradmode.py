@@ -63,10 +63,13 @@ class GradModes:
         return found
 
     def _is_method(self, function: cst.FunctionDef) -> bool:
-        """A method (Lightning's hooks are): a free ``validation_step(engine, batch)``, an
-        ignite process function, is not one."""
+        """A method of a class with a base (Lightning's hooks are, on a ``LightningModule``
+        subclass): a free ``validation_step(engine, batch)`` (an ignite process function), or a
+        method of a plain class (skorch's ``NeuralNet.validation_step``), is not one."""
         block = self.ctx.parent(function)
-        return isinstance(block, cst.IndentedBlock) and isinstance(self.ctx.parent(block), cst.ClassDef)
+        cls = self.ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        return isinstance(cls, cst.ClassDef) and any(
+            not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases if b.keyword is None)
 
     def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
         found = self._mentions.get(expr)
