@@ -97,6 +97,7 @@ class MissingZeroGrad(Rule):
         self._aliases: dict[str, set[str]] = {}
         self._ext_cache: dict[cst.CSTNode, list[_Event]] = {}
         self._inner_cache: dict[cst.CSTNode, set] = {}
+        self._engine_fns = set(self._engine_functions())
         events = self._collect_events()
         self._direct: dict[cst.CSTNode, list[_Event]] = {}
         for e in events:
@@ -141,7 +142,8 @@ class MissingZeroGrad(Rule):
             scope = self.model.code_scope(site.scope)
             loops = tuple(lp.node for lp in site.all_loops if lp.scope is scope)
             if kind == "call":  # only calls a unit makes (in a loop, in a training_step) matter
-                if not loops and not (isinstance(scope.node, cst.FunctionDef) and scope.name == "training_step"):
+                if not loops and not (isinstance(scope.node, cst.FunctionDef) and scope.name == "training_step") \
+                        and scope.node not in self._engine_fns:
                     continue
                 callees = tuple(graph.targets(site)) + tuple(graph.references(site))
                 if not callees:
@@ -212,13 +214,41 @@ class MissingZeroGrad(Rule):
             ):
                 units[scope] = direct
                 reach[scope] = self._reach_of(direct)
-        # An ignite Engine's process function runs once per batch: an iteration of its own.
-        for site, expr in self.training.sites.engines:
-            for fn in self.graph.resolve(expr, site.scope, site.node):
-                if fn in self._direct and fn not in units and fn not in called_from_loops:
-                    units[fn] = self._direct[fn]
-                    reach[fn] = self._reach_of(self._direct[fn])
+        # An ignite Engine's process function runs once per batch, its event handlers once per
+        # event (an episode, an epoch): each an iteration of its own.
+        for fn in self._engine_fns:
+            if fn in self._direct and fn not in units and fn not in called_from_loops:
+                units[fn] = self._direct[fn]
+                reach[fn] = self._reach_of(self._direct[fn])
         return units, reach
+
+    def _engine_functions(self) -> list:
+        """Functions an ignite ``Engine`` runs repeatedly: its process function
+        (``Engine(step)``), the handlers registered on it (``@trainer.on(Events.X)``,
+        ``trainer.add_event_handler(Events.X, fn)``)."""
+        out, engines = [], set()
+        for site, expr in self.training.sites.engines:
+            out.extend(self.graph.resolve(expr, site.scope, site.node))
+            holder = self.ctx.parent(site.node)
+            if isinstance(holder, cst.Assign) and len(holder.targets) == 1:
+                key = expr_key(holder.targets[0].target)
+                if key is not None:
+                    engines.add(key)
+        if not engines:
+            return out
+        for scope in self.model.scopes.values():
+            fn = scope.node
+            if isinstance(fn, cst.FunctionDef) and any(
+                    isinstance(d.decorator, cst.Call) and isinstance(d.decorator.func, cst.Attribute)
+                    and d.decorator.func.attr.value == "on" and expr_key(d.decorator.func.value) in engines
+                    for d in fn.decorators):
+                out.append(fn)
+        for site in self.model.calls:
+            func = site.node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "add_event_handler" \
+                    and expr_key(func.value) in engines and len(site.node.args) >= 2:
+                out.extend(self.graph.resolve(site.node.args[1].value, site.scope, site.node))
+        return out
 
     def _find_candidates(self, units: dict, reach: dict) -> tuple[dict, dict]:
         """Per unit doing a backward, all its iteration's events; per step, its units."""
@@ -388,10 +418,13 @@ class MissingZeroGrad(Rule):
         text = _step_text(step.node, step.key)
         fix = f"call {step.key}.zero_grad() once per iteration"
         if any(e is step for e in direct):
-            if isinstance(unit, cst.FunctionDef):
-                name = unit.name.value if unit.name.value == "training_step" else "process function"
-                message = (f"{text} in this {name} applies gradients that were never cleared, so they add up "
-                           f"across batches; call {step.key}.zero_grad() once per {name}")
+            if isinstance(unit, cst.FunctionDef) and unit.name.value == "training_step":
+                message = (f"{text} in this training_step applies gradients that were never cleared, so they add up "
+                           f"across batches; call {step.key}.zero_grad() once per training_step")
+            elif isinstance(unit, cst.FunctionDef):
+                message = (f"{text} in {unit.name.value}(), which the ignite Engine runs on every batch or event, "
+                           f"applies gradients that were never cleared, so they add up across runs; "
+                           f"call {step.key}.zero_grad() once per run")
             elif self._cleared_outside(step, unit):
                 message = (
                     f"{text} in this loop applies gradients that were never cleared in it (the zero_grad() outside "
@@ -404,8 +437,10 @@ class MissingZeroGrad(Rule):
                 return
         else:
             via = self._call_site(step, direct)
+            where = "the loop" if not isinstance(unit, cst.FunctionDef) or unit.name.value == "training_step" \
+                else f"{unit.name.value}(), which the ignite Engine runs repeatedly,"
             message = (
-                f"{text} applies gradients that are never cleared in the loop calling {via}, "
+                f"{text} applies gradients that are never cleared in {where} calling {via}, "
                 f"so they add up across iterations; {fix}"
             )
         self.report(step.node, message)

@@ -766,8 +766,30 @@ INVALID = [    # The fixture's bug: clearing nowhere.
             """,
         lines=(6,),
         messages=(
-            "optimizer.step() in this process function applies gradients that were never cleared, so they "
-            "add up across batches; call optimizer.zero_grad() once per process function",
+            "optimizer.step() in train_step(), which the ignite Engine runs on every batch or event, applies "
+            "gradients that were never cleared, so they add up across runs; call optimizer.zero_grad() once per run",
+        ),
+    ),
+    # An ignite event handler (once per episode) calling the update that steps.
+    Invalid(
+        """
+            from ignite.engine import Engine, Events
+            def finish_episode(policy, optimizer):
+                loss = policy.loss()
+                loss.backward()
+                optimizer.step()
+            def main(policy, optimizer):
+                trainer = Engine(run_single_timestep)
+                @trainer.on(Events.EPOCH_COMPLETED)
+                def update_model():
+                    finish_episode(policy, optimizer)
+                trainer.run(range(100))
+            """,
+        lines=(6,),
+        messages=(
+            "optimizer.step() applies gradients that are never cleared in update_model(), which the ignite "
+            "Engine runs repeatedly, calling finish_episode() at line 11, so they add up across iterations; "
+            "call optimizer.zero_grad() once per iteration",
         ),
     ),
 ]
