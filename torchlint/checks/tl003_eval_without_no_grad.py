@@ -46,7 +46,7 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
-from torchlint.semantic.evaluation import BodyEvents, differentiating_functions, module_evals, scan_body
+from torchlint.semantic.evaluation import BodyEvents, differentiating_functions, few_examples, module_evals, scan_body
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -346,11 +346,19 @@ class EvalWithoutNoGrad(Rule):
         function = body.function
         if function is not None and function.name.value in ("forward", "__call__") and shown.startswith("self."):
             return False  # a submodule inside its parent's forward: the caller decides
-        if key in body.grad_wanted or body.parameter_free(shown, f_index) or self._one_shot(call):
+        if key in body.grad_wanted or body.parameter_free(shown, f_index) or self._one_shot(call) \
+                or self._on_few_examples(call):
             return False
         if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
             return False
         return not self._flow.reaches(call, set(body.grad_exprs))
+
+    def _on_few_examples(self, call: cst.Call) -> bool:
+        """A forward in no loop of one example or a handful picked by literals
+        (``model(x[0, None])``, ``model(features[:8])``: a notebook's prediction shown for one
+        image): the graph it records is too small to matter (``evaluation.few_examples``)."""
+        args = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        return bool(args) and not self.ctx.enclosing_loops(call) and few_examples(args[0])
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be

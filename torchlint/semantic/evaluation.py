@@ -12,6 +12,9 @@ switches, forward calls, resets, what is differentiated.
 * ``module_evals(ctx, model)``: models put in eval mode by a statement of the module body
   (a script's or notebook's ``model.eval()``) and never put back in training mode or rebound
   after it anywhere in the file: every function the module calls after it evaluates them.
+* ``few_examples(expr)``: an input that is one example or a handful picked by a literal
+  (``x[0, None]``, ``x[3].unsqueeze(0)``, ``x[:8]``, through ``.to(dev)``): a forward of it
+  records a graph too small to matter.
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
@@ -332,3 +335,39 @@ def _ancestors_to(ctx, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode
         if anc is stop:
             break
     return out
+
+
+_FEW = 16  # examples a literal slice may pick and still be "a handful"
+_MOVES = frozenset(("to", "cuda", "cpu", "float", "half", "double", "contiguous", "unsqueeze", "view", "reshape"))
+
+
+def few_examples(expr: cst.BaseExpression) -> bool:
+    """``expr`` is one example, or at most a few picked by literals: ``x[0, None]``,
+    ``x[i][None]``, ``x[0].unsqueeze(0)``, ``x[:8]``, ``x[2:4]``, also behind ``.to(device)``,
+    ``.cuda()``, ``.float()`` (either side of the indexing)."""
+    node = expr
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
+        if node.func.attr.value == "unsqueeze" and node.args and numeric_value(node.args[0].value) == 0:
+            return _indexed_by_literal(node.func.value, single=True)
+        node = node.func.value
+    return _indexed_by_literal(node, single=False)
+
+
+def _indexed_by_literal(node: cst.BaseExpression, single: bool) -> bool:
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
+        node = node.func.value
+    if not isinstance(node, cst.Subscript) or not node.slice:
+        return False
+    first = node.slice[0].slice
+    if isinstance(first, cst.Index):
+        value = first.value
+        if len(node.slice) > 1 or single:  # x[0, None], x[0].unsqueeze(0): one example
+            return numeric_value(value) is not None or isinstance(value, cst.Name) and value.value != "None"
+        if isinstance(value, cst.Name) and value.value == "None":
+            return False
+        # x[i][None]: one example of an indexed tensor
+        return False
+    if isinstance(first, cst.Slice) and first.step is None and first.upper is not None:
+        upper, lower = numeric_value(first.upper), numeric_value(first.lower) if first.lower is not None else 0
+        return upper is not None and lower is not None and 0 <= upper - lower <= _FEW
+    return False

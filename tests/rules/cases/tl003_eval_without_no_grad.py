@@ -361,6 +361,12 @@ VALID = [
     "model = Net()\n"
     "test(loader)\n"
     "model.eval()\n",
+    # One example (or a handful picked by a literal) forwarded once to show a prediction.
+    "def show(model, features, device):\n"
+    "    model.eval()\n"
+    "    logits, probas = model(features.to(device)[0, None])\n"
+    "    _, predictions = model.forward(features[:8].to(device))\n"
+    "    print(probas, predictions)\n",
 ]
 
 
