@@ -265,7 +265,7 @@ def test_helper_called_only_from_no_grad_helpers_transitively():
             torch.set_grad_enabled(False)
             return _batch(model, xs)
 
-        class Runner:
+        class Runner(LightningModule):
             def _step(self, x):
                 self.net.eval()
                 return self.net(x)
