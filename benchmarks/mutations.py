@@ -128,6 +128,20 @@ def _evaluated_before(lines: list[str], i: int, indent: int) -> set[str]:
     return found
 
 
+def _inside_no_grad(lines: list[str], i: int, indent: int) -> bool:
+    """Line ``i`` lies in the body of an enclosing ``with torch.no_grad():``."""
+    for j in range(i - 1, -1, -1):
+        if not lines[j].strip() or lines[j].lstrip().startswith("#"):
+            continue
+        if _indent(lines[j]) < indent:
+            if re.match(r"\s*with torch\.no_grad\(\)", lines[j]):
+                return True
+            indent = _indent(lines[j])
+            if indent == 0:
+                return False
+    return False
+
+
 @operator("TL003")
 def remove_no_grad(lines):
     for i, _ in _sites(lines, r"^\s*with torch\.no_grad\(\)\s*:\s*$"):
@@ -142,6 +156,9 @@ def remove_no_grad(lines):
         # TL003's bug is an evaluation after ``model.eval()``: only a block that forwards a model
         # its function (or the module) put in eval mode before it, not back in training mode.
         evaluated = _evaluated_before(lines, i, indent)
+        # A block another ``no_grad`` still covers (nested in one, or holding one) stays protected.
+        if any(re.match(r"\s*with torch\.no_grad\(\)", lines[k]) for k in body) or _inside_no_grad(lines, i, indent):
+            continue
         if not any(re.search(rf"(?<![\w.]){re.escape(k)}(\.\w+)?\(", lines[k2]) for k in evaluated for k2 in body):
             continue
         out = list(lines)
