@@ -60,3 +60,11 @@ def test_calls_on_an_instance_of_a_same_file_class_reach_its_methods():
     assert targets["scaler"] == ["__call__"]
     assert targets["scaler.update"] == ["update"]
     assert targets["other.update"] == []
+
+
+def test_unfreeze_sites():
+    from torchlint.semantic.training import unfreeze_sites
+    sem = _semantic("for p in model.parameters():\n    p.requires_grad_(False)\n"
+                    "for p in model.layer4.parameters():\n    p.requires_grad_(True)\n"
+                    "for p in model.fc.parameters():\n    p.requires_grad = True\nx.requires_grad_()\n")
+    assert sorted(k for k, _ in unfreeze_sites(sem.model)) == ["model.fc", "model.layer4", "x"]

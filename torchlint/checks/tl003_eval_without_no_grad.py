@@ -50,7 +50,7 @@ from torchlint.semantic.evaluation import BodyEvents, differentiating_functions,
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
-from torchlint.semantic.training import freeze_sites
+from torchlint.semantic.training import freeze_sites, unfreeze_sites
 from torchlint.statements import dotted_name
 from torchlint.torch_api import mode_switch
 from torchlint.tree import iter_nodes
@@ -142,7 +142,10 @@ class EvalWithoutNoGrad(Rule):
         deferred: list[dict] = []
         if not candidates:
             return deferred
-        frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
+        # Frozen, unless a part is made trainable again (freeze all, then unfreeze layer4 and fc).
+        unfrozen = {key for key, _ in unfreeze_sites(self._model)}
+        frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)
+                  if not any(u == key or u.startswith(key + ".") for u in unfrozen)}
         module_no_grad = self._modes.module_grad_off()
         for cand in candidates:
             if module_no_grad and cand.scope_is_body:

@@ -879,4 +879,23 @@ INVALID = [
             "`torch.inference_mode()`)",
         ),
     ),
+    # Fine-tuning: everything frozen, then layer4 and fc unfrozen: not a frozen model.
+    Invalid(
+        "import torchvision\n"
+        "model = torchvision.models.resnet18()\n"
+        "for param in model.parameters():\n"
+        "    param.requires_grad_(False)\n"
+        "for param in model.layer4.parameters():\n"
+        "    param.requires_grad_(True)\n"
+        "def test(loader):\n"
+        "    model.eval()\n"
+        "    return [model(x).argmax(1) for x in loader]\n",
+        lines=(9,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 8) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
 ]
