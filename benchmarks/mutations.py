@@ -89,8 +89,16 @@ def _sites(lines: list[str], pattern: str) -> Iterator[tuple[int, re.Match]]:
 
 @operator("TL001")
 def delete_zero_grad(lines):
-    for i, _ in _sites(lines, r"^\s*[\w.\[\]]+\.zero_grad\(\s*(set_to_none\s*=\s*\w+)?\s*\)\s*$"):
-        step = next((j for j in range(i + 1, min(i + 40, len(lines))) if re.search(r"\.step\(\s*\)", lines[j])), None)
+    for i, m in _sites(lines, r"^\s*([\w.\[\]]+)\.zero_grad\(\s*(set_to_none\s*=\s*\w+)?\s*\)\s*$"):
+        # The step expected to be reported: that optimizer's own (``opt.step()``, ``scaler.step(opt)``),
+        # after the clearing or, cleared at the end of the iteration, before it; else the next step.
+        own = re.compile(rf"(?<![\w.]){re.escape(m.group(1))}\.step\(|\.step\(\s*{re.escape(m.group(1))}\s*\)")
+        after = range(i + 1, min(i + 40, len(lines)))
+        step = next((j for j in after if own.search(lines[j])), None)
+        if step is None:
+            step = next((j for j in range(i - 1, max(i - 15, -1), -1) if own.search(lines[j])), None)
+        if step is None:
+            step = next((j for j in after if re.search(r"\.step\(\s*\)", lines[j])), None)
         if step is not None:
             yield Mutant("TL001", _replace(lines, i, None), step + 1, f"deleted `{lines[i].strip()}`")
 
@@ -100,6 +108,38 @@ def drop_item(lines):
     for i, m in _sites(lines, r"(\.append\(|\+=\s*)(\w*loss\w*)\.item\(\)"):
         new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.item()` of `{m.group(2)}`")
+
+
+def _evaluated_before(lines: list[str], i: int, indent: int) -> set[str]:
+    """Names put in eval mode (``k.eval()``, ``k.train(False)``) between the start of the
+    function holding line ``i`` (or of the file) and ``i``, and not put back by ``k.train()``."""
+    start = 0
+    for j in range(i - 1, -1, -1):
+        if re.match(r"\s*(async\s+)?def\s", lines[j]) and _indent(lines[j]) < indent:
+            start = j
+            break
+    found: set[str] = set()
+    for j in range(start, i + 1):
+        for m in re.finditer(r"([\w.]+)\.(eval\(\)|train\(\s*(False)?\s*\))", lines[j]):
+            if m.group(2) == "eval()" or m.group(3):
+                found.add(m.group(1))
+            else:
+                found.discard(m.group(1))
+    return found
+
+
+def _inside_no_grad(lines: list[str], i: int, indent: int) -> bool:
+    """Line ``i`` lies in the body of an enclosing ``with torch.no_grad():``."""
+    for j in range(i - 1, -1, -1):
+        if not lines[j].strip() or lines[j].lstrip().startswith("#"):
+            continue
+        if _indent(lines[j]) < indent:
+            if re.match(r"\s*with torch\.no_grad\(\)", lines[j]):
+                return True
+            indent = _indent(lines[j])
+            if indent == 0:
+                return False
+    return False
 
 
 @operator("TL003")
@@ -112,6 +152,14 @@ def remove_no_grad(lines):
             body.append(j)
             j += 1
         if not body:
+            continue
+        # TL003's bug is an evaluation after ``model.eval()``: only a block that forwards a model
+        # its function (or the module) put in eval mode before it, not back in training mode.
+        evaluated = _evaluated_before(lines, i, indent)
+        # A block another ``no_grad`` still covers (nested in one, or holding one) stays protected.
+        if any(re.match(r"\s*with torch\.no_grad\(\)", lines[k]) for k in body) or _inside_no_grad(lines, i, indent):
+            continue
+        if not any(re.search(rf"(?<![\w.]){re.escape(k)}(\.\w+)?\(", lines[k2]) for k in evaluated for k2 in body):
             continue
         out = list(lines)
         out[i] = " " * indent + "if True:"  # keeps every line where it was

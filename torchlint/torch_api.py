@@ -29,7 +29,7 @@ OPTIMIZER_CLASSES = {
 }
 SCHEDULER_MODULE = "torch.optim.lr_scheduler."
 # Variable names that mean "an optimizer" when we cannot see its construction.
-_OPTIMIZER_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_[a-z0-9]+|[0-9]+)?$|^[a-z0-9]+_(opt|optim|optimizer|optimiser)$|^(optimizers?|optimisers?)$")
+_OPTIMIZER_NAME = re.compile(r"^(opt|optim|optimizer|optimiser)(_[a-z0-9]+|[0-9]+)?$|^[a-z0-9]+_(opt|optim|optimizer|optimiser|solver)$|^(optimizers?|optimisers?)$")
 # ``optimizerG``, ``optD``: one capital letter naming the network.
 _OPTIMIZER_NAME_CASED = re.compile(r"^(opt|optim|optimizer|optimiser)[A-Z]$")
 _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
@@ -137,7 +137,7 @@ def step_optimizer(ctx: FileContext, call: cst.Call, optimizers: set[str] | None
     receiver = func.value
     key = expr_key(receiver)
     # scaler.step(opt) / self.scaler.step(self.optimizer)
-    if key is not None and key.rsplit(".", 1)[-1].lower() in ("scaler", "grad_scaler", "amp_scaler", "loss_scaler") and call.args:
+    if key is not None and key.rsplit(".", 1)[-1].strip("_").lower() in ("scaler", "grad_scaler", "amp_scaler", "loss_scaler") and call.args:
         inner = expr_key(call.args[0].value)
         return inner
     if key is None:

@@ -265,7 +265,7 @@ def test_helper_called_only_from_no_grad_helpers_transitively():
             torch.set_grad_enabled(False)
             return _batch(model, xs)
 
-        class Runner:
+        class Runner(LightningModule):
             def _step(self, x):
                 self.net.eval()
                 return self.net(x)
@@ -769,3 +769,18 @@ def test_a_method_handed_on_as_a_callback_is_unprotected():
               "    return first, pool.submit(model.score, x)\n")
     findings = lint_tree({"pkg/scorer.py": SCORER, "pkg/run.py": caller}, select=["TL003"])
     assert [(f.path, f.line) for f in findings] == [("pkg/scorer.py", 16)]
+
+
+def test_a_force_field_in_another_package_of_the_run_exempts_nothing_here():
+    """Two unrelated packages linted together: one's model differentiates in ``forward``; the
+    other's evaluation is reported as it is when that package is linted alone (the exemption
+    reaches its own package and what imports connect to it, ``crossfile.reached_by``)."""
+    alone = lint_tree({"cls/__init__.py": "", "cls/evaluate.py": EVALUATE}, select=["TL003"])
+    assert [(f.path, f.line) for f in alone] == [("cls/evaluate.py", 3)]
+    together = lint_tree({"ff/__init__.py": "", "ff/model.py": FORCE_FIELD,
+                          "cls/__init__.py": "", "cls/evaluate.py": EVALUATE}, select=["TL003"])
+    assert [(f.path, f.line) for f in together] == [("cls/evaluate.py", 3)]
+    # A script importing the force field is reached by its exemption.
+    linked = lint_tree({"ff/__init__.py": "", "ff/model.py": FORCE_FIELD,
+                        "run.py": "from ff.model import Potential\n" + EVALUATE}, select=["TL003"])
+    assert linked == []

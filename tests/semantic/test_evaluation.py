@@ -244,3 +244,20 @@ def test_output_position():
 def test_returned_as_output(name, expected):
     ctx = ctx_of(FORCES)
     assert returned_as_output(ctx, function(ctx, name), _gradient_call(ctx, name)) is expected
+
+
+def test_few_examples_and_module_evals():
+    import libcst as cst
+    from torchlint.context import Dispatcher, FileContext
+    from torchlint.imports import ImportTable
+    from torchlint.semantic.evaluation import few_examples, module_evals
+
+    for text, expected in [("x.to(d)[0, None]", True), ("x[:8].cuda()", True), ("x[3].unsqueeze(0)", True),
+                           ("x", False), ("x[:n]", False), ("x[0]", False), ("x[mask]", False), ("x[:64]", False)]:
+        assert few_examples(cst.parse_expression(text)) is expected, text
+    src = ("model = Net()\nmodel.eval()\nother = Net()\nother.eval()\ndef f():\n    other.train()\n"
+           "if cond:\n    third.eval()\n")
+    module = cst.parse_module(src)
+    ctx = FileContext("m.py", module, src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    assert set(module_evals(ctx, ctx.semantic.model)) == {"model"}

@@ -8,9 +8,9 @@ handed on) and its judgement, in ``finish``:
 
 * Each backward, step, clearing, optimizer construction and call of a same-file function is
   an *event*, placed in its code scope (function, lambda, class or module) and its loops there.
-* A *unit* is a loop (``for``/``while``) or a Lightning ``training_step`` that calls
-  ``self.manual_backward`` (it runs once per batch) and is not itself called from a loop
-  here. What a unit does per iteration is the events in its body plus those of every
+* A *unit* is a loop (``for``/``while``), a Lightning ``training_step`` that calls
+  ``self.manual_backward`` or an ignite ``Engine``'s process function (each runs once per
+  batch) and is not itself called from a loop here. What a unit does per iteration is the events in its body plus those of every
   same-file function its calls reach.
 * For every optimizer step, the units whose iteration does a backward and that step are its
   candidates; the innermost ones (no other candidate inside them) must clear that
@@ -48,6 +48,7 @@ class _Event:
     key: str | None = None  # optimizer key (step/clear/bind); _ALL for clear-everything
     ref: cst.BaseExpression | None = None  # "call": what is called; "step": its closure argument
     callees: tuple = ()  # same-file functions it runs ("call": targets and references; "step": the closure)
+    module: str | None = None  # "clear" by ``<module>.zero_grad()``: the receiver (not known as an optimizer)
 
     @property
     def closure(self) -> cst.CSTNode | None:
@@ -96,6 +97,7 @@ class MissingZeroGrad(Rule):
         self._aliases: dict[str, set[str]] = {}
         self._ext_cache: dict[cst.CSTNode, list[_Event]] = {}
         self._inner_cache: dict[cst.CSTNode, set] = {}
+        self._engine_fns = set(self._engine_functions())
         events = self._collect_events()
         self._direct: dict[cst.CSTNode, list[_Event]] = {}
         for e in events:
@@ -116,8 +118,12 @@ class MissingZeroGrad(Rule):
         training, graph = self.training, self.graph
         known: dict = {site: ("backward", None) for site in training.sites.backward}
         known.update((site, ("step", key)) for site, key in training.sites.step)
-        for site, key in training.sites.zero_grad:  # an optimizer's, or a module's (all of them)
-            known[site] = ("clear", key if key is not None and self._is_optimizer(key) else _ALL)
+        modules: dict = {}  # clearing site -> the receiver of a zero_grad() not known as an optimizer's
+        for site, key in training.sites.zero_grad:  # an optimizer's, or a module's (its parameters)
+            if key is not None and self._is_optimizer(key):
+                known[site] = ("clear", key)
+            else:
+                known[site], modules[site] = ("clear", _ALL), key
         events: list[_Event] = []
         for site in self.model.calls:
             kind, key = known.get(site, (None, None))
@@ -136,12 +142,14 @@ class MissingZeroGrad(Rule):
             scope = self.model.code_scope(site.scope)
             loops = tuple(lp.node for lp in site.all_loops if lp.scope is scope)
             if kind == "call":  # only calls a unit makes (in a loop, in a training_step) matter
-                if not loops and not (isinstance(scope.node, cst.FunctionDef) and scope.name == "training_step"):
+                if not loops and not (isinstance(scope.node, cst.FunctionDef) and scope.name == "training_step") \
+                        and scope.node not in self._engine_fns:
                     continue
                 callees = tuple(graph.targets(site)) + tuple(graph.references(site))
                 if not callees:
                     continue
-            events.append(_Event(kind, site.node, site.order, scope.node, loops, key, ref, callees))
+            events.append(_Event(kind, site.node, site.order, scope.node, loops, key, ref, callees,
+                                 modules.get(site)))
         for node in gradients.clearing_nodes(self.model):  # p.grad = None, del p.grad, fn=opt.zero_grad
             events.append(self._event_at("clear", node, _ALL))
         events.extend(self._bindings())
@@ -206,7 +214,41 @@ class MissingZeroGrad(Rule):
             ):
                 units[scope] = direct
                 reach[scope] = self._reach_of(direct)
+        # An ignite Engine's process function runs once per batch, its event handlers once per
+        # event (an episode, an epoch): each an iteration of its own.
+        for fn in self._engine_fns:
+            if fn in self._direct and fn not in units and fn not in called_from_loops:
+                units[fn] = self._direct[fn]
+                reach[fn] = self._reach_of(self._direct[fn])
         return units, reach
+
+    def _engine_functions(self) -> list:
+        """Functions an ignite ``Engine`` runs repeatedly: its process function
+        (``Engine(step)``), the handlers registered on it (``@trainer.on(Events.X)``,
+        ``trainer.add_event_handler(Events.X, fn)``)."""
+        out, engines = [], set()
+        for site, expr in self.training.sites.engines:
+            out.extend(self.graph.resolve(expr, site.scope, site.node))
+            holder = self.ctx.parent(site.node)
+            if isinstance(holder, cst.Assign) and len(holder.targets) == 1:
+                key = expr_key(holder.targets[0].target)
+                if key is not None:
+                    engines.add(key)
+        if not engines:
+            return out
+        for scope in self.model.scopes.values():
+            fn = scope.node
+            if isinstance(fn, cst.FunctionDef) and any(
+                    isinstance(d.decorator, cst.Call) and isinstance(d.decorator.func, cst.Attribute)
+                    and d.decorator.func.attr.value == "on" and expr_key(d.decorator.func.value) in engines
+                    for d in fn.decorators):
+                out.append(fn)
+        for site in self.model.calls:
+            func = site.node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "add_event_handler" \
+                    and expr_key(func.value) in engines and len(site.node.args) >= 2:
+                out.extend(self.graph.resolve(site.node.args[1].value, site.scope, site.node))
+        return out
 
     def _find_candidates(self, units: dict, reach: dict) -> tuple[dict, dict]:
         """Per unit doing a backward, all its iteration's events; per step, its units."""
@@ -311,6 +353,8 @@ class MissingZeroGrad(Rule):
         for e in events:
             if e.kind != "clear":
                 continue
+            if e.module is not None and key is not None and not self._module_clears(e.module, key, stepped):
+                continue
             if e.key == _ALL or key is None:
                 return True
             if self._is_loop_variable(e) or self._same(e.key, key):
@@ -322,6 +366,35 @@ class MissingZeroGrad(Rule):
             return True
         # ``for opt in optimizers: opt.step()`` is matched by any optimizer's clearing.
         return bool(optimizer_clears) and self._key_is_loop_variable(key, events)
+
+    def _module_clears(self, module: str, key: str, stepped: set) -> bool:
+        """Whether ``module.zero_grad()`` clears what ``key``'s step applies. A module clears
+        its own parameters only: when the receiver is itself stepped here it is an optimizer
+        (``D_solver.zero_grad()``: that one's); when it is the module another stepped optimizer
+        is built over, and not one ``key``'s is (``netG.zero_grad()`` with ``optimizerD`` over
+        ``netD``), it leaves ``key``'s gradients. Otherwise (what ``key`` optimises is not
+        seen, or the receiver may be its module under another name) it counts as clearing."""
+        if any(self._same(module, s) for s in stepped if s is not None):
+            return self._same(module, key)
+        sources = self._sources(key)
+        if sources is None or gradients.module_clears(module, sources):
+            return True
+        others = [self._sources(s) for s in stepped if s is not None and not self._same(s, key)]
+        return not any(o is not None and gradients.module_clears(module, o) for o in others)
+
+    def _sources(self, key: str) -> frozenset[str] | None:
+        """The modules the optimizer ``key`` is built over in this file
+        (``gradients.optimized_modules``), None if any binding of it is not seen so."""
+        found: set[str] = set()
+        bindings = [node for k, node in self._optimizers.items() if k == key or k in self._aliases.get(key, ())]
+        if not bindings:
+            return None
+        for node in bindings:
+            sources = gradients.optimized_modules(getattr(node, "value", None))
+            if sources is None:
+                return None
+            found |= sources
+        return frozenset(found)
 
     @staticmethod
     def _is_loop_variable(e: _Event) -> bool:
@@ -345,9 +418,13 @@ class MissingZeroGrad(Rule):
         text = _step_text(step.node, step.key)
         fix = f"call {step.key}.zero_grad() once per iteration"
         if any(e is step for e in direct):
-            if isinstance(unit, cst.FunctionDef):
+            if isinstance(unit, cst.FunctionDef) and unit.name.value == "training_step":
                 message = (f"{text} in this training_step applies gradients that were never cleared, so they add up "
                            f"across batches; call {step.key}.zero_grad() once per training_step")
+            elif isinstance(unit, cst.FunctionDef):
+                message = (f"{text} in {unit.name.value}(), which the ignite Engine runs on every batch or event, "
+                           f"applies gradients that were never cleared, so they add up across runs; "
+                           f"call {step.key}.zero_grad() once per run")
             elif self._cleared_outside(step, unit):
                 message = (
                     f"{text} in this loop applies gradients that were never cleared in it (the zero_grad() outside "
@@ -360,8 +437,10 @@ class MissingZeroGrad(Rule):
                 return
         else:
             via = self._call_site(step, direct)
+            where = "the loop" if not isinstance(unit, cst.FunctionDef) or unit.name.value == "training_step" \
+                else f"{unit.name.value}(), which the ignite Engine runs repeatedly,"
             message = (
-                f"{text} applies gradients that are never cleared in the loop calling {via}, "
+                f"{text} applies gradients that are never cleared in {where} calling {via}, "
                 f"so they add up across iterations; {fix}"
             )
         self.report(step.node, message)

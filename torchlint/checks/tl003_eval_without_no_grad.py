@@ -44,13 +44,13 @@ from torchlint.finding import Finding, Severity, Span, one_line
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import argument_name, enclosing_function
-from torchlint.semantic.crossfile import CalledUnderChoice
+from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
-from torchlint.semantic.evaluation import BodyEvents, differentiating_functions, scan_body
+from torchlint.semantic.evaluation import BodyEvents, differentiating_functions, few_examples, module_evals, scan_body
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
-from torchlint.semantic.training import freeze_sites
+from torchlint.semantic.training import freeze_sites, unfreeze_sites
 from torchlint.statements import dotted_name
 from torchlint.torch_api import mode_switch
 from torchlint.tree import iter_nodes
@@ -138,10 +138,14 @@ class EvalWithoutNoGrad(Rule):
         under a grad-mode choice)."""
         self._flow = Flow(self.ctx, self._model)
         candidates = [c for body in self._bodies() for c in self._analyze(body)]
+        candidates += self._after_module_eval()
         deferred: list[dict] = []
         if not candidates:
             return deferred
-        frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)}
+        # Frozen, unless a part is made trainable again (freeze all, then unfreeze layer4 and fc).
+        unfrozen = {key for key, _ in unfreeze_sites(self._model)}
+        frozen = {(self._owner(key, node), key) for key, node in freeze_sites(self._model)
+                  if not any(u == key or u.startswith(key + ".") for u in unfrozen)}
         module_no_grad = self._modes.module_grad_off()
         for cand in candidates:
             if module_no_grad and cand.scope_is_body:
@@ -238,12 +242,65 @@ class EvalWithoutNoGrad(Rule):
         if not deferred:
             return []
         choices = CalledUnderChoice(project, cls.code)
-        if _models_differentiate(project, cls.code, choices):
-            return []
+        evidence = _models_differentiate(project, cls.code, choices)
+        if evidence:  # the exemption reaches its evidence's package and what imports connect to it
+            exempt = reached_by(project, evidence)
+            deferred = [(record, fact) for record, fact in deferred if record.path not in exempt]
         return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
                            fix=Fix.from_json(fact["fix"]) if fact["fix"] else None)
                 for record, fact in deferred if not choices.protected(record.path, fact["function"])
                 and not choices.reached_from_forward(record.path, fact["function"])]
+
+    # -- step 1b: functions run after a module-level eval -------------------------------------
+    def _after_module_eval(self) -> list[_Candidate]:
+        """A script's or notebook's module-level ``model.eval()`` (``evaluation.module_evals``:
+        never put back in training mode in the file), then a function that forwards that global
+        ``model`` with no eval, grad-mode choice or backward of its own, and that the module body
+        calls after the eval (directly or through the functions it calls)."""
+        evals = module_evals(self.ctx, self._model)
+        if not evals:
+            return []
+        model, graph = self._model, self.ctx.semantic.graph
+        backward = self.ctx.semantic.training.closure("backward")
+        module = self.ctx.module
+        out: list[_Candidate] = []
+        for scope in list(model.scopes.values()):
+            function = scope.node
+            if not isinstance(function, cst.FunctionDef) or function in backward or self._modes.chosen(function.body):
+                continue
+            keys = {k for k in evals if k.split(".", 1)[0] not in scope.bindings}  # the global, not a local
+            if not keys:
+                continue
+            body = scan_body(self.ctx, function, function, keys)
+            if body.evals or body.grad_exprs or body.wants_input_grad:
+                continue  # its own eval is judged in its body; it trains or wants gradients
+            for f_index, key, call, shown in body.forwards:
+                if key not in keys or any(r < f_index for r in body.resets.get(key, []) + body.resets.get(shown, [])):
+                    continue
+                if not self._exposed(body, f_index, key, shown, call) \
+                        or not self._run_after(function, model.order[evals[key]], module, graph):
+                    continue
+                out.append(_Candidate(call, evals[key], key, shown, None, function, True, body))
+                break
+        return out
+
+    def _run_after(self, function: cst.FunctionDef, after: int, module: cst.Module, graph) -> bool:
+        """The module body runs ``function`` (itself or through the functions it calls) at a
+        statement after position ``after``."""
+        seen, stack = set(), [function]
+        while stack:
+            fn = stack.pop()
+            if fn in seen:
+                continue
+            seen.add(fn)
+            for site in graph.callers(fn):
+                caller = self._model.code_scope(site.scope).node
+                if caller is module:
+                    if site.order > after:
+                        return True
+                elif isinstance(caller, cst.FunctionDef):
+                    stack.append(caller)
+        return False
 
     # -- step 1: the bodies holding an eval event ------------------------------------------
     def _bodies(self) -> list[cst.CSTNode]:
@@ -292,11 +349,19 @@ class EvalWithoutNoGrad(Rule):
         function = body.function
         if function is not None and function.name.value in ("forward", "__call__") and shown.startswith("self."):
             return False  # a submodule inside its parent's forward: the caller decides
-        if key in body.grad_wanted or body.parameter_free(shown, f_index) or self._one_shot(call):
+        if key in body.grad_wanted or body.parameter_free(shown, f_index) or self._one_shot(call) \
+                or self._on_few_examples(call):
             return False
         if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
             return False
         return not self._flow.reaches(call, set(body.grad_exprs))
+
+    def _on_few_examples(self, call: cst.Call) -> bool:
+        """A forward in no loop of one example or a handful picked by literals
+        (``model(x[0, None])``, ``model(features[:8])``: a notebook's prediction shown for one
+        image): the graph it records is too small to matter (``evaluation.few_examples``)."""
+        args = [a.value for a in call.args if a.keyword is None and a.star == ""]
+        return bool(args) and not self.ctx.enclosing_loops(call) and few_examples(args[0])
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be
@@ -402,18 +467,20 @@ class EvalWithoutNoGrad(Rule):
         return scope.node if scope is not None else None
 
 
-def _models_differentiate(project, code: str, choices: CalledUnderChoice) -> bool:
-    """Some module of the linted project differentiates in its own ``forward`` (a force field
-    computing forces as ``-dE/dx`` with ``torch.autograd.grad``), itself or through the functions
-    it calls in any file (``CalledUnderChoice.reached_from_forward``): a function evaluating a
-    model of a class it does not name may be running one, which ``no_grad`` would break, so its
-    forwards are not reported."""
+def _models_differentiate(project, code: str, choices: CalledUnderChoice) -> set[str]:
+    """The files where a module of the linted project differentiates in its own ``forward`` (a
+    force field computing forces as ``-dE/dx`` with ``torch.autograd.grad``), itself or through
+    the functions it calls (``CalledUnderChoice.reached_from_forward``): a function evaluating a
+    model of a class it does not name, in a file of the same package or connected to one of them
+    by imports (``crossfile.reached_by``), may be running one, which ``no_grad`` would break, so its
+    forwards are not reported. Another package linted in the same run is not reached."""
+    found: set[str] = set()
     for record in project.records:
         for key in (record.facts.get(code) or {}).get("differentiates", ()):
             owner, _, name = key.rpartition(".")
             if name == "forward" and owner:
                 if project.is_nn_module(record.qualified(owner)):
-                    return True
+                    found.add(record.path)
             elif choices.reached_from_forward(record.path, key):
-                return True
-    return False
+                found.add(record.path)
+    return found

@@ -3,8 +3,9 @@
 Edges come from call sites and from functions passed as arguments (``mp.spawn(worker)``,
 ``Engine(step)``, ``opt.step(closure)``). A callee resolves through the scopes
 (nested functions, closures), ``self.m()``/``cls.m()``/``super().m()`` through the class and
-its same-file bases, ``functools.partial(f, ...)``, lambdas bound to names, and ``C(...)``
-to ``C``'s constructor. ``loose=True`` adds by-name edges: ``x.m()`` on any other receiver
+its same-file bases, ``functools.partial(f, ...)``, lambdas bound to names, ``C(...)``
+to ``C``'s constructor, and calls on a name bound to ``C(...)`` to ``C``'s methods
+(``agent.update()``; ``scaler(loss, opt)`` to ``C.__call__``). ``loose=True`` adds by-name edges: ``x.m()`` on any other receiver
 goes to every same-file method named ``m`` (for rules that prefer to over-approximate).
 """
 
@@ -33,6 +34,7 @@ class CallGraph:
         self._edges: dict[cst.CSTNode, list] = {}
         self._by_method: dict[str, list] | None = None
         self._resolvable: set[str] | None = None
+        self._classes: set[str] | None = None
         self._callers: dict[cst.CSTNode, list] | None = None  # function -> the sites that may run it
         self._reverse: dict[cst.CSTNode, list] | None = None  # callee -> scope nodes whose callees list it
 
@@ -65,6 +67,10 @@ class CallGraph:
                         out.extend(self.constructors(info))
                 elif b.kind in ("assign", "ann") and b.value is not None and depth < _MAX_ALIAS:
                     out.extend(self._value_targets(b.value, b.scope, depth + 1))
+                    info = self._instance_of(b.value, b.scope, depth)
+                    found = model.method(info, "__call__") if info is not None else None
+                    if found is not None:  # scaler = NativeScaler(); scaler(loss, opt): its __call__
+                        out.append(found)
             return out
         if type(expr) is cst.Attribute:
             name = expr.attr.value
@@ -78,9 +84,28 @@ class CallGraph:
                     if name in base.methods:
                         return [base.methods[name]]
                 return []
+            if type(receiver) is cst.Name and receiver.value in self._resolvable_names():
+                # agent = Agent(); agent.train_net(...): the method of the same-file class built there
+                out = []
+                for b in model.lookup(receiver.value, scope, at):
+                    info = self._instance_of(b.value, b.scope, depth) if b.kind in ("assign", "ann") else None
+                    found = model.method(info, name) if info is not None else None
+                    if found is not None:
+                        out.append(found)
+                if out:
+                    return out
             if self.loose:
                 return list(self._methods_named(name))
         return []
+
+    def _instance_of(self, value: cst.BaseExpression | None, scope: Scope, depth: int):
+        """The same-file class ``value`` constructs (``C(...)``), if it is one."""
+        if type(value) is not cst.Call or type(value.func) is not cst.Name or depth >= _MAX_ALIAS:
+            return None
+        for b in self.model.lookup(value.func.value, scope, value):
+            if b.kind == "class":
+                return self.model.classes.get(b.node)
+        return None
 
     def _resolvable_names(self) -> set[str]:
         """Names some binding in the file could resolve to a function: ``def``/``class``, or
@@ -98,7 +123,14 @@ class CallGraph:
         call's callee (scopes ignored) ends in ``partial`` whenever the model's does."""
         if isinstance(value, (cst.Lambda, cst.Name, cst.Attribute)):
             return True
+        if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in self._class_names():
+            return True  # an instance of a same-file class: its __call__ and methods
         return type(value) is cst.Call and (self.model.ctx.qualified_name(value.func) or "").endswith("partial")
+
+    def _class_names(self) -> set[str]:
+        if self._classes is None:
+            self._classes = {info.name for info in self.model.classes.values()}
+        return self._classes
 
     def _value_targets(self, value: cst.BaseExpression, scope: Scope, depth: int) -> list[cst.CSTNode]:
         if type(value) is cst.Lambda:

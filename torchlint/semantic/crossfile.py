@@ -320,3 +320,52 @@ class CalledUnderChoice:
                 self._calls.setdefault((hit[0].path, hit[1]), []).append((record.path, None, False, None))
             elif (module := self.project.resolve_module(name, record)) is not None:
                 self._unknown.add(module.path)
+
+
+def reached_by(project, evidence: set[str]) -> set[str]:
+    """The linted files a fact found in the files ``evidence`` may concern: those of the same
+    package (under the top of the ``__init__.py`` chain holding an evidence file; for a file in
+    no package, its own directory) and those connected to them by imports, either way and
+    transitively (``import_components``). Another package linted in the same run, importing
+    nothing of them, is not reached."""
+    paths = [r.path for r in project.records]
+    packages = {r.path.rsplit("/", 1)[0] if "/" in r.path else "" for r in project.records
+                if r.path.rsplit("/", 1)[-1] == "__init__.py"}
+    reached: set[str] = set()
+    for path in evidence:
+        directory = path.rsplit("/", 1)[0] if "/" in path else ""
+        top = directory
+        while top in packages and "/" in top and top.rsplit("/", 1)[0] in packages:
+            top = top.rsplit("/", 1)[0]
+        if top in packages:
+            reached |= {p for p in paths if p.startswith(top + "/") or top == ""}
+        else:
+            reached |= {p for p in paths if (p.rsplit("/", 1)[0] if "/" in p else "") == directory}
+    components = import_components(project)
+    linked = {components[p] for p in reached | set(evidence) if p in components}
+    return reached | {p for p, c in components.items() if c in linked}
+
+
+def import_components(project) -> dict[str, int]:
+    """``{path: component}``: the linted files grouped by the imports between them (either way,
+    transitively): two packages linted together that import nothing of each other fall in
+    different components, so a fact found in one (an exemption's evidence) reaches only the
+    files of its own."""
+    parent: dict[str, str] = {r.path: r.path for r in project.records}
+
+    def find(path: str) -> str:
+        while parent[path] != path:
+            parent[path] = parent[parent[path]]
+            path = parent[path]
+        return path
+
+    for record in project.records:
+        for name in list(record.imports.values()) + list(record.star_imports):
+            hit = project.resolve_symbol(name, record)
+            target = hit[0] if hit is not None else project.resolve_module(name, record)
+            if target is None and "." in name:
+                target = project.resolve_module(name.rsplit(".", 1)[0], record)
+            if target is not None and target.path in parent:
+                parent[find(record.path)] = find(target.path)
+    roots: dict[str, int] = {}
+    return {path: roots.setdefault(find(path), len(roots)) for path in parent}

@@ -9,6 +9,12 @@ switches, forward calls, resets, what is differentiated.
   freeze ``k``), what builds each key (and whether it is a parameter-free layer), what
   backward / ``autograd.grad`` differentiate, gradient checkpointing switched on, the first
   plain ``torch.set_grad_enabled(...)`` statement, and whether input gradients are asked for.
+* ``module_evals(ctx, model)``: models put in eval mode by a statement of the module body
+  (a script's or notebook's ``model.eval()``) and never put back in training mode or rebound
+  after it anywhere in the file: every function the module calls after it evaluates them.
+* ``few_examples(expr)``: an input that is one example or a handful picked by a literal
+  (``x[0, None]``, ``x[3].unsqueeze(0)``, ``x[:8]``, through ``.to(dev)``): a forward of it
+  records a graph too small to matter.
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
@@ -33,7 +39,10 @@ from torchlint.tree import iter_nodes, unpack_targets
 # ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
 _FORWARD_ATTR = re.compile(r"^(model|net|network|generator|discriminator|encoder|decoder|backbone|neck|head|"
                            r"classifier|embeddings?|features|stem|trunk|transformer|actor|critic|policy|q_?net|"
-                           r"value_?net|forward_\w+|get_action\w*|get_value)$")
+                           r"value_?net|forward_\w+|get_action\w*|get_value|"
+                           # layers by their usual names (torchvision's ResNet: conv1, bn1, layer1, fc)
+                           r"conv\d*|bn\d*|fc\d*|layer\d+|linear\d*|lstm|gru|rnn|avgpool|maxpool|"
+                           r"(?:pos_|tok_|word_)?embed(?:ding)?s?)$")
 # Calls that return a derivative (``semantic.dataflow`` has its own table: calls whose first argument is differentiated).
 _GRADIENT_CALLS = frozenset(("torch.autograd.grad", "torch.autograd.functional.jacobian",
                             "torch.autograd.functional.hessian", "torch.func.grad"))
@@ -107,7 +116,7 @@ def _scan_call(ctx, body: BodyEvents, index: int, node: cst.Call) -> None:
         if owner in body.eval_keys and (attr == "forward" or _FORWARD_ATTR.match(attr)):
             body.forwards.append((index, owner, node, owner if attr == "forward" else f"{owner}.{attr}"))
             return
-        _scan_method(body, index, node, attr)
+        _scan_method(ctx, body, index, node, attr)
     key = expr_key(func)
     if key is None:
         return
@@ -149,10 +158,11 @@ def _scan_other_call(ctx, body: BodyEvents, index: int, node: cst.Call, key: str
         body.helpers.append((index, node))
 
 
-def _scan_method(body: BodyEvents, index: int, node: cst.Call, attr: str) -> None:
+def _scan_method(ctx, body: BodyEvents, index: int, node: cst.Call, attr: str) -> None:
     """``x.requires_grad_()``, ``m.set_grad_checkpointing()``, ``m.train_epoch()``, ``m.freeze()``."""
     receiver = node.func.value
-    if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)):
+    if attr == "requires_grad_" and not (node.args and is_false_literal(node.args[0].value)) \
+            and not _over_parameters(ctx, receiver):
         body.wants_input_grad = True
     if "checkpointing" in attr:  # set_grad_checkpointing(), gradient_checkpointing_enable()
         key = expr_key(receiver)
@@ -162,6 +172,19 @@ def _scan_method(body: BodyEvents, index: int, node: cst.Call, attr: str) -> Non
         key = expr_key(receiver)
         if key is not None:
             body.reset(key, index)
+
+
+def _over_parameters(ctx, receiver: cst.BaseExpression) -> bool:
+    """``p`` of ``for p in model.layer4.parameters():``: a parameter unfrozen, not an input
+    asking for its gradient."""
+    if not isinstance(receiver, cst.Name):
+        return False
+    for anc in ctx.ancestors(receiver):
+        if isinstance(anc, (cst.For, cst.CompFor)) and receiver.value in {
+                n.value for n in iter_nodes(anc.target) if isinstance(n, cst.Name)}:
+            return any(isinstance(n, cst.Attribute) and n.attr.value in ("parameters", "named_parameters")
+                       for n in iter_nodes(anc.iter))
+    return False
 
 
 def _scan_assign(ctx, body: BodyEvents, index: int, node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> None:
@@ -273,3 +296,78 @@ def returned_as_output(ctx, function: cst.CSTNode, call: cst.Call) -> bool:
     name = holder.targets[0].target.value
     return any(isinstance(node, cst.Name) and node.value == name and isinstance(output_position(ctx, node), cst.Return)
                for node in iter_nodes(function, into_scopes=False))
+
+
+# Statements between a module-level eval call and the module: it runs whenever the module does.
+_MODULE_STRAIGHT = (cst.Expr, cst.SimpleStatementLine, cst.Assign, cst.AnnAssign, cst.Attribute, cst.Call)
+
+
+def module_evals(ctx, model) -> dict[str, cst.Call]:
+    """``{key: eval call}``: what a statement of the module body puts in eval mode
+    (``model.eval()``, ``model = Net().eval()``) that no code of the file puts back in training
+    mode (``key.train()``, a ``train``/``fit``/``freeze`` call on it) and the module body does not
+    rebind after it. The last such eval per key."""
+    module = ctx.module
+    body = scan_body(ctx, module, None)
+    found: dict[str, cst.Call] = {}
+    for index, key, call in body.evals:
+        if key.startswith("self."):
+            continue
+        if not all(isinstance(a, _MODULE_STRAIGHT) or a is module for a in _ancestors_to(ctx, call, module)):
+            continue  # under an if, in a loop: not always run
+        if any(r > index for r in body.resets.get(key, ())):
+            found.pop(key, None)
+            continue
+        found[key] = call
+    if not found:
+        return found
+    for site in model.calls:  # back in training mode anywhere in the file
+        call = site.node
+        if mode_switch(call) is True and expr_key(call.func.value) in found:
+            found.pop(expr_key(call.func.value), None)
+    return found
+
+
+def _ancestors_to(ctx, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode]:
+    out = []
+    for anc in ctx.ancestors(node):
+        out.append(anc)
+        if anc is stop:
+            break
+    return out
+
+
+_FEW = 16  # examples a literal slice may pick and still be "a handful"
+_MOVES = frozenset(("to", "cuda", "cpu", "float", "half", "double", "contiguous", "unsqueeze", "view", "reshape"))
+
+
+def few_examples(expr: cst.BaseExpression) -> bool:
+    """``expr`` is one example, or at most a few picked by literals: ``x[0, None]``,
+    ``x[i][None]``, ``x[0].unsqueeze(0)``, ``x[:8]``, ``x[2:4]``, also behind ``.to(device)``,
+    ``.cuda()``, ``.float()`` (either side of the indexing)."""
+    node = expr
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
+        if node.func.attr.value == "unsqueeze" and node.args and numeric_value(node.args[0].value) == 0:
+            return _indexed_by_literal(node.func.value, single=True)
+        node = node.func.value
+    return _indexed_by_literal(node, single=False)
+
+
+def _indexed_by_literal(node: cst.BaseExpression, single: bool) -> bool:
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
+        node = node.func.value
+    if not isinstance(node, cst.Subscript) or not node.slice:
+        return False
+    first = node.slice[0].slice
+    if isinstance(first, cst.Index):
+        value = first.value
+        if len(node.slice) > 1 or single:  # x[0, None], x[0].unsqueeze(0): one example
+            return numeric_value(value) is not None or isinstance(value, cst.Name) and value.value != "None"
+        if isinstance(value, cst.Name) and value.value == "None":
+            return False
+        # x[i][None]: one example of an indexed tensor
+        return False
+    if isinstance(first, cst.Slice) and first.step is None and first.upper is not None:
+        upper, lower = numeric_value(first.upper), numeric_value(first.lower) if first.lower is not None else 0
+        return upper is not None and lower is not None and 0 <= upper - lower <= _FEW
+    return False

@@ -12,6 +12,11 @@
   accumulation window, not every iteration.
 * ``runs_every_iteration(ctx, node, unit)``: nothing but plain blocks (``with``, a ``try``
   body) between ``node`` and ``unit``.
+* ``optimized_modules(call)``: the modules whose ``.parameters()`` an optimizer constructor
+  is given (``Adam(netD.parameters())`` -> ``{"netD"}``); a module's ``zero_grad()`` clears
+  those modules' gradients only, not every optimizer's.
+* ``module_clears(module, sources)``: whether ``module.zero_grad()`` reaches parameters of
+  those modules (the module itself, a submodule of it, or the same attribute elsewhere).
 """
 
 from __future__ import annotations
@@ -119,3 +124,46 @@ def looks_like_accumulation(test: cst.BaseExpression) -> bool:
         if isinstance(node, cst.Attribute) and _ACCUMULATION_NAME.search(node.attr.value):
             return True
     return False
+
+
+_PARAMETER_METHODS = ("parameters", "named_parameters")
+
+
+def optimized_modules(call: cst.BaseExpression | None) -> frozenset[str] | None:
+    """The modules an optimizer constructor is built over: the receivers of every
+    ``.parameters()``/``.named_parameters()`` in what it is given to optimise (its first
+    argument or ``params=``, param groups included: ``[{"params": enc.parameters()}, ...]``);
+    None when none is written there (a list of tensors, ``params`` built elsewhere)."""
+    if not isinstance(call, cst.Call):
+        return None
+    given = next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
+    if given is None:
+        return None
+    found = set()
+    for node in iter_nodes(given):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _PARAMETER_METHODS:
+            receiver = _dotted(node.func.value)
+            if receiver is None:
+                return None
+            found.add(receiver)
+    return frozenset(found) or None
+
+
+def module_clears(module: str, sources: frozenset[str] | set[str]) -> bool:
+    """``module.zero_grad()`` clears gradients of parameters from ``sources``: it is one of
+    them, a parent of one (``model`` for ``model.encoder``) or the same attribute reached
+    another way (``self.netD`` and ``netD``)."""
+    last = module.rsplit(".", 1)[-1]
+    return any(s == module or s.startswith(module + ".") or s.rsplit(".", 1)[-1] == last for s in sources)
+
+
+def _dotted(expr: cst.BaseExpression) -> str | None:
+    parts = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))

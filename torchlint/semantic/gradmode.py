@@ -55,11 +55,21 @@ class GradModes:
             return False
         found = self._anchors.get(anchor)
         if found is None:
-            found = (type(anchor) is cst.FunctionDef and is_lightning_eval_hook(anchor.name.value)) \
+            found = (type(anchor) is cst.FunctionDef and is_lightning_eval_hook(anchor.name.value)
+                     and self._is_method(anchor)) \
                 or any(self._mentions_grad_mode(e) for e in grad_mode_exprs_of(self.model, anchor)) \
                 or self._chosen_above(anchor)
             self._anchors[anchor] = found
         return found
+
+    def _is_method(self, function: cst.FunctionDef) -> bool:
+        """A method of a class with a base (Lightning's hooks are, on a ``LightningModule``
+        subclass): a free ``validation_step(engine, batch)`` (an ignite process function), or a
+        method of a plain class (skorch's ``NeuralNet.validation_step``), is not one."""
+        block = self.ctx.parent(function)
+        cls = self.ctx.parent(block) if isinstance(block, cst.IndentedBlock) else None
+        return isinstance(cls, cst.ClassDef) and any(
+            not (isinstance(b.value, cst.Name) and b.value.value == "object") for b in cls.bases if b.keyword is None)
 
     def _mentions_grad_mode(self, expr: cst.CSTNode) -> bool:
         found = self._mentions.get(expr)

@@ -445,6 +445,27 @@ def freeze_sites(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
     return out
 
 
+def unfreeze_sites(model: SemanticModel) -> list[tuple[str, cst.CSTNode]]:
+    """Where parameters are made trainable again, as (key, node): ``m.requires_grad_(True)``
+    (or with no argument), ``m.requires_grad = True``; the parameter of ``for p in
+    m.layer4.parameters()`` stands for ``m.layer4`` (fine-tuning: freeze all, unfreeze the head)."""
+    out: list[tuple[str, cst.CSTNode]] = []
+    for site in model.calls:
+        call, func = site.node, site.node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" \
+                and not (call.args and api.is_false_literal(call.args[0].value)):
+            key = api.expr_key(func.value)
+            if key is not None:
+                out.append((_parameter_owner(model, key, call), call))
+    for scope in model.scopes.values():
+        for key, bindings in scope.bindings.items():
+            if key.endswith(".requires_grad"):
+                for b in bindings:
+                    if b.kind == "assign" and isinstance(b.value, cst.Name) and b.value.value == "True":
+                        out.append((_parameter_owner(model, key[: -len(".requires_grad")], b.node), b.node))
+    return out
+
+
 def _parameter_owner(model: SemanticModel, key: str, at: cst.CSTNode) -> str:
     """``m`` for ``p`` bound by ``for p in m.parameters()`` (or ``named_parameters``), else ``key``."""
     if "." in key or "[" in key:

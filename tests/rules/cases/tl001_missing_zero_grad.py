@@ -280,11 +280,64 @@ VALID = [
                 optimizer.step(closure)
                 optimizer.zero_grad()
         """,
+    # A module's zero_grad() clears that module's parameters: each optimizer is over one it clears.
+    """
+        import torch
+        def train(netG, netD, loader, crit):
+            optimizerD = torch.optim.Adam(netD.parameters())
+            optimizerG = torch.optim.Adam(netG.parameters())
+            for real in loader:
+                netD.zero_grad()
+                crit(netD(real)).backward()
+                optimizerD.step()
+                netG.zero_grad()
+                crit(netD(netG(real))).backward()
+                optimizerG.step()
+        """,
+    # The parent module clears its submodule's parameters.
+    """
+        import torch
+        def train(model, loader):
+            opt_enc = torch.optim.Adam(model.encoder.parameters())
+            opt_dec = torch.optim.Adam(model.decoder.parameters())
+            for x in loader:
+                model.zero_grad()
+                model(x).sum().backward()
+                opt_enc.step()
+                opt_dec.step()
+        """,
+    # A callable helper object that steps, the loop clearing the optimizer it is given.
+    """
+        import torch
+        class NativeScaler:
+            def __init__(self):
+                self._scaler = torch.cuda.amp.GradScaler()
+            def __call__(self, loss, optimizer):
+                self._scaler.scale(loss).backward()
+                self._scaler.step(optimizer)
+                self._scaler.update()
+        def train(model, loader, optimizer):
+            loss_scaler = NativeScaler()
+            for x in loader:
+                optimizer.zero_grad()
+                loss_scaler(model(x).sum(), optimizer)
+        """,
+    # An ignite process function that clears.
+    """
+        from ignite.engine import Engine
+        def run(model, optimizer, criterion, loader):
+            def train_step(engine, batch):
+                optimizer.zero_grad()
+                loss = criterion(model(batch[0]), batch[1])
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+            Engine(train_step).run(loader)
+        """,
 ]
 
 
-INVALID = [
-    # The fixture's bug: clearing nowhere.
+INVALID = [    # The fixture's bug: clearing nowhere.
     Invalid(
         """
             import torch
@@ -615,6 +668,128 @@ INVALID = [
             "the closure passed to optimizer.step() calls backward() without clearing gradients; LBFGS "
             "evaluates it several times per step, so they add up; call optimizer.zero_grad() at the "
             "start of the closure",
+        ),
+    ),
+    # netG.zero_grad() clears the generator only: the discriminator's optimizer is never cleared.
+    Invalid(
+        """
+            import torch
+            netG, netD = G(), D()
+            optimizerD = torch.optim.Adam(netD.parameters(), lr=2e-4)
+            optimizerG = torch.optim.Adam(netG.parameters(), lr=2e-4)
+            for real in loader:
+                errD = crit(netD(real), ones) + crit(netD(netG(z).detach()), zeros)
+                errD.backward()
+                optimizerD.step()
+                netG.zero_grad()
+                errG = crit(netD(netG(z)), ones)
+                errG.backward()
+                optimizerG.step()
+            """,
+        lines=(9,),
+        messages=(
+            "optimizerD.step() in this loop applies gradients that were never cleared, so they add up "
+            "across iterations; call optimizerD.zero_grad() once per iteration",
+        ),
+    ),
+    # Optimizers handed in as parameters, named solvers (CS231n's GAN): one is cleared, not the other.
+    Invalid(
+        """
+            def run_a_gan(D, G, D_solver, G_solver, loader):
+                for x in loader:
+                    D(x).mean().backward()
+                    D_solver.step()
+                    G_solver.zero_grad()
+                    D(G(x)).mean().backward()
+                    G_solver.step()
+            """,
+        lines=(5,),
+        messages=(
+            "D_solver.step() in this loop applies gradients that were never cleared, so they add up "
+            "across iterations; call D_solver.zero_grad() once per iteration",
+        ),
+    ),
+    # Backward and step inside a callable helper object (timm's NativeScaler) called in the loop.
+    Invalid(
+        """
+            import torch
+            class NativeScaler:
+                def __init__(self):
+                    self._scaler = torch.cuda.amp.GradScaler()
+                def __call__(self, loss, optimizer):
+                    self._scaler.scale(loss).backward()
+                    self._scaler.step(optimizer)
+                    self._scaler.update()
+            def train(model, loader, optimizer):
+                loss_scaler = NativeScaler()
+                for x in loader:
+                    loss_scaler(model(x).sum(), optimizer)
+            """,
+        lines=(8,),
+        messages=(
+            "self._scaler.step(optimizer) applies gradients that are never cleared in the loop calling "
+            "loss_scaler() at line 13, so they add up across iterations; call optimizer.zero_grad() once per iteration",
+        ),
+    ),
+    # A method of an agent built in the file, called from the episode loop.
+    Invalid(
+        """
+            import torch
+            class Agent:
+                def __init__(self, net):
+                    self.net = net
+                    self.optimizer = torch.optim.Adam(net.parameters())
+                def learn(self, batch):
+                    loss = self.net(batch).mean()
+                    loss.backward()
+                    self.optimizer.step()
+            agent = Agent(Net())
+            for episode in range(100):
+                agent.learn(sample())
+            """,
+        lines=(10,),
+        messages=(
+            "self.optimizer.step() applies gradients that are never cleared in the loop calling "
+            "agent.learn() at line 13, so they add up across iterations; call self.optimizer.zero_grad() once per iteration",
+        ),
+    ),
+    # An ignite Engine's process function runs once per batch.
+    Invalid(
+        """
+            from ignite.engine import Engine
+            def train_step(engine, batch):
+                loss = criterion(model(batch[0]), batch[1])
+                loss.backward()
+                optimizer.step()
+                return loss.item()
+            trainer = Engine(train_step)
+            """,
+        lines=(6,),
+        messages=(
+            "optimizer.step() in train_step(), which the ignite Engine runs on every batch or event, applies "
+            "gradients that were never cleared, so they add up across runs; call optimizer.zero_grad() once per run",
+        ),
+    ),
+    # An ignite event handler (once per episode) calling the update that steps.
+    Invalid(
+        """
+            from ignite.engine import Engine, Events
+            def finish_episode(policy, optimizer):
+                loss = policy.loss()
+                loss.backward()
+                optimizer.step()
+            def main(policy, optimizer):
+                trainer = Engine(run_single_timestep)
+                @trainer.on(Events.EPOCH_COMPLETED)
+                def update_model():
+                    finish_episode(policy, optimizer)
+                trainer.run(range(100))
+            """,
+        lines=(6,),
+        messages=(
+            "optimizer.step() applies gradients that are never cleared in update_model(), which the ignite "
+            "Engine runs repeatedly, calling finish_episode() at line 11, so they add up across iterations; "
+            "call optimizer.zero_grad() once per iteration",
         ),
     ),
 ]

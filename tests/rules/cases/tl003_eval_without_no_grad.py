@@ -332,6 +332,41 @@ VALID = [
         "    def forward(self, X):\n"
         "        return self._mean(X).sum()\n"
     ),
+    # Module-level eval, then functions that choose no_grad, train the model again, or run before the eval.
+    "import torch\n"
+    "model = Net()\n"
+    "model.eval()\n"
+    "def predict(x):\n"
+    "    with torch.no_grad():\n"
+    "        return model(x)\n"
+    "def test(loader):\n"
+    "    return [model(x) for x in loader]\n"
+    "with torch.no_grad():\n"
+    "    test(loader)\n"
+    "print(predict(x))\n",
+    "import torch\n"
+    "model = Net()\n"
+    "model.eval()\n"
+    "def train(loader):\n"
+    "    model.train()\n"
+    "    for x in loader:\n"
+    "        model(x).sum().backward()\n"
+    "def test(loader):\n"
+    "    return [model(x) for x in loader]\n"
+    "train(loader)\n"
+    "test(loader)\n",
+    "import torch\n"
+    "def test(loader):\n"
+    "    return [model(x) for x in loader]\n"
+    "model = Net()\n"
+    "test(loader)\n"
+    "model.eval()\n",
+    # One example (or a handful picked by a literal) forwarded once to show a prediction.
+    "def show(model, features, device):\n"
+    "    model.eval()\n"
+    "    logits, probas = model(features.to(device)[0, None])\n"
+    "    _, predictions = model.forward(features[:8].to(device))\n"
+    "    print(probas, predictions)\n",
 ]
 
 
@@ -774,6 +809,90 @@ INVALID = [
         lines=(5,),
         messages=(
             "`encoder(...)` runs after `encoder.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
+    # A script's module-level eval(), then evaluation in a function it calls, outside no_grad.
+    Invalid(
+        "import torch\n"
+        "model = Net()\n"
+        "model.load_state_dict(torch.load('m.pt'))\n"
+        "model.eval()\n"
+        "def test(loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        correct += (out.argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "print(test(test_loader))\n",
+        lines=(8,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 4) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+        fixed="import torch\n"
+        "model = Net()\n"
+        "model.load_state_dict(torch.load('m.pt'))\n"
+        "model.eval()\n"
+        "@torch.no_grad()\n"
+        "def test(loader):\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        out = model(x)\n"
+        "        correct += (out.argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "print(test(test_loader))\n",
+    ),
+    # An ignite process function named like a Lightning hook is no Lightning hook: nothing disables grad.
+    Invalid(
+        "from ignite.engine import Engine\n"
+        "def validation_step(engine, batch):\n"
+        "    model.eval()\n"
+        "    x, y = batch\n"
+        "    y_pred = model(x)\n"
+        "    return y_pred, y\n"
+        "evaluator = Engine(validation_step)\n",
+        lines=(5,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
+    # A model run layer by layer (torchvision ResNet's conv1, bn1, layer1, fc) after eval().
+    Invalid(
+        "def features(model, x):\n"
+        "    model.eval()\n"
+        "    h = model.conv1(x)\n"
+        "    h = model.layer1(model.bn1(h))\n"
+        "    return model.fc(h.flatten(1))\n",
+        lines=(3,),
+        messages=(
+            "`model.conv1(...)` runs after `model.eval()` (line 2) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that "
+            "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
+    # Fine-tuning: everything frozen, then layer4 and fc unfrozen: not a frozen model.
+    Invalid(
+        "import torchvision\n"
+        "model = torchvision.models.resnet18()\n"
+        "for param in model.parameters():\n"
+        "    param.requires_grad_(False)\n"
+        "for param in model.layer4.parameters():\n"
+        "    param.requires_grad_(True)\n"
+        "def test(loader):\n"
+        "    model.eval()\n"
+        "    return [model(x).argmax(1) for x in loader]\n",
+        lines=(9,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 8) outside `torch.no_grad()`: evaluation mode only "
             "switches dropout/batch-norm, autograd still records every activation for a backward that "
             "never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
             "`torch.inference_mode()`)",
