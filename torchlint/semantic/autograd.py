@@ -20,10 +20,21 @@ analysis answers that for an expression read at a point of its code:
   factors with no graph of their own (``scale`` in ``(loss * scale).backward()``).
 * ``GraphValues.bindings(code, key)`` / ``latest(code, key, at)``: the bindings of ``key``
   the code makes (``global`` names included), and the last one before ``at``.
+* ``records_graphs(ctx)``: whether anything in the file can carry a graph at all: some
+  tensor may require grad (``requires_grad``, ``nn.Parameter``, a ``torch.nn`` layer or
+  ``nn.Module`` class, a loaded or pretrained model, ``.parameters()``), or may come from
+  elsewhere (an import of anything but the standard library, data and plotting libraries and
+  torch's tensor, data and functional parts; in a ``.py`` file, for code in a function, a
+  parameter of it, of a function around it or of its class's methods: another file may pass
+  one). A notebook that hand-writes its model from plain tensors (a from-scratch MLP with
+  ``torch.zeros(...).normal_()`` weights and a ``backward`` method of its own), or never
+  imports torch, records none: ``carrier`` answers None there.
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -53,6 +64,19 @@ _NON_GRAPH_ATTRIBUTES = {
 }
 _FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
 _MAX_DEPTH = 12
+# Import roots that hold no model and make no tensor require grad (``torch`` and
+# ``torchvision`` are judged by their parts: ``_GRAPH_SOURCE_IMPORTS``).
+_GRAPH_FREE_ROOTS = frozenset(libraries.UTILITY_ROOTS | set(getattr(sys, "stdlib_module_names", ())) | {
+    "seaborn", "plotly", "IPython", "ipywidgets", "imageio", "skimage", "h5py", "yaml", "requests", "sympy",
+    "torch", "torchvision", "__future__", "watermark", "pprint", "csv", "zipfile", "tarfile", "gzip", "urllib",
+})
+# Parts of torch and torchvision that build, load or differentiate models.
+_GRAPH_SOURCE_PREFIXES = ("torch.hub", "torch.jit", "torch.export", "torch.package", "torch.autograd",
+                          "torch.func", "torch.load", "torch.compile", "torchvision.models", "torch.nn.Parameter",
+                          "torch.nn.parameter", "torch.nn.modules", "torch.nn.Module")
+# Methods that make or reveal a trainable model.
+_GRAPH_SOURCE_METHODS = {"requires_grad_", "parameters", "named_parameters", "from_pretrained", "load_state_dict"}
+_REQUIRES_GRAD = re.compile(r"requires_grad(_\s*\(|\s*=(?!=)(?!\s*False\b))")
 
 
 @dataclass(eq=False)
@@ -107,7 +131,9 @@ class GraphValues:
 
     def carrier(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> str | None:
         """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an autograd
-        graph, else None."""
+        graph, else None (always in a file where nothing records one: ``records_graphs``)."""
+        if not records_graphs(self.ctx, code.scope):
+            return None
         return self._graph(code, expr, at, 0)
 
     def bindings(self, code: Code, key: str) -> list[Binding]:
@@ -364,3 +390,63 @@ def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
     name = ctx.qualified_name(func) or ""
     root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
     return last in _FOREIGN_MODEL_CALLS or root in libraries.FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
+
+
+def records_graphs(ctx, scope: Scope | None = None) -> bool:
+    """Can a value of this file (read in ``scope``: None for any) carry an autograd graph at
+    all (see the module's docstring)? Memoised on the model."""
+    model = ctx.semantic.model
+    memo = model.memo("autograd.records_graphs")
+    if "file" not in memo:
+        memo["file"] = _graph_source(ctx, model)
+    if memo["file"] or ctx.path.endswith(".ipynb"):
+        return memo["file"]  # nothing calls a notebook's functions from outside
+    if scope is None:
+        return any(_receives(model, s) for s in model.scopes.values())
+    if scope not in memo:
+        memo[scope] = _receives(model, scope)
+    return memo[scope]
+
+
+def _graph_source(ctx, model) -> bool:
+    """Something in the file makes a tensor that requires grad, or comes from a library or
+    module that may hold one."""
+    if _REQUIRES_GRAD.search(ctx.text):
+        return True
+    if any(_source_name(q) or libraries.root(q) not in _GRAPH_FREE_ROOTS for q in ctx.imports.values()):
+        return True
+    for info in model.classes.values():
+        if any(b != "object" for b in info.bases):
+            return True  # an nn.Module, an autograd.Function, or a class from elsewhere
+    for site in model.calls:
+        func = site.node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _GRAPH_SOURCE_METHODS:
+            return True
+        if _source_name(model.qualified_name(func) or ""):
+            return True
+    return False
+
+
+def _receives(model, scope: Scope) -> bool:
+    """Code in ``scope`` may see values another file passes in: a parameter of its function
+    or of one around it, or, in a method, of any method of its class (``self.model`` set from
+    ``__init__(self, model)``)."""
+    current: Scope | None = scope
+    while current is not None:
+        if isinstance(current.node, cst.FunctionDef):
+            if len(_params(current.node)) > (1 if current.self_name else 0):
+                return True
+            if current.cls is not None and any(len(_params(m)) > 1 for m in current.cls.methods.values()):
+                return True
+        current = current.parent
+    return False
+
+
+def _source_name(qualified: str) -> bool:
+    return qualified.startswith(_GRAPH_SOURCE_PREFIXES) or libraries.torch_nn_class(qualified) is not None
+
+
+def _params(node: cst.FunctionDef) -> list:
+    p = node.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params, *([p.star_arg] if isinstance(p.star_arg, cst.Param) else []),
+            *([p.star_kwarg] if p.star_kwarg is not None else [])]
