@@ -33,7 +33,6 @@ analysis answers that for an expression read at a point of its code:
 
 from __future__ import annotations
 
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -42,8 +41,9 @@ import libcst as cst
 from torchlint import libraries
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
-from torchlint.torch_api import (expr_key, is_detached, is_loss_constructor, is_loss_function,
+from torchlint.torch_api import (expr_key, is_detached, is_false_literal, is_loss_constructor, is_loss_function,
                                  looks_like_criterion_name, looks_like_model_name)
+from torchlint.tree import iter_nodes
 
 # Methods whose result keeps the receiver's graph.
 GRAPH_METHODS = {
@@ -76,7 +76,6 @@ _GRAPH_SOURCE_PREFIXES = ("torch.hub", "torch.jit", "torch.export", "torch.packa
                           "torch.nn.parameter", "torch.nn.modules", "torch.nn.Module")
 # Methods that make or reveal a trainable model.
 _GRAPH_SOURCE_METHODS = {"requires_grad_", "parameters", "named_parameters", "from_pretrained", "load_state_dict"}
-_REQUIRES_GRAD = re.compile(r"requires_grad(_\s*\(|\s*=(?!=)(?!\s*False\b))")
 
 
 @dataclass(eq=False)
@@ -411,7 +410,7 @@ def records_graphs(ctx, scope: Scope | None = None) -> bool:
 def _graph_source(ctx, model) -> bool:
     """Something in the file makes a tensor that requires grad, or comes from a library or
     module that may hold one."""
-    if _REQUIRES_GRAD.search(ctx.text):
+    if _asks_for_grad(model):
         return True
     if any(_source_name(q) or libraries.root(q) not in _GRAPH_FREE_ROOTS for q in ctx.imports.values()):
         return True
@@ -424,6 +423,21 @@ def _graph_source(ctx, model) -> bool:
             return True
         if _source_name(model.qualified_name(func) or ""):
             return True
+    return False
+
+
+def _asks_for_grad(model) -> bool:
+    """Some code asks a tensor to require grad: ``requires_grad=<not False>`` passed to a
+    call, ``t.requires_grad = <not False>`` (the tree, never comments or strings)."""
+    for site in model.calls:
+        for arg in site.node.args:
+            if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
+                return True
+    for scope in model.scopes.values():
+        for node in iter_nodes(scope.node, into_scopes=False):
+            if isinstance(node, cst.Assign) and not is_false_literal(node.value) and any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets):
+                return True
     return False
 
 

@@ -367,7 +367,74 @@ VALID = [
         "        self.optimizer.zero_grad()\n"
         "        return total_loss.item()\n"
     ),
+    # Nothing in the file requires grad: a from-scratch MLP of plain tensors with a
+    # backward method of its own (learners' rasbt mlp-fromscratch), a notebook-style numpy
+    # model whose .backward()/.step() are user methods (dataflowr 02_backprop).
+    """
+        import torch
+        class MLP:
+            def __init__(self):
+                self.w = torch.zeros(4, 2).normal_(0.0, 0.1)
+            def forward(self, x):
+                return torch.sigmoid(x @ self.w)
+            def backward(self, x, a, y):
+                return x.t() @ (a - y)
+        model = MLP()
+        cost = []
+        for epoch in range(50):
+            for x, y in [(torch.rand(8, 4), torch.rand(8, 2))]:
+                a = model.forward(x)
+                model.w -= 0.1 * model.backward(x, a, y)
+                loss = ((a - y) ** 2).mean()
+                cost.append(loss)
+        """,
+    """
+        import numpy as np
+        class add_bias:
+            def __init__(self, b):
+                self.b = b
+            def forward(self, x):
+                return x + self.b
+            def backward(self, grad):
+                self.grad_b = grad.sum()
+            def step(self, lr):
+                self.b -= lr * self.grad_b
+        model = add_bias(1.0)
+        losses = []
+        for epoch in range(20):
+            for x, y in zip(np.random.randn(10), np.random.randn(10)):
+                out = model.forward(x)
+                loss = (out - y) ** 2
+                model.backward(2 * (out - y))
+                model.step(0.01)
+                losses.append(loss)
+        """,
+    # An accumulator given numbers: `.item()` passed, or a method that keeps `float(val)`.
+    """
+        import torch
+        class AverageMeter:
+            def __init__(self):
+                self.sum, self.count = 0, 0
+            def update(self, val, n=1):
+                self.sum += float(val) * n
+                self.count += n
+        class Meter:
+            def __init__(self):
+                self.total = 0
+            def update(self, val, n=1):
+                self.total += val * n
+        def train(model, loader, opt, criterion):
+            losses, meter = AverageMeter(), Meter()
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.update(loss, x.size(0))
+                meter.update(loss.item(), x.size(0))
+        """,
 ]
+
 
 
 INVALID = [
@@ -990,6 +1057,70 @@ INVALID = [
         messages=(
             "`kept.append(logits)` keeps each iteration's autograd graph alive, so memory grows every step; "
             "store `logits.detach()` instead",
+        ),
+    ),
+    # An accumulator's method keeps the loss: AverageMeter.update does self.sum += val * n.
+    Invalid(
+        """
+            import torch
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+            def train(model, loader, opt, criterion):
+                losses = AverageMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.update(loss, x.size(0))
+            """,
+        lines=(16,),
+        messages=(
+            "`losses.update(loss, x.size(0))` keeps each iteration's autograd graph alive (`AverageMeter.update` "
+            "keeps what it is given), so memory grows every step; pass `loss.item()` (or `loss.detach()`) instead",
+        ),
+        fixed="""
+            import torch
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+            def train(model, loader, opt, criterion):
+                losses = AverageMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.update(loss.detach(), x.size(0))
+            """,
+    ),
+    # A sample generated once an epoch with autograd on, kept in a list: never backward-ed,
+    # it holds its whole forward's activations.
+    Invalid(
+        """
+            import torch
+            def train(generator, discriminator, loader, opt, epochs, z):
+                samples = []
+                for epoch in range(epochs):
+                    for real in loader:
+                        loss = -discriminator(generator(torch.randn(8, 16))).mean()
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    fake = generator(z)
+                    samples.append(fake)
+            """,
+        lines=(12,),
+        messages=(
+            "`samples.append(fake)` keeps each iteration's autograd graph alive, so memory grows every step; "
+            "store `fake.detach()` instead",
         ),
     ),
 ]
