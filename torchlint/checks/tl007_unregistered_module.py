@@ -41,12 +41,14 @@ from torchlint.semantic.dataflow import stays_on_host
 from torchlint.semantic.layers import requires_grad_tensor, tensor_made_by
 from torchlint.semantic.modules import (REGISTERING, built_by, forward_code, holds_state, is_module_here, pending, runs_in,
                                         self_attr_bindings, settle, stateless, torch_nn_alias)
-from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
+from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg, tensor_factory
 from torchlint.tree import iter_nodes
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
 _MOVING = {"to", "cuda", "type_as", "cpu", "device", "shape", "size", "dtype"}
 _APPENDS = {"append", "extend", "insert"}
+# Builtins that iterate or measure a container without keeping it.
+_ITERATING = {"zip", "enumerate", "len", "reversed", "iter", "sorted", "range", "print", "isinstance"}
 
 
 def container_message(attr: str, kind: str) -> str:
@@ -138,15 +140,28 @@ class _ClassCheck:
             if all(_empty_list(v) for v in values) and not self.registers:
                 return [pending(self.ctx, self.info, call, append_message(attr)) for call in self._appends(attr)]
             return []
-        if len(values) != 1 or not isinstance(values[0], cst.Call):
+        if len(values) != 1 or not isinstance(values[0], (cst.Call, cst.Subscript)):
             return []
         value = values[0]
-        if requires_grad_tensor(self.model, value):
-            return [pending(self.ctx, self.info, bindings[0].node, parameter_message(attr))]
         made = tensor_made_by(self.model, value)  # ``pe = torch.zeros(n, d); ...; self.pe = pe.unsqueeze(0)``
+        if isinstance(value, cst.Call) and requires_grad_tensor(self.model, value) or made is not None and self._grad_switched_on(attr) and \
+                tensor_factory(self.model.qualified_name(made.func)) is not None:
+            return [pending(self.ctx, self.info, bindings[0].node, parameter_message(attr))]  # ``pe = torch.zeros(n, d); ...; self.pe = pe.unsqueeze(0)``
         if made is not None and self._plain_tensor(made, bindings[0]) and self._used_in_forward(attr):
             return [pending(self.ctx, self.info, bindings[0].node, buffer_message(attr))]
         return []
+
+    def _grad_switched_on(self, attr: str) -> bool:
+        """``self.<attr>.requires_grad = True`` somewhere in the class (a tensor made to
+        require grad after it was stored)."""
+        for node in self.reads.get(attr, ()):
+            parent = self.ctx.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == "requires_grad":
+                target = self.ctx.parent(parent)
+                assign = self.ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+                if isinstance(assign, cst.Assign) and not is_false_literal(assign.value):
+                    return True
+        return False
 
     def _local_value(self, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
         """What a local name assigned to ``self`` holds: the value of its one assignment, when
@@ -189,9 +204,19 @@ class _ClassCheck:
         handed over), or as a starred element (``nn.Sequential(*self.layers)``)."""
         for node in self.reads.get(attr, ()):
             parent = self.ctx.parent(node)
+            if isinstance(parent, cst.Arg) and self._iterated(parent):
+                continue  # ``zip(self.x2h, self.h2h)``, ``enumerate(self.heads)``: read, not handed on
             if isinstance(parent, (cst.Arg, cst.Element, cst.StarredElement, cst.DictElement)):
                 return True
         return False
+
+    def _iterated(self, arg: cst.Arg) -> bool:
+        """``arg`` is given to a builtin that only iterates or measures it (``zip``,
+        ``enumerate``, ``len``, ``reversed``), not shadowed in the file."""
+        call = self.ctx.parent(arg)
+        func = call.func if isinstance(call, cst.Call) else None
+        return isinstance(func, cst.Name) and func.value in _ITERATING and not arg.star and \
+            not self.model.reaching(func.value, func)
 
     def _holds_layers(self, value: cst.BaseExpression, attr: str) -> bool:
         items = _items(value)

@@ -489,7 +489,7 @@ def tensor_made_by(model: "SemanticModel", expr: cst.BaseExpression, follow_name
                    moves: bool = False, depth: int = 0) -> cst.Call | None:
     """The call that made the tensor ``expr`` is, through methods and torch functions that
     keep it a plain tensor on its device (``torch.zeros(n, d).unsqueeze(0)``,
-    ``torch.tril(torch.ones(n, n))``; with ``moves``, also ``.to(...)``/``.cuda()``) and, with
+    ``torch.tril(torch.ones(n, n))``, indexing; with ``moves``, also ``.to(...)``/``.cuda()``) and, with
     ``follow_names``, through local names each read of which sees one assignment
     (``pe = torch.zeros(n, d)``; ``pe[:, 0::2] = ...`` fills it in place;
     ``pe = pe.unsqueeze(0)``; ``self.pe = pe``). The innermost call (a factory, a layer,
@@ -504,6 +504,8 @@ def tensor_made_by(model: "SemanticModel", expr: cst.BaseExpression, follow_name
                 or _within(expr, bindings[0].value):
             return None
         return tensor_made_by(model, bindings[0].value, follow_names, moves, depth + 1)
+    if isinstance(expr, cst.Subscript):  # ``torch.linspace(0, 1, n)[..., None]``: indexing keeps it
+        return tensor_made_by(model, expr.value, follow_names, moves, depth + 1)
     if not isinstance(expr, cst.Call):
         return None
     func = expr.func

@@ -633,4 +633,45 @@ INVALID = [
         lines=(10, 12),
         messages=(buffer_message("pe"), buffer_message("mask")),
     ),
+    # Layers read only through zip()/enumerate() in forward (not handed on); a tensor made to
+    # require grad after it is stored; an indexed factory's tensor.
+    Invalid(
+        """
+            import math
+            import torch
+            import torch.nn as nn
+            class StackedGRU(nn.Module):
+                def __init__(self, n, layers):
+                    super().__init__()
+                    self.x2h = [nn.Linear(n, n) for _ in range(layers)]
+                    self.h2h = [nn.Linear(n, n) for _ in range(layers)]
+                    self.w = torch.rand(n, n)
+                    self.w.requires_grad = True
+                    self.phase = torch.linspace(0, math.pi, n)[..., None]
+                def forward(self, x, h):
+                    for i, (a, b) in enumerate(zip(self.x2h, self.h2h)):
+                        h = (a(x) + b(h)).tanh() @ self.w
+                    return h * self.phase
+            """,
+        lines=(8, 9, 10, 12),
+        messages=(container_message("x2h", "list"), container_message("h2h", "list"), parameter_message("w"),
+                  buffer_message("phase")),
+        fixed="""
+            import math
+            import torch
+            import torch.nn as nn
+            class StackedGRU(nn.Module):
+                def __init__(self, n, layers):
+                    super().__init__()
+                    self.x2h = nn.ModuleList([nn.Linear(n, n) for _ in range(layers)])
+                    self.h2h = nn.ModuleList([nn.Linear(n, n) for _ in range(layers)])
+                    self.w = torch.rand(n, n)
+                    self.w.requires_grad = True
+                    self.phase = torch.linspace(0, math.pi, n)[..., None]
+                def forward(self, x, h):
+                    for i, (a, b) in enumerate(zip(self.x2h, self.h2h)):
+                        h = (a(x) + b(h)).tanh() @ self.w
+                    return h * self.phase
+            """,
+    ),
 ]
