@@ -331,3 +331,17 @@ def test_receiver_classes_of_constructions_and_containers_of_them():
 def test_records_graphs(src, path, expected):
     from torchlint.semantic.autograd import records_graphs
     assert records_graphs(analyses(src, path), None) is expected
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("    def __init__(self, n):\n        self.w = torch.zeros(n, 1).normal_()\n", False),
+    ("    def __init__(self, n):\n        self.w = torch.zeros(n, 1, requires_grad=True)\n", True),
+    ("    def __init__(self, n):\n        self.w = torch.zeros(n, 1)\n        self.w.requires_grad = True\n", True),
+    ("    def __init__(self, n):\n        self.fc = torch.nn.Linear(n, 1)\n", True),
+    ("    def params(self):\n        return self.net.parameters()\n", True),
+])
+def test_plain_class_records_graph(body, expected):
+    from torchlint.semantic.autograd import plain_class_records_graph
+    ctx = analyses(f"import torch\nclass C:\n{body}")
+    info = next(iter(ctx.semantic.model.classes.values()))
+    assert plain_class_records_graph(ctx, info) is expected

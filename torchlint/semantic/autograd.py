@@ -20,6 +20,11 @@ analysis answers that for an expression read at a point of its code:
   factors with no graph of their own (``scale`` in ``(loss * scale).backward()``).
 * ``GraphValues.bindings(code, key)`` / ``latest(code, key, at)``: the bindings of ``key``
   the code makes (``global`` names included), and the last one before ``at``.
+* A loss or criterion call carries a graph unless every argument is known to carry none
+  (made under ``no_grad``, detached, ``.data``, a number); a call of a same-file function
+  carries what its returns carry; a ``model`` parameter that every call of its function
+  fills with an instance of a plain class holding no grad-requiring tensor
+  (``plain_class_records_graph``) is no model.
 * ``records_graphs(ctx)``: whether anything in the file can carry a graph at all: some
   tensor may require grad (``requires_grad``, ``nn.Parameter``, a ``torch.nn`` layer or
   ``nn.Module`` class, a loaded or pretrained model, ``.parameters()``), or may come from
@@ -39,6 +44,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchlint import libraries
+from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
 from torchlint.torch_api import (expr_key, is_detached, is_false_literal, is_loss_constructor, is_loss_function,
@@ -188,11 +194,14 @@ class GraphValues:
             return None
         func = expr.func
         if is_loss_function(ctx, func) or (isinstance(func, cst.Call) and is_loss_constructor(ctx, func.func)):
-            return "loss"
+            return None if self._inputs_graph_free(code, expr, at) else "loss"
         key = expr_key(func)
         if key is not None:
+            helpers = self._own_functions(func, expr)
+            if helpers:  # ``test_model(net, loader)``, ``loss_func(yhat, y)``: what the function returns
+                return self._function_graph(helpers, code, expr, at, depth)
             if key in self.ctx.semantic.training.bindings["criterion"] or looks_like_criterion_name(key):
-                return "loss"
+                return None if self._inputs_graph_free(code, expr, at) else "loss"
             if self._is_model(key, expr):
                 return "model"
         if isinstance(func, cst.Attribute):
@@ -210,6 +219,77 @@ class GraphValues:
                 return self._first_graph(code, [el.value for el in first.elements], at, depth)
             return self._graph(code, first, at, depth + 1)
         return None
+
+    def _inputs_graph_free(self, code: Code, call: cst.Call, at: cst.CSTNode) -> bool:
+        """A loss of values known to carry no graph: every argument computed under
+        ``no_grad`` (``y_val = model(x)`` in a ``with torch.no_grad():`` block, then
+        ``criterion(y_val, y)`` after it), detached, ``.data``, or a plain number."""
+        args = [a.value for a in call.args if not a.star]
+        return bool(args) and len(args) == len(call.args) and all(self._graph_free(code, a, at, 0) for a in args)
+
+    def _graph_free(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
+        """``expr`` is known to carry no graph (see ``_inputs_graph_free``); unknown: False."""
+        if depth > 4:
+            return False
+        if is_plain_number(self.model, expr) or isinstance(expr, cst.Call) and is_detached(self.ctx, expr):
+            return True
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in _NON_GRAPH_ATTRIBUTES or (
+                not (isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"))
+                and self._graph_free(code, expr.value, at, depth + 1))
+        if isinstance(expr, cst.Subscript):
+            return self._graph_free(code, expr.value, at, depth + 1)
+        if isinstance(expr, cst.Name):
+            b = self.latest(code, expr.value, at)
+            if b is None:
+                return False
+            if self.ctx.semantic.training.grad_choice_above(b.node):
+                return True  # made under ``no_grad`` (also a ``for`` target there)
+            return b.kind in ("assign", "ann") and b.value is not None and \
+                self._graph_free(code, b.value, b.node, depth + 1)
+        return False
+
+    def _own_functions(self, func: cst.BaseExpression, call: cst.Call) -> list[cst.FunctionDef]:
+        """The same-file plain functions (no methods) a call by name runs (``test_model(net,
+        loader)``): every binding of the name reaching the call is a ``def``."""
+        if not isinstance(func, cst.Name):
+            return []
+        bindings = self.model.reaching(func.value, call)
+        defs = [b.node for b in bindings if isinstance(b.node, cst.FunctionDef)]
+        if not defs or len(defs) != len(bindings):
+            return []
+        return [d for d in defs if self.model.scopes.get(d) is not None and self.model.scopes[d].self_name is None]
+
+    def _function_graph(self, helpers: list[cst.FunctionDef], code: Code, call: cst.Call, at: cst.CSTNode,
+                        depth: int) -> str | None:
+        """What the same-file functions ``helpers`` return carries: a graph some return value
+        has in its function (a parameter counts as what ``call`` passes for it), else None."""
+        if depth > _MAX_DEPTH:
+            return None
+        for helper in helpers:
+            scope = self.model.scopes[helper]
+            inner = Code(scope)
+            for ret in scope.returns:
+                if ret.value is None:
+                    continue
+                found = self._graph(inner, ret.value, ret, depth + 1)
+                if found:
+                    return found
+                if self._returns_parameter(inner, ret.value, ret):
+                    found = self._first_graph(code, [a.value for a in call.args if not a.star], at, depth)
+                    if found:
+                        return found
+        return None
+
+    def _returns_parameter(self, code: Code, value: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        """``value`` reads a parameter of its function (``return torch.mean((yhat - y) ** 2)``):
+        its graph is what the caller passes."""
+        for node in iter_nodes(value):
+            if isinstance(node, cst.Name):
+                b = self.latest(code, node.value, at)
+                if b is not None and b.kind == "param":
+                    return True
+        return False
 
     def latest(self, code: Code, key: str, at: cst.CSTNode) -> Binding | None:
         """The binding of ``key`` in ``code`` made last before ``at`` (None: bound only in an
@@ -371,7 +451,52 @@ class GraphValues:
         if key in ("self", "cls"):
             info = self.model.class_of(call)
             return info is not None and training.is_module_class(info)
+        if self._plain_instances_only(key, call):
+            return False
         return key in training.bindings["model"] or looks_like_model_name(key)
+
+    def _plain_instances_only(self, key: str, call: cst.Call) -> bool:
+        """``key`` is a parameter of a plain function every call of which in the file passes
+        an instance of a same-file plain class whose tensors never require grad
+        (``plain_class_records_graph``): a from-scratch model (``Adaline1(n)`` with
+        ``torch.zeros`` weights and a hand-written ``backward``) given to ``train(model, ...)``."""
+        func = call.func
+        name = func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else \
+            func if isinstance(func, cst.Name) else None
+        if not isinstance(name, cst.Name) or name.value != key.split(".")[0]:
+            return False
+        bindings = self.model.reaching(name.value, name)
+        if not bindings or any(b.kind != "param" for b in bindings):
+            return False
+        function = self.model.scope_of(name)
+        while function is not None and not isinstance(function.node, cst.FunctionDef):
+            function = function.parent
+        if function is None or function.self_name is not None:
+            return False
+        callers = self.ctx.semantic.graph.callers(function.node)
+        if not callers:
+            return False
+        for site in callers:
+            arg = passed_argument(self.model, site, function.node, name.value)
+            values = [arg]
+            if isinstance(arg, cst.Name):
+                found = self.model.reaching(arg.value, site.node)
+                values = [b.value for b in found] if found and all(b.kind == "assign" for b in found) else [None]
+            for value in values:
+                info = self._constructed_class(value, site.node)
+                if info is None or plain_class_records_graph(self.ctx, info):
+                    return False
+        return True
+
+    def _constructed_class(self, value: cst.BaseExpression | None, at: cst.CSTNode):
+        """The same-file class ``value`` (``C(...)``) constructs, with no base but ``object``."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return None
+        bindings = self.model.reaching(value.func.value, at)
+        if len(bindings) != 1 or bindings[0].node not in self.model.classes:
+            return None
+        info = self.model.classes[bindings[0].node]
+        return info if all(b == "object" for b in info.bases) else None
 
 
     def _not_models(self) -> set[str]:
@@ -438,6 +563,29 @@ def _asks_for_grad(model) -> bool:
             if isinstance(node, cst.Assign) and not is_false_literal(node.value) and any(
                     isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets):
                 return True
+    return False
+
+
+def plain_class_records_graph(ctx, info) -> bool:
+    """Can an instance of the plain class ``info`` hold a tensor that requires grad? Its body
+    asks for grad (``requires_grad=True``, ``.requires_grad_()``, ``x.requires_grad = True``),
+    builds a ``torch.nn`` layer or parameter, or loads or finds a model (``_graph_source``'s
+    names and methods). A class of plain tensors (``torch.zeros(n, 1)`` weights, a
+    ``backward`` of its own) holds none."""
+    model = ctx.semantic.model
+    for node in iter_nodes(info.node):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _GRAPH_SOURCE_METHODS:
+                return True
+            if _source_name(model.qualified_name(func) or ""):
+                return True
+            if any(a.keyword is not None and a.keyword.value == "requires_grad" and not is_false_literal(a.value)
+                   for a in node.args):
+                return True
+        elif isinstance(node, cst.Assign) and not is_false_literal(node.value) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets):
+            return True
     return False
 
 

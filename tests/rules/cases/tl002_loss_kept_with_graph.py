@@ -433,7 +433,57 @@ VALID = [
                 losses.update(loss, x.size(0))
                 meter.update(loss.item(), x.size(0))
         """,
+    # A loss of values computed under no_grad, taken after the block (learners' makeabhishek CNN);
+    # a same-file evaluation function returning an accuracy (phlippe's test_model).
+    """
+        import torch
+        def test_model(net, loader):
+            true_preds, count = 0.0, 0
+            with torch.no_grad():
+                for x, y in loader:
+                    true_preds += (net(x).argmax(dim=-1) == y).sum()
+                    count += y.shape[0]
+            return true_preds / count
+        def train(model, loader, test_loader, criterion, optimizer, epochs):
+            test_losses, val_scores = [], []
+            for epoch in range(epochs):
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                with torch.no_grad():
+                    for x_test, y_test in test_loader:
+                        y_val = model(x_test)
+                loss = criterion(y_val, y_test)
+                test_losses.append(loss)
+                val_scores.append(test_model(model, test_loader))
+        """,
+    # A train() given only instances of a plain class of plain tensors (learners' rasbt Adaline1).
+    """
+        import torch
+        class Adaline1:
+            def __init__(self, n):
+                self.weight = torch.zeros(n, 1)
+            def forward(self, x):
+                return torch.mm(x, self.weight).view(-1)
+        def loss_func(yhat, y):
+            return torch.mean((yhat - y) ** 2)
+        def train(model, x, y, num_epochs):
+            cost = []
+            for e in range(num_epochs):
+                for idx in torch.split(torch.randperm(y.size(0)), 10):
+                    yhat = model.forward(x[idx])
+                    model.weight += 0.01 * torch.mm(x[idx].t(), (y[idx] - yhat).view(-1, 1))
+                yhat = model.forward(x)
+                curr_loss = loss_func(yhat, y)
+                cost.append(curr_loss)
+            return cost
+        cost = train(Adaline1(3), torch.rand(20, 3), torch.rand(20), 5)
+        w = torch.zeros(3, requires_grad=True)
+        """,
 ]
+
 
 
 
@@ -1122,5 +1172,48 @@ INVALID = [
             "`samples.append(fake)` keeps each iteration's autograd graph alive, so memory grows every step; "
             "store `fake.detach()` instead",
         ),
+    ),
+    # A loss computed on a full-data forward once an epoch, never backward-ed (learners' d2l
+    # fit_and_plot): each epoch keeps that forward's graph; the same through a same-file loss function.
+    Invalid(
+        """
+            import torch
+            def loss_func(yhat, y):
+                return torch.mean((yhat - y) ** 2)
+            def fit(model, loader, features, labels, criterion, optimizer, epochs):
+                train_ls, mse = [], []
+                for ep in range(epochs):
+                    for xb, yb in loader:
+                        loss = criterion(model(xb), yb)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    train_ls.append(criterion(model(features), labels).mean())
+                    mse.append(loss_func(model(features), labels))
+                return train_ls, mse
+            """,
+        lines=(13, 14),
+        messages=(
+            "`train_ls.append(...)` keeps each iteration's autograd graph alive, so memory grows every step; store "
+            "detached values (`.detach()`, or `.item()` for scalars)",
+            "`mse.append(loss_func(model(features), labels))` keeps each iteration's autograd graph alive, so memory "
+            "grows every step; store `loss_func(model(features), labels).detach()` instead",
+        ),
+        fixed="""
+            import torch
+            def loss_func(yhat, y):
+                return torch.mean((yhat - y) ** 2)
+            def fit(model, loader, features, labels, criterion, optimizer, epochs):
+                train_ls, mse = [], []
+                for ep in range(epochs):
+                    for xb, yb in loader:
+                        loss = criterion(model(xb), yb)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    train_ls.append(criterion(model(features), labels).mean().detach())
+                    mse.append(loss_func(model(features), labels))
+                return train_ls, mse
+            """,
     ),
 ]
