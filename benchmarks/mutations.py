@@ -104,7 +104,8 @@ def drop_item(lines):
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.item()` of `{m.group(2)}`")
 
 
-_NO_GRAD = re.compile(r"^\s*(with\s+torch\.(no_grad|inference_mode)\(|@torch\.(no_grad|inference_mode)\b)")
+_NO_GRAD = re.compile(r"^\s*(with\s+torch\.(no_grad\(|inference_mode\(|set_grad_enabled\(\s*False)|"
+                      r"@torch\.(no_grad|inference_mode)\b)")
 
 
 def _without_grad(lines: list[str], i: int) -> bool:
