@@ -305,7 +305,8 @@ def test_receiver_classes_of_constructions_and_containers_of_them():
         "    c = defaultdict(Meter)\n"
         "    d = Imported()\n"
         "    e = make()\n"
-        "    a, b['loss'], c['x'], d, e, param\n")
+        "    f, g = Meter(), Imported()\n"
+        "    a, b['loss'], c['x'], d, e, param, f, g\n")
     model = ctx.semantic.model
     line = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Expr) and isinstance(n.value, cst.Tuple))
     got = []
@@ -313,7 +314,7 @@ def test_receiver_classes_of_constructions_and_containers_of_them():
         local, imported = receiver_classes(model, el.value)
         got.append(([i.name for i in local], imported))
     assert got == [(["Meter"], []), (["Meter", "Meter"], []), (["Meter"], []), ([], ["utils.AverageMeter"]),
-                   ([], []), ([], [])]
+                   ([], []), ([], []), (["Meter"], []), ([], ["utils.AverageMeter"])]
 
 
 @pytest.mark.parametrize(("src", "path", "expected"), [

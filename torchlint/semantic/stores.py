@@ -440,9 +440,23 @@ def _bound_values(model: SemanticModel, expr: cst.BaseExpression) -> list[cst.Ba
             bindings = model.reaching(key, expr)
     else:
         return []
-    if not bindings or any(b.kind not in ("assign", "ann") or b.value is None for b in bindings):
+    values = [b.value if b.kind in ("assign", "ann") else _unpacked_value(b) for b in bindings]
+    if not values or any(v is None for v in values):
         return []
-    return [b.value for b in bindings]
+    return values
+
+
+def _unpacked_value(binding: Binding) -> cst.BaseExpression | None:
+    """The element of a tuple display that ``a, b = A(), B()`` binds to the binding's name."""
+    node = binding.node
+    if binding.kind != "unpack" or not isinstance(node, cst.Assign) or not isinstance(node.value, (cst.Tuple, cst.List)):
+        return None
+    for t in node.targets:
+        if isinstance(t.target, (cst.Tuple, cst.List)) and len(t.target.elements) == len(node.value.elements):
+            for target, element in zip(t.target.elements, node.value.elements):
+                if expr_key(target.value) == binding.key and isinstance(element, cst.Element):
+                    return element.value
+    return None
 
 
 def _constructed(model: SemanticModel, value: cst.BaseExpression) -> tuple[list[ClassInfo], list[str]] | None:
