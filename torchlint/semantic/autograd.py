@@ -133,6 +133,9 @@ class GraphValues:
         # whether this backward differentiates them.
         self._differentiates: dict[cst.CSTNode, list[str]] = {}
         self._differentiating: set[cst.CSTNode] = set()
+        # While a same-file function's returns are read (``_function_graph``): the parameters
+        # the graph led to (their values are what each call passes).
+        self._params_reached: set[str] | None = None
 
     def carrier(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> str | None:
         """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an autograd
@@ -210,7 +213,7 @@ class GraphValues:
                 inner = expr_key(func.value)
                 if inner is not None and self._is_model(inner, expr):
                     return "model"
-            if attr in GRAPH_METHODS:
+            if attr in GRAPH_METHODS and not self.model.is_imported(func):  # ``torch.mean(x)``: below
                 return self._graph(code, func.value, at, depth + 1)
         name = self.model.qualified_name(func) or ""
         if name.startswith("torch.") and name.rsplit(".", 1)[-1] in _GRAPH_FUNCTIONS and expr.args:
@@ -266,30 +269,26 @@ class GraphValues:
         has in its function (a parameter counts as what ``call`` passes for it), else None."""
         if depth > _MAX_DEPTH:
             return None
+        site = self.model.call_site(call)
         for helper in helpers:
             scope = self.model.scopes[helper]
             inner = Code(scope)
             for ret in scope.returns:
                 if ret.value is None:
                     continue
-                found = self._graph(inner, ret.value, ret, depth + 1)
+                outer, self._params_reached = self._params_reached, set()
+                try:
+                    found = self._graph(inner, ret.value, ret, depth + 1)
+                    reached = self._params_reached
+                finally:
+                    self._params_reached = outer
+                if found == "param":  # ``return torch.mean((yhat - y) ** 2)``: what the call passes
+                    args = [passed_argument(self.model, site, helper, p) if site is not None else None
+                            for p in sorted(reached)]
+                    found = self._first_graph(code, [a for a in args if a is not None], at, depth)
                 if found:
                     return found
-                if self._returns_parameter(inner, ret.value, ret):
-                    found = self._first_graph(code, [a.value for a in call.args if not a.star], at, depth)
-                    if found:
-                        return found
         return None
-
-    def _returns_parameter(self, code: Code, value: cst.BaseExpression, at: cst.CSTNode) -> bool:
-        """``value`` reads a parameter of its function (``return torch.mean((yhat - y) ** 2)``):
-        its graph is what the caller passes."""
-        for node in iter_nodes(value):
-            if isinstance(node, cst.Name):
-                b = self.latest(code, node.value, at)
-                if b is not None and b.kind == "param":
-                    return True
-        return False
 
     def latest(self, code: Code, key: str, at: cst.CSTNode) -> Binding | None:
         """The binding of ``key`` in ``code`` made last before ``at`` (None: bound only in an
@@ -305,6 +304,9 @@ class GraphValues:
     def _binding_graph(self, code: Code, key: str, at: cst.CSTNode, depth: int) -> str | None:
         """Does the value ``key`` holds at ``at`` carry a graph? (``+=`` keeps what it held before.)"""
         b = self.latest(code, key, at)
+        if b is not None and b.kind == "param" and self._params_reached is not None:
+            self._params_reached.add(key)  # a function's result read through ``_function_graph``
+            return "param"
         if b is not None and b.kind == "unpack" and depth <= _MAX_DEPTH:
             return self._unpacked_graph(code, b, depth)
         if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.grad_choice_above(b.node):

@@ -482,7 +482,25 @@ VALID = [
         cost = train(Adaline1(3), torch.rand(20, 3), torch.rand(20), 5)
         w = torch.zeros(3, requires_grad=True)
         """,
+    # A same-file metric of the model's output: its return is a count of comparisons, whatever
+    # it is given (learners' MehdiJmlkh `corrects += correct(output, labels)`).
+    """
+        import torch
+        def correct(output, labels):
+            return (output.argmax(dim=1) == labels).sum()
+        def train(model, loader, criterion, optimizer):
+            corrects = 0
+            for x, y in loader:
+                output = model(x)
+                loss = criterion(output, y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                corrects += correct(output, y)
+            return corrects
+        """,
 ]
+
 
 
 
