@@ -97,11 +97,19 @@ def delete_zero_grad(lines):
 
 @operator("TL002")
 def drop_item(lines):
-    for i, m in _sites(lines, r"(\.append\(|\+=\s*)(\w*loss\w*)\.item\(\)"):
+    # a loss kept by an append, a running sum or an accumulator's update (``meter.update(loss.item(), n)``)
+    for i, m in _sites(lines, r"(\.append\(|\.update\(|\+=\s*)(\w*loss\w*)\.item\(\)"):
         if _without_grad(lines, i):
             continue  # under no_grad/inference_mode the loss has no graph: dropping .item() plants no bug
         new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.item()` of `{m.group(2)}`")
+    # a model output appended every batch or epoch (``preds.append(outputs.detach())``; not before
+    # ``.numpy()``, which would raise instead of keeping the graph)
+    for i, m in _sites(lines, r"(\.append\()(\w+)\.detach\(\)(?=\)|\.cpu\(\)\))"):
+        if _without_grad(lines, i):
+            continue
+        new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
+        yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.detach()` of `{m.group(2)}`")
 
 
 _NO_GRAD = re.compile(r"^\s*(with\s+torch\.(no_grad\(|inference_mode\(|set_grad_enabled\(\s*False)|"
