@@ -378,3 +378,26 @@ def test_an_accumulator_of_another_file_keeping_what_it_is_given():
                     "        floats.update(loss, x.size(0))\n",
     }
     assert [(f.path, f.line) for f in lint_tree(files, select=["TL002"])] == [("train.py", 9)]
+
+
+def test_an_accumulator_reached_through_a_star_import():
+    """``from utils import *`` then ``losses = AverageMeter()`` (the image-captioning tutorial's
+    shape): the project pass resolves ``utils.AverageMeter``."""
+    from torchlint.testing import lint_tree
+    files = {
+        "utils.py": "class AverageMeter:\n"
+                    "    def update(self, val, n=1):\n"
+                    "        self.val = val\n"
+                    "        self.sum += val * n\n",
+        "train.py": "from utils import *\n"
+                    "def train(decoder, loader, optimizer, criterion):\n"
+                    "    losses = AverageMeter()\n"
+                    "    for x, y in loader:\n"
+                    "        loss = criterion(decoder(x), y)\n"
+                    "        optimizer.zero_grad()\n"
+                    "        loss.backward()\n"
+                    "        optimizer.step()\n"
+                    "        losses.update(loss, x.size(0))\n"
+                    "        losses.update(loss.item(), x.size(0))\n",
+    }
+    assert [(f.path, f.line) for f in lint_tree(files, select=["TL002"])] == [("train.py", 9)]

@@ -292,6 +292,15 @@ def test_accumulators_keep_the_parameter_they_add_or_append():
                      "History": {"record": [("value", 0, "self.values")]}}
 
 
+def test_receiver_classes_of_a_star_import():
+    from torchlint.semantic.stores import receiver_classes
+    ctx = analyses("from utils import *\nm = AverageMeter()\nn = make()\nm, n\n")
+    model = ctx.semantic.model
+    line = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Expr) and isinstance(n.value, cst.Tuple))
+    got = [receiver_classes(model, el.value, star=("utils",)) for el in line.value.elements]
+    assert got == [([], ["utils.AverageMeter"]), ([], [])]
+
+
 def test_receiver_classes_of_constructions_and_containers_of_them():
     from torchlint.semantic.stores import receiver_classes
     ctx = analyses(

@@ -142,8 +142,9 @@ class LossKeptWithGraph(Rule):
             if not isinstance(func, cst.Attribute) or not call.args or func.attr.value.startswith("_"):
                 continue
             method = func.attr.value
-            local, imported = receiver_classes(model, func.value) if method in methods or self._imports_classes \
-                else ([], [])
+            star = tuple(m for m in self.ctx.star_imports if not libraries.is_library(m))
+            local, imported = receiver_classes(model, func.value, star=star) \
+                if method in methods or self._imports_classes else ([], [])
             for info in local:
                 kept = keeps.get(info, {}).get(method)
                 if kept:
@@ -165,7 +166,7 @@ class LossKeptWithGraph(Rule):
         """Some import of the file names a class of the project (a capitalised name from
         a module that is no library)."""
         return any(not libraries.is_library(q) and q.rsplit(".", 1)[-1][:1].isupper()
-                   for q in self.ctx.imports.values())
+                   for q in self.ctx.imports.values()) or any(not libraries.is_library(m) for m in self.ctx.star_imports)
 
     def _may_matter(self, store: Store) -> bool:
         """Worth the analysis: in a loop or a function, and not plainly graph-free."""

@@ -390,14 +390,15 @@ def _params_read(ctx, model: SemanticModel, value: cst.BaseExpression, params: l
     return found
 
 
-def receiver_classes(model: SemanticModel, expr: cst.BaseExpression,
-                     depth: int = 0) -> tuple[list[ClassInfo], list[str]]:
+def receiver_classes(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0,
+                     star: tuple[str, ...] = ()) -> tuple[list[ClassInfo], list[str]]:
     """The classes ``expr`` may be an instance of, as (same-file ``ClassInfo``s, qualified
     names of imported classes): a name or ``self`` attribute every binding of which is a
     construction (``meter = AverageMeter()``), an element of a container whose every value
     is one (``self.meters["loss"]`` of ``{"loss": AverageMeter()}``, a dict comprehension,
-    ``defaultdict(AverageMeter)``). Anything else (a parameter, a call's result) gives
-    nothing."""
+    ``defaultdict(AverageMeter)``). A capitalised name bound nowhere in the file may come
+    from a ``from utils import *`` (``star``: those modules): each ``<module>.<Name>``, for
+    the project pass to resolve. Anything else (a parameter, a call's result) gives nothing."""
     if depth > 3:
         return [], []
     if isinstance(expr, cst.Subscript):
@@ -406,7 +407,7 @@ def receiver_classes(model: SemanticModel, expr: cst.BaseExpression,
             return [], []
         local, imported = [], []
         for value in values:
-            classes = _element_classes(model, value)
+            classes = _element_classes(model, value, star)
             if classes is None:
                 return [], []
             local += classes[0]
@@ -415,7 +416,7 @@ def receiver_classes(model: SemanticModel, expr: cst.BaseExpression,
     values = _bound_values(model, expr)
     local, imported = [], []
     for value in values:
-        built = _constructed(model, value)
+        built = _constructed(model, value, star)
         if built is None:
             return [], []
         local += built[0]
@@ -459,8 +460,10 @@ def _unpacked_value(binding: Binding) -> cst.BaseExpression | None:
     return None
 
 
-def _constructed(model: SemanticModel, value: cst.BaseExpression) -> tuple[list[ClassInfo], list[str]] | None:
-    """``C(...)``: ([C], []) for a same-file class, ([], ["pkg.C"]) for an imported name."""
+def _constructed(model: SemanticModel, value: cst.BaseExpression,
+                 star: tuple[str, ...] = ()) -> tuple[list[ClassInfo], list[str]] | None:
+    """``C(...)``: ([C], []) for a same-file class, ([], ["pkg.C"]) for an imported name (or
+    one a ``from pkg import *`` of ``star`` may bind)."""
     if not isinstance(value, cst.Call):
         return None
     func = value.func
@@ -469,6 +472,8 @@ def _constructed(model: SemanticModel, value: cst.BaseExpression) -> tuple[list[
         classes = [model.classes[b.node] for b in bindings if b.kind == "class" and b.node in model.classes]
         if classes and len(classes) == len(bindings):
             return classes, []
+        if not bindings and star and func.value[:1].isupper() and not model.is_imported(func):
+            return [], [f"{module}.{func.value}" for module in star]
     if model.is_imported(func):
         name = model.qualified_name(func)
         if name is not None and name.rsplit(".", 1)[-1][:1].isupper():
@@ -476,7 +481,8 @@ def _constructed(model: SemanticModel, value: cst.BaseExpression) -> tuple[list[
     return None
 
 
-def _element_classes(model: SemanticModel, value: cst.BaseExpression) -> tuple[list[ClassInfo], list[str]] | None:
+def _element_classes(model: SemanticModel, value: cst.BaseExpression,
+                     star: tuple[str, ...] = ()) -> tuple[list[ClassInfo], list[str]] | None:
     """The classes of a container's values: a dict display or comprehension of constructions,
     ``defaultdict(C)``."""
     if isinstance(value, cst.Dict):
@@ -501,7 +507,7 @@ def _element_classes(model: SemanticModel, value: cst.BaseExpression) -> tuple[l
         return None
     local, imported = [], []
     for item in items:
-        built = _constructed(model, item)
+        built = _constructed(model, item, star)
         if built is None:
             return None
         local += built[0]
