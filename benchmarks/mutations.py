@@ -105,9 +105,45 @@ def delete_zero_grad(lines):
 
 @operator("TL002")
 def drop_item(lines):
-    for i, m in _sites(lines, r"(\.append\(|\+=\s*)(\w*loss\w*)\.item\(\)"):
+    # a loss kept by an append, a running sum or an accumulator's update (``meter.update(loss.item(), n)``)
+    for i, m in _sites(lines, r"(\.append\(|\.update\(|\+=\s*)(\w*loss\w*)\.item\(\)"):
+        if _without_grad(lines, i):
+            continue  # under no_grad/inference_mode the loss has no graph: dropping .item() plants no bug
         new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.item()` of `{m.group(2)}`")
+    # a model output appended every batch or epoch (``preds.append(outputs.detach())``; not before
+    # ``.numpy()``, which would raise instead of keeping the graph)
+    for i, m in _sites(lines, r"(\.append\()(\w+)\.detach\(\)(?=\)|\.cpu\(\)\))"):
+        if _without_grad(lines, i):
+            continue
+        new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
+        yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.detach()` of `{m.group(2)}`")
+
+
+_NO_GRAD = re.compile(r"^\s*(with\s+torch\.(no_grad\(|inference_mode\(|set_grad_enabled\(\s*False)|"
+                      r"@torch\.(no_grad|inference_mode)\b)")
+
+
+def _without_grad(lines: list[str], i: int) -> bool:
+    """Line ``i`` runs in a ``with torch.no_grad():`` / ``inference_mode()`` block, or in a
+    function decorated with one (read from the indentation of the lines above)."""
+    indent = _indent(lines[i])
+    for j in range(i - 1, -1, -1):
+        line = lines[j]
+        if not line.strip() or line.lstrip().startswith("#") or _indent(line) >= indent:
+            continue
+        indent = _indent(line)
+        if _NO_GRAD.match(line):
+            return True
+        if line.lstrip().startswith("def "):
+            k = j - 1
+            while k >= 0 and lines[k].lstrip().startswith("@"):
+                if _NO_GRAD.match(lines[k]):
+                    return True
+                k -= 1
+        if indent == 0:
+            return False
+    return False
 
 
 def _evaluated_before(lines: list[str], i: int, indent: int) -> set[str]:
@@ -187,8 +223,10 @@ def delete_seed(lines):
 
 @operator("TL007")
 def modulelist_to_list(lines):
-    for i, m in _sites(lines, r"(nn\.)?ModuleList\((\[.*\])\)"):
-        new = lines[i][:m.start()] + m.group(2) + lines[i][m.end():]
+    # an attribute assigned a ModuleList (a list inside nn.ModuleDict(dict(h=[...])) or
+    # nn.Sequential(...) raises at construction: no silent bug to find)
+    for i, m in _sites(lines, r"^\s*self\.\w+\s*=\s*(nn\.)?ModuleList\((\[.*\])\)"):
+        new = lines[i][:m.start(1) if m.group(1) else m.start(2) - len("ModuleList(")] + m.group(2) + lines[i][m.end():]
         yield Mutant("TL007", _replace(lines, i, new), i + 1, "`nn.ModuleList([...])` -> `[...]`")
 
 

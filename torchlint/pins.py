@@ -5,10 +5,12 @@ layer (``run.Run``) from the project root and handed to the project pass
 Where it is read, first one naming torch with a version wins: ``pyproject.toml``
 (``[project] dependencies``, then ``[tool.poetry.dependencies]``), ``setup.cfg``
 (``[options] install_requires``), ``requirements.txt``, the other ``requirements*.txt`` and
-``requirements/*.txt`` in name order. Only the upper bound matters here (whether every
-version from some release on is excluded): ``<``, ``<=``, ``==`` (``.*`` too), ``~=`` and
-Poetry's ``^``/``~``. A requirement that cannot be read (a URL, a variable, a version that is
-not numbers) is no pin: nothing is claimed about it.
+``requirements/*.txt`` in name order. Two bounds are read: the upper one (whether every
+version from some release on is excluded: ``<``, ``<=``, ``==`` (``.*`` too), ``~=`` and
+Poetry's ``^``/``~``) and the lower one (the lowest release allowed: ``>=``, ``>``, ``==``,
+``~=``, ``^``, ``~``; none: any old release). ``allows_below`` asks whether some allowed
+torch is older than a release (``torch>=2.1`` allows 2.1 to 2.5). A requirement that cannot be
+read (a URL, a variable, a version that is not numbers) is no pin: nothing is claimed about it.
 """
 
 from __future__ import annotations
@@ -35,10 +37,18 @@ class TorchPin:
     file: str
     spec: str
     ceiling: Version | None
+    floor: Version | None = None  # the lowest release allowed (None: no lower bound)
 
     def below(self, release: Version) -> bool:
         """Whether every torch this pin allows is older than ``release``."""
         return self.ceiling is not None and _padded(self.ceiling) <= _padded(release, len(self.ceiling))
+
+    def allows_below(self, release: Version) -> bool:
+        """Whether some torch this pin allows is older than ``release`` (``torch>=2.1`` and
+        2.6: yes; ``torch>=2.6``: no; ``torch<3``: yes)."""
+        if self.below(release):
+            return True
+        return self.floor is None or _padded(self.floor) < _padded(release, len(self.floor))
 
 
 def _padded(version: Version, width: int = 0) -> Version:
@@ -60,7 +70,7 @@ def read_torch_pin(root: Path | None) -> TorchPin | None:
         ceiling = _ceiling(rest)
         if ceiling is False:
             return None  # a torch requirement this cannot read: claim nothing
-        return TorchPin(file, " ".join(spec.split()), ceiling)
+        return TorchPin(file, " ".join(spec.split()), ceiling, _floor(rest))
     return None
 
 
@@ -89,6 +99,20 @@ def _ceiling(spec: str) -> Version | None | bool:
             nonzero = next((i for i, p in enumerate(version) if p), len(version) - 1)
             ceilings.append(_next(version, nonzero + 1))
     return min((_padded(c) for c in ceilings), default=None)
+
+
+def _floor(spec: str) -> Version | None:
+    """The lowest release ``spec`` (``>=2.1,<3``, read by ``_ceiling`` first) allows; None
+    without a lower bound. ``>2.5`` gives 2.5: it allows 2.5.1."""
+    floors: list[Version] = []
+    for clause in spec.split(","):
+        match = _CLAUSE.match(clause.strip())
+        release = _RELEASE.match(match.group(2)) if match is not None else None
+        if match is None or release is None:
+            continue
+        if match.group(1) in (">=", ">", "==", "===", "~=", "^", "~"):
+            floors.append(_padded(tuple(int(p) for p in release.group(1).split("."))))
+    return max(floors, default=None)
 
 
 def _next(version: Version, width: int) -> Version:

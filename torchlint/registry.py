@@ -36,6 +36,7 @@ RULES = (
         },
         skips_test_files=True,
         fixable=('safe',),
+        project_pass=True,
     ),
     RuleInfo(
         code='TL003',

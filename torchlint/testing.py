@@ -16,6 +16,7 @@ from torchlint.config import Settings
 from torchlint.engine import analyze_source
 from torchlint.files import discover
 from torchlint.finding import Finding
+from torchlint.pins import read_torch_pin
 from torchlint.rule import Rule, RuleInfo, all_rules
 from torchlint.run import Run, demander, fix_files, lint_files, project_context
 
@@ -46,14 +47,17 @@ def lint_tree(
     are the same both ways."""
     settings = make_settings(select, options)
     texts = {path: textwrap.dedent(code) if dedent else code for path, code in files.items()}
+    sources = {path: text for path, text in texts.items() if path.endswith((".py", ".pyi", ".ipynb"))}
     results = [analyze_source(path, text.encode("utf-8"), settings.enabled, settings.rule_options)
-               for path, text in texts.items()]
+               for path, text in sources.items()]
     run = Run.of_results(results, settings, Path("/nonexistent-root"),
-                         demand=demander(lambda path: texts[path].encode("utf-8") if path in texts else None)).report()
+                         demand=demander(lambda path: sources[path].encode("utf-8") if path in sources else None))
+    run.torch_pin = _pin_of(texts)  # a ``requirements.txt`` or ``pyproject.toml`` among the files
+    run = run.report()
     _raise_errors(run.errors)
     if each_alone and len(texts) > 1:
         alone = lint_each_alone(texts, settings)
-        for path in texts:
+        for path in sources:
             whole = [f for f in run.findings if f.path == path]
             if alone[path] != whole:
                 raise AssertionError(f"{path} linted alone: {alone[path]}\nin the whole project: {whole}")
@@ -72,11 +76,26 @@ def lint_each_alone(texts: dict[str, str], settings: Settings) -> dict[str, list
         on_disk = dataclasses.replace(settings, root=root)
         found = {}
         for path in texts:
+            if not path.endswith((".py", ".pyi", ".ipynb")):
+                continue  # a project file (requirements.txt): read for the torch pin
             named = discover([path], on_disk, root).files
             run = lint_files(named, on_disk, root, context=project_context([path], named, on_disk, root))
             _raise_errors(run.errors)
             found[path] = run.findings
         return found
+
+
+def _pin_of(texts: dict[str, str]):
+    """The torch pin the project files among ``texts`` declare (``pins.read_torch_pin``)."""
+    others = {path: text for path, text in texts.items() if not path.endswith((".py", ".pyi", ".ipynb"))}
+    if not others:
+        return None
+    with tempfile.TemporaryDirectory(prefix="torchlint-pin-") as tmp:
+        root = Path(tmp).resolve()
+        for path, text in others.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text, encoding="utf-8")
+        return read_torch_pin(root)
 
 
 def _raise_errors(errors) -> None:

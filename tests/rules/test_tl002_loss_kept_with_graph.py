@@ -348,3 +348,56 @@ def test_window_total_of_a_loss_backward_ed_after_a_conditional_rebinding_is_fin
                     running_loss = 0
         """
     ) == []
+
+
+def test_an_accumulator_of_another_file_keeping_what_it_is_given():
+    """``losses.update(loss, n)`` with ``AverageMeter`` from ``utils.py`` (``self.sum += val * n``):
+    the project pass confirms the method keeps its argument; ``.item()`` and a meter that keeps
+    ``float(val)`` are fine."""
+    from torchlint.testing import lint_tree
+    files = {
+        "utils.py": "class AverageMeter:\n"
+                    "    def __init__(self):\n"
+                    "        self.sum, self.count = 0, 0\n"
+                    "    def update(self, val, n=1):\n"
+                    "        self.sum += val * n\n"
+                    "        self.count += n\n"
+                    "class FloatMeter:\n"
+                    "    def update(self, val, n=1):\n"
+                    "        self.sum += float(val) * n\n",
+        "train.py": "from utils import AverageMeter, FloatMeter\n"
+                    "def train(model, loader, optimizer, criterion):\n"
+                    "    losses, floats = AverageMeter(), FloatMeter()\n"
+                    "    for x, y in loader:\n"
+                    "        loss = criterion(model(x), y)\n"
+                    "        optimizer.zero_grad()\n"
+                    "        loss.backward()\n"
+                    "        optimizer.step()\n"
+                    "        losses.update(loss, x.size(0))\n"
+                    "        losses.update(loss.item(), x.size(0))\n"
+                    "        floats.update(loss, x.size(0))\n",
+    }
+    assert [(f.path, f.line) for f in lint_tree(files, select=["TL002"])] == [("train.py", 9)]
+
+
+def test_an_accumulator_reached_through_a_star_import():
+    """``from utils import *`` then ``losses = AverageMeter()`` (the image-captioning tutorial's
+    shape): the project pass resolves ``utils.AverageMeter``."""
+    from torchlint.testing import lint_tree
+    files = {
+        "utils.py": "class AverageMeter:\n"
+                    "    def update(self, val, n=1):\n"
+                    "        self.val = val\n"
+                    "        self.sum += val * n\n",
+        "train.py": "from utils import *\n"
+                    "def train(decoder, loader, optimizer, criterion):\n"
+                    "    losses = AverageMeter()\n"
+                    "    for x, y in loader:\n"
+                    "        loss = criterion(decoder(x), y)\n"
+                    "        optimizer.zero_grad()\n"
+                    "        loss.backward()\n"
+                    "        optimizer.step()\n"
+                    "        losses.update(loss, x.size(0))\n"
+                    "        losses.update(loss.item(), x.size(0))\n",
+    }
+    assert [(f.path, f.line) for f in lint_tree(files, select=["TL002"])] == [("train.py", 9)]

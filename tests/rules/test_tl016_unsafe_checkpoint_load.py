@@ -66,6 +66,32 @@ def test_no_pin_is_claimed(tmp_path, file, text):
     assert read_torch_pin(tmp_path) is None
 
 
+@pytest.mark.parametrize(("text", "allows"), [
+    ("torch>=2.1\n", True),  # 2.1 to 2.5 still default to weights_only=False
+    ("torch>=2.1,<3\n", True),
+    ("torch>2.5\n", True),  # 2.5.1
+    ("torch<3\n", True),  # no lower bound: any old torch
+    ("torch^2.4\n", True),
+    ("torch~=2.6\n", False),
+    ("torch>=2.6\n", False),
+    ("torch>=2.6.0,<2.8\n", False),
+    ("torch==2.7.1\n", False),
+    ("torch==2.5.1\n", True),
+])
+def test_the_lowest_allowed_release(tmp_path, text, allows):
+    (tmp_path / "requirements.txt").write_text(text, encoding="utf-8")
+    assert read_torch_pin(tmp_path).allows_below((2, 6)) is allows
+
+
+def test_a_project_allowing_torch_below_2_6_reports_torch_load(project, run):
+    """``torch>=2.1`` installs 2.1 to 2.5 as readily as 2.6: there the default is still
+    weights_only=False (not only under an upper pin)."""
+    (project.root / ".git").mkdir()
+    project.write("requirements.txt", "torch>=2.1\n")
+    project.write("train.py", TRAIN)
+    assert [(path, line) for path, line, _ in _findings(run, ".")] == [("train.py", 4)]
+
+
 def test_the_declared_dependency_comes_before_requirements_files(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndependencies = ["torch>=2.6"]\n')
     (tmp_path / "requirements-old.txt").write_text("torch==1.13.1\n")
@@ -96,8 +122,8 @@ def test_torch_load_without_weights_only_under_an_old_pin(project, run):
     (project.root / ".git").mkdir()
     project.write("requirements.txt", "torch==2.5.1\n")
     project.write("train.py", TRAIN)
-    message = ("`torch.load` without weights_only unpickles arbitrary objects with the torch this project pins "
-               "(`torch==2.5.1` in requirements.txt; the default became weights_only=True in 2.6), so a crafted "
+    message = ("`torch.load` without weights_only unpickles arbitrary objects with the torch versions this project "
+               "allows (`torch==2.5.1` in requirements.txt; the default became weights_only=True in 2.6), so a crafted "
                "checkpoint runs code when loaded; pass weights_only=True (allow your own classes with "
                "torch.serialization.add_safe_globals)")
     assert _findings(run, ".") == [("train.py", 4, message)]
@@ -110,13 +136,13 @@ def test_torch_load_without_weights_only_from_a_url_under_an_old_pin(project, ru
     project.write("hub.py", "from torch.hub import load_state_dict_from_url\n"
                             "state = load_state_dict_from_url('https://example.com/w.pth')\n")
     message = ("`torch.hub.load_state_dict_from_url` without weights_only of a file from a URL unpickles arbitrary "
-               "objects with the torch this project pins (`torch>=2.0,<2.6` in pyproject.toml; the default became "
-               "weights_only=True in 2.6), so a crafted checkpoint runs code when loaded; pass weights_only=True "
+               "objects with the torch versions this project allows (`torch>=2.0,<2.6` in pyproject.toml; the default "
+               "became weights_only=True in 2.6), so a crafted checkpoint runs code when loaded; pass weights_only=True "
                "(allow your own classes with torch.serialization.add_safe_globals)")
     assert _findings(run, ".") == [("hub.py", 2, message)]
 
 
-@pytest.mark.parametrize("requirements", [None, "torch>=2.6\n", "torch>=2.1\n", "torch>=nonsense\n"])
+@pytest.mark.parametrize("requirements", [None, "torch>=2.6\n", "torch>=2.6,<3\n", "torch>=nonsense\n"])
 def test_torch_load_without_weights_only_is_silent_without_an_old_pin(project, run, requirements):
     (project.root / ".git").mkdir()
     if requirements is not None:

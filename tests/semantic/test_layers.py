@@ -255,3 +255,35 @@ def test_requires_grad_tensor(expr, expected):
 
 def test_normalised_names_match_layers_to_their_functional_form():
     assert normalised("LogSoftmax") == normalised("log_softmax") == "logsoftmax"
+
+
+def _assigned_values(ctx: FileContext, target: str) -> cst.BaseExpression:
+    return next(n.value for n in iter_nodes(ctx.module) if isinstance(n, cst.Assign)
+                and ctx.module.code_for_node(n.targets[0].target) == target)
+
+
+@pytest.mark.parametrize(("src", "made"), [
+    ("import torch\npe = torch.zeros(4, 2)\npe[:, 0] = 1\npe = pe.unsqueeze(0)\nself.pe = pe\n", "torch.zeros(4, 2)"),
+    ("import torch\nm = torch.tril(torch.ones(3, 3)).float()\nself.pe = m\n", "torch.ones(3, 3)"),
+    ("import torch\nself.pe = torch.ones(3).to(d)\n", "torch.ones(3).to(d)"),  # moved: a call of its own
+    ("import torch\nif c:\n    p = torch.ones(3)\nelse:\n    p = torch.zeros(3)\nself.pe = p\n", None),
+])
+def test_tensor_made_by(src, made):
+    from torchlint.semantic.layers import tensor_made_by
+    ctx = context(src)
+    found = tensor_made_by(ctx.semantic.model, _assigned_values(ctx, "self.pe"))
+    assert (ctx.module.code_for_node(found) if found is not None else None) == made
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("torch.randn(3, requires_grad=True)", True),
+    ("torch.randn(3).cuda().requires_grad_()", True),
+    ("Variable(torch.zeros(3), requires_grad=True)", True),
+    ("Variable(x, requires_grad=True)", False),  # not known to be a factory's tensor
+    ("torch.randn(3, requires_grad=False)", False),
+    ("torch.randn(3).requires_grad_(False)", False),
+])
+def test_requires_grad_tensor(value, expected):
+    from torchlint.semantic.layers import requires_grad_tensor
+    ctx = context(f"import torch\nfrom torch.autograd import Variable\nself.w = {value}\n")
+    assert requires_grad_tensor(ctx.semantic.model, _assigned_values(ctx, "self.w")) is expected

@@ -262,3 +262,96 @@ def test_kept_stores_share_the_callers_graph_values():
     graphs = GraphValues(ctx)
     assert KeptStores(ctx, graphs).graphs is graphs
     assert isinstance(KeptStores(ctx).graphs, GraphValues)
+
+
+# -- accumulators: methods that keep what they are given ------------------------------------
+
+def test_accumulators_keep_the_parameter_they_add_or_append():
+    from torchlint.semantic.stores import accumulators
+    ctx = analyses(
+        "class AverageMeter:\n"
+        "    def update(self, val, n=1):\n"
+        "        self.sum += val * n\n"
+        "        self.count += n\n"
+        "class History:\n"
+        "    def record(self, value):\n"
+        "        self.values.append(value)\n"
+        "class Numbers:\n"
+        "    def update(self, val):\n"
+        "        self.sum += float(val)\n"
+        "class Last:\n"
+        "    def update(self, val):\n"
+        "        self.val = val\n"
+        "        self.val += 1\n"
+        "class Sub(Base):\n"
+        "    def update(self, val):\n"
+        "        self.sum += val\n")
+    found = {info.name: {m: [(k.param, k.index, k.attr) for k in ks] for m, ks in methods.items()}
+             for info, methods in accumulators(ctx).items()}
+    assert found == {"AverageMeter": {"update": [("n", 1, "self.sum"), ("val", 0, "self.sum"), ("n", 1, "self.count")]},
+                     "History": {"record": [("value", 0, "self.values")]}}
+
+
+def test_receiver_classes_of_a_star_import():
+    from torchlint.semantic.stores import receiver_classes
+    ctx = analyses("from utils import *\nm = AverageMeter()\nn = make()\nm, n\n")
+    model = ctx.semantic.model
+    line = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Expr) and isinstance(n.value, cst.Tuple))
+    got = [receiver_classes(model, el.value, star=("utils",)) for el in line.value.elements]
+    assert got == [([], ["utils.AverageMeter"]), ([], [])]
+
+
+def test_receiver_classes_of_constructions_and_containers_of_them():
+    from torchlint.semantic.stores import receiver_classes
+    ctx = analyses(
+        "from collections import defaultdict\n"
+        "from utils import AverageMeter as Imported\n"
+        "class Meter:\n"
+        "    pass\n"
+        "def f(param):\n"
+        "    a = Meter()\n"
+        "    b = {'loss': Meter(), 'acc': Meter()}\n"
+        "    c = defaultdict(Meter)\n"
+        "    d = Imported()\n"
+        "    e = make()\n"
+        "    f, g = Meter(), Imported()\n"
+        "    a, b['loss'], c['x'], d, e, param, f, g\n")
+    model = ctx.semantic.model
+    line = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Expr) and isinstance(n.value, cst.Tuple))
+    got = []
+    for el in line.value.elements:
+        local, imported = receiver_classes(model, el.value)
+        got.append(([i.name for i in local], imported))
+    assert got == [(["Meter"], []), (["Meter", "Meter"], []), (["Meter"], []), ([], ["utils.AverageMeter"]),
+                   ([], []), ([], []), (["Meter"], []), ([], ["utils.AverageMeter"])]
+
+
+@pytest.mark.parametrize(("src", "path", "expected"), [
+    ("import torch\nx = torch.zeros(3).normal_()\n", "nb.ipynb", False),  # plain tensors, nothing requires grad
+    ("import numpy as np\nx = np.zeros(3)\n", "nb.ipynb", False),
+    ("import torch\nx = torch.zeros(3, requires_grad=True)\n", "nb.ipynb", True),
+    ("import torch\nx = torch.zeros(3)\nx.requires_grad = True\n", "nb.ipynb", True),
+    ("import torch\nx = torch.zeros(3, requires_grad=False)\n# requires_grad=True\n", "nb.ipynb", False),
+    ("import torch.nn as nn\nm = nn.Linear(2, 2)\n", "nb.ipynb", True),
+    ("import torch\nclass M(torch.nn.Module):\n    pass\n", "nb.ipynb", True),
+    ("from mymodels import build\nm = build()\n", "nb.ipynb", True),  # a project module may hold a model
+    ("import torch\ndef f(x):\n    return x * 2\n", "m.py", True),  # another file may pass a tensor that requires grad
+    ("import torch\ndef f(x):\n    return x * 2\n", "nb.ipynb", False),
+])
+def test_records_graphs(src, path, expected):
+    from torchlint.semantic.autograd import records_graphs
+    assert records_graphs(analyses(src, path), None) is expected
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("    def __init__(self, n):\n        self.w = torch.zeros(n, 1).normal_()\n", False),
+    ("    def __init__(self, n):\n        self.w = torch.zeros(n, 1, requires_grad=True)\n", True),
+    ("    def __init__(self, n):\n        self.w = torch.zeros(n, 1)\n        self.w.requires_grad = True\n", True),
+    ("    def __init__(self, n):\n        self.fc = torch.nn.Linear(n, 1)\n", True),
+    ("    def params(self):\n        return self.net.parameters()\n", True),
+])
+def test_plain_class_records_graph(body, expected):
+    from torchlint.semantic.autograd import plain_class_records_graph
+    ctx = analyses(f"import torch\nclass C:\n{body}")
+    info = next(iter(ctx.semantic.model.classes.values()))
+    assert plain_class_records_graph(ctx, info) is expected

@@ -24,16 +24,20 @@ iteration, in something that outlives the iteration. In ``finish``:
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 import libcst as cst
 
 from torchlint import libraries
-from torchlint.finding import Severity
+from torchlint.finding import Finding, Severity, Span, from_trailing, trailing_json
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.autograd import GRAPH_METHODS, GraphValues
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.gradmode import GradModes
-from torchlint.semantic.stores import (WINDOW, KeptStores, Store, StoreCode, codes_with_stores, store_of_assign,
+from torchlint.semantic.modules import class_key
+from torchlint.semantic.stores import (WINDOW, Accumulates, KeptStores, Store, StoreCode, accumulators,
+                                       codes_with_stores, receiver_classes, store_of_accumulation, store_of_assign,
                                        store_of_augassign, store_of_call)
 from torchlint.torch_api import is_detached, mode_switch
 
@@ -66,15 +70,17 @@ class LossKeptWithGraph(Rule):
         ),
     }
     uses_semantic_model = True
-    requires_text = ("+", "append", "extend", "insert")  # the commonest first: ``any`` stops there
+    # the commonest first: ``any`` stops there; an accumulator's method (``meter.update(loss, n)``) last
+    requires_text = ("+", "append", "extend", "insert", "update", "add", "accumulate", "push", "record")
     fixable = (SAFE,)
 
 
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
         # A store, and some evidence of a graph: a backward (also through a scaler or
-        # autograd.grad), a loss, a criterion, or a model call.
-        return any(t in text for t in cls.requires_text) and any(t in text for t in _EVIDENCE_TEXT)
+        # autograd.grad), a loss, a criterion, or a model call; or a class's method keeping
+        # what it is given (an accumulator other files call).
+        return any(t in text for t in cls.requires_text) and (any(t in text for t in _EVIDENCE_TEXT) or "self." in text)
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
@@ -102,14 +108,65 @@ class LossKeptWithGraph(Rule):
     # -- the judgement -----------------------------------------------------------------
     def finish(self) -> None:
         self._stores = [s for s in self._stores if self._may_matter(s)]
-        if not self._stores or libraries.only_foreign(self.ctx.imports.values()):
-            return  # (cheap files stay cheap: no semantic model is built)
-        self.model = self.ctx.semantic.model
-        self._modes = GradModes(self.ctx)
-        self._graphs = GraphValues(self.ctx)
-        self._kept = KeptStores(self.ctx, self._graphs)
-        for code in codes_with_stores(self.ctx, self._stores, self._dels):
-            self._check(code)
+        if libraries.only_foreign(self.ctx.imports.values()):
+            return
+        keeps = accumulators(self.ctx)
+        facts: dict[str, Any] = {}
+        if keeps:
+            facts["accumulators"] = {class_key(info): {m: [k.to_json() for k in ks] for m, ks in methods.items()}
+                                     for info, methods in keeps.items()}
+        self._imported: dict[Store, list] = {}  # a store through a method of an imported class -> its key
+        self._stores += [s for s in self._accumulations(keeps) if self._may_matter(s)]
+        self._pending: list[list] = []
+        if self._stores:
+            self.model = self.ctx.semantic.model
+            self._modes = GradModes(self.ctx)
+            self._graphs = GraphValues(self.ctx)
+            self._kept = KeptStores(self.ctx, self._graphs)
+            for code in codes_with_stores(self.ctx, self._stores, self._dels):
+                self._check(code)
+        if self._pending:
+            facts["pending"] = self._pending
+        if facts:
+            self.ctx.facts[self.code] = facts
+
+    def _accumulations(self, keeps: dict) -> list[Store]:
+        """Calls of a method that keeps what it is given (``meter.update(loss, n)`` of an
+        ``AverageMeter``): of a same-file class (``semantic.stores.accumulators``), or of an
+        imported class, each argument a possible store the project pass confirms."""
+        methods = {m for by_method in keeps.values() for m in by_method}
+        out: list[Store] = []
+        model = self.ctx.semantic.model
+        for site in model.calls:
+            call, func = site.node, site.node.func
+            if not isinstance(func, cst.Attribute) or not call.args or func.attr.value.startswith("_"):
+                continue
+            method = func.attr.value
+            star = tuple(m for m in self.ctx.star_imports if not libraries.is_library(m))
+            local, imported = receiver_classes(model, func.value, star=star) \
+                if method in methods or self._imports_classes else ([], [])
+            for info in local:
+                kept = keeps.get(info, {}).get(method)
+                if kept:
+                    out += store_of_accumulation(call, func.value, info.name, kept)
+            for name in imported:
+                if libraries.is_library(name):
+                    continue
+                for n, arg in enumerate(a for a in call.args if not a.star):
+                    where = [n, None] if arg.keyword is None else [-1, arg.keyword.value]
+                    param = arg.keyword.value if arg.keyword is not None else f"#{n}"
+                    for store in store_of_accumulation(call, func.value, name.rsplit(".", 1)[-1],
+                                                       [Accumulates(param, n if arg.keyword is None else -1, "")]):
+                        self._imported[store] = [name, method, *where]
+                        out.append(store)
+        return out
+
+    @property
+    def _imports_classes(self) -> bool:
+        """Some import of the file names a class of the project (a capitalised name from
+        a module that is no library)."""
+        return any(not libraries.is_library(q) and q.rsplit(".", 1)[-1][:1].isupper()
+                   for q in self.ctx.imports.values()) or any(not libraries.is_library(m) for m in self.ctx.star_imports)
 
     def _may_matter(self, store: Store) -> bool:
         """Worth the analysis: in a loop or a function, and not plainly graph-free."""
@@ -133,9 +190,32 @@ class LossKeptWithGraph(Rule):
             if lifetime is None:
                 continue
             evidence = self._evidence(code, store, fn, named)
-            if evidence is not None and not (lifetime == WINDOW and evidence == "backward"):
-                self.report(store.node, self._message(store, evidence, loop is None, lifetime == WINDOW),
-                            fix=self._detach_fix(code, store, evidence))
+            if evidence is None or lifetime == WINDOW and evidence == "backward":
+                continue
+            if loop is not None and evidence == "backward" and self._kept.per_epoch(loop):
+                continue  # once an epoch, and backward-ed: its activations are already freed
+            message = self._message(store, evidence, loop is None, lifetime == WINDOW)
+            fix = self._detach_fix(code, store, evidence)
+            if store in self._imported:  # the project pass knows whether the method keeps it
+                self._pending.append([self.ctx.span(store.node).to_json(), message, *self._imported[store],
+                                      *trailing_json(fix)])
+            else:
+                self.report(store.node, message, fix=fix)
+
+    @classmethod
+    def check_project(cls, project, options: dict[str, Any]) -> Iterable[Finding]:
+        """Calls of a method of a class of another file that keeps what it is given
+        (``losses.update(loss, n)``, ``AverageMeter`` in ``utils.py``)."""
+        for record in project.records:
+            for span, message, name, method, index, keyword, *fix in (record.facts.get(cls.code) or {}).get("pending", ()):
+                found = project.resolve_symbol(name, record)
+                if found is None:
+                    continue
+                owner, qual = found
+                kept = ((owner.facts.get(cls.code) or {}).get("accumulators") or {}).get(qual, {}).get(method, ())
+                if any(Accumulates.from_json(k).index == index if keyword is None else
+                       Accumulates.from_json(k).param == keyword for k in kept):
+                    yield Finding.at(cls, record.path, Span.from_json(span), message, fix=from_trailing(fix))
 
     def _detach_fix(self, code: StoreCode, store: Store, evidence: str) -> Fix | None:
         """The stored value as ``value.detach()``: the same numbers, without the graph. Only
@@ -194,7 +274,10 @@ class LossKeptWithGraph(Rule):
         code = self.ctx.module.code_for_node
         value = code(store.value).strip()
         short = value if len(value) <= 40 and "\n" not in value else None
-        if store.kind == "call":
+        if store.through:
+            call = code(store.node).strip()
+            text = call if len(call) <= 70 and "\n" not in call else f"{code(store.container).strip()}.{store.verb}(...)"
+        elif store.kind == "call":
             text = f"{code(store.container).strip()}.{store.verb}({short or '...'})"
         elif store.kind == "aug":
             text = f"{code(store.container).strip()} += {short or '...'}"
@@ -203,9 +286,11 @@ class LossKeptWithGraph(Rule):
             text = f"{target} = {target} + {short or '...'}"
         if len(text) > 70:
             text = text[:67] + "..."
-        verb = "store" if store.kind == "call" else "accumulate"
+        verb = "pass" if store.through else "store" if store.kind == "call" else "accumulate"
+        kept = f" (`{store.through}` keeps what it is given)" if store.through else ""
         if window:
-            return f"`{text}` keeps every iteration's autograd graph alive until it is reset, so memory grows " \
+            return f"`{text}` keeps every iteration's autograd graph alive until it is reset{kept}, so memory grows " \
                    f"with every step in between; {verb} {self._fix(store.value, short, evidence)}"
         span = "each training step's" if per_step else "each iteration's"
-        return f"`{text}` keeps {span} autograd graph alive, so memory grows every step; {verb} {self._fix(store.value, short, evidence)}"
+        return f"`{text}` keeps {span} autograd graph alive{kept}, so memory grows every step; " \
+               f"{verb} {self._fix(store.value, short, evidence)}"

@@ -4,14 +4,16 @@ register them.
 From the semantic model (``self.<attr>`` bindings of each class's methods, read sites
 ``ClassInfo.self_sites``), four shapes are reported:
 
-* ``self.x = [nn.Linear(...), ...]`` / a comprehension / a tuple / a dict of layers (``torch.nn``
+* ``self.x = [nn.Linear(...), ...]`` / a comprehension / a tuple / a dict of layers (also
+  ``dict(<generator>)``, and through a local not handed on elsewhere) (``torch.nn``
   layers with parameters or a train/eval mode, or same-file ``nn.Module`` classes that hold
   such state: ``semantic.modules.holds_state``);
 * ``self.x.append(nn.Linear(...))`` (``extend``/``insert``) where every binding of ``self.x``
   is a plain list (``[]``, ``list()``);
 * ``self.w = torch.randn(..., requires_grad=True)`` (or ``.requires_grad_()``:
-  ``semantic.layers.requires_grad_tensor``);
-* ``self.m = torch.ones(...)`` (no ``device=``, not 0-dim) assigned once, in ``__init__``,
+  ``semantic.layers.requires_grad_tensor``; through a local too);
+* ``self.m = torch.ones(...)`` (no ``device=``, not 0-dim; through locals and methods that keep
+  it a plain tensor: ``semantic.layers.tensor_made_by``) assigned once, in ``__init__``,
   and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``), to refill
   it in place or to compare one element in a condition (``semantic.dataflow.stays_on_host``:
   a scratch tensor that never meets the input).
@@ -36,14 +38,17 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.dataflow import stays_on_host
-from torchlint.semantic.layers import requires_grad_tensor
+from torchlint.semantic.layers import requires_grad_tensor, tensor_made_by
 from torchlint.semantic.modules import (REGISTERING, built_by, forward_code, holds_state, is_module_here, pending, runs_in,
                                         self_attr_bindings, settle, stateless, torch_nn_alias)
-from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
+from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg, tensor_factory
+from torchlint.tree import iter_nodes
 
 _CONTAINER_FIX = {"list": "nn.ModuleList", "tuple": "nn.ModuleList", "dict": "nn.ModuleDict"}
 _MOVING = {"to", "cuda", "type_as", "cpu", "device", "shape", "size", "dtype"}
 _APPENDS = {"append", "extend", "insert"}
+# Builtins that iterate or measure a container without keeping it.
+_ITERATING = {"zip", "enumerate", "len", "reversed", "iter", "sorted", "range", "print", "isinstance"}
 
 
 def container_message(attr: str, kind: str) -> str:
@@ -126,6 +131,7 @@ class _ClassCheck:
         values = [b.value for b in bindings if b.kind in ("assign", "ann")]
         if len(values) != len(bindings):
             return []
+        values = [self._local_value(v) for v in values]  # ``layers = [...]; self.layers = layers``
         kinds = [_container(v) for v in values]
         if all(k is not None for k in kinds):
             if len(values) == 1 and not self.registers and self._holds_layers(values[0], attr):
@@ -134,14 +140,44 @@ class _ClassCheck:
             if all(_empty_list(v) for v in values) and not self.registers:
                 return [pending(self.ctx, self.info, call, append_message(attr)) for call in self._appends(attr)]
             return []
-        if len(values) != 1 or not isinstance(values[0], cst.Call):
+        if len(values) != 1 or not isinstance(values[0], (cst.Call, cst.Subscript)):
             return []
         value = values[0]
-        if requires_grad_tensor(self.model, value):
-            return [pending(self.ctx, self.info, bindings[0].node, parameter_message(attr))]
-        if self._plain_tensor(value, bindings[0]) and self._used_in_forward(attr):
+        made = tensor_made_by(self.model, value)  # ``pe = torch.zeros(n, d); ...; self.pe = pe.unsqueeze(0)``
+        if isinstance(value, cst.Call) and requires_grad_tensor(self.model, value) or made is not None and self._grad_switched_on(attr) and \
+                tensor_factory(self.model.qualified_name(made.func)) is not None:
+            return [pending(self.ctx, self.info, bindings[0].node, parameter_message(attr))]  # ``pe = torch.zeros(n, d); ...; self.pe = pe.unsqueeze(0)``
+        if made is not None and self._plain_tensor(made, bindings[0]) and self._used_in_forward(attr):
             return [pending(self.ctx, self.info, bindings[0].node, buffer_message(attr))]
         return []
+
+    def _grad_switched_on(self, attr: str) -> bool:
+        """``self.<attr>.requires_grad = True`` somewhere in the class (a tensor made to
+        require grad after it was stored)."""
+        for node in self.reads.get(attr, ()):
+            parent = self.ctx.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node and parent.attr.value == "requires_grad":
+                target = self.ctx.parent(parent)
+                assign = self.ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+                if isinstance(assign, cst.Assign) and not is_false_literal(assign.value):
+                    return True
+        return False
+
+    def _local_value(self, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """What a local name assigned to ``self`` holds: the value of its one assignment, when
+        the local is not also handed on (``nn.Sequential(*layers)``, ``nn.ModuleList(layers)``,
+        a call's argument: registered, or wrapped, there). Anything else as it is."""
+        if not isinstance(value, cst.Name):
+            return value
+        bindings = self.model.reaching(value.value, value)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].value is None:
+            return value
+        scope = self.model.scope_of(value)
+        for node in iter_nodes(scope.node, into_scopes=False):
+            if isinstance(node, cst.Name) and node.value == value.value and node is not value and \
+                    isinstance(self.ctx.parent(node), (cst.Arg, cst.Element, cst.StarredElement, cst.DictElement)):
+                return value
+        return bindings[0].value
 
     def _wrap_fix(self, value: cst.BaseExpression, kind: str) -> Fix | None:
         """``nn.ModuleList(<the list>)`` / ``nn.ModuleDict(<the dict>)``, where every item is
@@ -168,9 +204,19 @@ class _ClassCheck:
         handed over), or as a starred element (``nn.Sequential(*self.layers)``)."""
         for node in self.reads.get(attr, ()):
             parent = self.ctx.parent(node)
+            if isinstance(parent, cst.Arg) and self._iterated(parent):
+                continue  # ``zip(self.x2h, self.h2h)``, ``enumerate(self.heads)``: read, not handed on
             if isinstance(parent, (cst.Arg, cst.Element, cst.StarredElement, cst.DictElement)):
                 return True
         return False
+
+    def _iterated(self, arg: cst.Arg) -> bool:
+        """``arg`` is given to a builtin that only iterates or measures it (``zip``,
+        ``enumerate``, ``len``, ``reversed``), not shadowed in the file."""
+        call = self.ctx.parent(arg)
+        func = call.func if isinstance(call, cst.Call) else None
+        return isinstance(func, cst.Name) and func.value in _ITERATING and not arg.star and \
+            not self.model.reaching(func.value, func)
 
     def _holds_layers(self, value: cst.BaseExpression, attr: str) -> bool:
         items = _items(value)
@@ -235,10 +281,36 @@ class _ClassCheck:
                 cur, parent = parent, self.ctx.parent(parent)
             if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in _MOVING:
                 continue
-            if stays_on_host(self.ctx, self.model, node):
+            if stays_on_host(self.ctx, self.model, node) or self._moved_through_local(cur):
                 continue
             return True
         return False
+
+    def _seen_by(self, name: str, read: cst.Name) -> list:
+        """The bindings a read of ``name`` sees; for a read in the value of an assignment to
+        ``name`` (``t = t.to(d)``), those its statement sees."""
+        bindings = self.model.reaching(name, read)
+        own = [b for b in bindings if isinstance(b.node, cst.Assign) and any(n is read for n in iter_nodes(b.node.value))]
+        return self.model.reaching(name, own[0].node) if own else bindings
+
+    def _moved_through_local(self, read: cst.BaseExpression) -> bool:
+        """``t = self.t if t is None else t`` (or ``t = self.t``), every read of ``t`` that
+        sees it then moving it: ``t = t.to(x.device)``."""
+        node, parent = read, self.ctx.parent(read)
+        while isinstance(parent, cst.IfExp) and node is not parent.test:
+            node, parent = parent, self.ctx.parent(parent)
+        if not isinstance(parent, cst.Assign) or parent.value is not node or len(parent.targets) != 1 \
+                or not isinstance(parent.targets[0].target, cst.Name):
+            return False
+        name = parent.targets[0].target.value
+        scope = self.model.scope_of(parent)
+        reads = []
+        for n in iter_nodes(scope.node, into_scopes=False):
+            if isinstance(n, cst.Name) and n.value == name and n is not parent.targets[0].target and \
+                    any(b.node is parent for b in self._seen_by(name, n)):
+                reads.append(n)
+        return bool(reads) and all(isinstance(p := self.ctx.parent(n), cst.Attribute) and p.value is n
+                                   and p.attr.value in _MOVING for n in reads)
 
 
 def _container(value: cst.BaseExpression) -> str | None:
@@ -251,8 +323,9 @@ def _container(value: cst.BaseExpression) -> str | None:
     if isinstance(value, (cst.Dict, cst.DictComp)):
         return "dict"
     if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in ("list", "dict") \
-            and not value.args:
-        return value.func.value
+            and (not value.args or len(value.args) == 1 and isinstance(value.args[0].value, (cst.GeneratorExp,
+                                                                                               cst.ListComp))):
+        return value.func.value  # ``list()``, ``dict((k, nn.Linear(...)) for k in names)``
     return None
 
 
@@ -271,5 +344,11 @@ def _items(value: cst.BaseExpression) -> list[cst.BaseExpression]:
         return [value.elt]
     if isinstance(value, cst.DictComp):
         return [value.value]
+    if isinstance(value, cst.Call) and len(value.args) == 1 and isinstance(value.args[0].value, (cst.GeneratorExp,
+                                                                                                 cst.ListComp)):
+        elt = value.args[0].value.elt  # ``list(g)``; ``dict(g)``: the pairs' values
+        if value.func.value == "list":
+            return [elt]
+        return [elt.elements[1].value] if isinstance(elt, cst.Tuple) and len(elt.elements) == 2 else []
     return []
 

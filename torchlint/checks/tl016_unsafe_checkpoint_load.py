@@ -12,8 +12,8 @@ them with the semantic model (imports, shadowing) and reports:
   writes (below), and except where a comment on the call, directly above it or heading its
   function explains the choice (``semantic.comments``);
 * ``torch.load`` with no ``weights_only`` (and no ``**kwargs``): only in a project whose
-  torch pin (``torchlint.pins``, read once per run) excludes 2.6 and later, where the default
-  is still ``False``. The file cannot know the pin, so these are facts the project pass
+  torch requirement (``torchlint.pins``, read once per run) allows a release below 2.6
+  (``torch>=2.1``, ``torch<2.6``), where the default is still ``False``. The file cannot know the pin, so these are facts the project pass
   reports (``check_project``, with the pin in the message);
 * ``pickle``/``_pickle``/``dill``/``cloudpickle``/``joblib`` loads (and ``pickle.Unpickler``)
   of a checkpoint-looking path (``.pt``/``.pth``/``.ckpt``, or ``checkpoint``, ``ckpt``,
@@ -97,9 +97,9 @@ def weights_only_false_message(function: str, source: str | None) -> str:
 
 
 def unpinned_message(function: str, source: str | None, pin: str, file: str) -> str:
-    return (f"`{function}` without weights_only{_where(source)} unpickles arbitrary objects with the torch this "
-            f"project pins (`{pin}` in {file}; the default became weights_only=True in 2.6), so a crafted "
-            f"checkpoint runs code when loaded; {_FIX_TORCH}")
+    return (f"`{function}` without weights_only{_where(source)} unpickles arbitrary objects with the torch "
+            f"versions this project allows (`{pin}` in {file}; the default became weights_only=True in 2.6), so a "
+            f"crafted checkpoint runs code when loaded; {_FIX_TORCH}")
 
 
 def pickle_message(written: str, source: str | None) -> str:
@@ -383,7 +383,7 @@ class UnsafeCheckpointLoad(Rule):
                 if not any(_written(shape, written) for shape in shapes):
                     yield Finding.at(cls, record.path, Span.from_json(span), message, fix=from_trailing(fix))
         pin = project.torch_pin
-        if pin is None or not pin.below(_SAFE_RELEASE):
+        if pin is None or not pin.allows_below(_SAFE_RELEASE):
             return
         for record, fact in facts:
             for span, function, source in fact.get("unpinned", ()):

@@ -20,19 +20,36 @@ analysis answers that for an expression read at a point of its code:
   factors with no graph of their own (``scale`` in ``(loss * scale).backward()``).
 * ``GraphValues.bindings(code, key)`` / ``latest(code, key, at)``: the bindings of ``key``
   the code makes (``global`` names included), and the last one before ``at``.
+* A loss or criterion call carries a graph unless every argument is known to carry none
+  (made under ``no_grad``, detached, ``.data``, a number); a call of a same-file function
+  carries what its returns carry; a ``model`` parameter that every call of its function
+  fills with an instance of a plain class holding no grad-requiring tensor
+  (``plain_class_records_graph``) is no model.
+* ``records_graphs(ctx)``: whether anything in the file can carry a graph at all: some
+  tensor may require grad (``requires_grad``, ``nn.Parameter``, a ``torch.nn`` layer or
+  ``nn.Module`` class, a loaded or pretrained model, ``.parameters()``), or may come from
+  elsewhere (an import of anything but the standard library, data and plotting libraries and
+  torch's tensor, data and functional parts; in a ``.py`` file, for code in a function, a
+  parameter of it, of a function around it or of its class's methods: another file may pass
+  one). A notebook that hand-writes its model from plain tensors (a from-scratch MLP with
+  ``torch.zeros(...).normal_()`` weights and a ``backward`` method of its own), or never
+  imports torch, records none: ``carrier`` answers None there.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from torchlint import libraries
+from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.model import COMPREHENSION, LAMBDA, MODULE, Binding, CallSite, Scope
-from torchlint.torch_api import (expr_key, is_detached, is_loss_constructor, is_loss_function,
+from torchlint.torch_api import (expr_key, is_detached, is_false_literal, is_loss_constructor, is_loss_function,
                                  looks_like_criterion_name, looks_like_model_name)
+from torchlint.tree import iter_nodes
 
 # Methods whose result keeps the receiver's graph.
 GRAPH_METHODS = {
@@ -53,6 +70,18 @@ _NON_GRAPH_ATTRIBUTES = {
 }
 _FOREIGN_MODEL_CALLS = {"pipeline", "InferenceSession", "load_model"}
 _MAX_DEPTH = 12
+# Import roots that hold no model and make no tensor require grad (``torch`` and
+# ``torchvision`` are judged by their parts: ``_GRAPH_SOURCE_IMPORTS``).
+_GRAPH_FREE_ROOTS = frozenset(libraries.UTILITY_ROOTS | set(getattr(sys, "stdlib_module_names", ())) | {
+    "seaborn", "plotly", "IPython", "ipywidgets", "imageio", "skimage", "h5py", "yaml", "requests", "sympy",
+    "torch", "torchvision", "__future__", "watermark", "pprint", "csv", "zipfile", "tarfile", "gzip", "urllib",
+})
+# Parts of torch and torchvision that build, load or differentiate models.
+_GRAPH_SOURCE_PREFIXES = ("torch.hub", "torch.jit", "torch.export", "torch.package", "torch.autograd",
+                          "torch.func", "torch.load", "torch.compile", "torchvision.models", "torch.nn.Parameter",
+                          "torch.nn.parameter", "torch.nn.modules", "torch.nn.Module")
+# Methods that make or reveal a trainable model.
+_GRAPH_SOURCE_METHODS = {"requires_grad_", "parameters", "named_parameters", "from_pretrained", "load_state_dict"}
 
 
 @dataclass(eq=False)
@@ -104,10 +133,15 @@ class GraphValues:
         # whether this backward differentiates them.
         self._differentiates: dict[cst.CSTNode, list[str]] = {}
         self._differentiating: set[cst.CSTNode] = set()
+        # While a same-file function's returns are read (``_function_graph``): the parameters
+        # the graph led to (their values are what each call passes).
+        self._params_reached: set[str] | None = None
 
     def carrier(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode) -> str | None:
         """"backward", "loss" or "model" when ``expr`` (read at ``at``) carries an autograd
-        graph, else None."""
+        graph, else None (always in a file where nothing records one: ``records_graphs``)."""
+        if not records_graphs(self.ctx, code.scope):
+            return None
         return self._graph(code, expr, at, 0)
 
     def bindings(self, code: Code, key: str) -> list[Binding]:
@@ -163,11 +197,14 @@ class GraphValues:
             return None
         func = expr.func
         if is_loss_function(ctx, func) or (isinstance(func, cst.Call) and is_loss_constructor(ctx, func.func)):
-            return "loss"
+            return None if self._inputs_graph_free(code, expr, at) else "loss"
         key = expr_key(func)
         if key is not None:
+            helpers = self._own_functions(func, expr)
+            if helpers:  # ``test_model(net, loader)``, ``loss_func(yhat, y)``: what the function returns
+                return self._function_graph(helpers, code, expr, at, depth)
             if key in self.ctx.semantic.training.bindings["criterion"] or looks_like_criterion_name(key):
-                return "loss"
+                return None if self._inputs_graph_free(code, expr, at) else "loss"
             if self._is_model(key, expr):
                 return "model"
         if isinstance(func, cst.Attribute):
@@ -176,7 +213,7 @@ class GraphValues:
                 inner = expr_key(func.value)
                 if inner is not None and self._is_model(inner, expr):
                     return "model"
-            if attr in GRAPH_METHODS:
+            if attr in GRAPH_METHODS and not self.model.is_imported(func):  # ``torch.mean(x)``: below
                 return self._graph(code, func.value, at, depth + 1)
         name = self.model.qualified_name(func) or ""
         if name.startswith("torch.") and name.rsplit(".", 1)[-1] in _GRAPH_FUNCTIONS and expr.args:
@@ -184,6 +221,73 @@ class GraphValues:
             if isinstance(first, (cst.List, cst.Tuple)):
                 return self._first_graph(code, [el.value for el in first.elements], at, depth)
             return self._graph(code, first, at, depth + 1)
+        return None
+
+    def _inputs_graph_free(self, code: Code, call: cst.Call, at: cst.CSTNode) -> bool:
+        """A loss of values known to carry no graph: every argument computed under
+        ``no_grad`` (``y_val = model(x)`` in a ``with torch.no_grad():`` block, then
+        ``criterion(y_val, y)`` after it), detached, ``.data``, or a plain number."""
+        args = [a.value for a in call.args if not a.star]
+        return bool(args) and len(args) == len(call.args) and all(self._graph_free(code, a, at, 0) for a in args)
+
+    def _graph_free(self, code: Code, expr: cst.BaseExpression, at: cst.CSTNode, depth: int) -> bool:
+        """``expr`` is known to carry no graph (see ``_inputs_graph_free``); unknown: False."""
+        if depth > 4:
+            return False
+        if is_plain_number(self.model, expr) or isinstance(expr, cst.Call) and is_detached(self.ctx, expr):
+            return True
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value in _NON_GRAPH_ATTRIBUTES or (
+                not (isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"))
+                and self._graph_free(code, expr.value, at, depth + 1))
+        if isinstance(expr, cst.Subscript):
+            return self._graph_free(code, expr.value, at, depth + 1)
+        if isinstance(expr, cst.Name):
+            b = self.latest(code, expr.value, at)
+            if b is None:
+                return False
+            if self.ctx.semantic.training.grad_choice_above(b.node):
+                return True  # made under ``no_grad`` (also a ``for`` target there)
+            return b.kind in ("assign", "ann") and b.value is not None and \
+                self._graph_free(code, b.value, b.node, depth + 1)
+        return False
+
+    def _own_functions(self, func: cst.BaseExpression, call: cst.Call) -> list[cst.FunctionDef]:
+        """The same-file plain functions (no methods) a call by name runs (``test_model(net,
+        loader)``): every binding of the name reaching the call is a ``def``."""
+        if not isinstance(func, cst.Name):
+            return []
+        bindings = self.model.reaching(func.value, call)
+        defs = [b.node for b in bindings if isinstance(b.node, cst.FunctionDef)]
+        if not defs or len(defs) != len(bindings):
+            return []
+        return [d for d in defs if self.model.scopes.get(d) is not None and self.model.scopes[d].self_name is None]
+
+    def _function_graph(self, helpers: list[cst.FunctionDef], code: Code, call: cst.Call, at: cst.CSTNode,
+                        depth: int) -> str | None:
+        """What the same-file functions ``helpers`` return carries: a graph some return value
+        has in its function (a parameter counts as what ``call`` passes for it), else None."""
+        if depth > _MAX_DEPTH:
+            return None
+        site = self.model.call_site(call)
+        for helper in helpers:
+            scope = self.model.scopes[helper]
+            inner = Code(scope)
+            for ret in scope.returns:
+                if ret.value is None:
+                    continue
+                outer, self._params_reached = self._params_reached, set()
+                try:
+                    found = self._graph(inner, ret.value, ret, depth + 1)
+                    reached = self._params_reached
+                finally:
+                    self._params_reached = outer
+                if found == "param":  # ``return torch.mean((yhat - y) ** 2)``: what the call passes
+                    args = [passed_argument(self.model, site, helper, p) if site is not None else None
+                            for p in sorted(reached)]
+                    found = self._first_graph(code, [a for a in args if a is not None], at, depth)
+                if found:
+                    return found
         return None
 
     def latest(self, code: Code, key: str, at: cst.CSTNode) -> Binding | None:
@@ -200,6 +304,9 @@ class GraphValues:
     def _binding_graph(self, code: Code, key: str, at: cst.CSTNode, depth: int) -> str | None:
         """Does the value ``key`` holds at ``at`` carry a graph? (``+=`` keeps what it held before.)"""
         b = self.latest(code, key, at)
+        if b is not None and b.kind == "param" and self._params_reached is not None:
+            self._params_reached.add(key)  # a function's result read through ``_function_graph``
+            return "param"
         if b is not None and b.kind == "unpack" and depth <= _MAX_DEPTH:
             return self._unpacked_graph(code, b, depth)
         if b is None or b.value is None or depth > _MAX_DEPTH or self.ctx.semantic.training.grad_choice_above(b.node):
@@ -346,7 +453,52 @@ class GraphValues:
         if key in ("self", "cls"):
             info = self.model.class_of(call)
             return info is not None and training.is_module_class(info)
+        if self._plain_instances_only(key, call):
+            return False
         return key in training.bindings["model"] or looks_like_model_name(key)
+
+    def _plain_instances_only(self, key: str, call: cst.Call) -> bool:
+        """``key`` is a parameter of a plain function every call of which in the file passes
+        an instance of a same-file plain class whose tensors never require grad
+        (``plain_class_records_graph``): a from-scratch model (``Adaline1(n)`` with
+        ``torch.zeros`` weights and a hand-written ``backward``) given to ``train(model, ...)``."""
+        func = call.func
+        name = func.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else \
+            func if isinstance(func, cst.Name) else None
+        if not isinstance(name, cst.Name) or name.value != key.split(".")[0]:
+            return False
+        bindings = self.model.reaching(name.value, name)
+        if not bindings or any(b.kind != "param" for b in bindings):
+            return False
+        function = self.model.scope_of(name)
+        while function is not None and not isinstance(function.node, cst.FunctionDef):
+            function = function.parent
+        if function is None or function.self_name is not None:
+            return False
+        callers = self.ctx.semantic.graph.callers(function.node)
+        if not callers:
+            return False
+        for site in callers:
+            arg = passed_argument(self.model, site, function.node, name.value)
+            values = [arg]
+            if isinstance(arg, cst.Name):
+                found = self.model.reaching(arg.value, site.node)
+                values = [b.value for b in found] if found and all(b.kind == "assign" for b in found) else [None]
+            for value in values:
+                info = self._constructed_class(value, site.node)
+                if info is None or plain_class_records_graph(self.ctx, info):
+                    return False
+        return True
+
+    def _constructed_class(self, value: cst.BaseExpression | None, at: cst.CSTNode):
+        """The same-file class ``value`` (``C(...)``) constructs, with no base but ``object``."""
+        if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Name):
+            return None
+        bindings = self.model.reaching(value.func.value, at)
+        if len(bindings) != 1 or bindings[0].node not in self.model.classes:
+            return None
+        info = self.model.classes[bindings[0].node]
+        return info if all(b == "object" for b in info.bases) else None
 
 
     def _not_models(self) -> set[str]:
@@ -364,3 +516,101 @@ def _is_foreign_model(ctx, func: cst.BaseExpression) -> bool:
     name = ctx.qualified_name(func) or ""
     root, last = name.split(".")[0], name.rsplit(".", 1)[-1]
     return last in _FOREIGN_MODEL_CALLS or root in libraries.FOREIGN_FRAMEWORKS or root in ("joblib", "pickle")
+
+
+def records_graphs(ctx, scope: Scope | None = None) -> bool:
+    """Can a value of this file (read in ``scope``: None for any) carry an autograd graph at
+    all (see the module's docstring)? Memoised on the model."""
+    model = ctx.semantic.model
+    memo = model.memo("autograd.records_graphs")
+    if "file" not in memo:
+        memo["file"] = _graph_source(ctx, model)
+    if memo["file"] or ctx.path.endswith(".ipynb"):
+        return memo["file"]  # nothing calls a notebook's functions from outside
+    if scope is None:
+        return any(_receives(model, s) for s in model.scopes.values())
+    if scope not in memo:
+        memo[scope] = _receives(model, scope)
+    return memo[scope]
+
+
+def _graph_source(ctx, model) -> bool:
+    """Something in the file makes a tensor that requires grad, or comes from a library or
+    module that may hold one."""
+    if _asks_for_grad(model):
+        return True
+    if any(_source_name(q) or libraries.root(q) not in _GRAPH_FREE_ROOTS for q in ctx.imports.values()):
+        return True
+    for info in model.classes.values():
+        if any(b != "object" for b in info.bases):
+            return True  # an nn.Module, an autograd.Function, or a class from elsewhere
+    for site in model.calls:
+        func = site.node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _GRAPH_SOURCE_METHODS:
+            return True
+        if _source_name(model.qualified_name(func) or ""):
+            return True
+    return False
+
+
+def _asks_for_grad(model) -> bool:
+    """Some code asks a tensor to require grad: ``requires_grad=<not False>`` passed to a
+    call, ``t.requires_grad = <not False>`` (the tree, never comments or strings)."""
+    for site in model.calls:
+        for arg in site.node.args:
+            if arg.keyword is not None and arg.keyword.value == "requires_grad" and not is_false_literal(arg.value):
+                return True
+    for scope in model.scopes.values():
+        for node in iter_nodes(scope.node, into_scopes=False):
+            if isinstance(node, cst.Assign) and not is_false_literal(node.value) and any(
+                    isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets):
+                return True
+    return False
+
+
+def plain_class_records_graph(ctx, info) -> bool:
+    """Can an instance of the plain class ``info`` hold a tensor that requires grad? Its body
+    asks for grad (``requires_grad=True``, ``.requires_grad_()``, ``x.requires_grad = True``),
+    builds a ``torch.nn`` layer or parameter, or loads or finds a model (``_graph_source``'s
+    names and methods). A class of plain tensors (``torch.zeros(n, 1)`` weights, a
+    ``backward`` of its own) holds none."""
+    model = ctx.semantic.model
+    for node in iter_nodes(info.node):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _GRAPH_SOURCE_METHODS:
+                return True
+            if _source_name(model.qualified_name(func) or ""):
+                return True
+            if any(a.keyword is not None and a.keyword.value == "requires_grad" and not is_false_literal(a.value)
+                   for a in node.args):
+                return True
+        elif isinstance(node, cst.Assign) and not is_false_literal(node.value) and any(
+                isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad" for t in node.targets):
+            return True
+    return False
+
+
+def _receives(model, scope: Scope) -> bool:
+    """Code in ``scope`` may see values another file passes in: a parameter of its function
+    or of one around it, or, in a method, of any method of its class (``self.model`` set from
+    ``__init__(self, model)``)."""
+    current: Scope | None = scope
+    while current is not None:
+        if isinstance(current.node, cst.FunctionDef):
+            if len(_params(current.node)) > (1 if current.self_name else 0):
+                return True
+            if current.cls is not None and any(len(_params(m)) > 1 for m in current.cls.methods.values()):
+                return True
+        current = current.parent
+    return False
+
+
+def _source_name(qualified: str) -> bool:
+    return qualified.startswith(_GRAPH_SOURCE_PREFIXES) or libraries.torch_nn_class(qualified) is not None
+
+
+def _params(node: cst.FunctionDef) -> list:
+    p = node.params
+    return [*p.posonly_params, *p.params, *p.kwonly_params, *([p.star_arg] if isinstance(p.star_arg, cst.Param) else []),
+            *([p.star_kwarg] if p.star_kwarg is not None else [])]

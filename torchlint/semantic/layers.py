@@ -453,13 +453,69 @@ def element_sources(model: "SemanticModel", expr: cst.BaseExpression, depth: int
 
 def requires_grad_tensor(model: "SemanticModel", value: cst.Call) -> bool:
     """Whether ``value`` builds a tensor that requires grad: ``torch.randn(...,
-    requires_grad=True)`` or ``torch.zeros(...).requires_grad_()`` (a tensor factory's)."""
+    requires_grad=True)``, ``torch.zeros(...).requires_grad_()`` (also after methods that keep
+    the tensor: ``torch.randn(n).cuda().requires_grad_()``), or
+    ``Variable(torch.randn(n), requires_grad=True)`` (a tensor factory's)."""
     func = value.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_" and isinstance(func.value, cst.Call):
+    if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
         if value.args and value.args[0].value is not None and not (
                 isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == "True"):
             return False
-        return tensor_factory(model.qualified_name(func.value.func)) is not None
+        made = tensor_made_by(model, func.value, follow_names=False, moves=True)
+        return made is not None and tensor_factory(model.qualified_name(made.func)) is not None
     flag = keyword_arg(value, "requires_grad")
-    return flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True" and \
-        tensor_factory(model.qualified_name(func)) is not None
+    if flag is None or not (isinstance(flag.value, cst.Name) and flag.value.value == "True"):
+        return False
+    if (model.qualified_name(func) or "").endswith("autograd.Variable") and value.args and value.args[0].keyword is None:
+        made = tensor_made_by(model, value.args[0].value, follow_names=False, moves=True)
+        return made is not None and tensor_factory(model.qualified_name(made.func)) is not None
+    return tensor_factory(model.qualified_name(func)) is not None
+
+
+# Methods and torch functions whose result is a plain tensor made from their receiver (or
+# first argument), on its device.
+_KEEPING_METHODS = {"unsqueeze", "squeeze", "transpose", "permute", "view", "reshape", "contiguous", "t", "float",
+                    "double", "half", "long", "int", "bool", "flatten", "expand", "repeat", "clone", "detach", "tril",
+                    "triu", "flip", "exp", "log", "sin", "cos", "sqrt", "abs", "neg", "cumsum", "normal_", "uniform_",
+                    "fill_", "zero_"}
+_MOVING_METHODS = {"to", "cuda", "cpu"}
+_KEEPING_FUNCTIONS = {"torch.tril", "torch.triu", "torch.flip", "torch.exp", "torch.log", "torch.sin", "torch.cos",
+                      "torch.sqrt", "torch.abs", "torch.cumsum", "torch.transpose", "torch.unsqueeze",
+                      "torch.squeeze"}
+_MAX_MADE_DEPTH = 6
+
+
+def tensor_made_by(model: "SemanticModel", expr: cst.BaseExpression, follow_names: bool = True,
+                   moves: bool = False, depth: int = 0) -> cst.Call | None:
+    """The call that made the tensor ``expr`` is, through methods and torch functions that
+    keep it a plain tensor on its device (``torch.zeros(n, d).unsqueeze(0)``,
+    ``torch.tril(torch.ones(n, n))``, indexing; with ``moves``, also ``.to(...)``/``.cuda()``) and, with
+    ``follow_names``, through local names each read of which sees one assignment
+    (``pe = torch.zeros(n, d)``; ``pe[:, 0::2] = ...`` fills it in place;
+    ``pe = pe.unsqueeze(0)``; ``self.pe = pe``). The innermost call (a factory, a layer,
+    anything), or None when a name has several or no assignments."""
+    if depth > _MAX_MADE_DEPTH:
+        return None
+    if isinstance(expr, cst.Name) and follow_names:
+        bindings = model.reaching(expr.value, expr)
+        if len(bindings) == 1 and bindings[0].value is not None and _within(expr, bindings[0].value):
+            bindings = model.reaching(expr.value, bindings[0].node)  # ``pe = pe.unsqueeze(0)``: the one before
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].value is None \
+                or _within(expr, bindings[0].value):
+            return None
+        return tensor_made_by(model, bindings[0].value, follow_names, moves, depth + 1)
+    if isinstance(expr, cst.Subscript):  # ``torch.linspace(0, 1, n)[..., None]``: indexing keeps it
+        return tensor_made_by(model, expr.value, follow_names, moves, depth + 1)
+    if not isinstance(expr, cst.Call):
+        return None
+    func = expr.func
+    if isinstance(func, cst.Attribute) and not model.is_imported(func) and (
+            func.attr.value in _KEEPING_METHODS or moves and func.attr.value in _MOVING_METHODS):
+        return tensor_made_by(model, func.value, follow_names, moves, depth + 1)
+    if model.qualified_name(func) in _KEEPING_FUNCTIONS and expr.args and expr.args[0].keyword is None:
+        return tensor_made_by(model, expr.args[0].value, follow_names, moves, depth + 1)
+    return expr
+
+
+def _within(node: cst.CSTNode, root: cst.CSTNode) -> bool:
+    return any(n is node for n in iter_nodes(root))

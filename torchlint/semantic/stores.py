@@ -31,15 +31,15 @@ import libcst as cst
 
 from torchlint.semantic.autograd import Code, GraphValues, code_owner, root_name
 from torchlint.semantic.dataflow import Flow, gradient_target
-from torchlint.semantic.model import Binding, CallSite, Scope
-from torchlint.semantic.training import DATA
-from torchlint.torch_api import expr_key
-from torchlint.tree import iter_nodes, unpack_targets
+from torchlint.semantic.model import Binding, CallSite, ClassInfo, Scope, SemanticModel
+from torchlint.semantic.training import DATA, EPOCH
+from torchlint.torch_api import expr_key, is_detached
+from torchlint.tree import children, iter_nodes, unpack_targets
 
 # Methods that store a value, by the position of the value among their positional arguments.
 STORE_METHODS = {"append": 0, "extend": 0, "appendleft": 0, "insert": 1}
 # Calls that shrink or empty a container: it does not grow without bound.
-BOUNDING_METHODS = {"clear", "pop", "popleft", "popitem", "remove"}
+BOUNDING_METHODS = {"clear", "pop", "popleft", "popitem", "remove", "reset"}
 
 RUN, WINDOW = "run", "window"
 
@@ -54,6 +54,7 @@ class Store:
     key: str
     value: cst.BaseExpression
     verb: str = ""  # the method of a "call" store
+    through: str = ""  # an accumulator's method that keeps the value (``AverageMeter.update``)
 
 
 def store_of_assign(node: cst.Assign) -> Store | None:
@@ -187,12 +188,21 @@ class KeptStores:
         loops, training = self.model.loops, self.ctx.semantic.training
         steps = self.steps(code)
         backwards = [s for _, s in code.backwards]
-        for loop in self.ctx.enclosing_loops(node):
+        enclosing = self.ctx.enclosing_loops(node)
+        for loop in enclosing:
             if DATA in training.loop_kinds(loops[loop]) or any(s.loops and s.loops[-1].node is loop for s in steps):
                 return loop
             if any(s.loops and s.loops[-1].node is loop for s in backwards) and not self._steps_after(steps, loop):
                 return loop
-        return None
+        return next((loop for loop in enclosing if self.per_epoch(loop)), None)
+
+    def per_epoch(self, loop: cst.CSTNode) -> bool:
+        """``loop`` runs epochs: a loop around a data loop, or ``for epoch in range(...)``
+        (``training.loop_kinds``), that is not a data loop itself. What a store there keeps
+        grows once per epoch; only what still holds its forward's activations (never
+        backward-ed) makes that grow much."""
+        kinds = self.ctx.semantic.training.loop_kinds(self.model.loops[loop])
+        return EPOCH in kinds and DATA not in kinds
 
     def _steps_after(self, steps: list[CallSite], loop: cst.CSTNode) -> bool:
         """This code steps an optimizer, and only after ``loop``, outside it."""
@@ -276,3 +286,250 @@ class KeptStores:
                 if isinstance(anc, cst.If):
                     return True
         return False
+
+
+# -- accumulators: methods that keep what they are given ------------------------------------
+
+@dataclass(frozen=True)
+class Accumulates:
+    """A method keeps its parameter ``param`` (``index``: its position after ``self``; -1
+    keyword-only) in ``attr`` (``self.sum``), past the call."""
+
+    param: str
+    index: int
+    attr: str
+
+    def to_json(self) -> list:
+        return [self.param, self.index, self.attr]
+
+    @classmethod
+    def from_json(cls, data: list) -> "Accumulates":
+        return cls(str(data[0]), int(data[1]), str(data[2]))
+
+
+def accumulators(ctx) -> dict[ClassInfo, dict[str, list[Accumulates]]]:
+    """The file's plain classes (no ``nn.Module``, no bases but ``object``) whose methods keep
+    a parameter in an attribute of ``self``: ``self.sum += val * n``, ``self.sum = self.sum +
+    val``, ``self.values.append(val)`` (also ``self.d[k] += val``), where the stored value
+    reads the parameter as it was passed (not rebound before, not through ``.item()``,
+    ``.detach()``, ``float()``) and the method does not also rebind the attribute. Memoised
+    on the model."""
+    model = ctx.semantic.model
+    memo = model.memo("stores.accumulators")
+    if "found" in memo:
+        return memo["found"]
+    found: dict[ClassInfo, dict[str, list[Accumulates]]] = {}
+    for info in model.classes.values():
+        if any(b not in ("object",) for b in info.bases):
+            continue  # a subclass (a Module, a Metric, ...): its base's state is not this one's
+        for name, method in info.methods.items():
+            kept = _accumulated_params(ctx, model, method)
+            if kept:
+                found.setdefault(info, {})[name] = kept
+    memo["found"] = found
+    return found
+
+
+def _accumulated_params(ctx, model: SemanticModel, method: cst.FunctionDef) -> list[Accumulates]:
+    scope = model.scopes.get(method)
+    me = scope.self_name if scope is not None else None
+    if me is None or scope.method_kind != "method" or method.name.value.startswith("__"):
+        return []
+    positional = [p.name.value for p in [*method.params.posonly_params, *method.params.params]][1:]
+    params = positional + [p.name.value for p in method.params.kwonly_params]
+    if not params:
+        return []
+    out: list[Accumulates] = []
+    assigned: dict[str, list[cst.CSTNode]] = {}
+    stores: list[Store] = []
+    for node in iter_nodes(method.body, into_scopes=False):
+        store = store_of_augassign(node) if isinstance(node, cst.AugAssign) else \
+            store_of_assign(node) if isinstance(node, cst.Assign) else \
+            store_of_call(node) if isinstance(node, cst.Call) else None
+        if store is not None and root_name(store.container) == me and store.key != me:
+            stores.append(store)
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                for leaf in unpack_targets(t.target):
+                    key = expr_key(leaf)
+                    if key is not None:
+                        assigned.setdefault(key, []).append(node)
+    for store in stores:
+        attr = root_chain(store.container)[-2] if len(root_chain(store.container)) > 1 else store.key
+        if any(node is not store.node for node in assigned.get(attr, ())):
+            continue  # rebound in the method too: it keeps the last value, not a history
+        for param in _params_read(ctx, model, store.value, params):
+            index = positional.index(param) if param in positional else -1
+            keep = Accumulates(param, index, attr)
+            if keep not in out:
+                out.append(keep)
+    return out
+
+
+def _params_read(ctx, model: SemanticModel, value: cst.BaseExpression, params: list[str]) -> list[str]:
+    """The parameters ``value`` reads as they were passed (not under a detaching call)."""
+    if is_detached(ctx, value):
+        return []
+    found = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call) and is_detached(ctx, node):
+            continue
+        if isinstance(node, cst.Name):
+            if node.value in params and node.value not in found:
+                bindings = model.reaching(node.value, node)
+                if bindings and all(b.kind == "param" for b in bindings):
+                    found.append(node.value)
+            continue
+        if isinstance(node, cst.Attribute):
+            if node.attr.value not in ("data", "shape", "dtype", "device"):
+                stack.append(node.value)  # ``val.sum``, not the attribute's name
+            continue
+        stack.extend(children(node))
+    return found
+
+
+def receiver_classes(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0,
+                     star: tuple[str, ...] = ()) -> tuple[list[ClassInfo], list[str]]:
+    """The classes ``expr`` may be an instance of, as (same-file ``ClassInfo``s, qualified
+    names of imported classes): a name or ``self`` attribute every binding of which is a
+    construction (``meter = AverageMeter()``), an element of a container whose every value
+    is one (``self.meters["loss"]`` of ``{"loss": AverageMeter()}``, a dict comprehension,
+    ``defaultdict(AverageMeter)``). A capitalised name bound nowhere in the file may come
+    from a ``from utils import *`` (``star``: those modules): each ``<module>.<Name>``, for
+    the project pass to resolve. Anything else (a parameter, a call's result) gives nothing."""
+    if depth > 3:
+        return [], []
+    if isinstance(expr, cst.Subscript):
+        values = _bound_values(model, expr.value)
+        if not values:
+            return [], []
+        local, imported = [], []
+        for value in values:
+            classes = _element_classes(model, value, star)
+            if classes is None:
+                return [], []
+            local += classes[0]
+            imported += classes[1]
+        return local, imported
+    values = _bound_values(model, expr)
+    local, imported = [], []
+    for value in values:
+        built = _constructed(model, value, star)
+        if built is None:
+            return [], []
+        local += built[0]
+        imported += built[1]
+    return local, imported
+
+
+def _bound_values(model: SemanticModel, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values every binding of a name (reaching ``expr``) or of ``self.<attr>`` (in the
+    class's methods) assigns; empty when one of them is not a plain assignment."""
+    if isinstance(expr, cst.Name):
+        bindings = model.reaching(expr.value, expr)
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        scope = model.scope_of(expr)
+        info = scope.cls
+        if info is None or expr.value.value != scope.self_name:
+            return []
+        key = f"{expr.value.value}.{expr.attr.value}"
+        bindings = [b for m in info.methods.values() if model.scopes.get(m) is not None
+                    for b in model.scopes[m].bindings.get(f"{model.scopes[m].self_name}.{expr.attr.value}", ())]
+        if not bindings:
+            bindings = model.reaching(key, expr)
+    else:
+        return []
+    values = [b.value if b.kind in ("assign", "ann") else _unpacked_value(b) for b in bindings]
+    if not values or any(v is None for v in values):
+        return []
+    return values
+
+
+def _unpacked_value(binding: Binding) -> cst.BaseExpression | None:
+    """The element of a tuple display that ``a, b = A(), B()`` binds to the binding's name."""
+    node = binding.node
+    if binding.kind != "unpack" or not isinstance(node, cst.Assign) or not isinstance(node.value, (cst.Tuple, cst.List)):
+        return None
+    for t in node.targets:
+        if isinstance(t.target, (cst.Tuple, cst.List)) and len(t.target.elements) == len(node.value.elements):
+            for target, element in zip(t.target.elements, node.value.elements):
+                if expr_key(target.value) == binding.key and isinstance(element, cst.Element):
+                    return element.value
+    return None
+
+
+def _constructed(model: SemanticModel, value: cst.BaseExpression,
+                 star: tuple[str, ...] = ()) -> tuple[list[ClassInfo], list[str]] | None:
+    """``C(...)``: ([C], []) for a same-file class, ([], ["pkg.C"]) for an imported name (or
+    one a ``from pkg import *`` of ``star`` may bind)."""
+    if not isinstance(value, cst.Call):
+        return None
+    func = value.func
+    if isinstance(func, cst.Name):
+        bindings = model.reaching(func.value, value)
+        classes = [model.classes[b.node] for b in bindings if b.kind == "class" and b.node in model.classes]
+        if classes and len(classes) == len(bindings):
+            return classes, []
+        if not bindings and star and func.value[:1].isupper() and not model.is_imported(func):
+            return [], [f"{module}.{func.value}" for module in star]
+    if model.is_imported(func):
+        name = model.qualified_name(func)
+        if name is not None and name.rsplit(".", 1)[-1][:1].isupper():
+            return [], [name]
+    return None
+
+
+def _element_classes(model: SemanticModel, value: cst.BaseExpression,
+                     star: tuple[str, ...] = ()) -> tuple[list[ClassInfo], list[str]] | None:
+    """The classes of a container's values: a dict display or comprehension of constructions,
+    ``defaultdict(C)``."""
+    if isinstance(value, cst.Dict):
+        items = [el.value for el in value.elements if isinstance(el, cst.DictElement)]
+        if not items or len(items) != len(value.elements):
+            return None
+    elif isinstance(value, cst.DictComp):
+        items = [value.value]
+    elif isinstance(value, cst.Call) and (model.qualified_name(value.func) or "").rsplit(".", 1)[-1] == "defaultdict" \
+            and len(value.args) == 1 and not value.args[0].keyword:
+        factory = value.args[0].value
+        if isinstance(factory, cst.Name):
+            bindings = model.reaching(factory.value, value)
+            classes = [model.classes[b.node] for b in bindings if b.kind == "class" and b.node in model.classes]
+            if classes and len(classes) == len(bindings):
+                return classes, []
+        if model.is_imported(factory):
+            name = model.qualified_name(factory)
+            return ([], [name]) if name is not None and name.rsplit(".", 1)[-1][:1].isupper() else None
+        return None
+    else:
+        return None
+    local, imported = [], []
+    for item in items:
+        built = _constructed(model, item, star)
+        if built is None:
+            return None
+        local += built[0]
+        imported += built[1]
+    return local, imported
+
+
+def store_of_accumulation(call: cst.Call, receiver: cst.BaseExpression, owner: str,
+                          keeps: list[Accumulates]) -> list[Store]:
+    """What ``call`` (``receiver.<method>(...)``, the method of class ``owner`` keeping
+    ``keeps``) stores in ``receiver``: one ``Store`` per argument it passes for a kept
+    parameter."""
+    key = expr_key(receiver)
+    method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    if key is None or any(a.star for a in call.args):
+        return []
+    positional = [a for a in call.args if a.keyword is None]
+    out = []
+    for keep in keeps:
+        arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == keep.param), None)
+        if arg is None and 0 <= keep.index < len(positional):
+            arg = positional[keep.index]
+        if arg is not None:
+            out.append(Store("call", call, receiver, key, arg.value, method, f"{owner}.{method}"))
+    return out

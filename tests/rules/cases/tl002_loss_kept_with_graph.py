@@ -367,7 +367,142 @@ VALID = [
         "        self.optimizer.zero_grad()\n"
         "        return total_loss.item()\n"
     ),
+    # Nothing in the file requires grad: a from-scratch MLP of plain tensors with a
+    # backward method of its own (learners' rasbt mlp-fromscratch), a notebook-style numpy
+    # model whose .backward()/.step() are user methods (dataflowr 02_backprop).
+    """
+        import torch
+        class MLP:
+            def __init__(self):
+                self.w = torch.zeros(4, 2).normal_(0.0, 0.1)
+            def forward(self, x):
+                return torch.sigmoid(x @ self.w)
+            def backward(self, x, a, y):
+                return x.t() @ (a - y)
+        model = MLP()
+        cost = []
+        for epoch in range(50):
+            for x, y in [(torch.rand(8, 4), torch.rand(8, 2))]:
+                a = model.forward(x)
+                model.w -= 0.1 * model.backward(x, a, y)
+                loss = ((a - y) ** 2).mean()
+                cost.append(loss)
+        """,
+    """
+        import numpy as np
+        class add_bias:
+            def __init__(self, b):
+                self.b = b
+            def forward(self, x):
+                return x + self.b
+            def backward(self, grad):
+                self.grad_b = grad.sum()
+            def step(self, lr):
+                self.b -= lr * self.grad_b
+        model = add_bias(1.0)
+        losses = []
+        for epoch in range(20):
+            for x, y in zip(np.random.randn(10), np.random.randn(10)):
+                out = model.forward(x)
+                loss = (out - y) ** 2
+                model.backward(2 * (out - y))
+                model.step(0.01)
+                losses.append(loss)
+        """,
+    # An accumulator given numbers: `.item()` passed, or a method that keeps `float(val)`.
+    """
+        import torch
+        class AverageMeter:
+            def __init__(self):
+                self.sum, self.count = 0, 0
+            def update(self, val, n=1):
+                self.sum += float(val) * n
+                self.count += n
+        class Meter:
+            def __init__(self):
+                self.total = 0
+            def update(self, val, n=1):
+                self.total += val * n
+        def train(model, loader, opt, criterion):
+            losses, meter = AverageMeter(), Meter()
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.update(loss, x.size(0))
+                meter.update(loss.item(), x.size(0))
+        """,
+    # A loss of values computed under no_grad, taken after the block (learners' makeabhishek CNN);
+    # a same-file evaluation function returning an accuracy (phlippe's test_model).
+    """
+        import torch
+        def test_model(net, loader):
+            true_preds, count = 0.0, 0
+            with torch.no_grad():
+                for x, y in loader:
+                    true_preds += (net(x).argmax(dim=-1) == y).sum()
+                    count += y.shape[0]
+            return true_preds / count
+        def train(model, loader, test_loader, criterion, optimizer, epochs):
+            test_losses, val_scores = [], []
+            for epoch in range(epochs):
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                with torch.no_grad():
+                    for x_test, y_test in test_loader:
+                        y_val = model(x_test)
+                loss = criterion(y_val, y_test)
+                test_losses.append(loss)
+                val_scores.append(test_model(model, test_loader))
+        """,
+    # A train() given only instances of a plain class of plain tensors (learners' rasbt Adaline1).
+    """
+        import torch
+        class Adaline1:
+            def __init__(self, n):
+                self.weight = torch.zeros(n, 1)
+            def forward(self, x):
+                return torch.mm(x, self.weight).view(-1)
+        def loss_func(yhat, y):
+            return torch.mean((yhat - y) ** 2)
+        def train(model, x, y, num_epochs):
+            cost = []
+            for e in range(num_epochs):
+                for idx in torch.split(torch.randperm(y.size(0)), 10):
+                    yhat = model.forward(x[idx])
+                    model.weight += 0.01 * torch.mm(x[idx].t(), (y[idx] - yhat).view(-1, 1))
+                yhat = model.forward(x)
+                curr_loss = loss_func(yhat, y)
+                cost.append(curr_loss)
+            return cost
+        cost = train(Adaline1(3), torch.rand(20, 3), torch.rand(20), 5)
+        w = torch.zeros(3, requires_grad=True)
+        """,
+    # A same-file metric of the model's output: its return is a count of comparisons, whatever
+    # it is given (learners' MehdiJmlkh `corrects += correct(output, labels)`).
+    """
+        import torch
+        def correct(output, labels):
+            return (output.argmax(dim=1) == labels).sum()
+        def train(model, loader, criterion, optimizer):
+            corrects = 0
+            for x, y in loader:
+                output = model(x)
+                loss = criterion(output, y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                corrects += correct(output, y)
+            return corrects
+        """,
 ]
+
+
+
 
 
 INVALID = [
@@ -991,5 +1126,112 @@ INVALID = [
             "`kept.append(logits)` keeps each iteration's autograd graph alive, so memory grows every step; "
             "store `logits.detach()` instead",
         ),
+    ),
+    # An accumulator's method keeps the loss: AverageMeter.update does self.sum += val * n.
+    Invalid(
+        """
+            import torch
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+            def train(model, loader, opt, criterion):
+                losses = AverageMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.update(loss, x.size(0))
+            """,
+        lines=(16,),
+        messages=(
+            "`losses.update(loss, x.size(0))` keeps each iteration's autograd graph alive (`AverageMeter.update` "
+            "keeps what it is given), so memory grows every step; pass `loss.item()` (or `loss.detach()`) instead",
+        ),
+        fixed="""
+            import torch
+            class AverageMeter:
+                def __init__(self):
+                    self.sum, self.count = 0, 0
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+            def train(model, loader, opt, criterion):
+                losses = AverageMeter()
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.update(loss.detach(), x.size(0))
+            """,
+    ),
+    # A sample generated once an epoch with autograd on, kept in a list: never backward-ed,
+    # it holds its whole forward's activations.
+    Invalid(
+        """
+            import torch
+            def train(generator, discriminator, loader, opt, epochs, z):
+                samples = []
+                for epoch in range(epochs):
+                    for real in loader:
+                        loss = -discriminator(generator(torch.randn(8, 16))).mean()
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    fake = generator(z)
+                    samples.append(fake)
+            """,
+        lines=(12,),
+        messages=(
+            "`samples.append(fake)` keeps each iteration's autograd graph alive, so memory grows every step; "
+            "store `fake.detach()` instead",
+        ),
+    ),
+    # A loss computed on a full-data forward once an epoch, never backward-ed (learners' d2l
+    # fit_and_plot): each epoch keeps that forward's graph; the same through a same-file loss function.
+    Invalid(
+        """
+            import torch
+            def loss_func(yhat, y):
+                return torch.mean((yhat - y) ** 2)
+            def fit(model, loader, features, labels, criterion, optimizer, epochs):
+                train_ls, mse = [], []
+                for ep in range(epochs):
+                    for xb, yb in loader:
+                        loss = criterion(model(xb), yb)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    train_ls.append(criterion(model(features), labels).mean())
+                    mse.append(loss_func(model(features), labels))
+                return train_ls, mse
+            """,
+        lines=(13, 14),
+        messages=(
+            "`train_ls.append(...)` keeps each iteration's autograd graph alive, so memory grows every step; store "
+            "detached values (`.detach()`, or `.item()` for scalars)",
+            "`mse.append(loss_func(model(features), labels))` keeps each iteration's autograd graph alive, so memory "
+            "grows every step; store `loss_func(model(features), labels).detach()` instead",
+        ),
+        fixed="""
+            import torch
+            def loss_func(yhat, y):
+                return torch.mean((yhat - y) ** 2)
+            def fit(model, loader, features, labels, criterion, optimizer, epochs):
+                train_ls, mse = [], []
+                for ep in range(epochs):
+                    for xb, yb in loader:
+                        loss = criterion(model(xb), yb)
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+                    train_ls.append(criterion(model(features), labels).mean().detach())
+                    mse.append(loss_func(model(features), labels))
+                return train_ls, mse
+            """,
     ),
 ]

@@ -203,7 +203,41 @@ VALID = [
                         x = block(x)
                 return x
         """,
+    # The attribute flows into a local that forward moves (learners' phlippe neural ODE), and a
+    # local list that is also registered through nn.Sequential(*layers).
+    """
+        import torch
+        import torch.nn as nn
+        class ODEBlock(nn.Module):
+            def __init__(self, f, n):
+                super().__init__()
+                self.f = f
+                self.integration_time = torch.tensor([0, 1], dtype=torch.float32)
+                layers = [nn.Linear(4, 4) for _ in range(n)]
+                self.net = nn.Sequential(*layers)
+                self.layers = layers
+            def forward(self, x, integration_time=None):
+                integration_time = self.integration_time if integration_time is None else integration_time
+                integration_time = integration_time.to(x.device)
+                return self.f(x, integration_time) + self.layers[0](x)
+        """,
+    # A tensor built through a local, then moved before it is stored, or registered.
+    """
+        import torch
+        import torch.nn as nn
+        class PositionalEncoding(nn.Module):
+            def __init__(self, d, device):
+                super().__init__()
+                pe = torch.zeros(100, d)
+                pe[:, 0::2] = torch.sin(torch.arange(0, 100).unsqueeze(1).float())
+                self.pe = pe.unsqueeze(0).to(device)
+                mask = torch.tril(torch.ones(8, 8))
+                self.register_buffer("mask", mask)
+            def forward(self, x):
+                return (x + self.pe[:, :x.size(1)]).masked_fill(self.mask[:4, :4] == 0, 0)
+        """,
 ]
+
 
 
 INVALID = [
@@ -526,6 +560,118 @@ INVALID = [
                     self._aux = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])
                 def forward(self, x):
                     return self.convs[0](x) + self._aux[0](x)
+            """,
+    ),
+    # Layers built by a comprehension into a local, or by dict(<generator>), then stored on self.
+    Invalid(
+        """
+            import torch.nn as nn
+            class Heads(nn.Module):
+                def __init__(self, names, n):
+                    super().__init__()
+                    layers = [nn.Linear(4, 4) for _ in range(n)]
+                    self.layers = layers
+                    self.heads = dict((k, nn.Linear(4, 2)) for k in names)
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = layer(x)
+                    return {k: h(x) for k, h in self.heads.items()}
+            """,
+        lines=(7, 8),
+        messages=(container_message("layers", "list"), container_message("heads", "dict")),
+        fixed="""
+            import torch.nn as nn
+            class Heads(nn.Module):
+                def __init__(self, names, n):
+                    super().__init__()
+                    layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(n)])
+                    self.layers = layers
+                    self.heads = dict((k, nn.Linear(4, 2)) for k in names)
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = layer(x)
+                    return {k: h(x) for k, h in self.heads.items()}
+            """,
+    ),
+    # A tensor that requires grad, made through a local, a Variable, or moved before requires_grad_().
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            from torch.autograd import Variable
+            class Affine(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    w = torch.randn(d, d, requires_grad=True)
+                    self.w = w
+                    self.b = Variable(torch.zeros(d), requires_grad=True)
+                    self.s = torch.ones(d).cuda().requires_grad_()
+                def forward(self, x):
+                    return (x @ self.w + self.b) * self.s
+            """,
+        lines=(9, 10, 11),
+        messages=(parameter_message("w"), parameter_message("b"), parameter_message("s")),
+    ),
+    # A plain tensor made into a local, filled in place and reshaped, then stored on self
+    # (the classic PositionalEncoding), and a causal mask made by torch.tril.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class PositionalEncoding(nn.Module):
+                def __init__(self, d):
+                    super().__init__()
+                    pe = torch.zeros(100, d)
+                    pe[:, 0::2] = torch.sin(torch.arange(0, 100).unsqueeze(1).float())
+                    pe = pe.unsqueeze(0)
+                    self.pe = pe
+                    mask = torch.tril(torch.ones(8, 8))
+                    self.mask = mask
+                def forward(self, x):
+                    return (x + self.pe[:, :x.size(1)]).masked_fill(self.mask[:4, :4] == 0, 0)
+            """,
+        lines=(10, 12),
+        messages=(buffer_message("pe"), buffer_message("mask")),
+    ),
+    # Layers read only through zip()/enumerate() in forward (not handed on); a tensor made to
+    # require grad after it is stored; an indexed factory's tensor.
+    Invalid(
+        """
+            import math
+            import torch
+            import torch.nn as nn
+            class StackedGRU(nn.Module):
+                def __init__(self, n, layers):
+                    super().__init__()
+                    self.x2h = [nn.Linear(n, n) for _ in range(layers)]
+                    self.h2h = [nn.Linear(n, n) for _ in range(layers)]
+                    self.w = torch.rand(n, n)
+                    self.w.requires_grad = True
+                    self.phase = torch.linspace(0, math.pi, n)[..., None]
+                def forward(self, x, h):
+                    for i, (a, b) in enumerate(zip(self.x2h, self.h2h)):
+                        h = (a(x) + b(h)).tanh() @ self.w
+                    return h * self.phase
+            """,
+        lines=(8, 9, 10, 12),
+        messages=(container_message("x2h", "list"), container_message("h2h", "list"), parameter_message("w"),
+                  buffer_message("phase")),
+        fixed="""
+            import math
+            import torch
+            import torch.nn as nn
+            class StackedGRU(nn.Module):
+                def __init__(self, n, layers):
+                    super().__init__()
+                    self.x2h = nn.ModuleList([nn.Linear(n, n) for _ in range(layers)])
+                    self.h2h = nn.ModuleList([nn.Linear(n, n) for _ in range(layers)])
+                    self.w = torch.rand(n, n)
+                    self.w.requires_grad = True
+                    self.phase = torch.linspace(0, math.pi, n)[..., None]
+                def forward(self, x, h):
+                    for i, (a, b) in enumerate(zip(self.x2h, self.h2h)):
+                        h = (a(x) + b(h)).tanh() @ self.w
+                    return h * self.phase
             """,
     ),
 ]
