@@ -25,10 +25,9 @@ removes the layer; ``self.a = self.b = X()`` is one module under two names, used
 read, and a container built from modules the class keeps under another attribute
 (``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``) only
 registers them: it is used when that attribute is read (also a container of a collection's
-elements that another attribute keeps through one call: ``semantic.layers.element_sources``); a layer whose own
-comment gives the reason it is kept (TorchScript registration, checkpoints, compatibility:
-``_KEPT_ON_PURPOSE``) is not reported, nor one named as a stand-in (``dummy``, ``placeholder``:
-``_PLACEHOLDER``); an ``nn.ModuleList()``/``ModuleDict()``/
+elements that another attribute keeps through one call: ``semantic.layers.element_sources``); a layer
+named as a stand-in (``dummy``, ``placeholder``: ``_PLACEHOLDER``) is not reported (no comment
+switches a finding off: one may name the problem precisely because it is one); an ``nn.ModuleList()``/``ModuleDict()``/
 ``Sequential()`` built empty that the class never touches again holds nothing. A bare
 ``nn.Parameter`` nothing reads is reported too (unless the family iterates ``self.parameters()``,
 or it is frozen: ``requires_grad=False`` gets no gradient or optimizer state by design). A parameter-free layer is
@@ -54,7 +53,6 @@ from torchlint import codes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_lightning_module, torch_nn_class
 from torchlint.rule import Option, Rule
-from torchlint.semantic.comments import documented
 from torchlint.semantic.index import index_name
 from torchlint.semantic.layers import MODEL_NAME, ClassLayers, class_layers, normalised
 
@@ -114,8 +112,6 @@ class UnusedLayer(Rule):
                 if attr in cls.reads or cls.aliases.get(attr, set()) & cls.reads or cls.empty_container(attr):
                     continue
                 stmt, kinds, configured = cls.layers[attr]
-                if documented(self.ctx, stmt, _KEPT_ON_PURPOSE, own_statement=True):
-                    continue  # ``self._dummy = Potential(...)  # register the class for TorchScript``
                 if _PLACEHOLDER.search(attr):
                     continue  # ``self.dummy_parameter = nn.Parameter(...)``: there to be held, not run
                 layers.append([attr, kinds, self.ctx.span(stmt).to_json(), configured])
@@ -133,10 +129,6 @@ class UnusedLayer(Rule):
         return _ProjectPass(project, options, cls).run()
 
 
-# A comment on the assignment (or right above it) giving the reason the layer is kept unused:
-# to register a class for TorchScript, to keep checkpoints loading, for compatibility.
-_KEPT_ON_PURPOSE = re.compile(r"regist|\bjit\b|torchscript|\bkeep|\bkept\b|compat|checkpoint|state[ _]?dict",
-                              re.IGNORECASE)
 # An attribute named as a stand-in: a module that must have a parameter (for an optimizer, for
 # ``next(m.parameters()).device``) or a slot filled later. Its name says it is not meant to run.
 _PLACEHOLDER = re.compile(r"dummy|placeholder", re.IGNORECASE)

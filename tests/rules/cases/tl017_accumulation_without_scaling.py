@@ -91,23 +91,6 @@ VALID = [
                 optimizer.step()
                 optimizer.zero_grad()
         """,
-    # Intentional sum documented in a comment.
-    """
-        import torch
-        import torch.nn as nn
-        import torch.nn.functional as F
-        model = nn.Linear(4, 2)
-        criterion = nn.CrossEntropyLoss()
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-        accum_steps = 4
-        for i, (x, y) in enumerate(loader):
-            loss = criterion(model(x), y)
-            # gradients are summed over micro-batches on purpose (the lr is tuned for it)
-            loss.backward()
-            if (i + 1) % accum_steps == 0:
-                optimizer.step()
-                optimizer.zero_grad()
-        """,
     # Accelerate divides the loss by its gradient_accumulation_steps in accelerator.backward.
     """
         import torch
@@ -718,6 +701,65 @@ INVALID = [
                     optimizer.step()
                     optimizer.zero_grad()
             trainer = Engine(update)
+            """,
+    ),
+    # No comment switches a finding off (issue 39): a sum "on purpose", "deliberately",
+    # "intentionally", a TODO/FIXME/BUG naming the missing division: reduction="sum" says it in code.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                # gradients are summed over micro-batches on purpose (the lr is tuned for it)
+                loss.backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            for i, (x, y) in enumerate(loader):
+                # TODO: divide the loss by accum_steps (deliberately not scaled for now)
+                loss = criterion(model(x), y)
+                loss.backward()  # BUG: intentionally not divided, FIXME
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        lines=(11, 18),
+        messages=(
+            '`loss.backward()` adds up the gradients of `accum_steps` micro-batches per '
+            '`optimizer.step()` without dividing the loss by `accum_steps`: the gradient is '
+            '`accum_steps`× the batch mean (a larger SGD step, a tighter clipping threshold); backward '
+            'the loss divided by `accum_steps`',
+            '`loss.backward()` adds up the gradients of `accum_steps` micro-batches per '
+            '`optimizer.step()` without dividing the loss by `accum_steps`: the gradient is '
+            '`accum_steps`× the batch mean (a larger SGD step, a tighter clipping threshold); backward '
+            'the loss divided by `accum_steps`',
+        ),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accum_steps = 4
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                # gradients are summed over micro-batches on purpose (the lr is tuned for it)
+                (loss / accum_steps).backward()
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            for i, (x, y) in enumerate(loader):
+                # TODO: divide the loss by accum_steps (deliberately not scaled for now)
+                loss = criterion(model(x), y)
+                (loss / accum_steps).backward()  # BUG: intentionally not divided, FIXME
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
             """,
     ),
 ]
