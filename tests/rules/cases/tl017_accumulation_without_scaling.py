@@ -762,4 +762,165 @@ INVALID = [
                     optimizer.zero_grad()
             """,
     ),
+    # Accumulation as an inner micro-step loop with one step after it (nanoGPT's train.py with its
+    # `loss = loss / gradient_accumulation_steps` missing), with a GradScaler and clipping (issue 40).
+    Invalid(
+        """
+            import torch
+            import torch.nn.functional as F
+            model = GPT(config)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=6e-4)
+            scaler = torch.cuda.amp.GradScaler(enabled=True)
+            gradient_accumulation_steps = 40
+            while True:
+                for micro_step in range(gradient_accumulation_steps):
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        logits, loss = model(X, Y)
+                    X, Y = get_batch("train")
+                    scaler.scale(loss).backward()
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad(set_to_none=True)
+            """,
+        lines=(13,),
+        messages=(
+            '`scaler.scale(loss).backward()` adds up the gradients of '
+            '`gradient_accumulation_steps` micro-batches per `scaler.step(optimizer)` without '
+            'dividing the loss by `gradient_accumulation_steps`: the gradient is '
+            '`gradient_accumulation_steps`× the batch mean (a larger SGD step, a tighter clipping'
+            ' threshold); backward the loss divided by `gradient_accumulation_steps`',
+        ),
+        fixed="""
+            import torch
+            import torch.nn.functional as F
+            model = GPT(config)
+            optimizer = torch.optim.AdamW(model.parameters(), lr=6e-4)
+            scaler = torch.cuda.amp.GradScaler(enabled=True)
+            gradient_accumulation_steps = 40
+            while True:
+                for micro_step in range(gradient_accumulation_steps):
+                    with torch.autocast("cuda", dtype=torch.float16):
+                        logits, loss = model(X, Y)
+                    X, Y = get_batch("train")
+                    scaler.scale(loss / gradient_accumulation_steps).backward()
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+                optimizer.zero_grad(set_to_none=True)
+            """,
+    ),
+    # ... without a scaler, in a once-per-batch function, over the chunks of one batch.
+    Invalid(
+        """
+            import torch.nn.functional as F
+            def train_step(model, optimizer, batch, n_chunks):
+                for chunk in batch.chunk(n_chunks):
+                    loss = F.cross_entropy(model(chunk[:, :-1]), chunk[:, 1:])
+                    loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+        lines=(6,),
+        messages=(
+            '`loss.backward()` adds up the gradients of `n_chunks` micro-batches per '
+            '`optimizer.step()` without dividing the loss by `n_chunks`: the gradient is '
+            '`n_chunks`× the batch mean (a larger SGD step, a tighter clipping threshold); '
+            'backward the loss divided by `n_chunks`',
+        ),
+        fixed="""
+            import torch.nn.functional as F
+            def train_step(model, optimizer, batch, n_chunks):
+                for chunk in batch.chunk(n_chunks):
+                    loss = F.cross_entropy(model(chunk[:, :-1]), chunk[:, 1:])
+                    (loss / n_chunks).backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            """,
+    ),
+    # The `(i + 1) % N` test written as a `continue` that skips the clipping and the step (issue 40).
+    Invalid(
+        """
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss()
+            def train(model, loader, optimizer, accumulation_steps):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    if (i + 1) % accumulation_steps != 0:
+                        continue
+                    nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        lines=(7,),
+        messages=(
+            '`loss.backward()` adds up the gradients of `accumulation_steps` micro-batches per '
+            '`optimizer.step()` without dividing the loss by `accumulation_steps`: the gradient '
+            'is `accumulation_steps`× the batch mean (a larger SGD step, a tighter clipping '
+            'threshold); backward the loss divided by `accumulation_steps`',
+        ),
+        fixed="""
+            import torch.nn as nn
+            criterion = nn.CrossEntropyLoss()
+            def train(model, loader, optimizer, accumulation_steps):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y)
+                    (loss / accumulation_steps).backward()
+                    if (i + 1) % accumulation_steps != 0:
+                        continue
+                    nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # A loss unpacked from a criterion returning more (torchtune's DPO recipes without their
+    # `loss = loss / self._gradient_accumulation_steps`), clipping in the accumulation branch.
+    Invalid(
+        """
+            import torch
+            class Recipe:
+                def __init__(self, model, optimizer, loss_fn, steps):
+                    self._model, self._optimizer, self._loss_fn = model, optimizer, loss_fn
+                    self._gradient_accumulation_steps = steps
+                def train(self, dataloader):
+                    for idx, batch in enumerate(dataloader):
+                        chosen, rejected = self._model(batch)
+                        loss, chosen_rewards, rejected_rewards = self._loss_fn(chosen, rejected)
+                        loss = loss.mean()
+                        loss.backward()
+                        if (idx + 1) % self._gradient_accumulation_steps == 0:
+                            torch.nn.utils.clip_grad_norm_(self._model.parameters(), 1.0)
+                            self._optimizer.step()
+                            self._optimizer.zero_grad(set_to_none=True)
+            """,
+        lines=(12,),
+        messages=(
+            '`loss.backward()` adds up the gradients of `self._gradient_accumulation_steps` '
+            'micro-batches per `self._optimizer.step()` without dividing the loss by '
+            '`self._gradient_accumulation_steps`: the gradient is '
+            '`self._gradient_accumulation_steps`× the batch mean (a larger SGD step, a tighter '
+            'clipping threshold); backward the loss divided by '
+            '`self._gradient_accumulation_steps`',
+        ),
+        fixed="""
+            import torch
+            class Recipe:
+                def __init__(self, model, optimizer, loss_fn, steps):
+                    self._model, self._optimizer, self._loss_fn = model, optimizer, loss_fn
+                    self._gradient_accumulation_steps = steps
+                def train(self, dataloader):
+                    for idx, batch in enumerate(dataloader):
+                        chosen, rejected = self._model(batch)
+                        loss, chosen_rewards, rejected_rewards = self._loss_fn(chosen, rejected)
+                        loss = loss.mean()
+                        (loss / self._gradient_accumulation_steps).backward()
+                        if (idx + 1) % self._gradient_accumulation_steps == 0:
+                            torch.nn.utils.clip_grad_norm_(self._model.parameters(), 1.0)
+                            self._optimizer.step()
+                            self._optimizer.zero_grad(set_to_none=True)
+            """,
+    ),
 ]
