@@ -51,7 +51,7 @@ class AccumulationWithoutScaling(Rule):
         sem = self.ctx.semantic
         for window in accumulation_windows(sem):
             call = window.backward.node
-            if self._accelerate(call) or gradients_scaled(window.region):
+            if self._accelerate(call) or gradients_scaled(window.region, self.ctx.module):
                 continue
             if loss_scaling(sem, window.loss, call) != UNSCALED:
                 continue

@@ -267,7 +267,16 @@ def _call_scaling(semantic, call: cst.Call, at: cst.CSTNode, depth: int) -> str:
     written = dotted_name(func)
     if written is None:
         return UNKNOWN
-    if written in training.bindings["criterion"] or api.looks_like_criterion_name(written):
+    if written == "sum" and len(call.args) == 1 and call.args[0].star == "":
+        # ``sum(losses.values())``: the terms' scale
+        arg = call.args[0].value
+        if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and arg.func.attr.value == "values":
+            arg = arg.func.value
+        return loss_scaling(semantic, arg, at, depth + 1)
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        written = dotted_name(func.value) or written  # ``model.forward(x)`` is ``model(x)``
+    if written in training.bindings["criterion"] or api.looks_like_criterion_name(written) \
+            or written.rsplit(".", 1)[-1].lstrip("_") == "loss":  # a callable named ``loss``: a loss module
         return SCALED if _criterion_sums(semantic, func, at) else UNSCALED
     if written in training.bindings["model"] or api.looks_like_model_name(written):
         return UNSCALED
@@ -297,10 +306,22 @@ def _combine(results: list[str]) -> str:
     return UNKNOWN if UNKNOWN in results else UNSCALED
 
 
-def gradients_scaled(gate: cst.CSTNode) -> bool:
+def gradients_scaled(gate: cst.CSTNode, module: cst.Module | None = None, depth: int = 0,
+                     defs: dict | None = None) -> bool:
     """The accumulation branch (for the inner-loop form, the code around the micro-batch loop)
-    divides or multiplies the gradients before the step."""
+    divides or multiplies the gradients before the step, itself or in a function of ``module``
+    it calls by name (``take_optimizer_step(...)`` dividing every ``param.grad``)."""
+    if module is not None and defs is None:
+        defs = {}
+        for node in iter_nodes(module):
+            if isinstance(node, cst.FunctionDef):
+                defs.setdefault(node.name.value, []).append(node)
     for node in iter_nodes(gate.body if isinstance(gate, cst.If) else gate):
+        if defs and depth < 2 and isinstance(node, cst.Call):
+            called = node.func.attr.value if isinstance(node.func, cst.Attribute) else \
+                node.func.value if isinstance(node.func, cst.Name) else None
+            if called is not None and any(gradients_scaled(d, module, depth + 1, defs) for d in defs.get(called, ())):
+                return True
         if isinstance(node, cst.AugAssign) and mentions_grad(node.target) and \
                 isinstance(node.operator, (cst.DivideAssign, cst.MultiplyAssign)):
             return True
@@ -311,3 +332,4 @@ def gradients_scaled(gate: cst.CSTNode) -> bool:
             if _GRAD_SCALING_NAME.search(name):
                 return True
     return False
+

@@ -923,4 +923,70 @@ INVALID = [
                             self._optimizer.zero_grad(set_to_none=True)
             """,
     ),
+    # The loss taken from `model.forward(...)` (GPT2-Chinese before its fix), clipping between the
+    # backward and the accumulation `if`.
+    Invalid(
+        """
+            import torch
+            for step, batch_inputs in enumerate(batches):
+                outputs = model.forward(input_ids=batch_inputs, labels=batch_inputs)
+                loss = outputs[0]
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+                if (step + 1) % gradient_accumulation == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+        lines=(6,),
+        messages=(
+            '`loss.backward()` adds up the gradients of `gradient_accumulation` micro-batches per'
+            ' `optimizer.step()` without dividing the loss by `gradient_accumulation`: the '
+            'gradient is `gradient_accumulation`× the batch mean (a larger SGD step, a tighter '
+            'clipping threshold); backward the loss divided by `gradient_accumulation`',
+        ),
+        fixed="""
+            import torch
+            for step, batch_inputs in enumerate(batches):
+                outputs = model.forward(input_ids=batch_inputs, labels=batch_inputs)
+                loss = outputs[0]
+                (loss / gradient_accumulation).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+                if (step + 1) % gradient_accumulation == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            """,
+    ),
+    # A sum of the terms a loss module returns (open_clip's accumulation, issue 761), in an inner
+    # loop over `accum_freq` micro-batches.
+    Invalid(
+        """
+            import torch
+            def train_one_epoch(model, data, loss, optimizer, scaler, args):
+                for i, batch in enumerate(data):
+                    for j in range(args.accum_freq):
+                        losses = loss(**model(batch[j]), output_dict=True)
+                        total_loss = sum(losses.values())
+                        scaler.scale(total_loss).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+        lines=(8,),
+        messages=(
+            '`scaler.scale(total_loss).backward()` adds up the gradients of `args.accum_freq` '
+            'micro-batches per `scaler.step(optimizer)` without dividing the loss by '
+            '`args.accum_freq`: the gradient is `args.accum_freq`× the batch mean (a larger SGD '
+            'step, a tighter clipping threshold); backward the loss divided by `args.accum_freq`',
+        ),
+        fixed="""
+            import torch
+            def train_one_epoch(model, data, loss, optimizer, scaler, args):
+                for i, batch in enumerate(data):
+                    for j in range(args.accum_freq):
+                        losses = loss(**model(batch[j]), output_dict=True)
+                        total_loss = sum(losses.values())
+                        scaler.scale(total_loss / args.accum_freq).backward()
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+    ),
 ]
