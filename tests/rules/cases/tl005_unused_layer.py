@@ -938,4 +938,27 @@ INVALID = [
             'or delete it',
         ),
     ),
+    # A forward that runs (its names bound: a global, a parameter) is no template.
+    Invalid(
+        """
+            import torch.nn as nn
+            SCALE = 2.0
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.head = nn.Linear(4, 2)
+                def forward(self, x):
+                    y = x * SCALE
+                    return self.fc(y)
+            """,
+        lines=(8,),
+        messages=(
+            '`Model.head` is built but never used: nothing outside __init__ in Model, its bases or '
+            'subclasses reads `self.head`, so its parameters get no gradient, waste memory and '
+            "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+            "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+            'or delete it',
+        ),
+    ),
 ]
