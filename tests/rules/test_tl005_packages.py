@@ -49,10 +49,22 @@ def test_a_class_of_the_same_name_in_another_package_is_no_subclass():
 
 
 def test_packages_join_files_by_imports_and_directories():
-    records = [FileRecord("a/x.py", "a.x", imports={"y": "y"}), FileRecord("b/y.py", "b.y"),
+    records = [FileRecord("a/sub/x.py", "a.sub.x", imports={"y": "y"}), FileRecord("a/y.py", "a.y"),
                FileRecord("c/z.py", "c.z"), FileRecord("c/w.py", "c.w"), FileRecord("d/y.py", "d.y")]
     packages = Packages(Project(records))
     assert packages.together("c/z.py", "c/w.py")
-    assert not packages.together("a/x.py", "c/z.py")
-    # ``import y`` from a/x.py: two candidates, b/y.py and d/y.py; the nearest (by path) is taken
-    assert packages.together("a/x.py", "b/y.py") != packages.together("a/x.py", "d/y.py")
+    assert not packages.together("a/sub/x.py", "c/z.py")
+    # ``import y`` from a/sub/x.py: a/y.py (in a directory above it), not d/y.py
+    assert packages.together("a/sub/x.py", "a/y.py")
+    assert not packages.together("a/sub/x.py", "d/y.py")
+
+
+def test_an_import_another_package_happens_to_satisfy_joins_nothing():
+    records = [FileRecord("r1/train.py", "r1.train", imports={"utils": "utils"}), FileRecord("r2/utils.py", "r2.utils"),
+               FileRecord("r3/scripts/run.py", "r3.scripts.run", imports={"models": "pkg.models"}),
+               FileRecord("r3/src/pkg/models.py", "r3.src.pkg.models"),
+               FileRecord("r4/a/b.py", "r4.a.b", imports={"c": "r4.c"}), FileRecord("r4/c.py", "r4.c")]
+    packages = Packages(Project(records))
+    assert not packages.together("r1/train.py", "r2/utils.py")
+    assert packages.together("r3/scripts/run.py", "r3/src/pkg/models.py")  # a src layout
+    assert packages.together("r4/a/b.py", "r4/c.py")  # a module of the package above

@@ -49,6 +49,8 @@ def test_unfinished(body):
 @pytest.mark.parametrize("body", [
     "return self.fc(x)",
     "x = self.fc(x)\n        return x",
+    "fc = self.fc(x, fc=1)\n        return fc",  # an attribute's or a keyword's name is no read
+    "qkv = self.qkv(x).reshape(-1)\n        return qkv",
     "y = act(x) + GLOBAL\n        return y",
     "return len(x), x",
     "pass",  # abstract-looking: is_abstract's business, not this one

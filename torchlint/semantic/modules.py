@@ -297,9 +297,21 @@ def unfinished(scope: "Scope | None", node: cst.FunctionDef) -> bool:
         first = bindings[0]
         if "." in key or key in scope.globals or first.kind != "assign" or not isinstance(first.node, cst.Assign):
             continue
-        if any(isinstance(n, cst.Name) and n.value == key for n in iter_nodes(first.node.value, into_scopes=False)):
+        if key in _read_names(first.node.value):
             return True  # assigned in the function, so local: read before it is bound
     return False
+
+
+def _read_names(value: cst.BaseExpression) -> set[str]:
+    """The bare names ``value`` reads (not an attribute's name, ``self.qkv``, nor a keyword's)."""
+    skip = set()
+    for node in iter_nodes(value, into_scopes=False):
+        if isinstance(node, cst.Attribute):
+            skip.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skip.add(id(node.keyword))
+    return {node.value for node in iter_nodes(value, into_scopes=False)
+            if isinstance(node, cst.Name) and id(node) not in skip}
 
 
 def _chain(scope: "Scope | None") -> Iterator["Scope"]:

@@ -7,7 +7,9 @@ returns a gradient) may only apply where its evidence reaches.
 
 * ``Packages(project)``: files are joined when one imports the other (an import that the
   project resolves to a linted file, the way ``Project.resolve_module`` picks the nearest
-  candidate, so two packages that both have a ``model.py`` stay apart) or when they sit in the
+  candidate, so two packages that both have a ``model.py`` stay apart, and only where Python
+  would find it: under a directory above the importer or its ``src``/``lib``, so a
+  ``import utils`` in a package without one does not join another package's ``utils.py``) or when they sit in the
   same directory. ``group(path)`` names the group of a file (its smallest path, stable),
   ``together(a, b)``: whether evidence in file ``a`` can concern code in file ``b``.
 
@@ -66,6 +68,29 @@ def _resolved(project: Any, dotted: str, importer: Any) -> Any:
     for end in (len(parts), len(parts) - 1):
         if end > 0:
             found = project.resolve_module(".".join(parts[:end]), importer)
-            if found is not None and found is not importer:
+            if found is not None and found is not importer and _importable(found.path, parts[:end], importer.path):
                 return found
     return None
+
+
+def _importable(target: str, parts: list[str], importer: str) -> bool:
+    """``target`` is what Python would import as ``parts`` from ``importer``: it lies at
+    ``D/<parts>.py`` (or ``D/<parts>/__init__.py``) for a directory ``D`` above the importer, or
+    a ``src``/``lib`` directory in one (the roots a script or a project puts on ``sys.path``).
+    A module another package of the run happens to have (its ``utils.py``, its ``model.py``) is
+    not imported by a file whose own tree lacks it."""
+    target = target.replace("\\", "/")
+    stem = "/".join(parts)
+    for suffix in (f"{stem}.py", f"{stem}.pyi", f"{stem}/__init__.py", f"{stem}/__init__.pyi"):
+        if target == suffix or target.endswith("/" + suffix):
+            base = target[: len(target) - len(suffix)].rstrip("/")
+            break
+    else:
+        return False
+    above = posixpath.dirname(importer.replace("\\", "/"))
+    while True:
+        if base in (above, above + "/src", above + "/lib") or (above in ("", "/", ".") and base in ("", "/", ".", "src", "lib")):
+            return True
+        if above in ("", "/", "."):
+            return False
+        above = posixpath.dirname(above)
