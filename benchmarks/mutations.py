@@ -301,6 +301,11 @@ def non_strict(lines):
     for i, m in _sites(lines, r"\.load_state_dict\(([^()]*(\([^()]*\))?[^()]*)\)\s*$"):
         if "strict" in m.group(1):
             continue
+        receiver = re.search(r"([\w.]+)$", lines[i][:m.start()])
+        if receiver and re.search(r"optim|sched|loader|scaler|_dl\b|^dl\b", receiver.group(1).rsplit(".", 1)[-1], re.I):
+            continue  # optimizers, schedulers, data loaders and scalers take no `strict`: no bug planted
+        if re.fullmatch(r"\s*[\w.]+\.state_dict\(\)\s*", m.group(1)):
+            continue  # a live module's own state_dict() (a target network's copy): its keys cannot mismatch
         new = lines[i][:m.start()] + f".load_state_dict({m.group(1)}, strict=False)" + lines[i][m.end():]
         yield Mutant("TL015", _replace(lines, i, new), i + 1, "`strict=False` added")
 
@@ -314,6 +319,8 @@ def unsafe_load(lines):
 
 @operator("TL017")
 def unscaled_accumulation(lines):
+    if any("accelerator.backward(" in line for line in lines):
+        return  # Accelerate (or DeepSpeed under it) divides by its own accumulation count: no bug planted
     for i, m in _sites(lines, r"(\w*loss\w*)\s*=\s*(\w*loss\w*)\s*/\s*[\w.]*(accum|accumulation|grad_acc)\w*"):
         yield Mutant("TL017", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 

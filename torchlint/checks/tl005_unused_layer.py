@@ -12,7 +12,9 @@ the key of the project index.
 
 Each file also records the attribute names it reads through another object outside
 ``__init__`` (``self.backbone.fc(x)``, ``model.criterion(out, y)``): a layer can be used by
-the module that holds it, so such a name is never reported anywhere in the project.
+the module that holds it, so such a name is never reported in the files of that file's package
+(``semantic.packages``: the files joined by imports or a directory; another package linted in
+the same run is not exempted by it).
 
 Those facts go to ``ctx.facts["TL005"]`` (``bases`` there only records what the class wrote).
 The project pass takes the class hierarchy from ``Project`` (``ancestors``,
@@ -25,10 +27,9 @@ removes the layer; ``self.a = self.b = X()`` is one module under two names, used
 read, and a container built from modules the class keeps under another attribute
 (``self._subs = nn.ModuleList(policies.values())`` next to ``self.policies = policies``) only
 registers them: it is used when that attribute is read (also a container of a collection's
-elements that another attribute keeps through one call: ``semantic.layers.element_sources``); a layer whose own
-comment gives the reason it is kept (TorchScript registration, checkpoints, compatibility:
-``_KEPT_ON_PURPOSE``) is not reported, nor one named as a stand-in (``dummy``, ``placeholder``:
-``_PLACEHOLDER``); an ``nn.ModuleList()``/``ModuleDict()``/
+elements that another attribute keeps through one call: ``semantic.layers.element_sources``); a layer
+named as a stand-in (``dummy``, ``placeholder``: ``_PLACEHOLDER``) is not reported (no comment
+switches a finding off: one may name the problem precisely because it is one); an ``nn.ModuleList()``/``ModuleDict()``/
 ``Sequential()`` built empty that the class never touches again holds nothing. A bare
 ``nn.Parameter`` nothing reads is reported too (unless the family iterates ``self.parameters()``,
 or it is frozen: ``requires_grad=False`` gets no gradient or optimizer state by design). A parameter-free layer is
@@ -54,9 +55,9 @@ from torchlint import codes
 from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_lightning_module, torch_nn_class
 from torchlint.rule import Option, Rule
-from torchlint.semantic.comments import documented
 from torchlint.semantic.index import index_name
 from torchlint.semantic.layers import MODEL_NAME, ClassLayers, class_layers, normalised
+from torchlint.semantic.packages import Packages
 
 __all__ = ["UnusedLayer", "message", "torch_nn_class"]
 
@@ -114,8 +115,6 @@ class UnusedLayer(Rule):
                 if attr in cls.reads or cls.aliases.get(attr, set()) & cls.reads or cls.empty_container(attr):
                     continue
                 stmt, kinds, configured = cls.layers[attr]
-                if documented(self.ctx, stmt, _KEPT_ON_PURPOSE, own_statement=True):
-                    continue  # ``self._dummy = Potential(...)  # register the class for TorchScript``
                 if _PLACEHOLDER.search(attr):
                     continue  # ``self.dummy_parameter = nn.Parameter(...)``: there to be held, not run
                 layers.append([attr, kinds, self.ctx.span(stmt).to_json(), configured])
@@ -133,10 +132,6 @@ class UnusedLayer(Rule):
         return _ProjectPass(project, options, cls).run()
 
 
-# A comment on the assignment (or right above it) giving the reason the layer is kept unused:
-# to register a class for TorchScript, to keep checkpoints loading, for compatibility.
-_KEPT_ON_PURPOSE = re.compile(r"regist|\bjit\b|torchscript|\bkeep|\bkept\b|compat|checkpoint|state[ _]?dict",
-                              re.IGNORECASE)
 # An attribute named as a stand-in: a module that must have a parameter (for an optimizer, for
 # ``next(m.parameters()).device``) or a slot filled later. Its name says it is not meant to run.
 _PLACEHOLDER = re.compile(r"dummy|placeholder", re.IGNORECASE)
@@ -174,12 +169,14 @@ class _ProjectPass:
         self.rule = rule
         self.ignore = [str(p) for p in options.get("ignore-names") or []]
         self.entries: dict[str, list[tuple[Any, dict]]] = {}  # class -> (record, its facts)
-        self.outside: set[str] = set()
+        # package group -> the attribute names its files read through another object
+        self.packages = Packages(project)
+        self.outside: dict[str, set[str]] = {}
         for record in project.records:
             facts = record.facts.get(rule.code)
             if not facts:
                 continue
-            self.outside.update(facts.get("outside", ()))
+            self.outside.setdefault(self.packages.group(record.path), set()).update(facts.get("outside", ()))
             module = record.module_name
             for entry in facts["classes"]:
                 key = f"{module}.{entry['qual']}" if module else entry["qual"]
@@ -219,8 +216,9 @@ class _ProjectPass:
     def report(self, record, entry: dict, seen: "_FamilyUse") -> Iterable[Finding]:
         loads = bool((record.facts.get(self.rule.code) or {}).get("loads"))
         aliases = entry.get("aliases", {})
+        outside = self.outside.get(self.packages.group(record.path), set())
         for attr, kinds, span, configured in entry.get("layers", ()):
-            if attr in seen.reads or seen.reads.intersection(aliases.get(attr, ())) or attr in self.outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
+            if attr in seen.reads or seen.reads.intersection(aliases.get(attr, ())) or attr in outside or any(fnmatch.fnmatchcase(attr, p) for p in self.ignore):
                 continue
             kind = self.layer(kinds, record)
             if kind is None or (kind == _PARAM and seen.iterates):
@@ -239,7 +237,7 @@ class _ProjectPass:
         if _OPAQUE in external or _TORCH_NN in external or _MODULE not in external:
             return None
         family = set(members)
-        stack = self.project.direct_subclasses(name, loose=True)
+        stack = self.subclasses(name)
         while stack:
             sub = stack.pop()
             if sub in family:
@@ -248,13 +246,25 @@ class _ProjectPass:
             if _OPAQUE in ext or _TORCH_NN in ext:
                 return None
             family |= up
-            stack.extend(self.project.direct_subclasses(sub, loose=True))
+            stack.extend(self.subclasses(sub))
         facts = [entry for member in family for _, entry in self.entries.get(member, [(None, None)])]
         if None in facts or any(entry.get("dynamic") for entry in facts):
             return None  # a class without facts (its file failed) may do anything
         if not any(entry.get("runs") for entry in facts):
             return None
         return family
+
+    def subclasses(self, name: str) -> list[str]:
+        """The direct subclasses of ``name``: those naming it, and those whose base of the same last
+        name could not be followed (``loose``) only in ``name``'s own package
+        (``semantic.packages``): a ``class X(Block)`` on timm's ``Block`` in another package
+        linted in the same run is no subclass of this project's ``Block``."""
+        exact = set(self.project.direct_subclasses(name))
+        paths = [record.path for record, _ in self.entries.get(name, ())]
+        return sorted(sub for sub in self.project.direct_subclasses(name, loose=True)
+                      if sub in exact or not paths or not self.entries.get(sub) or any(
+                          self.packages.together(record.path, path)
+                          for record, _ in self.entries.get(sub, ()) for path in paths))
 
     def layer(self, kinds: list, record) -> str | None:
         """What the attribute holds when it is a module or a parameter: a bare parameter,

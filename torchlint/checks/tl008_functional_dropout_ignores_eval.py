@@ -9,9 +9,8 @@ resolved by the semantic model) that pass no ``training`` argument (neither by k
 the third positional one, nor possibly in ``**kwargs``). Left alone: a call under a test of
 ``self.training`` (``if self.training and ...:``, ``... if self.training else x``) or after an
 early ``if not self.training: return``; an explicit ``training=True`` (intent: always-on
-dropout), or a comment at the call or a sentence about dropout in the docstring of its class or
-function saying it stays on in evaluation (``semantic.comments.documented``); functions no
-forward runs (MC-dropout helpers, code outside classes).
+dropout); functions no forward runs (MC-dropout helpers, code outside classes). No comment or
+docstring exempts a call: ``training=True`` is how the code says the dropout stays on.
 
 Whether the class is an ``nn.Module`` may depend on another file, so the findings are pending
 facts the project pass settles (``semantic.modules.settle``).
@@ -19,7 +18,6 @@ facts the project pass settles (``semantic.modules.settle``).
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import libcst as cst
@@ -28,20 +26,10 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.comments import documented
 from torchlint.semantic.modes import mode_guarded, rate_off_outside_training
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
-
-# A comment on or above the call that says dropout stays on in evaluation ("always applies
-# dropout", "dropout at inference too", Monte-Carlo dropout): intent, as an explicit training=True.
-_ON = (r"always|also (at|in|during) (eval|inference|test)|even (at|in|during) (eval|inference|test)|"
-       r"(at|in|during) (inference|eval|test)[^#.]*(too|as well)|monte.?carlo|\bmc.?dropout")
-_ALWAYS_ON = re.compile(_ON, re.IGNORECASE)
-# The same said in the docstring of the class or function holding the call, in a sentence
-# about dropout ("Note: this module always applies dropout, even in evaluation").
-_ALWAYS_ON_DOCSTRING = re.compile(rf"dropout[^.]*?({_ON})|({_ON})[^.]*?dropout", re.IGNORECASE)
 
 _LAYERS = {"dropout": "Dropout", "dropout1d": "Dropout1d", "dropout2d": "Dropout2d", "dropout3d": "Dropout3d",
            "alpha_dropout": "AlphaDropout", "feature_alpha_dropout": "FeatureAlphaDropout"}
@@ -78,9 +66,7 @@ class FunctionalDropoutIgnoresEval(Rule):
             if function is None or _passes_training(call):
                 continue
             info = owners.get(enclosing_function(model, site.scope))
-            if info is None or mode_guarded(sem, call) or rate_off_outside_training(sem, call) \
-                    or documented(self.ctx, call, _ALWAYS_ON) \
-                    or documented(self.ctx, call, _ALWAYS_ON_DOCSTRING, docstrings=True):
+            if info is None or mode_guarded(sem, call) or rate_off_outside_training(sem, call):
                 continue
             found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function),
                                  self._fix(model, site, info)))

@@ -10,7 +10,7 @@ attribute store that other code may read) and a ``strict`` that is not a literal
 the caller), or a branch of a test on the function's ``strict`` parameter (``if strict: ...
 else: m.load_state_dict(sd, strict=False)``).
 
-Also left alone, because the keys cannot mismatch or the choice is documented: a dict that is a
+Also left alone, because the keys cannot mismatch: a dict that is a
 live module's own ``state_dict()`` (an alias filled in place, a comprehension filtering it, an EMA copy's dict loaded back into
 its source, an entry ``state["ranges"]`` the file builds from a ``state_dict()``); a load into an
 EMA/averaged copy (``self.ema = copy.deepcopy(model)``, ``AveragedModel(model)``); a dict
@@ -19,9 +19,8 @@ or a comprehension over them) whose size is then read (``len(csd)`` logged: an e
 shows; unread, a prefixed checkpoint still leaves nothing to load); an attribute the class only
 ever sets to a module's ``state_dict()`` (a snapshot reloaded later); a dict literal whose keys
 name attributes of ``self``, the receiver; a class that ``torch.save``s a filtered part of the
-receiver's own ``state_dict()`` (its saver/loader pair); a comment on the call or directly
-above it (or above the block it opens, or heading its function) that explains the non-strict
-load (``semantic.comments``).
+receiver's own ``state_dict()`` (its saver/loader pair). No comment exempts a call: a comment
+saying why the load is partial (or that it is a problem) does not look at the keys.
 
 Left alone too, because a mismatch does not pass unseen: the dict read by key names written in
 strings after the load (``sd["head.weight"]``: weights copied by hand; other names raise
@@ -41,13 +40,10 @@ exempt a discarded result.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.comments import documented
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.state_dicts import (keys_match, mismatch_seen, non_strict, returns_itself,
                                             strict_chosen_by_caller)
@@ -59,11 +55,6 @@ def message(receiver: str) -> str:
     return (f"`{receiver}.load_state_dict(..., strict=False)` throws away the missing and unexpected keys it "
             f"returns, so a checkpoint whose keys do not match (a `module.` prefix) loads nothing without a word; "
             f"keep the result and assert that only the keys you mean to skip are missing")
-
-
-# A comment that explains the non-strict load ("strict=False because we omit some modules").
-_EXPLAINS_STRICT = re.compile(r"strict|partial|\bomit|ignor|mismatch|missing|unexpected|subset|not all|skip",
-                              re.IGNORECASE)
 
 
 class UncheckedNonStrictLoad(Rule):
@@ -103,7 +94,7 @@ class UncheckedNonStrictLoad(Rule):
                 self._report(call)
 
     def _report(self, call: cst.Call) -> None:
-        if documented(self.ctx, call, _EXPLAINS_STRICT) or keys_match(self.ctx, call) \
+        if keys_match(self.ctx, call) \
                 or strict_chosen_by_caller(self.ctx, self.ctx.semantic.model, call) \
                 or mismatch_seen(self.ctx, call) or returns_itself(self.ctx, call.func.value):
             return

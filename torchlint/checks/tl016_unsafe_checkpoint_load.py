@@ -9,8 +9,7 @@ them with the semantic model (imports, shadowing) and reports:
   ``weights_only=False`` (``0``) as written, or stored into the ``**kwargs`` dict it is given
   (``kwargs["weights_only"] = False``, ``{"weights_only": False}``), except of an ``io.BytesIO``
   built in the file from nothing fetched (objects sent between ranks), of a path the program
-  writes (below), and except where a comment on the call, directly above it or heading its
-  function explains the choice (``semantic.comments``);
+  writes (below) (no comment exempts a call: one may name the risk precisely because it is one);
 * ``torch.load`` with no ``weights_only`` (and no ``**kwargs``): only in a project whose
   torch requirement (``torchlint.pins``, read once per run) allows a release below 2.6
   (``torch>=2.1``, ``torch<2.6``), where the default is still ``False``. The file cannot know the pin, so these are facts the project pass
@@ -54,7 +53,6 @@ import libcst as cst
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Option, Rule
-from torchlint.semantic.comments import documented
 from torchlint.semantic.provenance import (DOWNLOAD, OPENERS, URL, bound_values, from_package, in_memory, moved,
                                            origin, path_shape, read_paths, reads_file)
 from torchlint.statements import dotted_name
@@ -78,9 +76,6 @@ _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_di
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
-# A comment that explains a weights_only=False ("we cannot use weights_only=True here because ...").
-_EXPLAINS_UNSAFE = re.compile(r"weights_only|weights-only|safe_globals|trusted|our own|we wrote|written by|"
-                              r"can ?not use|can't use|full unpickler", re.IGNORECASE)
 # The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
 _PATH_VERB = re.compile(r"(?<![A-Za-z0-9])(load|dump|save|read|write)_|_(load|dump|save|read|write)(?![A-Za-z0-9_])")
 
@@ -172,8 +167,6 @@ class UnsafeCheckpointLoad(Rule):
                         continue  # a file this program wrote (a resumed run, its own cache) or ships
                     if keyword_arg(call, "pickle_module") is not None:
                         continue  # a custom unpickler on purpose: torch refuses it with weights_only=True
-                    if documented(self.ctx, call, _EXPLAINS_UNSAFE):
-                        continue  # the author says why the full unpickler is needed
                     fix = None if weights_only is None else Fix.unsafe(  # **kwargs: no place to edit
                         "Pass weights_only=True", replace_node(self.ctx, weights_only.value, cst.Name("True")))
                     self._report_unless_written(call, weights_only_false_message(qualified, source), source, fix)

@@ -12,12 +12,11 @@ Left alone: a loss divided or multiplied anywhere on its way (``loss / k``, ``lo
 ``loss * w``); a sum-reduced loss (``reduction="sum"``: summing over micro-batches is what it
 asks for); a loss from a helper or a parameter (unknown); gradients rescaled in the
 accumulation branch (``p.grad /= k``); ``accelerator.backward`` (Accelerate divides by its
-``gradient_accumulation_steps``); a comment in the loop saying the sum is intended.
+``gradient_accumulation_steps``). No comment exempts a loop: one saying the sum is intended
+changes no gradient (a sum-reduced loss is how the code says it).
 """
 
 from __future__ import annotations
-
-import re
 
 import libcst as cst
 
@@ -25,12 +24,7 @@ from torchlint.finding import Severity, Span
 from torchlint.fixes import UNSAFE, Edit, Fix, full_span, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.accumulation import UNSCALED, accumulation_windows, gradients_scaled, loss_scaling
-from torchlint.semantic.comments import comments_within
 from torchlint.statements import dotted_name
-
-# A comment in the loop saying the summed loss is meant: "sum over micro-batches on purpose".
-_INTENDED_SUM = re.compile(r"#.*(\bsum(med|s|ming)?\b|intention|on purpose|deliberate|not (divided|averaged|scaled|normali[sz]ed)|"
-                           r"no (loss )?(scaling|normali[sz]ation))", re.IGNORECASE)
 
 
 def message(backward: str, count: str | None, step: str) -> str:
@@ -57,9 +51,9 @@ class AccumulationWithoutScaling(Rule):
         sem = self.ctx.semantic
         for window in accumulation_windows(sem):
             call = window.backward.node
-            if self._accelerate(call) or gradients_scaled(window.gate):
+            if self._accelerate(call) or gradients_scaled(window.region, self.ctx.module):
                 continue
-            if loss_scaling(sem, window.loss, call) != UNSCALED or self._sum_documented(window.unit):
+            if loss_scaling(sem, window.loss, call) != UNSCALED:
                 continue
             count = window.count
             self.report(call, message(_code(call), _code(count) if count is not None else None,
@@ -97,10 +91,6 @@ class AccumulationWithoutScaling(Rule):
         func = call.func
         return isinstance(func, cst.Attribute) and func.attr.value == "backward" and bool(call.args) \
             and (dotted_name(func.value) or "").rsplit(".", 1)[-1].lower() == "accelerator"
-
-    def _sum_documented(self, unit: cst.CSTNode) -> bool:
-        """A comment in the loop (or function) says the summed gradient is intended."""
-        return any(_INTENDED_SUM.search(comment) for comment in comments_within(self.ctx, unit))
 
 
 # Expressions that bind tighter than ``/``: no parentheses needed on its left.

@@ -4,7 +4,12 @@
   whose optimizer step runs only under an accumulation ``if`` of the same loop
   (``gradients.accumulation_gate``), or on each call of a function that runs once per batch
   (an ignite process function, a ``train_step(batch)``) and steps only under such an ``if``:
-  gradients of several micro-batches add up before one step.
+  gradients of several micro-batches add up before one step (the ``if`` may also skip the rest
+  of the iteration: ``if (i + 1) % k != 0: continue`` before the step). Also the inner-loop form: a
+  backward run on every iteration of a micro-batch loop (``for micro_step in
+  range(gradient_accumulation_steps):``, ``for chunk in batch.chunk(k):``: ``micro_batch_loop``)
+  with no step inside it, and a step after that loop, once per pass of the code around it (the
+  outer loop or the function): nanoGPT's shape, with or without a GradScaler.
 * ``loss_scaling(semantic, expr, at)``: whether the value a backward differentiates is
   divided (or multiplied) on its way from the loss: ``"scaled"``, ``"unscaled"`` (built
   only from a criterion, a loss function or a model's output, with nothing dividing it) or
@@ -23,7 +28,7 @@ import libcst as cst
 
 from torchlint import torch_api as api
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.gradients import accumulation_gate, mentions_grad, runs_every_iteration
+from torchlint.semantic.gradients import accumulation_gate, looks_like_accumulation, mentions_grad, runs_every_iteration
 from torchlint.semantic.model import CallSite
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -44,12 +49,24 @@ class Window:
     backward: CallSite
     loss: cst.BaseExpression  # what the backward differentiates
     step: CallSite  # the gated step (or the call of a helper that steps)
-    gate: cst.If
+    gate: cst.CSTNode  # the accumulation ``if`` (or, for an inner micro-batch loop, the code around it)
     unit: cst.CSTNode  # the loop (For/While) or the once-per-batch function
+    inner: cst.For | None = None  # the micro-batch loop of the inner-loop form
+
+    @property
+    def region(self) -> cst.CSTNode:
+        """Where the gradients may be rescaled before the step: the accumulation branch, or
+        the loop (function) around it for the inner-loop and ``continue`` forms."""
+        if isinstance(self.gate, cst.If) and not _skips(self.gate):
+            return self.gate
+        return self.unit
 
     @property
     def count(self) -> cst.BaseExpression | None:
-        """``k`` of the gate's ``... % k == 0``, if written so."""
+        """``k`` of the gate's ``... % k == 0``, or of the micro-batch loop's ``range(k)``, if
+        written so."""
+        if self.inner is not None:
+            return range_count(self.inner)
         for node in iter_nodes(self.gate.test):
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
                 return node.right
@@ -77,7 +94,72 @@ def accumulation_windows(semantic) -> list[Window]:
             found = _gated_step(semantic, site, unit, calls)
             if found is not None:
                 out.append(Window(site, loss, found[0], found[1], unit))
+            elif site.loops:
+                window = _inner_loop_window(semantic, site, loss)
+                if window is not None:
+                    out.append(window)
     return out
+
+
+# A loop header naming micro-batches or accumulation: ``for micro_step in range(grad_accum)``,
+# ``for chunk in batch.chunk(k)``, ``for sub_batch in split(batch, n)``.
+_MICRO_LOOP = re.compile(r"micro|accum|accu_|grad_acc|update_freq|sub_?batch|chunk|\.split\(|mini_?batch_?step",
+                         re.IGNORECASE)
+
+
+def micro_batch_loop(loop: cst.CSTNode) -> bool:
+    """A ``for`` whose header (its target or what it iterates) names micro-batches or
+    accumulation (``for micro_step in range(gradient_accumulation_steps)``,
+    ``for chunk in torch.chunk(batch, k)``): its iterations are parts of one batch."""
+    if not isinstance(loop, cst.For):
+        return False
+    header = cst.Module([]).code_for_node(loop.target) + " in " + cst.Module([]).code_for_node(loop.iter)
+    return bool(_MICRO_LOOP.search(header))
+
+
+def range_count(loop: cst.For) -> cst.BaseExpression | None:
+    """``k`` of ``for _ in range(k)``, ``for c in x.chunk(k)``, ``for c in torch.chunk(x, k)``."""
+    it = loop.iter
+    if not isinstance(it, cst.Call):
+        return None
+    name = dotted_name(it.func) or ""
+    if name == "range" and len(it.args) == 1:
+        return it.args[0].value
+    if name.rsplit(".", 1)[-1] == "chunk":
+        args = [a for a in it.args if a.keyword is None]
+        position = 1 if name in ("torch.chunk", "chunk") else 0
+        chunks = api.keyword_arg(it, "chunks")
+        return chunks.value if chunks is not None else args[position].value if len(args) > position else None
+    return None
+
+
+def _inner_loop_window(semantic, site: CallSite, loss: cst.BaseExpression) -> Window | None:
+    """The inner-loop form: ``site`` runs on every iteration of a micro-batch loop that holds no
+    step, and a step of the same scope follows that loop, outside it, in the code around it."""
+    ctx, model, training = semantic.ctx, semantic.model, semantic.training
+    inner = site.loops[-1]
+    if not micro_batch_loop(inner.node) or not runs_every_iteration(ctx, site.node, inner.node):
+        return None
+    if isinstance(inner.node, cst.For) and range_count(inner.node) is not None and \
+            isinstance(range_count(inner.node), cst.Integer) and range_count(inner.node).value == "1":
+        return None
+    steps = {s for s, _ in training.sites.step}
+    stepping = training.closure("step")
+    outer = site.loops[-2] if len(site.loops) > 1 else None
+    unit = outer.node if outer is not None else enclosing_function(model, site.scope)
+    end = ctx.position(inner.node).end.line
+    found = None
+    for other in model.calls:
+        if other.scope is not site.scope or not (other in steps or any(t in stepping for t in semantic.graph.targets(other))):
+            continue
+        if inner in other.loops:
+            return None  # a step per micro-batch: nothing accumulates
+        if tuple(other.loops) != tuple(site.loops[:-1]) or ctx.position(other.node).start.line <= end:
+            continue
+        found = found or other
+    if found is None:
+        return None
+    return Window(site, loss, found, unit, unit, inner.node)
 
 
 def _gated_step(semantic, backward: CallSite, unit: cst.CSTNode, calls: list[CallSite]) -> tuple | None:
@@ -92,11 +174,37 @@ def _gated_step(semantic, backward: CallSite, unit: cst.CSTNode, calls: list[Cal
     for other in calls:
         if other is backward or not (other in steps or any(t in stepping for t in semantic.graph.targets(other))):
             continue
-        gate = accumulation_gate(ctx, other.node, unit)
+        gate = accumulation_gate(ctx, other.node, unit) or _continue_gate(ctx, other.node, unit)
         if gate is None:
             return None  # a step on every pass: no accumulation here
         found = found or (other, gate)
     return found
+
+
+def _skips(node: cst.If) -> bool:
+    """``if ...: continue`` and nothing else."""
+    body = node.body.body
+    return node.orelse is None and len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
+        and len(body[0].body) == 1 and isinstance(body[0].body[0], cst.Continue)
+
+
+def _continue_gate(ctx, node: cst.CSTNode, unit: cst.CSTNode) -> cst.If | None:
+    """The ``if (i + 1) % k != 0: continue`` of ``unit`` that comes before ``node`` in a block
+    holding it: the step runs only on the iterations it lets through."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return None
+        if isinstance(anc, cst.IndentedBlock):
+            for stmt in anc.body:
+                if stmt is child:
+                    break
+                if isinstance(stmt, cst.If) and _skips(stmt) and looks_like_accumulation(stmt.test):
+                    return stmt
+        if anc is unit:
+            return None
+        child = anc
+    return None
 
 
 def loss_scaling(semantic, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> str:
@@ -133,6 +241,9 @@ def loss_scaling(semantic, expr: cst.BaseExpression, at: cst.CSTNode, depth: int
 def _binding_scaling(semantic, binding, depth: int) -> str:
     if binding.kind in ("assign", "ann") and binding.value is not None:
         return loss_scaling(semantic, binding.value, binding.node, depth + 1)
+    if binding.kind == "unpack" and isinstance(binding.node, cst.Assign) and isinstance(binding.node.value, cst.Call):
+        # ``loss, logs = criterion(out, y)``: the loss a criterion (or the model) returns with others
+        return _call_scaling(semantic, binding.node.value, binding.node, depth + 1)
     if binding.kind == "aug" and isinstance(binding.node, cst.AugAssign):
         if isinstance(binding.node.operator, (cst.DivideAssign, cst.FloorDivideAssign, cst.MultiplyAssign)):
             return SCALED
@@ -156,7 +267,16 @@ def _call_scaling(semantic, call: cst.Call, at: cst.CSTNode, depth: int) -> str:
     written = dotted_name(func)
     if written is None:
         return UNKNOWN
-    if written in training.bindings["criterion"] or api.looks_like_criterion_name(written):
+    if written == "sum" and len(call.args) == 1 and call.args[0].star == "":
+        # ``sum(losses.values())``: the terms' scale
+        arg = call.args[0].value
+        if isinstance(arg, cst.Call) and isinstance(arg.func, cst.Attribute) and arg.func.attr.value == "values":
+            arg = arg.func.value
+        return loss_scaling(semantic, arg, at, depth + 1)
+    if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+        written = dotted_name(func.value) or written  # ``model.forward(x)`` is ``model(x)``
+    if written in training.bindings["criterion"] or api.looks_like_criterion_name(written) \
+            or written.rsplit(".", 1)[-1].lstrip("_") == "loss":  # a callable named ``loss``: a loss module
         return SCALED if _criterion_sums(semantic, func, at) else UNSCALED
     if written in training.bindings["model"] or api.looks_like_model_name(written):
         return UNSCALED
@@ -186,9 +306,22 @@ def _combine(results: list[str]) -> str:
     return UNKNOWN if UNKNOWN in results else UNSCALED
 
 
-def gradients_scaled(gate: cst.If) -> bool:
-    """The accumulation branch divides or multiplies the gradients before the step."""
-    for node in iter_nodes(gate.body):
+def gradients_scaled(gate: cst.CSTNode, module: cst.Module | None = None, depth: int = 0,
+                     defs: dict | None = None) -> bool:
+    """The accumulation branch (for the inner-loop form, the code around the micro-batch loop)
+    divides or multiplies the gradients before the step, itself or in a function of ``module``
+    it calls by name (``take_optimizer_step(...)`` dividing every ``param.grad``)."""
+    if module is not None and defs is None:
+        defs = {}
+        for node in iter_nodes(module):
+            if isinstance(node, cst.FunctionDef):
+                defs.setdefault(node.name.value, []).append(node)
+    for node in iter_nodes(gate.body if isinstance(gate, cst.If) else gate):
+        if defs and depth < 2 and isinstance(node, cst.Call):
+            called = node.func.attr.value if isinstance(node.func, cst.Attribute) else \
+                node.func.value if isinstance(node.func, cst.Name) else None
+            if called is not None and any(gradients_scaled(d, module, depth + 1, defs) for d in defs.get(called, ())):
+                return True
         if isinstance(node, cst.AugAssign) and mentions_grad(node.target) and \
                 isinstance(node.operator, (cst.DivideAssign, cst.MultiplyAssign)):
             return True
@@ -199,3 +332,4 @@ def gradients_scaled(gate: cst.If) -> bool:
             if _GRAD_SCALING_NAME.search(name):
                 return True
     return False
+

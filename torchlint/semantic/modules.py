@@ -13,6 +13,8 @@ index knows to be an ``nn.Module`` (``settle``, through ``Project.is_nn_module``
 
 from __future__ import annotations
 
+import builtins
+
 from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 import libcst as cst
@@ -23,6 +25,7 @@ from torchlint.libraries import is_module_base, torch_nn_class
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.index import index_name
 from torchlint.statements import dotted_name
+from torchlint.tree import iter_nodes
 from torchlint.torch_api import (PARAMETER_FREE_LAYERS, PARAMETER_FREE_LOSSES, SELF_RETURNING, WEIGHTED_LOSSES,
                                  has_star_kwargs, is_false_literal, is_parameter_free_layer, keyword_arg)
 
@@ -252,9 +255,84 @@ def is_abstract(node: cst.FunctionDef) -> bool:
 
 def runs_layers(info: "ClassInfo") -> bool:
     """The class defines a ``forward`` (or ``training_step``) of its own that is not
-    abstract (``is_abstract``), under any branch: its layers run there."""
-    return any(b.kind == "def" and not is_abstract(b.node)
+    abstract (``is_abstract``) nor unfinished (``unfinished``), under any branch: its layers
+    run there."""
+    scopes = {child.node: child for child in info.scope.children}
+    return any(b.kind == "def" and not is_abstract(b.node) and not unfinished(scopes.get(b.node), b.node)
                for name in RUNNERS for b in info.scope.bindings.get(name, ()))
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def unfinished(scope: "Scope | None", node: cst.FunctionDef) -> bool:
+    """A method that cannot run as written, an exercise template's ``forward`` whose body the
+    student is to write: its body is only a bare ``return`` (or ``return None``, after a
+    docstring or ``pass``); it returns a name bound nowhere (not in the function, around it, in
+    the module, nor a builtin: a ``NameError``); or it first binds a local from itself
+    (``y = self.proj(y)`` with no ``y`` before it: an ``UnboundLocalError``). Its layers cannot
+    be used yet, so none is reported unused."""
+    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
+    smalls = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
+    if len(smalls) == len(body) and any(isinstance(small, cst.Return) for small in smalls) and all(
+            isinstance(small, cst.Pass) or (isinstance(small, cst.Expr) and isinstance(small.value, cst.BaseString))
+            or (isinstance(small, cst.Return) and (small.value is None or
+                                                  (isinstance(small.value, cst.Name) and small.value.value == "None")))
+            for small in smalls):
+        return True
+    if scope is None:
+        return False
+    module = scope
+    while module.parent is not None:
+        module = module.parent
+    if _star_import(module.node):
+        return False
+    for ret in scope.returns:
+        for name in _returned_names(ret.value):
+            if name in _BUILTINS or any(name in s.bindings or name in s.globals
+                                        for s in _chain(scope) if s.kind != "class" or s is scope):
+                continue
+            return True
+    for key, bindings in scope.bindings.items():
+        first = bindings[0]
+        if "." in key or key in scope.globals or first.kind != "assign" or not isinstance(first.node, cst.Assign):
+            continue
+        if key in _read_names(first.node.value):
+            return True  # assigned in the function, so local: read before it is bound
+    return False
+
+
+def _read_names(value: cst.BaseExpression) -> set[str]:
+    """The bare names ``value`` reads (not an attribute's name, ``self.qkv``, nor a keyword's)."""
+    skip = set()
+    for node in iter_nodes(value, into_scopes=False):
+        if isinstance(node, cst.Attribute):
+            skip.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skip.add(id(node.keyword))
+    return {node.value for node in iter_nodes(value, into_scopes=False)
+            if isinstance(node, cst.Name) and id(node) not in skip}
+
+
+def _chain(scope: "Scope | None") -> Iterator["Scope"]:
+    while scope is not None:
+        yield scope
+        scope = scope.parent
+
+
+def _returned_names(value: cst.BaseExpression | None) -> list[str]:
+    """The bare names a ``return`` gives back (``return out, hidden``)."""
+    if isinstance(value, cst.Name):
+        return [value.value]
+    if isinstance(value, cst.Tuple):
+        return [e.value.value for e in value.elements if isinstance(e.value, cst.Name)]
+    return []
+
+
+def _star_import(module: cst.CSTNode) -> bool:
+    return isinstance(module, cst.Module) and any(
+        isinstance(small, cst.ImportFrom) and isinstance(small.names, cst.ImportStar)
+        for line in module.body if isinstance(line, cst.SimpleStatementLine) for small in line.body)
 
 
 def self_attr_bindings(model: "SemanticModel", info: "ClassInfo", attr: str) -> list["Binding"]:

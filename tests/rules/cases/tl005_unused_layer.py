@@ -468,7 +468,8 @@ VALID = [
                     x = project(x)
                 return x
         """,
-    # A layer whose own comment says why it is kept (torchani registers a class for TorchScript).
+    # A stand-in named so (torchani registers a class for TorchScript): the name, not the
+    # comment, leaves it alone.
     """
         import torch.nn as nn
         class Model(nn.Module):
@@ -476,8 +477,6 @@ VALID = [
                 super().__init__()
                 self.fc = nn.Linear(4, 4)
                 self._dummy = Potential(symbols)  # Register class for jit
-                # keep: old checkpoints have these weights
-                self.legacy = nn.Linear(4, 4)
             def forward(self, x):
                 return self.fc(x)
         """,
@@ -889,6 +888,77 @@ INVALID = [
             "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
             "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward or "
             "delete it",
+        ),
+    ),
+    # No comment or docstring switches a finding off (issue 39): a reason to keep a layer, a
+    # TODO/FIXME/BUG naming it as a problem, "intentionally"/"deliberately" (a comment may mention
+    # the problem precisely because it is one).
+    Invalid(
+        """
+            import torch.nn as nn
+            class Model(nn.Module):
+                \"\"\"The auxiliary head is deliberately left unused for now.\"\"\"
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    # keep: old checkpoints have these weights
+                    self.legacy = nn.Linear(4, 4)
+                    self.aux = nn.Linear(4, 2)  # TODO: use the aux head in forward
+                    # FIXME: this dropout is never applied
+                    self.drop = nn.Dropout(0.1)
+                    self.proj = nn.Linear(4, 8)  # BUG: proj is not called
+                    self.head = nn.Linear(4, 8)  # intentionally unused (register class for jit)
+                def forward(self, x):
+                    return self.fc(x)
+            """,
+        lines=(9, 10, 12, 13, 14),
+        messages=(
+            '`Model.legacy` is built but never used: nothing outside __init__ in Model, its bases or '
+            'subclasses reads `self.legacy`, so its parameters get no gradient, waste memory and '
+            "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+            "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+            'or delete it',
+            '`Model.aux` is built but never used: nothing outside __init__ in Model, its bases or '
+            'subclasses reads `self.aux`, so its parameters get no gradient, waste memory and '
+            "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+            "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+            'or delete it',
+            '`Model.drop` is built but never applied: nothing outside __init__ in Model, its bases or '
+            'subclasses uses `self.drop`, so the Dropout it was built for never runs; apply it in '
+            'forward or delete it',
+            '`Model.proj` is built but never used: nothing outside __init__ in Model, its bases or '
+            'subclasses reads `self.proj`, so its parameters get no gradient, waste memory and '
+            "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+            "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+            'or delete it',
+            '`Model.head` is built but never used: nothing outside __init__ in Model, its bases or '
+            'subclasses reads `self.head`, so its parameters get no gradient, waste memory and '
+            "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+            "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+            'or delete it',
+        ),
+    ),
+    # A forward that runs (its names bound: a global, a parameter) is no template.
+    Invalid(
+        """
+            import torch.nn as nn
+            SCALE = 2.0
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 4)
+                    self.head = nn.Linear(4, 2)
+                def forward(self, x):
+                    y = x * SCALE
+                    return self.fc(y)
+            """,
+        lines=(8,),
+        messages=(
+            '`Model.head` is built but never used: nothing outside __init__ in Model, its bases or '
+            'subclasses reads `self.head`, so its parameters get no gradient, waste memory and '
+            "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+            "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+            'or delete it',
         ),
     ),
 ]

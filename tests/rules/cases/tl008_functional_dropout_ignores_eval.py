@@ -54,27 +54,6 @@ VALID = [
             def forward(self, x):
                 return F.dropout(F.relu(self.fc(x)), p=0.5, training=True)
         """,
-    # A comment saying the dropout stays on at inference is intent too (Tacotron 2's prenet).
-    """
-        import torch.nn as nn
-        import torch.nn.functional as F
-        class Prenet(nn.Module):
-            def __init__(self, layers):
-                super().__init__()
-                self.layers = layers
-            def forward(self, x):
-                for layer in self.layers:
-                    x = F.dropout(layer(x), p=0.5)  # always applies dropout
-                return x
-        """,
-    """
-        import torch.nn as nn
-        import torch.nn.functional as F
-        class Head(nn.Module):
-            def forward(self, x):
-                # Monte-Carlo dropout: kept on in evaluation to sample predictions
-                return F.dropout(x, p=0.1)
-        """,
     # Guarded by the module's mode, alone or with more conditions.
     """
         import torch.nn as nn
@@ -141,25 +120,6 @@ VALID = [
             def forward(self, x, **kw):
                 x = dropout(x, 0.1)
                 return F.dropout(x, 0.1, **kw)
-        """,
-    # Said in the class docstring (review5 TL008_1: espnet's Tacotron 2 prenet).
-    """
-        import torch.nn as nn
-        import torch.nn.functional as F
-        class Prenet(nn.Module):
-            \"\"\"Prenet of the decoder.
-
-            Note:
-                Dropout is applied even in evaluation, as in the paper.
-            \"\"\"
-            def __init__(self, layers):
-                super().__init__()
-                self.layers = layers
-            def forward(self, x):
-                for layer in self.layers:
-                    # non deterministic on purpose: see the note above
-                    x = F.dropout(layer(x), 0.5)
-                return x
         """,
 ]
 
@@ -443,6 +403,83 @@ INVALID = [
                     if deterministic:
                         return F.dropout(x, 0.1, training=False)
                     return F.dropout(x, 0.1, training=self.training)
+            """,
+    ),
+    # No comment or docstring switches a finding off (issue 39): "always applies dropout"
+    # (Tacotron 2's prenet), Monte-Carlo dropout, a class docstring saying dropout stays on in
+    # evaluation (espnet's prenet), a TODO/FIXME/BUG, "intentionally"/"deliberately": training=True
+    # says it in code.
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Prenet(nn.Module):
+                \"\"\"Prenet of the decoder.
+
+                Note:
+                    Dropout is applied even in evaluation, as in the paper.
+                \"\"\"
+                def __init__(self, layers):
+                    super().__init__()
+                    self.layers = layers
+                def forward(self, x):
+                    for layer in self.layers:
+                        # non deterministic on purpose: see the note above
+                        x = F.dropout(layer(x), 0.5)
+                    x = F.dropout(x, p=0.5)  # always applies dropout
+                    return x
+            class Head(nn.Module):
+                def forward(self, x):
+                    # Monte-Carlo dropout: kept on in evaluation to sample predictions
+                    x = F.dropout(x, p=0.1)
+                    # TODO: F.dropout ignores eval(), pass training=self.training
+                    x = F.dropout(x, p=0.1)
+                    x = F.dropout(x, p=0.2)  # BUG: stays on after model.eval()
+                    # FIXME: deliberately (intentionally?) left on in evaluation
+                    return F.dropout(x, p=0.3)
+            """,
+        lines=(16, 17, 22, 24, 25, 27),
+        messages=(
+            '`F.dropout` runs in `Prenet.forward` with its default training=True, so it keeps dropping '
+            'after model.eval(); pass training=self.training or use nn.Dropout',
+            '`F.dropout` runs in `Prenet.forward` with its default training=True, so it keeps dropping '
+            'after model.eval(); pass training=self.training or use nn.Dropout',
+            '`F.dropout` runs in `Head.forward` with its default training=True, so it keeps dropping '
+            'after model.eval(); pass training=self.training or use nn.Dropout',
+            '`F.dropout` runs in `Head.forward` with its default training=True, so it keeps dropping '
+            'after model.eval(); pass training=self.training or use nn.Dropout',
+            '`F.dropout` runs in `Head.forward` with its default training=True, so it keeps dropping '
+            'after model.eval(); pass training=self.training or use nn.Dropout',
+            '`F.dropout` runs in `Head.forward` with its default training=True, so it keeps dropping '
+            'after model.eval(); pass training=self.training or use nn.Dropout',
+        ),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Prenet(nn.Module):
+                \"\"\"Prenet of the decoder.
+
+                Note:
+                    Dropout is applied even in evaluation, as in the paper.
+                \"\"\"
+                def __init__(self, layers):
+                    super().__init__()
+                    self.layers = layers
+                def forward(self, x):
+                    for layer in self.layers:
+                        # non deterministic on purpose: see the note above
+                        x = F.dropout(layer(x), 0.5, training=self.training)
+                    x = F.dropout(x, p=0.5, training=self.training)  # always applies dropout
+                    return x
+            class Head(nn.Module):
+                def forward(self, x):
+                    # Monte-Carlo dropout: kept on in evaluation to sample predictions
+                    x = F.dropout(x, p=0.1, training=self.training)
+                    # TODO: F.dropout ignores eval(), pass training=self.training
+                    x = F.dropout(x, p=0.1, training=self.training)
+                    x = F.dropout(x, p=0.2, training=self.training)  # BUG: stays on after model.eval()
+                    # FIXME: deliberately (intentionally?) left on in evaluation
+                    return F.dropout(x, p=0.3, training=self.training)
             """,
     ),
 ]

@@ -136,14 +136,6 @@ VALID = [
                 except Exception:
                     return self.cache_labels(cache_path)
         """,
-    # weights_only=False explained by a comment above it (stable_baselines3).
-    """
-        import torch as th
-        def load(path):
-            # we cannot use `weights_only=True` here because we need to allow
-            # gymnasium imports for the policy to be loaded successfully
-            return th.load(path, map_location="cpu", weights_only=False)
-        """,
     # pickle.loads of bytes held in a loader's state dict: no file (torchtitan).
     """
         import pickle
@@ -241,16 +233,6 @@ VALID = [
                 torch.save(valid, self.cache_dir / "valid_dataset")
             def load(self, tag):
                 return torch.load(self.cache_dir / f"{tag}_dataset", weights_only=False)
-        """,
-    # A comment heading the function explains the trusted file (torchrl libero).
-    """
-        import os
-        import torch
-        def load_init_states(root, task):
-            # these init states are trusted files shipped with the benchmark, pickled
-            # numpy arrays that weights_only=True rejects
-            path = os.path.join(root, task.folder, task.states_file)
-            return torch.load(path, weights_only=False)
         """,
 ]
 
@@ -549,7 +531,74 @@ INVALID = [
                 return torch.load(f"{other}/{name}.pt", weights_only=True)
             """,
     ),
-    # A comment heading another function, or one that does not explain the load, vouches for nothing.
+    # No comment switches a finding off (issue 39): a FIXME naming weights_only=False as unsafe, a
+    # comment saying why the full unpickler is needed (stable_baselines3), one heading the function
+    # (torchrl libero), "deliberately"/"intentionally", a TODO, a BUG, a docstring: the file is as
+    # dangerous as without them.
+    Invalid(
+        """
+            import os
+            import torch
+            import torch as th
+            def load(path):
+                # we cannot use `weights_only=True` here because we need to allow
+                # gymnasium imports for the policy to be loaded successfully
+                return th.load(path, map_location="cpu", weights_only=False)
+            def load_init_states(root, task):
+                # these init states are trusted files shipped with the benchmark, pickled
+                # numpy arrays that weights_only=True rejects
+                path = os.path.join(root, task.folder, task.states_file)
+                return torch.load(path, weights_only=False)
+            def restore(path):
+                \"\"\"Deliberately loads with the full unpickler: the file is trusted, written by our own exporter.\"\"\"
+                # FIXME: weights_only=False is unsafe, switch to True
+                state = torch.load(path, weights_only=False)
+                extra = torch.load(path + ".extra", weights_only=False)  # TODO: weights_only=True
+                # BUG: intentionally unsafe until the optimizer state is plain tensors
+                return state, extra, torch.load(path + ".opt", map_location="cpu", weights_only=False)
+            """,
+        lines=(8, 13, 17, 18, 20),
+        messages=(
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+        ),
+        fixed="""
+            import os
+            import torch
+            import torch as th
+            def load(path):
+                # we cannot use `weights_only=True` here because we need to allow
+                # gymnasium imports for the policy to be loaded successfully
+                return th.load(path, map_location="cpu", weights_only=True)
+            def load_init_states(root, task):
+                # these init states are trusted files shipped with the benchmark, pickled
+                # numpy arrays that weights_only=True rejects
+                path = os.path.join(root, task.folder, task.states_file)
+                return torch.load(path, weights_only=True)
+            def restore(path):
+                \"\"\"Deliberately loads with the full unpickler: the file is trusted, written by our own exporter.\"\"\"
+                # FIXME: weights_only=False is unsafe, switch to True
+                state = torch.load(path, weights_only=True)
+                extra = torch.load(path + ".extra", weights_only=True)  # TODO: weights_only=True
+                # BUG: intentionally unsafe until the optimizer state is plain tensors
+                return state, extra, torch.load(path + ".opt", map_location="cpu", weights_only=True)
+            """,
+    ),
+    # A comment heading a function, or one that does not explain the load, vouches for nothing
+    # (before issue 39 the first load was exempted by its comment).
     Invalid(
         """
             import torch
@@ -561,15 +610,20 @@ INVALID = [
                 state = torch.load(path, map_location="cpu", weights_only=False)
                 return state
             """,
-        lines=(8,),
-        messages=('`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted checkpoint runs '
-                  'code when loaded; pass weights_only=True (allow your own classes with '
-                  'torch.serialization.add_safe_globals), or keep False only for files this program wrote',),
+        lines=(5, 8),
+        messages=(
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+            '`torch.load(..., weights_only=False)` unpickles arbitrary objects, so a crafted '
+            'checkpoint runs code when loaded; pass weights_only=True (allow your own classes with '
+            'torch.serialization.add_safe_globals), or keep False only for files this program wrote',
+        ),
         fixed="""
             import torch
             def first(path):
                 # trusted file written by our own exporter
-                return torch.load(path, weights_only=False)
+                return torch.load(path, weights_only=True)
             def second(path):
                 # read the weights
                 state = torch.load(path, map_location="cpu", weights_only=True)
