@@ -40,9 +40,12 @@ from torchlint.libraries import is_lightning_module
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_name
-from torchlint.semantic.modes import (ModeLayers, argument_class, built_anew, built_here, caller_key, class_layers,
-                                      constructed_class, imported_factories, innermost_training_loop, model_called,
-                                      only_model_class, rebound_in, receiver_iterated, switches, trains_after)
+from torchlint.semantic.grad_callers import grad_mode_through_callers
+from torchlint.semantic.grad_state import Grad
+from torchlint.semantic.modes import (UNREAD, ModeLayers, built_anew, built_here, caller_key, class_layers, decodes,
+                                      imported_factories, innermost_training_loop, model_call, model_classes,
+                                      model_key, only_model_class, optimises_only_inputs, rebound_in, receiver_iterated,
+                                      switched_anywhere, switched_classes, switches, trains_after)
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -59,6 +62,24 @@ def left_in_eval_mode(call: str, model: str, layers: str = _KNOWN) -> str:
     return (f"`{call}` runs inside the training loop but nothing calls `{model}.train()` before the next training "
             f"step: from then on {layers} stay in eval mode (no dropout, frozen statistics); call `{model}.train()` "
             f"before training resumes")
+
+
+def run_in_training_mode(model: str, where: str, layers: str = _KNOWN) -> str:
+    return (f"`{model}` is evaluated {where} in training mode, and nothing in the file calls `{model}.eval()`: "
+            f"{layers} still act as in training (random drops, batch statistics); call `{model}.eval()` before "
+            f"evaluating")
+
+
+def evaluated_unread(model: str, cls: str, notebook: bool) -> str:
+    where = "in a cell that does not parse" if notebook else "nowhere this file defines or imports"
+    return (f"`{model}` is evaluated in training mode, but its class `{cls}` is defined {where}, so whether it "
+            f"has dropout or batch norm (which would still act as in training) is unknown; if it has, call "
+            f"`{model}.eval()` before this loop")
+
+
+def _unread_layers(cls: str, notebook: bool) -> str:
+    where = "in a cell that does not parse" if notebook else "nowhere this file defines or imports"
+    return f"any dropout or batch norm of `{cls}` (defined {where}: unknown)"
 
 
 class ModelMode(Rule):
@@ -94,7 +115,7 @@ class ModelMode(Rule):
     # -- (a) evaluation in training mode -------------------------------------------------
     def _evaluation_findings(self, sem) -> list:
         model, training = sem.model, sem.training
-        out = []
+        out, reported = [], set()
         for loop in model.loops.values():
             node = loop.node
             if not isinstance(node, cst.For):
@@ -108,18 +129,71 @@ class ModelMode(Rule):
                 continue
             evaluation = is_evaluation_name(loader) or EVALUATION in kinds or \
                 is_evaluation_function(training, function if isinstance(function, cst.FunctionDef) else None)
-            if not evaluation:
+            # a data loop under a grad-mode choice its callers make (``compute_accuracy(model,
+            # loader)`` called under ``torch.inference_mode()``): reported where the model
+            # is known to hold dropout or batch norm and nothing in the file calls eval()
+            strict = not evaluation
+            if strict and (grad_mode_through_callers(sem, node) is not Grad.DISABLED or switched_anywhere(sem, "eval")):
                 continue
-            key = model_called(sem, loop)
-            if key is None or self._mode_chosen(sem, function, loop, key, depth=0):
+            site = model_call(sem, loop)
+            key = model_key(sem, site) if site is not None else None
+            if key is None or self._mode_chosen(sem, function, node, key, depth=0):
                 continue
-            cls = constructed_class(sem, key, node) or argument_class(sem, function, key)
-            out.append([cls, self._span(node), evaluated_in_training_mode(key, loader),
-                        evaluated_in_training_mode(key, loader, _MAY), imported_factories(sem, key, node),
-                        *trailing_json(self._eval_fix(sem, loop, key))])
+            reported.add((function, key))
+            out.append(self._pending(sem, site.node, key, loader, strict, node))
+        out.extend(self._evaluation_calls(sem, reported))
         return out
 
-    def _eval_fix(self, sem, loop, key: str) -> Fix | None:
+    def _evaluation_calls(self, sem, reported: set) -> list:
+        """Evaluation recognised by what it does, whatever the loop (or no loop) it is in: a
+        call of the model with autograd off (``with torch.no_grad():`` around it, around a
+        call of its function, or set before it), or in a function named for running a
+        trained model (``greedy_decode``, ``translate``, ``predict``) that trains nothing,
+        while nothing in the file calls ``eval()``. Reported (strictly: its class known to
+        hold dropout or batch norm) once per function and model."""
+        model, training = sem.model, sem.training
+        if switched_anywhere(sem, "eval"):
+            return []
+        out = []
+        for site in model.calls:
+            key = model_key(sem, site)
+            if key is None:
+                continue
+            function = enclosing_function(model, site.scope)
+            if (function, key) in reported or self._lightning(site.node):
+                continue
+            disabled = grad_mode_through_callers(sem, site.node) is Grad.DISABLED
+            named = decodes(function) and not training.trains(function)
+            if not disabled and not named:
+                continue
+            loops = [lp for lp in site.loops if training.loop_runs(lp)]
+            if loops and (not disabled or trains_after(sem, model.calls_in_loop(loops[-1]), site)):
+                continue  # the training step's own forward (a target, a pseudo-label), or a sample amid it
+            if self._mode_chosen(sem, function, site.node, key, depth=0):
+                continue
+            reported.add((function, key))
+            anchor = next((lp.node for lp in reversed(site.loops) if not training.loop_runs(lp)), site.node)
+            loader = _iterable_name(anchor) if isinstance(anchor, cst.For) else None
+            where = f"in `{function.name.value}`" if named else "with autograd off"
+            out.append(self._pending(sem, site.node, key, loader, True, anchor, where))
+        return out
+
+    def _pending(self, sem, at: cst.CSTNode, key: str, loader: str | None, strict: bool, anchor: cst.CSTNode,
+                 where: str = "") -> list:
+        """The pending finding: [what the model may be, span, message if its class has
+        dropout or batch norm, message if that is unknown, imported factories, strict, *fix]."""
+        classes = model_classes(sem, key, at)
+        if loader is not None:
+            known, may = evaluated_in_training_mode(key, loader), evaluated_in_training_mode(key, loader, _MAY)
+        else:
+            known, may = run_in_training_mode(key, where), run_in_training_mode(key, where, _MAY)
+        unread = next((c[len(UNREAD):] for c in classes if c is not None and c.startswith(UNREAD)), None)
+        if unread is not None:
+            may = evaluated_unread(key, unread, self.ctx.path.endswith(".ipynb"))
+        fix = self._eval_fix(sem, anchor, key) if isinstance(anchor, cst.For) else None
+        return [classes, self._span(anchor), known, may, imported_factories(sem, key, at), strict, *trailing_json(fix)]
+
+    def _eval_fix(self, sem, node: cst.For, key: str) -> Fix | None:
         """``key.eval()`` on the line above the evaluation loop, in a file that trains nothing
         (no backward, no step, no ``fit``), for a model the loop's own function (or module)
         builds or loads: nothing after the loop needs training mode back, and no caller in
@@ -127,6 +201,7 @@ class ModelMode(Rule):
         the loop (the switch would reach another object). In a file that trains, where training
         mode comes back is a second edit: no fix."""
         sites = sem.training.sites
+        loop = sem.model.loops[node]
         function = enclosing_function(sem.model, loop.scope)
         bindings = sem.model.reaching(key, loop.node)
         if sites.backward or sites.step or sites.fit or rebound_in(sem, key, loop) or not bindings or any(
@@ -135,7 +210,7 @@ class ModelMode(Rule):
         edit = insert_statement_before(self.ctx, loop.node, f"{key}.eval()")
         return Fix.unsafe(f"Call {key}.eval() before the evaluation loop", edit) if edit else None
 
-    def _mode_chosen(self, sem, function: cst.CSTNode, loop, key: str, depth: int) -> bool:
+    def _mode_chosen(self, sem, function: cst.CSTNode, at: cst.CSTNode, key: str, depth: int) -> bool:
         """Some code that runs before the loop (this function, its callees, its callers)
         chooses a mode, or the model is no local one and nobody in the file calls it."""
         graph = sem.graph
@@ -149,9 +224,9 @@ class ModelMode(Rule):
             return False
         callers = graph.callers(function)
         if not callers:
-            return depth > 0 or not built_here(sem, key, loop.node, function)
+            return depth > 0 or not built_here(sem, key, at, function)
         return depth >= 3 or any(
-            self._mode_chosen(sem, enclosing_function(sem.model, site.scope), loop, key, depth + 1) for site in callers)
+            self._mode_chosen(sem, enclosing_function(sem.model, site.scope), at, key, depth + 1) for site in callers)
 
     # -- (b) eval mode left on for the next training step ----------------------------------------
     def _epoch_findings(self, sem) -> list:
@@ -166,8 +241,8 @@ class ModelMode(Rule):
             reached = graph.reach([t for s in inside for t in graph.targets(s)])
             sites = inside + [s for f in reached for s in graph.sites(f)]
             modes = [(switches(sem, s.node), s) for s in sites]
-            if any(mode == "train" for mode, _ in modes):
-                continue
+            if any(mode == "train" for mode, _ in modes) or optimises_only_inputs(sem, sites):
+                continue  # training mode comes back; or the loop trains no model (an adversarial patch)
             for mode, site in modes:
                 if mode != "eval" or site.node in seen or isinstance(self.ctx.parent(site.node), cst.WithItem):
                     continue  # ``with eval_mode(model):`` restores the mode on leaving the block
@@ -176,11 +251,15 @@ class ModelMode(Rule):
                         or receiver_iterated(sem, receiver, site, loop, inside):
                     continue
                 seen.add(site.node)
-                cls = constructed_class(sem, receiver, site.node) or \
-                    argument_class(sem, enclosing_function(model, site.scope), receiver) or only_model_class(sem, loop.node)
+                classes = switched_classes(sem, site, receiver, inside)
+                if None in classes and len(classes) == 1:
+                    classes = [only_model_class(sem, loop.node)]
                 call = cst.Module([]).code_for_node(site.node)
-                out.append([cls, self._span(site.node), left_in_eval_mode(call, receiver),
-                            left_in_eval_mode(call, receiver, _MAY), [], *trailing_json(self._train_fix(sem, site, receiver))])
+                unread = next((c[len(UNREAD):] for c in classes if c is not None and c.startswith(UNREAD)), None)
+                may = left_in_eval_mode(call, receiver, _MAY) if unread is None else \
+                    left_in_eval_mode(call, receiver, _unread_layers(unread, self.ctx.path.endswith(".ipynb")))
+                out.append([classes, self._span(site.node), left_in_eval_mode(call, receiver), may, [], False,
+                            *trailing_json(self._train_fix(sem, site, receiver))])
                 break  # one train() fixes every eval() of the loop: one finding
         return out
 
@@ -228,12 +307,13 @@ class ModelMode(Rule):
     def check_project(cls, project, options) -> Iterable[Finding]:
         layers = ModeLayers(project, cls.code)
         for record in project.records:
-            for qualified, span, known, may, factories, *fix in (record.facts.get(cls.code) or {}).get("pending", ()):
+            for classes, span, known, may, factories, strict, *fix in \
+                    (record.facts.get(cls.code) or {}).get("pending", ()):
                 if factories and all((project.function_summary(f, record) or {}).get("returns_eval_model")
                                      for f in factories):
                     continue  # the imported factory returns the model in eval mode
-                has = layers.has(qualified, record)
-                if has is False:
+                has = layers.of(classes, record)
+                if has is False or strict and not has:
                     continue
                 yield Finding.at(cls, record.path, Span.from_json(span), known if has else may,
                                  fix=from_trailing(fix))
@@ -250,6 +330,18 @@ def _loader_name(node: cst.For) -> str | None:
             if DATA_ITERABLE.search(last):
                 return dotted_name(sub)
     return None
+
+
+def _iterable_name(node: cst.For) -> str | None:
+    """What a loop iterates, named (``data_source`` of ``enumerate(tqdm(data_source))``);
+    None for index loops (``range(...)``) and other expressions."""
+    it = node.iter
+    while isinstance(it, cst.Call) and it.args and dotted_name(it.func) in _WRAPPING:
+        it = it.args[0].value
+    return dotted_name(it) if isinstance(it, (cst.Name, cst.Attribute)) else None
+
+
+_WRAPPING = ("enumerate", "tqdm", "tqdm.tqdm", "zip", "iter", "tqdm.auto.tqdm", "progress_bar", "track")
 
 
 def _receiver(call: cst.Call) -> str | None:

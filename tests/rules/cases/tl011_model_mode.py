@@ -1196,7 +1196,8 @@ INVALID = [
                 print(validate(net, val_loader))
             """),
     # An evaluation script that loads one model per checkpoint inside the loop: a switch
-    # above the loop would reach none of them; no fix.
+    # above the loop would reach none of them; no fix. The class is read where the model is
+    # called (``Net()`` with its dropout), not above the loop.
     Invalid(
         """
             import torch
@@ -1210,5 +1211,5 @@ INVALID = [
                 model.load_state_dict(torch.load(ckpt, weights_only=True))
                 print(model(x))
             """,
-        lines=(8,), messages=(evaluated_in_training_mode("model", "test_loader", _MAY),)),
+        lines=(8,), messages=(evaluated_in_training_mode("model", "test_loader"),)),
 ]
