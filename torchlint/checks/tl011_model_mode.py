@@ -43,6 +43,7 @@ from torchlint.semantic.loaders import is_evaluation_function, is_evaluation_nam
 from torchlint.semantic.grad_callers import grad_mode_through_callers
 from torchlint.semantic.grad_state import Grad
 from torchlint.semantic.modes import (UNREAD, ModeLayers, built_anew, built_here, caller_key, class_layers, decodes,
+                                      level_key, switch_reaches, switch_receiver,
                                       imported_factories, innermost_training_loop, model_call, model_classes,
                                       model_key, only_model_class, optimises_only_inputs, rebound_in, receiver_iterated,
                                       switched_anywhere, switched_classes, switches, trains_after)
@@ -121,23 +122,30 @@ class ModelMode(Rule):
             if not isinstance(node, cst.For):
                 continue
             kinds = training.loop_kinds(loop)
-            if DATA not in kinds or TRAINING in kinds or training.loop_runs(loop):
+            if TRAINING in kinds or training.loop_runs(loop):
                 continue
             function = enclosing_function(model, loop.scope)
-            loader = _loader_name(node)
-            if loader is None or self._lightning(node):
+            in_evaluation = is_evaluation_function(training, function if isinstance(function, cst.FunctionDef) else None)
+            # the iterable's name is one piece of evidence, not the only one: any named
+            # iterable (``data_source``, ``iterator``) in an evaluation function or with autograd off
+            loader = _loader_name(node) if DATA in kinds else None
+            if loader is None:
+                loader = _iterable_name(node)
+                if loader is None or not in_evaluation and grad_mode_through_callers(sem, node) is not Grad.DISABLED:
+                    continue
+            if self._lightning(node):
                 continue
-            evaluation = is_evaluation_name(loader) or EVALUATION in kinds or \
-                is_evaluation_function(training, function if isinstance(function, cst.FunctionDef) else None)
+            evaluation = is_evaluation_name(loader) or EVALUATION in kinds or in_evaluation
             # a data loop under a grad-mode choice its callers make (``compute_accuracy(model,
             # loader)`` called under ``torch.inference_mode()``): reported where the model
             # is known to hold dropout or batch norm and nothing in the file calls eval()
             strict = not evaluation
-            if strict and (grad_mode_through_callers(sem, node) is not Grad.DISABLED or switched_anywhere(sem, "eval")):
+            if strict and grad_mode_through_callers(sem, node) is not Grad.DISABLED:
                 continue
             site = model_call(sem, loop)
             key = model_key(sem, site) if site is not None else None
-            if key is None or self._mode_chosen(sem, function, node, key, depth=0):
+            if key is None or strict and switched_anywhere(sem, "eval", key) \
+                    or self._mode_chosen(sem, function, site, key, depth=0):
                 continue
             reported.add((function, key))
             out.append(self._pending(sem, site.node, key, loader, strict, node))
@@ -152,12 +160,10 @@ class ModelMode(Rule):
         while nothing in the file calls ``eval()``. Reported (strictly: its class known to
         hold dropout or batch norm) once per function and model."""
         model, training = sem.model, sem.training
-        if switched_anywhere(sem, "eval"):
-            return []
         out = []
         for site in model.calls:
             key = model_key(sem, site)
-            if key is None:
+            if key is None or switched_anywhere(sem, "eval", key):
                 continue
             function = enclosing_function(model, site.scope)
             if (function, key) in reported or self._lightning(site.node):
@@ -169,7 +175,9 @@ class ModelMode(Rule):
             loops = [lp for lp in site.loops if training.loop_runs(lp)]
             if loops and (not disabled or trains_after(sem, model.calls_in_loop(loops[-1]), site)):
                 continue  # the training step's own forward (a target, a pseudo-label), or a sample amid it
-            if self._mode_chosen(sem, function, site.node, key, depth=0):
+            if not disabled and any(training.loop_runs(lp) for c in sem.graph.callers(function) for lp in c.loops):
+                continue  # ``sample_image(...)`` every few batches of a GAN's training: a sample amid training
+            if self._mode_chosen(sem, function, site, key, depth=0):
                 continue
             reported.add((function, key))
             anchor = next((lp.node for lp in reversed(site.loops) if not training.loop_runs(lp)), site.node)
@@ -210,23 +218,36 @@ class ModelMode(Rule):
         edit = insert_statement_before(self.ctx, loop.node, f"{key}.eval()")
         return Fix.unsafe(f"Call {key}.eval() before the evaluation loop", edit) if edit else None
 
-    def _mode_chosen(self, sem, function: cst.CSTNode, at: cst.CSTNode, key: str, depth: int) -> bool:
-        """Some code that runs before the loop (this function, its callees, its callers)
-        chooses a mode, or the model is no local one and nobody in the file calls it."""
+    def _mode_chosen(self, sem, function: cst.CSTNode, at: "CallSite", key: str | None, depth: int) -> bool:
+        """Some code that runs before the call ``at`` of the model ``key`` chooses that model's
+        mode: an eval switch reaching it (``switch_reaches``) in this function or its
+        callees; a train switch before it in a function that trains nothing (Monte-Carlo
+        dropout on purpose); in a caller, an eval switch before the call that leads here,
+        the model followed to the argument passed for it. Or the model is no local one and
+        nobody in the file calls the function."""
         graph = sem.graph
-        reached = graph.reach([function])
-        if any(switches(sem, s.node) == "eval" for f in reached for s in graph.sites(f)):
+        own = graph.sites(function)
+        level = own if depth == 0 else [s for s in own if s.order < at.order]
+        reached = graph.reach([t for s in level for t in graph.targets(s)])
+        if any(switches(sem, s.node) == "eval" and switch_reaches(sem, s, key, level)
+               for s in [*level, *(s for f in reached for s in graph.sites(f))]):
             return True
-        if depth == 0 and not isinstance(function, cst.Module) and \
-                any(switches(sem, s.node) == "train" for s in graph.sites(function)):
+        if depth == 0 and not isinstance(function, cst.Module) and not sem.training.trains(function) and \
+                any(switches(sem, s.node) == "train" and s.order < at.order and switch_reaches(sem, s, key, own)
+                    for s in own):
             return True  # Monte-Carlo dropout: training mode chosen on purpose
         if isinstance(function, cst.Module):
             return False
         callers = graph.callers(function)
         if not callers:
-            return depth > 0 or not built_here(sem, key, at, function)
-        return depth >= 3 or any(
-            self._mode_chosen(sem, enclosing_function(sem.model, site.scope), at, key, depth + 1) for site in callers)
+            return depth > 0 or not built_here(sem, key, at.node, function)
+        if depth >= 3:
+            return True
+        for site in callers:
+            outer = caller_key(sem.model, site, function, key) if key is not None and _parameter(function, key) else key
+            if self._mode_chosen(sem, enclosing_function(sem.model, site.scope), site, outer, depth + 1):
+                return True
+        return False
 
     # -- (b) eval mode left on for the next training step ----------------------------------------
     def _epoch_findings(self, sem) -> list:
@@ -241,15 +262,18 @@ class ModelMode(Rule):
             reached = graph.reach([t for s in inside for t in graph.targets(s)])
             sites = inside + [s for f in reached for s in graph.sites(f)]
             modes = [(switches(sem, s.node), s) for s in sites]
-            if any(mode == "train" for mode, _ in modes) or optimises_only_inputs(sem, sites):
-                continue  # training mode comes back; or the loop trains no model (an adversarial patch)
+            trains = [s for mode, s in modes if mode == "train"]
+            if optimises_only_inputs(sem, sites):
+                continue  # the loop trains no model (an adversarial patch)
             for mode, site in modes:
                 if mode != "eval" or site.node in seen or isinstance(self.ctx.parent(site.node), cst.WithItem):
                     continue  # ``with eval_mode(model):`` restores the mode on leaving the block
-                receiver = _receiver(site.node)
+                receiver = switch_receiver(site.node)
                 if receiver is None or api.looks_like_frozen_copy(receiver) or built_anew(sem, receiver, site, loop) \
                         or receiver_iterated(sem, receiver, site, loop, inside):
                     continue
+                if any(switch_reaches(sem, t, level_key(sem, site, receiver, inside), inside) for t in trains):
+                    continue  # training mode comes back for this model
                 seen.add(site.node)
                 classes = switched_classes(sem, site, receiver, inside)
                 if None in classes and len(classes) == 1:
@@ -344,9 +368,10 @@ def _iterable_name(node: cst.For) -> str | None:
 _WRAPPING = ("enumerate", "tqdm", "tqdm.tqdm", "zip", "iter", "tqdm.auto.tqdm", "progress_bar", "track")
 
 
-def _receiver(call: cst.Call) -> str | None:
-    """``model`` of ``model.eval()``; the first argument of a mode helper (``set_eval_mode(model)``)."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train", "apply"):
-        return api.expr_key(func.value)
-    return api.expr_key(call.args[0].value) if call.args and call.args[0].keyword is None else None
+def _parameter(function: cst.CSTNode, key: str) -> bool:
+    """``key`` (or its head, ``model`` of ``model.module``) is a parameter of ``function``."""
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    head = key.split(".", 1)[0]
+    params = function.params
+    return any(p.name.value == head for p in (*params.posonly_params, *params.params, *params.kwonly_params))

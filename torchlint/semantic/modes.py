@@ -114,10 +114,11 @@ def class_layers(sem: "Analyses") -> dict[str, list]:
     class of the file (names as the project index keys them).
 
     What a class builds is read from its construction code: every method but those only its
-    ``forward`` runs (``forward_only``). There a call counts only when it builds a
-    mode-dependent layer itself (``nn.Dropout(p)(x)``, ``F.dropout(x, training=self.training)``)
-    or its result is stored on ``self`` (a layer built lazily): a helper computing a tensor,
-    a hidden state or a resize in ``forward`` builds no submodule."""
+    ``forward`` runs (``forward_only``). There a call counts only when it is a functional
+    form that follows the mode (``F.dropout(x, training=self.training)``) or its result is
+    stored on ``self`` (a layer built lazily): a helper computing a tensor, a hidden state or
+    a resize in ``forward`` builds no submodule, and ``nn.Dropout(p)(x)`` there is a fresh
+    layer, always training, that ``eval()`` never reaches."""
     model = sem.model
     module = sem.ctx.module_name
     local_classes = {info.name: info for info in model.classes.values()}
@@ -129,6 +130,9 @@ def class_layers(sem: "Analyses") -> dict[str, list]:
         for method in own:
             for site in sem.graph.sites(method):
                 found = _builds_mode_layer(model, site.node)
+                if found and method in running and not _stored_on_self(sem, site.node) \
+                        and not (model.qualified_name(site.node.func) or "").startswith("torch.nn.functional."):
+                    continue  # ``nn.Dropout(p)(x)`` in forward: a fresh layer, always training, eval() cannot reach it
                 if found:
                     direct = True
                 elif found is None and (method not in running or _stored_on_self(sem, site.node)):
@@ -236,8 +240,8 @@ class ModeLayers:
         """For what a value may hold (``model_classes`` entries): True when one of them has
         dropout or batch norm, False when none has (a plain function has no mode), None when
         it cannot be told (an entry unknown or unread, and none has them)."""
-        answers = [False if c == NOT_A_MODEL else None if c is None or c.startswith(UNREAD) else self.has(c, importer)
-                   for c in classes or [None]]
+        answers = [False if c == NOT_A_MODEL else True if c == HOLDS_MODE_LAYER else
+                   None if c is None or c.startswith(UNREAD) else self.has(c, importer) for c in classes or [None]]
         if any(answers):
             return True
         return None if any(a is None for a in answers) else False
@@ -314,6 +318,7 @@ def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, de
 # does not parse, a file that does not import it).
 NOT_A_MODEL = "()"
 UNREAD = "?"
+HOLDS_MODE_LAYER = "(dropout or batch norm)"
 
 
 def model_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0) -> list[str | None]:
@@ -346,6 +351,33 @@ def model_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0) ->
 
 
 _MAX_CLASS_DEPTH = 6
+_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+
+
+def _layers_held(sem: "Analyses", call: cst.Call, at: cst.CSTNode, depth: int) -> list[str | None]:
+    """What a literal ``nn.Sequential(...)``/``nn.ModuleList([...])`` holds: ``HOLDS_MODE_LAYER``
+    for a dropout or batch norm among its layers (``nn.LSTM(..., dropout=0.2)`` too), the
+    classes of the others that may hold one (a block class, a model handed in)."""
+    out: list[str | None] = []
+    values = []
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            values.extend(e.value for e in value.elements if not isinstance(e, cst.StarredElement))
+        elif isinstance(value, cst.Dict):
+            values.extend(e.value for e in value.elements if isinstance(e, cst.DictElement))
+        elif not arg.star:
+            values.append(value)
+    for value in values:
+        if isinstance(value, cst.Call):
+            built = _builds_mode_layer(sem.model, value)
+            got = [HOLDS_MODE_LAYER] if built else [] if built is False else _value_classes(sem, value, at, depth + 1)
+        elif isinstance(value, (cst.Name, cst.Attribute)) and api.expr_key(value) is not None:
+            got = model_classes(sem, api.expr_key(value), at, depth + 1)
+        else:
+            got = []
+        out.extend(g for g in got if g is not None and g not in out)
+    return out
 _WRAPPERS = ("DataParallel", "DistributedDataParallel", "compile", "deepcopy")
 
 
@@ -372,10 +404,12 @@ def _value_classes(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, 
     qualified = model.qualified_name(value.func) or ""
     if qualified.rsplit(".", 1)[-1] in _WRAPPERS and value.args:
         return _value_classes(sem, value.args[0].value, at, depth + 1)
+    if qualified in _CONTAINERS:
+        return [qualified, *_layers_held(sem, value, at, depth)]
     local = {info.name: info for info in model.classes.values()}
     name = _callable_name(sem, value.func, local, sem.ctx.module_name)
     if name is not None:
-        return [name]
+        return [name, *_handed_models(sem, value, at, depth)]
     if isinstance(value.func, cst.Name):
         found = model.reaching(value.func.value, value)
         functions = [b.node for b in found if b.kind == "def"]
@@ -391,6 +425,31 @@ def _value_classes(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, 
         if not found:
             return [_undefined(sem, value.func.value)]
     return [None]
+
+
+def _handed_models(sem: "Analyses", call: cst.Call, at: cst.CSTNode, depth: int) -> list[str]:
+    """The classes of the models a constructor call is handed (``Seq2Seq(encoder, decoder)``:
+    what ``encoder`` and ``decoder`` were built from): a composite model keeps them as its
+    submodules, their dropout and batch norm are its own. Counted: classes of the file, and
+    any class of an argument named like a model (``encoder``, ``backbone``); an imported
+    helper's result (a vocabulary, a config) is no submodule."""
+    out: list[str] = []
+    local = {info.name: info for info in sem.model.classes.values()}
+    own = {_local_name(sem, info) for info in local.values()}
+    for arg in call.args:
+        if arg.star or not isinstance(arg.value, (cst.Name, cst.Attribute, cst.Call)):
+            continue
+        value = arg.value
+        if isinstance(value, cst.Call):
+            named = False
+            got = [_callable_name(sem, value.func, local, sem.ctx.module_name)]
+        else:
+            key = api.expr_key(value)
+            named = key is not None and api.looks_like_model_name(key)
+            got = model_classes(sem, key, at, depth + 1) if key is not None else []
+        out.extend(g for g in got if isinstance(g, str) and g != NOT_A_MODEL and not g.startswith(UNREAD)
+                   and (named or g in own) and g not in out)
+    return out
 
 
 def _parameter_classes(sem: "Analyses", binding, depth: int) -> list[str | None]:
@@ -532,12 +591,95 @@ def decodes(function: cst.CSTNode) -> bool:
     return isinstance(function, cst.FunctionDef) and bool(_DECODING.search(function.name.value.lower()))
 
 
-def switched_anywhere(sem: "Analyses", mode: str) -> bool:
-    """Some call of the file switches a model to ``mode`` (``"eval"``/``"train"``)."""
+def switch_receiver(call: cst.Call) -> str | None:
+    """``model`` of ``model.eval()``; the first argument of a mode helper (``set_eval_mode(model)``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train", "apply"):
+        return api.expr_key(func.value)
+    return api.expr_key(call.args[0].value) if call.args and call.args[0].keyword is None else None
+
+
+def _related(receiver: str, key: str) -> bool:
+    """The same object, or one holding the other (``model.module``, ``self.model.encoder``)."""
+    return receiver == key or key.startswith(receiver + ".") or receiver.startswith(key + ".")
+
+
+def _parameter_of(function: cst.CSTNode, key: str) -> bool:
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    head = key.split(".", 1)[0]
+    params = function.params
+    return any(p.name.value == head for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
+def switch_reaches(sem: "Analyses", switch: "CallSite", key: str | None, level: Iterable["CallSite"]) -> bool:
+    """Whether the mode switch at ``switch`` may reach the model the code holding the calls
+    ``level`` names ``key``: its receiver is ``key`` (or holds it, or is held by it), for a
+    switch among ``level``; for a switch in a function one of ``level`` calls, the argument
+    that call passes for the receiver is (a global or ``self`` path: the same name). True
+    where that cannot be told (no receiver, ``key`` None, a switch deeper down, a receiver
+    passed through ``*args``): a switch then counts."""
+    receiver = switch_receiver(switch.node)
+    if receiver is None or key is None:
+        return True
+    level = list(level)
+    if switch in level:
+        return _related(receiver, key)
+    model = sem.model
+    function = enclosing_function(model, switch.scope)
+    calls = [s for s in level if function in sem.graph.targets(s)]
+    if not calls or not isinstance(function, cst.FunctionDef):
+        return True
+    parameter = _parameter_of(function, receiver) or receiver.split(".", 1)[0] == model.scopes[function].self_name
+    for call in calls:
+        seen = caller_key(model, call, function, receiver) if parameter else receiver
+        if seen is None or _related(seen, key):
+            return True
+    return False
+
+
+def level_key(sem: "Analyses", switch: "CallSite", receiver: str, level: Iterable["CallSite"]) -> str | None:
+    """What the code holding the calls ``level`` names the receiver of ``switch``: the
+    receiver itself for a switch among them; for one in a function they call, the argument
+    every such call passes for it (a global or ``self`` path: its own name); None where
+    that cannot be told."""
+    level = list(level)
+    if switch in level:
+        return receiver
+    model = sem.model
+    function = enclosing_function(model, switch.scope)
+    calls = [s for s in level if function in sem.graph.targets(s)]
+    if not calls or not isinstance(function, cst.FunctionDef):
+        return None
+    if not (_parameter_of(function, receiver) or receiver.split(".", 1)[0] == model.scopes[function].self_name):
+        return receiver
+    keys = {caller_key(model, call, function, receiver) for call in calls}
+    return keys.pop() if len(keys) == 1 else None
+
+
+def switched_anywhere(sem: "Analyses", mode: str, key: str | None = None) -> bool:
+    """Some call of the file switches a model to ``mode`` (``"eval"``/``"train"``); with
+    ``key``, one that may reach the model the module or a function names ``key`` (its
+    receiver, or what a same-file caller passes for it; any switch whose receiver cannot be
+    followed counts)."""
     memo = sem.model.memo("modes_switched")
-    if mode not in memo:
-        memo[mode] = any(switches(sem, s.node) == mode for s in sem.model.calls)
-    return memo[mode]
+    if (mode, key) not in memo:
+        graph = sem.graph
+        found = False
+        for site in sem.model.calls:
+            if switches(sem, site.node) != mode:
+                continue
+            receiver = switch_receiver(site.node)
+            function = enclosing_function(sem.model, site.scope)
+            if key is None or receiver is None or _related(receiver, key):
+                found = True
+            elif _parameter_of(function, receiver):
+                callers = graph.callers(function)
+                found = not callers or any(switch_reaches(sem, site, key, [c]) for c in callers)
+            if found:
+                break
+        memo[(mode, key)] = found
+    return memo[(mode, key)]
 
 
 def model_call(sem: "Analyses", loop: "Loop") -> "CallSite | None":
