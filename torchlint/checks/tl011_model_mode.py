@@ -222,9 +222,9 @@ class ModelMode(Rule):
         """Some code that runs before the call ``at`` of the model ``key`` chooses that model's
         mode: an eval switch reaching it (``switch_reaches``) in this function or its
         callees; a train switch before it in a function that trains nothing (Monte-Carlo
-        dropout on purpose); in a caller, an eval switch before the call that leads here,
-        the model followed to the argument passed for it. Or the model is no local one and
-        nobody in the file calls the function."""
+        dropout on purpose); in every caller, an eval switch before the call that leads
+        here, the model followed to the argument passed for it. Or the model is no local one
+        and nobody in the file calls the function."""
         graph = sem.graph
         own = graph.sites(function)
         level = own if depth == 0 else [s for s in own if s.order < at.order]
@@ -232,10 +232,12 @@ class ModelMode(Rule):
         if any(switches(sem, s.node) == "eval" and switch_reaches(sem, s, key, level)
                for s in [*level, *(s for f in reached for s in graph.sites(f))]):
             return True
-        if depth == 0 and not isinstance(function, cst.Module) and not sem.training.trains(function) and \
-                any(switches(sem, s.node) == "train" and s.order < at.order and switch_reaches(sem, s, key, own)
-                    for s in own):
+        trained = any(switches(sem, s.node) == "train" and s.order < at.order and switch_reaches(sem, s, key, own)
+                      for s in own)
+        if depth == 0 and trained and not isinstance(function, cst.Module) and not sem.training.trains(function):
             return True  # Monte-Carlo dropout: training mode chosen on purpose
+        if depth > 0 and trained:
+            return False  # the caller put the model in training mode before the call: no caller above changes that
         if isinstance(function, cst.Module):
             return False
         callers = graph.callers(function)
@@ -243,11 +245,11 @@ class ModelMode(Rule):
             return depth > 0 or not built_here(sem, key, at.node, function)
         if depth >= 3:
             return True
-        for site in callers:
+        for site in callers:  # every call must choose it: one that does not runs the model in training mode
             outer = caller_key(sem.model, site, function, key) if key is not None and _parameter(function, key) else key
-            if self._mode_chosen(sem, enclosing_function(sem.model, site.scope), site, outer, depth + 1):
-                return True
-        return False
+            if not self._mode_chosen(sem, enclosing_function(sem.model, site.scope), site, outer, depth + 1):
+                return False
+        return True
 
     # -- (b) eval mode left on for the next training step ----------------------------------------
     def _epoch_findings(self, sem) -> list:

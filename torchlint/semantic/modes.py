@@ -573,11 +573,45 @@ def model_key(sem: "Analyses", site: "CallSite") -> str | None:
     key = api.expr_key(func)
     if key is None or api.looks_like_frozen_copy(key):
         return None
-    if key not in sem.training.bindings["model"] and not api.looks_like_model_name(key):
+    reaching = sem.model.reaching(key, site.node)
+    if key not in sem.training.bindings["model"] and not api.looks_like_model_name(key) \
+            and key not in _switched_receivers(sem) and not _model_passed(sem, key, reaching):
         return None
-    if any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
+    if any(b.kind in ("class", "def") for b in reaching):
         return None  # ``Net()`` builds a model; it is no model called
     return key
+
+
+def _switched_receivers(sem: "Analyses") -> set[str]:
+    """The names the file calls ``.train()``/``.eval()`` on (``encoder.train()``): modules."""
+    memo = sem.model.memo("modes_switched_receivers")
+    if None not in memo:
+        memo[None] = {api.expr_key(s.node.func.value) for s in sem.model.calls
+                      if isinstance(s.node.func, cst.Attribute) and s.node.func.attr.value in ("train", "eval")
+                      and api.mode_switch(s.node) is not None} - {None}
+    return memo[None]
+
+
+def _model_passed(sem: "Analyses", key: str, bindings: list, depth: int = 0) -> bool:
+    """``key`` is a parameter (``def validate(val_loader, encoder, decoder)``) for which a
+    same-file caller passes a model: a model binding, a model-like name, a name the file
+    switches to train or eval mode, or a parameter for which its own callers pass one."""
+    params = [b for b in bindings if b.kind == "param"]
+    if not params or len(params) != len(bindings) or depth > 3:
+        return False
+    for b in params:
+        function = b.scope.node
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        for site in sem.graph.callers(function):
+            value = passed_argument(sem.model, site, function, key)
+            outer = api.expr_key(value) if value is not None else None
+            if outer is None or api.looks_like_frozen_copy(outer):
+                continue
+            if outer in sem.training.bindings["model"] or api.looks_like_model_name(outer) \
+                    or outer in _switched_receivers(sem) or _model_passed(sem, outer, sem.model.reaching(outer, site.node), depth + 1):
+                return True
+    return False
 
 
 # Functions that run a trained model on new input: decoding, translating, generating.
