@@ -847,16 +847,22 @@ def _reads_mode(expr: cst.CSTNode) -> bool:
                and n.value == "training" for n in iter_nodes(expr))
 
 
-def rate_off_outside_training(sem: "Analyses", call: cst.Call) -> bool:
-    """The rate is a variable that is zero whenever the module is not training:
-    ``p = self.p if self.training else 0.0``, or ``if not training: dropout_p = 0.0`` before
-    the call (``nn.MultiheadAttention``'s functional form)."""
+def rate_off_outside_training(sem: "Analyses", call: cst.Call, rate: cst.BaseExpression | None = None) -> bool:
+    """The rate (``p`` of a functional dropout, or ``rate``: ``dropout_p`` of an attention
+    call) is zero whenever the module is not training: ``self.p if self.training else 0.0``
+    written there, or a variable bound so (``p = self.p if self.training else 0.0``, or
+    ``if not training: dropout_p = 0.0`` before the call, as ``nn.MultiheadAttention``'s
+    functional form does)."""
     ctx, model = sem.ctx, sem.model
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    rate = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
-    if rate is None or not isinstance(rate.value, cst.Name):
+    if rate is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        arg = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
+        rate = arg.value if arg is not None else None
+    if isinstance(rate, cst.IfExp) and _reads_mode(rate.test) and (_zero(rate.body) or _zero(rate.orelse)):
+        return True
+    if not isinstance(rate, cst.Name):
         return False
-    for binding in model.reaching(rate.value.value, call):
+    for binding in model.reaching(rate.value, call):
         value = binding.value if binding.kind in ("assign", "ann") else None
         if isinstance(value, cst.IfExp) and _reads_mode(value.test) and (_zero(value.body) or _zero(value.orelse)):
             return True
@@ -887,3 +893,24 @@ def mode_guarded(sem: "Analyses", call: cst.Call) -> bool:
                 and any(isinstance(n, (cst.Return, cst.Raise)) for n in iter_nodes(node.body, into_scopes=False)):
             return True
     return False
+
+
+def attention_dropout(call: cst.Call) -> cst.BaseExpression | None:
+    """The ``dropout_p`` of ``F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)``
+    when it is given and is no literal zero; None otherwise."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    arg = api.keyword_arg(call, "dropout_p") or (positional[4] if len(positional) >= 5 else None)
+    if arg is None or _zero(arg.value):
+        return None
+    return arg.value
+
+
+def fresh_dropout(model: "SemanticModel", call: cst.Call) -> str | None:
+    """``nn.Dropout(p)(x)``: a dropout layer built and called on the spot (the name of its
+    class), a module no ``model.eval()`` reaches since nothing registers it; None otherwise."""
+    inner = call.func
+    if not isinstance(inner, cst.Call):
+        return None
+    qualified = model.qualified_name(inner.func) or ""
+    last = qualified.rsplit(".", 1)[-1]
+    return last if qualified.startswith(_NN) and "Dropout" in last and mode_layer(qualified) else None
