@@ -1,30 +1,36 @@
 """TL011 model-mode: a model evaluated in training mode, or left in eval mode for the next
 epoch's training.
 
-(a) An evaluation loop: a data loop of the training model that does no backward and no step,
-over an evaluation loader (``val_loader``, ``semantic.loaders.is_evaluation_name``), in an
-evaluation function (``validate``/``evaluate``/``test``) or under no-grad, that calls a model
-(a model binding or a model-like name), while no mode is chosen: no ``eval`` switch
-(``semantic.modes.switches``: ``m.eval()``, ``m.train(False)``, ``set_eval_mode(m)``) in the
-function or its same-file callees, no ``train`` switch in the loop's function (Monte-Carlo
-dropout on purpose), and none in any same-file caller. A function nobody in the file calls is
-reported only when it builds (or loads) the model itself or is the module: otherwise its
-caller, elsewhere, may set the mode. Index loops (``range(n)``) are no evaluation loops.
+(a) An evaluation loop: a loop of the training model that does no backward and no step, over
+an evaluation loader (``val_loader``, ``semantic.loaders.is_evaluation_name``), in an
+evaluation function (``validate``/``evaluate``/``test``) or with autograd off (there, or in
+every same-file caller: ``semantic.grad_callers``; then over any named iterable, and only for a
+model known to hold dropout or batch norm), that calls a model (a model binding, a model-like
+name, a name the file switches, or a parameter a caller passes one for: ``modes.model_key``)
+while no mode is chosen for it: no ``eval`` switch reaching that model
+(``semantic.modes.switch_reaches``) in the function or its same-file callees, none before the
+call in every same-file caller, and no ``train`` switch before it in a function that trains
+nothing (Monte-Carlo dropout on purpose). A function nobody in the file calls is reported only
+when it builds (or loads) the model itself or is the module: otherwise its caller, elsewhere,
+may set the mode. Also a model call with autograd off, or in a decoding function
+(``modes.decodes``) that trains nothing, outside any data loop, while nothing in the file
+switches that model to eval (strict: its class must hold dropout or batch norm).
 
 (b) A loop whose iteration trains (backward and step, directly or through same-file callees:
 an epoch loop, a step loop, a batch loop with a periodic validation) and switches some model
-to eval mode (itself or in a callee such as ``validate``) but never back to training mode. Left alone: eval on a copy or model built inside the iteration or
-the callee (``copy.deepcopy(model)``, ``Cls(...).to(device)``), on EMA/teacher/target names, and a
-mode helper used as a ``with`` item (``with eval_mode(model):``: a context manager restores the
-mode when the block ends).
+to eval mode (itself or in a callee such as ``validate``) but never that model back to training
+mode. Left alone: eval on a copy or model built inside the iteration or the callee
+(``copy.deepcopy(model)``, ``Cls(...).to(device)``), on EMA/teacher/target names, a mode helper
+used as a ``with`` item (``with eval_mode(model):``), a loop that optimises only inputs.
 
-Both need the model's class: ``semantic.modes.constructed_class`` names it (through the
-argument same-file callers pass for a parameter), the findings are pending facts, and the
-project pass (``semantic.modes.ModeLayers``) drops those whose class has neither dropout nor
-batch norm and says "may" when it cannot tell, asking the layers of a project class of the
-file defining it (``demanded_facts``: ``class_layers``) only then. Lightning modules and hooks are left alone
-(Lightning, like the HF Trainer and ignite's supervised evaluators, sets the modes itself).
-Test files are skipped.
+Both need what the model may be: ``semantic.modes.model_classes`` (classes through
+constructors, ``nn.Sequential`` literals, models handed to a constructor, parameters, a plain
+function, a class defined nowhere readable), the findings are pending facts, and the project
+pass (``semantic.modes.ModeLayers``) drops those whose classes have neither dropout nor batch
+norm and says "may" when it cannot tell, asking the layers of a project class of the file
+defining it (``demanded_facts``: ``class_layers``) only then. Lightning modules and hooks are
+left alone (Lightning, like the HF Trainer and ignite's supervised evaluators, sets the modes
+itself). Test files are skipped.
 """
 
 from __future__ import annotations
