@@ -140,8 +140,11 @@ def class_layers(sem: "Analyses") -> dict[str, list]:
                     if name is not None:
                         calls.add(name)
                     # a same-file helper (``make_layers(cfg)``) may build one: unknown
+                    # (not a method of another class: ``super().__init__()`` resolves to some
+                    # ``__init__`` of the file, and builds nothing of this class)
                     calls.update(_helper_name(t, module) for t in sem.graph.targets(site)
-                                 if isinstance(t, cst.FunctionDef) and t not in own)
+                                 if isinstance(t, cst.FunctionDef) and t not in own
+                                 and (t not in model.scopes or model.scopes[t].self_name is None))
         out[index_name(info.scope)] = [direct, sorted(calls)]
     return out
 

@@ -2011,3 +2011,47 @@ INVALID += [
                 print(evaluate(model, valid_iterator))
             """),
 ]
+
+VALID += [
+    # Nested project blocks (attention heads, LayerNorm) in an nn.Sequential built by a
+    # comprehension: no dropout or batch norm anywhere; ``super(Cls, self).__init__()`` is
+    # nn.Module's, no helper of the file that might build one (MehdiJmlkh's iTransformer).
+    """
+        import torch
+        import torch.nn as nn
+
+        class Head(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.q = nn.Linear(n, n)
+            def forward(self, x):
+                return torch.softmax(self.q(x) @ x.transpose(1, 2), -1) @ x
+
+        class Block(nn.Module):
+            def __init__(self, n):
+                super(Block, self).__init__()
+                self.attn = Head(n)
+                self.norm = nn.LayerNorm(n)
+            def forward(self, x):
+                return self.norm(x + self.attn(x))
+
+        class TransformerModel(nn.Module):
+            def __init__(self, n, layers):
+                super(TransformerModel, self).__init__()
+                self.blocks = nn.Sequential(*[Block(n) for _ in range(layers)])
+                self.head = nn.Linear(n, 1)
+            def forward(self, x):
+                return self.head(self.blocks(x))
+
+        model = TransformerModel(16, 2)
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                ((model(x) - y) ** 2).mean().backward()
+                optimizer.step()
+            with torch.no_grad():
+                for x, y in test_loader:
+                    print(((model(x) - y) ** 2).mean())
+        """,
+]
