@@ -183,6 +183,8 @@ class ModelMode(Rule):
                 continue  # the training step's own forward (a target, a pseudo-label), or a sample amid it
             if not disabled and any(training.loop_runs(lp) for c in sem.graph.callers(function) for lp in c.loops):
                 continue  # ``sample_image(...)`` every few batches of a GAN's training: a sample amid training
+            if not disabled and built_here(sem, key, site.node, function) and not _loads_weights(sem, function):
+                continue  # ``def test_tagger(): m = Tagger(...); m(x)``: a shape check of a model just built, untrained
             if self._mode_chosen(sem, function, site, key, depth=0):
                 continue
             reported.add((function, key))
@@ -383,3 +385,10 @@ def _parameter(function: cst.CSTNode, key: str) -> bool:
     head = key.split(".", 1)[0]
     params = function.params
     return any(p.name.value == head for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
+def _loads_weights(sem, function: cst.CSTNode) -> bool:
+    """Some call in ``function`` loads trained weights (``load_state_dict``, ``torch.load``,
+    ``from_pretrained``)."""
+    return any((dotted_name(s.node.func) or "").rsplit(".", 1)[-1] in ("load_state_dict", "load", "from_pretrained")
+               for s in sem.graph.sites(function))

@@ -2055,3 +2055,28 @@ VALID += [
                     print(((model(x) - y) ** 2).mean())
         """,
 ]
+
+VALID += [
+    # A shape check of a model just built (untrained, no weights loaded) in a function named
+    # test_*: no evaluation of a trained model (uvadlc's deep probabilistic models tutorials).
+    """
+        import torch
+        import torch.nn as nn
+
+        class BasicTagger(nn.Module):
+            def __init__(self, vocab, tags, p_drop=0.0):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, 32)
+                self.drop = nn.Dropout(p_drop)
+                self.out = nn.Linear(32, tags)
+            def forward(self, x):
+                return self.out(self.drop(self.emb(x)))
+
+        def test_basic_tagger(x):
+            tagger = BasicTagger(10, 3)
+            out = tagger(x)
+            assert out.shape[-1] == 3
+
+        test_basic_tagger(torch.zeros(2, 4, dtype=torch.long))
+        """,
+]
