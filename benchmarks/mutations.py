@@ -263,19 +263,28 @@ def drop_device(lines):
         yield Mutant("TL010", _replace(lines, i, new), i + 1, "dropped `device=`")
 
 
+# A mode-dependent layer built in the code (not a word in a comment or a docstring: makemore
+# says "I removed dropout layers"), and a receiver that is a model, not a run object whose
+# ``.train()`` is the training itself (torchtune's ``recipe.train()``).
+_MODE_LAYER_BUILT = r"Dropout\d?d?\(|BatchNorm\d?d?\(|\bdropout\s*=\s*[\w.]|F\.dropout\("
+_RUN_OBJECT = r"(?:recipe|trainer|runner|engine|solver|learner)$"
+
+
 @operator("TL011")
 def delete_train_call(lines):
-    text = "\n".join(lines)
-    if not re.search(r"\.eval\(\)", text) or not re.search(r"Dropout|BatchNorm|dropout", text):
+    code = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+    if not re.search(r"\.eval\(\)", code) or not re.search(_MODE_LAYER_BUILT, code):
         return
-    for i, _ in _sites(lines, r"^\s*[\w.]+\.train\(\)\s*$"):
+    for i, m in _sites(lines, r"^\s*([\w.]+)\.train\(\)\s*$"):
+        if re.search(_RUN_OBJECT, m.group(1).lower()):
+            continue
         yield Mutant("TL011", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 
 
 @operator("TL011")
 def delete_eval_call(lines):
-    text = "\n".join(lines)
-    if not re.search(r"Dropout|BatchNorm|dropout", text):
+    code = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+    if not re.search(_MODE_LAYER_BUILT, code):
         return
     for i, _ in _sites(lines, r"^\s*[\w.]+\.eval\(\)\s*$"):
         yield Mutant("TL011", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")

@@ -305,3 +305,94 @@ def test_rate_off_outside_training(body, expected):
     _, sem = analyses(f"import torch.nn.functional as F\ndef forward(self, x, training=True):\n    {body}\n")
     call = next(s.node for s in sem.model.calls if code(sem, s.node.func) == "F.dropout")
     assert modes.rate_off_outside_training(sem, call) is expected
+
+
+# -- what a model may be (model_classes), and whose mode a switch sets (issues 39, 40) ------
+
+CLASSES = """
+    import torch
+    import torch.nn as nn
+    class Enc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.1)
+    class Wrap(nn.Module):
+        def __init__(self, encoder):
+            super().__init__()
+            self.encoder = encoder
+    def net(X):
+        return X
+    seq = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    plain = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    enc = Enc()
+    model = Wrap(enc)
+    ghost = Missing()
+    def evaluate(m, loader):
+        for x in loader:
+            m(x)
+    evaluate(model, None)
+    evaluate(net, None)
+    """
+
+
+def test_model_classes_follows_sequentials_handed_models_functions_and_parameters():
+    _, sem = analyses(CLASSES)
+    end = sem.ctx.module.body[-1]
+    assert modes.model_classes(sem, "seq", end) == ["torch.nn.Sequential", modes.HOLDS_MODE_LAYER]
+    assert modes.model_classes(sem, "plain", end) == ["torch.nn.Sequential"]
+    assert modes.model_classes(sem, "model", end) == ["m.Wrap", "m.Enc"]
+    assert modes.model_classes(sem, "net", end) == [modes.NOT_A_MODEL]
+    assert modes.model_classes(sem, "ghost", end) == [modes.UNREAD + "Missing"]
+    call = site(sem, "m(x)")
+    assert modes.model_classes(sem, "m", call.node) == ["m.Wrap", "m.Enc", modes.NOT_A_MODEL]
+
+
+def test_class_layers_skips_a_dropout_layer_built_in_forward():
+    _, sem = analyses("""
+        import torch.nn as nn
+        class Fresh(nn.Module):
+            def forward(self, x, d):
+                return nn.Dropout(d)(x)
+        class Lazy(nn.Module):
+            def forward(self, x):
+                self.drop = nn.Dropout(0.1)
+                return self.drop(x)
+        """)
+    layers = modes.class_layers(sem)
+    assert layers["Fresh"][0] is False and layers["Lazy"][0] is True
+
+
+SWITCHES = """
+    def train(model, loader):
+        model.train()
+    def evaluate(net, loader):
+        net.eval()
+    for epoch in range(3):
+        train(model, loader)
+        evaluate(model, loader)
+        other.eval()
+    """
+
+
+def test_switch_reaches_the_model_a_caller_passes_and_not_another():
+    _, sem = analyses(SWITCHES)
+    loop = next(iter(sem.model.loops.values()))
+    inside = [s for s in sem.model.calls if loop in s.all_loops]
+    to_eval, other = site(sem, "net.eval()"), site(sem, "other.eval()")
+    assert modes.switch_reaches(sem, to_eval, "model", inside)
+    assert not modes.switch_reaches(sem, other, "model", inside)
+    assert modes.level_key(sem, to_eval, "net", inside) == "model"
+    assert modes.switched_anywhere(sem, "eval", "model") and not modes.switched_anywhere(sem, "eval", "third")
+
+
+def test_fresh_and_attention_dropout():
+    _, sem = analyses("""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        y = nn.Dropout(0.5)(x)
+        a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)
+        b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.0)
+        """)
+    assert modes.fresh_dropout(sem.model, site(sem, "nn.Dropout(0.5)(x)").node) == "Dropout"
+    assert modes.attention_dropout(site(sem, "F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)").node) is not None
+    assert modes.attention_dropout(site(sem, "F.scaled_dot_product_attention(q, k, v, dropout_p=0.0)").node) is None

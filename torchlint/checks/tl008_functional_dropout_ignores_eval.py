@@ -1,16 +1,25 @@
-"""TL008 functional-dropout-ignores-eval: ``F.dropout`` in an ``nn.Module``'s forward without
-``training=self.training``.
+"""TL008 functional-dropout-ignores-eval: a dropout in an ``nn.Module``'s forward that
+``model.eval()`` does not turn off.
 
 For every class of the file with a ``forward``, the functions that forward runs
 (``semantic.modules.forward_code``: forward and the same-file methods and functions it calls)
-are searched for calls of ``torch.nn.functional.dropout``/``dropout1d/2d/3d``/
-``alpha_dropout``/``feature_alpha_dropout`` (``torch_api.functional_dropout``, imports
-resolved by the semantic model) that pass no ``training`` argument (neither by keyword nor as
-the third positional one, nor possibly in ``**kwargs``). Left alone: a call under a test of
-``self.training`` (``if self.training and ...:``, ``... if self.training else x``) or after an
-early ``if not self.training: return``; an explicit ``training=True`` (intent: always-on
-dropout); functions no forward runs (MC-dropout helpers, code outside classes). No comment or
-docstring exempts a call: ``training=True`` is how the code says the dropout stays on.
+are searched for:
+
+* calls of ``torch.nn.functional.dropout``/``dropout1d/2d/3d``/``alpha_dropout``/
+  ``feature_alpha_dropout`` (``torch_api.functional_dropout``, imports resolved by the
+  semantic model) that pass no ``training`` argument (neither by keyword nor as the third
+  positional one, nor possibly in ``**kwargs``);
+* a dropout layer built and called on the spot, ``nn.Dropout(p)(x)`` (``semantic.modes.fresh_dropout``):
+  registered nowhere, it is always in training mode;
+* ``F.scaled_dot_product_attention(..., dropout_p=p)`` with a rate that is no literal zero
+  (``semantic.modes.attention_dropout``).
+
+Left alone: a call under a test of ``self.training`` (``if self.training and ...:``, ``... if
+self.training else x``) or after an early ``if not self.training: return``; a rate that is zero
+outside training (``semantic.modes.rate_off_outside_training``); an explicit
+``training=True`` (intent: always-on dropout, as Tacotron's prenet); functions no forward runs
+(MC-dropout helpers, code outside classes). No comment or docstring exempts a call:
+``training=True`` is how the code says the dropout stays on.
 
 Whether the class is an ``nn.Module`` may depend on another file, so the findings are pending
 facts the project pass settles (``semantic.modules.settle``).
@@ -26,7 +35,7 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.modes import mode_guarded, rate_off_outside_training
+from torchlint.semantic.modes import attention_dropout, fresh_dropout, mode_guarded, rate_off_outside_training
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
@@ -41,6 +50,22 @@ def message(written: str, cls: str, function: str) -> str:
             f"model.eval(); pass training=self.training or use nn.{layer}")
 
 
+def fresh_layer_message(layer: str, cls: str) -> str:
+    return (f"`nn.{layer}(...)` is built and called in `{cls}.forward`: a new layer on every call, registered "
+            f"nowhere, so model.eval() never reaches it and it keeps dropping in evaluation; build it once in "
+            f"`__init__` (self.dropout = nn.{layer}(...)) or use F.{_FUNCTIONS.get(layer, 'dropout')}(..., "
+            f"training=self.training)")
+
+
+def attention_message(written: str, cls: str) -> str:
+    return (f"`{written}` gets a dropout_p in `{cls}.forward` whatever the module's mode, so attention dropout "
+            f"keeps dropping after model.eval(); pass dropout_p=<p> if self.training else 0.0")
+
+
+_FUNCTIONS = {layer: function for function, layer in _LAYERS.items()}
+_ATTENTION = "torch.nn.functional.scaled_dot_product_attention"
+
+
 class FunctionalDropoutIgnoresEval(Rule):
     code = "TL008"
     name = "functional-dropout-ignores-eval"
@@ -49,7 +74,7 @@ class FunctionalDropoutIgnoresEval(Rule):
     summary = "F.dropout in forward without training=self.training stays on after model.eval()"
     # [tool.torchlint.functional-dropout-ignores-eval]; the page's Options block is generated from this.
     options: dict[str, Option] = {}
-    requires_text = ("dropout",)
+    requires_text = ("dropout", "Dropout")
     fixable = (SAFE,)
 
 
@@ -62,13 +87,28 @@ class FunctionalDropoutIgnoresEval(Rule):
         found = []
         for site in model.calls:
             call = site.node
-            function = functional_dropout(model.qualified_name(call.func))
-            if function is None or _passes_training(call):
-                continue
             info = owners.get(enclosing_function(model, site.scope))
-            if info is None or mode_guarded(sem, call) or rate_off_outside_training(sem, call):
+            if info is None:
                 continue
-            found.append(pending(self.ctx, info, call, message(dotted_name(call.func) or function, info.name, function),
+            qualified = model.qualified_name(call.func)
+            fresh = fresh_dropout(model, call)
+            if fresh is not None:  # nn.Dropout(p)(x) in forward
+                found.append(pending(self.ctx, info, call, fresh_layer_message(fresh, info.name)))
+                continue
+            if qualified == _ATTENTION:
+                rate = attention_dropout(call)
+                if rate is not None and not mode_guarded(sem, call) and not rate_off_outside_training(sem, call, rate):
+                    found.append(pending(self.ctx, info, call,
+                                         attention_message(dotted_name(call.func) or "scaled_dot_product_attention",
+                                                           info.name)))
+                continue
+            function = functional_dropout(qualified)
+            if function is None or _passes_training(call) or mode_guarded(sem, call) \
+                    or rate_off_outside_training(sem, call):
+                continue
+            # no comment or docstring exempts a call: training=True is how the code says it stays on
+            written = dotted_name(call.func) or function
+            found.append(pending(self.ctx, info, call, message(written, info.name, function),
                                  self._fix(model, site, info)))
         if found:
             self.ctx.facts[self.code] = {"pending": found}

@@ -36,22 +36,26 @@ Functional code that reads the mode (TL008):
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import TYPE_CHECKING, Iterable
 
 import libcst as cst
 
 from torchlint import torch_api as api
+from torchlint.libraries import UTILITY_ROOTS, root
 from torchlint.semantic import epochs
-from torchlint.semantic.callgraph import argument_name, enclosing_function
+from torchlint.semantic.callgraph import argument_name, enclosing_function, passed_argument
 from torchlint.semantic.index import index_name
-from torchlint.torch_api import strip_self_returning
+from torchlint.semantic.modules import RUNNERS, self_attr_bindings
+from torchlint.semantic.runs import over_tensors
+from torchlint.torch_api import SELF_RETURNING, strip_self_returning
 from torchlint.tree import iter_nodes
 
 if TYPE_CHECKING:
     from torchlint.project import FileRecord, Project
     from torchlint.semantic import Analyses
-    from torchlint.semantic.model import CallSite, Loop, SemanticModel
+    from torchlint.semantic.model import CallSite, ClassInfo, Loop, SemanticModel
     from torchlint.semantic.training import TrainingModel
 
 _NN = "torch.nn."
@@ -90,21 +94,31 @@ def _builds_mode_layer(model, call: cst.Call) -> bool | None:
         return False
     last = qualified.rsplit(".", 1)[-1]
     if qualified.startswith("torch.nn.functional."):
-        return last in _FUNCTIONAL_MODE and api.keyword_arg(call, "training") is not None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        training = api.keyword_arg(call, "training") is not None or len(positional) >= (5 if last == "batch_norm" else 3)
+        return last in _FUNCTIONAL_MODE and training
     if qualified.startswith(_NN) and last in _DROPOUT_ARGUMENT:
         arg = api.keyword_arg(call, "dropout")
         return arg is not None and not (isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0)
     found = mode_layer(qualified)
     if found is not None:
         return found
-    if qualified.startswith(("torch.", "builtins.", "typing.", "math.", "copy.")) or qualified == "super":
-        return False
+    if qualified.startswith(("torch.", "builtins.", "typing.", "math.", "copy.")) or qualified == "super" \
+            or root(qualified) in UTILITY_ROOTS:
+        return False  # a tensor, a number, a string: no layer
     return None
 
 
 def class_layers(sem: "Analyses") -> dict[str, list]:
     """``{class: [builds a mode layer itself, [qualified callables to settle]]}`` for every
-    class of the file (names as the project index keys them)."""
+    class of the file (names as the project index keys them).
+
+    What a class builds is read from its construction code: every method but those only its
+    ``forward`` runs (``forward_only``). There a call counts only when it is a functional
+    form that follows the mode (``F.dropout(x, training=self.training)``) or its result is
+    stored on ``self`` (a layer built lazily): a helper computing a tensor, a hidden state or
+    a resize in ``forward`` builds no submodule, and ``nn.Dropout(p)(x)`` there is a fresh
+    layer, always training, that ``eval()`` never reaches."""
     model = sem.model
     module = sem.ctx.module_name
     local_classes = {info.name: info for info in model.classes.values()}
@@ -112,20 +126,59 @@ def class_layers(sem: "Analyses") -> dict[str, list]:
     for info in model.classes.values():
         direct, calls = False, set()
         own = set(info.methods.values())
+        running = forward_only(sem, info)
         for method in own:
             for site in sem.graph.sites(method):
                 found = _builds_mode_layer(model, site.node)
+                if found and method in running and not _stored_on_self(sem, site.node) \
+                        and not (model.qualified_name(site.node.func) or "").startswith("torch.nn.functional."):
+                    continue  # ``nn.Dropout(p)(x)`` in forward: a fresh layer, always training, eval() cannot reach it
                 if found:
                     direct = True
-                elif found is None:
+                elif found is None and (method not in running or _stored_on_self(sem, site.node)):
                     name = _callable_name(sem, site.node.func, local_classes, module)
                     if name is not None:
                         calls.add(name)
                     # a same-file helper (``make_layers(cfg)``) may build one: unknown
+                    # (not a method of another class: ``super().__init__()`` resolves to some
+                    # ``__init__`` of the file, and builds nothing of this class)
                     calls.update(_helper_name(t, module) for t in sem.graph.targets(site)
-                                 if isinstance(t, cst.FunctionDef) and t not in own)
+                                 if isinstance(t, cst.FunctionDef) and t not in own
+                                 and (t not in model.scopes or model.scopes[t].self_name is None))
         out[index_name(info.scope)] = [direct, sorted(calls)]
     return out
+
+
+def forward_only(sem: "Analyses", info: "ClassInfo") -> set[cst.CSTNode]:
+    """The methods of ``info`` that only its forward runs: ``forward`` (Lightning's
+    ``training_step`` too) and the methods whose every same-file caller is one of them
+    (``self._init_hidden(batch)``). A method nobody in the file calls is no such one (it may
+    build layers when called from elsewhere)."""
+    own = set(info.methods.values())
+    found = {info.methods[name] for name in RUNNERS if name in info.methods}
+    changed = True
+    while changed:
+        changed = False
+        for method in own - found:
+            callers = sem.graph.callers(method)
+            if callers and all(enclosing_function(sem.model, c.scope) in found for c in callers):
+                found.add(method)
+                changed = True
+    return found
+
+
+def _stored_on_self(sem: "Analyses", call: cst.Call) -> bool:
+    """``self.x = call`` (``.to(device)`` of it too): a layer built lazily, in ``forward``."""
+    parent = sem.ctx.parent
+    node, above = call, parent(call)
+    while isinstance(above, cst.Attribute) and above.attr.value in SELF_RETURNING and isinstance(parent(above), cst.Call):
+        node, above = parent(above), parent(parent(above))
+    if not isinstance(above, (cst.Assign, cst.AnnAssign)):
+        return False
+    self_name = sem.model.scope_of(call).self_name
+    targets = [t.target for t in above.targets] if isinstance(above, cst.Assign) else [above.target]
+    return self_name is not None and any(
+        isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == self_name for t in targets)
 
 
 def _callable_name(sem: "Analyses", func: cst.BaseExpression, local_classes: dict, module: str) -> str | None:
@@ -185,6 +238,16 @@ class ModeLayers:
         result = self._settle(name, depth)
         self._memo[name] = result
         return result
+
+    def of(self, classes: list, importer: "FileRecord | None" = None) -> bool | None:
+        """For what a value may hold (``model_classes`` entries): True when one of them has
+        dropout or batch norm, False when none has (a plain function has no mode), None when
+        it cannot be told (an entry unknown or unread, and none has them)."""
+        answers = [False if c == NOT_A_MODEL else True if c == HOLDS_MODE_LAYER else
+                   None if c is None or c.startswith(UNREAD) else self.has(c, importer) for c in classes or [None]]
+        if any(answers):
+            return True
+        return None if any(a is None for a in answers) else False
 
     def _settle(self, name: str, depth: int) -> bool | None:
         hit = self._fact(name)
@@ -253,21 +316,419 @@ def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, de
     return _callable_name(sem, value.func, local, sem.ctx.module_name)
 
 
+# ``model_classes`` entries besides a class name: a plain function or lambda (no mode at
+# all), and ``?Name``: a call of a name nothing the file holds defines (a notebook cell that
+# does not parse, a file that does not import it).
+NOT_A_MODEL = "()"
+UNREAD = "?"
+HOLDS_MODE_LAYER = "(dropout or batch norm)"
+
+
+def model_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0) -> list[str | None]:
+    """What ``key`` may hold at ``at``, one entry per way it gets its value, each once: the
+    class it was built from, as the project index names it (``Net(...).to(device)``,
+    ``nn.DataParallel(Net())``, ``copy.deepcopy(net)``, what a same-file function returns);
+    for a parameter, what every same-file caller passes (``def evaluate(model, loader)``
+    called with ``Net()``, a closure's parameter of the function around it too); for
+    ``obj.attr`` and ``self.attr``, what the class of ``obj`` (else every class of the file
+    that stores an ``attr``) stores there; ``NOT_A_MODEL`` for a function (``def net(X):``);
+    ``UNREAD + name`` for a call of a name nothing in the file defines; None where it cannot
+    be told."""
+    if depth > _MAX_CLASS_DEPTH:
+        return [None]
+    bindings = sem.model.reaching(key, at)
+    if not bindings:
+        return _attribute_classes(sem, key, at, depth) if "." in key else [None]
+    out: list[str | None] = []
+    for b in bindings:
+        if b.kind in ("def", "class"):
+            found = [NOT_A_MODEL] if b.kind == "def" else [None]
+        elif b.kind in ("assign", "ann") and b.value is not None:
+            found = _value_classes(sem, b.value, b.node, depth + 1)
+        elif b.kind == "param":
+            found = _parameter_classes(sem, b, depth + 1)
+        else:
+            found = [None]
+        out.extend(f for f in found if f not in out)
+    return out
+
+
+_MAX_CLASS_DEPTH = 6
+_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
+
+
+def _layers_held(sem: "Analyses", call: cst.Call, at: cst.CSTNode, depth: int) -> list[str | None]:
+    """What a literal ``nn.Sequential(...)``/``nn.ModuleList([...])`` holds: ``HOLDS_MODE_LAYER``
+    for a dropout or batch norm among its layers (``nn.LSTM(..., dropout=0.2)`` too), the
+    classes of the others that may hold one (a block class, a model handed in)."""
+    out: list[str | None] = []
+    values = []
+    for arg in call.args:
+        value = arg.value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            values.extend(e.value for e in value.elements if not isinstance(e, cst.StarredElement))
+        elif isinstance(value, cst.Dict):
+            values.extend(e.value for e in value.elements if isinstance(e, cst.DictElement))
+        elif not arg.star:
+            values.append(value)
+    for value in values:
+        if isinstance(value, cst.Call):
+            built = _builds_mode_layer(sem.model, value)
+            got = [HOLDS_MODE_LAYER] if built else [] if built is False else _value_classes(sem, value, at, depth + 1)
+        elif isinstance(value, (cst.Name, cst.Attribute)) and api.expr_key(value) is not None:
+            got = model_classes(sem, api.expr_key(value), at, depth + 1)
+        else:
+            got = []
+        out.extend(g for g in got if g is not None and g not in out)
+    return out
+_WRAPPERS = ("DataParallel", "DistributedDataParallel", "compile", "deepcopy")
+
+
+def _undefined(sem: "Analyses", name: str) -> str | None:
+    """``UNREAD + name`` for a class name (capitalised) bound nowhere in the file (no star
+    import may bring it, no builtin has it)."""
+    if sem.ctx.star_imports or not name[:1].isupper() or hasattr(builtins, name):
+        return None
+    return UNREAD + name
+
+
+def _value_classes(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, depth: int) -> list[str | None]:
+    model = sem.model
+    value = strip_self_returning(value)
+    if isinstance(value, cst.Lambda):
+        return [NOT_A_MODEL]
+    if isinstance(value, (cst.Name, cst.Attribute)):
+        key = api.expr_key(value)
+        return model_classes(sem, key, at, depth) if key is not None else [None]
+    if isinstance(value, cst.Await):
+        return [None]
+    if not isinstance(value, cst.Call):
+        return [None]
+    qualified = model.qualified_name(value.func) or ""
+    if qualified.rsplit(".", 1)[-1] in _WRAPPERS and value.args:
+        return _value_classes(sem, value.args[0].value, at, depth + 1)
+    if qualified in _CONTAINERS:
+        return [qualified, *_layers_held(sem, value, at, depth)]
+    local = {info.name: info for info in model.classes.values()}
+    name = _callable_name(sem, value.func, local, sem.ctx.module_name)
+    if name is not None:
+        return [name, *_handed_models(sem, value, at, depth)]
+    if isinstance(value.func, cst.Name):
+        found = model.reaching(value.func.value, value)
+        functions = [b.node for b in found if b.kind == "def"]
+        if found and len(functions) == len(found):  # a same-file factory: what it returns
+            out: list[str | None] = []
+            for function in functions:
+                returns = [r for r in model.scopes[function].returns if r.value is not None] \
+                    if function in model.scopes else []
+                for r in returns or [None]:
+                    got = _value_classes(sem, r.value, r, depth + 1) if r is not None else [None]
+                    out.extend(g for g in got if g not in out)
+            return out
+        if not found:
+            return [_undefined(sem, value.func.value)]
+    return [None]
+
+
+def _handed_models(sem: "Analyses", call: cst.Call, at: cst.CSTNode, depth: int) -> list[str]:
+    """The classes of the models a constructor call is handed (``Seq2Seq(encoder, decoder)``:
+    what ``encoder`` and ``decoder`` were built from): a composite model keeps them as its
+    submodules, their dropout and batch norm are its own. Counted: classes of the file, and
+    any class of an argument named like a model (``encoder``, ``backbone``); an imported
+    helper's result (a vocabulary, a config) is no submodule."""
+    out: list[str] = []
+    local = {info.name: info for info in sem.model.classes.values()}
+    own = {_local_name(sem, info) for info in local.values()}
+    for arg in call.args:
+        if arg.star or not isinstance(arg.value, (cst.Name, cst.Attribute, cst.Call)):
+            continue
+        value = arg.value
+        if isinstance(value, cst.Call):
+            named = False
+            got = [_callable_name(sem, value.func, local, sem.ctx.module_name)]
+        else:
+            key = api.expr_key(value)
+            named = key is not None and api.looks_like_model_name(key)
+            got = model_classes(sem, key, at, depth + 1) if key is not None else []
+        out.extend(g for g in got if isinstance(g, str) and g != NOT_A_MODEL and not g.startswith(UNREAD)
+                   and (named or g in own) and g not in out)
+    return out
+
+
+def _parameter_classes(sem: "Analyses", binding, depth: int) -> list[str | None]:
+    """What every same-file caller passes for the parameter ``binding`` binds."""
+    model = sem.model
+    function = binding.scope.node
+    if not isinstance(function, cst.FunctionDef):
+        return [None]
+    callers = sem.graph.callers(function)
+    if not callers:
+        return [None]
+    out: list[str | None] = []
+    for site in callers:
+        value = _passed(sem, site, function, binding.key)
+        got = _value_classes(sem, value, site.node, depth + 1) if value is not None else [None]
+        out.extend(g for g in got if g not in out)
+    return out
+
+
+def _passed(sem: "Analyses", site: "CallSite", function: cst.FunctionDef, param: str) -> cst.BaseExpression | None:
+    """The expression ``site`` passes for ``param``; through ``C(...)`` for a constructor."""
+    model = sem.model
+    scope = model.scopes[function]
+    if scope.self_name is not None and function.name.value == "__init__" and isinstance(site.node.func, cst.Name):
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)][1:]
+        for i, arg in enumerate(site.node.args):
+            if arg.star:
+                return None
+            name = arg.keyword.value if arg.keyword is not None else params[i] if i < len(params) else None
+            if name == param:
+                return arg.value
+        return None
+    return passed_argument(model, site, function, param)
+
+
+def _attribute_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int) -> list[str | None]:
+    """``obj.attr``: what the class of ``obj`` stores in ``self.attr`` (``self.attr`` in a
+    method: its own class); when the class of ``obj`` cannot be told, what every class of the
+    file that stores an ``attr`` stores there, if any does."""
+    model = sem.model
+    head, _, attr = key.rpartition(".")
+    if "." in attr or not attr:
+        return [None]
+    infos = []
+    scope = model.scope_of(at)
+    if head == scope.self_name and scope.cls is not None:
+        infos = [scope.cls]
+    else:
+        classes = model_classes(sem, head, at, depth + 1)
+        by_name = {_local_name(sem, info): info for info in model.classes.values()}
+        infos = [by_name[c] for c in classes if c in by_name]
+        if len(infos) != len(classes):
+            infos = []
+    if not infos:
+        infos = [info for info in model.classes.values() if attr in info.self_assigned]
+    out: list[str | None] = []
+    for info in infos:
+        found = [b for cls in model.mro(info) for b in self_attr_bindings(model, cls, attr)]
+        for b in found or [None]:
+            if b is None or b.kind not in ("assign", "ann") or b.value is None:
+                got = [None]
+            else:
+                got = _value_classes(sem, b.value, b.node, depth + 1)
+            out.extend(g for g in got if g not in out)
+    return out or [None]
+
+
+def _local_name(sem: "Analyses", info: "ClassInfo") -> str:
+    module = sem.ctx.module_name
+    name = index_name(info.scope)
+    return f"{module}.{name}" if module else name
+
+
+def switched_classes(sem: "Analyses", site: "CallSite", receiver: str, inside: list) -> list[str | None]:
+    """What the model an eval switch at ``site`` reaches may be (``model_classes``): for a
+    switch in a function the loop's own calls run (``validate(model)``), what those calls
+    pass for ``receiver``; else what ``receiver`` holds at the switch."""
+    model = sem.model
+    function = enclosing_function(model, site.scope)
+    if site not in inside and isinstance(function, cst.FunctionDef):
+        out: list[str | None] = []
+        for call in (s for s in inside if function in sem.graph.targets(s)):
+            key = caller_key(model, call, function, receiver)
+            if key is None:
+                out = []
+                break
+            out.extend(c for c in model_classes(sem, key, call.node) if c not in out)
+        if out:
+            return out
+    return model_classes(sem, receiver, site.node)
+
+
+def optimises_only_inputs(sem: "Analyses", sites: Iterable["CallSite"]) -> bool:
+    """Every optimizer step among ``sites`` (a loop's calls and its callees') is of an
+    optimizer built over plain tensors (``SGD([patch])``, ``LBFGS([input_img])``: an
+    adversarial patch, style transfer, feature visualisation): the loop optimises inputs
+    through a fixed model, it trains no model."""
+    model, training = sem.model, sem.training
+    steps = {s: key for s, key in training.sites.step}
+    found = False
+    for site in sites:
+        key = steps.get(site)
+        if key is None:
+            continue
+        found = True
+        bindings = model.reaching(key, site.node)
+        if not bindings or any(b.kind not in ("assign", "ann") or not isinstance(b.value, cst.Call)
+                               or not api.is_optimizer_constructor(sem.ctx, b.value.func) or not over_tensors(b.value)
+                               for b in bindings):
+            return False
+    return found
+
+
+def model_key(sem: "Analyses", site: "CallSite") -> str | None:
+    """The key of the model ``site`` calls (``model(x)``, ``self.net(x)``: a model binding or a
+    model-like name; not a class or a function of the file, ``Net()``, nor an EMA, teacher or
+    target copy), or None."""
+    func = site.node.func
+    if not isinstance(func, (cst.Name, cst.Attribute)):
+        return None
+    key = api.expr_key(func)
+    if key is None or api.looks_like_frozen_copy(key):
+        return None
+    reaching = sem.model.reaching(key, site.node)
+    if key not in sem.training.bindings["model"] and not api.looks_like_model_name(key) \
+            and key not in _switched_receivers(sem) and not _model_passed(sem, key, reaching):
+        return None
+    if any(b.kind in ("class", "def") for b in reaching):
+        return None  # ``Net()`` builds a model; it is no model called
+    return key
+
+
+def _switched_receivers(sem: "Analyses") -> set[str]:
+    """The names the file calls ``.train()``/``.eval()`` on (``encoder.train()``): modules."""
+    memo = sem.model.memo("modes_switched_receivers")
+    if None not in memo:
+        memo[None] = {api.expr_key(s.node.func.value) for s in sem.model.calls
+                      if isinstance(s.node.func, cst.Attribute) and s.node.func.attr.value in ("train", "eval")
+                      and api.mode_switch(s.node) is not None} - {None}
+    return memo[None]
+
+
+def _model_passed(sem: "Analyses", key: str, bindings: list, depth: int = 0) -> bool:
+    """``key`` is a parameter (``def validate(val_loader, encoder, decoder)``) for which a
+    same-file caller passes a model: a model binding, a model-like name, a name the file
+    switches to train or eval mode, or a parameter for which its own callers pass one."""
+    params = [b for b in bindings if b.kind == "param"]
+    if not params or len(params) != len(bindings) or depth > 3:
+        return False
+    for b in params:
+        function = b.scope.node
+        if not isinstance(function, cst.FunctionDef):
+            return False
+        for site in sem.graph.callers(function):
+            value = passed_argument(sem.model, site, function, key)
+            outer = api.expr_key(value) if value is not None else None
+            if outer is None or api.looks_like_frozen_copy(outer):
+                continue
+            if outer in sem.training.bindings["model"] or api.looks_like_model_name(outer) \
+                    or outer in _switched_receivers(sem) or _model_passed(sem, outer, sem.model.reaching(outer, site.node), depth + 1):
+                return True
+    return False
+
+
+# Functions that run a trained model on new input: decoding, translating, generating.
+_DECODING = re.compile(r"(?:^|_)(?:decode|decoding|translate|generate|generation|beam_?search|greedy|caption|"
+                       r"transcribe|predict\w*|infer\w*|sample|evaluate\w*|eval|validate|test)(?:_|$)")
+
+
+def decodes(function: cst.CSTNode) -> bool:
+    """A function named for running a trained model on new input (``greedy_decode``,
+    ``translate``, ``generate_text``, ``predict``, ``evaluate``)."""
+    return isinstance(function, cst.FunctionDef) and bool(_DECODING.search(function.name.value.lower()))
+
+
+def switch_receiver(call: cst.Call) -> str | None:
+    """``model`` of ``model.eval()``; the first argument of a mode helper (``set_eval_mode(model)``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train", "apply"):
+        return api.expr_key(func.value)
+    return api.expr_key(call.args[0].value) if call.args and call.args[0].keyword is None else None
+
+
+def _related(receiver: str, key: str) -> bool:
+    """The same object, or one holding the other (``model.module``, ``self.model.encoder``)."""
+    return receiver == key or key.startswith(receiver + ".") or receiver.startswith(key + ".")
+
+
+def _parameter_of(function: cst.CSTNode, key: str) -> bool:
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    head = key.split(".", 1)[0]
+    params = function.params
+    return any(p.name.value == head for p in (*params.posonly_params, *params.params, *params.kwonly_params))
+
+
+def switch_reaches(sem: "Analyses", switch: "CallSite", key: str | None, level: Iterable["CallSite"]) -> bool:
+    """Whether the mode switch at ``switch`` may reach the model the code holding the calls
+    ``level`` names ``key``: its receiver is ``key`` (or holds it, or is held by it), for a
+    switch among ``level``; for a switch in a function one of ``level`` calls, the argument
+    that call passes for the receiver is (a global or ``self`` path: the same name). True
+    where that cannot be told (no receiver, ``key`` None, a switch deeper down, a receiver
+    passed through ``*args``): a switch then counts."""
+    receiver = switch_receiver(switch.node)
+    if receiver is None or key is None:
+        return True
+    level = list(level)
+    if switch in level:
+        return _related(receiver, key)
+    model = sem.model
+    function = enclosing_function(model, switch.scope)
+    calls = [s for s in level if function in sem.graph.targets(s)]
+    if not calls or not isinstance(function, cst.FunctionDef):
+        return True
+    parameter = _parameter_of(function, receiver) or receiver.split(".", 1)[0] == model.scopes[function].self_name
+    for call in calls:
+        seen = caller_key(model, call, function, receiver) if parameter else receiver
+        if seen is None or _related(seen, key):
+            return True
+    return False
+
+
+def level_key(sem: "Analyses", switch: "CallSite", receiver: str, level: Iterable["CallSite"]) -> str | None:
+    """What the code holding the calls ``level`` names the receiver of ``switch``: the
+    receiver itself for a switch among them; for one in a function they call, the argument
+    every such call passes for it (a global or ``self`` path: its own name); None where
+    that cannot be told."""
+    level = list(level)
+    if switch in level:
+        return receiver
+    model = sem.model
+    function = enclosing_function(model, switch.scope)
+    calls = [s for s in level if function in sem.graph.targets(s)]
+    if not calls or not isinstance(function, cst.FunctionDef):
+        return None
+    if not (_parameter_of(function, receiver) or receiver.split(".", 1)[0] == model.scopes[function].self_name):
+        return receiver
+    keys = {caller_key(model, call, function, receiver) for call in calls}
+    return keys.pop() if len(keys) == 1 else None
+
+
+def switched_anywhere(sem: "Analyses", mode: str, key: str | None = None) -> bool:
+    """Some call of the file switches a model to ``mode`` (``"eval"``/``"train"``); with
+    ``key``, one that may reach the model the module or a function names ``key`` (its
+    receiver, or what a same-file caller passes for it; any switch whose receiver cannot be
+    followed counts)."""
+    memo = sem.model.memo("modes_switched")
+    if (mode, key) not in memo:
+        graph = sem.graph
+        found = False
+        for site in sem.model.calls:
+            if switches(sem, site.node) != mode:
+                continue
+            receiver = switch_receiver(site.node)
+            function = enclosing_function(sem.model, site.scope)
+            if key is None or receiver is None or _related(receiver, key):
+                found = True
+            elif _parameter_of(function, receiver):
+                callers = graph.callers(function)
+                found = not callers or any(switch_reaches(sem, site, key, [c]) for c in callers)
+            if found:
+                break
+        memo[(mode, key)] = found
+    return memo[(mode, key)]
+
+
+def model_call(sem: "Analyses", loop: "Loop") -> "CallSite | None":
+    """The first call of a model in the loop (``model_key``), if any."""
+    return next((site for site in sem.model.calls if loop in site.loops and model_key(sem, site) is not None), None)
+
+
 def model_called(sem: "Analyses", loop: "Loop") -> str | None:
     """The key of a model the loop calls (``model(x)``, ``self.net(x)``; not a class or a
     function of the file, ``Net()``), if any."""
-    models = sem.training.bindings["model"]
-    for site in sem.model.calls:
-        if loop not in site.loops:
-            continue
-        func = site.node.func
-        if not isinstance(func, (cst.Name, cst.Attribute)):
-            continue
-        key = api.expr_key(func)
-        if key is not None and (key in models or api.looks_like_model_name(key)) and not api.looks_like_frozen_copy(key) \
-                and not any(b.kind in ("class", "def") for b in sem.model.reaching(key, site.node)):
-            return key  # ``Net()`` builds a model; it is no model called
-    return None
+    site = model_call(sem, loop)
+    return model_key(sem, site) if site is not None else None
 
 
 def imported_factories(sem: "Analyses", key: str, at: cst.CSTNode) -> list[str]:
@@ -389,16 +850,22 @@ def _reads_mode(expr: cst.CSTNode) -> bool:
                and n.value == "training" for n in iter_nodes(expr))
 
 
-def rate_off_outside_training(sem: "Analyses", call: cst.Call) -> bool:
-    """The rate is a variable that is zero whenever the module is not training:
-    ``p = self.p if self.training else 0.0``, or ``if not training: dropout_p = 0.0`` before
-    the call (``nn.MultiheadAttention``'s functional form)."""
+def rate_off_outside_training(sem: "Analyses", call: cst.Call, rate: cst.BaseExpression | None = None) -> bool:
+    """The rate (``p`` of a functional dropout, or ``rate``: ``dropout_p`` of an attention
+    call) is zero whenever the module is not training: ``self.p if self.training else 0.0``
+    written there, or a variable bound so (``p = self.p if self.training else 0.0``, or
+    ``if not training: dropout_p = 0.0`` before the call, as ``nn.MultiheadAttention``'s
+    functional form does)."""
     ctx, model = sem.ctx, sem.model
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    rate = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
-    if rate is None or not isinstance(rate.value, cst.Name):
+    if rate is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        arg = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
+        rate = arg.value if arg is not None else None
+    if isinstance(rate, cst.IfExp) and _reads_mode(rate.test) and (_zero(rate.body) or _zero(rate.orelse)):
+        return True
+    if not isinstance(rate, cst.Name):
         return False
-    for binding in model.reaching(rate.value.value, call):
+    for binding in model.reaching(rate.value, call):
         value = binding.value if binding.kind in ("assign", "ann") else None
         if isinstance(value, cst.IfExp) and _reads_mode(value.test) and (_zero(value.body) or _zero(value.orelse)):
             return True
@@ -429,3 +896,24 @@ def mode_guarded(sem: "Analyses", call: cst.Call) -> bool:
                 and any(isinstance(n, (cst.Return, cst.Raise)) for n in iter_nodes(node.body, into_scopes=False)):
             return True
     return False
+
+
+def attention_dropout(call: cst.Call) -> cst.BaseExpression | None:
+    """The ``dropout_p`` of ``F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)``
+    when it is given and is no literal zero; None otherwise."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    arg = api.keyword_arg(call, "dropout_p") or (positional[4] if len(positional) >= 5 else None)
+    if arg is None or _zero(arg.value):
+        return None
+    return arg.value
+
+
+def fresh_dropout(model: "SemanticModel", call: cst.Call) -> str | None:
+    """``nn.Dropout(p)(x)``: a dropout layer built and called on the spot (the name of its
+    class), a module no ``model.eval()`` reaches since nothing registers it; None otherwise."""
+    inner = call.func
+    if not isinstance(inner, cst.Call):
+        return None
+    qualified = model.qualified_name(inner.func) or ""
+    last = qualified.rsplit(".", 1)[-1]
+    return last if qualified.startswith(_NN) and "Dropout" in last and mode_layer(qualified) else None

@@ -74,7 +74,7 @@ def optimises_inputs(semantic) -> bool:
     ``.parameters()``) and the model is frozen, in eval mode or loaded pretrained."""
     model = semantic.model
     built = [s.node for s in model.calls if is_optimizer_constructor(model.ctx, s.node.func)]
-    return bool(built) and all(_over_tensors(call) for call in built) and _model_fixed(semantic)
+    return bool(built) and all(over_tensors(call) for call in built) and _model_fixed(semantic)
 
 
 def _params_argument(call: cst.Call) -> cst.BaseExpression | None:
@@ -82,7 +82,9 @@ def _params_argument(call: cst.Call) -> cst.BaseExpression | None:
     return next((a.value for a in call.args if a.keyword is None or a.keyword.value == "params"), None)
 
 
-def _over_tensors(call: cst.Call) -> bool:
+def over_tensors(call: cst.Call) -> bool:
+    """The optimizer ``call`` builds is over a list or tuple of plain tensors
+    (``LBFGS([input_img])``, ``SGD([patch])``), never ``.parameters()``: it optimises inputs."""
     params = _params_argument(call)
     if not isinstance(params, (cst.List, cst.Tuple)) or not params.elements:
         return False
@@ -101,7 +103,7 @@ def solves_for_tensor(semantic, call: cst.Call) -> bool:
     (a ``.detach()`` or ``.clone()`` of it), and the function returns them."""
     model = semantic.model
     function = model.scope_of(call).function()
-    if function is None or not _over_tensors(call):
+    if function is None or not over_tensors(call):
         return False
     params = _params_argument(call)
     returned = _returned_names(function.node)

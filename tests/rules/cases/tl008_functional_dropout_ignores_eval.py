@@ -2,7 +2,7 @@
 exact line and message of every finding and, where its findings carry a fix, the file after
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl008_functional_dropout_ignores_eval import message
+from torchlint.checks.tl008_functional_dropout_ignores_eval import attention_message, fresh_layer_message, message
 from torchlint.rule import Invalid
 
 
@@ -482,4 +482,169 @@ INVALID = [
                     return F.dropout(x, p=0.3, training=self.training)
             """,
     ),
+]
+
+
+# -- issue 39: a comment never switches a finding off, nor changes the finding or its fix --
+# (these three were VALID: a comment or a docstring saying the dropout stays on was taken as consent;
+# training=True is how the code says so)
+INVALID += [
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Prenet(nn.Module):
+                def __init__(self, layers):
+                    super().__init__()
+                    self.layers = layers
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = F.dropout(layer(x), p=0.5)  # always applies dropout
+                    return x
+            """,
+        lines=(10,), messages=(message("F.dropout", "Prenet", "dropout"),),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Prenet(nn.Module):
+                def __init__(self, layers):
+                    super().__init__()
+                    self.layers = layers
+                def forward(self, x):
+                    for layer in self.layers:
+                        x = F.dropout(layer(x), p=0.5, training=self.training)  # always applies dropout
+                    return x
+            """),
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Head(nn.Module):
+                def forward(self, x):
+                    # Monte-Carlo dropout: kept on in evaluation to sample predictions
+                    return F.dropout(x, p=0.1)
+            """,
+        lines=(7,), messages=(message("F.dropout", "Head", "dropout"),),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Head(nn.Module):
+                def forward(self, x):
+                    # Monte-Carlo dropout: kept on in evaluation to sample predictions
+                    return F.dropout(x, p=0.1, training=self.training)
+            """),
+    # Said in the class docstring (review5 TL008_1: espnet's Tacotron 2 prenet).
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Prenet(nn.Module):
+                \"\"\"Prenet of the decoder.
+
+                Note:
+                    Dropout is applied even in evaluation, as in the paper.
+                \"\"\"
+                def __init__(self, layers):
+                    super().__init__()
+                    self.layers = layers
+                def forward(self, x):
+                    for layer in self.layers:
+                        # non deterministic on purpose: see the note above
+                        x = F.dropout(layer(x), 0.5)
+                    return x
+            """,
+        lines=(16,), messages=(message("F.dropout", "Prenet", "dropout"),),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Prenet(nn.Module):
+                \"\"\"Prenet of the decoder.
+
+                Note:
+                    Dropout is applied even in evaluation, as in the paper.
+                \"\"\"
+                def __init__(self, layers):
+                    super().__init__()
+                    self.layers = layers
+                def forward(self, x):
+                    for layer in self.layers:
+                        # non deterministic on purpose: see the note above
+                        x = F.dropout(layer(x), 0.5, training=self.training)
+                    return x
+            """),
+]
+
+# -- issue 40: the other dropouts model.eval() cannot reach --
+INVALID += [
+    # A dropout layer built and called in forward (NTS-Net's resnet.py: ``nn.Dropout(p=0.5)(x)``).
+    Invalid(
+        """
+            import torch.nn as nn
+            class ResNet(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(2048, 200)
+                def forward(self, x):
+                    x = x.flatten(1)
+                    x = nn.Dropout(p=0.5)(x)
+                    return self.fc(x)
+            """,
+        lines=(9,), messages=(fresh_layer_message("Dropout", "ResNet"),)),
+    # Attention dropout passed whatever the mode (speechbrain's RoPE attention).
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class RoPEMHA(nn.Module):
+                def __init__(self, dropout=0.1):
+                    super().__init__()
+                    self.dropout = dropout
+                def forward(self, q, k, v):
+                    return F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout)
+            """,
+        lines=(9,), messages=(attention_message("F.scaled_dot_product_attention", "RoPEMHA"),)),
+]
+
+VALID += [
+    # The attention dropout gated by the mode (nanoGPT's CausalSelfAttention).
+    """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class CausalSelfAttention(nn.Module):
+            def __init__(self, dropout):
+                super().__init__()
+                self.dropout = dropout
+            def forward(self, q, k, v):
+                return F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0,
+                                                      is_causal=True)
+        """,
+    # A rate bound by the mode before the call.
+    """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Attention(nn.Module):
+            def forward(self, q, k, v):
+                dropout_p = self.p if self.training else 0.0
+                return F.scaled_dot_product_attention(q, k, v, None, dropout_p)
+        """,
+    # No dropout_p, or a literal zero.
+    """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Attention(nn.Module):
+            def forward(self, q, k, v):
+                a = F.scaled_dot_product_attention(q, k, v)
+                return a + F.scaled_dot_product_attention(q, k, v, dropout_p=0.0)
+        """,
+    # The dropout layer built once in __init__.
+    """
+        import torch.nn as nn
+        class ResNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.drop = nn.Dropout(p=0.5)
+                self.fc = nn.Linear(2048, 200)
+            def forward(self, x):
+                return self.fc(self.drop(x.flatten(1)))
+        """,
 ]

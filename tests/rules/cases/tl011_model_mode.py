@@ -1196,7 +1196,8 @@ INVALID = [
                 print(validate(net, val_loader))
             """),
     # An evaluation script that loads one model per checkpoint inside the loop: a switch
-    # above the loop would reach none of them; no fix.
+    # above the loop would reach none of them; no fix. The class is read where the model is
+    # called (``Net()`` with its dropout), not above the loop.
     Invalid(
         """
             import torch
@@ -1210,5 +1211,872 @@ INVALID = [
                 model.load_state_dict(torch.load(ckpt, weights_only=True))
                 print(model(x))
             """,
-        lines=(8,), messages=(evaluated_in_training_mode("model", "test_loader", _MAY),)),
+        lines=(8,), messages=(evaluated_in_training_mode("model", "test_loader"),)),
+]
+
+# -- issue 40: evaluation under no_grad with no eval() anywhere, switches per model, composite models --
+VALID += [
+    # Embedding + GRU + Linear (no dropout, GRU's dropout 0): eval() changes nothing. A helper that only
+    # forward runs (_init_hidden) builds no layer (hunkim/PyTorchZeroToAll).
+    """
+        import torch
+        import torch.nn as nn
+
+        def create_variable(tensor):
+            return tensor.cuda() if torch.cuda.is_available() else tensor
+
+        class RNNClassifier(nn.Module):
+            def __init__(self, input_size, hidden_size, output_size):
+                super().__init__()
+                self.embedding = nn.Embedding(input_size, hidden_size)
+                self.gru = nn.GRU(hidden_size, hidden_size)
+                self.fc = nn.Linear(hidden_size, output_size)
+
+            def _init_hidden(self, batch_size):
+                return create_variable(torch.zeros(1, batch_size, self.gru.hidden_size))
+
+            def forward(self, x):
+                hidden = self._init_hidden(x.size(0))
+                output, hidden = self.gru(self.embedding(x.t()), hidden)
+                return self.fc(hidden[-1])
+
+        classifier = RNNClassifier(128, 100, 18)
+        optimizer = torch.optim.Adam(classifier.parameters())
+        criterion = nn.CrossEntropyLoss()
+
+        for epoch in range(10):
+            for names, countries in train_loader:
+                loss = criterion(classifier(names), countries)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            correct = 0
+            for names, countries in test_loader:
+                correct += (classifier(names).argmax(1) == countries).sum().item()
+        """,
+    # `net` is a plain function (softmax regression from scratch): it has no mode at all (d2l).
+    """
+        import torch
+
+        W = torch.normal(0, 0.01, (784, 10), requires_grad=True)
+        b = torch.zeros(10, requires_grad=True)
+
+        def softmax(X):
+            X_exp = X.exp()
+            return X_exp / X_exp.sum(dim=1, keepdim=True)
+
+        def net(X):
+            return softmax(torch.mm(X.view(-1, 784), W) + b)
+
+        def evaluate_accuracy(data_iter, net):
+            acc_sum, n = 0.0, 0
+            for X, y in data_iter:
+                acc_sum += (net(X).argmax(dim=1) == y).float().sum().item()
+                n += y.shape[0]
+            return acc_sum / n
+
+        print(evaluate_accuracy(test_iter, net))
+        """,
+    # `server.net` is a Net() with no dropout or batch norm, stored on a plain object (dataflowr).
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = nn.Conv2d(1, 8, 3)
+                self.fc = nn.Linear(8 * 26 * 26, 10)
+
+            def forward(self, x):
+                return self.fc(F.relu(self.conv(x)).flatten(1))
+
+        class Server:
+            def __init__(self):
+                self.net = Net()
+
+            def aggregate(self, states):
+                self.net.load_state_dict(states[0])
+
+        server = Server()
+        correct = 0
+        with torch.no_grad():
+            for images, labels in testloader:
+                correct += (server.net(images).argmax(1) == labels).sum().item()
+        """,
+    # The loop optimises an adversarial patch through a frozen pretrained model kept in eval mode on
+    # purpose: it trains no model (uvadlc adversarial attacks).
+    """
+        import torch
+        import torch.nn as nn
+        import torchvision
+
+        model = torchvision.models.resnet34(weights="DEFAULT")
+        for p in model.parameters():
+            p.requires_grad = False
+        patch = nn.Parameter(torch.zeros(3, 32, 32), requires_grad=True)
+        optimizer = torch.optim.SGD([patch], lr=0.1)
+        criterion = nn.CrossEntropyLoss()
+
+        for epoch in range(5):
+            for x, _ in train_loader:
+                model.eval()
+                x[:, :, :32, :32] = patch
+                loss = -criterion(model(x), target)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+        """,
+    # A GAN's `sample_image` every few batches amid training: sampling in training mode, not an evaluation.
+    """
+        import torch
+        import torch.nn as nn
+        from torchvision.utils import save_image
+
+        class Generator(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.model = nn.Sequential(nn.Linear(100, 128), nn.BatchNorm1d(128), nn.ReLU(), nn.Linear(128, 784), nn.Tanh())
+
+            def forward(self, z):
+                return self.model(z)
+
+        generator = Generator()
+        optimizer_G = torch.optim.Adam(generator.parameters())
+
+        def sample_image(n_row, batches_done):
+            z = torch.randn(n_row ** 2, 100)
+            gen_imgs = generator(z)
+            save_image(gen_imgs.data, "images/%d.png" % batches_done, nrow=n_row)
+
+        for epoch in range(200):
+            for i, (imgs, _) in enumerate(dataloader):
+                optimizer_G.zero_grad()
+                g_loss = -discriminator(generator(torch.randn(imgs.size(0), 100))).mean()
+                g_loss.backward()
+                optimizer_G.step()
+                if i % 400 == 0:
+                    sample_image(n_row=10, batches_done=i)
+        """,
+    # `nn.Dropout(d)(x)` built in forward is a fresh layer eval() never reaches; the test passes d=0.0 and
+    # the model has no other dropout or batch norm (dataflowr's spectral GNN).
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        class GraphNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(64, 32)
+                self.fc2 = nn.Linear(32, 10)
+
+            def forward(self, x, d):
+                x = F.relu(self.fc1(x))
+                x = nn.Dropout(d)(x)
+                return self.fc2(x)
+
+        net = GraphNet()
+        optimizer = torch.optim.SGD(net.parameters(), lr=0.05)
+        for epoch in range(3):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                F.cross_entropy(net(x, 0.5), y).backward()
+                optimizer.step()
+            with torch.no_grad():
+                for x, y in test_loader:
+                    acc = (net(x, 0.0).argmax(1) == y).float().mean()
+        """,
+    # The look-alike of the nn.Sequential case: no dropout or batch norm in the Sequential.
+    """
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def compute_mae(model, data_loader):
+            mae, n = 0.0, 0
+            for x, y in data_loader:
+                mae += (model(x) - y).abs().sum()
+                n += y.size(0)
+            return mae / n
+
+        for epoch in range(10):
+            for x, y in train_loader:
+                loss = ((model(x) - y) ** 2).mean()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            with torch.no_grad():
+                print(compute_mae(model, test_loader))
+        """,
+    # The POS tagger with its evaluate() calling model.eval().
+    """
+        import torch
+        import torch.nn as nn
+
+        class POSTagger(nn.Module):
+            def __init__(self, vocab, tags):
+                super().__init__()
+                self.embedding = nn.Embedding(vocab, 32)
+                self.rnn = nn.LSTM(32, 32)
+                self.fc = nn.Linear(32, tags)
+                self.dropout = nn.Dropout(0.25)
+
+            def forward(self, x):
+                out, _ = self.rnn(self.dropout(self.embedding(x)))
+                return self.fc(self.dropout(out))
+
+        model = POSTagger(100, 10)
+        optimizer = torch.optim.Adam(model.parameters())
+        criterion = nn.CrossEntropyLoss()
+
+        def train(model, iterator):
+            model.train()
+            for text, tags in iterator:
+                optimizer.zero_grad()
+                criterion(model(text), tags).backward()
+                optimizer.step()
+
+        def evaluate(model, iterator):
+            model.eval()
+            total = 0.0
+            with torch.no_grad():
+                for text, tags in iterator:
+                    total += criterion(model(text), tags).item()
+            return total
+
+        def inference(model, sentence):
+            model.eval()
+            return model(sentence).argmax(-1)
+
+        for epoch in range(10):
+            train(model, train_iterator)
+            print(evaluate(model, valid_iterator))
+
+        print(inference(model, torch.tensor([[1, 2, 3]])))
+        """,
+    # Both models put back in training mode at the top of each epoch.
+    """
+        import torch
+        import torch.nn as nn
+
+        class Discriminator(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))
+
+            def forward(self, x):
+                return self.net(x)
+
+        class Generator(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 8))
+
+            def forward(self, z):
+                return self.net(z)
+
+        aD, aG = Discriminator(), Generator()
+        opt_d = torch.optim.Adam(aD.parameters())
+        opt_g = torch.optim.Adam(aG.parameters())
+
+        for epoch in range(100):
+            aG.train()
+            aD.train()
+            for x, _ in trainloader:
+                opt_d.zero_grad()
+                loss_d = aD(aG(torch.randn(64, 4)).detach()).mean() - aD(x).mean()
+                loss_d.backward()
+                opt_d.step()
+                opt_g.zero_grad()
+                loss_g = -aD(aG(torch.randn(64, 4))).mean()
+                loss_g.backward()
+                opt_g.step()
+            aD.eval()
+            with torch.no_grad():
+                for x, y in testloader:
+                    print(aD(x).mean())
+        """,
+    # estimate_loss with its model.eval() before the loop and model.train() after it.
+    """
+        import torch
+        import torch.nn as nn
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(100, 32)
+                self.drop = nn.Dropout(0.1)
+                self.head = nn.Linear(32, 100)
+
+            def forward(self, idx, targets):
+                logits = self.head(self.drop(self.emb(idx)))
+                return logits, nn.functional.cross_entropy(logits.view(-1, 100), targets.view(-1))
+
+        model = GPT()
+        optimizer = torch.optim.AdamW(model.parameters())
+
+        @torch.no_grad()
+        def estimate_loss():
+            out = {}
+            model.eval()
+            for split in ["train", "val"]:
+                losses = torch.zeros(20)
+                for k in range(20):
+                    X, Y = get_batch(split)
+                    logits, loss = model(X, Y)
+                    losses[k] = loss.item()
+                out[split] = losses.mean()
+            model.train()
+            return out
+
+        for it in range(5000):
+            if it % 500 == 0:
+                print(estimate_loss())
+            X, Y = get_batch("train")
+            logits, loss = model(X, Y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """,
+    # The composite model with train() in the training function.
+    """
+        import torch
+        import torch.nn as nn
+
+        class Encoder(nn.Module):
+            def __init__(self, vocab, hidden, dropout):
+                super().__init__()
+                self.embedding = nn.Embedding(vocab, hidden)
+                self.rnn = nn.GRU(hidden, hidden)
+                self.dropout = nn.Dropout(dropout)
+
+            def forward(self, src):
+                return self.rnn(self.dropout(self.embedding(src)))
+
+        class Seq2Seq(nn.Module):
+            def __init__(self, encoder, decoder):
+                super().__init__()
+                self.encoder = encoder
+                self.decoder = decoder
+
+            def forward(self, src, trg):
+                _, hidden = self.encoder(src)
+                return self.decoder(trg, hidden)
+
+        enc = Encoder(100, 32, 0.5)
+        dec = Decoder(100, 32)
+        model = Seq2Seq(enc, dec)
+        optimizer = torch.optim.Adam(model.parameters())
+        criterion = nn.CrossEntropyLoss()
+
+        def train(model, iterator):
+            model.train()
+            for src, trg in iterator:
+                optimizer.zero_grad()
+                criterion(model(src, trg), trg).backward()
+                optimizer.step()
+
+        def evaluate(model, iterator):
+            model.eval()
+            with torch.no_grad():
+                return sum(criterion(model(src, trg), trg).item() for src, trg in iterator)
+
+        for epoch in range(10):
+            train(model, train_iterator)
+            print(evaluate(model, valid_iterator))
+        """,
+]
+
+INVALID += [
+    # A helper evaluating over `data_loader` (a name of any loader), called under `torch.no_grad()` from the
+    # epoch loop, for an nn.Sequential holding BatchNorm1d and Dropout; nothing calls eval() (rasbt's CORAL notebooks).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            model = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, 1))
+            optimizer = torch.optim.Adam(model.parameters())
+
+            def compute_mae(model, data_loader):
+                mae, n = 0.0, 0
+                for x, y in data_loader:
+                    mae += (model(x) - y).abs().sum()
+                    n += y.size(0)
+                return mae / n
+
+            for epoch in range(10):
+                for x, y in train_loader:
+                    loss = ((model(x) - y) ** 2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                with torch.no_grad():
+                    print(compute_mae(model, train_loader), compute_mae(model, test_loader))
+            """,
+        lines=(10,), messages=('`model` is evaluated over `data_loader` in training mode: its dropout and batch norm still act as in training (random drops, batch statistics); call `model.eval()` before this loop',)),
+    # The word-language-model shape: `evaluate(data_source)` under no_grad, the iterable's name no evidence by
+    # itself; nothing calls model.eval().
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class RNNModel(nn.Module):
+                def __init__(self, ntoken, nhid):
+                    super().__init__()
+                    self.drop = nn.Dropout(0.5)
+                    self.encoder = nn.Embedding(ntoken, nhid)
+                    self.rnn = nn.LSTM(nhid, nhid)
+                    self.decoder = nn.Linear(nhid, ntoken)
+
+                def forward(self, x):
+                    out, _ = self.rnn(self.drop(self.encoder(x)))
+                    return self.decoder(self.drop(out))
+
+            model = RNNModel(1000, 200)
+            optimizer = torch.optim.SGD(model.parameters(), lr=20)
+            criterion = nn.CrossEntropyLoss()
+
+            def evaluate(data_source):
+                total = 0.0
+                with torch.no_grad():
+                    for data, targets in data_source:
+                        total += criterion(model(data).view(-1, 1000), targets).item()
+                return total
+
+            for epoch in range(10):
+                model.train()
+                for data, targets in train_data:
+                    optimizer.zero_grad()
+                    criterion(model(data).view(-1, 1000), targets).backward()
+                    optimizer.step()
+                print(evaluate(val_data))
+            """,
+        lines=(24,), messages=('`model` is evaluated over `data_source` in training mode: its dropout and batch norm still act as in training (random drops, batch statistics); call `model.eval()` before this loop',)),
+    # A decoding function (`translate`) runs the encoder with dropout on; nothing in the file calls eval().
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self, vocab, hidden):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, hidden)
+                    self.dropout = nn.Dropout(0.1)
+                    self.rnn = nn.GRU(hidden, hidden)
+
+                def forward(self, x):
+                    return self.rnn(self.dropout(self.embedding(x)))
+
+            class Decoder(nn.Module):
+                def __init__(self, vocab, hidden):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, hidden)
+                    self.rnn = nn.GRU(hidden, hidden)
+                    self.out = nn.Linear(hidden, vocab)
+
+                def forward(self, x, h):
+                    o, h = self.rnn(self.embedding(x), h)
+                    return self.out(o), h
+
+            encoder = Encoder(100, 32)
+            decoder = Decoder(100, 32)
+
+            def translate(encoder, decoder, src, max_len=10):
+                _, h = encoder(src)
+                tok, out = torch.zeros(1, 1, dtype=torch.long), []
+                for _ in range(max_len):
+                    logits, h = decoder(tok, h)
+                    tok = logits.argmax(-1)
+                    out.append(tok.item())
+                return out
+
+            print(translate(encoder, decoder, torch.tensor([[1, 2, 3]])))
+            """,
+        lines=(30,), messages=('`encoder` is evaluated in `translate` in training mode, and nothing in the file calls `encoder.eval()`: its dropout and batch norm still act as in training (random drops, batch statistics); call `encoder.eval()` before evaluating',)),
+    # A nested `run_validate()` inside `validate()` (the ImageNet example's shape) with no eval() anywhere before it.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                    self.bn = nn.BatchNorm1d(8)
+
+                def forward(self, x):
+                    return self.fc(self.bn(x))
+
+            def validate(val_loader, model, criterion):
+                def run_validate(loader):
+                    with torch.no_grad():
+                        for images, target in loader:
+                            output = model(images)
+                            criterion(output, target)
+
+                run_validate(val_loader)
+
+            def main():
+                model = Net()
+                criterion = nn.CrossEntropyLoss()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(10):
+                    model.train()
+                    for images, target in train_loader:
+                        optimizer.zero_grad()
+                        criterion(model(images), target).backward()
+                        optimizer.step()
+                    validate(val_loader, model, criterion)
+
+            main()
+            """,
+        lines=(17,), messages=('`model` is evaluated over `loader` in training mode: its dropout and batch norm still act as in training (random drops, batch statistics); call `model.eval()` before this loop',)),
+    # train() switches to training mode and evaluate() lacks its eval(); an eval() in a function that runs
+    # later (inference) does not choose the mode of the evaluation before it.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class POSTagger(nn.Module):
+                def __init__(self, vocab, tags):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, 32)
+                    self.rnn = nn.LSTM(32, 32)
+                    self.fc = nn.Linear(32, tags)
+                    self.dropout = nn.Dropout(0.25)
+
+                def forward(self, x):
+                    out, _ = self.rnn(self.dropout(self.embedding(x)))
+                    return self.fc(self.dropout(out))
+
+            model = POSTagger(100, 10)
+            optimizer = torch.optim.Adam(model.parameters())
+            criterion = nn.CrossEntropyLoss()
+
+            def train(model, iterator):
+                model.train()
+                for text, tags in iterator:
+                    optimizer.zero_grad()
+                    criterion(model(text), tags).backward()
+                    optimizer.step()
+
+            def evaluate(model, iterator):
+                total = 0.0
+                with torch.no_grad():
+                    for text, tags in iterator:
+                        total += criterion(model(text), tags).item()
+                return total
+
+            def inference(model, sentence):
+                model.eval()
+                return model(sentence).argmax(-1)
+
+            for epoch in range(10):
+                train(model, train_iterator)
+                print(evaluate(model, valid_iterator))
+
+            print(inference(model, torch.tensor([[1, 2, 3]])))
+            """,
+        lines=(31,), messages=('`model` is evaluated over `iterator` in training mode: its dropout and batch norm still act as in training (random drops, batch statistics); call `model.eval()` before this loop',)),
+    # Two models: aG.train() comes back each epoch, aD.train() never does after aD.eval(): a train() of
+    # another model does not restore this one.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class Discriminator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))
+
+                def forward(self, x):
+                    return self.net(x)
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 8))
+
+                def forward(self, z):
+                    return self.net(z)
+
+            aD, aG = Discriminator(), Generator()
+            opt_d = torch.optim.Adam(aD.parameters())
+            opt_g = torch.optim.Adam(aG.parameters())
+
+            for epoch in range(100):
+                aG.train()
+                for x, _ in trainloader:
+                    opt_d.zero_grad()
+                    loss_d = aD(aG(torch.randn(64, 4)).detach()).mean() - aD(x).mean()
+                    loss_d.backward()
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    loss_g = -aD(aG(torch.randn(64, 4))).mean()
+                    loss_g.backward()
+                    opt_g.step()
+                aD.eval()
+                with torch.no_grad():
+                    for x, y in testloader:
+                        print(aD(x).mean())
+            """,
+        lines=(36,), messages=('`aD.eval()` runs inside the training loop but nothing calls `aD.train()` before the next training step: from then on any dropout or batch norm it has stay in eval mode (no dropout, frozen statistics); call `aD.train()` before training resumes',),
+        fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Discriminator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8), nn.Linear(8, 1))
+
+                def forward(self, x):
+                    return self.net(x)
+
+            class Generator(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Linear(8, 8))
+
+                def forward(self, z):
+                    return self.net(z)
+
+            aD, aG = Discriminator(), Generator()
+            opt_d = torch.optim.Adam(aD.parameters())
+            opt_g = torch.optim.Adam(aG.parameters())
+
+            for epoch in range(100):
+                aD.train()
+                aG.train()
+                for x, _ in trainloader:
+                    opt_d.zero_grad()
+                    loss_d = aD(aG(torch.randn(64, 4)).detach()).mean() - aD(x).mean()
+                    loss_d.backward()
+                    opt_d.step()
+                    opt_g.zero_grad()
+                    loss_g = -aD(aG(torch.randn(64, 4))).mean()
+                    loss_g.backward()
+                    opt_g.step()
+                aD.eval()
+                with torch.no_grad():
+                    for x, y in testloader:
+                        print(aD(x).mean())
+            """),
+    # nanoGPT's estimate_loss without its model.eval(): the model.train() after the loop restores the mode, it
+    # is no Monte-Carlo dropout chosen before it.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class GPT(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.emb = nn.Embedding(100, 32)
+                    self.drop = nn.Dropout(0.1)
+                    self.head = nn.Linear(32, 100)
+
+                def forward(self, idx, targets):
+                    logits = self.head(self.drop(self.emb(idx)))
+                    return logits, nn.functional.cross_entropy(logits.view(-1, 100), targets.view(-1))
+
+            model = GPT()
+            optimizer = torch.optim.AdamW(model.parameters())
+
+            @torch.no_grad()
+            def estimate_loss():
+                out = {}
+                for split in ["train", "val"]:
+                    losses = torch.zeros(20)
+                    for k in range(20):
+                        X, Y = get_batch(split)
+                        logits, loss = model(X, Y)
+                        losses[k] = loss.item()
+                    out[split] = losses.mean()
+                model.train()
+                return out
+
+            for it in range(5000):
+                if it % 500 == 0:
+                    print(estimate_loss())
+                X, Y = get_batch("train")
+                logits, loss = model(X, Y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            """,
+        lines=(24,), messages=('`model` is evaluated with autograd off in training mode, and nothing in the file calls `model.eval()`: its dropout and batch norm still act as in training (random drops, batch statistics); call `model.eval()` before evaluating',)),
+    # A composite model built from models handed to it (`Seq2Seq(enc, dec)`): the encoder's dropout is its own.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self, vocab, hidden, dropout):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, hidden)
+                    self.rnn = nn.GRU(hidden, hidden)
+                    self.dropout = nn.Dropout(dropout)
+
+                def forward(self, src):
+                    return self.rnn(self.dropout(self.embedding(src)))
+
+            class Seq2Seq(nn.Module):
+                def __init__(self, encoder, decoder):
+                    super().__init__()
+                    self.encoder = encoder
+                    self.decoder = decoder
+
+                def forward(self, src, trg):
+                    _, hidden = self.encoder(src)
+                    return self.decoder(trg, hidden)
+
+            enc = Encoder(100, 32, 0.5)
+            dec = Decoder(100, 32)
+            model = Seq2Seq(enc, dec)
+            optimizer = torch.optim.Adam(model.parameters())
+            criterion = nn.CrossEntropyLoss()
+
+            def train(model, iterator):
+                for src, trg in iterator:
+                    optimizer.zero_grad()
+                    criterion(model(src, trg), trg).backward()
+                    optimizer.step()
+
+            def evaluate(model, iterator):
+                model.eval()
+                with torch.no_grad():
+                    return sum(criterion(model(src, trg), trg).item() for src, trg in iterator)
+
+            for epoch in range(10):
+                train(model, train_iterator)
+                print(evaluate(model, valid_iterator))
+            """,
+        lines=(38,), messages=('`model.eval()` runs inside the training loop but nothing calls `model.train()` before the next training step: from then on its dropout and batch norm stay in eval mode (no dropout, frozen statistics); call `model.train()` before training resumes',),
+        fixed="""
+            import torch
+            import torch.nn as nn
+
+            class Encoder(nn.Module):
+                def __init__(self, vocab, hidden, dropout):
+                    super().__init__()
+                    self.embedding = nn.Embedding(vocab, hidden)
+                    self.rnn = nn.GRU(hidden, hidden)
+                    self.dropout = nn.Dropout(dropout)
+
+                def forward(self, src):
+                    return self.rnn(self.dropout(self.embedding(src)))
+
+            class Seq2Seq(nn.Module):
+                def __init__(self, encoder, decoder):
+                    super().__init__()
+                    self.encoder = encoder
+                    self.decoder = decoder
+
+                def forward(self, src, trg):
+                    _, hidden = self.encoder(src)
+                    return self.decoder(trg, hidden)
+
+            enc = Encoder(100, 32, 0.5)
+            dec = Decoder(100, 32)
+            model = Seq2Seq(enc, dec)
+            optimizer = torch.optim.Adam(model.parameters())
+            criterion = nn.CrossEntropyLoss()
+
+            def train(model, iterator):
+                for src, trg in iterator:
+                    optimizer.zero_grad()
+                    criterion(model(src, trg), trg).backward()
+                    optimizer.step()
+
+            def evaluate(model, iterator):
+                model.eval()
+                with torch.no_grad():
+                    return sum(criterion(model(src, trg), trg).item() for src, trg in iterator)
+
+            for epoch in range(10):
+                model.train()
+                train(model, train_iterator)
+                print(evaluate(model, valid_iterator))
+            """),
+]
+
+VALID += [
+    # Nested project blocks (attention heads, LayerNorm) in an nn.Sequential built by a
+    # comprehension: no dropout or batch norm anywhere; ``super(Cls, self).__init__()`` is
+    # nn.Module's, no helper of the file that might build one (MehdiJmlkh's iTransformer).
+    """
+        import torch
+        import torch.nn as nn
+
+        class Head(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.q = nn.Linear(n, n)
+            def forward(self, x):
+                return torch.softmax(self.q(x) @ x.transpose(1, 2), -1) @ x
+
+        class Block(nn.Module):
+            def __init__(self, n):
+                super(Block, self).__init__()
+                self.attn = Head(n)
+                self.norm = nn.LayerNorm(n)
+            def forward(self, x):
+                return self.norm(x + self.attn(x))
+
+        class TransformerModel(nn.Module):
+            def __init__(self, n, layers):
+                super(TransformerModel, self).__init__()
+                self.blocks = nn.Sequential(*[Block(n) for _ in range(layers)])
+                self.head = nn.Linear(n, 1)
+            def forward(self, x):
+                return self.head(self.blocks(x))
+
+        model = TransformerModel(16, 2)
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(10):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                ((model(x) - y) ** 2).mean().backward()
+                optimizer.step()
+            with torch.no_grad():
+                for x, y in test_loader:
+                    print(((model(x) - y) ** 2).mean())
+        """,
+]
+
+VALID += [
+    # A shape check of a model just built (untrained, no weights loaded) in a function named
+    # test_*: no evaluation of a trained model (uvadlc's deep probabilistic models tutorials).
+    """
+        import torch
+        import torch.nn as nn
+
+        class BasicTagger(nn.Module):
+            def __init__(self, vocab, tags, p_drop=0.0):
+                super().__init__()
+                self.emb = nn.Embedding(vocab, 32)
+                self.drop = nn.Dropout(p_drop)
+                self.out = nn.Linear(32, tags)
+            def forward(self, x):
+                return self.out(self.drop(self.emb(x)))
+
+        def test_basic_tagger(x):
+            tagger = BasicTagger(10, 3)
+            out = tagger(x)
+            assert out.shape[-1] == 3
+
+        test_basic_tagger(torch.zeros(2, 4, dtype=torch.long))
+        """,
 ]
