@@ -80,7 +80,7 @@ class TensorWithoutDevice(Rule):
                                          "*_test.py, tests.py, conftest.py): a test's model usually runs on the CPU only"),
     }
     skips_test_files = True
-    requires_text = ("torch",)
+    # every file: the ones that only build a model (``model = Net()``) say whether it is moved
     fixable = (SAFE,)
 
 
@@ -91,7 +91,10 @@ class TensorWithoutDevice(Rule):
         model = sem.model
         self.ctx.facts[self.code] = facts = {"moves": moves_to_accelerator(model),
                                              "builds": sorted({s.node.func.value for s in model.calls
-                                                               if isinstance(s.node.func, cst.Name)})}
+                                                               if isinstance(s.node.func, cst.Name)
+                                                               and s.node.func.value[:1].isupper()})}
+        if "torch" not in self.ctx.text:
+            return
         owners = forward_owners(sem)
         forwards = set(owners)
         # Lightning's steps run on the model's device too; any other method only for the state it
@@ -127,14 +130,17 @@ class TensorWithoutDevice(Rule):
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        # a model built only in files that never move anything to an accelerator runs on the CPU
-        facts = [r.facts.get(cls.code) or {} for r in project.records]
+        # a model built only in files that never move anything to an accelerator runs on the CPU:
+        # the file that defines and builds it (a script, a notebook), else every file building it
+        facts = {r.path: r.facts.get(cls.code) or {} for r in project.records}
         builders: dict[str, list[bool]] = {}
-        for f in facts:
+        for f in facts.values():
             for name in f.get("builds", ()):
                 builders.setdefault(name, []).append(bool(f.get("moves")))
         for finding in settle(cls, project):
-            moves = builders.get((finding.extra or {}).get("class", "").rsplit(".", 1)[-1])
+            name = (finding.extra or {}).get("class", "").rsplit(".", 1)[-1]
+            own = facts.get(finding.path, {})
+            moves = [bool(own.get("moves"))] if name in own.get("builds", ()) else builders.get(name)
             if moves is None or any(moves):
                 yield finding
 

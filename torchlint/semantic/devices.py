@@ -67,6 +67,9 @@ def moves_to_accelerator(model: "SemanticModel") -> bool:
     device: ``.cuda()``, ``.to(<not a dtype>)``, a ``device=`` argument, a name or attribute
     with ``device`` in it (``device = torch.device(...)``, ``args.device``), or uses Lightning
     or Accelerate (which move the model themselves)."""
+    text = model.ctx.text
+    if not any(word in text for word in ("cuda", ".to(", "device", "ccelerat", "lightning")):
+        return False
     for site in model.calls:
         call = site.node
         func = call.func
