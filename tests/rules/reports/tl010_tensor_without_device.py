@@ -256,7 +256,7 @@ BUGS = [
         def forward(self, x):
             q, k, v = self.qkv(x).chunk(3, dim=-1)
             return scaled_dot_product_attention(q, k, v, is_causal=True)
-    # https://github.com/pytorch/pytorch/pull/178684
+    # https://github.com/pytorch/pytorch/issues/163026
     """,
     # an encoder layer's causal mask, handed to the attention layer
     """
@@ -392,31 +392,6 @@ LOOKALIKES = [
             mem, syn = self.lstm_cell(input_, (mem, syn))
             return mem, syn
     # https://github.com/jeshraghian/snntorch/issues/198
-    """,
-    # init_hidden given the input's device
-    """
-    import torch
-    import torch.nn as nn
-
-    class LSTMModel(nn.Module):
-        def __init__(self, vocab_size, embedding_dim, hidden_size):
-            super().__init__()
-            self.hidden_size = hidden_size
-            self.embedding = nn.Embedding(vocab_size, embedding_dim)
-            self.lstm = nn.LSTM(embedding_dim, hidden_size, batch_first=True)
-            self.fc = nn.Linear(hidden_size, vocab_size)
-
-        def init_hidden(self, batch_size, device):
-            return (torch.zeros(1, batch_size, self.hidden_size).to(device),
-                    torch.zeros(1, batch_size, self.hidden_size).to(device))
-
-        def forward(self, x, state=None):
-            x = self.embedding(x)
-            if state is None:
-                state = self.init_hidden(x.size(0), x.device)
-            out, state = self.lstm(x, state)
-            return self.fc(out), state
-    # https://github.com/MITDeepLearning/introtodeeplearning/issues/188
     """,
     # a ConvLSTM cell's init_hidden on the device of its convolution's weight
     """
@@ -563,7 +538,7 @@ LOOKALIKES = [
                 self.src_mask = None
             output = self.transformer_encoder(self.encoder(src), self.src_mask)
             return self.decoder(output)
-    # https://github.com/pytorch/examples/pull/1198
+    # https://github.com/pytorch/examples/pull/555
     """,
     # nanoGPT's causal mask: a registered buffer, moved with the model
     """
@@ -638,7 +613,7 @@ LOOKALIKES = [
             hidden = self.init_hidden(self.num_layers, x.size(0))
             out, _ = self.lstm(x, hidden)
             return self.fc(out[:, -1])
-    # https://github.com/IDKiro/action-recognition/issues/18
+    # https://github.com/pytorch/examples/pull/251
     """,
     # a positional encoding summed with its input after moving it there
     """
@@ -679,7 +654,7 @@ LOOKALIKES = [
         def forward(self, x):
             q, k, v = self.qkv(x).chunk(3, dim=-1)
             return scaled_dot_product_attention(q, k, v, is_causal=True)
-    # https://github.com/pytorch/pytorch/pull/178684
+    # https://github.com/pytorch/pytorch/issues/163026
     """,
     # a block world's face colours: made and indexed on the host, the opacities brought there
     """
@@ -743,30 +718,6 @@ LOOKALIKES = [
         def forward(self, x, scores):
             T = x.size(1)
             return self.proj(x), scores.masked_fill(self.mask[:, :T, :T], -1e9)
-    # https://github.com/OpenNMT/OpenNMT-py/pull/240
-    """,
-    # flash attention's running statistics made on the host, then moved to the GPU
-    """
-    import torch
-    import torch.nn as nn
-
-    NEG_INF = -1e10
-
-    class FlashAttention(nn.Module):
-        def __init__(self, block_size):
-            super().__init__()
-            self.block_size = block_size
-
-        def forward(self, Q, K, V):
-            O = torch.zeros_like(Q, requires_grad=True)
-            l = torch.zeros(Q.shape[:-1])[..., None]
-            m = torch.ones(Q.shape[:-1])[..., None] * NEG_INF
-            O = O.to(device="cuda")
-            l = l.to(device="cuda")
-            m = m.to(device="cuda")
-            S = Q @ K.transpose(-2, -1)
-            m_new = torch.maximum(S.max(dim=-1, keepdim=True).values, m)
-            return (torch.exp(S - m_new) @ V + O) / (l + 1)
-    # https://github.com/shreyansh26/FlashAttention-PyTorch/pull/1
+    # https://github.com/karpathy/nanoGPT/issues/154
     """,
 ]
