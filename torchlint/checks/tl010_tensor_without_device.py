@@ -69,6 +69,13 @@ def message(written: str, cls: str, other: str, factory: str, module: str | None
             f"fails with a device mismatch when the model runs on a GPU; {fix}")
 
 
+def moved_message(written: str, where: str | None, model: str, device: str) -> str:
+    place = f"in `{where}` " if where else ""
+    return (f"`{written}(...)` {place}has no device=, so it is made on the CPU and then meets `{model}` (a call of "
+            f"it or its output), which is moved to `{device}`: that fails with a device mismatch; pass "
+            f"device={device}")
+
+
 class TensorWithoutDevice(Rule):
     code = codes.TENSOR_WITHOUT_DEVICE
     name = "tensor-without-device"
@@ -106,16 +113,19 @@ class TensorWithoutDevice(Rule):
                     steps.add(method)
                 if name not in ("__init__", "__post_init__"):
                     owners.setdefault(method, info)
-        if not owners:
-            return
         found = []
         for site, factory in factories_without_device(model):
             call = site.node
             function = enclosing_function(model, site.scope)
             info = owners.get(function)
+            met = Devices(self.ctx, model, info).reach(call)
+            if met is not None and met.device is not None:
+                # training code: the state handed to a model it moved (``model = Net().to(device)``)
+                where = function.name.value if isinstance(function, cst.FunctionDef) else None
+                self.report(call, moved_message(dotted_name(call.func) or factory, where, met.other, met.device))
+                continue
             if info is None:
                 continue
-            met = Devices(self.ctx, model, info).reach(call)
             if met is not None and (function in forwards or function in steps or met.returned):
                 written = dotted_name(call.func) or factory
                 where = function.name.value if function not in forwards else "forward"

@@ -43,6 +43,8 @@ _COMBINING = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dsta
 _COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_",
                       "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
 _TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
+_LOSS_FUNCTIONS = ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+                   "smooth_l1_loss", "mse_loss", "l1_loss", "nll_loss", "huber_loss")
 _DEVICE_MOVES = {"to", "cuda", "type_as", "type"}
 _RECURRENT = {"LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"}
 # torch functions whose result is not a tensor on their first argument's device.
@@ -124,6 +126,7 @@ class Meeting(NamedTuple):
     other: str
     module: str | None = None
     returned: bool = False  # returned by a method no code of the file calls (``init_hidden``)
+    device: str | None = None  # handed to a model the code moved there (``model = Net().to(device)``)
 
 
 class Devices:
@@ -131,11 +134,12 @@ class Devices:
     device-carrying expression it is combined with), and which expressions carry the model's
     device (``carrier``)."""
 
-    def __init__(self, ctx: "FileContext", model: "SemanticModel", info: "ClassInfo"):
+    def __init__(self, ctx: "FileContext", model: "SemanticModel", info: "ClassInfo | None"):
         self.ctx = ctx
         self.model = model
         self.info = info
         self._bound: dict = {}  # parameter -> the argument the call being followed passes it
+        self._calls: dict = {}  # callee -> the call it was followed into from
 
     def meets(self, expr: cst.BaseExpression, names: int = 4) -> str | None:
         """The device-carrying expression (as written) the tensor ``expr`` makes is combined
@@ -157,7 +161,10 @@ class Devices:
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
             if names == 0:
                 return None
-            reads = self._reads_of(parent, parent.targets[0].target.value)
+            name = parent.targets[0].target.value
+            if self._moved_elsewhere(parent, name):
+                return None  # ``if cuda: h = zeros(...).cuda() else: h = zeros(...)``: the CPU branch
+            reads = self._reads_of(parent, name)
             if any(self._moved(read) for read in reads):
                 return None  # ``if use_cuda: return h.cuda()``: the author puts it on the GPU where there is one
             for read in reads:
@@ -180,12 +187,14 @@ class Devices:
         function = scope.function() if scope is not None else None
         if function is None or not isinstance(function.node, cst.FunctionDef):
             return None
+        if function.node in self._calls:  # followed into the helper from this call
+            return self.reach(self._calls[function.node], names)
         sites = self.ctx.semantic.graph.callers(function.node)
         for site in sites:
             found = self.reach(site.node, names)
             if found is not None:
                 return found
-        if not sites and self.info.methods.get(function.node.name.value) is function.node:
+        if not sites and self.info is not None and self.info.methods.get(function.node.name.value) is function.node:
             # ``def init_hidden(self, n): return torch.zeros(...)``, called by the training code:
             # the initial state of the class's recurrent layer
             layer = self.recurrent_layer()
@@ -219,18 +228,20 @@ class Devices:
             # the callee's other parameters hold what this call passes (``inv_freq`` built on the host)
             passed = {b.node: passed_argument(self.model, site, callee, key)
                       for key, bs in self.model.scopes[callee].bindings.items() for b in bs if b.kind == "param"}
-            saved = dict(self._bound)
+            reads = [read for read in _names_in(callee.body, param) if not is_store(self.ctx, read)
+                     and any(b.kind == "param" for b in self.model.reaching(param, read))]
+            if any(self._moved(read) for read in reads):
+                continue  # ``def cuda_variable(t): ... t.cuda()``: the helper puts it on the GPU
+            saved, saved_calls = dict(self._bound), dict(self._calls)
             self._bound.update(passed)
+            self._calls[callee] = call  # what the callee returns comes back here, not to every caller
             try:
-                for read in _names_in(callee.body, param):
-                    found = self.model.reaching(param, read)
-                    if is_store(self.ctx, read) or not any(b.kind == "param" for b in found):
-                        continue
+                for read in reads:
                     met = self.reach(read, names - 1)
                     if met is not None:
                         return met
             finally:
-                self._bound = saved
+                self._bound, self._calls = saved, saved_calls
         return None
 
     def _chain_end(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -256,6 +267,13 @@ class Devices:
             if _moves(method, call):
                 return None
             expr = call
+
+    def _moved_elsewhere(self, assign: cst.Assign, name: str) -> bool:
+        """Another assignment of ``name`` in the same function moves its value to a device
+        (``hidden = torch.zeros(n).cuda()`` on the GPU branch of the one at hand)."""
+        scope = self.model.scope_of(assign)
+        return any(b.node is not assign and b.kind == "assign" and b.value is not None
+                   and _moved_to(self.ctx, b.value) is not None for b in scope.bindings.get(name, ()))
 
     def _moved(self, read: cst.Name) -> bool:
         """``read.to(device)``, ``read.cuda()``, ``read.type_as(x)`` (not a dtype-only ``.to``)."""
@@ -324,6 +342,11 @@ class Devices:
             call = ctx.parent(parent)
             if not isinstance(call, cst.Call):
                 return None
+            if self._loss_call(call):  # training code: ``criterion(netD(x), real_labels)``
+                for arg in call.args:
+                    moved = self._moved_output(arg.value) if arg is not parent else None
+                    if moved is not None:
+                        return Meeting(moved[0], moved[0], device=moved[1])
             if self._combining_function(call):
                 for arg in call.args:
                     if arg is not parent and arg.keyword is None:
@@ -335,6 +358,9 @@ class Devices:
             if isinstance(func, cst.Attribute) and func.attr.value in _COMBINING_METHODS:
                 found = self.carrier(func.value, call)
                 return Meeting(found) if found is not None else None
+            moved = self.moved_model(func)
+            if moved is not None:  # training code: ``out = model(x, h0)`` with ``model = Net().to(device)``
+                return Meeting(moved[0], moved[0], device=moved[1])
             module = self.submodule(func)
             if module is not None:
                 for arg in call.args:
@@ -344,6 +370,74 @@ class Devices:
                             return Meeting(found, module)
                 return Meeting(module, module)
             return self._into_callee(call, parent, names)
+        return None
+
+    def moved_model(self, func: cst.BaseExpression) -> tuple[str, str] | None:
+        """``(name, device)`` when ``func`` (``model``, ``model.forward``) names a module every
+        binding of which builds one (``nn.LSTM(...)``, ``Net(...)``) and the code moves it to a
+        device (``Net().to(device)``, ``model = model.cuda()``, ``model.to(device)``), with that
+        device as written (``"cuda"`` for ``.cuda()``); else None."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        if not isinstance(func, cst.Name):
+            return None
+        name, device = func.value, None
+        pending, seen = list(self.model.reaching(name, func)), set()
+        if not pending:
+            return None
+        while pending:
+            b = pending.pop()
+            if id(b) in seen:
+                continue
+            seen.add(id(b))
+            if b.kind not in ("assign", "ann") or b.value is None:
+                return None
+            value = b.value
+            moved = _moved_to(self.ctx, value)
+            device = device or moved
+            inner = _unmoved(value)
+            if isinstance(inner, cst.Name) and inner.value == name:  # ``model = model.to(device)``
+                pending.extend(self.model.reaching(name, b.node))
+                continue
+            built = constructions(self.model, value)
+            if not built or any(c.kind not in ("nn", "class") for c in built):
+                return None
+        if device is None:
+            for site in self.model.calls:  # ``model.to(device)`` / ``model.cuda()`` as a statement
+                f = site.node.func
+                if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name:
+                    device = device or _moved_to(self.ctx, site.node)
+        return (name, device) if device is not None else None
+
+    def _loss_call(self, call: cst.Call) -> bool:
+        """A loss: ``F.cross_entropy(...)``-like, or a name bound to a ``torch.nn`` loss
+        (``criterion = nn.BCELoss()``)."""
+        name = self.model.qualified_name(call.func) or ""
+        if name.startswith("torch.nn.functional.") and ("loss" in name or name.endswith(_LOSS_FUNCTIONS)):
+            return True
+        if isinstance(call.func, cst.Name):
+            bindings = self.model.reaching(call.func.value, call.func)
+            return bool(bindings) and all(
+                b.kind == "assign" and b.value is not None and any(
+                    c.kind == "nn" and c.name.endswith("Loss") for c in constructions(self.model, b.value))
+                for b in bindings)
+        return False
+
+    def _moved_output(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, str] | None:
+        """``(model, device)`` when ``expr`` is what a moved model returns (``netD(x)``,
+        ``output`` assigned one, ``netD(x).view(-1)``)."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and not _moves(expr.func.attr.value, expr) and expr.func.attr.value != "forward":
+            expr = expr.func.value
+        if isinstance(expr, cst.Subscript):
+            return self._moved_output(expr.value, depth)
+        if isinstance(expr, cst.Call):
+            return self.moved_model(expr.func)
+        if isinstance(expr, cst.Name) and depth < 3:
+            bindings = self.model.reaching(expr.value, expr)
+            if bindings and all(b.kind in ("assign", "unpack") and isinstance(b.node, cst.Assign) for b in bindings):
+                found = [self._moved_output(b.node.value, depth + 1) for b in bindings]
+                return found[0] if all(found) else None
         return None
 
     def input_carrier(self, function: cst.CSTNode) -> str | None:
@@ -357,20 +451,25 @@ class Devices:
         return None
 
     def submodule(self, func: cst.BaseExpression) -> str | None:
-        """``self`` or ``self.<attr>`` (as written) where the attribute holds a module the class
-        builds (``self.lstm = nn.LSTM(...)``): calling it runs on the model's parameters."""
+        """``self``, ``self.<attr>`` or ``self.<attr>.<name>`` (as written) where the attribute
+        holds a module the class builds (``self.lstm = nn.LSTM(...)``, ``self.transformer =
+        nn.ModuleDict(...)`` then ``self.transformer.wpe``): calling it runs on the model's
+        parameters."""
         scope = self.model.scope_of(func)
         self_name = scope.self_name if scope is not None else None
-        if self_name is None:
+        if self_name is None or self.info is None:
             return None
         if isinstance(func, cst.Name):
             return self_name if func.value == self_name else None
+        written = dotted_name(func)
+        while isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute):
+            func = func.value
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self_name):
             return None
         bindings = self_attr_bindings(self.model, self.info, func.attr.value)
         built = [c for b in bindings if b.value is not None for c in constructions(self.model, b.value)]
         if built and all(c.kind in ("nn", "class") for c in built):
-            return f"{self_name}.{func.attr.value}"
+            return written
         return None
 
     def _combining_function(self, call: cst.Call) -> bool:
@@ -552,7 +651,7 @@ class Devices:
     def _is_parameter_attr(self, dotted: str) -> bool:
         """``self.w`` where every ``self.w = ...`` of the class is an ``nn.Parameter(...)``."""
         head, _, attr = dotted.partition(".")
-        if not attr or "." in attr:
+        if not attr or "." in attr or self.info is None:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
         return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
@@ -595,6 +694,27 @@ def _host_type(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):  # int | None
         return _host_type(expr.left) and _host_type(expr.right)
     return dotted_name(expr) in _HOST_TYPES or isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _moved_to(ctx: "FileContext", value: cst.BaseExpression) -> str | None:
+    """The device ``value`` moves a module to, as written: ``x.to(device)`` -> ``device``,
+    ``x.cuda()`` -> ``"cuda"`` (through a chain: ``Net().to(device).train()``); else None."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        method = value.func.attr.value
+        if method == "cuda":
+            return '"cuda"'
+        if method == "to" and value.args and not _dtype_only(value):
+            first = value.args[0]
+            return ctx.module.code_for_node(first.value)
+        value = value.func.value
+    return None
+
+
+def _unmoved(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``model`` of ``model.to(device).train()``: the receiver under a chain of method calls."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        value = value.func.value
+    return value
 
 
 def _moves_name(node: cst.CSTNode, name: str) -> bool:

@@ -2,7 +2,7 @@
 exact line and message of every finding and, where its findings carry a fix, the file after
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl010_tensor_without_device import message
+from torchlint.checks.tl010_tensor_without_device import message, moved_message
 from torchlint.rule import Invalid
 
 
@@ -237,6 +237,55 @@ VALID = [
                 return torch.triu(torch.ones(n, n), diagonal=1).bool()
             def forward(self, src):
                 return self.enc(src, self._mask(len(src)).to(src.device))
+        """,
+    # Training code: the model never moved (CPU), the state moved with the model, or made there.
+    """
+        import torch
+        import torch.nn as nn
+        cpu_model = nn.LSTM(8, 16)
+        device = "cuda"
+        model = nn.LSTM(8, 16).to(device)
+        for x in loader:
+            h = torch.zeros(1, x.size(1), 16)
+            out, _ = cpu_model(x, (h, h))
+            h1 = torch.zeros(1, x.size(1), 16).to(device)
+            out, _ = model(x.to(device), (h1, h1))
+            h2 = torch.zeros(1, x.size(1), 16, device=device)
+            out, _ = model(x.to(device), (h2, h2))
+        """,
+    # The CPU branch of an ``if torch.cuda.is_available()`` whose other branch moves the state.
+    """
+        import torch
+        import torch.nn as nn
+        class RNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(8, 16)
+            def forward(self, x, hidden):
+                return self.gru(x, hidden)
+            def init_hidden(self):
+                if torch.cuda.is_available():
+                    hidden = torch.zeros(1, 1, 16).cuda()
+                else:
+                    hidden = torch.zeros(1, 1, 16)
+                return hidden
+        """,
+    # A same-file helper that moves what it is given to the GPU when there is one.
+    """
+        import torch
+        import torch.nn as nn
+        def cuda_variable(tensor):
+            if torch.cuda.is_available():
+                return tensor.cuda()
+            return tensor
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(8, 16)
+            def forward(self, x, hidden):
+                return self.gru(x, hidden)
+            def init_hidden(self):
+                return cuda_variable(torch.zeros(1, 1, 16))
         """,
 ]
 
@@ -691,4 +740,56 @@ INVALID = [
                   message("torch.zeros", "Model", "x", "zeros", "self", "training_step"),
         ),
     ),
+    # Training code: the LSTM's state made in the loop, handed to the model moved to ``device``.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class LSTMModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 16, batch_first=True)
+                def forward(self, x, state):
+                    return self.lstm(x, state)[0]
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = LSTMModel().to(device)
+            for x, y in loader:
+                h0 = torch.zeros(1, x.size(0), 16)
+                out = model(x.to(device), (h0, h0))
+            """,
+        lines=(13,), messages=(moved_message("torch.zeros", None, "model", "device"),)),
+    # Training code: GAN labels made in the loop, met with a moved model's output in the loss.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class D(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))
+            def train(loader, device):
+                netD = D()
+                netD = netD.to(device)
+                bce = nn.BCELoss()
+                for real in loader:
+                    real_labels = torch.ones(real.size(0))
+                    loss = bce(netD(real.to(device)).view(-1), real_labels)
+            """,
+        lines=(15,), messages=(moved_message("torch.ones", "train", "netD", "device"),)),
+    # Positions handed to an embedding held in a ModuleDict (nanoGPT's ``self.transformer.wpe``).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class GPT(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(100, 8), wpe=nn.Embedding(32, 8)))
+                def forward(self, idx):
+                    pos = torch.arange(0, idx.size(1), dtype=torch.long).unsqueeze(0)
+                    return self.transformer.wte(idx) + self.transformer.wpe(pos)
+            """,
+        lines=(9,), messages=(message("torch.arange", "GPT", "self.transformer.wpe", "arange", "self.transformer.wpe"),)),
 ]
