@@ -381,10 +381,12 @@ class Devices:
             func = func.value
         if not isinstance(func, cst.Name):
             return None
-        name, device = func.value, None
+        name = func.value
         pending, seen = list(self.model.reaching(name, func)), set()
         if not pending:
             return None
+        order = self.model.order
+        devices = []  # per binding reaching the call: the device it was moved to, or None
         while pending:
             b = pending.pop()
             if id(b) in seen:
@@ -394,20 +396,26 @@ class Devices:
                 return None
             value = b.value
             moved = _moved_to(self.ctx, value)
-            device = device or moved
             inner = _unmoved(value)
             if isinstance(inner, cst.Name) and inner.value == name:  # ``model = model.to(device)``
-                pending.extend(self.model.reaching(name, b.node))
+                if moved is not None:
+                    devices.append(moved)
+                else:
+                    pending.extend(self.model.reaching(name, b.node))
                 continue
             built = constructions(self.model, value)
             if not built or any(c.kind not in ("nn", "class") for c in built):
                 return None
-        if device is None:
-            for site in self.model.calls:  # ``model.to(device)`` / ``model.cuda()`` as a statement
-                f = site.node.func
-                if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name:
-                    device = device or _moved_to(self.ctx, site.node)
-        return (name, device) if device is not None else None
+            if moved is None:  # ``model.to(device)`` as a statement between the binding and the call
+                for site in self.model.calls:
+                    f = site.node.func
+                    if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name \
+                            and isinstance(self.ctx.parent(site.node), cst.Expr) \
+                            and self.model.scope_of(site.node) is self.model.scope_of(b.node) \
+                            and order.get(b.node, 0) < order.get(site.node, 0) < order.get(func, 0):
+                        moved = moved or _moved_to(self.ctx, site.node)
+            devices.append(moved)
+        return (name, devices[0]) if devices and all(d is not None for d in devices) else None
 
     def _loss_call(self, call: cst.Call) -> bool:
         """A loss: ``F.cross_entropy(...)``-like, or a name bound to a ``torch.nn`` loss
