@@ -57,3 +57,32 @@ def test_test_files_are_skipped_unless_asked():
     assert lint_tree(tree, select=["TL010"]) == []
     findings = lint_tree(tree, select=["TL010"], options={"TL010": {"skip-tests": False}})
     assert [(f.path, f.line) for f in findings] == [("tests/test_models.py", 7)]
+
+
+RNN_SCRIPT = """
+import torch
+import torch.nn as nn
+class RNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(8, 16)
+    def forward(self, x):
+        h = torch.zeros(1, x.size(1), 16)
+        return self.lstm(x, (h, h))[0]
+model = RNN(){move}
+"""
+
+
+def test_a_script_that_moves_nothing_keeps_its_model_on_the_cpu():
+    """Each script defines and builds its own ``RNN``: only the one moved to the GPU is reported,
+    whatever the other scripts of the project do with a class of the same name."""
+    tree = {"cpu_only.py": RNN_SCRIPT.format(move="  # .cuda()"), "on_gpu.py": RNN_SCRIPT.format(move=".cuda()")}
+    assert [(f.path, f.line) for f in lint_tree(tree, select=["TL010"])] == [("on_gpu.py", 9)]
+
+
+def test_a_model_built_in_another_file_follows_that_file():
+    model = RNN_SCRIPT.replace("model = RNN(){move}\n", "")
+    cpu = {"pkg/model.py": model, "train.py": "from pkg.model import RNN\nmodel = RNN()\n"}
+    assert lint_tree(cpu, select=["TL010"]) == []
+    gpu = {"pkg/model.py": model, "train.py": "from pkg.model import RNN\nmodel = RNN().to('cuda')\n"}
+    assert [(f.path, f.line) for f in lint_tree(gpu, select=["TL010"])] == [("pkg/model.py", 9)]

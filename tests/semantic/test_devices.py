@@ -11,7 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.devices import Devices, factories_without_device, is_store, sets_default_device
+from torchlint.semantic.devices import (Devices, factories_without_device, is_store, moves_to_accelerator,
+                                        sets_default_device)
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
 
@@ -179,3 +180,113 @@ def test_is_store():
     names = [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Name) and n.value in ("a", "b")]
     assert [(n.value, is_store(ctx, n)) for n in names] == [("a", True), ("a", True), ("b", True), ("a", False),
                                                            ("a", False)]
+
+
+REACH = """
+import torch
+import torch.nn as nn
+from torch.autograd import Variable
+
+class Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8)
+        self.emb = nn.Embedding(10, 4)
+        self.w = nn.Parameter(torch.ones(8, 8))
+
+    def state_tuple(self, x):
+        h0 = Variable(torch.zeros(1, 3, 8))
+        return self.lstm(x, (h0, h0))
+
+    def positions(self, tokens):
+        return self.emb(torch.arange(5).unsqueeze(0))
+
+    def function_form(self, x):
+        mask = torch.triu(torch.ones(4, 4), diagonal=1).bool()
+        return x.masked_fill(mask, 0)
+
+    def _make(self, x, h):
+        if h is None:
+            h = torch.zeros(3, 8)
+        return h
+
+    def through_a_helper(self, x, h=None):
+        h = self._make(x, h)
+        return torch.matmul(h, self.w)
+
+    def init_hidden(self, n):
+        return torch.zeros(1, n, 8)
+
+    def moved_on_a_branch(self, x, cuda):
+        h = torch.zeros(1, 3, 8)
+        if cuda:
+            return self.lstm(x, h.cuda())
+        return self.lstm(x, h)
+"""
+
+
+@pytest.mark.parametrize("method, expected", [
+    ("state_tuple", ("x", "self.lstm", False)),
+    ("positions", ("self.emb", "self.emb", False)),
+    ("function_form", ("x", None, False)),
+    ("_make", ("self.w", None, False)),
+    ("init_hidden", ("self.lstm", "self.lstm", True)),
+    ("moved_on_a_branch", None),
+])
+def test_where_a_created_tensor_reaches_the_model(method, expected):
+    ctx = context_of(REACH)
+    model = ctx.semantic.model
+    info = next(c for c in model.classes.values() if c.name == "Seq")
+    function = info.methods[method]
+    calls = [site.node for site, _ in factories_without_device(model) if site.scope.node is function]
+    assert len(calls) == 1
+    met = Devices(ctx, model, info).reach(calls[0])
+    assert (tuple(met)[:3] if met is not None else None) == expected
+
+
+def test_recurrent_layer_and_input_carrier():
+    ctx = context_of(REACH)
+    model = ctx.semantic.model
+    info = next(c for c in model.classes.values() if c.name == "Seq")
+    devices = Devices(ctx, model, info)
+    assert devices.recurrent_layer() == "self.lstm"
+    assert devices.input_carrier(info.methods["state_tuple"]) == "x"
+    assert devices.input_carrier(info.methods["init_hidden"]) is None  # n: a size
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("import torch\nmodel = Net()\nprint(model(torch.randn(2, 3)))\n", False),
+    ("import torch\nmodel = Net()  # .cuda()\n", False),  # a comment moves nothing
+    ("import torch\nmodel = Net().cuda()\n", True),
+    ("import torch\nmodel = Net().to(torch.float16)\n", False),
+    ("import torch\ndevice = 'cuda'\nmodel = Net().to(device)\n", True),
+    ("import torch\nx = torch.zeros(3, device='cuda')\n", True),
+    ("import pytorch_lightning as pl\n", True),
+])
+def test_moves_to_accelerator(src, expected):
+    assert moves_to_accelerator(context_of(src).semantic.model) is expected
+
+
+TRAINING = """
+import torch
+import torch.nn as nn
+device = "cuda"
+a = nn.LSTM(4, 8).to(device)
+b = nn.LSTM(4, 8)
+b = b.cuda()
+c = nn.LSTM(4, 8)
+c.to(device)
+d = nn.LSTM(4, 8)
+e = nn.LSTM(4, 8).to(torch.float16)
+a(x); b(x); c(x); d(x); e(x)
+"""
+
+
+def test_moved_model_names_the_device_a_built_module_is_moved_to():
+    ctx = context_of(TRAINING)
+    model = ctx.semantic.model
+    devices = Devices(ctx, model, None)
+    calls = {s.node.func.value: s.node for s in model.calls if isinstance(s.node.func, cst.Name)
+             and s.node.func.value in "abcde"}
+    assert {k: devices.moved_model(c.func) for k, c in sorted(calls.items())} == {
+        "a": ("a", "device"), "b": ("b", '"cuda"'), "c": ("c", "device"), "d": None, "e": None}

@@ -17,6 +17,13 @@ shape, used as a factory's size or bound, or given numbers, shapes or host-built
 every same-file call, also through a local assigned one), a local computed from one (not through ``.size()``, ``.shape``, ``len()``,
 ``.item()``, ``.cpu()``...), a layer call ``self.fc(h)`` or an ``nn.Parameter`` attribute.
 
+Also followed (``Devices.reach``): tensors handed to a submodule or the model itself
+(``self.lstm(x, (h0, c0))``, ``self.wpe(pos)``, ``self(x, h)``), through ``torch.triu(...)``-like
+functions and ``Variable``, into helpers and back out of the helpers returning them; factories
+in Lightning steps; and the state a method no code of the file calls returns for a recurrent
+layer (``init_hidden``). A model the project builds only in files that never move anything to an
+accelerator (``moves_to_accelerator``) is left alone: a CPU-only script.
+
 Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
 scalar meet a GPU tensor), tensors only used for indexing or shape arithmetic, files that set a
 default device. Findings are pending until the project pass knows the class is an ``nn.Module``.
@@ -33,19 +40,40 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.devices import Devices, factories_without_device, sets_default_device
+from torchlint.semantic.devices import (Devices, factories_without_device, moves_to_accelerator,
+                                        sets_default_device)
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
 
+STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
 _NEW_METHOD = {"zeros": "new_zeros", "ones": "new_ones", "empty": "new_empty", "full": "new_full",
                "tensor": "new_tensor"}
 
 
-def message(written: str, cls: str, other: str, factory: str) -> str:
+def message(written: str, cls: str, other: str, factory: str, module: str | None = None,
+            where: str = "forward", returned: bool = False, hint: str | None = None) -> str:
     new = _NEW_METHOD.get(factory)
+    if returned:
+        return (f"`{written}(...)` in `{cls}.{where}` has no device=, so the initial state it returns for `{module}` is "
+                f"made on the CPU: that fails with a device mismatch when the model runs on a GPU; pass "
+                f"device=next(self.parameters()).device")
+    if module is not None and module == other:
+        # handed to a layer with nothing else naming the device: the function's input may
+        fix = f"pass device={hint}.device" + (f" or use {hint}.{new}(...)" if new else "") if hint else \
+            "pass device=next(self.parameters()).device or register it as a buffer"
+        return (f"`{written}(...)` in `{cls}.{where}` has no device=, so it is made on the CPU and then passed to "
+                f"`{module}`: that fails with a device mismatch when the model runs on a GPU; {fix}")
     fix = f"pass device={other}.device" + (f" or use {other}.{new}(...)" if new else "")
-    return (f"`{written}(...)` in `{cls}.forward` has no device=, so it is made on the CPU and then combined with "
-            f"`{other}`: that fails with a device mismatch when the model runs on a GPU; {fix}")
+    met = f"passed to `{module}` with `{other}`" if module is not None else f"combined with `{other}`"
+    return (f"`{written}(...)` in `{cls}.{where}` has no device=, so it is made on the CPU and then {met}: that "
+            f"fails with a device mismatch when the model runs on a GPU; {fix}")
+
+
+def moved_message(written: str, where: str | None, model: str, device: str) -> str:
+    place = f"in `{where}` " if where else ""
+    return (f"`{written}(...)` {place}has no device=, so it is made on the CPU and then meets `{model}` (a call of "
+            f"it or its output), which is moved to `{device}`: that fails with a device mismatch; pass "
+            f"device={device}")
 
 
 class TensorWithoutDevice(Rule):
@@ -59,7 +87,7 @@ class TensorWithoutDevice(Rule):
                                          "*_test.py, tests.py, conftest.py): a test's model usually runs on the CPU only"),
     }
     skips_test_files = True
-    requires_text = ("torch",)
+    # every file: the ones that only build a model (``model = Net()``) say whether it is moved
     fixable = (SAFE,)
 
 
@@ -68,26 +96,63 @@ class TensorWithoutDevice(Rule):
             return
         sem = self.ctx.semantic
         model = sem.model
-        owners = forward_owners(sem)
-        if not owners:
+        self.ctx.facts[self.code] = facts = {"moves": moves_to_accelerator(model),
+                                             "builds": sorted({s.node.func.value for s in model.calls
+                                                               if isinstance(s.node.func, cst.Name)
+                                                               and s.node.func.value[:1].isupper()})}
+        if "torch" not in self.ctx.text:
             return
+        owners = forward_owners(sem)
+        forwards = set(owners)
+        # Lightning's steps run on the model's device too; any other method only for the state it
+        # returns to the code that runs the model (``init_hidden``)
+        steps = set()
+        for info in model.classes.values():
+            for name, method in info.methods.items():
+                if name in STEPS and method not in owners:
+                    steps.add(method)
+                if name not in ("__init__", "__post_init__"):
+                    owners.setdefault(method, info)
         found = []
         for site, factory in factories_without_device(model):
             call = site.node
-            info = owners.get(enclosing_function(model, site.scope))
+            function = enclosing_function(model, site.scope)
+            info = owners.get(function)
+            met = Devices(self.ctx, model, info).reach(call)
+            if met is not None and met.device is not None:
+                # training code: the state handed to a model it moved (``model = Net().to(device)``)
+                where = function.name.value if isinstance(function, cst.FunctionDef) else None
+                self.report(call, moved_message(dotted_name(call.func) or factory, where, met.other, met.device))
+                continue
             if info is None:
                 continue
-            other = Devices(self.ctx, model, info).meets(call)
-            if other is not None:
+            if met is not None and (function in forwards or function in steps or met.returned):
                 written = dotted_name(call.func) or factory
-                found.append(pending(self.ctx, info, call, message(written, info.name, other, factory),
-                                     _device_fix(self.ctx, model, site, other)))
+                where = function.name.value if function not in forwards else "forward"
+                devices = Devices(self.ctx, model, info)
+                hint = devices.input_carrier(function) if met.module == met.other else None
+                found.append(pending(self.ctx, info, call, message(written, info.name, met.other, factory,
+                                                                   met.module, where, met.returned, hint),
+                                     _device_fix(self.ctx, model, site, met.other) if met.module != met.other
+                                     else None))
         if found:
-            self.ctx.facts[self.code] = {"pending": found}
+            facts["pending"] = found
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        return settle(cls, project)
+        # a model built only in files that never move anything to an accelerator runs on the CPU:
+        # the file that defines and builds it (a script, a notebook), else every file building it
+        facts = {r.path: r.facts.get(cls.code) or {} for r in project.records}
+        builders: dict[str, list[bool]] = {}
+        for f in facts.values():
+            for name in f.get("builds", ()):
+                builders.setdefault(name, []).append(bool(f.get("moves")))
+        for finding in settle(cls, project):
+            name = (finding.extra or {}).get("class", "").rsplit(".", 1)[-1]
+            own = facts.get(finding.path, {})
+            moves = [bool(own.get("moves"))] if name in own.get("builds", ()) else builders.get(name)
+            if moves is None or any(moves):
+                yield finding
 
 
 def _device_fix(ctx, model, site, other: str) -> Fix | None:

@@ -1,12 +1,15 @@
 """TL012 amp-unscaled-clipping: gradients clipped, or the optimizer stepped, while the loss
 is still scaled by a ``GradScaler``.
 
-For each ``S.scale(loss).backward()`` (``semantic.amp.scaled_backward``) whose scaler is not
+For each ``S.scale(loss).backward()`` (``semantic.amp.scaled_backward``, also through a name
+holding ``S.scale(loss)``, or a call of a same-file helper that ends with one:
+``semantic.amp.scaling_functions``) whose scaler is not
 ``GradScaler(enabled=False)``, the calls after it in the same function, in source order, up
 to ``S.step``/``S.update`` or anything that may unscale (``S.unscale_``, a same-file function
 that unscales, any call handed ``S``):
 
-* a torch clipping function (``clip_grad_norm_``, ``clip_grad_value_``) is reported;
+* a torch clipping function (``clip_grad_norm_``, ``clip_grad_value_``), or a same-file
+  helper that clips without unscaling (``semantic.amp.clipping_functions``), is reported;
 * an optimizer stepped directly (``opt.step()``) is reported;
 * the first ``.grad`` read (``semantic.amp.gradient_reads``: values used, not ``is None`` tests
   or stores) is reported;
@@ -23,15 +26,16 @@ from torchlint import torch_api as api
 from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before, own_statement
 from torchlint.rule import Option, Rule
-from torchlint.semantic.amp import (grad_clip, gradient_reads, may_unscale, scaled_backward, scaler_disabled,
-                                    scaler_method, unscaling_functions)
+from torchlint.semantic.amp import (clipping_functions, grad_clip, gradient_reads, may_unscale, scaled_backward,
+                                    scaler_disabled, scaler_method, scaling_functions, unscaling_functions)
 from torchlint.semantic.branches import blocks_around, exclusive
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.statements import dotted_name
 
 
-def clip_message(clip: str, scaler: str) -> str:
-    return (f"`{clip}` sees gradients still multiplied by the loss scale (`{scaler}.scale(loss).backward()` and no "
+def clip_message(clip: str, scaler: str, inner: str | None = None) -> str:
+    clip = f"{clip}` (which calls `{inner}`)" if inner else f"{clip}`"
+    return (f"`{clip} sees gradients still multiplied by the loss scale (`{scaler}.scale(loss).backward()` and no "
             f"`{scaler}.unscale_(optimizer)` before it): the threshold is compared with gradients ~65536x too large; "
             f"call `{scaler}.unscale_(optimizer)` before clipping")
 
@@ -68,10 +72,17 @@ class AmpUnscaledClipping(Rule):
     def finish(self) -> None:
         semantic = self.ctx.semantic
         model = semantic.model
-        scaled = [(site, key) for site in model.calls if (key := scaled_backward(site.node)) is not None]
+        scaled = [(site, key) for site in model.calls if (key := scaled_backward(site.node, model)) is not None]
         if not scaled:
             return
+        helpers = scaling_functions(semantic)
+        for site in model.calls:  # ``self.backward(loss)``: a same-file helper that scales and backpropagates
+            helper = next((t for t in semantic.graph.targets(site) if t in helpers), None)
+            if helper is not None and enclosing_function(model, site.scope) is not helper:
+                scaled.append((site, helpers[helper]))
+        scaled.sort(key=lambda pair: pair[0].order)
         unscalers = unscaling_functions(semantic)
+        self._clippers = clipping_functions(semantic)
         reported: set = set()
         for backward, key in scaled:
             if scaler_disabled(semantic, key, backward.node):
@@ -100,6 +111,11 @@ class AmpUnscaledClipping(Rule):
             clip = grad_clip(ctx, site.node)
             if clip is not None:
                 yield site.node, clip_message(clip, key), self._unscale_fix(backward, site, key, function, unscalers)
+                continue
+            helper = next((t for t in semantic.graph.targets(site) if t in self._clippers), None)
+            if helper is not None:  # ``self.clip_gradients()``: a same-file helper that clips
+                yield site.node, clip_message(f"{helper.name.value}()", key, self._clippers[helper]), \
+                    self._unscale_fix(backward, site, key, function, unscalers)
                 continue
             optimizer = api.step_optimizer(ctx, site.node)
             if optimizer is not None and api.expr_key(site.node.func.value) == optimizer:

@@ -1,6 +1,11 @@
 """Mixed precision with a ``GradScaler``: where the loss is scaled, unscaled, stepped, updated.
 
-* ``scaled_backward(call)``: the scaler's key of ``S.scale(loss).backward()``, else None.
+* ``scaled_backward(call, model)``: the scaler's key of ``S.scale(loss).backward()`` (also
+  ``scaled = S.scale(loss)`` then ``scaled.backward()``), else None.
+* ``scaling_functions(semantic)``: same-file functions ending with a scaled backward (no
+  unscale/step/update after it there): their callers hold scaled gradients.
+* ``clipping_functions(semantic)``: same-file functions that clip (transitively) without
+  unscaling first.
 * ``scaler_disabled(semantic, key, at)``: every binding of ``key`` is
   ``GradScaler(enabled=False)`` (scaling is a no-op: nothing to unscale).
 * ``scaler_method(call, key)``: ``unscale_`` / ``step`` / ``update`` / ... for ``S.<m>(...)``.
@@ -27,16 +32,71 @@ _CLIPS = {"torch.nn.utils.clip_grad_norm_": "clip_grad_norm_", "torch.nn.utils.c
 _SCALER_CLASS = "GradScaler"
 
 
-def scaled_backward(call: cst.Call) -> str | None:
-    """``S`` of ``S.scale(loss).backward()`` (the scaler's key), else None."""
+def scaled_backward(call: cst.Call, model=None) -> str | None:
+    """``S`` of ``S.scale(loss).backward()`` (the scaler's key), else None. With the file's
+    ``model``, also the two-statement form: ``scaled = S.scale(loss)`` (every binding reaching
+    the read) then ``scaled.backward()``."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "backward"):
         return None
     inner = func.value
-    if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "scale" \
-            and inner.args:
-        return api.expr_key(inner.func.value)
+    if isinstance(inner, cst.Name) and model is not None:
+        bindings = model.reaching(inner.value, inner)
+        keys = {_scale_call(b.value) if b.kind == "assign" else None for b in bindings}
+        return keys.pop() if len(keys) == 1 and None not in keys else None
+    return _scale_call(inner)
+
+
+def _scale_call(expr) -> str | None:
+    """``S`` of ``S.scale(loss)``, else None."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "scale" \
+            and expr.args:
+        return api.expr_key(expr.func.value)
     return None
+
+
+def scaling_functions(semantic) -> dict:
+    """Same-file functions whose scaled backward (``S.scale(loss).backward()``) is the last
+    thing they do with the scaler: no ``S.unscale_``/``S.step``/``S.update`` and no call handed
+    the scaler after it there (``def backward(self, loss): self.scaler.scale(loss).backward()``):
+    function -> the scaler's key. Their callers hold scaled gradients after the call."""
+    model = semantic.model
+    out: dict = {}
+    for site in model.calls:
+        key = scaled_backward(site.node, model)
+        if key is None:
+            continue
+        function = enclosing_function(model, site.scope)
+        if not isinstance(function, cst.FunctionDef):
+            continue
+        later = [s for s in model.calls if s.order > site.order and enclosing_function(model, s.scope) is function]
+        if any(scaler_method(s.node, key) in ("unscale_", "step", "update") or
+               any(api.expr_key(a.value) == key for a in s.node.args) for s in later):
+            continue
+        out.setdefault(function, key)
+    return out
+
+
+def clipping_functions(semantic) -> dict:
+    """Same-file functions that clip gradients with torch's clipping functions (``grad_clip``),
+    themselves or through callees, without unscaling first: function -> the clip's name
+    (``def clip(model): torch.nn.utils.clip_grad_norm_(...)`` called after a scaled backward)."""
+    model = semantic.model
+    unscalers = unscaling_functions(semantic)
+    direct: dict = {}
+    for site in model.calls:
+        clip = grad_clip(semantic.ctx, site.node)
+        if clip is not None:
+            function = enclosing_function(model, site.scope)
+            if function not in unscalers and isinstance(function, cst.FunctionDef):
+                direct.setdefault(function, clip)
+    if not direct:
+        return {}
+    out = dict(direct)
+    for function in semantic.graph.closure(set(direct)):
+        if function not in out and function not in unscalers and isinstance(function, cst.FunctionDef):
+            out[function] = next(iter(direct.values()))
+    return out
 
 
 def scaler_method(call: cst.Call, key: str) -> str | None:

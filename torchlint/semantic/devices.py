@@ -1,21 +1,25 @@
 """Where tensors are made and which device they end on: tensor factories called without
 ``device=`` (``factories_without_device``: ``torch.zeros(n)``, not the 0-dim ones PyTorch lets
-meet a GPU tensor), files that set a default device (``sets_default_device``), and what a
-created tensor reaches (``Devices``): followed through the methods that keep its device and the
-local names it is assigned to, to the expression it is combined with, and whether that
-expression carries the model's device (a tensor parameter, a layer's output, an
-``nn.Parameter`` attribute) or is a host value (a size, a shape, a number, a host-built tensor).
+meet a GPU tensor), files that set a default device (``sets_default_device``), files whose code
+moves anything to an accelerator (``moves_to_accelerator``), and where a created tensor reaches
+the model's tensors (``Devices.reach`` -> ``Meeting``): followed through the methods and torch
+functions that keep its device, tuples, the local names it is assigned to, the helpers it is
+passed to and the calls of a helper returning it, to the expression it is combined with that
+carries the model's device (a tensor parameter, a layer's output, an ``nn.Parameter``
+attribute; not a host value: a size, a shape, a number, a host-built tensor), or the submodule
+it is handed to (``self.lstm(x, (h0, c0))``), or the initial state a method returns for the
+class's recurrent layer (``init_hidden``).
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 import libcst as cst
 
 from torchlint.semantic.callgraph import passed_argument
-from torchlint.semantic.modules import is_parameter, self_attr_bindings
+from torchlint.semantic.modules import constructions, is_parameter, self_attr_bindings
 from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
 from torchlint.tree import iter_nodes
@@ -39,6 +43,13 @@ _COMBINING = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dsta
 _COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_",
                       "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
 _TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
+_LOSS_FUNCTIONS = ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+                   "smooth_l1_loss", "mse_loss", "l1_loss", "nll_loss", "huber_loss")
+_DEVICE_MOVES = {"to", "cuda", "type_as", "type"}
+_RECURRENT = {"LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"}
+# torch functions whose result is not a tensor on their first argument's device.
+_NOT_KEEPING = {"device", "is_tensor", "numel", "from_numpy", "save", "load", "manual_seed", "no_grad", "tensor",
+                "as_tensor", "is_floating_point", "result_type", "promote_types", "broadcast_shapes", "Size"}
 # Parameter names that hold sizes, counts and flags rather than tensors.
 _SIZE_NAME = re.compile(r"^(n|k|i|j|t_?max|num_\w+|n_\w+|\w+_(len|length|size|dim|num|count|idx|index|steps?|shape)|"
                         r"(len|length|size|dim|steps?|offset|start|end|idx|index|count|device|dtype|mode|shape)\w*)$")
@@ -51,6 +62,32 @@ _HOST_CONTAINERS = {"Tuple", "tuple", "List", "list", "Sequence", "Optional", "t
 
 # Calls that make later factories' tensors land on a device other than the CPU.
 _DEFAULT_DEVICE = ("set_default_device", "set_default_tensor_type", "set_default_dtype_and_device")
+
+
+def moves_to_accelerator(model: "SemanticModel") -> bool:
+    """Whether the file's code (not its comments) moves anything to an accelerator or names a
+    device: ``.cuda()``, ``.to(<not a dtype>)``, a ``device=`` argument, a name or attribute
+    with ``device`` in it (``device = torch.device(...)``, ``args.device``), or uses Lightning
+    or Accelerate (which move the model themselves)."""
+    text = model.ctx.text
+    if not any(word in text for word in ("cuda", ".to(", "device", "ccelerat", "lightning")):
+        return False
+    for site in model.calls:
+        call = site.node
+        func = call.func
+        if isinstance(func, cst.Attribute) and (func.attr.value == "cuda" or
+                                                func.attr.value == "to" and not _dtype_only(call)):
+            return True
+        if keyword_arg(call, "device") is not None:
+            return True
+    for node in iter_nodes(model.ctx.module):
+        if isinstance(node, cst.Name) and ("device" in node.value.lower() or "accelerat" in node.value.lower()):
+            return True
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            code = model.ctx.module.code_for_node(node)
+            if "lightning" in code or "accelerate" in code:
+                return True
+    return False
 
 
 def sets_default_device(ctx: "FileContext") -> bool:
@@ -80,20 +117,43 @@ def _scalar(call: cst.Call, factory: str) -> bool:
     return isinstance(first, (cst.Tuple, cst.List)) and not first.elements
 
 
+class Meeting(NamedTuple):
+    """Where a CPU-made tensor meets the model's tensors: ``other``, the expression (as written)
+    carrying the model's device it is combined with (a tensor, or the submodule it is passed to
+    when nothing else names the device); ``module``, that submodule (``self.lstm``, ``self``),
+    when it is handed to one."""
+
+    other: str
+    module: str | None = None
+    returned: bool = False  # returned by a method no code of the file calls (``init_hidden``)
+    device: str | None = None  # handed to a model the code moved there (``model = Net().to(device)``)
+
+
 class Devices:
     """Where a tensor created in a method of the class ``info`` goes (``meets``: the
     device-carrying expression it is combined with), and which expressions carry the model's
     device (``carrier``)."""
 
-    def __init__(self, ctx: "FileContext", model: "SemanticModel", info: "ClassInfo"):
+    def __init__(self, ctx: "FileContext", model: "SemanticModel", info: "ClassInfo | None"):
         self.ctx = ctx
         self.model = model
         self.info = info
+        self._bound: dict = {}  # parameter -> the argument the call being followed passes it
+        self._calls: dict = {}  # callee -> the call it was followed into from
 
-    def meets(self, expr: cst.BaseExpression, names: int = 2) -> str | None:
+    def meets(self, expr: cst.BaseExpression, names: int = 4) -> str | None:
         """The device-carrying expression (as written) the tensor ``expr`` makes is combined
-        with: followed through device-keeping methods, arithmetic with host values and up to
-        ``names`` local names it is assigned to."""
+        with or handed to (``reach``), else None."""
+        found = self.reach(expr, names)
+        return found.other if found is not None else None
+
+    def reach(self, expr: cst.BaseExpression, names: int = 4) -> "Meeting | None":
+        """Where the tensor ``expr`` makes meets the model's tensors: followed through
+        device-keeping methods and functions (``.float()``, ``torch.triu(...)``,
+        ``Variable(...)``), arithmetic with host values, tuples and lists, up to ``names`` local
+        names it is assigned to and the calls of a helper that returns it, to an expression
+        carrying the model's device it is combined with, or a submodule (``self.lstm(x, (h0,
+        c0))``, ``self.wpe(pos)``) or the module itself (``self(x, hidden)``) it is passed to."""
         end = self._chain_end(expr)
         if end is None:
             return None
@@ -101,16 +161,88 @@ class Devices:
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
             if names == 0:
                 return None
-            for read in self._reads_of(parent, parent.targets[0].target.value):
-                other = self.meets(read, names - 1)
-                if other is not None:
-                    return other
+            name = parent.targets[0].target.value
+            if self._moved_elsewhere(parent, name):
+                return None  # ``if cuda: h = zeros(...).cuda() else: h = zeros(...)``: the CPU branch
+            reads = self._reads_of(parent, name)
+            if any(self._moved(read) for read in reads):
+                return None  # ``if use_cuda: return h.cuda()``: the author puts it on the GPU where there is one
+            for read in reads:
+                found = self.reach(read, names - 1)
+                if found is not None:
+                    return found
             return None
+        if isinstance(parent, cst.Return) and names > 0:
+            return self._returned(end, names - 1)
         if isinstance(parent, cst.BinaryOperation):
             other = parent.right if parent.left is end else parent.left
             found = self.carrier(other, parent)
-            return found if found is not None else self.meets(parent, names)
-        return self._consumer(end)
+            return Meeting(found) if found is not None else self.reach(parent, names)
+        return self._consumer(end, names)
+
+    def _returned(self, expr: cst.BaseExpression, names: int) -> "Meeting | None":
+        """Where the value ``return expr`` gives meets the model's tensors at the same-file
+        calls of the function (``H = self._set_hidden_state(X, H)``, ``self.init_hidden(n)``)."""
+        scope = self.model.scope_of(expr)
+        function = scope.function() if scope is not None else None
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return None
+        if function.node in self._calls:  # followed into the helper from this call
+            return self.reach(self._calls[function.node], names)
+        sites = self.ctx.semantic.graph.callers(function.node)
+        for site in sites:
+            found = self.reach(site.node, names)
+            if found is not None:
+                return found
+        if not sites and self.info is not None and self.info.methods.get(function.node.name.value) is function.node:
+            # ``def init_hidden(self, n): return torch.zeros(...)``, called by the training code:
+            # the initial state of the class's recurrent layer
+            layer = self.recurrent_layer()
+            if layer is not None:
+                return Meeting(layer, layer, returned=True)
+        return None
+
+    def recurrent_layer(self) -> str | None:
+        """``self.<attr>`` (as written in the class) of a recurrent layer the class builds
+        (``nn.LSTM``, ``nn.GRU``, ``nn.RNN`` and their cells), else None."""
+        for attr in sorted(self.info.self_assigned):
+            bindings = self_attr_bindings(self.model, self.info, attr)
+            if any(c.kind == "nn" and c.name in _RECURRENT for b in bindings if b.value is not None
+                   for c in constructions(self.model, b.value)):
+                return f"self.{attr}"
+        return None
+
+    def _into_callee(self, call: cst.Call, arg: cst.Arg, names: int) -> "Meeting | None":
+        """Where the tensor passed as ``arg`` to a same-file function or method meets the
+        model's tensors inside it (``self._update_gate(X, edge_index, H)``)."""
+        site = next((s for s in self.model.calls if s.node is call), None)
+        if site is None or names <= 0:
+            return None
+        for callee in self.ctx.semantic.graph.targets(site):
+            if not isinstance(callee, cst.FunctionDef) or callee.name.value in ("__init__", "forward"):
+                continue
+            bound = self.model.scopes[callee].self_name is not None and isinstance(call.func, cst.Attribute)
+            param = _parameter_of(call, arg, callee, bound)
+            if param is None:
+                continue
+            # the callee's other parameters hold what this call passes (``inv_freq`` built on the host)
+            passed = {b.node: passed_argument(self.model, site, callee, key)
+                      for key, bs in self.model.scopes[callee].bindings.items() for b in bs if b.kind == "param"}
+            reads = [read for read in _names_in(callee.body, param) if not is_store(self.ctx, read)
+                     and any(b.kind == "param" for b in self.model.reaching(param, read))]
+            if any(self._moved(read) for read in reads):
+                continue  # ``def cuda_variable(t): ... t.cuda()``: the helper puts it on the GPU
+            saved, saved_calls = dict(self._bound), dict(self._calls)
+            self._bound.update(passed)
+            self._calls[callee] = call  # what the callee returns comes back here, not to every caller
+            try:
+                for read in reads:
+                    met = self.reach(read, names - 1)
+                    if met is not None:
+                        return met
+            finally:
+                self._bound, self._calls = saved, saved_calls
+        return None
 
     def _chain_end(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """Follow ``expr.float().unsqueeze(0)...``: the last expression with the same device, or
@@ -118,6 +250,12 @@ class Devices:
         parent = self.ctx.parent
         while True:
             attr = parent(expr)
+            if isinstance(attr, cst.Arg) and attr.keyword is None and attr.star == "":
+                call = parent(attr)
+                if isinstance(call, cst.Call) and call.args and call.args[0] is attr and self._keeps_device(call):
+                    expr = call  # ``torch.triu(torch.ones(T, T))``, ``Variable(torch.zeros(n))``
+                    continue
+                return expr
             if not (isinstance(attr, cst.Attribute) and attr.value is expr):
                 return expr
             call = parent(attr)
@@ -130,8 +268,34 @@ class Devices:
                 return None
             expr = call
 
+    def _moved_elsewhere(self, assign: cst.Assign, name: str) -> bool:
+        """Another assignment of ``name`` in the same function moves its value to a device
+        (``hidden = torch.zeros(n).cuda()`` on the GPU branch of the one at hand)."""
+        scope = self.model.scope_of(assign)
+        return any(b.node is not assign and b.kind == "assign" and b.value is not None
+                   and _moved_to(self.ctx, b.value) is not None for b in scope.bindings.get(name, ()))
+
+    def _moved(self, read: cst.Name) -> bool:
+        """``read.to(device)``, ``read.cuda()``, ``read.type_as(x)`` (not a dtype-only ``.to``)."""
+        attr = self.ctx.parent(read)
+        call = self.ctx.parent(attr) if isinstance(attr, cst.Attribute) and attr.value is read else None
+        return isinstance(call, cst.Call) and call.func is attr and attr.attr.value in _DEVICE_MOVES \
+            and _moves(attr.attr.value, call)
+
+    def _keeps_device(self, call: cst.Call) -> bool:
+        """``call`` gives a tensor on its first argument's device: a ``torch`` function that
+        neither combines tensors nor makes one (``torch.triu``, ``torch.unsqueeze``,
+        ``F.pad``), or the deprecated ``Variable`` wrapper."""
+        name = self.model.qualified_name(call.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        if last == "Variable":
+            return True
+        return name.startswith("torch.") and last not in _COMBINING and last not in _NOT_KEEPING \
+            and tensor_factory(name) is None and not last[:1].isupper()
+
     def _reads_of(self, assign: cst.Assign, name: str) -> list[cst.Name]:
-        """The reads of ``name`` in the same function whose only reaching binding is ``assign``."""
+        """The reads of ``name`` in the same function that ``assign`` reaches, unless another
+        binding reaching them derives from the name itself (``h = h.to(device)`` on a branch)."""
         model = self.model
         scope = model.scope_of(assign)
         out = []
@@ -139,16 +303,25 @@ class Devices:
             if model.order.get(node, 0) <= model.order.get(assign, 0) or is_store(self.ctx, node):
                 continue
             found = model.reaching(name, node)
-            if len(found) == 1 and found[0].node is assign:
-                out.append(node)
+            for b in found:
+                if b.node in self.ctx.ancestors(node):  # ``out, h = self.rnn(x, h)``: what reached the statement
+                    found = model.reaching(name, b.node)
+                    break
+            if not any(b.node is assign for b in found):
+                continue
+            if any(b.node is not assign and b.kind != "param" and _moves_name(b.node, name) for b in found):
+                continue
+            out.append(node)
         return out
 
-    def _consumer(self, expr: cst.BaseExpression) -> str | None:
-        """If ``expr`` is combined with a device-carrying expression, that expression as written."""
+    def _consumer(self, expr: cst.BaseExpression, names: int = 4) -> "Meeting | None":
+        """If ``expr`` is combined with a device-carrying expression or passed to a submodule,
+        where."""
         ctx = self.ctx
         parent = ctx.parent(expr)
         if isinstance(parent, cst.AugAssign) and parent.value is expr:
-            return self.carrier(parent.target, parent)
+            found = self.carrier(parent.target, parent)
+            return Meeting(found) if found is not None else None
         if isinstance(parent, cst.Attribute) and parent.value is expr:  # mask.masked_fill(...) on the tensor itself
             return None
         if isinstance(parent, cst.Element):
@@ -160,21 +333,151 @@ class Devices:
                     if el is not parent:
                         found = self.carrier(el.value, call)
                         if found is not None:
-                            return found
+                            return Meeting(found)
+                return None
+            if isinstance(container, (cst.List, cst.Tuple)):
+                return self.reach(container, names)  # ``self.lstm(x, (h0, c0))``, ``return (h, c)``
             return None
         if isinstance(parent, cst.Arg):
             call = ctx.parent(parent)
             if not isinstance(call, cst.Call):
                 return None
+            if self._loss_call(call):  # training code: ``criterion(netD(x), real_labels)``
+                for arg in call.args:
+                    moved = self._moved_output(arg.value) if arg is not parent else None
+                    if moved is not None:
+                        return Meeting(moved[0], moved[0], device=moved[1])
             if self._combining_function(call):
                 for arg in call.args:
                     if arg is not parent and arg.keyword is None:
                         found = self.carrier(arg.value, call)
                         if found is not None:
-                            return found
+                            return Meeting(found)
+                return self.reach(call, names)  # combined with host values only: the result is on the CPU
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value in _COMBINING_METHODS:
-                return self.carrier(func.value, call)
+                found = self.carrier(func.value, call)
+                return Meeting(found) if found is not None else None
+            moved = self.moved_model(func)
+            if moved is not None:  # training code: ``out = model(x, h0)`` with ``model = Net().to(device)``
+                return Meeting(moved[0], moved[0], device=moved[1])
+            module = self.submodule(func)
+            if module is not None:
+                for arg in call.args:
+                    if arg is not parent:
+                        found = self.carrier(arg.value, call)
+                        if found is not None:
+                            return Meeting(found, module)
+                return Meeting(module, module)
+            return self._into_callee(call, parent, names)
+        return None
+
+    def moved_model(self, func: cst.BaseExpression) -> tuple[str, str] | None:
+        """``(name, device)`` when ``func`` (``model``, ``model.forward``) names a module every
+        binding of which builds one (``nn.LSTM(...)``, ``Net(...)``) and the code moves it to a
+        device (``Net().to(device)``, ``model = model.cuda()``, ``model.to(device)``), with that
+        device as written (``"cuda"`` for ``.cuda()``); else None."""
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        if not isinstance(func, cst.Name):
+            return None
+        name = func.value
+        pending, seen = list(self.model.reaching(name, func)), set()
+        if not pending:
+            return None
+        order = self.model.order
+        devices = []  # per binding reaching the call: the device it was moved to, or None
+        while pending:
+            b = pending.pop()
+            if id(b) in seen:
+                continue
+            seen.add(id(b))
+            if b.kind not in ("assign", "ann") or b.value is None:
+                return None
+            value = b.value
+            moved = _moved_to(self.ctx, value)
+            inner = _unmoved(value)
+            if isinstance(inner, cst.Name) and inner.value == name:  # ``model = model.to(device)``
+                if moved is not None:
+                    devices.append(moved)
+                else:
+                    pending.extend(self.model.reaching(name, b.node))
+                continue
+            built = constructions(self.model, value)
+            if not built or any(c.kind not in ("nn", "class") for c in built):
+                return None
+            if moved is None:  # ``model.to(device)`` as a statement between the binding and the call
+                for site in self.model.calls:
+                    f = site.node.func
+                    if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == name \
+                            and isinstance(self.ctx.parent(site.node), cst.Expr) \
+                            and self.model.scope_of(site.node) is self.model.scope_of(b.node) \
+                            and order.get(b.node, 0) < order.get(site.node, 0) < order.get(func, 0):
+                        moved = moved or _moved_to(self.ctx, site.node)
+            devices.append(moved)
+        return (name, devices[0]) if devices and all(d is not None for d in devices) else None
+
+    def _loss_call(self, call: cst.Call) -> bool:
+        """A loss: ``F.cross_entropy(...)``-like, or a name bound to a ``torch.nn`` loss
+        (``criterion = nn.BCELoss()``)."""
+        name = self.model.qualified_name(call.func) or ""
+        if name.startswith("torch.nn.functional.") and ("loss" in name or name.endswith(_LOSS_FUNCTIONS)):
+            return True
+        if isinstance(call.func, cst.Name):
+            bindings = self.model.reaching(call.func.value, call.func)
+            return bool(bindings) and all(
+                b.kind == "assign" and b.value is not None and any(
+                    c.kind == "nn" and c.name.endswith("Loss") for c in constructions(self.model, b.value))
+                for b in bindings)
+        return False
+
+    def _moved_output(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, str] | None:
+        """``(model, device)`` when ``expr`` is what a moved model returns (``netD(x)``,
+        ``output`` assigned one, ``netD(x).view(-1)``)."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and not _moves(expr.func.attr.value, expr) and expr.func.attr.value != "forward":
+            expr = expr.func.value
+        if isinstance(expr, cst.Subscript):
+            return self._moved_output(expr.value, depth)
+        if isinstance(expr, cst.Call):
+            return self.moved_model(expr.func)
+        if isinstance(expr, cst.Name) and depth < 3:
+            bindings = self.model.reaching(expr.value, expr)
+            if bindings and all(b.kind in ("assign", "unpack") and isinstance(b.node, cst.Assign) for b in bindings):
+                found = [self._moved_output(b.node.value, depth + 1) for b in bindings]
+                return found[0] if all(found) else None
+        return None
+
+    def input_carrier(self, function: cst.CSTNode) -> str | None:
+        """The first parameter of ``function`` (``self`` left out) holding a tensor on the model's
+        device (``idx`` of ``forward(self, idx)``), else None."""
+        if not isinstance(function, cst.FunctionDef):
+            return None
+        for param in [*function.params.posonly_params, *function.params.params]:
+            if self._param_carries(param):
+                return param.name.value
+        return None
+
+    def submodule(self, func: cst.BaseExpression) -> str | None:
+        """``self``, ``self.<attr>`` or ``self.<attr>.<name>`` (as written) where the attribute
+        holds a module the class builds (``self.lstm = nn.LSTM(...)``, ``self.transformer =
+        nn.ModuleDict(...)`` then ``self.transformer.wpe``): calling it runs on the model's
+        parameters."""
+        scope = self.model.scope_of(func)
+        self_name = scope.self_name if scope is not None else None
+        if self_name is None or self.info is None:
+            return None
+        if isinstance(func, cst.Name):
+            return self_name if func.value == self_name else None
+        written = dotted_name(func)
+        while isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute):
+            func = func.value
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self_name):
+            return None
+        bindings = self_attr_bindings(self.model, self.info, func.attr.value)
+        built = [c for b in bindings if b.value is not None for c in constructions(self.model, b.value)]
+        if built and all(c.kind in ("nn", "class") for c in built):
+            return written
         return None
 
     def _combining_function(self, call: cst.Call) -> bool:
@@ -199,6 +502,12 @@ class Devices:
             return None
         if isinstance(expr, cst.Subscript):
             return self.carrier(expr.value, at, depth + 1)
+        if isinstance(expr, (cst.Tuple, cst.List)):  # ``q, k = self.q(x), self.k(x)``
+            for element in expr.elements:
+                found = self.carrier(element.value, at, depth + 1)
+                if found is not None:
+                    return found
+            return None
         if isinstance(expr, (cst.UnaryOperation,)):
             return self.carrier(expr.expression, at, depth + 1)
         if isinstance(expr, cst.BinaryOperation):
@@ -225,7 +534,14 @@ class Devices:
             if not name.startswith("torch."):
                 return self.carrier(receiver, at, depth + 1)
         name = self.model.qualified_name(func) or ""
-        if name in _HOST_FUNCTIONS or not name.startswith("torch.") or tensor_factory(name) is not None:
+        if tensor_factory(name) is not None:
+            # ``torch.zeros(n, device=x.device)``: made where ``x`` is
+            device = keyword_arg(call, "device")
+            value = device.value if device is not None else None
+            if isinstance(value, cst.Attribute) and value.attr.value == "device":
+                return self.carrier(value.value, at, depth + 1)
+            return None
+        if name in _HOST_FUNCTIONS or not name.startswith("torch."):
             return None
         for arg in call.args:
             if arg.keyword is None:
@@ -249,11 +565,12 @@ class Devices:
             if id(b) in seen:
                 continue
             seen.add(id(b))
-            if b.kind == "param":
-                param = b.node
-                if param.default is not None or _SIZE_NAME.match(param.name.value) or \
-                        param.name.value == self.model.scope_of(param).self_name or _host_annotation(param) \
-                        or self._number_argument(param) or self._host_built_at_every_call(param):
+            if b.kind == "param" and b.node in self._bound:
+                passed = self._bound[b.node]
+                if passed is None or self.carrier(passed, passed, depth + 1) is None:
+                    return False
+            elif b.kind == "param":
+                if not self._param_carries(b.node):
                     return False
             elif b.kind == "aug":
                 # ``base *= factor``: a tensor only if what reached it was one
@@ -261,6 +578,10 @@ class Devices:
                 if not before:
                     return False
                 found.extend(before)
+            elif b.kind == "for" and isinstance(b.node, cst.For):
+                # ``for X in inputs``: each item is where the sequence is
+                if self.carrier(b.node.iter, b.node, depth + 1) is None:
+                    return False
             elif b.kind in ("assign", "ann", "unpack") and isinstance(b.node, (cst.Assign, cst.AnnAssign)) \
                     and b.node.value is not None:
                 # ``q, k, v = self.qkv(x).chunk(3)``: each part is where the whole is
@@ -269,6 +590,14 @@ class Devices:
             else:
                 return False
         return True
+
+    def _param_carries(self, param: cst.Param) -> bool:
+        """A parameter that holds a tensor on the model's device: no literal default, not
+        ``self``, not a host value (named for a size, annotated ``int``, used as a factory's
+        size, given host values at every call)."""
+        return not (param.default is not None or _SIZE_NAME.match(param.name.value) or
+                    param.name.value == self.model.scope_of(param).self_name or _host_annotation(param)
+                    or self._number_argument(param) or self._host_built_at_every_call(param))
 
     def _number_argument(self, param: cst.Param) -> bool:
         """The function passes ``param`` (or arithmetic on it) as a size or bound of a tensor
@@ -330,7 +659,7 @@ class Devices:
     def _is_parameter_attr(self, dotted: str) -> bool:
         """``self.w`` where every ``self.w = ...`` of the class is an ``nn.Parameter(...)``."""
         head, _, attr = dotted.partition(".")
-        if not attr or "." in attr:
+        if not attr or "." in attr or self.info is None:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
         return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
@@ -373,6 +702,57 @@ def _host_type(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitOr):  # int | None
         return _host_type(expr.left) and _host_type(expr.right)
     return dotted_name(expr) in _HOST_TYPES or isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _moved_to(ctx: "FileContext", value: cst.BaseExpression) -> str | None:
+    """The device ``value`` moves a module to, as written: ``x.to(device)`` -> ``device``,
+    ``x.cuda()`` -> ``"cuda"`` (through a chain: ``Net().to(device).train()``); else None."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        method = value.func.attr.value
+        if method == "cuda":
+            return '"cuda"'
+        if method == "to" and value.args and not _dtype_only(value):
+            first = value.args[0]
+            return ctx.module.code_for_node(first.value)
+        value = value.func.value
+    return None
+
+
+def _unmoved(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``model`` of ``model.to(device).train()``: the receiver under a chain of method calls."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        value = value.func.value
+    return value
+
+
+def _moves_name(node: cst.CSTNode, name: str) -> bool:
+    """``node`` moves ``name`` to a device (``h = h.to(device)``, ``h = h.cuda()``)."""
+    for call in iter_nodes(node):
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and _moves(call.func.attr.value, call):
+            root = call.func.value
+            while isinstance(root, (cst.Call, cst.Attribute, cst.Subscript)):
+                root = root.func if isinstance(root, cst.Call) else root.value
+            if isinstance(root, cst.Name) and root.value == name:
+                return True
+    return False
+
+
+def _parameter_of(call: cst.Call, arg: cst.Arg, callee: cst.FunctionDef, bound: bool) -> str | None:
+    """The parameter of ``callee`` that ``arg`` of ``call`` binds (``bound``: ``self``
+    skipped), None through ``*args``/``**kwargs``."""
+    if arg.star:
+        return None
+    params = [*callee.params.posonly_params, *callee.params.params]
+    if bound:
+        params = params[1:]
+    names = [p.name.value for p in [*params, *callee.params.kwonly_params]]
+    if arg.keyword is not None:
+        return arg.keyword.value if arg.keyword.value in names else None
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional[:positional.index(arg)]):
+        return None
+    index = positional.index(arg)
+    return params[index].name.value if index < len(params) else None
 
 
 def _names_in(root: cst.CSTNode, name: str) -> list[cst.Name]:

@@ -2,7 +2,7 @@
 exact line and message of every finding and, where its findings carry a fix, the file after
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl010_tensor_without_device import message
+from torchlint.checks.tl010_tensor_without_device import message, moved_message
 from torchlint.rule import Invalid
 
 
@@ -177,6 +177,115 @@ VALID = [
                 width = out.shape[-1]
                 sizes = self.sample_sizes(width)
                 return [out[..., :s] for s in sizes]
+        """,
+    # A script that never moves anything to an accelerator: the model it builds runs on the CPU.
+    """
+        import torch
+        import torch.nn as nn
+        class RNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lstm = nn.LSTM(8, 16, batch_first=True)
+            def forward(self, x):
+                h0 = torch.zeros(1, x.size(0), 16)
+                return self.lstm(x, (h0, h0))[0]
+        model = RNN()
+        print(model(torch.randn(4, 5, 8)).shape)
+        """,
+    # The state moved where there is a GPU (``if use_cuda: return result.cuda()``), kept on the CPU otherwise.
+    """
+        import torch
+        import torch.nn as nn
+        use_cuda = torch.cuda.is_available()
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(8, 16)
+            def forward(self, x, hidden):
+                return self.gru(x, hidden)
+            def init_hidden(self):
+                result = torch.zeros(1, 1, 16)
+                if use_cuda:
+                    return result.cuda()
+                return result
+        """,
+    # ``init_hidden`` on the parameters' device; a method whose tensor never reaches the model.
+    """
+        import torch
+        import torch.nn as nn
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(8, 16)
+            def forward(self, x, hidden):
+                return self.gru(x, hidden)
+            def init_hidden(self, n):
+                weight = next(self.parameters())
+                return weight.new_zeros(1, n, 16)
+            def count(self, n):
+                return torch.zeros(n).sum().item()
+        """,
+    # A mask a helper makes on the host, moved to the input's device by forward.
+    """
+        import torch
+        import torch.nn as nn
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2), 2)
+            def _mask(self, n):
+                return torch.triu(torch.ones(n, n), diagonal=1).bool()
+            def forward(self, src):
+                return self.enc(src, self._mask(len(src)).to(src.device))
+        """,
+    # Training code: the model never moved (CPU), the state moved with the model, or made there.
+    """
+        import torch
+        import torch.nn as nn
+        cpu_model = nn.LSTM(8, 16)
+        device = "cuda"
+        model = nn.LSTM(8, 16).to(device)
+        for x in loader:
+            h = torch.zeros(1, x.size(1), 16)
+            out, _ = cpu_model(x, (h, h))
+            h1 = torch.zeros(1, x.size(1), 16).to(device)
+            out, _ = model(x.to(device), (h1, h1))
+            h2 = torch.zeros(1, x.size(1), 16, device=device)
+            out, _ = model(x.to(device), (h2, h2))
+        """,
+    # The CPU branch of an ``if torch.cuda.is_available()`` whose other branch moves the state.
+    """
+        import torch
+        import torch.nn as nn
+        class RNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(8, 16)
+            def forward(self, x, hidden):
+                return self.gru(x, hidden)
+            def init_hidden(self):
+                if torch.cuda.is_available():
+                    hidden = torch.zeros(1, 1, 16).cuda()
+                else:
+                    hidden = torch.zeros(1, 1, 16)
+                return hidden
+        """,
+    # A same-file helper that moves what it is given to the GPU when there is one.
+    """
+        import torch
+        import torch.nn as nn
+        def cuda_variable(tensor):
+            if torch.cuda.is_available():
+                return tensor.cuda()
+            return tensor
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.gru = nn.GRU(8, 16)
+            def forward(self, x, hidden):
+                return self.gru(x, hidden)
+            def init_hidden(self):
+                return cuda_variable(torch.zeros(1, 1, 16))
         """,
 ]
 
@@ -491,4 +600,196 @@ INVALID = [
                     return x * steps + t * noise
             """,
     ),
+    # An LSTM's initial state made in forward and handed to the LSTM with the input (issue 40).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class RNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 16, 2, batch_first=True)
+                def forward(self, x):
+                    h0 = torch.zeros(2, x.size(0), 16)
+                    c0 = torch.zeros(2, x.size(0), 16)
+                    out, _ = self.lstm(x, (h0, c0))
+                    return out
+            """,
+        lines=(9, 10),
+        messages=(
+                  message("torch.zeros", "RNN", "x", "zeros", "self.lstm"),
+                  message("torch.zeros", "RNN", "x", "zeros", "self.lstm"),
+        ),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            class RNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 16, 2, batch_first=True)
+                def forward(self, x):
+                    h0 = torch.zeros(2, x.size(0), 16, device=x.device)
+                    c0 = torch.zeros(2, x.size(0), 16, device=x.device)
+                    out, _ = self.lstm(x, (h0, c0))
+                    return out
+            """,
+    ),
+    # nanoGPT's causal mask made in forward: a function around the factory, then ``masked_fill``.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Attention(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.qkv = nn.Linear(8, 24)
+                def forward(self, x):
+                    T = x.size(1)
+                    q, k, v = self.qkv(x).chunk(3, dim=-1)
+                    att = q @ k.transpose(-2, -1)
+                    mask = torch.triu(torch.ones(T, T), diagonal=1).bool()
+                    att = att.masked_fill(mask, float("-inf"))
+                    return att.softmax(-1) @ v
+            """,
+        lines=(12,),
+        messages=(
+                  message("torch.ones", "Attention", "att", "ones"),
+        ),
+    ),
+    # Positions handed to an Embedding with nothing else naming the device (``idx`` reads as an index).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class GPT(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.wte = nn.Embedding(100, 8)
+                    self.wpe = nn.Embedding(32, 8)
+                def forward(self, idx):
+                    pos = torch.arange(0, idx.size(1), dtype=torch.long).unsqueeze(0)
+                    return self.wte(idx) + self.wpe(pos)
+            """,
+        lines=(10,),
+        messages=(
+                  message("torch.arange", "GPT", "self.wpe", "arange", "self.wpe"),
+        ),
+    ),
+    # A state a helper makes when none is given, met with a parameter in the loop.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class GRU(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.W = nn.Parameter(torch.randn(16, 16))
+                def _state(self, X, H):
+                    if H is None:
+                        H = torch.zeros(X.shape[1], 16)
+                    return H
+                def forward(self, inputs, H=None):
+                    H = self._state(inputs, H)
+                    for X in inputs:
+                        H = torch.tanh(X + torch.matmul(H, self.W))
+                    return H
+            """,
+        lines=(10,),
+        messages=(
+                  message("torch.zeros", "GRU", "self.W", "zeros"),
+        ),
+    ),
+    # ``init_hidden`` for the training code (no caller here): the GRU's initial state on the CPU.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Encoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.gru = nn.GRU(8, 16)
+                def forward(self, x, hidden):
+                    return self.gru(x, hidden)
+                def init_hidden(self, batch_size):
+                    return torch.zeros(1, batch_size, 16)
+            """,
+        lines=(11,),
+        messages=(
+                  message("torch.zeros", "Encoder", "self.gru", "zeros", "self.gru", "init_hidden", returned=True),
+        ),
+    ),
+    # A Lightning step: the state made there and passed to the model with the batch.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            import pytorch_lightning as pl
+            class Model(pl.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 16)
+                def forward(self, x, state):
+                    return self.lstm(x, state)[0]
+                def training_step(self, batch, batch_idx):
+                    x, y = batch
+                    h = torch.zeros(1, x.size(1), 16)
+                    return (self(x, (h, h)) - y).pow(2).mean()
+            """,
+        lines=(13,),
+        messages=(
+                  message("torch.zeros", "Model", "x", "zeros", "self", "training_step"),
+        ),
+    ),
+    # Training code: the LSTM's state made in the loop, handed to the model moved to ``device``.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class LSTMModel(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 16, batch_first=True)
+                def forward(self, x, state):
+                    return self.lstm(x, state)[0]
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            model = LSTMModel().to(device)
+            for x, y in loader:
+                h0 = torch.zeros(1, x.size(0), 16)
+                out = model(x.to(device), (h0, h0))
+            """,
+        lines=(13,), messages=(moved_message("torch.zeros", None, "model", "device"),)),
+    # Training code: GAN labels made in the loop, met with a moved model's output in the loss.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class D(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 1)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))
+            def train(loader, device):
+                netD = D()
+                netD = netD.to(device)
+                bce = nn.BCELoss()
+                for real in loader:
+                    real_labels = torch.ones(real.size(0))
+                    loss = bce(netD(real.to(device)).view(-1), real_labels)
+            """,
+        lines=(15,), messages=(moved_message("torch.ones", "train", "netD", "device"),)),
+    # Positions handed to an embedding held in a ModuleDict (nanoGPT's ``self.transformer.wpe``).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class GPT(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(100, 8), wpe=nn.Embedding(32, 8)))
+                def forward(self, idx):
+                    pos = torch.arange(0, idx.size(1), dtype=torch.long).unsqueeze(0)
+                    return self.transformer.wte(idx) + self.transformer.wpe(pos)
+            """,
+        lines=(9,), messages=(message("torch.arange", "GPT", "self.transformer.wpe", "arange", "self.transformer.wpe"),)),
 ]

@@ -135,6 +135,53 @@ VALID = [
             scaler.step(optimizer)
             scaler.update()
         """,
+    # A clipping helper that unscales first.
+    """
+        import torch
+        scaler = torch.cuda.amp.GradScaler()
+        def clip(model, optimizer):
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        for x, y in loader:
+            scaler.scale(criterion(model(x), y)).backward()
+            clip(model, optimizer)
+            scaler.step(optimizer)
+            scaler.update()
+        """,
+    # The two-statement form, unscaled before the clip; a backward helper that steps itself.
+    """
+        import torch
+        scaler = torch.cuda.amp.GradScaler()
+        def backward_and_step(loss, optimizer):
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        for x, y in loader:
+            scaled = scaler.scale(criterion(model(x), y))
+            scaled.backward()
+            scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            scaler.step(optimizer)
+            scaler.update()
+            backward_and_step(criterion(model(x), y), optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        """,
+    # A name that holds the loss, not its scaled value, on some path.
+    """
+        import torch
+        scaler = torch.cuda.amp.GradScaler()
+        for x, y in loader:
+            out = criterion(model(x), y)
+            if use_amp:
+                out = scaler.scale(out)
+            out.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if use_amp:
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                optimizer.step()
+        """,
 ]
 
 
@@ -396,4 +443,88 @@ INVALID = [
                 scaler.update()
             """,
         lines=(6,), messages=(clip_message("clip_grad_norm_", "scaler"),)),
+    # The two-statement form: the scaled loss kept in a name, then its backward.
+    Invalid(
+        """
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                scaled = scaler.scale(criterion(model(x), y))
+                scaled.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+            """,
+        lines=(7,), messages=(clip_message("clip_grad_norm_", "scaler"),),
+        fixed="""
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            for x, y in loader:
+                scaled = scaler.scale(criterion(model(x), y))
+                scaled.backward()
+                scaler.unscale_(optimizer)
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+            """),
+    # A same-file helper that clips, called between the scaled backward and the step.
+    Invalid(
+        """
+            import torch
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+                    self.scaler = torch.cuda.amp.GradScaler()
+                def clip_gradients(self):
+                    torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                def step(self, loss):
+                    self.scaler.scale(loss).backward()
+                    self.clip_gradients()
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+            """,
+        lines=(11,), messages=(clip_message("clip_gradients()", "self.scaler", "clip_grad_norm_"),),
+        fixed="""
+            import torch
+            class Trainer:
+                def __init__(self, model, optimizer):
+                    self.model, self.optimizer = model, optimizer
+                    self.scaler = torch.cuda.amp.GradScaler()
+                def clip_gradients(self):
+                    torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                def step(self, loss):
+                    self.scaler.scale(loss).backward()
+                    self.scaler.unscale_(self.optimizer)
+                    self.clip_gradients()
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+            """),
+    # A same-file helper that scales and backpropagates; the clip after its call.
+    Invalid(
+        """
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            def backward(loss):
+                scaler.scale(loss).backward()
+            def train(model, loader, optimizer, criterion):
+                for x, y in loader:
+                    backward(criterion(model(x), y))
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+        lines=(9,), messages=(clip_message("clip_grad_norm_", "scaler"),),
+        fixed="""
+            import torch
+            scaler = torch.cuda.amp.GradScaler()
+            def backward(loss):
+                scaler.scale(loss).backward()
+            def train(model, loader, optimizer, criterion):
+                for x, y in loader:
+                    backward(criterion(model(x), y))
+                    scaler.unscale_(optimizer)
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    scaler.step(optimizer)
+                    scaler.update()
+            """),
 ]
