@@ -363,8 +363,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixing = fix_mode(args, settings, stdin is not None)
     if args.unsafe_fixes is not None:  # the flag outranks the configuration, for the [*] marks too
         settings.unsafe_fixes = args.unsafe_fixes
-    if stdin is not None:  # --fix refuses standard input: the text formats mark nothing fixable
-        settings.fixable = frozenset()
     known = None
     if args.baseline:
         from torchlint import baseline
@@ -415,7 +413,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, len(files) + len(context)) if wants_progress(sys.stderr, args.quiet) else None
     outcome = None
     writes = contextlib.ExitStack()  # a fixing run holds the project's lock from reading to writing
-    if fixing and not args.diff:
+    if fixing and not args.diff and stdin is None:  # standard input's fix is printed, nothing written
         from torchlint.output import exclusive
 
         writes.enter_context(exclusive(settings.root, note=lambda text: print(f"torchlint: {text}", file=sys.stderr)))
@@ -439,7 +437,18 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path, reason in result.unanalysed:  # no TL000 finding says so
         warn(path, f"not analysed: {reason} (TL000, which reports such files, is not selected)")
     failed: list[str] = []
-    if outcome is not None:
+    output_stream = sys.stdout  # where the report goes (standard error where the fixed source takes stdout)
+    if outcome is not None and stdin is not None and not args.diff:
+        # as ruff does: the fixed source on standard output (the input itself where nothing
+        # was fixed), what remains on standard error
+        sys.stdout.buffer.write(outcome.changed[stdin.display][1] if stdin.display in outcome.changed else stdin.data)
+        sys.stdout.flush()
+        if not args.quiet:
+            print(f"torchlint: {fix_summary(outcome, settings)}", file=sys.stderr)
+        if args.fix_only:
+            return EXIT_CLEAN if not result.errors else EXIT_ERROR
+        output_stream = sys.stderr
+    elif outcome is not None:
         with writes:
             failed = report_fixes(outcome, files, settings, args)
         if args.show_fixes:
@@ -476,7 +485,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_ERROR if result.errors or missing else EXIT_CLEAN
     result.findings = sorted(result.findings + missing_findings(missing), key=lambda f: f.sort_key)
 
-    color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    color = output is None and output_stream.isatty() and "NO_COLOR" not in os.environ
     report = Report(result, settings, cwd, color=color, quiet=args.quiet, failures=failed)
     text = render_statistics_as(args.format, report) if args.statistics else render(args.format, report)
     if args.format == "sarif" and not args.statistics:
@@ -497,8 +506,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         from torchlint.output import printable
 
-        sys.stdout.write(printable(text))
-        sys.stdout.flush()
+        output_stream.write(printable(text))
+        output_stream.flush()
 
     for err in result.errors:
         print(f"torchlint: error: rule {err.rule} failed on {escape_path(err.path)}: {escape_text(err.error)}"
@@ -606,14 +615,16 @@ def fix_mode(args: argparse.Namespace, settings, stdin: bool) -> bool:
     """Whether this run fixes (``--fix``, ``--diff``, ``--fix-only``, or ``fix = true`` in the
     configuration without ``--no-fix``, which does not apply to ``--add-noqa``,
     ``--write-baseline``, ``--show-files``, ``--trace`` or standard input runs); a
-    ``UsageError`` for a fixing flag with an option that cannot go with it."""
+    ``UsageError`` for a fixing flag with an option that cannot go with it. Standard input
+    is fixed as ruff fixes it: the fixed source is printed (``--diff``: the diff)."""
+    if stdin and not (args.diff or args.fix_only or args.fix):
+        return False  # `fix = true` in the configuration does not apply to standard input
     explicit = bool(args.diff or args.fix_only or args.fix)
     if not explicit and not (args.fix is None and settings.fix):
         return False
     for flag, given in (("--add-noqa", args.add_noqa), ("--write-baseline", args.write_baseline),
                         ("--show-files", args.show_files), ("--statistics", args.statistics and args.fix_only),
-                        ("--trace", args.trace),  # the trace imports the code on disk, not the fixed code
-                        ("- (standard input)", stdin)):
+                        ("--trace", args.trace)):  # the trace imports the code on disk, not the fixed code
         if given and not explicit:
             return False  # `fix = true` in the configuration does not apply to these runs
         if given:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from torchlint import bounded
 
 if TYPE_CHECKING:
-    from torchlint.finding import Finding
+    from torchlint.finding import Finding, Fix
 
 SUFFIX = ".ipynb"
 
@@ -59,6 +59,7 @@ class Cells:
     starts: tuple[int, ...] = ()
     end: int = 0
     indents: tuple[int, ...] = ()
+    masked: tuple[int, ...] = ()  # joined lines IPython syntax was masked on (no fix edits them)
 
     def indent(self, line: int) -> int:
         """The indentation stripped from the cell of a joined line (0 outside the cells)."""
@@ -76,18 +77,23 @@ class Cells:
 
     def to_json(self) -> list[list[int]]:
         """``[[cell number, first joined line(, stripped indentation)], ..., [0, last joined
-        line]]``: the indentation only where it is not 0."""
+        line](, [-1, masked line, ...])]``: the indentation only where it is not 0, the masked
+        lines only where there are any."""
         indents = self.indents or (0,) * len(self.numbers)
         return ([[n, s, i] if i else [n, s] for n, s, i in zip(self.numbers, self.starts, indents)]
-                + ([[0, self.end]] if self.numbers else []))
+                + ([[0, self.end]] if self.numbers else []) + ([[-1, *self.masked]] if self.masked else []))
 
     @classmethod
     def from_json(cls, data: list[list[int]]) -> "Cells":
         if not data:
             return cls()
+        masked: tuple[int, ...] = ()
+        if data[-1][0] == -1:
+            *data, (_, *masked_lines) = data
+            masked = tuple(masked_lines)
         *cells, (_, end) = data
         indents = tuple(c[2] if len(c) > 2 else 0 for c in cells)
-        return cls(tuple(c[0] for c in cells), tuple(c[1] for c in cells), end, indents if any(indents) else ())
+        return cls(tuple(c[0] for c in cells), tuple(c[1] for c in cells), end, indents if any(indents) else (), masked)
 
 
 @dataclass(frozen=True)
@@ -132,7 +138,7 @@ def read_notebook(data: bytes) -> Notebook:
         return Notebook("", "", Cells())
     lines: list[str] = []
     written: list[str] = []
-    numbers, starts, indents = [], [], []
+    numbers, starts, indents, masked = [], [], [], []
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -144,10 +150,14 @@ def read_notebook(data: bytes) -> Notebook:
         numbers.append(number)
         starts.append(len(lines) + 1)
         written.extend(cell_lines(source))
-        indents.append(len(leading_indent(written[len(lines):])))
+        leading = leading_indent(written[len(lines):])
+        indents.append(len(leading))
+        first = len(lines)
         lines.extend(mask_cell(written[len(lines):]))
+        masked.extend(first + i + 1 for i, line in enumerate(lines[first:])
+                      if line != _strip(written[first + i], leading))
     joined = lambda lines: "".join(line + "\n" for line in lines)  # noqa: E731
-    cells_index = Cells(tuple(numbers), tuple(starts), len(lines), tuple(indents) if any(indents) else ())
+    cells_index = Cells(tuple(numbers), tuple(starts), len(lines), tuple(indents) if any(indents) else (), tuple(masked))
     return Notebook(joined(lines), joined(written), cells_index)
 
 
@@ -197,6 +207,11 @@ def leading_indent(lines: list[str]) -> str:
     first = next((line for line in lines if line.strip()), "")
     match = _INDENT.match(first)
     return match.group(0) if match else ""
+
+
+def _strip(line: str, indent: str) -> str:
+    """``line`` without the indentation IPython strips from its cell (as ``mask_cell``)."""
+    return line[len(indent):] if indent and line.startswith(indent) else line
 
 
 def mask_cell(lines: list[str]) -> list[str]:
@@ -336,7 +351,30 @@ def in_cells(finding: "Finding", cells: list[list[int]]) -> "Finding":
     return replace(finding, column=finding.column + shift, end_column=finding.end_column + shift,
                    message=_LINE_REFERENCE.sub(in_its_cell, finding.message),
                    extra={**finding.extra, "cell": cell, "cell_line": line, "cell_end_line": end_line,
-                          "cell_lines": length}, fix=None)
+                          "cell_lines": length}, fix=_cell_fix(finding.fix, index, cell))
+
+
+def _cell_fix(fix: "Fix | None", index: Cells, cell: int) -> "Fix | None":
+    """``fix`` with its edits' columns as the cell is written (IPython's stripped indentation
+    added back): kept where every edit is in the finding's ``cell`` and replaces no line whose
+    IPython syntax was masked (``fix_notebook`` then applies it to the cell's source); None
+    otherwise, and for an edit that adds lines to a cell written indented."""
+    if fix is None:
+        return None
+    masked = set(index.masked)
+    edits = []
+    for edit in fix.edits:
+        span = edit.span
+        start, end = index.locate(span.line), index.locate(span.end_line)
+        if start is None or end is None or start[0] != cell or end[0] != cell:
+            return None
+        if any(line in masked for line in range(span.line, max(span.end_line + (span.end_column > 1), span.line + 1))):
+            return None
+        shift = index.indent(span.line)
+        if shift and "\n" in edit.content:
+            return None
+        edits.append(replace(edit, span=replace(span, column=span.column + shift, end_column=span.end_column + shift)))
+    return replace(fix, edits=tuple(edits))
 
 
 # How a message names another line of its file ("after `model.eval()` (line 12)", "at line 40").
@@ -354,7 +392,7 @@ def place(finding: "Finding") -> tuple[int | None, int, int]:
 
 # -- where a cell's lines are in the notebook's JSON ------------------------------------------
 
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+|\n')
+JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+|\n')
 
 
 def raw_positions(text: str) -> dict[int, list[tuple[int, int]]]:
@@ -365,7 +403,7 @@ def raw_positions(text: str) -> dict[int, list[tuple[int, int]]]:
     string puts every line at that string's position. A cell whose source cannot be found is
     left out. Read only for reports that point into the raw file (SARIF, GitHub annotations)."""
     found: dict[int, list[tuple[int, int]]] = {}
-    tokens = _TOKEN.finditer(text)
+    tokens = JSON_TOKEN.finditer(text)
     line, line_start = 1, 0
     stack: list[list] = []  # [kind "{" or "[", key or index, ...]
     key: str | None = None

@@ -26,7 +26,8 @@ from torchlint.files import SourceFile, discover, display_path, read_source
 from torchlint.finding import Finding
 from torchlint.gitignore import git_root
 from torchlint.noqa import noqa_findings
-from torchlint.notebook import code_size, in_cells, is_notebook
+from torchlint.notebook import code_size, in_cells, is_notebook, read_notebook
+from torchlint.notebook_fixes import fix_notebook
 from torchlint.pins import TorchPin, read_torch_pin
 from torchlint.project import FileRecord, Project
 from torchlint.results import FileResult, crashed_result
@@ -654,24 +655,30 @@ def fix_files(files: list[SourceFile], settings: Settings, cwd: Path | None = No
                 data = current.get(path, named[path].data)
                 if data is None:
                     raise OSError("the file could not be read")
-                text, encoding = decode_source(data)
+                if is_notebook(path):  # the cells' sources in the JSON (``notebook_fixes.fix_notebook``)
+                    new_data, applied = fix_notebook(data, [f.fix for f in findings])
+                    text, new_text = read_notebook(data).text, read_notebook(new_data).text
+                else:
+                    text, encoding = decode_source(data)
+                    new_text, applied = apply_fixes(text, [f.fix for f in findings])
             except (OSError, ValueError) as exc:
                 problems.append((path, f"cannot fix: {getattr(exc, 'strerror', None) or exc}"))
                 given_up.add(path)
                 continue
-            new_text, applied = apply_fixes(text, [f.fix for f in findings])
             if _compiles(text) and not _compiles(new_text):
                 codes = ", ".join(sorted({f.rule for f in findings}))
                 problems.append((path, f"fixes of {codes} made code that does not compile (a torchlint bug, please "
                                        "report it); the file is left as before them"))
                 given_up.add(path)
                 continue
-            try:
-                new_data = new_text.encode(encoding)
-            except UnicodeEncodeError:
-                problems.append((path, f"cannot fix: the fixed code cannot be written in the file's encoding ({encoding})"))
-                given_up.add(path)
-                continue
+            if not is_notebook(path):
+                try:
+                    new_data = new_text.encode(encoding)
+                except UnicodeEncodeError:
+                    problems.append((path, "cannot fix: the fixed code cannot be written in the file's encoding "
+                                           f"({encoding})"))
+                    given_up.add(path)
+                    continue
             originals.setdefault(path, data)
             current[path] = new_data
             for f in findings:

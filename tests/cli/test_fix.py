@@ -7,7 +7,10 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import Edit, Fix, apply_fixes, unified_diff
@@ -258,29 +261,94 @@ def test_an_inserted_line_takes_the_files_line_ending(project, run):
     assert path.read_bytes() == fixed.replace("\n", "\r\n").encode()
 
 
-def test_standard_input_is_not_fixed(project, run, monkeypatch):
+def _stdin(monkeypatch, text: str) -> None:
     import io
     import sys
 
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
-    code, _, err = run("check", "--fix", "-")
-    assert code == 2 and "--fix cannot be used with - (standard input)" in err
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CODE.encode())))
-    code, out, _ = run("check", *SELECT, "--format", "concise", "-")  # nothing marked fixable: --fix refuses it
-    assert code == 1 and "[*]" not in out and "fixable" not in out
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
 
 
-def test_a_notebooks_findings_carry_no_fix_and_it_is_not_changed(project, run):
-    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-            "source": CODE.splitlines(keepends=True)}
-    text = json.dumps({"cells": [cell], "nbformat": 4, "nbformat_minor": 5,
-                       "metadata": {"language_info": {"name": "python"}}}, indent=1)
+def test_standard_input_is_fixed_as_ruff_fixes_it(project, run, monkeypatch):
+    """``--fix -`` prints the fixed source on standard output (the input where nothing was
+    fixed) and what remains on standard error; ``--diff -`` prints the diff; nothing is written."""
+    _stdin(monkeypatch, CODE)
+    code, out, err = run("check", *SELECT, "--fix", "--format", "concise", "-", "--stdin-filename", "model.py")
+    assert out == SAFE_FIXED and code == 1  # the unsafe fix's finding remains, on standard error
+    assert "torchlint: 1 fixed, 1 remaining (1 fixable with --unsafe-fixes)" in err
+    assert "model.py:11:28: TL009 [activation-before-loss]" in err
+    assert not (project.root / "model.py").exists()
+    _stdin(monkeypatch, CODE)
+    code, out, err = run("check", *SELECT, "--fix", "--unsafe-fixes", "-")
+    assert (code, out) == (0, ALL_FIXED) and "1 remaining" not in err
+    _stdin(monkeypatch, CODE)
+    code, out, _ = run("check", *SELECT, "--fix-only", "-q", "-")
+    assert (code, out) == (0, SAFE_FIXED)
+    _stdin(monkeypatch, ALL_FIXED)  # nothing to fix: the input itself
+    assert run("check", *SELECT, "--fix", "-")[:2] == (0, ALL_FIXED)
+    _stdin(monkeypatch, CODE)
+    code, out, _ = run("check", *SELECT, "--diff", "-")
+    assert code == 1 and out.startswith("--- a/-\n+++ b/-\n") and "+        return F.dropout(x, 0.5, training=self.training)" in out
+    _stdin(monkeypatch, CODE)  # without a fixing flag: findings marked fixable, nothing printed but the report
+    code, out, _ = run("check", *SELECT, "--format", "concise", "-")
+    assert code == 1 and "TL008 [*]" in out and "import torch.nn" not in out
+
+
+def _notebook(*sources, as_list: bool = True, indent: int = 1, ensure_ascii: bool = False) -> str:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# A notebook \u00e9\n"]}]
+    for source in sources:
+        cells.append({"cell_type": "code", "metadata": {"tags": ["x"]}, "execution_count": 3,
+                      "outputs": [{"output_type": "stream", "name": "stdout", "text": ["done\n"]}],
+                      "source": source.splitlines(keepends=True) if as_list else source})
+    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+                       "metadata": {"language_info": {"name": "python"}}}, indent=indent, ensure_ascii=ensure_ascii,
+                      sort_keys=True) + "\n"
+
+
+@pytest.mark.parametrize("as_list, indent, ensure_ascii", [(True, 1, False), (False, 1, False), (True, 2, True),
+                                                          (True, None, False)])
+def test_a_notebook_is_fixed_in_its_cells_and_every_other_byte_stays(project, run, as_list, indent, ensure_ascii):
+    """The fixes edit the cells' sources in the JSON; the rest (metadata, outputs, markdown,
+    layout, escapes) stays byte for byte: the fixed file is what nbformat would write for
+    the fixed cells."""
+    header, model = CODE.split("\n\n\nclass", 1)
+    text = _notebook("%matplotlib inline\n" + header + "\n", "class" + model.rstrip("\n"), as_list=as_list,
+                     indent=indent, ensure_ascii=ensure_ascii)
     path = project.write("model.ipynb", text)
+    code, out, _ = run("check", *SELECT, "--format", "concise", ".")
+    assert "model.ipynb:cell 3:line 3:16: TL008 [*]" in out
+    assert run("check", *SELECT, "--fix", "--unsafe-fixes", ".")[0] == 0
+    fixed_header, fixed_model = ALL_FIXED.split("\n\n\nclass", 1)
+    assert path.read_text(encoding="utf-8") == _notebook("%matplotlib inline\n" + fixed_header + "\n",
+                                                         "class" + fixed_model.rstrip("\n"), as_list=as_list,
+                                                         indent=indent, ensure_ascii=ensure_ascii)
+
+
+def test_a_notebook_fix_in_a_cell_ipython_indents_and_never_on_a_masked_line(project, run):
+    # IPython strips a cell's common indentation: the fix lands at the columns as written
+    cell = "".join("    " + line if line.strip() else line for line in CODE.splitlines(keepends=True))
+    path = project.write("model.ipynb", _notebook(cell))
+    assert run("check", *SELECT, "--fix", ".")[0] == 1
+    assert "F.dropout(x, 0.5, training=self.training)  # keep this comment" in json.loads(path.read_text())[
+        "cells"][1]["source"][6]
+    # a finding on a line whose IPython syntax was masked carries no fix (nothing edits it)
+    from torchlint.notebook import in_cells, read_notebook
+
+    notebook = read_notebook(_notebook("x = 1\n!pip install torch\ny = 2\n").encode())
+    finding = Finding("TL008", "n", Severity.WARNING, "p.ipynb", 1, 1, 1, 2, "m", fix=Fix.safe("t", Edit(Span(1, 1, 1, 1), "z")))
+    assert in_cells(finding, notebook.cells.to_json()).fix == finding.fix
+    on_magic = replace(finding, line=2, end_line=2, fix=Fix.safe("t", Edit(Span(2, 1, 2, 1), "z")))
+    assert in_cells(on_magic, notebook.cells.to_json()).fix is None
+
+
+def test_a_notebooks_fix_in_json_is_in_its_cells_lines_and_sarif_has_none(project, run):
+    text = _notebook("import torch\n", CODE)
+    project.write("model.ipynb", text)
     _, out, _ = run("check", *SELECT, "--format", "json", ".")
-    found = json.loads(out)
-    assert [f["rule"] for f in found] == ["TL008", "TL009"] and not any("fix" in f for f in found)
-    assert run("check", *SELECT, "--fix", "--unsafe-fixes", ".")[0] == 1
-    assert path.read_text() == text
+    tl008 = next(f for f in json.loads(out) if f["rule"] == "TL008")
+    assert (tl008["cell"], tl008["line"]) == (3, 7)
+    assert [(e["line"], e["end_line"]) for e in tl008["fix"]["edits"]] == [(7, 7)]
+    _, out, _ = run("check", *SELECT, "--format", "sarif", ".")
+    assert not any("fixes" in r for r in json.loads(out)["runs"][0]["results"])
 
 
 # -- fixes never corrupt: one read, compile check, one fixing run at a time ------------------

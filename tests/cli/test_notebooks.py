@@ -53,8 +53,9 @@ def test_full_and_concise_name_the_cell_and_its_line(buggy, run):
     code, out, err = run("check", "nb.ipynb", "--format", "concise", "--no-cache")
     assert (code, err) == (1, "")
     assert out.splitlines() == [f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}",
-                                f"nb.ipynb:cell 5:line 6:5: TL002 [loss-kept-with-graph] {TL002}",
-                                "Found 2 problems (1 error, 1 warning). Checked 1 file."]
+                                f"nb.ipynb:cell 5:line 6:5: TL002 [*] [loss-kept-with-graph] {TL002}",
+                                "Found 2 problems (1 error, 1 warning). Checked 1 file.",
+                                "[*] 1 fixable with --fix (1 more with --unsafe-fixes)"]
     code, out, _ = run("check", "nb.ipynb", "--no-cache")
     # the code frame shows the cell's lines, numbered in the cell, and stops at the cell's end
     assert f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}\n  |\n4 |     loss.backward()\n" \
@@ -172,10 +173,11 @@ def test_an_invalid_notebook_is_one_line_and_the_rest_is_still_linted(buggy, run
         "bad.ipynb:1:1: TL000 [syntax-error] invalid notebook: not JSON (line 1, column 12: Expecting value); "
         "nothing in this file was checked",
         f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}",
-        f"nb.ipynb:cell 5:line 6:5: TL002 [loss-kept-with-graph] {TL002}",
+        f"nb.ipynb:cell 5:line 6:5: TL002 [*] [loss-kept-with-graph] {TL002}",
         "other.ipynb:1:1: TL000 [syntax-error] invalid notebook: no \"cells\" list (only nbformat 4 notebooks are "
         "read); nothing in this file was checked",
-        "Found 4 problems (3 errors, 1 warning). Checked 3 files."]
+        "Found 4 problems (3 errors, 1 warning). Checked 3 files.",
+        "[*] 1 fixable with --fix (1 more with --unsafe-fixes)"]
 
 
 def test_a_notebook_in_another_language_has_no_python_to_lint(project, run):
@@ -191,14 +193,14 @@ def test_the_cache_keeps_cells_and_is_keyed_on_the_notebooks_bytes(buggy, run):
     buggy.write("nb.ipynb", BUGGY.replace("losses.append(loss)", "losses.append(loss.item())"))
     code, out, err = run("check", "nb.ipynb", "--format", "concise", "-v")
     assert "0 hit(s), 1 miss(es)" in err
-    assert out.splitlines()[:-1] == [f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}"]
+    assert out.splitlines()[:-2] == [f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}"]
 
 
 # -- the pieces ----------------------------------------------------------------------------
 
 def test_cells_map_joined_lines_to_cells():
     read = read_notebook(BUGGY.encode())
-    assert read.cells.to_json() == [[2, 1], [3, 8], [5, 13], [0, 18]]
+    assert read.cells.to_json() == [[2, 1], [3, 8], [5, 13], [0, 18], [-1, 1, 2]]  # lines 1-2: IPython syntax
     assert [read.cells.locate(n) for n in (1, 7, 8, 12, 13, 18, 19)] == [
         (2, 1, 7), (2, 7, 7), (3, 1, 5), (3, 5, 5), (5, 1, 6), (5, 6, 6), None]
     assert read.text.splitlines()[:2] == ["pass", "pass"] and read.source.splitlines()[0] == "%matplotlib inline"
@@ -240,7 +242,7 @@ def test_max_file_size_measures_a_notebooks_code_not_its_outputs(buggy, run):
     buggy.write("nb.ipynb", json.dumps(document))
     buggy.write("pyproject.toml", CONFIG + 'max-file-size = "20kB"\n')
     code, out, _ = run("check", "nb.ipynb", "--format", "concise", "--no-cache")
-    assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [["nb.ipynb:cell", "3:line"], ["nb.ipynb:cell", "5:line"]]
+    assert [line.split(" ")[:2] for line in out.splitlines()[:-2]] == [["nb.ipynb:cell", "3:line"], ["nb.ipynb:cell", "5:line"]]
     buggy.write("pyproject.toml", CONFIG + 'max-file-size = "300B"\n')  # the cells' code is 395 bytes
     code, out, _ = run("check", "nb.ipynb", "--format", "concise", "--no-cache")
     assert out.splitlines()[0].startswith("nb.ipynb:1:1: TL000 [syntax-error] file is too large to analyse (0.00")
@@ -268,7 +270,7 @@ def test_a_bad_cell_amid_good_ones_is_one_tl000_and_the_other_cells_are_linted(p
         f"nb.ipynb:cell 2:line 1:5: TL000 [syntax-error] syntax error: invalid syntax{CELL_NOTE}",
         f"nb.ipynb:cell 3:line 5:5: TL001 [missing-zero-grad] {TL001}",
         f"nb.ipynb:cell 4:line 1:5: TL000 [syntax-error] syntax error: invalid syntax{CELL_NOTE}",
-        f"nb.ipynb:cell 5:line 6:5: TL002 [loss-kept-with-graph] {TL002}",
+        f"nb.ipynb:cell 5:line 6:5: TL002 [*] [loss-kept-with-graph] {TL002}",
     ]
 
 
@@ -281,7 +283,7 @@ def test_a_cell_jupyter_cannot_compile_for_want_of_a_character_is_that_cell_alon
     project.write("other.py", "def f(:\n")
     code, out, err = run("check", ".", "--format", "concise", "--no-cache")
     assert code == 1 and "internal error" not in err
-    assert out.splitlines()[:-1] == [
+    assert out.splitlines()[:-2] == [
         "nb.ipynb:cell 2:line 1:10: TL000 [syntax-error] cannot read cell: a lone surrogate (U+DC80), not a character; "
         f"Python cannot compile this cell{CELL_NOTE}",
         f"nb.ipynb:cell 3:line 1:6: TL000 [syntax-error] cannot read cell: a NUL character; Python cannot compile "

@@ -39,7 +39,8 @@ def test_stdin_filename_names_the_file_and_its_settings_apply(project, run, stdi
     stdin(BUGGY)  # per-file-ignores match the name given
     _, out, _ = run("check", "-", "--stdin-filename", "scripts/new.py", "--format", "concise", "--no-cache")
     assert out.splitlines() == [f"scripts/new.py:5:5: TL001 [missing-zero-grad] {TL001}",
-                                "Found 1 problem (1 error, 0 warnings). Checked 1 file."]
+                                "Found 1 problem (1 error, 0 warnings). Checked 1 file.",
+                                "1 fixable with --fix --unsafe-fixes"]
     stdin(BUGGY)  # the nearest configuration of that path
     _, out, _ = run("check", "-", "--stdin-filename", "sub/new.py", "--format", "concise", "--no-cache")
     assert [line.split(" ")[:2] for line in out.splitlines()[:-1]] == [["sub/new.py:2:1:", "TL006"]]

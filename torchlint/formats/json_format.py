@@ -37,8 +37,10 @@ def _objects(report) -> list[dict]:
         data["url"] = rule_url(f.rule, f.name)
         data["fingerprint"] = fingerprint
         if f.fix is not None:
+            shift = f.line - data["line"]  # a notebook's edits: lines of the finding's cell, as its line
             data["fix"] = {"title": f.fix.title, "applicability": f.fix.applicability, "edits": [
-                dict(zip(("line", "column", "end_line", "end_column", "content"), e.to_json())) for e in f.fix.edits]}
+                {"line": e.span.line - shift, "column": e.span.column, "end_line": e.span.end_line - shift,
+                 "end_column": e.span.end_column, "content": e.content} for e in f.fix.edits]}
         out.append(data)
     return out
 

@@ -276,7 +276,7 @@ def build(report, limit: int = RESULTS_LIMIT) -> dict:
             properties["cell"] = cell
         if properties:
             item["properties"] = properties
-        if f.fix is not None:
+        if f.fix is not None and cell is None:  # a notebook's edits are in its cells, not in its JSON's lines
             item["fixes"] = [_fix(f)]
         results.append(item)
 
