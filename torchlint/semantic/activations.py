@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Iterator, Union
 import libcst as cst
 
 from torchlint.libraries import is_library, torch_nn_class
+from torchlint.semantic.branches import ruled_out
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import built_by, self_attr_bindings
 from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
@@ -324,7 +325,8 @@ class Outputs:
             if isinstance(function, cst.FunctionDef) and scope is not None and function not in self._open:
                 self._open.add(function)
                 for r in scope.returns:
-                    if r.value is not None:
+                    if r.value is not None and not ruled_out(self.ctx, r, function,
+                                                             lambda name: passed(self.model, value, function, name)):
                         out.extend(self._held_value(r.value, None, depth + 1))
                 self._open.discard(function)
         return out
