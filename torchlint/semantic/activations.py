@@ -20,7 +20,9 @@ A tensor's *sources* (``Source``) are what it may come out of:
 Through names, shape-only methods (``.view``, ``.squeeze``, ``.to``...), unpacking and
 subscripts, ``model.forward(x)``, ``self(x)`` in a module's methods, parameters (every caller in
 the file: each is a path that runs), ``.to(device)``/``nn.DataParallel(...)`` of a model and
-functions building one (``model = build_model()``).
+functions building one (``model = build_model()``; a ``return`` in a branch the call's literal
+argument rules out, ``build("training")`` past ``if mode == "inference":``, does not count:
+``semantic.branches.ruled_out``).
 
 A local name bound differently on different paths is the output of something only when every
 binding agrees (``if flag: p = F.softmax(h) else: p = h`` is neither); a model may be any of the
