@@ -204,3 +204,16 @@ def test_returns_activation_of_a_helper():
             return probs
         """)
     assert returns_activation(ctx, forward_of(model, "predict")) == "sigmoid"
+
+
+def test_a_layer_attribute_named_like_a_tensor_method():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                self.softmax = nn.LogSoftmax(dim=1)
+            def forward(self, h):
+                loss(self.softmax(h))
+        """)
+    assert activation_of(ctx, loss_input(ctx)) == "log_softmax"  # the layer it holds, not Tensor.softmax
+    assert activation_call(model, loss_input(ctx)) is None  # no activation written right here to fix

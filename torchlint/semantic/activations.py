@@ -684,6 +684,18 @@ def _ordered_last(call: cst.Call) -> cst.BaseExpression | None:
     return None
 
 
+def _tensor_method(model: "SemanticModel", func: cst.Attribute) -> bool:
+    """``h.softmax`` may be a tensor's method: not a module's function (``F.softmax``) nor an
+    attribute of ``self`` (``self.softmax = nn.LogSoftmax()``: a layer the module holds)."""
+    if model.is_imported(func):
+        return False
+    if isinstance(func.value, cst.Name):
+        scope = model.scope_of(func)
+        if scope.cls is not None and scope.self_name == func.value.value:
+            return False
+    return True
+
+
 def _applied(model: "SemanticModel", expr: cst.Call) -> str | None:
     """The activation a call applies right there: ``F.softmax(h)``, ``h.softmax(1)``,
     ``nn.Softmax(1)(h)``, ``self.act(h)`` with ``self.act = nn.Softmax(1)``."""
@@ -694,7 +706,7 @@ def _applied(model: "SemanticModel", expr: cst.Call) -> str | None:
     if isinstance(func, cst.Call):  # nn.Softmax(dim=1)(h)
         return activation_layer(model.qualified_name(func.func))
     if isinstance(func, (cst.Attribute, cst.Name)):
-        if isinstance(func, cst.Attribute) and not model.is_imported(func):
+        if isinstance(func, cst.Attribute) and _tensor_method(model, func):
             found = activation_method(func.attr.value)
             if found is not None and (expr.args or found == "sigmoid"):
                 return found
@@ -748,7 +760,7 @@ def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpre
         return ("function", first.value) if first is not None else None
     if isinstance(func, cst.Call) and activation_layer(model.qualified_name(func.func)) is not None:
         return ("layer", expr.args[0].value) if len(expr.args) == 1 and positional else None
-    if isinstance(func, cst.Attribute) and not model.is_imported(func) and activation_method(func.attr.value):
+    if isinstance(func, cst.Attribute) and _tensor_method(model, func) and activation_method(func.attr.value):
         return "method", func.value
     return None
 

@@ -137,6 +137,24 @@ VALID = [
         loss = criterion(out, y)
         acc = (torch.softmax(out, dim=1).argmax(1) == y).float().mean()
         """,
+    # A layer attribute named softmax holding nn.LogSoftmax, the element of a tuple into NLLLoss.
+    """
+        import torch.nn as nn
+        class DecoderRNN(nn.Module):
+            def __init__(self, hidden_size, output_size):
+                super().__init__()
+                self.gru = nn.GRU(hidden_size, hidden_size)
+                self.out = nn.Linear(hidden_size, output_size)
+                self.softmax = nn.LogSoftmax(dim=1)
+            def forward(self, input, hidden):
+                output, hidden = self.gru(input, hidden)
+                output = self.softmax(self.out(output[0]))
+                return output, hidden
+        decoder = DecoderRNN(256, 1000)
+        criterion = nn.NLLLoss()
+        decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+        loss = criterion(decoder_output, target)
+        """,
 ]
 
 
@@ -415,5 +433,27 @@ INVALID = [
             """,
         lines=(17,),
         messages=(message(model_source("Net", "softmax"), 'self.criterion', "cross_entropy", "softmax"),),
+    ),
+    # The same holding nn.Softmax: element 0 of what the forward returns is probabilities.
+    Invalid(
+        """
+            import torch.nn as nn
+            class DecoderRNN(nn.Module):
+                def __init__(self, hidden_size, output_size):
+                    super().__init__()
+                    self.gru = nn.GRU(hidden_size, hidden_size)
+                    self.out = nn.Linear(hidden_size, output_size)
+                    self.softmax = nn.Softmax(dim=1)
+                def forward(self, input, hidden):
+                    output, hidden = self.gru(input, hidden)
+                    output = self.softmax(self.out(output[0]))
+                    return output, hidden
+            decoder = DecoderRNN(256, 1000)
+            criterion = nn.NLLLoss()
+            decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+            loss = criterion(decoder_output, target)
+            """,
+        lines=(16,),
+        messages=(message(model_source("DecoderRNN", "softmax", 0), "criterion", "nll", "softmax"),),
     ),
 ]
