@@ -217,3 +217,23 @@ def test_a_layer_attribute_named_like_a_tensor_method():
         """)
     assert activation_of(ctx, loss_input(ctx)) == "log_softmax"  # the layer it holds, not Tensor.softmax
     assert activation_call(model, loss_input(ctx)) is None  # no activation written right here to fix
+
+
+def test_losses_held_through_many_conditional_rebindings_is_computed_once_per_name():
+    # each read sees two bindings: without memoising, 2**40 paths
+    src = "import torch.nn as nn\ncrit = nn.CrossEntropyLoss()\n" + "if a:\n    crit = crit.cuda()\n" * 40 + "crit(p, y)\n"
+    ctx, model = analyses(src)
+    call = [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and code(ctx, n.func) == "crit"][-1]
+    assert Outputs(ctx).loss_of(call) == ("cross_entropy", "crit")
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(2, 2), nn.Softmax(1))\n"
+     + "if a:\n    net = net.cuda()\n" * 40 + "loss(net(x))\n", [Source("act", "softmax", origin="sequential")]),
+    ("import torch.nn.functional as F\nh = F.softmax(x, 1)\n" + "if a:\n    h = h.view(-1)\n" * 40 + "loss(h)\n",
+     [Source("act", "softmax")]),
+])
+def test_sources_through_many_conditional_rebindings_are_computed_once_each(src, expected):
+    ctx, model = analyses(src)
+    assert Outputs(ctx).sources(loss_input(ctx)) == expected
+

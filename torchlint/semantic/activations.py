@@ -197,7 +197,7 @@ class Outputs:
         if args[-1] > _MAX_DEPTH:
             return []
         self._memo[key] = []
-        found = self._memo[key] = compute(*args)
+        found = self._memo[key] = list(dict.fromkeys(compute(*args)))  # once each: paths multiply
         return found
 
     def _sources(self, expr: cst.BaseExpression, element: int | None, depth: int) -> list[Source]:
@@ -554,10 +554,20 @@ class Outputs:
 
     def losses_held(self, expr: cst.BaseExpression, depth: int = 0) -> list:
         """The losses a name, ``self.<attr>`` or parameter holds: for each value, what it
-        wants (None: something else or unknown), or the ``arg`` source of a parameter."""
-        model = self.model
+        wants (None: something else or unknown), or the ``arg`` source of a parameter. Once
+        per expression; asked again while it is computed (a cycle): unknown."""
+        key = ("losses", expr)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
         if depth > _MAX_DEPTH:
             return [None]
+        self._memo[key] = [None]
+        found = self._memo[key] = list(dict.fromkeys(self._losses_held(expr, depth)))
+        return found
+
+    def _losses_held(self, expr: cst.BaseExpression, depth: int) -> list:
+        model = self.model
         if type(expr) is cst.Name:
             bindings = model.reaching(expr.value, expr)
         elif type(expr) is cst.Attribute and type(expr.value) is cst.Name:
