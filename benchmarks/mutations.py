@@ -246,14 +246,66 @@ def log_softmax_to_softmax(lines):
         new = lines[i][:m.start()] + "return F.softmax(" + lines[i][m.end():]
         yield Mutant("TL009", _replace(lines, i, new), None, "`return F.log_softmax(` -> `return F.softmax(`")
     if "CrossEntropyLoss" in text or "cross_entropy" in text:
+        classifiers = _classifiers(text)
         for i, m in _sites(lines, r"^(\s*)def forward\(self, (\w+)"):
-            j = next((k for k in range(i + 1, len(lines)) if re.match(r"^\s*return\s+\w+\s*$", lines[k])), None)
-            if j is None or _indent(lines[j]) <= _indent(lines[i]):
-                continue
+            owner = next((re.match(r"^\s*class\s+(\w+)", lines[k]).group(1) for k in range(i - 1, -1, -1)
+                          if re.match(r"^\s*class\s+\w+", lines[k]) and _indent(lines[k]) < _indent(lines[i])), None)
+            if owner not in classifiers:
+                continue  # an encoder, an attention block, a GAN's generator: its output is no loss's input
+            if _class_mentions(lines, owner, "softmax"):
+                continue  # it applies one already (the bug may be there: the edit would plant nothing new)
+            end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() and not lines[k].lstrip().startswith("#")
+                        and _indent(lines[k]) <= _indent(lines[i])), len(lines))
+            j = next((k for k in range(i + 1, end) if re.match(r"^\s*return\s+\w+\s*$", lines[k])), None)
+            if j is None:
+                continue  # the forward returns no plain name (a tuple, the loss it computes)
             value = lines[j].strip()[len("return"):].strip()
             new = " " * _indent(lines[j]) + f"return torch.softmax({value}, dim=1)"
             yield Mutant("TL009", _replace(lines, j, new), None, f"forward returns `torch.softmax({value}, dim=1)`")
             break
+
+
+def _class_mentions(lines: list[str], cls: str, word: str) -> bool:
+    """Whether the body of ``class cls`` mentions ``word`` (any case) outside comments."""
+    start = next((i for i, line in enumerate(lines) if re.match(rf"^\s*class\s+{cls}\b", line)), None)
+    if start is None:
+        return False
+    for line in lines[start + 1:]:
+        if line.strip() and _indent(line) <= _indent(lines[start]):
+            break
+        if word in line.split("#")[0].lower():
+            return True
+    return False
+
+
+def _classifiers(text: str) -> set[str]:
+    """The classes whose model's output reaches a cross-entropy loss, as the text shows it: an
+    instance ``m = Cls(...)`` (or a parameter it is passed as, ``train(m, ...)``), its output
+    ``out = m(x)`` (or ``m.forward(x)``), and a loss call ``criterion(out, y)``/``criterion(m(x), y)``
+    of ``criterion = nn.CrossEntropyLoss()``/``NLLLoss()`` or ``F.cross_entropy``/``F.nll_loss``."""
+    losses = {"cross_entropy", "nll_loss"} | set(re.findall(
+        r"([\w.]+)\s*=\s*(?:torch\.)?(?:nn\.)?(?:CrossEntropyLoss|NLLLoss)\(", text))
+    loss_call = "|".join(re.escape(n) for n in sorted(losses, key=len, reverse=True))
+    out = set()
+    for cls in re.findall(r"^\s*class\s+(\w+)", text, re.M):
+        models = set(re.findall(rf"([\w.]+)\s*=\s*{cls}\(", text))
+        for model in list(models):  # passed to a function of the file: its parameter
+            for func, args in re.findall(rf"\b(\w+)\(([^()]*\b{re.escape(model)}\b[^()]*)\)", text):
+                given = [a.strip() for a in args.split(",")]
+                position = given.index(model) if model in given else None
+                params = re.search(rf"def\s+{func}\(([^)]*)\)", text)
+                if position is not None and params:
+                    names = [p.split("=")[0].split(":")[0].strip() for p in params.group(1).split(",")]
+                    if position < len(names) and names[position].isidentifier():
+                        models.add(names[position])
+        if not models:
+            continue
+        called = "|".join(re.escape(m) for m in models)
+        outputs = set(re.findall(rf"^[ \t]*(\w+)[ \t]*(?:,[^=\n]*)?=[ \t]*(?:{called})(?:\.forward)?\(", text, re.M))
+        fed = "|".join([rf"(?:{called})(?:\.forward)?\(", *(rf"{re.escape(o)}\b" for o in outputs)])
+        if re.search(rf"(?:{loss_call})\(\s*(?:input\s*=\s*)?(?:{fed})", text):
+            out.add(cls)
+    return out
 
 
 @operator("TL010")

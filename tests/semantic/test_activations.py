@@ -11,8 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.activations import (activation_call, activation_of, model_of, returns_activation, single_value,
-                                            values_of)
+from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, returns_activation,
+                                            single_value, values_of)
 from torchlint.tree import iter_nodes
 
 
@@ -84,7 +84,7 @@ def test_values_of_nothing_but_plain_assignments(src):
 ])
 def test_activation_of(src, expected):
     ctx, model = analyses(src)
-    assert activation_of(model, loss_input(ctx)) == expected
+    assert activation_of(ctx, loss_input(ctx)) == expected
 
 
 def test_activation_of_a_layer_stored_on_self():
@@ -96,7 +96,7 @@ def test_activation_of_a_layer_stored_on_self():
             def forward(self, h):
                 loss(self.act(h))
         """)
-    assert activation_of(model, loss_input(ctx)) == "sigmoid"
+    assert activation_of(ctx, loss_input(ctx)) == "sigmoid"
 
 
 @pytest.mark.parametrize(("src", "expected"), [
@@ -114,26 +114,56 @@ def test_activation_call(src, expected):
     assert (found if found is None else (found[0], code(ctx, found[1]))) == expected
 
 
+SEQ = Source("act", "softmax", origin="sequential")
+
+
 @pytest.mark.parametrize(("src", "expected"), [
-    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.Softmax(1))\nloss(net(x))\n",
-     ("sequential", "softmax")),
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
     ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.Sigmoid())\nout = net(x)\nloss(out)\n",
-     ("sequential", "sigmoid")),
-    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.ReLU())\nloss(net(x))\n", None),
-    ("import torch.nn as nn\nnet = nn.Sequential(*layers, nn.Softmax(1))\nloss(net(x))\n", None),
-    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net(x))\n", ("class", "pkg.m.Net")),
-    ("from models import ResNet\nnet = ResNet(10)\nloss(net(x))\n", ("class", "models.ResNet")),
-    ("import torch.nn as nn\nnet = nn.Linear(4, 2)\nloss(net(x))\n", None),  # a torch class
-    ("loss(net(x))\n", None),  # unbound
+     [Source("act", "sigmoid", origin="sequential")]),
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.ReLU())\nloss(net(x))\n", []),
+    # the last layer is a Softmax whatever the starred layers before it are
+    ("import torch.nn as nn\nnet = nn.Sequential(*layers, nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net(x))\n", [Source("cls", "pkg.m.Net")]),
+    ("from models import ResNet\nnet = ResNet(10)\nloss(net(x))\n", [Source("cls", "models.ResNet")]),
+    ("import torch.nn as nn\nnet = nn.Linear(4, 2)\nloss(net(x))\n", []),  # a torch class
+    ("loss(net(x))\n", []),  # unbound
+    # the class survives .to(device)/.cuda()/.double(), also when the name is rebound to it
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net().to(dev)\nloss(net(x))\n",
+     [Source("cls", "pkg.m.Net")]),
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nnet = net.cuda().double()\nloss(net(x))\n",
+     [Source("cls", "pkg.m.Net")]),
+    # a list filled by append, an add_module-filled Sequential
+    ("import torch.nn as nn\nls = [nn.Linear(4, 2)]\nls.append(nn.Softmax(1))\nnet = nn.Sequential(*ls)\nloss(net(x))\n",
+     [SEQ]),
+    ("import torch.nn as nn\nnet = nn.Sequential()\nnet.add_module('fc', nn.Linear(4, 2))\n"
+     "net.add_module('sm', nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
+    ("import torch.nn as nn\nnet = nn.Sequential()\nnet.add_module('sm', nn.Softmax(1))\n"
+     "net.add_module('fc', nn.Linear(4, 2))\nloss(net(x))\n", []),
+    # model.forward(x), an element of a returned tuple
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net.forward(x))\n",
+     [Source("cls", "pkg.m.Net")]),
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\na, b = net(x)\nloss(b)\n",
+     [Source("cls", "pkg.m.Net", element=1)]),
+    # a helper returning the model for the mode it is called with: the inference branch cannot run
+    ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n", []),
+    ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get(m)\nloss(net(x))\n", [SEQ]),
 ])
-def test_model_of(src, expected):
+def test_sources_of_a_models_output(src, expected):
     ctx, model = analyses(src, "pkg/m.py")
-    assert model_of(ctx, model, loss_input(ctx)) == expected
+    assert Outputs(ctx).sources(loss_input(ctx)) == expected
 
 
-def test_model_of_a_class_without_a_module_name():
+def test_sources_of_a_class_without_a_module_name():
     ctx, model = analyses("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net(x))\n", "")
-    assert model_of(ctx, model, loss_input(ctx)) == ("class", "Net")
+    assert Outputs(ctx).sources(loss_input(ctx)) == [Source("cls", "Net")]
+
+
+def test_sources_through_a_parameter_no_caller_in_the_file_passes():
+    ctx, model = analyses("def train(model, loader):\n    for x, y in loader:\n        loss(model(x))\n", "pkg/m.py")
+    assert Outputs(ctx).sources(loss_input(ctx)) == [Source("arg", "train", param="model", index=0)]
 
 
 def forward_of(model, name: str = "forward") -> cst.FunctionDef:
@@ -163,7 +193,7 @@ def test_returns_activation(body, expected):
                 self.head = nn.Sequential(nn.Linear(4, 2), nn.Softmax(1))
             def forward(self, x):
         """) + textwrap.indent(body, " " * 8) + "\n")
-    assert returns_activation(ctx, model, forward_of(model)) == expected
+    assert returns_activation(ctx, forward_of(model)) == expected
 
 
 def test_returns_activation_of_a_helper():
@@ -173,4 +203,37 @@ def test_returns_activation_of_a_helper():
             probs = torch.sigmoid(x)
             return probs
         """)
-    assert returns_activation(ctx, model, forward_of(model, "predict")) == "sigmoid"
+    assert returns_activation(ctx, forward_of(model, "predict")) == "sigmoid"
+
+
+def test_a_layer_attribute_named_like_a_tensor_method():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                self.softmax = nn.LogSoftmax(dim=1)
+            def forward(self, h):
+                loss(self.softmax(h))
+        """)
+    assert activation_of(ctx, loss_input(ctx)) == "log_softmax"  # the layer it holds, not Tensor.softmax
+    assert activation_call(model, loss_input(ctx)) is None  # no activation written right here to fix
+
+
+def test_losses_held_through_many_conditional_rebindings_is_computed_once_per_name():
+    # each read sees two bindings: without memoising, 2**40 paths
+    src = "import torch.nn as nn\ncrit = nn.CrossEntropyLoss()\n" + "if a:\n    crit = crit.cuda()\n" * 40 + "crit(p, y)\n"
+    ctx, model = analyses(src)
+    call = [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and code(ctx, n.func) == "crit"][-1]
+    assert Outputs(ctx).loss_of(call) == ("cross_entropy", "crit")
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(2, 2), nn.Softmax(1))\n"
+     + "if a:\n    net = net.cuda()\n" * 40 + "loss(net(x))\n", [Source("act", "softmax", origin="sequential")]),
+    ("import torch.nn.functional as F\nh = F.softmax(x, 1)\n" + "if a:\n    h = h.view(-1)\n" * 40 + "loss(h)\n",
+     [Source("act", "softmax")]),
+])
+def test_sources_through_many_conditional_rebindings_are_computed_once_each(src, expected):
+    ctx, model = analyses(src)
+    assert Outputs(ctx).sources(loss_input(ctx)) == expected
+

@@ -1,15 +1,17 @@
 """``semantic.branches``: the control statements around a statement in its function
-(``blocks_around``), and statements in the two branches of one ``if`` (``exclusive``)."""
+(``blocks_around``), statements in the two branches of one ``if`` (``exclusive``), and the
+statements a call's literal arguments rule out (``ruled_out``)."""
 
 from __future__ import annotations
 
 import textwrap
 
 import libcst as cst
+import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.branches import blocks_around, exclusive
+from torchlint.semantic.branches import blocks_around, exclusive, ruled_out
 from torchlint.tree import iter_nodes
 
 
@@ -75,3 +77,32 @@ def test_exclusive():
     assert exclusive(ctx, call(ctx, "backward"), call(ctx, "plain"))
     assert not exclusive(ctx, call(ctx, "backward"), call(ctx, "handled"))
     assert not exclusive(ctx, call(ctx, "top"), call(ctx, "plain"))
+
+
+@pytest.mark.parametrize(("test", "args", "expected"), [
+    ("mode == 'inference'", {"mode": "'training'"}, True),  # the body cannot run
+    ("mode == 'inference'", {"mode": "'inference'"}, False),
+    ("mode != 'inference'", {"mode": "'training'"}, False),
+    ("'inference' == mode", {"mode": "'training'"}, True),
+    ("probs", {"probs": "False"}, True),
+    ("not probs", {"probs": "False"}, False),
+    ("probs is None", {"probs": "None"}, False),
+    ("mode == 'inference'", {"mode": "m"}, False),  # not a literal: either branch may run
+    ("mode == 'inference'", {}, False),  # not passed, no default
+    ("other == 1", {"other": "2"}, False),  # not a parameter
+    ("n == 1", {"n": "'1'"}, True),  # a string is not the number
+])
+def test_ruled_out_by_a_literal_argument(test, args, expected):
+    ctx = parsed(f"def get(mode, probs, n):\n    if {test}:\n        inside()\n    after()\n")
+    function = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef))
+    argument = (lambda name: cst.parse_expression(args[name]) if name in args else None)
+    assert ruled_out(ctx, call(ctx, "inside"), function, argument) is expected
+    assert ruled_out(ctx, call(ctx, "after"), function, argument) is False
+
+
+def test_ruled_out_in_the_else_branch():
+    ctx = parsed("def get(mode):\n    if mode == 'a':\n        first()\n    else:\n        second()\n")
+    function = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef))
+    argument = (lambda name: cst.parse_expression("'a'"))
+    assert ruled_out(ctx, call(ctx, "first"), function, argument) is False
+    assert ruled_out(ctx, call(ctx, "second"), function, argument) is True

@@ -370,6 +370,15 @@ def test_reaching_definitions_a_binding_at_the_top_of_the_loop_body_stops_loop_c
     assert values(prints[1].args[0].value) == ["f", "h", "f", "k"]
 
 
+def test_reaching_definitions_a_read_in_a_bindings_own_value_sees_what_came_before():
+    ctx, sem = analyses("m = Net()\nm = m.to(d)\nprint(m)\nfor b in y:\n    m = m.cuda()\n")
+    reads = [c.func.value for c in call(ctx, "m.to") + call(ctx, "m.cuda")]
+    values = lambda node: [sem.model.ctx.module.code_for_node(b.value) for b in sem.model.reaching("m", node)]
+    assert values(reads[0]) == ["Net()"]  # not the binding it is read in
+    assert values(call(ctx, "print")[0].args[0].value) == ["m.to(d)"]
+    assert values(reads[1]) == ["m.to(d)", "m.cuda()"]  # in a loop: the previous iteration's too
+
+
 def test_call_graph_closure_follows_callers_through_chains_callbacks_and_recursion():
     ctx, sem = analyses(
         "def h():\n    pass\n"

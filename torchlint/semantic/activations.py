@@ -1,32 +1,731 @@
-"""Activations and what reaches a loss: what a forward, an ``nn.Sequential`` or a helper returns
-through an activation, and what model an input comes out of.
+"""Activations and what reaches a loss: what a tensor is the output of (an activation, a
+model's forward, an element of what a forward or helper returns), what a model object holds
+(an ``nn.Sequential`` ending in an activation, however it was built; a class's instance; a
+parameter, across the project), and which loss a loss call computes.
 
-* ``values_of(model, expr)`` / ``single_value(model, expr)``: what a name or ``self.<attr>``
-  holds (the values of every plain assignment it may see; the one value when there is one).
-* ``activation_of(model, expr)``: ``"softmax"``/``"log_softmax"``/``"sigmoid"`` when ``expr`` is
-  such an activation's output (``F.softmax(h)``, ``h.softmax(1)``, ``nn.Softmax(1)(h)``,
-  ``self.act(h)`` with ``self.act = nn.Softmax(1)``), directly or through a name bound to one.
-* ``activation_call(model, expr)``: the form and the input of an activation applied right
-  there (what a fix hands the loss instead).
-* ``model_of(ctx, model, expr)``: ``m(x)`` comes out of an ``nn.Sequential`` ending in an
-  activation, or out of a construction of a class (its project index name); ``m`` may be a
-  parameter or a ``self.`` attribute the file's calls fill (``Trainer(Net(), ...)`` keeping
-  ``self.model``), or come from another module (``("entries", ...)``, ``constructors.Entry``).
-* ``built_model(ctx, model, call)``: the same for a construction call.
-* ``returns_activation(ctx, model, forward)``: the activation every ``return`` of a forward
-  (or helper) gives.
+A tensor's *sources* (``Source``) are what it may come out of:
+
+* ``act``: an activation's output (``softmax``/``log_softmax``/``sigmoid``), applied right there
+  (``F.softmax(h)``, ``h.softmax(1)``, ``nn.Softmax(1)(h)``, ``self.act(h)``), or as the last
+  layer of an ``nn.Sequential`` (a literal one, ``nn.Sequential(*layers)`` of a list built by
+  appending, one filled with ``add_module``/``append``, an ``OrderedDict`` of layers), or as
+  what a same-file helper or ``forward`` returns on every path;
+* ``cls``: the output of an instance of a project class (its ``forward``, which may be in
+  another file: the project pass reads each class's ``ending``), ``element`` the index taken
+  of what it returns (``logits, probs = model(x)``, ``model(x)[1]``);
+* ``arg``: the output of whatever a parameter of a project function or constructor holds
+  (``def train(model, ...)``, ``Trainer.__init__(self, model)`` kept as ``self.model``) when
+  no caller in the file says: the project pass asks the files calling it (``calls_made``).
+
+Through names, shape-only methods (``.view``, ``.squeeze``, ``.to``...), unpacking and
+subscripts, ``model.forward(x)``, ``self(x)`` in a module's methods, parameters (every caller in
+the file: each is a path that runs), ``.to(device)``/``nn.DataParallel(...)`` of a model and
+functions building one (``model = build_model()``; a ``return`` in a branch the call's literal
+argument rules out, ``build("training")`` past ``if mode == "inference":``, does not count:
+``semantic.branches.ruled_out``).
+
+A local name bound differently on different paths is the output of something only when every
+binding agrees (``if flag: p = F.softmax(h) else: p = h`` is neither); a model may be any of the
+models a name or parameter is given (each is one configuration that runs).
+
+* ``Outputs(ctx)``: ``sources(expr)`` (what a tensor comes out of), ``held(expr)`` (what
+  calling the module ``expr`` holds gives), ``ending(function)`` (what it returns on every
+  path: a ``Source`` or a tuple of them), ``loss_of(call)`` (what a loss call wants as input,
+  or the parameter its loss comes from), ``calls_made()`` (the arguments this file passes to
+  project functions and constructors, for the project pass).
+* ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
+  for across files (endings of classes, arguments passed from other files).
+* ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
+  the simple questions over one file.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterator, Union
+
 import libcst as cst
 
-from torchlint.libraries import torch_nn_class
-from torchlint.semantic.constructors import origins, unwrapped
-from torchlint.semantic.modules import class_key, self_attr_bindings
-from torchlint.torch_api import activation_function, activation_layer, activation_method, keyword_arg
-from torchlint.tree import iter_nodes
+from torchlint.libraries import is_library, torch_nn_class
+from torchlint.semantic.branches import ruled_out
+from torchlint.semantic.index import index_name
+from torchlint.semantic.modules import built_by, self_attr_bindings
+from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
+                                 strip_self_returning)
 
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
+    from torchlint.semantic.model import Binding, ClassInfo, SemanticModel
+
+_MAX_DEPTH = 32
+# Tensor methods and functions whose output is the input, reshaped or moved: the
+# probabilities stay probabilities.
+SHAPE_METHODS = frozenset({"view", "reshape", "view_as", "reshape_as", "squeeze", "unsqueeze", "flatten", "contiguous",
+                           "permute", "transpose", "t", "float", "double", "half", "to", "cuda", "cpu", "type",
+                           "clamp", "clip", "squeeze_", "unsqueeze_", "clamp_", "movedim"})
+SHAPE_FUNCTIONS = frozenset({"torch.flatten", "torch.squeeze", "torch.unsqueeze", "torch.reshape", "torch.transpose",
+                             "torch.permute", "torch.clamp", "torch.clip", "torch.movedim"})
+# Wrappers whose forward is the wrapped module's.
+_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
+_CONTAINER_FILLERS = ("add_module", "append")
+_LIST_FILLERS = ("append", "extend")
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a tensor may come out of (see the module docstring). ``origin`` (not compared):
+    how an ``act`` source was reached, for messages: ``""`` (an activation applied),
+    ``"sequential"`` (an ``nn.Sequential``'s last layer) or ``"function NAME"`` (what a helper
+    returns)."""
+
+    kind: str  # "act" | "cls" | "arg"
+    name: str  # the activation; the class's project name; the function's name in its file
+    element: int | None = None  # cls/arg: the index taken of what the forward returns
+    param: str | None = None  # arg: the parameter's name
+    index: int | None = None  # arg: its position among the positional parameters (self left out)
+    origin: str = ""
+
+    def key(self) -> tuple:
+        return self.kind, self.name, self.element, self.param, self.index
+
+    def at(self, element: int | None) -> "Source":
+        """The source of ``element`` of this output: an activation's output indexed is still
+        one; a model's output indexed is that element of what its forward returns."""
+        if element is None or self.kind == "act" or self.element is not None:
+            return self
+        return replace(self, element=element)
+
+    def to_json(self) -> list:
+        return [self.kind, self.name, self.element, self.param, self.index, self.origin]
+
+    @classmethod
+    def from_json(cls, data: list) -> "Source":
+        return cls(*data)
+
+
+# What a function returns on every path: one source, or a tuple of them (None: unknown).
+Ending = Union[Source, tuple]
+
+
+def ending_json(ending: Ending | None):
+    if ending is None:
+        return None
+    if isinstance(ending, Source):
+        return ["one", ending.to_json()]
+    return ["tuple", [s.to_json() if s is not None else None for s in ending]]
+
+
+def ending_from_json(data) -> Ending | None:
+    if not data:
+        return None
+    if data[0] == "one":
+        return Source.from_json(data[1])
+    return tuple(Source.from_json(s) if s is not None else None for s in data[1])
+
+
+def element_of(ending: Ending | None, element: int | None) -> Source | None:
+    """The source of ``element`` (None: the whole value) of what returns ``ending``."""
+    if ending is None:
+        return None
+    if isinstance(ending, Source):
+        return ending if element is None or ending.kind == "act" else ending.at(element)
+    if element is None or not -len(ending) <= element < len(ending):
+        return None
+    return ending[element]
+
+
+def _unique(sources: list[Source]) -> Source | None:
+    keys = {s.key() for s in sources}
+    return sources[0] if len(keys) == 1 else None
+
+
+def _int_index(node: cst.Subscript) -> int | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    value = node.slice[0].slice.value
+    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+    if negative:
+        value = value.expression
+    if isinstance(value, cst.Integer):
+        return -int(value.value) if negative else int(value.value)
+    return None
+
+
+def _unpacked(binding: "Binding") -> tuple[int, cst.BaseExpression] | None:
+    """(position, value) of a name unpacked by ``a, b = value`` (one level, no star)."""
+    node = binding.node
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        return None
+    target = node.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    for i, element in enumerate(target.elements):
+        if isinstance(element, cst.StarredElement):
+            return None
+        if isinstance(element.value, cst.Name) and element.value.value == binding.key:
+            return i, node.value
+    return None
+
+
+def _params_of(function: cst.FunctionDef) -> list[cst.Param]:
+    return [*function.params.posonly_params, *function.params.params]
+
+
+class Outputs:
+    """What tensors, models and losses are in one file (see the module docstring)."""
+
+    def __init__(self, ctx: "FileContext"):
+        self.ctx = ctx
+        self.sem = ctx.semantic
+        self.model: "SemanticModel" = ctx.semantic.model
+        self._endings: dict[cst.CSTNode, Ending | None] = {}
+        self._open: set[cst.CSTNode] = set()
+        self._memo: dict[tuple, list] = {}
+
+    # -- tensors --------------------------------------------------------------------------
+    def sources(self, expr: cst.BaseExpression, element: int | None = None, depth: int = 0) -> list[Source]:
+        """What the tensor ``expr`` may be the output of (empty: nothing known)."""
+        return self._memoised(("sources", expr, element), self._sources, expr, element, depth)
+
+    def _memoised(self, key: tuple, compute, *args) -> list:
+        """``compute(*args)``, once per key; asked again while it is being computed (a
+        cycle through parameters or helpers): nothing."""
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if args[-1] > _MAX_DEPTH:
+            return []
+        self._memo[key] = []
+        found = self._memo[key] = list(dict.fromkeys(compute(*args)))  # once each: paths multiply
+        return found
+
+    def _sources(self, expr: cst.BaseExpression, element: int | None, depth: int) -> list[Source]:
+        kind = type(expr)
+        if kind is cst.Name:
+            return self._name_sources(expr, element, depth)
+        if kind is cst.Subscript:
+            index = _int_index(expr)
+            return self.sources(expr.value, index if element is None else element, depth + 1)
+        if kind is not cst.Call:
+            return []
+        act = _applied(self.model, expr)
+        if act is not None:
+            return [Source("act", act)]
+        func = expr.func
+        if type(func) is cst.Attribute and func.attr.value in SHAPE_METHODS and not self.model.is_imported(func):
+            return self.sources(func.value, element, depth + 1)
+        if (self.model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
+            return self.sources(expr.args[0].value, element, depth + 1)
+        return self.called(expr, element, depth + 1)
+
+    def _name_sources(self, name: cst.Name, element: int | None, depth: int) -> list[Source]:
+        found: list[list[Source]] = []
+        passed_in: list[Source] = []
+        for b in self.model.reaching(name.value, name):
+            if b.kind in ("assign", "ann") and b.value is not None:
+                found.append(self.sources(b.value, element, depth + 1))
+            elif b.kind == "unpack" and element is None and (unpacked := _unpacked(b)) is not None:
+                found.append(self.sources(unpacked[1], unpacked[0], depth + 1))
+            elif b.kind == "param":
+                for arg in self._arguments(b):
+                    passed_in.extend(self.sources(arg, element, depth + 1))
+            else:
+                return []
+        if len(found) > 1:  # bound on several paths: every one must give the same
+            one = _unique([s for group in found for s in group]) if all(len(g) == 1 for g in found) else None
+            found = [[one]] if one is not None else [[]]
+        return [*(found[0] if found else ()), *passed_in]
+
+    def called(self, call: cst.Call, element: int | None = None, depth: int = 0) -> list[Source]:
+        """What calling ``call.func`` gives (``element`` of it): a module's output (``m(x)``,
+        ``m.forward(x)``, ``self(x)``) or what a same-file function returns on every path."""
+        func = call.func
+        explicit = type(func) is cst.Attribute and func.attr.value == "forward"
+        receiver = func.value if explicit else func  # type: ignore[union-attr]
+        if type(receiver) not in (cst.Name, cst.Attribute):
+            return []
+        if not explicit and not self._is_self(receiver):
+            site = self.model.call_site(call)
+            functions = [t for t in (self.sem.graph.targets(site) if site is not None else ())
+                         if isinstance(t, cst.FunctionDef) and t.name.value not in ("__init__", "__new__")]
+            if functions:
+                out = []
+                for function in functions:
+                    got = element_of(self.ending(function, depth + 1), element)
+                    if got is not None:
+                        out.append(got if got.kind != "act" else replace(got, origin=f"function {function.name.value}"))
+                return out
+        return [s.at(element) for s in self.held(receiver, depth + 1)]
+
+    def _is_self(self, expr: cst.BaseExpression) -> bool:
+        if type(expr) is not cst.Name:
+            return False
+        scope = self.model.scope_of(expr)
+        return scope.self_name == expr.value and scope.cls is not None
+
+    # -- models ---------------------------------------------------------------------------
+    def held(self, expr: cst.BaseExpression, depth: int = 0) -> list[Source]:
+        """What calling the module ``expr`` holds gives (each model it may be)."""
+        return self._memoised(("held", expr), self._held, expr, depth)
+
+    def _held(self, expr: cst.BaseExpression, depth: int) -> list[Source]:
+        model = self.model
+        if type(expr) is cst.Name:
+            scope = model.scope_of(expr)
+            if scope.self_name == expr.value and scope.cls is not None:
+                return [Source("cls", self._class_name(scope.cls))]
+            out = []
+            for b in model.reaching(expr.value, expr):
+                out.extend(self._held_binding(b, depth))
+            return out
+        if type(expr) is cst.Attribute and type(expr.value) is cst.Name:
+            scope = model.scope_of(expr)
+            if scope.self_name != expr.value.value or scope.cls is None:
+                return []
+            out = []
+            for info in model.mro(scope.cls):
+                for b in self_attr_bindings(model, info, expr.attr.value):
+                    out.extend(self._held_binding(b, depth))
+            return out
+        return []
+
+    def _held_binding(self, b: "Binding", depth: int) -> list[Source]:
+        if b.kind in ("assign", "ann") and b.value is not None:
+            return self._held_value(b.value, b, depth + 1)
+        if b.kind == "param":
+            out = []
+            for arg in self._arguments(b):
+                out.extend(self._held_value(arg, None, depth + 1))
+            deferred = self._deferred(b)
+            return out + ([deferred] if deferred is not None else [])
+        return []
+
+    def _held_value(self, value: cst.BaseExpression, holder: "Binding | None", depth: int) -> list[Source]:
+        if depth > _MAX_DEPTH:
+            return []
+        value = strip_self_returning(value)
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            return self.held(value, depth + 1)
+        if isinstance(value, cst.IfExp):
+            return self._held_value(value.body, None, depth + 1) + self._held_value(value.orelse, None, depth + 1)
+        if not isinstance(value, cst.Call):
+            return []
+        qualified = self.model.qualified_name(value.func) or ""
+        if qualified.startswith("torch.") and qualified.rsplit(".", 1)[-1] in _WRAPPERS and value.args:
+            return self._held_value(value.args[0].value, None, depth + 1)
+        if torch_nn_class(qualified) == "Sequential":
+            got = self.sequential_end(value, holder, depth + 1)
+            return [Source("act", got, origin="sequential")] if got is not None else []
+        built = built_by(self.model, value)
+        if built is not None:
+            return [Source("cls", built.name)] if built.kind == "class" else []
+        site = self.model.call_site(value)
+        out = []
+        for function in (self.sem.graph.targets(site) if site is not None else ()):
+            scope = self.model.scopes.get(function)
+            if isinstance(function, cst.FunctionDef) and scope is not None and function not in self._open:
+                self._open.add(function)
+                for r in scope.returns:
+                    if r.value is not None and not ruled_out(self.ctx, r, function,
+                                                             lambda name: passed(self.model, value, function, name)):
+                        out.extend(self._held_value(r.value, None, depth + 1))
+                self._open.discard(function)
+        return out
+
+    def sequential_end(self, call: cst.Call, holder: "Binding | None" = None, depth: int = 0) -> str | None:
+        """The activation an ``nn.Sequential(...)`` ends in: its last layer, or, when it is
+        filled afterwards (``add_module``/``append`` on the name or ``self.<attr>`` it is bound
+        to, ``holder``), the last layer added."""
+        added, layer = self._last_filled(holder, _CONTAINER_FILLERS) if holder is not None else (False, None)
+        if added and layer is None:
+            return None
+        if not added:
+            if not call.args:
+                return None
+            last = call.args[-1]
+            if last.keyword is not None:
+                return None
+            if last.star == "*":
+                layer = self._list_end(last.value, call)
+            elif last.star:
+                return None
+            elif len(call.args) == 1 and isinstance(last.value, cst.Call) and \
+                    (self.model.qualified_name(last.value.func) or "").endswith("OrderedDict"):
+                layer = _ordered_last(last.value)
+            else:
+                layer = last.value
+        return self._layer_kind(layer, depth + 1) if layer is not None else None
+
+    def _layer_kind(self, layer: cst.BaseExpression, depth: int) -> str | None:
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(layer, cst.Call):
+            qualified = self.model.qualified_name(layer.func)
+            found = activation_layer(qualified)
+            if found is not None:
+                return found
+            if torch_nn_class(qualified or "") == "Sequential":
+                return self.sequential_end(layer, None, depth + 1)
+            return None
+        if isinstance(layer, (cst.Name, cst.Attribute)):
+            kinds = {s.name for s in self.held(layer, depth + 1) if s.kind == "act"}
+            value = single_value(self.model, layer)
+            if isinstance(value, cst.Call):
+                kinds.add(activation_layer(self.model.qualified_name(value.func)))
+            kinds.discard(None)
+            return kinds.pop() if len(kinds) == 1 else None
+        return None
+
+    def _last_filled(self, holder: "Binding", methods: tuple[str, ...],
+                     before: int | None = None) -> tuple[bool, cst.BaseExpression | None]:
+        """The layer (or item) last added to what ``holder`` binds, after it (and before the
+        node numbered ``before``): ``x.add_module(name, layer)``, ``x.append(layer)``,
+        ``x.extend([..., layer])`` on the same name in the same scope, or on ``self.<attr>`` in
+        the class's methods: (whether anything is added, the item; None when the last
+        addition is conditional)."""
+        model = self.model
+        key = holder.key
+        attr = key.split(".", 1)[1] if "." in key else None
+        if attr is not None and (holder.scope.cls is None or "." in attr):
+            return True, None
+        last = None
+        for site in (model.calls if attr is not None else model.calls_in(holder.scope.node)):
+            func = site.node.func
+            if type(func) is not cst.Attribute or func.attr.value not in methods or site.order <= holder.order \
+                    or before is not None and site.order >= before:
+                continue
+            receiver = func.value
+            if attr is None:
+                if type(receiver) is not cst.Name or receiver.value != key or \
+                        holder not in model.reaching(key, receiver):
+                    continue
+            elif not (type(receiver) is cst.Attribute and type(receiver.value) is cst.Name
+                      and receiver.attr.value == attr and site.scope.self_name == receiver.value.value
+                      and site.scope.cls is not None and holder.scope.cls in model.mro(site.scope.cls)):
+                continue
+            if last is None or site.order > last.order:
+                last = site
+        if last is None:
+            return False, None
+        return True, None if self._conditional(last.node, holder.node) else _added_item(last.node)
+
+    def _list_end(self, expr: cst.BaseExpression, at: cst.CSTNode) -> cst.BaseExpression | None:
+        """The last item of the list ``expr`` names at ``at``: the item last added to it
+        (``append``, ``extend``) before ``at``, else its literal's last element (``+=`` and
+        ``layers + [...]`` of one included)."""
+        if type(expr) is not cst.Name:
+            return None
+        bindings = self.model.reaching(expr.value, expr)
+        if len(bindings) != 1:
+            return None
+        b = bindings[0]
+        added, item = self._last_filled(b, _LIST_FILLERS, self.model.order.get(at))
+        if added:
+            return item
+        if b.kind == "aug" and isinstance(b.node, cst.AugAssign) and isinstance(b.node.operator, cst.AddAssign):
+            return _list_last(b.node.value)
+        if b.kind in ("assign", "ann") and b.value is not None:
+            value = b.value
+            if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+                value = value.right
+            return _list_last(value)
+        return None
+
+    def _conditional(self, node: cst.CSTNode, base: cst.CSTNode) -> bool:
+        """``node`` runs under an ``if``/``try``/``match`` (of its function) that ``base`` is not in."""
+        around_base = set(id(a) for a in self.ctx.ancestors(base))
+        for anc in self.ctx.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Module)):
+                return False
+            if isinstance(anc, (cst.If, cst.Try, cst.TryStar, cst.Match, cst.IfExp)) and id(anc) not in around_base:
+                return True
+        return False
+
+    # -- what functions return ----------------------------------------------------------
+    def ending(self, function: cst.FunctionDef, depth: int = 0) -> Ending | None:
+        """What ``function`` returns on every path (its own ``return`` statements): one
+        source, or a tuple with a source (or None) per element. None: a bare ``return``, no
+        ``return``, or paths that disagree."""
+        if function in self._endings:
+            return self._endings[function]
+        if function in self._open or depth > _MAX_DEPTH:
+            return None
+        self._open.add(function)
+        try:
+            found = self._ending(function, depth)
+        finally:
+            self._open.discard(function)
+        self._endings[function] = found
+        return found
+
+    def _ending(self, function: cst.FunctionDef, depth: int) -> Ending | None:
+        scope = self.model.scopes.get(function)
+        if scope is None or not scope.returns:
+            return None
+        endings = []
+        for r in scope.returns:
+            if r.value is None:
+                return None
+            value = r.value
+            if isinstance(value, cst.Tuple):
+                if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                    return None
+                endings.append(tuple(_unique(self.sources(e.value, None, depth + 1)) for e in value.elements))
+            else:
+                endings.append(_unique(self.sources(value, None, depth + 1)))
+        first = endings[0]
+        if isinstance(first, tuple):
+            if not all(isinstance(e, tuple) and len(e) == len(first) for e in endings):
+                return None
+            merged = tuple(_unique([e[i] for e in endings]) if all(e[i] is not None for e in endings) else None
+                           for i in range(len(first)))
+            return merged if any(m is not None for m in merged) else None
+        if first is None or not all(isinstance(e, Source) for e in endings):
+            return None
+        return _unique(endings)
+
+    # -- parameters -----------------------------------------------------------------------
+    def _arguments(self, b: "Binding") -> list[cst.BaseExpression]:
+        """What the callers in this file pass for the parameter ``b`` (its default where a
+        caller passes nothing)."""
+        function = b.scope.node
+        if not isinstance(function, cst.FunctionDef):
+            return []
+        out = []
+        for site in self.sem.graph.callers(function):
+            arg = passed(self.model, site.node, function, b.key)
+            if arg is not None:
+                out.append(arg)
+        return out
+
+    def _deferred(self, b: "Binding") -> Source | None:
+        """The ``arg`` source for a parameter no caller in the file passes: of a module-level
+        function, or of the constructor of a module-level class."""
+        function = b.scope.node
+        if not isinstance(function, cst.FunctionDef) or self.sem.graph.callers(function):
+            return None
+        scope = b.scope
+        parent = scope.parent
+        if parent is None:
+            return None
+        if parent.parent is None and parent.kind == "module":
+            key = function.name.value
+            params = _params_of(function)
+        elif parent.kind == "class" and parent.parent is not None and parent.parent.parent is None \
+                and function.name.value == "__init__":
+            key = parent.name
+            params = _params_of(function)[1:]
+        else:
+            return None
+        names = [p.name.value for p in params]
+        index = names.index(b.key) if b.key in names else None
+        return Source("arg", key, param=b.key, index=index)
+
+    def _class_name(self, info: "ClassInfo") -> str:
+        module = self.ctx.import_table.module_name
+        name = index_name(info.scope)
+        return f"{module}.{name}" if module else name
+
+    # -- losses ---------------------------------------------------------------------------
+    def loss_of(self, call: cst.Call) -> tuple[str | Source, str] | None:
+        """(what the loss ``call`` computes wants as input: ``cross_entropy``/``nll``/
+        ``bce_logits``, or the ``arg`` source its loss comes from; the loss as written) when
+        ``call`` computes one: the functional loss, a constructed loss called, a name,
+        ``self.<attr>`` or parameter every value of which is one, its ``.forward``."""
+        model = self.model
+        func = call.func
+        qualified = model.qualified_name(func)
+        wants = logits_loss(qualified)
+        if wants is not None:
+            # ``nn.CrossEntropyLoss(weight)`` constructs the loss: it computes nothing yet
+            return (wants, _written(func) or wants) if torch_nn_class(qualified or "") is None else None
+        if isinstance(func, cst.Call):
+            wants = logits_loss(model.qualified_name(func.func))
+            return (wants, _written(func.func) or wants) if wants is not None else None
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        kinds = self.losses_held(func)
+        if len({k.key() if isinstance(k, Source) else k for k in kinds}) != 1 or None in kinds:
+            return None
+        return kinds[0], _written(func) or ""
+
+    def losses_held(self, expr: cst.BaseExpression, depth: int = 0) -> list:
+        """The losses a name, ``self.<attr>`` or parameter holds: for each value, what it
+        wants (None: something else or unknown), or the ``arg`` source of a parameter. Once
+        per expression; asked again while it is computed (a cycle): unknown."""
+        key = ("losses", expr)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if depth > _MAX_DEPTH:
+            return [None]
+        self._memo[key] = [None]
+        found = self._memo[key] = list(dict.fromkeys(self._losses_held(expr, depth)))
+        return found
+
+    def _losses_held(self, expr: cst.BaseExpression, depth: int) -> list:
+        model = self.model
+        if type(expr) is cst.Name:
+            bindings = model.reaching(expr.value, expr)
+        elif type(expr) is cst.Attribute and type(expr.value) is cst.Name:
+            scope = model.scope_of(expr)
+            if scope.self_name != expr.value.value or scope.cls is None:
+                return [None]
+            bindings = [b for info in model.mro(scope.cls) for b in self_attr_bindings(model, info, expr.attr.value)]
+        else:
+            return [None]
+        if not bindings:
+            return [None]
+        out: list = []
+        for b in bindings:
+            if b.kind in ("assign", "ann") and b.value is not None:
+                out.extend(self._loss_value(b.value, depth + 1))
+            elif b.kind == "param":
+                args = self._arguments(b)
+                for arg in args:
+                    out.extend(self._loss_value(arg, depth + 1))
+                if not args:
+                    out.append(self._deferred(b))
+            else:
+                out.append(None)
+        return out
+
+    def _loss_value(self, value: cst.BaseExpression, depth: int) -> list:
+        value = strip_self_returning(value)
+        if isinstance(value, cst.Call):
+            return [logits_loss(self.model.qualified_name(value.func))]
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            wants = logits_loss(self.model.qualified_name(value))
+            if wants is not None:
+                return [wants]
+            return self.losses_held(value, depth + 1)
+        return [None]
+
+    # -- for the project pass -------------------------------------------------------------
+    def calls_made(self) -> list:
+        """The calls of imported project functions and classes in this file, with what each
+        argument holds: ``[callee (qualified), [[position or keyword, [model sources], loss
+        wanted], ...]]``, only arguments with something to say."""
+        model = self.model
+        out = []
+        for site in model.calls:
+            func = site.node.func
+            if not isinstance(func, (cst.Name, cst.Attribute)) or not model.is_imported(func):
+                continue
+            qualified = model.qualified_name(func)
+            if not qualified or is_library(qualified):
+                continue
+            args = []
+            for i, arg in enumerate(site.node.args):
+                if arg.star:
+                    break
+                where = arg.keyword.value if arg.keyword is not None else i
+                held = [s.to_json() for s in self._held_value(arg.value, None, 1) if s.kind != "arg"]
+                losses = self._loss_value(arg.value, 1)
+                wants = losses[0] if len(set(map(str, losses))) == 1 and isinstance(losses[0], str) else None
+                if held or wants:
+                    args.append([where, held, wants])
+            if args:
+                out.append([qualified, args])
+        return out
+
+
+def passed(model: "SemanticModel", call: cst.Call, function: cst.FunctionDef, param: str) -> cst.BaseExpression | None:
+    """The expression ``call`` binds to ``function``'s parameter ``param``: by keyword or by
+    position (``self`` left out of a method called on an object and of a constructor called
+    through its class), else the parameter's default. None when it cannot be told
+    (``*args``/``**kwargs`` before it)."""
+    params = _params_of(function)
+    scope = model.scopes.get(function)
+    if scope is not None and scope.self_name is not None and params:
+        params = params[1:]
+    names = [p.name.value for p in params]
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None
+        if name == param:
+            return arg.value
+    for p in [*params, *function.params.kwonly_params]:
+        if p.name.value == param:
+            return p.default
+    return None
+
+
+def _written(func: cst.BaseExpression) -> str | None:
+    from torchlint.statements import dotted_name
+
+    return dotted_name(func)
+
+
+def _added_item(call: cst.Call) -> cst.BaseExpression | None:
+    """What ``x.add_module(name, layer)``, ``x.append(layer)`` or ``x.extend([..., layer])`` adds last."""
+    method = call.func.attr.value  # type: ignore[union-attr]
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if method == "add_module":
+        module = keyword_arg(call, "module")
+        return module.value if module is not None else positional[1] if len(positional) > 1 else None
+    if method == "append":
+        return positional[0] if positional else None
+    return _list_last(positional[0]) if positional else None
+
+
+def _list_last(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements:
+        last = value.elements[-1]
+        return None if isinstance(last, cst.StarredElement) else last.value
+    return None
+
+
+def _ordered_last(call: cst.Call) -> cst.BaseExpression | None:
+    """The last layer of ``OrderedDict([("a", layer), ...])`` or ``OrderedDict({"a": layer})``."""
+    if len(call.args) != 1:
+        return None
+    items = call.args[0].value
+    if isinstance(items, cst.Dict) and items.elements:
+        last = items.elements[-1]
+        return last.value if isinstance(last, cst.DictElement) else None
+    pair = _list_last(items)
+    if isinstance(pair, cst.Tuple) and len(pair.elements) == 2:
+        return pair.elements[1].value
+    return None
+
+
+def _tensor_method(model: "SemanticModel", func: cst.Attribute) -> bool:
+    """``h.softmax`` may be a tensor's method: not a module's function (``F.softmax``) nor an
+    attribute of ``self`` (``self.softmax = nn.LogSoftmax()``: a layer the module holds)."""
+    if model.is_imported(func):
+        return False
+    if isinstance(func.value, cst.Name):
+        scope = model.scope_of(func)
+        if scope.cls is not None and scope.self_name == func.value.value:
+            return False
+    return True
+
+
+def _applied(model: "SemanticModel", expr: cst.Call) -> str | None:
+    """The activation a call applies right there: ``F.softmax(h)``, ``h.softmax(1)``,
+    ``nn.Softmax(1)(h)``, ``self.act(h)`` with ``self.act = nn.Softmax(1)``."""
+    func = expr.func
+    found = activation_function(model.qualified_name(func))
+    if found is not None:
+        return found
+    if isinstance(func, cst.Call):  # nn.Softmax(dim=1)(h)
+        return activation_layer(model.qualified_name(func.func))
+    if isinstance(func, (cst.Attribute, cst.Name)):
+        if isinstance(func, cst.Attribute) and _tensor_method(model, func):
+            found = activation_method(func.attr.value)
+            if found is not None and (expr.args or found == "sigmoid"):
+                return found
+        value = single_value(model, func)  # self.act(h) with self.act = nn.Softmax(1)
+        if isinstance(value, cst.Call):
+            return activation_layer(model.qualified_name(value.func))
+    return None
+
+
+# -- the simple questions ---------------------------------------------------------------------
 
 def values_of(model, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
     """What a name or ``self.<attr>`` holds: the values of every binding it may see (empty
@@ -51,30 +750,11 @@ def single_value(model, expr: cst.BaseExpression) -> cst.BaseExpression | None:
     return values[0] if len(values) == 1 else None
 
 
-def activation_of(model, expr: cst.BaseExpression, depth: int = 0) -> str | None:
-    """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output."""
-    if depth > 4:
-        return None
-    if isinstance(expr, cst.Name):
-        value = single_value(model, expr)
-        return activation_of(model, value, depth + 1) if value is not None else None
-    if not isinstance(expr, cst.Call):
-        return None
-    func = expr.func
-    found = activation_function(model.qualified_name(func))
-    if found is not None:
-        return found
-    if isinstance(func, cst.Call):  # nn.Softmax(dim=1)(h)
-        return activation_layer(model.qualified_name(func.func))
-    if isinstance(func, cst.Attribute):
-        if not model.is_imported(func):
-            found = activation_method(func.attr.value)
-            if found is not None and (expr.args or found == "sigmoid"):
-                return found
-        value = single_value(model, func)  # self.act(h) with self.act = nn.Softmax(1)
-        if isinstance(value, cst.Call):
-            return activation_layer(model.qualified_name(value.func))
-    return None
+def activation_of(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
+    """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output,
+    applied in this function (through names and shape-only methods), not a model's."""
+    found = {s.name for s in Outputs(ctx).sources(expr) if s.kind == "act" and not s.origin}
+    return found.pop() if len(found) == 1 else None
 
 
 def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
@@ -89,80 +769,136 @@ def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpre
         return ("function", first.value) if first is not None else None
     if isinstance(func, cst.Call) and activation_layer(model.qualified_name(func.func)) is not None:
         return ("layer", expr.args[0].value) if len(expr.args) == 1 and positional else None
-    if isinstance(func, cst.Attribute) and not model.is_imported(func) and activation_method(func.attr.value):
+    if isinstance(func, cst.Attribute) and _tensor_method(model, func) and activation_method(func.attr.value):
         return "method", func.value
     return None
 
 
-def returns_activation(ctx, model, forward: cst.FunctionDef) -> str | None:
-    """The activation every ``return`` of ``forward`` gives (not its nested functions'): an
-    activation's output, or the output of an ``nn.Sequential`` ending in one."""
-    kinds = set()
-    for node in iter_nodes(forward.body, into_scopes=False):
-        if isinstance(node, cst.Return):
-            if node.value is None:
-                return None
-            found = activation_of(model, node.value)
+def returns_activation(ctx: "FileContext", forward: cst.FunctionDef) -> str | None:
+    """The activation every ``return`` of ``forward`` gives as its whole value (not its
+    nested functions'): an activation's output, or an ``nn.Sequential``'s ending in one."""
+    ending = Outputs(ctx).ending(forward)
+    return ending.name if isinstance(ending, Source) and ending.kind == "act" else None
+
+
+def loss_input(call: cst.Call) -> cst.Arg | None:
+    """The argument a loss call takes its input from: the first positional one, or ``input=``."""
+    if call.args and call.args[0].keyword is None and not call.args[0].star:
+        return call.args[0]
+    return keyword_arg(call, "input")
+
+
+# -- the project pass ------------------------------------------------------------------------
+
+class ProjectOutputs:
+    """What sources stand for across the project, from the facts each file keeps under
+    ``code`` (``ends``: class name in the file -> ``ending_json`` of its ``forward``; ``uses``;
+    ``calls``: ``Outputs.calls_made``). A file the rule did not run on (its text showed no
+    activation or loss) has them on demand (``Project.demand``), asked where they matter: of a
+    file another one calls with a model or loss (``with_uses``), and of the files importing a
+    function or class one of whose parameters holds one (``arguments``)."""
+
+    def __init__(self, project, code: str):
+        self.project, self.code = project, code
+        self._calls: dict[tuple[str, str], list] = {}
+        self._ends: dict[str, Ending | None] | None = None
+
+    def facts(self, record) -> dict:
+        """The file's facts: those of the ordinary pass, else those on demand."""
+        found = record.facts.get(self.code)
+        if found is None and record.parsed:
+            found = self.project.demand(self.code, record.path)
+        return found if isinstance(found, dict) else {}
+
+    def with_uses(self) -> list:
+        """The records whose loss calls are to be judged: every file the rule ran on, and the
+        project files called from them with a model or loss."""
+        out = {r.path: r for r in self.project.records if self.code in r.facts}
+        for record in list(out.values()):
+            for callee, _ in record.facts[self.code].get("calls", ()):
+                hit = self.project.resolve_symbol(callee, record)
+                if hit is not None and hit[0].path not in out:
+                    out[hit[0].path] = hit[0]
+        return [out[path] for path in sorted(out)]
+
+    @property
+    def ends(self) -> dict[str, Ending | None]:
+        if self._ends is None:
+            self._ends = {}
+            for record in self.project.records:
+                for qual, data in ((record.facts.get(self.code) or {}).get("ends") or {}).items():
+                    self._ends[record.qualified(qual)] = ending_from_json(data)
+        return self._ends
+
+    def activations(self, source: Source, record, depth: int = 0) -> Iterator[tuple[str, Source]]:
+        """(activation, what it came out of: an ``act`` source, or the ``cls`` source naming
+        the model whose forward ends in it) for each way ``source`` (of the file ``record``)
+        is an activation's output."""
+        if depth > _MAX_DEPTH:
+            return
+        if source.kind == "act":
+            yield source.name, source
+        elif source.kind == "cls":
+            name = self.project.resolve_class(source.name, record)
+            if name is None:
+                return
+            owner, ending = self._ending(name)
+            got = element_of(ending, source.element)
+            if got is None:
+                return
+            for kind, _ in self.activations(got, owner, depth + 1):
+                yield kind, Source("cls", name, source.element)
+        elif source.kind == "arg":
+            for caller, held, _ in self.arguments(source, record):
+                for s in held:
+                    yield from self.activations(s.at(source.element), caller, depth + 1)
+
+    def loss(self, wants, record) -> str | None:
+        """What a loss wants (a kind, or the ``arg`` source of the parameter it comes from):
+        the one kind every caller's argument wants."""
+        if isinstance(wants, str):
+            return wants
+        found = {w for _, _, w in self.arguments(wants, record)}
+        return found.pop() if len(found) == 1 and None not in found else None
+
+    def _ending(self, name: str):
+        """(the record defining it, the ending) of the forward class ``name`` runs: its own
+        or the nearest ancestor's."""
+        for cls in [name, *self.project.ancestors(name)]:
+            found = self.project.class_fact(cls)
             if found is None:
-                seq = model_of(ctx, model, node.value)
-                found = seq[1] if seq is not None and seq[0] == "sequential" else None
-            kinds.add(found)
-    return kinds.pop() if len(kinds) == 1 else None
+                return None, None  # an external base: its forward is unknown
+            if "forward" in found[1]["methods"]:
+                return found[0], self.ends.get(cls)
+        return None, None
 
+    def arguments(self, source: Source, record) -> Iterator[tuple[object, list[Source], str | None]]:
+        """(calling record, model sources, loss wanted) of what each call in another file of
+        the function or class ``source`` names (defined in ``record``) passes for its parameter."""
+        for caller, args in self._callers(record, source.name):
+            for where, held, wants in args:
+                if where == source.param or where == source.index:
+                    yield caller, [Source.from_json(s) for s in held], wants
 
-def model_of(ctx, model, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, str] | None:
-    """For ``m(x)`` (or a name bound to it once): ``("sequential", activation)`` when ``m`` is an
-    ``nn.Sequential`` whose last layer is an activation, ``("class", name)`` when ``m`` is bound
-    to a construction of a class (the project index's name: a same-file class, or the
-    qualified name of an imported one), else None."""
-    if depth > 4:
-        return None
-    if isinstance(expr, cst.Name):
-        value = single_value(model, expr)
-        return model_of(ctx, model, value, depth + 1) if value is not None else None
-    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Name, cst.Attribute)):
-        return None
-    built = single_value(model, expr.func)
-    if built is None or not isinstance(unwrapped(model, built), cst.Call):  # a parameter, ``model.to(device)``
-        return _handed_model(ctx, model, expr.func, expr)
-    built = unwrapped(model, built)
-    return built_model(ctx, model, built)
+    def _callers(self, record, name: str) -> list:
+        key = (record.path, name)
+        found = self._calls.get(key)
+        if found is not None:
+            return found
+        found = self._calls[key] = []
+        project = self.project
+        for other in project.records:
+            if other is record or not any(self._names(q, other, record) for q in other.imports.values()):
+                continue
+            for callee, args in self.facts(other).get("calls", ()):
+                hit = project.resolve_symbol(callee, other)
+                if hit is not None and hit[0] is record and hit[1] == name:
+                    found.append((other, args))
+        return found
 
-
-def _handed_model(ctx, model, func: cst.BaseExpression, at: cst.CSTNode) -> tuple[str, object] | None:
-    """The model a parameter or a ``self.`` attribute holds (``constructors.origins``): the one
-    kind of model every construction the file hands it is (``Trainer(Net(), ...)`` keeping
-    ``self.model``; ``train(model, ...)``), or, when none is in the file, ``("entries", [...])``:
-    the parameters through which another module hands it."""
-    found = origins(ctx.semantic, func, at)
-    built = found.calls()
-    if built:
-        kinds = {built_model(ctx, model, call) for call in built}
-        return kinds.pop() if len(kinds) == 1 else None
-    if found.entries and not found.values and not found.unknown:
-        return "entries", [entry.to_json() for entry in found.entries]
-    return None
-
-
-def built_model(ctx, model, built: cst.Call) -> tuple[str, str] | None:
-    """What the construction ``built`` makes (see ``model_of``): ``("sequential", activation)``,
-    ``("class", name)``, else None."""
-    if not isinstance(built.func, (cst.Name, cst.Attribute)):
-        return None
-    qualified = model.qualified_name(built.func)
-    if qualified is None:
-        return None
-    if torch_nn_class(qualified) == "Sequential":
-        layers = [a.value for a in built.args if a.keyword is None and not a.star]
-        last = layers[-1] if layers and not any(a.star for a in built.args) else None
-        got = activation_layer(model.qualified_name(last.func)) if isinstance(last, cst.Call) else None
-        return ("sequential", got) if got is not None else None
-    if model.is_imported(built.func):
-        return ("class", qualified) if not qualified.startswith("torch.") else None
-    for b in model.binding_of(built.func):
-        if b.kind == "class":
-            info = model.classes.get(b.node)
-            if info is not None:
-                module = ctx.import_table.module_name
-                return "class", f"{module}.{class_key(info)}" if module else class_key(info)
-    return None
+    def _names(self, imported: str, importer, record) -> bool:
+        """Whether ``imported`` (a name ``importer`` imports) is ``record``'s module or one of its names."""
+        if self.project.resolve_module(imported, importer) is record:
+            return True
+        hit = self.project.resolve_symbol(imported, importer)
+        return hit is not None and hit[0] is record

@@ -1,8 +1,12 @@
 """Which statements cannot run in the same pass: the two branches of one ``if``
-(``exclusive``); and the control statements a statement runs under in its function
-(``blocks_around``)."""
+(``exclusive``); the control statements a statement runs under in its function
+(``blocks_around``); and the statements of a function that a call cannot reach, its literal
+arguments deciding the ``if`` around them (``ruled_out``)."""
 
 from __future__ import annotations
+
+import ast
+from typing import Callable
 
 import libcst as cst
 
@@ -43,3 +47,69 @@ def blocks_around(ctx, node: cst.CSTNode) -> list[cst.CSTNode]:
         if isinstance(anc, _CONTROL):
             blocks.append(anc)
     return blocks
+
+
+_NO_VALUE = object()
+
+
+def ruled_out(ctx, node: cst.CSTNode, function: cst.FunctionDef,
+              argument: Callable[[str], cst.BaseExpression | None]) -> bool:
+    """``node`` (in ``function``) cannot run for a call passing ``argument(name)`` for each
+    parameter: it sits in a branch of an ``if`` of ``function`` whose test is a parameter
+    (``if mode == "inference":``, ``if not training:``, ``if pretrained:``) that the call's
+    literal argument (``build("training")``) decides the other way."""
+    params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                     *function.params.kwonly_params)}
+    child = node
+    for anc in ctx.ancestors(node):
+        if anc is function or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        if isinstance(anc, cst.If) and child is not anc.test:
+            taken = _decided(anc.test, params, argument)
+            if taken is not None and (child is anc.body) != taken:
+                return True
+        child = anc
+    return False
+
+
+def _decided(test: cst.BaseExpression, params: set[str], argument) -> bool | None:
+    """The value of ``test`` for the call, when it is decided by a literal argument."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _decided(test.expression, params, argument)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name):
+        value = _literal_argument(test, params, argument)
+        return None if value is _NO_VALUE else bool(value)
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        op = type(target.operator)
+        if op not in (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot):
+            return None
+        left = _literal_argument(test.left, params, argument)
+        right = _literal(target.comparator)
+        if left is _NO_VALUE:
+            left, right = _literal_argument(target.comparator, params, argument), _literal(test.left)
+        if left is _NO_VALUE or right is _NO_VALUE:
+            return None
+        same = left == right and type(left) is type(right)
+        return same if op in (cst.Equal, cst.Is) else not same
+    return None
+
+
+def _literal_argument(expr: cst.BaseExpression, params: set[str], argument) -> object:
+    if not isinstance(expr, cst.Name) or expr.value not in params:
+        return _NO_VALUE
+    passed = argument(expr.value)
+    return _literal(passed) if passed is not None else _NO_VALUE
+
+
+def _literal(expr: cst.BaseExpression) -> object:
+    """The value of a literal string, number, ``True``/``False``/``None``; else ``_NO_VALUE``."""
+    if isinstance(expr, cst.Name):
+        return {"True": True, "False": False, "None": None}.get(expr.value, _NO_VALUE)
+    if isinstance(expr, (cst.SimpleString, cst.Integer, cst.Float)):
+        try:
+            return ast.literal_eval(cst.Module([]).code_for_node(expr))
+        except (ValueError, SyntaxError):
+            return _NO_VALUE
+    return _NO_VALUE

@@ -552,7 +552,9 @@ class SemanticModel:
         last binding before it that always runs on the way (same branch chain or an outer
         one) and every conditional binding after that; in a loop, bindings later in the same
         loop too (the next iteration sees them), unless a binding that always runs earlier in
-        the iteration replaces them. Straight-line code gives exactly one."""
+        the iteration replaces them. Straight-line code gives exactly one. A read in the value
+        a binding binds (``model = model.to(device)``) sees the bindings before that one (and,
+        in a loop, that one from the previous iteration)."""
         return self.lookup(key, self.scope_of(at), at)
 
     def _reaching(self, bindings: list[Binding], at: cst.CSTNode) -> list[Binding]:
@@ -562,8 +564,12 @@ class SemanticModel:
         chain = self._branch_chain(at)
         out: list[Binding] = []
         always: tuple = ()
+        own = None  # the binding whose own value ``at`` is read in (``x = x.to(device)``)
         for b in reversed(bindings):
             if b.order >= order:
+                continue
+            if own is None and b.value is not None and self._in_value(at, b):
+                own = b  # the value is read before the name is bound: it sees what came before
                 continue
             out.append(b)
             if b.branches == chain[: len(b.branches)]:
@@ -575,9 +581,21 @@ class SemanticModel:
         loops = [n for n in chain if isinstance(n, _LOOPS) and n not in always]
         if loops:
             for b in bindings:
-                if b.order > order and any(lp in b.branches for lp in loops):
+                if (b.order > order or b is own) and any(lp in b.branches for lp in loops):
                     out.append(b)
         return out
+
+    def _in_value(self, at: cst.CSTNode, b: Binding) -> bool:
+        """``at`` is inside the value ``b`` binds (not its target)."""
+        parent = self.ctx.parent
+        node: cst.CSTNode | None = at
+        while node is not None and node is not b.node:
+            if node is b.value:
+                return True
+            if node in self.scopes:
+                return False
+            node = parent(node)
+        return False
 
     def _branch_chain(self, node: cst.CSTNode) -> tuple:
         out = []

@@ -2,7 +2,7 @@
 exact line and message of every finding and, where its findings carry a fix, the file after
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl009_activation_before_loss import message, model_source
+from torchlint.checks.tl009_activation_before_loss import act_source, message, model_source
 from torchlint.rule import Invalid
 
 
@@ -108,8 +108,21 @@ VALID = [
         def step(h, y):
             return F.binary_cross_entropy_with_logits(h, y) + F.binary_cross_entropy(torch.sigmoid(h), y)
         """,
-    # The trainer layout with a model that returns logits.
+    # A helper returning the model for a mode: the call's literal rules out the softmax branch.
     """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        def get_kernel(mode):
+            net = nn.Sequential(nn.Flatten(), nn.Linear(784, 10))
+            if mode == "inference":
+                return nn.Sequential(net, nn.Softmax(dim=1))
+            return net
+        net = get_kernel("training").to("cuda")
+        loss = F.cross_entropy(net(x), y)
+        """,
+    # Softmax for a metric only; the model moved and rebound through .double().
+    """
+        import torch
         import torch.nn as nn
         class Net(nn.Module):
             def __init__(self):
@@ -117,15 +130,30 @@ VALID = [
                 self.fc = nn.Linear(4, 3)
             def forward(self, x):
                 return self.fc(x)
-        class Trainer:
-            def __init__(self, model, loader):
-                self.model = model
-                self.loader = loader
-                self.criterion = nn.CrossEntropyLoss()
-            def fit(self):
-                for x, y in self.loader:
-                    self.criterion(self.model(x), y).backward()
-        Trainer(Net(), loader).fit()
+        model = Net().to("cuda")
+        model = model.double()
+        criterion = nn.CrossEntropyLoss()
+        out = model(x)
+        loss = criterion(out, y)
+        acc = (torch.softmax(out, dim=1).argmax(1) == y).float().mean()
+        """,
+    # A layer attribute named softmax holding nn.LogSoftmax, the element of a tuple into NLLLoss.
+    """
+        import torch.nn as nn
+        class DecoderRNN(nn.Module):
+            def __init__(self, hidden_size, output_size):
+                super().__init__()
+                self.gru = nn.GRU(hidden_size, hidden_size)
+                self.out = nn.Linear(hidden_size, output_size)
+                self.softmax = nn.LogSoftmax(dim=1)
+            def forward(self, input, hidden):
+                output, hidden = self.gru(input, hidden)
+                output = self.softmax(self.out(output[0]))
+                return output, hidden
+        decoder = DecoderRNN(256, 1000)
+        criterion = nn.NLLLoss()
+        decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+        loss = criterion(decoder_output, target)
         """,
 ]
 
@@ -297,7 +325,92 @@ INVALID = [
         lines=(13,),
         messages=(message(model_source("Wide", "softmax"), "nn.CrossEntropyLoss", "cross_entropy", "softmax"),),
     ),
-    # The trainer layout: the model handed to Trainer(...), kept as self.model (on the device).
+    # The model moved with .to(device) and handed to a training function as a parameter.
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                def forward(self, x):
+                    return F.softmax(self.fc(x), dim=1)
+            model = Net().to("cuda")
+            criterion = nn.CrossEntropyLoss()
+            def train(net, loader):
+                for x, y in loader:
+                    loss = criterion(net(x), y)
+                    loss.backward()
+            train(model, loader)
+            """,
+        lines=(14,),
+        messages=(message(model_source("Net", "softmax"), 'criterion', "cross_entropy", "softmax"),),
+    ),
+    # An nn.Sequential filled with add_module, rebound through .double(); model.forward and loss.forward.
+    Invalid(
+        """
+            import torch.nn as nn
+            model = nn.Sequential()
+            model.add_module("fc", nn.Linear(784, 10))
+            model.add_module("softmax", nn.Softmax(dim=1))
+            model = model.double()
+            loss = nn.CrossEntropyLoss()
+            cost = loss.forward(model.forward(x), y)
+            """,
+        lines=(8,),
+        messages=(message(act_source("softmax", "sequential"), "loss", "cross_entropy", "softmax"),),
+    ),
+    # An nn.Sequential of a list built by appending, its last item a Softmax, into NLLLoss.
+    Invalid(
+        """
+            import torch.nn as nn
+            layers = [nn.Linear(784, 128), nn.ReLU()]
+            layers.append(nn.Linear(128, 10))
+            layers.append(nn.Softmax(dim=1))
+            model = nn.Sequential(*layers).cuda()
+            criterion = nn.NLLLoss()
+            loss = criterion(model(images), labels)
+            """,
+        lines=(8,),
+        messages=(message(act_source("softmax", "sequential"), "criterion", "nll", "softmax"),),
+    ),
+    # The probabilities element of what a helper returns.
+    Invalid(
+        """
+            import torch
+            import torch.nn.functional as F
+            def predict(model, x):
+                logits = model(x)
+                return logits, torch.softmax(logits, dim=1)
+            def step(model, x, y):
+                logits, probs = predict(model, x)
+                return F.cross_entropy(probs, y) + F.cross_entropy(logits, y)
+            """,
+        lines=(9,),
+        messages=(message(act_source("softmax", "function predict"), "F.cross_entropy", "cross_entropy", "softmax"),),
+    ),
+    # A Lightning module's training_step calls self(x), its forward ends in sigmoid.
+    Invalid(
+        """
+            import pytorch_lightning as pl
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Classifier(pl.LightningModule):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 2)
+                def forward(self, x):
+                    return torch.sigmoid(self.fc(x))
+                def training_step(self, batch, idx):
+                    x, y = batch
+                    return F.binary_cross_entropy_with_logits(self(x), y)
+            """,
+        lines=(14,),
+        messages=(message(model_source("Classifier", "sigmoid"), "F.binary_cross_entropy_with_logits", "bce_logits", "sigmoid"),),
+    ),
+    # The model handed to a trainer class (Trainer(model) -> self.model).
     Invalid(
         """
             import torch.nn as nn
@@ -309,29 +422,38 @@ INVALID = [
                 def forward(self, x):
                     return F.softmax(self.fc(x), dim=1)
             class Trainer:
-                def __init__(self, model, loader, device):
-                    self.model = model.to(device)
+                def __init__(self, model, loader):
+                    self.model = model
                     self.loader = loader
                     self.criterion = nn.CrossEntropyLoss()
                 def fit(self):
                     for x, y in self.loader:
                         self.criterion(self.model(x), y).backward()
-            Trainer(Net(), loader, "cuda").fit()
+            Trainer(Net().cuda(), loader).fit()
             """,
         lines=(17,),
-        messages=(message(model_source("Net", "softmax"), "self.criterion", "cross_entropy", "softmax"),)),
-    # A parameter: train(model, loader) with the file's own model passed.
+        messages=(message(model_source("Net", "softmax"), 'self.criterion', "cross_entropy", "softmax"),),
+    ),
+    # The same holding nn.Softmax: element 0 of what the forward returns is probabilities.
     Invalid(
         """
             import torch.nn as nn
-            import torch.nn.functional as F
-            def train(model, loader):
-                for x, y in loader:
-                    out = model(x)
-                    F.nll_loss(out, y).backward()
-            net = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
-            train(net, loader)
+            class DecoderRNN(nn.Module):
+                def __init__(self, hidden_size, output_size):
+                    super().__init__()
+                    self.gru = nn.GRU(hidden_size, hidden_size)
+                    self.out = nn.Linear(hidden_size, output_size)
+                    self.softmax = nn.Softmax(dim=1)
+                def forward(self, input, hidden):
+                    output, hidden = self.gru(input, hidden)
+                    output = self.softmax(self.out(output[0]))
+                    return output, hidden
+            decoder = DecoderRNN(256, 1000)
+            criterion = nn.NLLLoss()
+            decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+            loss = criterion(decoder_output, target)
             """,
-        lines=(7,),
-        messages=(message("The output of an nn.Sequential ending in softmax", "F.nll_loss", "nll", "softmax"),)),
+        lines=(16,),
+        messages=(message(model_source("DecoderRNN", "softmax", 0), "criterion", "nll", "softmax"),),
+    ),
 ]
