@@ -31,6 +31,7 @@ default device. Findings are pending until the project pass knows the class is a
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import libcst as cst
@@ -76,6 +77,9 @@ def moved_message(written: str, where: str | None, model: str, device: str) -> s
             f"device={device}")
 
 
+_BUILDS = re.compile(r"\b[A-Z]\w*\s*\(")
+
+
 class TensorWithoutDevice(Rule):
     code = codes.TENSOR_WITHOUT_DEVICE
     name = "tensor-without-device"
@@ -87,8 +91,14 @@ class TensorWithoutDevice(Rule):
                                          "*_test.py, tests.py, conftest.py): a test's model usually runs on the CPU only"),
     }
     skips_test_files = True
-    # every file: the ones that only build a model (``model = Net()``) say whether it is moved
     fixable = (SAFE,)
+
+    @classmethod
+    def might_apply(cls, text: str, options: dict | None = None) -> bool:
+        """Every file that may build a model (``model = Net()``: a call of a capitalised name),
+        to record whether it moves it, and every file that mentions torch; not a file with
+        neither (the facts it would record are empty)."""
+        return "torch" in text or _BUILDS.search(text) is not None
 
 
     def finish(self) -> None:

@@ -550,7 +550,22 @@ def _graph_source(ctx, model) -> bool:
             return True
         if _source_name(model.qualified_name(func) or ""):
             return True
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not site.node.args \
+                and _autograd_backward(model, func.value):
+            return True  # loss.backward(): autograd's (a hand-written model's backward takes its gradients)
     return False
+
+
+def _autograd_backward(model, receiver: cst.BaseExpression) -> bool:
+    """``receiver.backward()`` is autograd's: the receiver is no instance of a class of the file
+    (a from-scratch network's own ``backward``)."""
+    if isinstance(receiver, cst.Name):
+        for b in model.reaching(receiver.value, receiver):
+            value = b.value
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in {
+                    info.name for info in model.classes.values()}:
+                return False
+    return True
 
 
 def _asks_for_grad(model) -> bool:
