@@ -30,6 +30,8 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
 from torchlint.semantic.crossfile import ProjectCalls
+from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.display import only_shown
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, FUNCTION, MODULE
@@ -67,7 +69,7 @@ class MissingSeed(Rule):
     summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
     # An entry point that trains, seeds, or builds what it hands to a training function.
     uses_semantic_model = True
-    requires_text = ("backward", "fit(", "seed", "optim", "shuffle", "train(")
+    requires_text = ("backward", "fit(", "seed", "optim", "shuffle", "train(", "scaler(")
     skips_test_files = True
     shared_facts = ("defined", "helpers", "classes", "on_import")  # what importing its helpers seeds
     options = {
@@ -81,6 +83,7 @@ class MissingSeed(Rule):
     def finish(self) -> None:
         sem = self.ctx.semantic
         self.model, self.graph, self.training = sem.model, sem.loose_graph, sem.training
+        self._flow: Flow | None = None
         self._index_units()
         self._collect()
         self._store_facts()
@@ -150,7 +153,7 @@ class MissingSeed(Rule):
             if imported:
                 use = random_use(qualified)
                 if use is not None:
-                    if use not in self.uses and not self._incidental(call):
+                    if use not in self.uses and not self._incidental(call) and not self._shown(qualified, call):
                         self.uses[use] = (display_use(qualified), call)
                     continue
             unit = self._site_unit(site)
@@ -217,6 +220,15 @@ class MissingSeed(Rule):
                 targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
                 return any(_INCIDENTAL.search((expr_key(t) or "").rsplit(".", 1)[-1]) for t in targets)
         return False
+
+    def _shown(self, qualified: str, call: cst.Call) -> bool:
+        """A draw whose value is only shown (a random example to print or plot, a plot colour:
+        ``semantic.display.only_shown``): no training randomness. An in-place shuffle never is."""
+        if qualified.endswith(".shuffle"):  # changes its argument in place
+            return False
+        if self._flow is None:
+            self._flow = Flow(self.ctx, self.model)
+        return only_shown(self.ctx, self.model, self._flow, call)
 
     # -- per-file conclusions ----------------------------------------------------------
     def _keys(self, nodes) -> list[str]:

@@ -215,8 +215,30 @@ VALID = [
         "        (-net(image + delta)[0, label]).backward()\n"
         "        attack.step()\n"
     ),
+    # Draws used only for display: a random example to plot or print, plot colours, a fake
+    # value for a logging demo (semantic.display.only_shown); nothing the run computes
+    # depends on them.
+    Valid(
+        "import random\n"
+        "import numpy as np\n"
+        "import matplotlib.pyplot as plt\n"
+        "import torch\n\n"
+        "torch.manual_seed(0)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "idx = random.randrange(len(test_set))\n"
+        "image, label = test_set[idx]\n"
+        "plt.imshow(image.squeeze())\n"
+        "plt.title(f'label {label}, predicted {model(image[None]).argmax().item()}')\n"
+        "for i in np.random.permutation(len(correct))[:5]:\n"
+        "    seq, truth, pred = correct[i]\n"
+        "    print(f'{seq} -> {truth} was labelled {pred}')\n"
+        "viz.scatter(X=points, opts=dict(markercolor=np.random.randint(0, 255, len(points))))\n"
+        "writer.add_scalar('demo/loss', np.random.random(), 0)\n"
+    ),
 ]
-
 
 INVALID = [
     # ... unless the option says tests are linted too.
@@ -391,6 +413,73 @@ INVALID = [
         "if __name__ == '__main__':\n"
         "    main()\n",
         lines=(10,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A draw that picks training data is not for display, though the same value is also printed.
+    Invalid(
+        "import numpy as np\n"
+        "import torch\n\n"
+        "torch.manual_seed(0)\n"
+        "idx = np.random.permutation(len(data))\n"
+        "print(idx[:10])\n"
+        "for x, y in data[idx]:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        lines=(5,),
+        messages=(
+            "uses np.random.permutation but never seeds numpy's global generator, so "
+            "shuffling/augmentation/sampling differs on every run; call np.random.seed(seed) next to "
+            "torch.manual_seed(seed)",
+        ),
+    ),
+    # The update runs in an ignite event handler (once per episode), not in the process function.
+    Invalid(
+        "import torch\n"
+        "from ignite.engine import Engine, Events\n\n"
+        "def finish_episode(policy, optimizer):\n"
+        "    optimizer.zero_grad()\n"
+        "    torch.cat(policy.losses).sum().backward()\n"
+        "    optimizer.step()\n\n"
+        "def main(env, args):\n"
+        "    policy = Policy()\n"
+        "    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)\n"
+        "    trainer = Engine(run_single_timestep)\n\n"
+        "    @trainer.on(Events.EPOCH_COMPLETED)\n"
+        "    def update_model():\n"
+        "        finish_episode(policy, optimizer)\n\n"
+        "    trainer.run(range(10000), max_epochs=args.max_episodes)\n\n"
+        "if __name__ == '__main__':\n"
+        "    main(env, args)\n",
+        lines=(20,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # Backward and step inside a callable helper object: timm's loss_scaler(loss, optimizer).
+    Invalid(
+        "import torch\n\n"
+        "class NativeScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.cuda.amp.GradScaler()\n\n"
+        "    def __call__(self, loss, optimizer):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        self._scaler.step(optimizer)\n"
+        "        self._scaler.update()\n\n"
+        "def train_one_epoch(model, loader, optimizer, loss_scaler):\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss_scaler(loss, optimizer)\n\n"
+        "if __name__ == '__main__':\n"
+        "    train_one_epoch(model, loader, optimizer, NativeScaler())\n",
+        lines=(18,),
         messages=(
             "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
             "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
