@@ -215,6 +215,58 @@ VALID = [
         "        (-net(image + delta)[0, label]).backward()\n"
         "        attack.step()\n"
     ),
+    # Nothing draws from torch's generator (semantic.torch_rng): a zero-initialised tensor fitted
+    # full-batch; a linear layer whose weight and bias are zeroed, or set from numpy through a loop
+    # over the model's children. Every run gives the same numbers; a seed changes nothing.
+    Valid(
+        "import torch\n\n"
+        "X = torch.tensor([1, 2, 3, 4], dtype=torch.float32)\n"
+        "Y = torch.tensor([2, 4, 6, 8], dtype=torch.float32)\n"
+        "w = torch.tensor(0.0, requires_grad=True)\n"
+        "optimizer = torch.optim.SGD([w], lr=0.01)\n"
+        "for epoch in range(100):\n"
+        "    loss = ((w * X - Y) ** 2).mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+    ),
+    Valid(
+        "import torch\n\n"
+        "class LogisticRegression(torch.nn.Module):\n"
+        "    def __init__(self, num_features):\n"
+        "        super().__init__()\n"
+        "        self.linear = torch.nn.Linear(num_features, 1)\n"
+        "        self.linear.weight.detach().zero_()\n"
+        "        self.linear.bias.detach().zero_()\n\n"
+        "    def forward(self, x):\n"
+        "        return torch.sigmoid(self.linear(x))\n\n"
+        "x = torch.tensor([[0.0, 1.0], [1.0, 0.0]])\n"
+        "y = torch.tensor([[1.0], [0.0]])\n"
+        "model = LogisticRegression(2)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    cost = torch.nn.functional.binary_cross_entropy(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    cost.backward()\n"
+        "    optimizer.step()\n"
+    ),
+    Valid(
+        "import numpy as np\n"
+        "import torch\n\n"
+        "rng = np.random.RandomState(0)\n"
+        "x = torch.from_numpy(rng.random((30, 2)).astype('float32'))\n"
+        "y = x @ torch.tensor([[2.0], [-3.0]]) + 1.0\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 1))\n"
+        "for m in model.children():\n"
+        "    m.weight.data = torch.from_numpy(rng.randn(1, 2).astype('float32'))\n"
+        "    m.bias.data = torch.zeros(1)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)\n"
+        "for epoch in range(10):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+    ),
     # Draws used only for display: a random example to plot or print, plot colours, a fake
     # value for a logging demo (semantic.display.only_shown); nothing the run computes
     # depends on them.
@@ -480,6 +532,27 @@ INVALID = [
         "if __name__ == '__main__':\n"
         "    train_one_epoch(model, loader, optimizer, NativeScaler())\n",
         lines=(18,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A zeroed layer does not help when the run still draws: dropout masks differ on every run.
+    Invalid(
+        "import torch\n\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1))\n"
+        "for m in model.children():\n"
+        "    if isinstance(m, torch.nn.Linear):\n"
+        "        torch.nn.init.zeros_(m.weight)\n"
+        "        torch.nn.init.zeros_(m.bias)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    loss = model(torch.ones(4, 2)).sum()\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        lines=(9,),
         messages=(
             "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
             "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
