@@ -159,6 +159,24 @@ def test_configured_values_and_whether_anything_uses_them():
     assert settings.configured_values(sem.model)["lr"].used
 
 
+def test_an_unread_option_wins_over_a_module_level_name_and_dest_is_what_is_read():
+    src = """
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("-l", "--lr", dest="learning_rate", type=float)
+        parser.add_argument("--epochs", type=int)
+        args = parser.parse_args()
+        lr = {lr}
+        epochs = 5
+        opt = make(lr, args.epochs, epochs)
+        """
+    _, sem = analyses(src.format(lr="0.01"))
+    found = {idea: (c.shown, c.used) for idea, c in settings.configured_values(sem.model).items()}
+    assert found == {"lr": ("--lr", False), "epochs": ("epochs", True)}
+    _, sem = analyses(src.format(lr="args.learning_rate"))
+    assert settings.configured_values(sem.model)["lr"].used
+
+
 def test_concepts_and_interfaces():
     assert [settings.concept(n) for n in ("num_epochs", "EPOCHS", "train_lr", "base_lr", "bs", "dropout")] == \
         ["epochs", "epochs", "lr", "lr", "batch_size", None]

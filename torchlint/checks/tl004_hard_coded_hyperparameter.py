@@ -324,7 +324,7 @@ class HardCodedHyperparameter(Rule):
             if is_positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
-            for literal in self._literal_local(value, anchor) or ():
+            for literal in self._literal_local(value, anchor, bypassing=floor < 0) or ():
                 if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
                                  f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later,
@@ -386,21 +386,24 @@ class HardCodedHyperparameter(Rule):
         scope = model.scope_of(literal)
         return _BURIED if scope.function() is not None or scope.kind == "class" else _TOP
 
-    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
+    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode, bypassing: bool = False) -> list[cst.BaseExpression] | None:
         """The literals a lower-case local (of the function enclosing ``anchor``, or of
         module-level code when used there) may hold where it is used, when every binding
         reaching there is a literal one; else None. Module-level settings (the leading block
-        of constants, anything under a configurator) are not locals."""
-        if name.value.isupper() or name.value not in self._literal_names:
+        of constants, anything under a configurator) are not locals, unless ``bypassing``: the
+        hyperparameter has a setting nothing reads (``lr = 0.01`` beside an unread ``--lr``)."""
+        if name.value not in self._literal_names or name.value.isupper() and not bypassing:
             return None
         model = self.ctx.semantic.model
         home = model.scope_of(anchor).function() or model.module
         found = model.reaching(name.value, anchor)
+        if bypassing and found and all(b.scope is model.module for b in found):
+            home = model.module  # a module-level name read in a function
         if not found or any(b.scope is not home or b.kind not in ("assign", "ann") for b in found):
             return None
         if any(numeric_value(b.value) is None for b in found):
             return None
-        if home is model.module:
+        if home is model.module and not bypassing:
             return None  # a script's or notebook's named value: its configuration, in plain sight
         return [b.value for b in found]
 

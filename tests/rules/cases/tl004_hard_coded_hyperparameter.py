@@ -576,6 +576,24 @@ VALID = [
             for i, (inputs, labels) in enumerate(loader):
                 print(epoch, i, inputs.shape)
         """,
+    # The option's dest= is what the code reads: `lr = args.learning_rate` uses `--lr`.
+    Valid(
+        """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("-l", "--lr", dest="learning_rate", type=float, default=1e-4)
+            args = parser.parse_args()
+            lr = args.learning_rate
+            b1 = 0.5
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(b1, 0.9))
+            for epoch in range(args.n_epochs):
+                for x in loader:
+                    optimizer.zero_grad()
+                    model.loss(x).backward()
+                    optimizer.step()
+            """,
+    ),
 ]
 
 
@@ -1316,5 +1334,28 @@ INVALID = [
         lines=(6,),
         messages=("weight decay 0.0 is hard-coded in `torch.optim.AdamW(...)`, although `weight_decay` (line 4) "
                   "sets it: changing `weight_decay` changes nothing; use `weight_decay` here",),
+    ),
+    # A module-level name is the script's configuration, unless the option for the same value
+    # is never read: `lr = 0.01` under an unread `--lr` (dest= honoured) bypasses it.
+    Invalid(
+        """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("-l", "--lr", dest="learning_rate", type=float, default=1e-4)
+            args = parser.parse_args()
+            n_epochs = args.n_epochs
+            lr = 0.01
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.5, 0.9))
+            for epoch in range(n_epochs):
+                for x in loader:
+                    optimizer.zero_grad()
+                    model.loss(x).backward()
+                    optimizer.step()
+            """,
+        lines=(8,),
+        messages=("learning rate 0.01 is hard-coded: `lr` is assigned only this literal and passed to "
+                  "`torch.optim.Adam(...)`, although `--lr` (line 5) sets it: changing `--lr` changes nothing; "
+                  "use the parsed `--lr` here",),
     ),
 ]
