@@ -230,3 +230,27 @@ def test_range_stop_and_constructed_optimizer():
     assert stops == ["200", "n"]
     step = calls_named(ctx, "opt.step")[0]
     assert optim_classes.constructed_optimizer(sem, "opt", step) == "torch.optim.LBFGS"
+
+
+def test_an_image_wrapped_in_a_module_of_parameters_is_an_optimised_input():
+    src = """
+        import torch
+        import torchvision
+        net = torchvision.models.vgg19(pretrained=True).features.eval()
+        class GeneratedImage(torch.nn.Module):
+            def __init__(self, shape):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.rand(*shape))
+            def forward(self):
+                return self.weight
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(2, 1)
+        gen = {cls}(shape).to(device)
+        optimizer = torch.optim.Adam(gen.parameters(), lr=0.01)
+        """
+    _, sem = analyses(src.replace("{cls}", "GeneratedImage"))
+    assert runs.optimises_inputs(sem)
+    _, sem = analyses(src.replace("{cls}", "Net"))
+    assert not runs.optimises_inputs(sem)

@@ -267,6 +267,27 @@ VALID = [
         "    loss.backward()\n"
         "    optimizer.step()\n"
     ),
+    # Style transfer with the generated image wrapped in an nn.Module of nn.Parameters only: an
+    # input being optimised through a pretrained network, no training run.
+    Valid(
+        "import torch\n"
+        "import torchvision\n\n"
+        "net = torchvision.models.vgg19(pretrained=True).features.eval()\n\n"
+        "class GeneratedImage(torch.nn.Module):\n"
+        "    def __init__(self, img_shape):\n"
+        "        super().__init__()\n"
+        "        self.weight = torch.nn.Parameter(torch.rand(*img_shape))\n\n"
+        "    def forward(self):\n"
+        "        return self.weight\n\n"
+        "gen_img = GeneratedImage(content.shape).to(device)\n"
+        "gen_img.weight.data = content.data\n"
+        "optimizer = torch.optim.Adam(gen_img.parameters(), lr=0.01)\n"
+        "for i in range(500):\n"
+        "    loss = style_loss(net(gen_img()), style)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+    ),
     # Draws used only for display: a random example to plot or print, plot colours, a fake
     # value for a logging demo (semantic.display.only_shown); nothing the run computes
     # depends on them.
