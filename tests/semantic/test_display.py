@@ -112,3 +112,9 @@ def test_ignite_event_handlers_train_with_the_engine():
     (trainer, _), (evaluator, _) = training.sites.engines
     assert [f.name.value for f in training.engine_handlers(trainer, graph)] == ["update_model"]
     assert training.starts_training_loop(trainer) and not training.starts_training_loop(evaluator)
+
+
+def test_a_helper_that_trains_before_it_plots_is_no_display():
+    src = ("import numpy as np\nlabels = base + np.random.normal(0, 0.01, size=n)\n"
+           "fit_and_plot(features, labels)\n")
+    assert draws(src) == [False]

@@ -45,7 +45,8 @@ SHOWING = frozenset({
 # Libraries whose every function only shows (plots, displays).
 _SHOWING_ROOTS = ("matplotlib.", "seaborn.", "plotly.", "visdom.", "IPython.display.", "wandb.log")
 # Same-file or imported helpers named for showing.
-_SHOWING_NAME = re.compile(r"^(show|plot|display|visuali[sz]e|imshow|print)(_|$)|_(show|plot|display)$", re.IGNORECASE)
+# (a prefix only: ``fit_and_plot`` trains before it plots)
+_SHOWING_NAME = re.compile(r"^(show|plot|display|visuali[sz]e|imshow|print)(_|$)", re.IGNORECASE)
 # Roots whose functions compute (``np.log``, ``torch.histogram``), whatever their name.
 _COMPUTING_ROOTS = ("numpy.", "torch.", "math.", "scipy.", "random.", "jax.", "tensorflow.")
 # Calls that store their argument in the object they are called on (its later reads see it).
