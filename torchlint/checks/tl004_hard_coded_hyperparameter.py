@@ -324,7 +324,7 @@ class HardCodedHyperparameter(Rule):
             if is_positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
-            for literal in self._literal_local(value, anchor, bypassing=floor < 0) or ():
+            for literal in self._literal_local(value, anchor, bypassing=floor < 0 and self._name_bypasses_option(name, value)) or ():
                 if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
                                  f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later,
@@ -385,6 +385,14 @@ class HardCodedHyperparameter(Rule):
             return _INTERFACE
         scope = model.scope_of(literal)
         return _BURIED if scope.function() is not None or scope.kind == "class" else _TOP
+
+    def _name_bypasses_option(self, name: str, value: cst.Name) -> bool:
+        """A module-level name for the same hyperparameter (``lr`` for ``lr=``) under a
+        command-line option nothing reads (``--lr``): the name bypasses the option. A notebook's
+        other names (``sample = 5`` for a loader that shows a few images) stay its configuration."""
+        idea = settings.concept(name) or name
+        unused = self._settings()["unused"].get(idea)
+        return unused is not None and unused[0].startswith("--") and settings.concept(value.value) == idea
 
     def _literal_local(self, name: cst.Name, anchor: cst.CSTNode, bypassing: bool = False) -> list[cst.BaseExpression] | None:
         """The literals a lower-case local (of the function enclosing ``anchor``, or of
