@@ -213,7 +213,14 @@ def inline_lr(lines):
 
 @operator("TL006")
 def delete_seed(lines):
+    # Only where a missing seed is TL006's bug: a script with an entry point (an ``if __name__``
+    # block, or seeding in top-level code), not a library module whose functions take a ``seed``
+    # argument, nor a test script (``def test_*`` functions: TL006 skips tests).
+    text = "\n".join(lines)
     seeds = [i for i, _ in _sites(lines, r"^\s*torch\.(cuda\.)?manual_seed(_all)?\(")]
+    entry = re.search(r"^if __name__ == ", text, re.M) or any(_indent(lines[i]) == 0 for i in seeds)
+    if not entry or re.search(r"^def test_", text, re.M):
+        return
     if seeds:
         out = list(lines)
         for i in seeds:

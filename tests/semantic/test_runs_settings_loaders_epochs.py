@@ -159,6 +159,24 @@ def test_configured_values_and_whether_anything_uses_them():
     assert settings.configured_values(sem.model)["lr"].used
 
 
+def test_an_unread_option_wins_over_a_module_level_name_and_dest_is_what_is_read():
+    src = """
+        import argparse
+        parser = argparse.ArgumentParser()
+        parser.add_argument("-l", "--lr", dest="learning_rate", type=float)
+        parser.add_argument("--epochs", type=int)
+        args = parser.parse_args()
+        lr = {lr}
+        epochs = 5
+        opt = make(lr, args.epochs, epochs)
+        """
+    _, sem = analyses(src.format(lr="0.01"))
+    found = {idea: (c.shown, c.used) for idea, c in settings.configured_values(sem.model).items()}
+    assert found == {"lr": ("--lr", False), "epochs": ("epochs", True)}
+    _, sem = analyses(src.format(lr="args.learning_rate"))
+    assert settings.configured_values(sem.model)["lr"].used
+
+
 def test_concepts_and_interfaces():
     assert [settings.concept(n) for n in ("num_epochs", "EPOCHS", "train_lr", "base_lr", "bs", "dropout")] == \
         ["epochs", "epochs", "lr", "lr", "batch_size", None]
@@ -241,3 +259,27 @@ def test_range_stop_and_constructed_optimizer():
     assert stops == ["200", "n"]
     step = calls_named(ctx, "opt.step")[0]
     assert optim_classes.constructed_optimizer(sem, "opt", step) == "torch.optim.LBFGS"
+
+
+def test_an_image_wrapped_in_a_module_of_parameters_is_an_optimised_input():
+    src = """
+        import torch
+        import torchvision
+        net = torchvision.models.vgg19(pretrained=True).features.eval()
+        class GeneratedImage(torch.nn.Module):
+            def __init__(self, shape):
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.rand(*shape))
+            def forward(self):
+                return self.weight
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(2, 1)
+        gen = {cls}(shape).to(device)
+        optimizer = torch.optim.Adam(gen.parameters(), lr=0.01)
+        """
+    _, sem = analyses(src.replace("{cls}", "GeneratedImage"))
+    assert runs.optimises_inputs(sem)
+    _, sem = analyses(src.replace("{cls}", "Net"))
+    assert not runs.optimises_inputs(sem)

@@ -20,6 +20,8 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   shuffles, or a ``train_dataloader`` hook builds it), or when the file trains and the loader
   is not an evaluation one; either way only when it takes more than one sample at a time
   (``batch_size=1`` restates DataLoader's own default).
+* A literal that bypasses a setting the file makes and nothing reads (``_bypassed_names``) is
+  reported whatever its value: zero, a default restated, ``batch_size=1``.
 * Not hard-coded: class bodies, parameter defaults and what fills them in
   (``opt = opt or Adam(...)``, ``if opt is None:`` also around a ``try:``), a literal that
   restates a torch.optim class's own default or a LinearLR warm-up from zero
@@ -255,8 +257,12 @@ class HardCodedHyperparameter(Rule):
         """Report the watched arguments of one call, unless the call is not part of a
         training run's configuration."""
         callee = self.ctx.qualified_name(call.func) or "the call"
-        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or is_positive(numeric_value(v))
-                   and not optim_classes.is_neutral(callee, n, numeric_value(v))]
+        bypassed = self._bypassed_names(watched)
+        # A literal that bypasses a setting the file makes for the same hyperparameter is reported
+        # whatever its value: zero (``weight_decay=0``), a default restated (``batch_size=1``)
+        # or a tuned one, changing the setting changes nothing.
+        watched = [(n, v) for n, v in watched if isinstance(v, cst.Name) or n in bypassed and numeric_value(v) is not None
+                   or is_positive(numeric_value(v)) and not optim_classes.is_neutral(callee, n, numeric_value(v))]
         if not watched:
             return
         semantic = self.ctx.semantic
@@ -267,7 +273,9 @@ class HardCodedHyperparameter(Rule):
             if not runs.file_trains(semantic) and (not loaders.feeds_training(self.ctx, call)
                                                    or self._where(call) == _TOP):
                 return  # a script that never trains iterates its loaders to show them (a shuffling one too)
-            floor = 1  # batch_size=1 is DataLoader's own default: one sample at a time, nothing tuned
+            # batch_size=1 is DataLoader's own default: one sample at a time, nothing tuned (unless
+            # a --batch_size that nothing reads says otherwise)
+            floor = 1 if "batch_size" not in bypassed else -1
         if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
             return
         if kind == OPTIMIZER:
@@ -280,8 +288,16 @@ class HardCodedHyperparameter(Rule):
         elif any(n in CLIP_NAMES for n, _ in watched) and runs.optimizer_from_config(semantic):
             watched = [(n, v) for n, v in watched if n not in CLIP_NAMES]  # a fixed guard beside configured ones
         for name, value in watched:
-            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", floor,
-                        later if name == "lr" else None)
+            self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`",
+                        -1 if name in bypassed else floor, later if name == "lr" else None)
+
+    def _bypassed_names(self, watched: list) -> set[str]:
+        """The watched argument names whose hyperparameter the file configures and nothing but
+        a print or a log reads (``gate``'s first case): a literal for it bypasses that setting."""
+        if not watched:
+            return set()
+        unused = self._settings()["unused"]
+        return {n for n, _ in watched if (settings.concept(n) or n) in unused} if unused else set()
 
     def _not_a_run(self, call: cst.Call) -> bool:
         """The optimizer ``call`` builds makes no training run: stepped once with no loop, or a
@@ -308,7 +324,7 @@ class HardCodedHyperparameter(Rule):
             if is_positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
-            for literal in self._literal_local(value, anchor) or ():
+            for literal in self._literal_local(value, anchor, bypassing=floor < 0 and self._name_bypasses_option(name, value)) or ():
                 if is_positive(numeric_value(literal), floor):
                     self._report(name, literal,
                                  f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later,
@@ -370,21 +386,32 @@ class HardCodedHyperparameter(Rule):
         scope = model.scope_of(literal)
         return _BURIED if scope.function() is not None or scope.kind == "class" else _TOP
 
-    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode) -> list[cst.BaseExpression] | None:
+    def _name_bypasses_option(self, name: str, value: cst.Name) -> bool:
+        """A module-level name for the same hyperparameter (``lr`` for ``lr=``) under a
+        command-line option nothing reads (``--lr``): the name bypasses the option. A notebook's
+        other names (``sample = 5`` for a loader that shows a few images) stay its configuration."""
+        idea = settings.concept(name) or name
+        unused = self._settings()["unused"].get(idea)
+        return unused is not None and unused[0].startswith("--") and settings.concept(value.value) == idea
+
+    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode, bypassing: bool = False) -> list[cst.BaseExpression] | None:
         """The literals a lower-case local (of the function enclosing ``anchor``, or of
         module-level code when used there) may hold where it is used, when every binding
         reaching there is a literal one; else None. Module-level settings (the leading block
-        of constants, anything under a configurator) are not locals."""
-        if name.value.isupper() or name.value not in self._literal_names:
+        of constants, anything under a configurator) are not locals, unless ``bypassing``: the
+        hyperparameter has a setting nothing reads (``lr = 0.01`` beside an unread ``--lr``)."""
+        if name.value not in self._literal_names or name.value.isupper() and not bypassing:
             return None
         model = self.ctx.semantic.model
         home = model.scope_of(anchor).function() or model.module
         found = model.reaching(name.value, anchor)
+        if bypassing and found and all(b.scope is model.module for b in found):
+            home = model.module  # a module-level name read in a function
         if not found or any(b.scope is not home or b.kind not in ("assign", "ann") for b in found):
             return None
         if any(numeric_value(b.value) is None for b in found):
             return None
-        if home is model.module:
+        if home is model.module and not bypassing:
             return None  # a script's or notebook's named value: its configuration, in plain sight
         return [b.value for b in found]
 

@@ -30,10 +30,13 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
 from torchlint.semantic.crossfile import ProjectCalls
+from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.display import only_shown
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, FUNCTION, MODULE
 from torchlint.semantic.runs import optimises_inputs
+from torchlint.semantic.torch_rng import draws_from_torch
 from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
                                         display_use, known_generators, random_use, seedish, shuffling_loader,
                                         unseeded_random_split)
@@ -67,7 +70,7 @@ class MissingSeed(Rule):
     summary = "Training entry point never seeds torch (or uses random/numpy.random unseeded)"
     # An entry point that trains, seeds, or builds what it hands to a training function.
     uses_semantic_model = True
-    requires_text = ("backward", "fit(", "seed", "optim", "shuffle", "train(")
+    requires_text = ("backward", "fit(", "seed", "optim", "shuffle", "train(", "scaler(")
     skips_test_files = True
     shared_facts = ("defined", "helpers", "classes", "on_import")  # what importing its helpers seeds
     options = {
@@ -81,6 +84,7 @@ class MissingSeed(Rule):
     def finish(self) -> None:
         sem = self.ctx.semantic
         self.model, self.graph, self.training = sem.model, sem.loose_graph, sem.training
+        self._flow: Flow | None = None
         self._index_units()
         self._collect()
         self._store_facts()
@@ -150,7 +154,7 @@ class MissingSeed(Rule):
             if imported:
                 use = random_use(qualified)
                 if use is not None:
-                    if use not in self.uses and not self._incidental(call):
+                    if use not in self.uses and not self._incidental(call) and not self._shown(qualified, call):
                         self.uses[use] = (display_use(qualified), call)
                     continue
             unit = self._site_unit(site)
@@ -217,6 +221,15 @@ class MissingSeed(Rule):
                 targets = [t.target for t in anc.targets] if isinstance(anc, cst.Assign) else [anc.target]
                 return any(_INCIDENTAL.search((expr_key(t) or "").rsplit(".", 1)[-1]) for t in targets)
         return False
+
+    def _shown(self, qualified: str, call: cst.Call) -> bool:
+        """A draw whose value is only shown (a random example to print or plot, a plot colour:
+        ``semantic.display.only_shown``): no training randomness. An in-place shuffle never is."""
+        if qualified.endswith(".shuffle"):  # changes its argument in place
+            return False
+        if self._flow is None:
+            self._flow = Flow(self.ctx, self.model)
+        return only_shown(self.ctx, self.model, self._flow, call)
 
     # -- per-file conclusions ----------------------------------------------------------
     def _keys(self, nodes) -> list[str]:
@@ -294,6 +307,8 @@ class MissingSeed(Rule):
             methods |= unit.methods
             split = split or unit.split
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
+        if TORCH in needs and not draws_from_torch(self.ctx.semantic):
+            needs.remove(TORCH)  # nothing draws from torch's generator: every run gives the same numbers
         if not needs or (not trains.get(at) and not imported) or optimises_inputs(self.ctx.semantic):
             return None  # (optimising an input tensor of a fixed model is no training run)
         entry = {"at": self._place(at), "trains": bool(trains.get(at)), "builds": builds, "needs": needs,

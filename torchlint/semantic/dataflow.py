@@ -8,7 +8,8 @@
   value does not count), tuple unpacking (every element), ``for`` targets, containers it is
   stored in (``xs.append(v)``, ``d[k] = v``: any later read of the container) and any
   expression computed from it. Generous on purpose: rules use it to stay silent.
-  ``Flow.reads``: the first step of that (whether a stored value is read at all: TL015).
+  ``Flow.reads``: the first step of that (whether a stored value is read at all: TL015);
+  ``Flow.onward``: the same step, reads in the storing statement included (a loop's body).
 * ``is_plain_number``: an expression that is a Python number for sure (it carries no
   autograd graph): literals, ``x.item()``, ``len(...)``, ``float(...)``, ``x.size(0)``,
   names bound only to such values, parameters defaulting to or annotated as a number, and
@@ -89,6 +90,26 @@ class Flow:
         found = [read for read in self._next(node, set())
                  if read is not True and (statement is None or not self.ctx.inside(read, statement))]
         return found or self._closure_reads(node)
+
+    def onward(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """The reads the value ``node`` computes flows to next once its statement stores it
+        (one step of ``reaches``): like ``reads``, but reads inside that statement count too (a
+        loop body reading the loop's target, ``for i in node: ... i``)."""
+        found = [read for read in self._next(node, set()) if read is not True and not self._stored_to(read)]
+        return found or self._closure_reads(node)
+
+    def _stored_to(self, node: cst.CSTNode) -> bool:
+        """``node`` is (inside) the target of an assignment or loop: a store, not a read."""
+        current = node
+        for up in self.ctx.ancestors(node):
+            if isinstance(up, cst.AssignTarget):
+                return True
+            if isinstance(up, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)):
+                return up.target is current
+            if isinstance(up, _STATEMENTS):
+                return False
+            current = up
+        return False
 
     def _closure_reads(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """Reads in functions nested in the scope (a closure) of the names ``name = node``

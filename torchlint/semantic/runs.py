@@ -7,7 +7,8 @@ Not every optimizer makes a training run:
 
 * ``optimises_inputs(semantic)``: the file optimises an input tensor, not a model (style
   transfer, feature visualisation, adversarial examples): every optimizer it builds is over
-  a list of tensors (``LBFGS([input_img])``, ``Adam([delta])``), never ``.parameters()``, and
+  a list of tensors (``LBFGS([input_img])``, ``Adam([delta])``) or the ``.parameters()`` of a
+  same-file module that only wraps ``nn.Parameter`` tensors (a generated image), and
   the model is frozen, switched to eval mode or loaded pretrained. Its learning rate and step
   count are properties of the procedure, not training hyperparameters, and its randomness is
   not a training run's.
@@ -74,7 +75,38 @@ def optimises_inputs(semantic) -> bool:
     ``.parameters()``) and the model is frozen, in eval mode or loaded pretrained."""
     model = semantic.model
     built = [s.node for s in model.calls if is_optimizer_constructor(model.ctx, s.node.func)]
-    return bool(built) and all(over_tensors(call) for call in built) and _model_fixed(semantic)
+    return bool(built) and all(over_tensors(call) or _over_wrapped_tensor(model, call) for call in built) \
+        and _model_fixed(semantic)
+
+
+def _over_wrapped_tensor(model, call: cst.Call) -> bool:
+    """``Adam(gen_img.parameters())`` where ``gen_img`` is built from a same-file ``nn.Module``
+    that only wraps tensors: its ``__init__`` makes ``nn.Parameter`` attributes and no layer
+    (the generated image of a style transfer, ``self.weight = nn.Parameter(torch.rand(*shape))``)."""
+    params = _params_argument(call)
+    if not (isinstance(params, cst.Call) and isinstance(params.func, cst.Attribute)
+            and params.func.attr.value == "parameters" and isinstance(params.func.value, cst.Name)):
+        return False
+    for binding in model.reaching(params.func.value.value, call):
+        value = binding.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in ("to", "cuda"):
+            value = value.func.value  # GeneratedImage(shape).to(device)
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return False
+        info = model.class_named(value.func.value)
+        init = model.method(info, "__init__") if info is not None else None
+        if init is None or not _only_wraps_tensors(model, init):
+            return False
+    return bool(model.reaching(params.func.value.value, call))
+
+
+def _only_wraps_tensors(model, init: cst.FunctionDef) -> bool:
+    """Every ``self.<x> = ...`` of ``init`` stores an ``nn.Parameter``, and one does."""
+    stores = [n for n in iter_nodes(init) if isinstance(n, cst.Assign)
+              and any(isinstance(t.target, cst.Attribute) for t in n.targets)]
+    return bool(stores) and all(isinstance(n.value, cst.Call)
+                                and (model.ctx.qualified_name(n.value.func) or "").endswith(".Parameter")
+                                for n in stores)
 
 
 def _params_argument(call: cst.Call) -> cst.BaseExpression | None:

@@ -311,10 +311,11 @@ NAME, OPTION, READ = "name", "option", "read"
 def configured_values(model: SemanticModel) -> dict[str, Configured]:
     """Hyperparameter (``concept``) -> ``Configured`` for the ones the file configures: a
     module-level name assigned a number (``batch_size = 64``, ``LR = 1e-3``: a notebook's or
-    script's settings), a command-line option (``add_argument("--lr", ...)``), or a setting
-    read from an object named for settings (``args.lr``). One that nothing but a print or a
-    log reads is bypassed by a literal for the same hyperparameter: changing it changes
-    nothing."""
+    script's settings), a command-line option (``add_argument("--lr", ...)``, its ``dest=``
+    read), or a setting read from an object named for settings (``args.lr``). One that nothing
+    but a print or a log reads is bypassed by a literal for the same hyperparameter: changing it
+    changes nothing; an option nothing reads wins over a module-level name of the same
+    hyperparameter (``lr = 0.01`` beside an unread ``--lr``: the name bypasses it)."""
     memo = model.memo("configured_values")
     if "" in memo:
         return memo[""]
@@ -330,9 +331,14 @@ def configured_values(model: SemanticModel) -> dict[str, Configured]:
     for site in model.calls:
         option = _option(site.node)
         idea = concept(option[2:].replace("-", "_")) if option else None
-        if idea is not None and idea not in found:
-            dest = option[2:].replace("-", "_")
-            found[idea] = Configured(option, site.node, dest in attributes or bool(whole), OPTION)
+        if idea is None:
+            continue
+        dest = _dest(site.node) or option[2:].replace("-", "_")
+        used = dest in attributes or bool(whole)
+        # An option nothing reads counts even beside a module-level name for the same value
+        # (``lr = 0.01`` under ``--lr``): that name bypasses it.
+        if idea not in found or not used and found[idea].kind == NAME:
+            found[idea] = Configured(option, site.node, used, OPTION)
     for node in iter_nodes(model.ctx.module):
         read = _setting_read(model, node)
         idea = concept(read) if read is not None else None
@@ -357,6 +363,14 @@ def named_settings(model: SemanticModel, node: cst.CSTNode) -> tuple[str, cst.CS
         if found:
             _, key, where = min(found, key=lambda f: f[0])
             return key, where, scope.name if scope is function else None
+    return None
+
+
+def _dest(call: cst.Call) -> str | None:
+    """The ``dest=`` of an ``add_argument`` call (``"--lr", dest="learning_rate"``)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dest" and isinstance(arg.value, cst.SimpleString):
+            return arg.value.value[1:-1]
     return None
 
 

@@ -67,6 +67,34 @@ class Sites:
     engines: list = field(default_factory=list)  # (CallSite, process-function expression)
 
 
+_SCALER_HELPER = re.compile(r"scaler$", re.IGNORECASE)
+
+
+def scaler_helper_step(call: cst.Call, optimizers: set[str] | frozenset = frozenset()) -> str | None:
+    """``loss_scaler(loss, optimizer, clip_grad=..., parameters=...)``: a callable helper object
+    named like a scaler (timm's ``NativeScaler``, copied into DeiT, MAE, BEiT, ...) whose
+    ``__call__`` runs ``scaler.scale(loss).backward()`` and ``scaler.step(optimizer)``: the
+    stepped optimizer's key (the second argument, or ``optimizer=``), else None. A
+    ``GradScaler`` itself is not callable, so a called ``*scaler`` with an optimizer is such a
+    helper."""
+    func = call.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+    if not _SCALER_HELPER.search(name):
+        return None
+    keyword = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "optimizer"]
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    target = keyword[0] if keyword else positional[1] if len(positional) > 1 else None
+    key = api.expr_key(target) if target is not None else None
+    if key is None or not (key in optimizers or api.looks_like_optimizer_name(key.split("[")[0])):
+        return None
+    return key
+
+
+def _is_method_of(func: cst.BaseExpression, key: str, method: str) -> bool:
+    """``func`` is ``<key>.<method>``."""
+    return isinstance(func, cst.Attribute) and func.attr.value == method and api.expr_key(func.value) == key
+
+
 class TrainingModel:
     def __init__(self, ctx, model: SemanticModel, graph: CallGraph | None = None):
         self.ctx = ctx
@@ -135,6 +163,11 @@ class TrainingModel:
             func = call.func
             if api.backward_target(ctx, call) is not None:
                 sites.backward.append(site)
+                continue
+            key = scaler_helper_step(call, optimizers)
+            if key is not None:  # loss_scaler(loss, optimizer): backward and step in one call
+                sites.backward.append(site)
+                sites.step.append((site, key))
                 continue
             key = api.step_optimizer(ctx, call, optimizers)
             if key is not None:
@@ -309,10 +342,37 @@ class TrainingModel:
         """``site`` builds an ignite engine whose process function does backward and a step."""
         for engine, process in self.sites.engines:
             if engine is site:
-                functions = graph.resolve(process, site.scope, site.node)
+                functions = graph.resolve(process, site.scope, site.node) + self.engine_handlers(site, graph)
                 return any(f in self.closure("backward", graph) for f in functions) and \
                     any(f in self.closure("step", graph) for f in functions)
         return False
+
+    def engine_handlers(self, site: CallSite, graph: CallGraph) -> list[cst.CSTNode]:
+        """The event handlers of the ignite engine ``site`` builds (``engine = Engine(f)``): functions
+        decorated ``@engine.on(Events.X)`` or passed to ``engine.add_event_handler(Events.X, fn)``
+        / ``engine.on(Events.X)(fn)``. ``engine.run`` runs them too: an update done once per
+        episode in an ``EPOCH_COMPLETED`` handler (ignite's reinforcement-learning examples)
+        trains as the process function would."""
+        up = self.ctx.parent(site.node)
+        if not isinstance(up, cst.Assign) or len(up.targets) != 1:
+            return []
+        key = api.expr_key(up.targets[0].target)
+        if key is None:
+            return []
+        found: list[cst.CSTNode] = []
+        for scope in self.model.scopes.values():
+            node = scope.node
+            if isinstance(node, cst.FunctionDef) and any(
+                    isinstance(d.decorator, cst.Call) and _is_method_of(d.decorator.func, key, "on")
+                    for d in node.decorators):
+                found.append(node)
+        for other in self.model.calls:
+            call = other.node
+            if _is_method_of(call.func, key, "add_event_handler") and len(call.args) > 1:
+                found += graph.resolve(call.args[1].value, other.scope, call)
+            elif isinstance(call.func, cst.Call) and _is_method_of(call.func.func, key, "on") and call.args:
+                found += graph.resolve(call.args[0].value, other.scope, call)
+        return found
 
     def _loop_sites(self, loop: Loop) -> list[CallSite]:
         return [s for s in self.model.calls if loop in s.all_loops]

@@ -576,6 +576,24 @@ VALID = [
             for i, (inputs, labels) in enumerate(loader):
                 print(epoch, i, inputs.shape)
         """,
+    # The option's dest= is what the code reads: `lr = args.learning_rate` uses `--lr`.
+    Valid(
+        """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("-l", "--lr", dest="learning_rate", type=float, default=1e-4)
+            args = parser.parse_args()
+            lr = args.learning_rate
+            b1 = 0.5
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(b1, 0.9))
+            for epoch in range(args.n_epochs):
+                for x in loader:
+                    optimizer.zero_grad()
+                    model.loss(x).backward()
+                    optimizer.step()
+            """,
+    ),
 ]
 
 
@@ -1281,5 +1299,63 @@ INVALID = [
         lines=(8,),
         messages=("epoch count 100 is hard-coded in the epoch loop's `range(...)`, while `train_test` names its "
                   "other settings (`batch_size`, line 4): name this one with them",),
+    ),
+    # A literal that bypasses a setting nothing reads is reported whatever its value: DataLoader's
+    # default batch_size=1 beside an unread --batch_size, a zero weight decay beside `weight_decay`.
+    Invalid(
+        """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--batch_size", type=int, default=20)
+            args = parser.parse_args()
+            def train(model, dataset, optimizer):
+                for docs in torch.utils.data.DataLoader(dataset, batch_size=1, shuffle=True):
+                    optimizer.zero_grad()
+                    model.loss(docs).backward()
+                    optimizer.step()
+            """,
+        lines=(8,),
+        messages=("batch size 1 is hard-coded in `torch.utils.data.DataLoader(...)`, although `--batch_size` "
+                  "(line 5) sets it: changing `--batch_size` changes nothing; use the parsed `--batch_size` here",),
+    ),
+    Invalid(
+        """
+            import torch
+            lr = 1e-4
+            weight_decay = 0.01
+            epochs = 3
+            optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+            for epoch in range(epochs):
+                for batch in loader:
+                    model(**batch).loss.backward()
+                    optimizer.step()
+            """,
+        lines=(6,),
+        messages=("weight decay 0.0 is hard-coded in `torch.optim.AdamW(...)`, although `weight_decay` (line 4) "
+                  "sets it: changing `weight_decay` changes nothing; use `weight_decay` here",),
+    ),
+    # A module-level name is the script's configuration, unless the option for the same value
+    # is never read: `lr = 0.01` under an unread `--lr` (dest= honoured) bypasses it.
+    Invalid(
+        """
+            import argparse
+            import torch
+            parser = argparse.ArgumentParser()
+            parser.add_argument("-l", "--lr", dest="learning_rate", type=float, default=1e-4)
+            args = parser.parse_args()
+            n_epochs = args.n_epochs
+            lr = 0.01
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.5, 0.9))
+            for epoch in range(n_epochs):
+                for x in loader:
+                    optimizer.zero_grad()
+                    model.loss(x).backward()
+                    optimizer.step()
+            """,
+        lines=(8,),
+        messages=("learning rate 0.01 is hard-coded: `lr` is assigned only this literal and passed to "
+                  "`torch.optim.Adam(...)`, although `--lr` (line 5) sets it: changing `--lr` changes nothing; "
+                  "use the parsed `--lr` here",),
     ),
 ]

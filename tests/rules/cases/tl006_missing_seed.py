@@ -215,8 +215,103 @@ VALID = [
         "        (-net(image + delta)[0, label]).backward()\n"
         "        attack.step()\n"
     ),
+    # Nothing draws from torch's generator (semantic.torch_rng): a zero-initialised tensor fitted
+    # full-batch; a linear layer whose weight and bias are zeroed, or set from numpy through a loop
+    # over the model's children. Every run gives the same numbers; a seed changes nothing.
+    Valid(
+        "import torch\n\n"
+        "X = torch.tensor([1, 2, 3, 4], dtype=torch.float32)\n"
+        "Y = torch.tensor([2, 4, 6, 8], dtype=torch.float32)\n"
+        "w = torch.tensor(0.0, requires_grad=True)\n"
+        "optimizer = torch.optim.SGD([w], lr=0.01)\n"
+        "for epoch in range(100):\n"
+        "    loss = ((w * X - Y) ** 2).mean()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+    ),
+    Valid(
+        "import torch\n\n"
+        "class LogisticRegression(torch.nn.Module):\n"
+        "    def __init__(self, num_features):\n"
+        "        super().__init__()\n"
+        "        self.linear = torch.nn.Linear(num_features, 1)\n"
+        "        self.linear.weight.detach().zero_()\n"
+        "        self.linear.bias.detach().zero_()\n\n"
+        "    def forward(self, x):\n"
+        "        return torch.sigmoid(self.linear(x))\n\n"
+        "x = torch.tensor([[0.0, 1.0], [1.0, 0.0]])\n"
+        "y = torch.tensor([[1.0], [0.0]])\n"
+        "model = LogisticRegression(2)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    cost = torch.nn.functional.binary_cross_entropy(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    cost.backward()\n"
+        "    optimizer.step()\n"
+    ),
+    Valid(
+        "import numpy as np\n"
+        "import torch\n\n"
+        "rng = np.random.RandomState(0)\n"
+        "x = torch.from_numpy(rng.random((30, 2)).astype('float32'))\n"
+        "y = x @ torch.tensor([[2.0], [-3.0]]) + 1.0\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 1))\n"
+        "for m in model.children():\n"
+        "    m.weight.data = torch.from_numpy(rng.randn(1, 2).astype('float32'))\n"
+        "    m.bias.data = torch.zeros(1)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=1e-2)\n"
+        "for epoch in range(10):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+    ),
+    # Style transfer with the generated image wrapped in an nn.Module of nn.Parameters only: an
+    # input being optimised through a pretrained network, no training run.
+    Valid(
+        "import torch\n"
+        "import torchvision\n\n"
+        "net = torchvision.models.vgg19(pretrained=True).features.eval()\n\n"
+        "class GeneratedImage(torch.nn.Module):\n"
+        "    def __init__(self, img_shape):\n"
+        "        super().__init__()\n"
+        "        self.weight = torch.nn.Parameter(torch.rand(*img_shape))\n\n"
+        "    def forward(self):\n"
+        "        return self.weight\n\n"
+        "gen_img = GeneratedImage(content.shape).to(device)\n"
+        "gen_img.weight.data = content.data\n"
+        "optimizer = torch.optim.Adam(gen_img.parameters(), lr=0.01)\n"
+        "for i in range(500):\n"
+        "    loss = style_loss(net(gen_img()), style)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+    ),
+    # Draws used only for display: a random example to plot or print, plot colours, a fake
+    # value for a logging demo (semantic.display.only_shown); nothing the run computes
+    # depends on them.
+    Valid(
+        "import random\n"
+        "import numpy as np\n"
+        "import matplotlib.pyplot as plt\n"
+        "import torch\n\n"
+        "torch.manual_seed(0)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    optimizer.step()\n"
+        "idx = random.randrange(len(test_set))\n"
+        "image, label = test_set[idx]\n"
+        "plt.imshow(image.squeeze())\n"
+        "plt.title(f'label {label}, predicted {model(image[None]).argmax().item()}')\n"
+        "for i in np.random.permutation(len(correct))[:5]:\n"
+        "    seq, truth, pred = correct[i]\n"
+        "    print(f'{seq} -> {truth} was labelled {pred}')\n"
+        "viz.scatter(X=points, opts=dict(markercolor=np.random.randint(0, 255, len(points))))\n"
+        "writer.add_scalar('demo/loss', np.random.random(), 0)\n"
+    ),
 ]
-
 
 INVALID = [
     # ... unless the option says tests are linted too.
@@ -391,6 +486,94 @@ INVALID = [
         "if __name__ == '__main__':\n"
         "    main()\n",
         lines=(10,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A draw that picks training data is not for display, though the same value is also printed.
+    Invalid(
+        "import numpy as np\n"
+        "import torch\n\n"
+        "torch.manual_seed(0)\n"
+        "idx = np.random.permutation(len(data))\n"
+        "print(idx[:10])\n"
+        "for x, y in data[idx]:\n"
+        "    optimizer.zero_grad()\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    optimizer.step()\n",
+        lines=(5,),
+        messages=(
+            "uses np.random.permutation but never seeds numpy's global generator, so "
+            "shuffling/augmentation/sampling differs on every run; call np.random.seed(seed) next to "
+            "torch.manual_seed(seed)",
+        ),
+    ),
+    # The update runs in an ignite event handler (once per episode), not in the process function.
+    Invalid(
+        "import torch\n"
+        "from ignite.engine import Engine, Events\n\n"
+        "def finish_episode(policy, optimizer):\n"
+        "    optimizer.zero_grad()\n"
+        "    torch.cat(policy.losses).sum().backward()\n"
+        "    optimizer.step()\n\n"
+        "def main(env, args):\n"
+        "    policy = Policy()\n"
+        "    optimizer = torch.optim.Adam(policy.parameters(), lr=1e-2)\n"
+        "    trainer = Engine(run_single_timestep)\n\n"
+        "    @trainer.on(Events.EPOCH_COMPLETED)\n"
+        "    def update_model():\n"
+        "        finish_episode(policy, optimizer)\n\n"
+        "    trainer.run(range(10000), max_epochs=args.max_episodes)\n\n"
+        "if __name__ == '__main__':\n"
+        "    main(env, args)\n",
+        lines=(20,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # Backward and step inside a callable helper object: timm's loss_scaler(loss, optimizer).
+    Invalid(
+        "import torch\n\n"
+        "class NativeScaler:\n"
+        "    def __init__(self):\n"
+        "        self._scaler = torch.cuda.amp.GradScaler()\n\n"
+        "    def __call__(self, loss, optimizer):\n"
+        "        self._scaler.scale(loss).backward()\n"
+        "        self._scaler.step(optimizer)\n"
+        "        self._scaler.update()\n\n"
+        "def train_one_epoch(model, loader, optimizer, loss_scaler):\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss_scaler(loss, optimizer)\n\n"
+        "if __name__ == '__main__':\n"
+        "    train_one_epoch(model, loader, optimizer, NativeScaler())\n",
+        lines=(18,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A zeroed layer does not help when the run still draws: dropout masks differ on every run.
+    Invalid(
+        "import torch\n\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.Dropout(0.5), torch.nn.Linear(8, 1))\n"
+        "for m in model.children():\n"
+        "    if isinstance(m, torch.nn.Linear):\n"
+        "        torch.nn.init.zeros_(m.weight)\n"
+        "        torch.nn.init.zeros_(m.bias)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    loss = model(torch.ones(4, 2)).sum()\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        lines=(9,),
         messages=(
             "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
             "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "

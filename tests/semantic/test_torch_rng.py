@@ -1,0 +1,51 @@
+"""semantic.torch_rng: whether a file's code can draw from torch's global generator."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from torchlint.context import Dispatcher, FileContext
+from torchlint.imports import ImportTable
+from torchlint.semantic.torch_rng import draws_from_torch
+
+
+def draws(src: str) -> bool:
+    src = textwrap.dedent(src)
+    ctx = FileContext("m.py", cst.parse_module(src), src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    return draws_from_torch(ctx.semantic)
+
+
+@pytest.mark.parametrize("src", [
+    "import torch\nw = torch.tensor(0.0, requires_grad=True)\nx = torch.zeros(3)\n",
+    "import torch\nimport numpy as np\nw = torch.nn.Parameter(torch.zeros(5, 2))\nx = torch.from_numpy(np.random.rand(3))\n",
+    "import torch\nm = torch.nn.Linear(2, 1)\nm.weight.data = torch.ones(1, 2)\nm.bias.data.fill_(0)\n",
+    "import torch\nm = torch.nn.Linear(2, 1, bias=False)\ntorch.nn.init.zeros_(m.weight)\n",
+    "import torch\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.fc = torch.nn.Linear(2, 1)\n        self.fc.weight.detach().zero_()\n"
+    "        self.fc.bias.detach().zero_()\nmodel = M()\n",
+    "import torch\nmodel = torch.nn.Sequential(torch.nn.Linear(2, 1))\nfor m in model.children():\n"
+    "    m.weight.data = torch.ones(1, 2)\n    m.bias.data = torch.zeros(1)\n",
+    "import torch\nloader = torch.utils.data.DataLoader(ds, batch_size=4, shuffle=False)\n".replace("ds", "[1, 2]"),
+])
+def test_no_draw(src):
+    assert not draws(src)
+
+
+@pytest.mark.parametrize("src", [
+    "import torch\nx = torch.randn(3)\n",
+    "import torch\nm = torch.nn.Linear(2, 1)\n",
+    "import torch\nm = torch.nn.Linear(2, 1)\nm.weight.data = torch.ones(1, 2)\n",  # the bias keeps its draw
+    "import torch\nx = torch.zeros(3)\nx.uniform_()\n",
+    "import torch\nloader = torch.utils.data.DataLoader([1, 2], batch_size=1, shuffle=True)\n",
+    "import torch\nm = torch.nn.Linear(2, 1)\ntorch.nn.init.xavier_uniform_(m.weight)\n",
+    "import torch\nfrom model import Net\nnet = Net()\n",  # a project module may draw
+    "import torch\nnet = make_model()\n",  # from nowhere (a star import, another cell)
+    "import torch\ny = torch.nn.functional.dropout(torch.ones(3), 0.5)\n",
+    "import torch\nfrom torchvision import models\nnet = models.resnet18()\n",
+])
+def test_draws(src):
+    assert draws(src)

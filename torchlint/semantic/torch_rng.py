@@ -1,0 +1,204 @@
+"""Whether a file's code draws from torch's global random number generator at all.
+
+``draws_from_torch(sem)`` is False only when nothing in the file can: no torch random
+function (``torch.rand*``, ``randperm``, ``normal``, ``bernoulli``, ``multinomial``, dropout,
+``random_split``, random samplers, ``torch.nn.init`` other than constant fills, torchvision's
+``Random*`` transforms, a distribution's ``sample``), no in-place random refill
+(``t.uniform_()``, ``t.normal_()``), no shuffling ``DataLoader``, no randomly initialised layer
+(``nn.Linear``, ``nn.Conv2d``, ``nn.LSTM``, ``nn.Embedding``, ...) whose weight and bias the
+code does not overwrite (``layer.weight.data = w``, ``self.linear.weight.detach().zero_()``,
+``nn.init.zeros_(layer.bias)``, a loop over ``model.children()`` doing so), no call into code
+torchlint cannot see (a project module, a model library) and no name it cannot resolve (a
+star import, a value from nowhere: the model may come from there): those may draw. A full-batch fit
+of a zero-initialised tensor (``w = torch.tensor(0.0, requires_grad=True)``) or of a linear
+layer whose weights are set from numpy gives the same numbers on every run: seeding torch
+changes nothing there (TL006).
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+
+import libcst as cst
+
+from torchlint.torch_api import expr_key, is_false_literal
+from torchlint.tree import iter_nodes
+
+# torch functions and classes that draw (the last part of the qualified name).
+_TORCH_DRAWS = re.compile(
+    r"^(rand|randn|randint|randperm|rand_like|randn_like|randint_like|normal|bernoulli|multinomial|poisson|"
+    r"random_split|.*[dD]ropout.*|rrelu|RReLU|gumbel_softmax|RandomSampler|SubsetRandomSampler|"
+    r"WeightedRandomSampler|DistributedSampler|Random.*|seed)$")
+# torch.nn.init functions that fill with constants (no draw).
+_CONSTANT_INIT = {"zeros_", "ones_", "constant_", "eye_", "dirac_", "calculate_gain"}
+# torch.nn layers initialised from the generator.
+_RANDOM_LAYER = re.compile(r"Linear|Conv|RNN|LSTM|GRU|Embedding|Attention|Transformer|Bilinear")
+# In-place methods and draws on any object.
+_RANDOM_METHODS = {"uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_", "cauchy_",
+                   "log_normal_", "sample", "rsample", "sample_n"}
+# In-place methods that overwrite a tensor without drawing.
+_FILLS = {"zero_", "fill_", "copy_", "ones_", "zeros_", "constant_", "set_"}
+# Libraries whose functions never draw from torch's generator.
+_QUIET_ROOTS = {
+    "numpy", "pandas", "matplotlib", "seaborn", "sklearn", "scipy", "math", "os", "sys", "time", "datetime",
+    "json", "csv", "re", "collections", "itertools", "functools", "IPython", "PIL", "tqdm", "visdom",
+    "tensorboardX", "io", "pathlib", "random", "typing", "copy", "pickle", "warnings", "urllib", "requests",
+    "zipfile", "gzip", "shutil", "glob", "string", "statistics", "logging", "argparse", "builtins", "plotly",
+    "jax", "optax", "flax", "haiku", "autograd", "sympy", "mpl_toolkits", "cv2", "h5py", "yaml", "torchvision", "torch",  # (torch's draws: above)
+}
+
+
+def draws_from_torch(sem) -> bool:
+    """Whether anything in the file may draw from torch's global generator (module docstring).
+    Memoised on the semantic model."""
+    model = sem.model
+    memo = model.memo("draws_from_torch")
+    if "" not in memo:
+        memo[""] = _draws(sem)
+    return memo[""]
+
+
+def _draws(sem) -> bool:
+    model, ctx = sem.model, sem.ctx
+    layers: list[tuple[str | None, bool]] = []  # (owner key, has a bias) of each random layer built
+    for site in model.calls:
+        call = site.node
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _RANDOM_METHODS:
+            return True
+        qualified = model.qualified_name(func) if model.is_imported(func) else None
+        if qualified is None:
+            continue  # a same-file function or a method: its body is in the file
+        root, _, rest = qualified.partition(".")
+        last = qualified.rsplit(".", 1)[-1]
+        if root not in _QUIET_ROOTS:
+            return True  # a project module or a model library: it may draw
+        if root not in ("torch", "torchvision"):
+            continue
+        if rest.startswith("nn.init."):
+            if last not in _CONSTANT_INIT:
+                return True
+            continue
+        if _TORCH_DRAWS.match(last) or root == "torchvision" and "models" in qualified.split("."):
+            return True
+        if last == "DataLoader" and any(a.keyword is not None and a.keyword.value == "shuffle"
+                                        and not is_false_literal(a.value) for a in call.args):
+            return True
+        if rest.startswith("nn.") and _RANDOM_LAYER.search(last):
+            bias = not any(a.keyword is not None and a.keyword.value == "bias" and is_false_literal(a.value)
+                           for a in call.args)
+            layers.append((_owner(ctx, call), bias))
+    if _unresolved_names(sem):
+        return True
+    if not layers:
+        return False
+    weights, biases = _overwritten(sem)
+    return any(owner is None or owner not in weights or bias and owner not in biases for owner, bias in layers)
+
+
+_BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "display", "get_ipython"}
+
+
+def _unresolved_names(sem) -> bool:
+    """A name read that no binding of the file gives (nor a builtin): a star import or a value
+    defined elsewhere; what it holds may draw."""
+    model, ctx = sem.model, sem.ctx
+    for node in iter_nodes(ctx.module):
+        if not isinstance(node, cst.Name) or node.value in _BUILTINS:
+            continue
+        up = ctx.parent(node)
+        if isinstance(up, cst.Attribute) and up.attr is node or isinstance(up, cst.Arg) and up.keyword is node \
+                or isinstance(up, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.ImportAlias, cst.AssignTarget,
+                                   cst.ImportFrom, cst.Import, cst.Global, cst.Nonlocal, cst.AsName)) \
+                or isinstance(up, (cst.For, cst.CompFor)) and up.target is node:
+            continue
+        if not model.lookup(node.value, model.scope_of(node)) and not _in_import(ctx, node):
+            return True
+    return False
+
+
+def _in_import(ctx, node: cst.CSTNode) -> bool:
+    for up in ctx.ancestors(node):
+        if isinstance(up, (cst.Import, cst.ImportFrom)):
+            return True
+        if isinstance(up, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            return False
+    return False
+
+
+def _owner(ctx, call: cst.Call) -> str | None:
+    """The key the layer ``call`` builds is kept under, itself or inside a container built around
+    it (``model = nn.Sequential(nn.Linear(2, 1))``: ``model``)."""
+    for up in ctx.ancestors(call):
+        if isinstance(up, (cst.Assign, cst.AnnAssign)):
+            targets = [t.target for t in up.targets] if isinstance(up, cst.Assign) else [up.target]
+            keys = [expr_key(t) for t in targets]
+            return keys[0] if len(keys) == 1 else None
+        if isinstance(up, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.FunctionDef, cst.Lambda)):
+            return None
+    return None
+
+
+def _overwritten(sem) -> tuple[set[str], set[str]]:
+    """Keys of modules whose ``weight`` / ``bias`` the code overwrites without drawing:
+    ``m.weight.data = w``, ``m.weight = nn.Parameter(w)``, ``m.weight.detach().zero_()``,
+    ``m.weight.data.fill_(0)``, ``nn.init.zeros_(m.weight)``; through a loop variable of
+    ``for m in model.children()`` (or ``modules()``), the model's key."""
+    model, ctx = sem.model, sem.ctx
+    found: dict[str, set[str]] = {"weight": set(), "bias": set()}
+    for node in iter_nodes(ctx.module):
+        if isinstance(node, cst.Attribute) and node.attr.value in found:
+            if _overwrites(sem, node):
+                owner = _module_key(sem, node.value)
+                if owner is not None:
+                    found[node.attr.value].add(owner)
+    return found["weight"], found["bias"]
+
+
+def _overwrites(sem, attr: cst.Attribute) -> bool:
+    """``attr`` (``m.weight``) is overwritten here: assigned (itself or its ``.data``), refilled
+    in place by a fill (``.zero_()``, through ``.data`` / ``.detach()``), or handed to a
+    constant ``nn.init`` function."""
+    ctx, model = sem.ctx, sem.model
+    current: cst.CSTNode = attr
+    while True:
+        up = ctx.parent(current)
+        if isinstance(up, cst.Attribute) and up.value is current and up.attr.value == "data":
+            current = up
+            continue
+        if isinstance(up, cst.Call) and up.func is current:  # m.weight.detach()
+            current = up
+            continue
+        if isinstance(up, cst.Attribute) and up.value is current and up.attr.value in ("detach", "data"):
+            current = up
+            continue
+        break
+    up = ctx.parent(current)
+    if isinstance(up, cst.AssignTarget):
+        return True
+    if isinstance(up, cst.Attribute) and up.value is current and up.attr.value in _FILLS:
+        return isinstance(ctx.parent(up), cst.Call)
+    if isinstance(up, cst.Arg):
+        call = ctx.parent(up)
+        name = model.qualified_name(call.func) if isinstance(call, cst.Call) else None
+        return bool(name) and name.startswith("torch.nn.init.") and name.rsplit(".", 1)[-1] in _CONSTANT_INIT
+    return False
+
+
+def _module_key(sem, expr: cst.BaseExpression) -> str | None:
+    """The key of the module whose parameter is overwritten: ``self.linear`` for
+    ``self.linear.weight``; for a loop variable over ``model.children()`` / ``modules()`` /
+    ``model`` itself, ``model``."""
+    key = expr_key(expr)
+    if key is None or not isinstance(expr, cst.Name):
+        return key
+    for binding in sem.model.reaching(expr.value, expr):
+        loop = binding.node
+        if isinstance(loop, cst.For):
+            it = loop.iter
+            if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) \
+                    and it.func.attr.value in ("children", "modules"):
+                return expr_key(it.func.value)
+            return expr_key(it)
+    return key
