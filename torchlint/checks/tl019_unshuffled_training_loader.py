@@ -17,7 +17,7 @@ import libcst as cst
 
 from torchlint import torch_api as api
 from torchlint.finding import Severity
-from torchlint.fixes import UNSAFE, Fix, insert_after
+from torchlint.fixes import UNSAFE, Fix, insert_after, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.loaders import feeds_evaluation, iterated_by_training
 
@@ -45,10 +45,14 @@ class UnshuffledTrainingLoader(Rule):
         for call in iterated_by_training(semantic):
             if self._chooses_order(call) or feeds_evaluation(semantic, call) or self._iterable_dataset(call):
                 continue
-            name = self._name(call)
-            fix = Fix.unsafe("Pass shuffle=True", insert_after(self.ctx, call.args[-1], ", shuffle=True")) \
-                if call.args else None
-            self.report(call, message(name), fix=fix)
+            self.report(call, message(self._name(call)), fix=self._fix(call))
+
+    def _fix(self, call: cst.Call) -> Fix | None:
+        stated = [a for a in call.args if a.keyword is not None and a.keyword.value == "shuffle"]
+        if stated:  # shuffle=False over a torchvision dataset
+            return Fix.unsafe("Pass shuffle=True", replace_node(self.ctx, stated[0].value, cst.Name("True")))
+        return Fix.unsafe("Pass shuffle=True", insert_after(self.ctx, call.args[-1], ", shuffle=True")) \
+            if call.args else None
 
     def _chooses_order(self, call: cst.Call) -> bool:
         """The call states the order: shuffle (positional or keyword; ``shuffle=False`` too,

@@ -165,7 +165,9 @@ class TrainingModel:
                 sites.backward.append(site)
                 continue
             key = scaler_helper_step(call, optimizers)
-            if key is not None:  # loss_scaler(loss, optimizer): backward and step in one call
+            if key is not None and not self.graph.targets(site):
+                # loss_scaler(loss, optimizer) of a class from elsewhere: backward and step in one
+                # call (a same-file class's __call__ is followed by the call graph instead)
                 sites.backward.append(site)
                 sites.step.append((site, key))
                 continue

@@ -147,3 +147,121 @@ INVALID: list[Invalid] = [
             optimizer.step()
         """),
 ]
+
+INVALID += [
+    # Kept on self in __init__, iterated in a method.
+    Invalid("""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        class Trainer:
+            def __init__(self, model, optimizer, train_set):
+                self.model, self.optimizer = model, optimizer
+                self.loader = DataLoader(train_set, batch_size=32)
+            def epoch(self):
+                for x, y in self.loader:
+                    self.optimizer.zero_grad()
+                    F.cross_entropy(self.model(x), y).backward()
+                    self.optimizer.step()
+        """, lines=(7,), messages=(message("self.loader"),),
+        fixed="""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        class Trainer:
+            def __init__(self, model, optimizer, train_set):
+                self.model, self.optimizer = model, optimizer
+                self.loader = DataLoader(train_set, batch_size=32, shuffle=True)
+            def epoch(self):
+                for x, y in self.loader:
+                    self.optimizer.zero_grad()
+                    F.cross_entropy(self.model(x), y).backward()
+                    self.optimizer.step()
+        """),
+    # shuffle=False over a torchvision training set (stored in class order).
+    Invalid("""
+        import torch
+        from torchvision import datasets
+        train_set = datasets.CIFAR10("data", train=True, download=True)
+        train_loader = torch.utils.data.DataLoader(train_set, batch_size=128, shuffle=False)
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        """, lines=(5,), messages=(message("train_loader"),),
+        fixed="""
+        import torch
+        from torchvision import datasets
+        train_set = datasets.CIFAR10("data", train=True, download=True)
+        train_loader = torch.utils.data.DataLoader(train_set, batch_size=128, shuffle=True)
+        for x, y in train_loader:
+            optimizer.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+        """),
+    # A sampler that is None outside distributed runs.
+    Invalid("""
+        import torch
+        from torch.utils.data import DataLoader
+        sampler = torch.utils.data.distributed.DistributedSampler(ds) if distributed else None
+        loader = DataLoader(ds, batch_size=16, sampler=sampler)
+        for imgs, targets in loader:
+            optimizer.zero_grad()
+            model.loss(imgs, targets).backward()
+            optimizer.step()
+        """, lines=(5,), messages=(message("loader"),),
+        fixed="""
+        import torch
+        from torch.utils.data import DataLoader
+        sampler = torch.utils.data.distributed.DistributedSampler(ds) if distributed else None
+        loader = DataLoader(ds, batch_size=16, sampler=sampler, shuffle=True)
+        for imgs, targets in loader:
+            optimizer.zero_grad()
+            model.loss(imgs, targets).backward()
+            optimizer.step()
+        """),
+    # Through iter() and tqdm.
+    Invalid("""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        from tqdm import tqdm
+        dl = DataLoader(train_ds, batch_size=8, num_workers=2)
+        for epoch in range(2):
+            for xb, yb in tqdm(iter(dl)):
+                loss = F.mse_loss(model(xb), yb)
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+        """, lines=(5,), messages=(message("dl"),),
+        fixed="""
+        import torch.nn.functional as F
+        from torch.utils.data import DataLoader
+        from tqdm import tqdm
+        dl = DataLoader(train_ds, batch_size=8, num_workers=2, shuffle=True)
+        for epoch in range(2):
+            for xb, yb in tqdm(iter(dl)):
+                loss = F.mse_loss(model(xb), yb)
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+        """),
+    # The dataset first and only positional; batch size by keyword.
+    Invalid("""
+        import torch
+        from torch.utils.data import DataLoader
+        def run(model, opt, dataset):
+            loader = DataLoader(dataset, batch_size=64, drop_last=True, pin_memory=True)
+            for batch in loader:
+                opt.zero_grad()
+                model(**batch).loss.backward()
+                opt.step()
+        """, lines=(5,), messages=(message("loader"),),
+        fixed="""
+        import torch
+        from torch.utils.data import DataLoader
+        def run(model, opt, dataset):
+            loader = DataLoader(dataset, batch_size=64, drop_last=True, pin_memory=True, shuffle=True)
+            for batch in loader:
+                opt.zero_grad()
+                model(**batch).loss.backward()
+                opt.step()
+        """),
+]
