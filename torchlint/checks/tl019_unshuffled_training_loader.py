@@ -78,20 +78,22 @@ class UnshuffledTrainingLoader(Rule):
                                                     for v in (value.body, value.orelse))
 
     def _torchvision_dataset(self, call: cst.Call) -> bool:
-        model = self.ctx.semantic.model
+        dataset = self._dataset(call)
+        return isinstance(dataset, cst.Call) and \
+            (self.ctx.semantic.model.qualified_name(dataset.func) or "").startswith("torchvision.datasets.")
+
+    def _dataset(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The loader's dataset (its first positional argument), through a name bound once."""
         dataset = call.args[0].value if call.args and call.args[0].keyword is None else None
         if isinstance(dataset, cst.Name):
-            values = [b.value for b in model.reaching(dataset.value, dataset) if b.value is not None]
+            values = [b.value for b in self.ctx.semantic.model.reaching(dataset.value, dataset) if b.value is not None]
             dataset = values[0] if len(values) == 1 else dataset
-        return isinstance(dataset, cst.Call) and (model.qualified_name(dataset.func) or "").startswith("torchvision.datasets.")
+        return dataset
 
     def _iterable_dataset(self, call: cst.Call) -> bool:
         """The dataset is built from a class of the file that derives from ``IterableDataset``."""
         model = self.ctx.semantic.model
-        dataset = call.args[0].value if call.args and call.args[0].keyword is None else None
-        if isinstance(dataset, cst.Name):
-            values = [b.value for b in model.reaching(dataset.value, dataset) if b.value is not None]
-            dataset = values[0] if len(values) == 1 else dataset
+        dataset = self._dataset(call)
         if not isinstance(dataset, cst.Call) or not isinstance(dataset.func, cst.Name):
             return False
         info = model.class_named(dataset.func.value)
