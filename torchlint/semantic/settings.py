@@ -177,9 +177,11 @@ def takes_configuration(model: SemanticModel) -> bool:
     bypasses that configuration."""
     memo = model.memo("takes_configuration")
     if "" not in memo:
-        memo[""] = any(model.ctx.qualified_name(site.node.func) in CONFIG_CALLS for site in model.calls) \
-            or configurator_order(model) is not None \
-            or any(_setting_read(model, node) is not None or _is_argv(model, node) for node in iter_nodes(model.ctx.module))
+        memo[""] = might_take_configuration(model.ctx.text) and (
+            any(model.ctx.qualified_name(site.node.func) in CONFIG_CALLS for site in model.calls)
+            or configurator_order(model) is not None
+            or any(_setting_read(model, node) is not None or _is_argv(model, node)
+                   for node in iter_nodes(model.ctx.module) if isinstance(node, (cst.Attribute, cst.Subscript, cst.Name))))
     return memo[""]
 
 
