@@ -11,8 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, returns_activation,
-                                            single_value, values_of)
+from torchlint.semantic.activations import Outputs, Source, activation_call, activation_of, returns_activation
+from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.tree import iter_nodes
 
 

@@ -19,6 +19,7 @@ from torchlint import torch_api as api
 from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_after, replace_node
 from torchlint.rule import Option, Rule
+from torchlint.semantic.dataflow import single_value
 from torchlint.semantic.loaders import feeds_evaluation, iterated_by_training
 
 _CHOOSE_ORDER = {"shuffle", "sampler", "batch_sampler"}
@@ -48,9 +49,9 @@ class UnshuffledTrainingLoader(Rule):
             self.report(call, message(self._name(call)), fix=self._fix(call))
 
     def _fix(self, call: cst.Call) -> Fix | None:
-        stated = [a for a in call.args if a.keyword is not None and a.keyword.value == "shuffle"]
-        if stated:  # shuffle=False over a torchvision dataset
-            return Fix.unsafe("Pass shuffle=True", replace_node(self.ctx, stated[0].value, cst.Name("True")))
+        stated = api.keyword_arg(call, "shuffle")
+        if stated is not None:  # shuffle=False over a torchvision dataset
+            return Fix.unsafe("Pass shuffle=True", replace_node(self.ctx, stated.value, cst.Name("True")))
         return Fix.unsafe("Pass shuffle=True", insert_after(self.ctx, call.args[-1], ", shuffle=True")) \
             if call.args else None
 
@@ -71,9 +72,7 @@ class UnshuffledTrainingLoader(Rule):
 
     def _maybe_none(self, value: cst.BaseExpression) -> bool:
         """``X if c else None`` (yolov5's sampler outside DDP), directly or through a name."""
-        if isinstance(value, cst.Name) and value.value != "None":
-            values = [b.value for b in self.ctx.semantic.model.reaching(value.value, value) if b.value is not None]
-            value = values[0] if len(values) == 1 else value
+        value = single_value(self.ctx.semantic.model, value) or value
         return isinstance(value, cst.IfExp) and any(isinstance(v, cst.Name) and v.value == "None"
                                                     for v in (value.body, value.orelse))
 
@@ -85,10 +84,7 @@ class UnshuffledTrainingLoader(Rule):
     def _dataset(self, call: cst.Call) -> cst.BaseExpression | None:
         """The loader's dataset (its first positional argument), through a name bound once."""
         dataset = call.args[0].value if call.args and call.args[0].keyword is None else None
-        if isinstance(dataset, cst.Name):
-            values = [b.value for b in self.ctx.semantic.model.reaching(dataset.value, dataset) if b.value is not None]
-            dataset = values[0] if len(values) == 1 else dataset
-        return dataset
+        return None if dataset is None else single_value(self.ctx.semantic.model, dataset) or dataset
 
     def _iterable_dataset(self, call: cst.Call) -> bool:
         """The dataset is built from a class of the file that derives from ``IterableDataset``."""

@@ -48,6 +48,7 @@ import libcst as cst
 
 from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
+from torchlint.semantic.dataflow import single_value
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import built_by, self_attr_bindings
 from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
@@ -726,29 +727,6 @@ def _applied(model: "SemanticModel", expr: cst.Call) -> str | None:
 
 
 # -- the simple questions ---------------------------------------------------------------------
-
-def values_of(model, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """What a name or ``self.<attr>`` holds: the values of every binding it may see (empty
-    when one is no plain assignment: a parameter, an unpacking, a loop variable...)."""
-    if isinstance(expr, cst.Name):
-        bindings = model.reaching(expr.value, expr)
-    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
-        scope = model.scope_of(expr)
-        if scope.self_name != expr.value.value or scope.cls is None:
-            return []
-        bindings = self_attr_bindings(model, scope.cls, expr.attr.value)
-    else:
-        return []
-    if not bindings or any(b.kind not in ("assign", "ann") or b.value is None for b in bindings):
-        return []
-    return [b.value for b in bindings]
-
-
-def single_value(model, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-    """The one value a name or ``self.<attr>`` holds (``values_of``), else None."""
-    values = values_of(model, expr)
-    return values[0] if len(values) == 1 else None
-
 
 def activation_of(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
     """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output,

@@ -10,6 +10,8 @@
   expression computed from it. Generous on purpose: rules use it to stay silent.
   ``Flow.reads``: the first step of that (whether a stored value is read at all: TL015);
   ``Flow.onward``: the same step, reads in the storing statement included (a loop's body).
+* ``values_of`` / ``single_value``: what a name or ``self.<attr>`` holds, when every binding
+  it may see is a plain assignment (TL009's model and activation, TL019's loader and dataset).
 * ``is_plain_number``: an expression that is a Python number for sure (it carries no
   autograd graph): literals, ``x.item()``, ``len(...)``, ``float(...)``, ``x.size(0)``,
   names bound only to such values, parameters defaulting to or annotated as a number, and
@@ -26,6 +28,7 @@ import re
 import libcst as cst
 
 from torchlint.semantic.model import SemanticModel
+from torchlint.semantic.modules import self_attr_bindings
 from torchlint.torch_api import backward_target, expr_key
 from torchlint.tree import iter_nodes, unpack_targets
 
@@ -192,6 +195,29 @@ class Flow:
                     if key is not None:
                         found.setdefault(key, []).append(sub)
         return found
+
+
+def values_of(model, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a name or ``self.<attr>`` holds: the values of every binding it may see (empty
+    when one is no plain assignment: a parameter, an unpacking, a loop variable...)."""
+    if isinstance(expr, cst.Name):
+        bindings = model.reaching(expr.value, expr)
+    elif isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        scope = model.scope_of(expr)
+        if scope.self_name != expr.value.value or scope.cls is None:
+            return []
+        bindings = self_attr_bindings(model, scope.cls, expr.attr.value)
+    else:
+        return []
+    if not bindings or any(b.kind not in ("assign", "ann") or b.value is None for b in bindings):
+        return []
+    return [b.value for b in bindings]
+
+
+def single_value(model, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The one value a name or ``self.<attr>`` holds (``values_of``), else None."""
+    values = values_of(model, expr)
+    return values[0] if len(values) == 1 else None
 
 
 def is_plain_number(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0) -> bool:

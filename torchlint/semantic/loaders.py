@@ -11,8 +11,8 @@
 * ``is_evaluation_name`` / ``is_evaluation_function``: the name tests behind it.
 * ``iterated_by_training(semantic)``: the ``DataLoader(...)`` calls a training loop (one whose
   iteration runs backward and an optimizer step) iterates, directly or through
-  ``enumerate``/``tqdm``/``iter``, by a name every reaching binding of which is such a call,
-  or by ``self.<attr>`` every binding of which in the class's methods is.
+  ``enumerate``/``tqdm``/``iter``, or through a name or ``self.<attr>`` every binding of which
+  is such a call (``dataflow.values_of``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import re
 
 import libcst as cst
 
-from torchlint.semantic.modules import self_attr_bindings
+from torchlint.semantic.dataflow import values_of
 from torchlint.semantic.training import EVALUATION
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -121,21 +121,8 @@ def iterated_by_training(semantic) -> list[cst.Call]:
         while isinstance(iterable, cst.Call) and iterable.args and \
                 (model.qualified_name(iterable.func) or dotted_name(iterable.func)) in _ITER_WRAPPERS:
             iterable = iterable.args[0].value
-        if isinstance(iterable, cst.Call):
-            calls = [iterable]
-        elif isinstance(iterable, cst.Attribute) and isinstance(iterable.value, cst.Name) \
-                and model.class_of(iterable) is not None \
-                and iterable.value.value == model.scope_of(iterable).self_name:
-            bindings = self_attr_bindings(model, model.class_of(iterable), iterable.attr.value)
-            calls = [b.value for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call)]
-            if not bindings or len(calls) != len(bindings):
-                continue
-        elif isinstance(iterable, cst.Name):
-            bindings = model.reaching(iterable.value, iterable)
-            calls = [b.value for b in bindings if b.kind == "assign" and isinstance(b.value, cst.Call)]
-            if len(calls) != len(bindings):
-                continue
-        else:
+        calls = [iterable] if isinstance(iterable, cst.Call) else values_of(model, iterable)
+        if not all(isinstance(call, cst.Call) for call in calls):
             continue
         for call in calls:
             if model.qualified_name(call.func) in _DATALOADER and not any(call is c for c in found):

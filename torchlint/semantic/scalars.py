@@ -24,7 +24,7 @@ import libcst as cst
 from torchlint.semantic.model import SemanticModel
 from torchlint.semantic.modules import self_attr_bindings
 from torchlint.statements import dotted_name
-from torchlint.torch_api import expr_key, is_loss_constructor, is_loss_function, looks_like_criterion_name
+from torchlint.torch_api import expr_key, is_loss_constructor, is_loss_function, keyword_arg, looks_like_criterion_name
 
 _REDUCTIONS = {"sum", "mean", "norm", "prod"}
 _TORCH_REDUCTIONS = {"torch.sum", "torch.mean", "torch.norm", "torch.prod"}
@@ -76,7 +76,7 @@ def _zero_dim_call(ctx, model: SemanticModel, call: cst.Call, depth: int) -> boo
         return False
     if is_loss_function(ctx, func):
         return True
-    return _is_criterion(ctx, model, func, depth)
+    return _is_criterion(ctx, model, func)
 
 
 def _maybe_tensor(model: SemanticModel, receiver: cst.BaseExpression) -> bool:
@@ -89,17 +89,13 @@ def _maybe_tensor(model: SemanticModel, receiver: cst.BaseExpression) -> bool:
 
 def _reduces_nothing(call: cst.Call) -> bool:
     """``reduction="none"`` (or ``reduce=False``) among the call's arguments."""
-    for arg in call.args:
-        name = arg.keyword.value if arg.keyword is not None else None
-        if name == "reduction" and not (isinstance(arg.value, cst.SimpleString)
-                                        and arg.value.evaluated_value in ("mean", "sum")):
-            return True
-        if name == "reduce" and not (isinstance(arg.value, cst.Name) and arg.value.value == "True"):
-            return True
-    return False
+    reduction, reduce = keyword_arg(call, "reduction"), keyword_arg(call, "reduce")
+    return reduction is not None and not (isinstance(reduction.value, cst.SimpleString)
+                                          and reduction.value.evaluated_value in ("mean", "sum")) \
+        or reduce is not None and not (isinstance(reduce.value, cst.Name) and reduce.value.value == "True")
 
 
-def _is_criterion(ctx, model: SemanticModel, func: cst.BaseExpression, depth: int) -> bool:
+def _is_criterion(ctx, model: SemanticModel, func: cst.BaseExpression) -> bool:
     """``func`` is a criterion: bound to a ``*Loss`` instance that reduces, or named as one
     where its binding is not in the file (a parameter, an attribute set elsewhere)."""
     key = expr_key(func)
