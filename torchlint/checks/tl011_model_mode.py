@@ -35,7 +35,7 @@ itself). Test files are skipped.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import libcst as cst
 
@@ -56,6 +56,9 @@ from torchlint.semantic.modes import (UNREAD, ModeLayers, built_anew, built_here
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
+
+if TYPE_CHECKING:
+    from torchlint.semantic.model import CallSite
 
 _KNOWN, _MAY = "its dropout and batch norm", "any dropout or batch norm it has"
 

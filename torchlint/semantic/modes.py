@@ -170,9 +170,9 @@ def forward_only(sem: "Analyses", info: "ClassInfo") -> set[cst.CSTNode]:
 def _stored_on_self(sem: "Analyses", call: cst.Call) -> bool:
     """``self.x = call`` (``.to(device)`` of it too): a layer built lazily, in ``forward``."""
     parent = sem.ctx.parent
-    node, above = call, parent(call)
+    above = parent(call)
     while isinstance(above, cst.Attribute) and above.attr.value in SELF_RETURNING and isinstance(parent(above), cst.Call):
-        node, above = parent(above), parent(parent(above))
+        above = parent(parent(above))
     if not isinstance(above, (cst.Assign, cst.AnnAssign)):
         return False
     self_name = sem.model.scope_of(call).self_name
@@ -457,7 +457,6 @@ def _handed_models(sem: "Analyses", call: cst.Call, at: cst.CSTNode, depth: int)
 
 def _parameter_classes(sem: "Analyses", binding, depth: int) -> list[str | None]:
     """What every same-file caller passes for the parameter ``binding`` binds."""
-    model = sem.model
     function = binding.scope.node
     if not isinstance(function, cst.FunctionDef):
         return [None]

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from torchlint.project import Project
     from torchlint.rule import Rule
     from torchlint.semantic import Analyses
-    from torchlint.semantic.model import Binding, ClassInfo, SemanticModel
+    from torchlint.semantic.model import Binding, ClassInfo, Scope, SemanticModel
 
 
 # ``nn.Parameter`` by its qualified names.

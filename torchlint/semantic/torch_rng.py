@@ -145,7 +145,7 @@ def _overwritten(sem) -> tuple[set[str], set[str]]:
     ``m.weight.data = w``, ``m.weight = nn.Parameter(w)``, ``m.weight.detach().zero_()``,
     ``m.weight.data.fill_(0)``, ``nn.init.zeros_(m.weight)``; through a loop variable of
     ``for m in model.children()`` (or ``modules()``), the model's key."""
-    model, ctx = sem.model, sem.ctx
+    ctx = sem.ctx
     found: dict[str, set[str]] = {"weight": set(), "bias": set()}
     for node in iter_nodes(ctx.module):
         if isinstance(node, cst.Attribute) and node.attr.value in found:
