@@ -255,6 +255,22 @@ def test_few_examples_and_module_evals():
     for text, expected in [("x.to(d)[0, None]", True), ("x[:8].cuda()", True), ("x[3].unsqueeze(0)", True),
                            ("x", False), ("x[:n]", False), ("x[0]", False), ("x[mask]", False), ("x[:64]", False)]:
         assert few_examples(cst.parse_expression(text)) is expected, text
+    # Code that runs once (with the model): a batch of one, a tensor written out, followed by name.
+    once = ("import torch\nx = torch.randn(1, 1, 17, 17)\nbig = torch.randn(64, 3, 8, 8)\n"
+            "t = torch.tensor([[0, 2, 1]])\nimg = load(p)\n")
+    mod = cst.parse_module(once)
+    octx = FileContext("o.py", mod, once, ImportTable("o", False))
+    Dispatcher(octx, []).run()
+    sem = octx.semantic.model
+    names = {t.targets[0].target.value: t.targets[0].target for s in mod.body for t in getattr(s, "body", [])
+             if isinstance(t, cst.Assign)}
+    assert few_examples(names["x"], sem) and few_examples(names["t"], sem)
+    assert not few_examples(names["big"], sem) and not few_examples(names["img"], sem)
+    for text, expected in [("load(p).unsqueeze(0)", True), ("img[None]", True), ("torch.rand(size=(2, 20))", True),
+                           ("torch.zeros(32, 10)", False), ("Variable(torch.LongTensor([1, 2, 3]))", True),
+                           ("torch.tensor(data)", False)]:
+        assert few_examples(cst.parse_expression(text), sem) is expected, text
+        assert few_examples(cst.parse_expression(text)) is False, text  # only picks by literals without it
     src = ("model = Net()\nmodel.eval()\nother = Net()\nother.eval()\ndef f():\n    other.train()\n"
            "if cond:\n    third.eval()\n")
     module = cst.parse_module(src)

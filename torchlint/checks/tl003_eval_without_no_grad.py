@@ -359,9 +359,13 @@ class EvalWithoutNoGrad(Rule):
     def _on_few_examples(self, call: cst.Call) -> bool:
         """A forward in no loop of one example or a handful picked by literals
         (``model(x[0, None])``, ``model(features[:8])``: a notebook's prediction shown for one
-        image): the graph it records is too small to matter (``evaluation.few_examples``)."""
+        image; in module-level code, which runs once, also a batch of one or a tensor written
+        out in the code: ``net(torch.randn(1, 1, 17, 17))``): the graph it records is too small
+        to matter (``evaluation.few_examples``)."""
         args = [a.value for a in call.args if a.keyword is None and a.star == ""]
-        return bool(args) and not self.ctx.enclosing_loops(call) and few_examples(args[0])
+        once = self.ctx.semantic.model.scope_of(call).function() is None
+        return bool(args) and not self.ctx.enclosing_loops(call) \
+            and few_examples(args[0], self.ctx.semantic.model if once else None)
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.dataflow import gradient_target
+from torchlint.semantic.dataflow import gradient_target, single_value
 from torchlint.semantic.gradmode import function_key
 from torchlint.semantic.literals import numeric_value
 from torchlint.statements import dotted_name
@@ -341,16 +341,88 @@ _FEW = 16  # examples a literal slice may pick and still be "a handful"
 _MOVES = frozenset(("to", "cuda", "cpu", "float", "half", "double", "contiguous", "unsqueeze", "view", "reshape"))
 
 
-def few_examples(expr: cst.BaseExpression) -> bool:
-    """``expr`` is one example, or at most a few picked by literals: ``x[0, None]``,
-    ``x[i][None]``, ``x[0].unsqueeze(0)``, ``x[:8]``, ``x[2:4]``, also behind ``.to(device)``,
-    ``.cuda()``, ``.float()`` (either side of the indexing)."""
-    node = expr
+def few_examples(expr: cst.BaseExpression, model=None, depth: int = 0) -> bool:
+    """``expr`` is one example, or at most a few picked or written by literals: ``x[0, None]``,
+    ``x[i][None]``, ``x[0].unsqueeze(0)``, ``x[:8]``, ``x[2:4]``, a batch of one made with
+    ``.unsqueeze(0)`` or ``[None]`` (``transform(image).unsqueeze(0)``), a tensor written out
+    in the code (``torch.tensor([[0, 2, 1]])``) or made with a literal shape of a handful of
+    rows (``torch.randn(1, 1, 17, 17)``, ``torch.rand(size=(2, 20))``), also behind
+    ``.to(device)``, ``.cuda()``, ``.float()`` (either side of the indexing) and ``Variable(...)``.
+    Only the forms picked by literals count without the semantic ``model`` (a function may be
+    called for every image of a folder: ``predict(image.unsqueeze(0))``); with it (code that
+    runs once: a script's or notebook's module-level code), the others count too and a name is
+    followed to the one value it holds (``dataflow.single_value``): ``x = torch.randn(1, 3, 8,
+    8)`` then ``net(x)``."""
+    node = _unwrapped(expr) if model is not None else expr
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
         if node.func.attr.value == "unsqueeze" and node.args and numeric_value(node.args[0].value) == 0:
-            return _indexed_by_literal(node.func.value, single=True)
-        node = node.func.value
-    return _indexed_by_literal(node, single=False)
+            return model is not None or _indexed_by_literal(node.func.value, single=True)
+        node = _unwrapped(node.func.value) if model is not None else node.func.value
+    if _indexed_by_literal(node, single=False):
+        return True
+    if model is None:
+        return False
+    if _batch_of_one(node) or _written_out(node):
+        return True
+    if isinstance(node, cst.Subscript) and depth < 3:  # indexing a handful keeps a handful
+        return few_examples(node.value, model, depth + 1)
+    if depth < 3 and isinstance(node, cst.Name):
+        value = single_value(model, node)
+        return value is not None and few_examples(value, model, depth + 1)
+    return False
+
+
+# Wrappers that hand their argument on unchanged in size.
+_WRAPPERS = frozenset(("Variable", "autograd.Variable", "torch.autograd.Variable"))
+# torch functions that make a tensor of a literal shape, and those that take literal data.
+_SHAPED = frozenset(("randn", "rand", "zeros", "ones", "empty", "randint", "full", "normal"))
+_FROM_DATA = frozenset(("tensor", "as_tensor", "Tensor", "FloatTensor", "LongTensor", "DoubleTensor", "IntTensor",
+                        "BoolTensor", "ByteTensor"))
+
+
+def _unwrapped(node: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(node, cst.Call) and dotted_name(node.func) in _WRAPPERS and node.args:
+        node = node.args[0].value
+    return node
+
+
+def _batch_of_one(node: cst.BaseExpression) -> bool:
+    """``x[None]``, ``x[None, ...]``: a batch dimension of one added."""
+    if not isinstance(node, cst.Subscript) or not node.slice:
+        return False
+    first = node.slice[0].slice
+    return isinstance(first, cst.Index) and isinstance(first.value, cst.Name) and first.value.value == "None"
+
+
+def _torch_last(node: cst.BaseExpression) -> str | None:
+    name = dotted_name(node.func) if isinstance(node, cst.Call) else None
+    if not name or not name.startswith("torch."):
+        return None
+    return name.rsplit(".", 1)[-1]
+
+
+def _written_out(node: cst.BaseExpression) -> bool:
+    """A torch tensor whose data is a literal list in the code, or whose literal shape has a
+    handful of rows at most."""
+    last = _torch_last(node)
+    if last is None or not node.args:
+        return False
+    first = node.args[0].value
+    if last in _FROM_DATA:
+        return isinstance(first, (cst.List, cst.Tuple)) and 0 < len(first.elements) <= _FEW and all(
+            not isinstance(e, cst.StarredElement) for e in first.elements)
+    if last not in _SHAPED:
+        return False
+    size = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"), None)
+    if size is None:
+        size = first if node.args[0].keyword is None else None
+    if last in ("randint", "full", "normal"):
+        size = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"), None) \
+            if last != "full" else (first if node.args[0].keyword is None else size)
+    if isinstance(size, (cst.Tuple, cst.List)):
+        size = size.elements[0].value if size.elements else None
+    rows = numeric_value(size) if size is not None else None
+    return rows is not None and 0 < rows <= _FEW
 
 
 def _indexed_by_literal(node: cst.BaseExpression, single: bool) -> bool:

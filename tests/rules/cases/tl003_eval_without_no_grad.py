@@ -367,10 +367,61 @@ VALID = [
     "    logits, probas = model(features.to(device)[0, None])\n"
     "    _, predictions = model.forward(features[:8].to(device))\n"
     "    print(probas, predictions)\n",
+    # A notebook's module-level code runs once: a batch of one, or a tensor written out in the
+    # code, forwarded to look at the output records too little to report.
+    "import torch\n"
+    "net = Net()\n"
+    "net = net.eval()\n"
+    "test = make_sequence('Everybody ate the apple'.split(), word_to_idx).unsqueeze(0)\n"
+    "out = net(test)\n",
+    "import torch\n"
+    "from torch.autograd import Variable\n"
+    "model = GPT(config)\n"
+    "model.eval()\n"
+    "inp = torch.tensor([[0, 0, 2, 1, 0, 1, 2]], dtype=torch.long)\n"
+    "logits, _ = model(Variable(inp[:, [0]]))\n",
+    "import torch\n"
+    "clone = MLP()\n"
+    "clone.load_state_dict(torch.load('mlp.params'))\n"
+    "clone.eval()\n"
+    "x = torch.randn(size=(2, 20))\n"
+    "yclone = clone(x)\n",
+    "import torch\n"
+    "import torchvision\n\n"
+    "model = torchvision.models.resnet18(weights='DEFAULT')\n"
+    "model.eval()\n"
+    "pred = model(torch.randn(1, 3, 224, 224)).argmax()\n"
+    "torch.set_grad_enabled(False)\n",
 ]
 
 
 INVALID = [
+    # In a function, a batch of one may be every image of a folder (``predict`` in a loop
+    # elsewhere); at module level, a whole dataset or a batch of 64 written out is no handful.
+    Invalid(
+        "import torch\n"
+        "def infer(net, X):\n"
+        "    net.eval()\n"
+        "    anchors, cls, bb = net(X.unsqueeze(0))\n"
+        "    return bb.detach()\n"
+        "net = SSD()\n"
+        "net.eval()\n"
+        "x = torch.randn(64, 3, 224, 224)\n"
+        "out = net(x)\n"
+        "data = torch.from_numpy(data_X.reshape(-1, 1, 2))\n"
+        "pred = net(data)\n",
+        lines=(4, 9),
+        messages=(
+            "`net(...)` runs after `net.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+            "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+            "`net(...)` runs after `net.eval()` (line 7) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+            "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
     # The same inference API reached only from plain functions (one of them merely named
     # ``forward``, outside any class): an evaluation outside no_grad.
     Invalid(
@@ -597,13 +648,14 @@ INVALID = [
             "`torch.inference_mode()`)",
         ),
     ),
-    # Module-level script; set_grad_enabled only after the forward.
+    # Module-level script; set_grad_enabled only after the forward (of a real batch: one
+    # made-up image forwarded once is a look-alike, in VALID).
     Invalid(
         "import torch\n"
         "import torchvision\n\n"
         "model = torchvision.models.resnet18(weights='DEFAULT')\n"
         "model.eval()\n"
-        "pred = model(torch.randn(1, 3, 224, 224)).argmax()\n"
+        "pred = model(next(iter(loader))[0]).argmax()\n"
         "torch.set_grad_enabled(False)\n",
         lines=(6,),
         messages=(
