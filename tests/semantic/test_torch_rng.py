@@ -49,3 +49,25 @@ def test_no_draw(src):
 ])
 def test_draws(src):
     assert draws(src)
+
+
+@pytest.mark.parametrize("src, convex", [
+    ("import torch\nm = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n", True),
+    ("import torch\nclass LR(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.linear = torch.nn.Linear(4, 1)\n    def forward(self, x):\n"
+     "        return torch.sigmoid(self.linear(x))\nmodel = LR()\n", True),
+    # two layers: a network, not a convex fit; one layer but other draws
+    ("import torch\nm = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))\n", False),
+    ("import torch\nm = torch.nn.Linear(2, 1)\nx = torch.randn(10, 2)\n", False),
+    ("import torch\nm = torch.nn.Linear(2, 1)\nd = torch.nn.Dropout(0.5)\n", False),
+    ("import torch\nm = torch.nn.Linear(2, 1)\nl = torch.utils.data.DataLoader([1], shuffle=True)\n", False),
+    ("import torch\nm = torch.nn.Embedding(10, 2)\n", False),
+    ("import torch\nw = torch.zeros(3, requires_grad=True)\n", False),  # draws nothing at all
+])
+def test_only_starts_a_convex_fit(src, convex):
+    from torchlint.semantic.torch_rng import only_starts_a_convex_fit
+
+    src = textwrap.dedent(src)
+    ctx = FileContext("m.py", cst.parse_module(src), src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    assert only_starts_a_convex_fit(ctx.semantic) is convex

@@ -36,7 +36,7 @@ from torchlint.semantic.entry import first_line, is_main_guard, top_statement
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, FUNCTION, MODULE
 from torchlint.semantic.runs import optimises_inputs
-from torchlint.semantic.torch_rng import draws_from_torch
+from torchlint.semantic.torch_rng import draws_from_torch, only_starts_a_convex_fit
 from torchlint.semantic.seeding import (ALL_GENERATORS, EXTERNAL_ROOTS, NUMPY, OBJECT_SEED_METHODS, RANDOM, TORCH,
                                         display_use, known_generators, random_use, seedish, shuffling_loader,
                                         unseeded_random_split)
@@ -307,8 +307,8 @@ class MissingSeed(Rule):
             methods |= unit.methods
             split = split or unit.split
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
-        if TORCH in needs and not draws_from_torch(self.ctx.semantic):
-            needs.remove(TORCH)  # nothing draws from torch's generator: every run gives the same numbers
+        if TORCH in needs and (not draws_from_torch(self.ctx.semantic) or only_starts_a_convex_fit(self.ctx.semantic)):
+            needs.remove(TORCH)  # every run gives the same numbers, or converges to the same fit
         if not needs or (not trains.get(at) and not imported) or optimises_inputs(self.ctx.semantic):
             return None  # (optimising an input tensor of a fixed model is no training run)
         entry = {"at": self._place(at), "trains": bool(trains.get(at)), "builds": builds, "needs": needs,

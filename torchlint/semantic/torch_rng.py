@@ -12,7 +12,10 @@ torchlint cannot see (a project module, a model library) and no name it cannot r
 star import, a value from nowhere: the model may come from there): those may draw. A full-batch fit
 of a zero-initialised tensor (``w = torch.tensor(0.0, requires_grad=True)``) or of a linear
 layer whose weights are set from numpy gives the same numbers on every run: seeding torch
-changes nothing there (TL006).
+changes nothing there (TL006). ``only_starts_a_convex_fit(sem)``: the one draw initialises
+the single ``nn.Linear`` the file builds and nothing else draws (linear or logistic regression,
+full batch or an unshuffled loader): the fit is convex, where it starts does not change where
+it ends, and a seed changes nothing that matters either.
 """
 
 from __future__ import annotations
@@ -56,12 +59,12 @@ def draws_from_torch(sem) -> bool:
     memo = model.memo("draws_from_torch")
     if "" not in memo:
         memo[""] = _draws(sem)
-    return memo[""]
+    return bool(memo[""])
 
 
-def _draws(sem) -> bool:
+def _draws(sem) -> bool | str:
     model, ctx = sem.model, sem.ctx
-    layers: list[tuple[str | None, bool]] = []  # (owner key, has a bias) of each random layer built
+    layers: list[tuple[str | None, bool, str]] = []  # (owner key, has a bias, class) of each random layer built
     for site in model.calls:
         call = site.node
         func = call.func
@@ -88,13 +91,28 @@ def _draws(sem) -> bool:
         if rest.startswith("nn.") and _RANDOM_LAYER.search(last):
             bias = not any(a.keyword is not None and a.keyword.value == "bias" and is_false_literal(a.value)
                            for a in call.args)
-            layers.append((_owner(ctx, call), bias))
+            layers.append((_owner(ctx, call), bias, last))
     if _unresolved_names(sem):
         return True
     if not layers:
         return False
     weights, biases = _overwritten(sem)
-    return any(owner is None or owner not in weights or bias and owner not in biases for owner, bias in layers)
+    drawn = [last for owner, bias, last in layers if owner is None or owner not in weights or bias and owner not in biases]
+    if not drawn:
+        return False
+    return CONVEX if len(layers) == 1 and drawn == ["Linear"] else True
+
+
+CONVEX = "convex"  # ``_draws``: the one draw is the initialisation of a single nn.Linear
+
+
+def only_starts_a_convex_fit(sem) -> bool:
+    """The file draws from torch's generator (``draws_from_torch``) only to initialise the one
+    layer it builds, a single ``nn.Linear`` (linear or logistic regression; nothing else
+    draws: no dropout, no shuffling loader, no random data): the fit is convex, and where it
+    starts does not change where it ends, so a seed changes nothing that matters (TL006)."""
+    draws_from_torch(sem)
+    return sem.model.memo("draws_from_torch")[""] == CONVEX
 
 
 _BUILTINS = frozenset(dir(builtins)) | {"__name__", "__file__", "display", "get_ipython"}

@@ -267,6 +267,42 @@ VALID = [
         "    loss.backward()\n"
         "    optimizer.step()\n"
     ),
+    # The one layer is a single nn.Linear and nothing else draws (no dropout, no shuffling, no
+    # random data): linear or logistic regression, a convex fit that ends where it ends
+    # whatever the initialisation (semantic.torch_rng.only_starts_a_convex_fit).
+    Valid(
+        "import torch\n\n"
+        "x_train = torch.tensor([[3.3], [4.4], [5.5], [6.71]])\n"
+        "y_train = torch.tensor([[1.7], [2.76], [2.09], [3.19]])\n"
+        "model = torch.nn.Linear(1, 1)\n"
+        "criterion = torch.nn.MSELoss()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.001)\n"
+        "for epoch in range(60):\n"
+        "    loss = criterion(model(x_train), y_train)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+    ),
+    Valid(
+        "import numpy as np\n"
+        "import torch\n\n"
+        "class LogisticRegression(torch.nn.Module):\n"
+        "    def __init__(self, n_features):\n"
+        "        super().__init__()\n"
+        "        self.linear = torch.nn.Linear(n_features, 1)\n\n"
+        "    def forward(self, x):\n"
+        "        return torch.sigmoid(self.linear(x))\n\n"
+        "data = np.loadtxt('breast_cancer.csv', delimiter=',', dtype=np.float32)\n"
+        "X_train, y_train = torch.from_numpy(data[:, :-1]), torch.from_numpy(data[:, -1:])\n"
+        "model = LogisticRegression(30)\n"
+        "criterion = torch.nn.BCELoss()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+        "for epoch in range(100):\n"
+        "    loss = criterion(model(X_train), y_train)\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "    optimizer.zero_grad()\n"
+    ),
     # Style transfer with the generated image wrapped in an nn.Module of nn.Parameters only: an
     # input being optimised through a pretrained network, no training run.
     Valid(
@@ -325,6 +361,43 @@ INVALID = [
         ),
         path="tests/test_checkpointing.py",
         options={"skip-tests": False},
+    ),
+    # A single linear layer trained on shuffled mini-batches, and a two-layer network on a full
+    # batch: the seed matters (the order of the batches; a non-convex fit).
+    Invalid(
+        "import torch\n\n"
+        "model = torch.nn.Linear(784, 10)\n"
+        "loader = torch.utils.data.DataLoader(train_set, batch_size=100, shuffle=True)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+        "for x, y in loader:\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x.view(-1, 784)), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        lines=(6,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    Invalid(
+        "import torch\n\n"
+        "x = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])\n"
+        "y = torch.tensor([[0.0], [1.0], [1.0], [0.0]])\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(1000):\n"
+        "    loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        lines=(7,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
     ),
     # The fixture's shape: loop in train(), called from the main block.
     Invalid(
