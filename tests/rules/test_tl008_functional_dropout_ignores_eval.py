@@ -42,3 +42,36 @@ def test_module_through_a_base_in_another_file():
 def test_base_that_is_no_module_stays_silent():
     base = "class Base:\n    pass\n"
     assert lint_tree({"pkg/base.py": base, "pkg/models.py": MODEL}, select=["TL008"]) == []
+
+
+def _notebook(*cells: str) -> str:
+    import json
+
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                  "source": cell.splitlines(keepends=True)} for cell in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+_DECODER = (
+    "import torch.nn as nn\n"
+    "import torch.nn.functional as F\n"
+    "class MLPDecoder(nn.Module):\n"
+    "    def __init__(self, n_in, n_out, do_prob=0.0):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(n_in, n_out)\n"
+    "        self.dropout_prob = do_prob\n"
+    "    def forward(self, x):\n"
+    "        return F.dropout(self.fc(x), self.dropout_prob)\n")
+
+
+def test_notebook_rate_always_zero_is_silent_and_one_rate_reports():
+    """In a notebook every construction is in view: a ``do_prob=0.0`` default no construction
+    overrides drops nothing in any mode (semantic.modes.rate_always_zero); one construction
+    with a rate is reported, in the cell and line of the call."""
+    silent = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\n")},
+                       select=["TL008"], dedent=False)
+    assert silent == []
+    found = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\n",
+                                                 "other = MLPDecoder(16, 4, do_prob=0.5)\n")},
+                      select=["TL008"], dedent=False)
+    assert [(f.line, f.message) for f in found] == [(9, message("F.dropout", "MLPDecoder", "dropout"))]

@@ -396,3 +396,20 @@ def test_fresh_and_attention_dropout():
     assert modes.fresh_dropout(sem.model, site(sem, "nn.Dropout(0.5)(x)").node) == "Dropout"
     assert modes.attention_dropout(site(sem, "F.scaled_dot_product_attention(q, k, v, dropout_p=0.1)").node) is not None
     assert modes.attention_dropout(site(sem, "F.scaled_dot_product_attention(q, k, v, dropout_p=0.0)").node) is None
+
+
+@pytest.mark.parametrize("construct, path, zero", [
+    ("d = Dec()\n", "nb.ipynb", True),                       # the default, never overridden
+    ("d = Dec(do_prob=0)\n", "nb.ipynb", True),               # a literal zero given
+    ("d = Dec(do_prob=0.5)\n", "nb.ipynb", False),            # a rate given
+    ("d = Dec(do_prob=args.p)\n", "nb.ipynb", False),         # a rate from elsewhere
+    ("d = Dec()\n", "m.py", False),                           # another module may construct it
+])
+def test_rate_always_zero(construct, path, zero):
+    src = ("import torch.nn.functional as F\nclass Dec:\n    def __init__(self, do_prob=0.0):\n"
+           "        self.p = do_prob\n    def forward(self, x):\n        return F.dropout(x, self.p)\n" + construct)
+    module = cst.parse_module(src)
+    ctx = FileContext(path, module, src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    call = next(s.node for s in ctx.semantic.model.calls if code(ctx.semantic, s.node).startswith("F.dropout"))
+    assert modes.rate_always_zero(ctx.semantic, call) is zero

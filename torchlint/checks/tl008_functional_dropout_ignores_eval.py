@@ -35,7 +35,8 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.modes import attention_dropout, fresh_dropout, mode_guarded, rate_off_outside_training
+from torchlint.semantic.modes import (attention_dropout, fresh_dropout, mode_guarded, rate_always_zero,
+                                      rate_off_outside_training)
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
@@ -97,14 +98,15 @@ class FunctionalDropoutIgnoresEval(Rule):
                 continue
             if qualified == _ATTENTION:
                 rate = attention_dropout(call)
-                if rate is not None and not mode_guarded(sem, call) and not rate_off_outside_training(sem, call, rate):
+                if rate is not None and not mode_guarded(sem, call) and not rate_off_outside_training(sem, call, rate) \
+                        and not rate_always_zero(sem, call, rate):
                     found.append(pending(self.ctx, info, call,
                                          attention_message(dotted_name(call.func) or "scaled_dot_product_attention",
                                                            info.name)))
                 continue
             function = functional_dropout(qualified)
             if function is None or _passes_training(call) or mode_guarded(sem, call) \
-                    or rate_off_outside_training(sem, call):
+                    or rate_off_outside_training(sem, call) or rate_always_zero(sem, call):
                 continue
             # no comment or docstring exempts a call: training=True is how the code says it stays on
             written = dotted_name(call.func) or function

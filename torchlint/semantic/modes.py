@@ -46,6 +46,7 @@ from torchlint import torch_api as api
 from torchlint.libraries import UTILITY_ROOTS, root
 from torchlint.semantic import epochs
 from torchlint.semantic.callgraph import argument_name, enclosing_function, passed_argument
+from torchlint.semantic.constructors import origins
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import RUNNERS, self_attr_bindings
 from torchlint.semantic.runs import over_tensors
@@ -871,6 +872,25 @@ def rate_off_outside_training(sem: "Analyses", call: cst.Call, rate: cst.BaseExp
         if _zero(value) and any(isinstance(anc, cst.If) and _reads_mode(anc.test) for anc in ctx.ancestors(binding.node)):
             return True
     return False
+
+
+def rate_always_zero(sem: "Analyses", call: cst.Call, rate: cst.BaseExpression | None = None) -> bool:
+    """The rate (as ``rate_off_outside_training`` finds it) is zero in every way the code
+    gives it: followed through names, ``self.`` attributes and the constructor's parameters to
+    what the file passes (``constructors.origins``), every value is a literal zero, such as a
+    ``do_prob=0.0`` default no construction overrides. Where another module may construct
+    the class (a ``.py`` file's module-level class), that is not known, so it is False; a
+    notebook's classes are constructed in the notebook alone."""
+    if rate is None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        arg = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
+        if arg is None:
+            return False  # F.dropout's own default is 0.5
+        rate = arg.value
+    found = origins(sem, rate, call)
+    if found.unknown or not found.values or found.entries and not sem.ctx.path.endswith(".ipynb"):
+        return False
+    return all(_zero(value) for value, _ in found.values)
 
 
 def _zero(expr: cst.BaseExpression | None) -> bool:

@@ -648,3 +648,33 @@ VALID += [
                 return self.fc(self.drop(x.flatten(1)))
         """,
 ]
+
+INVALID += [
+    # A module's class (another module may construct it with a rate; a notebook's, with every
+    # rate it is given a literal zero, is not reported: test_tl008's notebook test).
+    Invalid("""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class MLPDecoder(nn.Module):
+            def __init__(self, n_in, n_out, do_prob=0.0):
+                super().__init__()
+                self.fc = nn.Linear(n_in, n_out)
+                self.dropout_prob = do_prob
+            def forward(self, x):
+                return F.dropout(self.fc(x), self.dropout_prob)
+        decoder = MLPDecoder(16, 4)
+        """,
+        lines=(10,), messages=(message("F.dropout", "MLPDecoder", "dropout"),),
+        fixed="""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class MLPDecoder(nn.Module):
+            def __init__(self, n_in, n_out, do_prob=0.0):
+                super().__init__()
+                self.fc = nn.Linear(n_in, n_out)
+                self.dropout_prob = do_prob
+            def forward(self, x):
+                return F.dropout(self.fc(x), self.dropout_prob, training=self.training)
+        decoder = MLPDecoder(16, 4)
+        """),
+]
