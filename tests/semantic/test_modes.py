@@ -413,3 +413,20 @@ def test_rate_always_zero(construct, path, zero):
     Dispatcher(ctx, []).run()
     call = next(s.node for s in ctx.semantic.model.calls if code(ctx.semantic, s.node).startswith("F.dropout"))
     assert modes.rate_always_zero(ctx.semantic, call) is zero
+
+
+@pytest.mark.parametrize("src, given", [
+    ("class N:\n    def forward(self, x, d):\n        return F.dropout(x, d)\n", True),
+    ("class N:\n    def forward(self, x, d):\n        return nn.Dropout(d)(x)\n", True),
+    ("class N:\n    def forward(self, x):\n        return F.dropout(x, self.p)\n", False),
+    ("def helper(x, d):\n    return F.dropout(x, d)\n", False),
+    ("class N:\n    def forward(self, x, d):\n        d = d * 2\n        return F.dropout(x, d)\n", False),
+])
+def test_rate_given_per_call(src, given):
+    src = "import torch.nn as nn\nimport torch.nn.functional as F\n" + src
+    module = cst.parse_module(src)
+    ctx = FileContext("m.py", module, src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    dropouts = [s.node for s in ctx.semantic.model.calls if "ropout(" in code(ctx.semantic, s.node)]
+    call = max(dropouts, key=lambda c: len(code(ctx.semantic, c)))  # nn.Dropout(d)(x), not nn.Dropout(d)
+    assert modes.rate_given_per_call(ctx.semantic, call) is given

@@ -36,7 +36,7 @@ from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.modes import (attention_dropout, fresh_dropout, mode_guarded, rate_always_zero,
-                                      rate_off_outside_training)
+                                      rate_given_per_call, rate_off_outside_training)
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
@@ -94,6 +94,8 @@ class FunctionalDropoutIgnoresEval(Rule):
             qualified = model.qualified_name(call.func)
             fresh = fresh_dropout(model, call)
             if fresh is not None:  # nn.Dropout(p)(x) in forward
+                if rate_given_per_call(sem, call) or rate_always_zero(sem, call):
+                    continue
                 found.append(pending(self.ctx, info, call, fresh_layer_message(fresh, info.name)))
                 continue
             if qualified == _ATTENTION:
@@ -106,7 +108,8 @@ class FunctionalDropoutIgnoresEval(Rule):
                 continue
             function = functional_dropout(qualified)
             if function is None or _passes_training(call) or mode_guarded(sem, call) \
-                    or rate_off_outside_training(sem, call) or rate_always_zero(sem, call):
+                    or rate_off_outside_training(sem, call) or rate_always_zero(sem, call) \
+                    or rate_given_per_call(sem, call):
                 continue
             # no comment or docstring exempts a call: training=True is how the code says it stays on
             written = dotted_name(call.func) or function

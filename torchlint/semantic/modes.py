@@ -874,6 +874,32 @@ def rate_off_outside_training(sem: "Analyses", call: cst.Call, rate: cst.BaseExp
     return False
 
 
+def dropout_rate(call: cst.Call) -> cst.BaseExpression | None:
+    """The rate a functional dropout is given (``p``, by keyword or second positional), or the
+    one a layer built on the spot is (``nn.Dropout(p)(x)``); None where it is not written."""
+    if isinstance(call.func, cst.Call):
+        call = call.func
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        arg = api.keyword_arg(call, "p") or (positional[0] if positional else None)
+        return arg.value if arg is not None else None
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    arg = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
+    return arg.value if arg is not None else None
+
+
+def rate_given_per_call(sem: "Analyses", call: cst.Call, rate: cst.BaseExpression | None = None) -> bool:
+    """The rate is a parameter of the module's ``forward`` itself (``def forward(self, x, d)``
+    ... ``nn.Dropout(d)(x)``): whoever calls the model chooses the rate at every call (``0.0``
+    for evaluation), not the module's mode, so ``model.eval()`` is not how it is turned off."""
+    rate = dropout_rate(call) if rate is None else rate
+    if not isinstance(rate, cst.Name):
+        return False
+    bindings = sem.model.reaching(rate.value, call)
+    return bool(bindings) and all(
+        b.kind == "param" and isinstance(b.scope.node, cst.FunctionDef) and b.scope.node.name.value == "forward"
+        for b in bindings)
+
+
 def rate_always_zero(sem: "Analyses", call: cst.Call, rate: cst.BaseExpression | None = None) -> bool:
     """The rate (as ``rate_off_outside_training`` finds it) is zero in every way the code
     gives it: followed through names, ``self.`` attributes and the constructor's parameters to
@@ -881,12 +907,9 @@ def rate_always_zero(sem: "Analyses", call: cst.Call, rate: cst.BaseExpression |
     ``do_prob=0.0`` default no construction overrides. Where another module may construct
     the class (a ``.py`` file's module-level class), that is not known, so it is False; a
     notebook's classes are constructed in the notebook alone."""
+    rate = dropout_rate(call) if rate is None else rate
     if rate is None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        arg = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
-        if arg is None:
-            return False  # F.dropout's own default is 0.5
-        rate = arg.value
+        return False  # the defaults are 0.5
     found = origins(sem, rate, call)
     if found.unknown or not found.values or found.entries and not sem.ctx.path.endswith(".ipynb"):
         return False

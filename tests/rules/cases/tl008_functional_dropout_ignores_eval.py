@@ -678,3 +678,39 @@ INVALID += [
         decoder = MLPDecoder(16, 4)
         """),
 ]
+
+VALID += [
+    # The rate is a parameter of forward itself: whoever calls the model chooses it at every
+    # call (0.0 for the test pass), not the module's mode (semantic.modes.rate_given_per_call).
+    """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class GraphConvNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(64, 10)
+            def forward(self, x, d, L):
+                x = nn.Dropout(d)(x)
+                return F.dropout(self.fc(L @ x), d)
+        net = GraphConvNet()
+        y = net(train_x, 0.5, L)
+        y_test = net(test_x, 0.0, L)
+        """,
+]
+
+INVALID += [
+    # A helper's parameter is not the caller's choice: forward hands it the module's own rate.
+    Invalid("""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        def block(x, p):
+            return F.dropout(x, p)
+        class Net(nn.Module):
+            def __init__(self, p):
+                super().__init__()
+                self.p = p
+            def forward(self, x):
+                return block(x, self.p)
+        """,
+        lines=(5,), messages=(message("F.dropout", "Net", "dropout"),)),
+]
