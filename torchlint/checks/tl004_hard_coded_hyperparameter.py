@@ -574,7 +574,7 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
         return None
     if file["configured"] or where == _INTERFACE:
         return _NOW, f", {_WHY}"
-    if block is not None:
+    if block is not None and where != _TOP:
         var, line, whose = block
         return _NOW, f", while {whose} names its other settings (`{var}`, line {line}): name this one with them"
     return (_PACKAGE, f", {_WHY}") if where == _BURIED else None
