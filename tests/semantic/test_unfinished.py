@@ -65,3 +65,15 @@ def test_star_import_leaves_names_unknown():
     src = "from layers import *\n" + HEAD + "        return out\n"
     _, scope, node = forward_of(src)
     assert not unfinished(scope, node)
+
+
+def test_module_level_names_returned_by_a_forward_that_uses_nothing_of_self():
+    """A notebook's exercise: ``# your code here`` and ``return output, hidden``, names a later
+    cell binds from the decoder's own result. A forward that reads a layer and returns a
+    module-level name runs as written."""
+    stub = HEAD + "        seq_len = x.shape[0]\n        return output, hidden\noutput, hidden = M()(1)\n"
+    _, scope, node = forward_of(stub)
+    assert unfinished(scope, node)
+    uses = HEAD + "        self.fc(x)\n        return output\noutput = 1\n"
+    _, scope, node = forward_of(uses)
+    assert not unfinished(scope, node)

@@ -269,7 +269,9 @@ def unfinished(scope: "Scope | None", node: cst.FunctionDef) -> bool:
     """A method that cannot run as written, an exercise template's ``forward`` whose body the
     student is to write: its body is only a bare ``return`` (or ``return None``, after a
     docstring or ``pass``); it returns a name bound nowhere (not in the function, around it, in
-    the module, nor a builtin: a ``NameError``); or it first binds a local from itself
+    the module, nor a builtin: a ``NameError``), or bound only outside it while it reads nothing
+    of ``self`` (a notebook's ``# your code here`` forward returning ``output, hidden``, names a
+    later cell binds from its result); or it first binds a local from itself
     (``y = self.proj(y)`` with no ``y`` before it: an ``UnboundLocalError``). Its layers cannot
     be used yet, so none is reported unused."""
     body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
@@ -287,11 +289,18 @@ def unfinished(scope: "Scope | None", node: cst.FunctionDef) -> bool:
         module = module.parent
     if _star_import(module.node):
         return False
+    uses_self = _reads_self(scope, node)
     for ret in scope.returns:
         for name in _returned_names(ret.value):
-            if name in _BUILTINS or any(name in s.bindings or name in s.globals
-                                        for s in _chain(scope) if s.kind != "class" or s is scope):
+            if name in _BUILTINS:
                 continue
+            if name in scope.bindings or name in scope.globals:
+                continue
+            if any(name in s.bindings or name in s.globals for s in _chain(scope.parent) if s.kind != "class"):
+                if uses_self:
+                    continue
+                # a module-level name (a notebook's ``output, hidden, attn = decoder(...)`` of a
+                # later cell) handed back by a forward that uses nothing of its module: a stub
             return True
     for key, bindings in scope.bindings.items():
         first = bindings[0]
@@ -300,6 +309,16 @@ def unfinished(scope: "Scope | None", node: cst.FunctionDef) -> bool:
         if key in _read_names(first.node.value):
             return True  # assigned in the function, so local: read before it is bound
     return False
+
+
+def _reads_self(scope: "Scope", node: cst.FunctionDef) -> bool:
+    """The method reads an attribute of ``self`` (a layer, a setting) anywhere in its body."""
+    params = node.params.params
+    if not params:
+        return False
+    me = params[0].name.value
+    return any(isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name) and n.value.value == me
+               for n in iter_nodes(node.body))
 
 
 def _read_names(value: cst.BaseExpression) -> set[str]:

@@ -962,3 +962,24 @@ INVALID = [
         ),
     ),
 ]
+
+VALID += [
+    # A notebook exercise's decoder: the forward is "# your code here" and returns names that
+    # only a later cell binds (from the decoder's own result); it reads nothing of self, so the
+    # layers are there for the code still to be written (semantic.modules.unfinished).
+    """
+        import torch.nn as nn
+        class AttnDecoderRNN(nn.Module):
+            def __init__(self, hidden_size, output_size):
+                super().__init__()
+                self.embedding = nn.Embedding(output_size, hidden_size)
+                self.gru = nn.GRU(hidden_size * 2, hidden_size)
+                self.out = nn.Linear(hidden_size * 2, output_size)
+            def forward(self, input, hidden, encoder_outputs):
+                seq_len, _, _ = encoder_outputs.shape
+                # your code here
+                return output, hidden, attn_weights
+        decoder = AttnDecoderRNN(256, 1000)
+        output, hidden, attn_weights = decoder(x, h, enc)
+        """,
+]
