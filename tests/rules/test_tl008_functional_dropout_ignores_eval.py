@@ -68,10 +68,28 @@ def test_notebook_rate_always_zero_is_silent_and_one_rate_reports():
     """In a notebook every construction is in view: a ``do_prob=0.0`` default no construction
     overrides drops nothing in any mode (semantic.modes.rate_always_zero); one construction
     with a rate is reported, in the cell and line of the call."""
-    silent = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\n")},
+    silent = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\ndecoder.eval()\n")},
                        select=["TL008"], dedent=False)
     assert silent == []
-    found = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\n",
+    found = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\ndecoder.eval()\n",
                                                  "other = MLPDecoder(16, 4, do_prob=0.5)\n")},
                       select=["TL008"], dedent=False)
     assert [(f.line, f.message) for f in found] == [(9, message("F.dropout", "MLPDecoder", "dropout"))]
+
+
+def test_module_built_and_never_evaluated_is_reported_when_another_file_imports_it():
+    """A script's class that the script only trains is left alone (the GAN discriminator);
+    another file importing the module may evaluate it, so there it is reported."""
+    gan = (
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "class D(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 1)\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(F.dropout(x, 0.3))\n"
+        "d = D()\n")
+    assert lint_tree({"gan.py": gan}, select=["TL008"]) == []
+    found = lint_tree({"gan.py": gan, "score.py": "from gan import D\nm = D()\nm.eval()\n"}, select=["TL008"])
+    assert [(f.path, f.line) for f in found] == [("gan.py", 8)]

@@ -430,3 +430,20 @@ def test_rate_given_per_call(src, given):
     dropouts = [s.node for s in ctx.semantic.model.calls if "ropout(" in code(ctx.semantic, s.node)]
     call = max(dropouts, key=lambda c: len(code(ctx.semantic, c)))  # nn.Dropout(d)(x), not nn.Dropout(d)
     assert modes.rate_given_per_call(ctx.semantic, call) is given
+
+
+@pytest.mark.parametrize("tail, idle", [
+    ("D = Disc().cuda()\nG.eval()\n", True),                    # another model switched
+    ("D = Disc().cuda()\nD.eval()\n", False),                   # this one switched
+    ("D = Disc()\ndef score(m):\n    m.eval()\nscore(D)\n", False),  # switched through a parameter
+    ("nets = [Disc()]\n", False),                               # handed on unbound
+    ("", False),                                                # built nowhere here
+    ("D = Disc()\nmodels[0].eval()\n", True),                   # a receiver unrelated to D
+])
+def test_never_switched_to_eval(tail, idle):
+    src = "import torch.nn as nn\nclass Disc(nn.Module):\n    def forward(self, x):\n        return x\n" + tail
+    module = cst.parse_module(src)
+    ctx = FileContext("m.py", module, src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    info = next(iter(ctx.semantic.model.classes.values()))
+    assert modes.never_switched_to_eval(ctx.semantic, info) is idle

@@ -35,9 +35,9 @@ from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.modes import (attention_dropout, fresh_dropout, mode_guarded, rate_always_zero,
-                                      rate_given_per_call, rate_off_outside_training)
-from torchlint.semantic.modules import forward_owners, pending, settle
+from torchlint.semantic.modes import (attention_dropout, fresh_dropout, mode_guarded, never_switched_to_eval,
+                                      rate_always_zero, rate_given_per_call, rate_off_outside_training)
+from torchlint.semantic.modules import class_key, forward_owners, pending, settle
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
 
@@ -117,6 +117,10 @@ class FunctionalDropoutIgnoresEval(Rule):
                                  self._fix(model, site, info)))
         if found:
             self.ctx.facts[self.code] = {"pending": found}
+            idle = sorted({class_key(info) for info in owners.values() if info is not None
+                           and any(p[0] == class_key(info) for p in found) and never_switched_to_eval(sem, info)})
+            if idle:
+                self.ctx.facts[self.code]["idle"] = idle
 
     def _fix(self, model, site, info) -> Fix | None:
         """``training=<self>.training`` appended to the call's arguments, where the call runs
@@ -131,7 +135,15 @@ class FunctionalDropoutIgnoresEval(Rule):
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        return settle(cls, project)
+        """The pending findings of ``nn.Module`` classes (``settle``), but not of a class its
+        file builds and never puts in evaluation mode (``modes.never_switched_to_eval``: a
+        GAN's discriminator that only trains) unless another file imports it or its module:
+        where the module is never evaluated, a dropout that ignores eval drops as it should."""
+        idle = {(r.path, q) for r in project.records for q in (r.facts.get(cls.code) or {}).get("idle", ())}
+        for finding in settle(cls, project):
+            if (finding.path, finding.extra.get("class")) in idle and not _imported_elsewhere(project, finding):
+                continue
+            yield finding
 
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
@@ -141,3 +153,14 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
 def _passes_training(call: cst.Call) -> bool:
     """``training=`` given (by keyword, third positionally, or maybe in ``**kwargs``)."""
     return keyword_arg(call, "training") is not None or len(_positional(call)) >= 3 or has_star_kwargs(call)
+
+
+def _imported_elsewhere(project, finding: Finding) -> bool:
+    """Another file of the project imports the finding's module (or anything from it)."""
+    record = next((r for r in project.records if r.path == finding.path), None)
+    if record is None or not record.module_name:
+        return True
+    name = record.module_name
+    return any(r.path != record.path and (any(q == name or q.startswith(name + ".") for q in r.imports.values())
+                                          or name in r.star_imports)
+               for r in project.records)

@@ -719,6 +719,49 @@ def switched_anywhere(sem: "Analyses", mode: str, key: str | None = None) -> boo
     return memo[(mode, key)]
 
 
+def never_switched_to_eval(sem: "Analyses", info: "ClassInfo") -> bool:
+    """The file builds ``info``'s class and nothing it builds of it can be put in evaluation
+    mode here: every construction (``D = Discriminator().to(device)``) is bound to a name or
+    ``self.`` attribute, and no switch to eval mode in the file may reach one of them
+    (``switched_anywhere``: a switch whose receiver cannot be followed counts). A GAN's
+    discriminator that only ever trains. False where the file builds none (its users are
+    elsewhere) or hands a construction on unbound (``nn.Sequential(Block())``)."""
+    model = sem.model
+    keys = []
+    for site in model.calls:
+        func = site.node.func
+        if not isinstance(func, cst.Name) or func.value != info.name:
+            continue
+        if not any(b.kind == "class" and b.node is info.node for b in model.lookup(func.value, site.scope, site.node)):
+            continue
+        key = _bound_key(sem, site.node)
+        if key is None:
+            return False
+        keys.append(key)
+    return bool(keys) and not any(switched_anywhere(sem, "eval", key) for key in keys)
+
+
+def _bound_key(sem: "Analyses", call: cst.Call) -> str | None:
+    """The name or ``self.`` attribute a construction is bound to, through self-returning
+    calls (``Net().to(device)``, ``.cuda()``); None when it goes anywhere else."""
+    node: cst.CSTNode = call
+    while True:
+        up = sem.ctx.parent(node)
+        if isinstance(up, cst.Attribute) and up.value is node:
+            call_up = sem.ctx.parent(up)
+            if isinstance(call_up, cst.Call) and call_up.func is up and up.attr.value in SELF_RETURNING:
+                node = call_up
+                continue
+            return None
+        break
+    up = sem.ctx.parent(node)
+    if isinstance(up, cst.Assign) and len(up.targets) == 1 and up.value is node:
+        return api.expr_key(up.targets[0].target)
+    if isinstance(up, cst.AnnAssign) and up.value is node:
+        return api.expr_key(up.target)
+    return None
+
+
 def model_call(sem: "Analyses", loop: "Loop") -> "CallSite | None":
     """The first call of a model in the loop (``model_key``), if any."""
     return next((site for site in sem.model.calls if loop in site.loops and model_key(sem, site) is not None), None)

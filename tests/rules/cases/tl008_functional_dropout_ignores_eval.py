@@ -663,6 +663,7 @@ INVALID += [
             def forward(self, x):
                 return F.dropout(self.fc(x), self.dropout_prob)
         decoder = MLPDecoder(16, 4)
+        decoder.eval()
         """,
         lines=(10,), messages=(message("F.dropout", "MLPDecoder", "dropout"),),
         fixed="""
@@ -676,6 +677,7 @@ INVALID += [
             def forward(self, x):
                 return F.dropout(self.fc(x), self.dropout_prob, training=self.training)
         decoder = MLPDecoder(16, 4)
+        decoder.eval()
         """),
 ]
 
@@ -713,4 +715,64 @@ INVALID += [
                 return block(x, self.p)
         """,
         lines=(5,), messages=(message("F.dropout", "Net", "dropout"),)),
+]
+
+VALID += [
+    # A GAN's discriminator that the script builds and only ever trains: nothing puts it in
+    # evaluation mode (G.eval() switches the generator), so its dropout drops as it should
+    # (semantic.modes.never_switched_to_eval; another file importing the module keeps it:
+    # test_tl008).
+    """
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Discriminator(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(784, 256)
+                self.fc2 = nn.Linear(256, 1)
+            def forward(self, x):
+                x = F.dropout(F.leaky_relu(self.fc1(x), 0.2), 0.3)
+                return self.fc2(x).sigmoid()
+        G = Generator().cuda()
+        D = Discriminator().cuda()
+        for x, _ in loader:
+            d_loss = criterion(D(x), real) + criterion(D(G(z)), fake)
+            d_loss.backward()
+        G.eval()
+        """,
+]
+
+INVALID += [
+    # The same discriminator put in evaluation mode to score samples.
+    Invalid("""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Discriminator(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(784, 256)
+                self.fc2 = nn.Linear(256, 1)
+            def forward(self, x):
+                x = F.dropout(F.leaky_relu(self.fc1(x), 0.2), 0.3)
+                return self.fc2(x).sigmoid()
+        D = Discriminator().cuda()
+        D.eval()
+        score = D(samples)
+        """,
+        lines=(10,), messages=(message("F.dropout", "Discriminator", "dropout"),),
+        fixed="""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Discriminator(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(784, 256)
+                self.fc2 = nn.Linear(256, 1)
+            def forward(self, x):
+                x = F.dropout(F.leaky_relu(self.fc1(x), 0.2), 0.3, training=self.training)
+                return self.fc2(x).sigmoid()
+        D = Discriminator().cuda()
+        D.eval()
+        score = D(samples)
+        """),
 ]
