@@ -271,9 +271,25 @@ def test_few_examples_and_module_evals():
                            ("torch.tensor(data)", False)]:
         assert few_examples(cst.parse_expression(text), sem) is expected, text
         assert few_examples(cst.parse_expression(text)) is False, text  # only picks by literals without it
+    for text, expected in [("feat_type(torch.randn(1, 1, 17, 17))", True), ("torch.cat([x, x])", False),
+                           ("transform(img).unsqueeze(0)", True), ("feat_type(x, y)", False)]:
+        assert few_examples(cst.parse_expression(text), sem) is expected, text
+
     src = ("model = Net()\nmodel.eval()\nother = Net()\nother.eval()\ndef f():\n    other.train()\n"
            "if cond:\n    third.eval()\n")
     module = cst.parse_module(src)
     ctx = FileContext("m.py", module, src, ImportTable("m", False))
     Dispatcher(ctx, []).run()
     assert set(module_evals(ctx, ctx.semantic.model)) == {"model"}
+
+
+def test_few_iterations():
+    import libcst as cst
+    from torchlint.semantic.evaluation import few_iterations
+
+    def loop(header):
+        return cst.parse_statement(header + "\n    pass\n")
+    assert few_iterations([loop("for k in range(10):")]) and few_iterations([loop("for k in range(2, 8):")])
+    assert few_iterations([])
+    assert not few_iterations([loop("for k in range(100):")]) and not few_iterations([loop("for x in loader:")])
+    assert not few_iterations([loop("for k in range(n):")]) and not few_iterations([loop("while True:")])

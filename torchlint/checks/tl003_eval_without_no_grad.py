@@ -46,7 +46,8 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
-from torchlint.semantic.evaluation import BodyEvents, differentiating_functions, few_examples, module_evals, scan_body
+from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, few_examples, few_iterations,
+                                          module_evals, scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -360,12 +361,15 @@ class EvalWithoutNoGrad(Rule):
         """A forward in no loop of one example or a handful picked by literals
         (``model(x[0, None])``, ``model(features[:8])``: a notebook's prediction shown for one
         image; in module-level code, which runs once, also a batch of one or a tensor written
-        out in the code: ``net(torch.randn(1, 1, 17, 17))``): the graph it records is too small
-        to matter (``evaluation.few_examples``)."""
+        out in the code: ``net(torch.randn(1, 1, 17, 17))``, and in loops of a handful of literal
+        steps there, ``for k in range(10)``): the graph it records is too small to matter
+        (``evaluation.few_examples``, ``few_iterations``)."""
         args = [a.value for a in call.args if a.keyword is None and a.star == ""]
         once = self.ctx.semantic.model.scope_of(call).function() is None
-        return bool(args) and not self.ctx.enclosing_loops(call) \
-            and few_examples(args[0], self.ctx.semantic.model if once else None)
+        loops = self.ctx.enclosing_loops(call)
+        if loops and not (once and few_iterations(loops)):
+            return False
+        return bool(args) and few_examples(args[0], self.ctx.semantic.model if once else None)
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be

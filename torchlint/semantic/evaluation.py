@@ -352,7 +352,7 @@ def few_examples(expr: cst.BaseExpression, model=None, depth: int = 0) -> bool:
     called for every image of a folder: ``predict(image.unsqueeze(0))``); with it (code that
     runs once: a script's or notebook's module-level code), the others count too and a name is
     followed to the one value it holds (``dataflow.single_value``): ``x = torch.randn(1, 3, 8,
-    8)`` then ``net(x)``."""
+    8)`` then ``net(x)``, also wrapped by a call of one argument (``net(feat_type(x))``)."""
     node = _unwrapped(expr) if model is not None else expr
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
         if node.func.attr.value == "unsqueeze" and node.args and numeric_value(node.args[0].value) == 0:
@@ -362,14 +362,33 @@ def few_examples(expr: cst.BaseExpression, model=None, depth: int = 0) -> bool:
         return True
     if model is None:
         return False
-    if _batch_of_one(node) or _written_out(node):
+    if _batch_of_one(node) or _written_out(node, model):
         return True
     if isinstance(node, cst.Subscript) and depth < 3:  # indexing a handful keeps a handful
         return few_examples(node.value, model, depth + 1)
+    if isinstance(node, cst.Call) and depth < 3 and len(node.args) == 1 and node.args[0].keyword is None \
+            and not node.args[0].star and not (dotted_name(node.func) or "torch.").startswith("torch."):
+        return few_examples(node.args[0].value, model, depth + 1)  # wrapped: ``feat_type(x)``, ``transform(img)``
     if depth < 3 and isinstance(node, cst.Name):
         value = single_value(model, node)
         return value is not None and few_examples(value, model, depth + 1)
     return False
+
+
+def few_iterations(loops) -> bool:
+    """Every loop of ``loops`` is a ``for`` over ``range`` of a handful of literal steps at most
+    (``for k in range(10)``): code in them runs a handful of times."""
+    for loop in loops:
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) \
+                or dotted_name(loop.iter.func) != "range" or not 1 <= len(loop.iter.args) <= 2:
+            return False
+        bounds = [numeric_value(a.value) for a in loop.iter.args]
+        if any(b is None for b in bounds):
+            return False
+        start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+        if not 0 <= stop - start <= _FEW:
+            return False
+    return True
 
 
 # Wrappers that hand their argument on unchanged in size.
@@ -401,9 +420,9 @@ def _torch_last(node: cst.BaseExpression) -> str | None:
     return name.rsplit(".", 1)[-1]
 
 
-def _written_out(node: cst.BaseExpression) -> bool:
+def _written_out(node: cst.BaseExpression, model) -> bool:
     """A torch tensor whose data is a literal list in the code, or whose literal shape has a
-    handful of rows at most."""
+    handful of rows at most (a name holding one literal counts: ``bs = 2``)."""
     last = _torch_last(node)
     if last is None or not node.args:
         return False
@@ -421,6 +440,8 @@ def _written_out(node: cst.BaseExpression) -> bool:
             if last != "full" else (first if node.args[0].keyword is None else size)
     if isinstance(size, (cst.Tuple, cst.List)):
         size = size.elements[0].value if size.elements else None
+    if isinstance(size, cst.Name):
+        size = single_value(model, size)
     rows = numeric_value(size) if size is not None else None
     return rows is not None and 0 < rows <= _FEW
 

@@ -386,6 +386,14 @@ VALID = [
     "clone.eval()\n"
     "x = torch.randn(size=(2, 20))\n"
     "yclone = clone(x)\n",
+    # A handful of literal steps over a toy input built from a literal size (a KV-cache check).
+    "import torch\n"
+    "bs = 6\n"
+    "x = torch.randn(bs, 16, 48)\n"
+    "csa = CausalSelfAttention(config)\n"
+    "csa.eval()\n"
+    "for k in range(10):\n"
+    "    out_kv, cache = csa(x[:, -k:, :])\n",
     "import torch\n"
     "import torchvision\n\n"
     "model = torchvision.models.resnet18(weights='DEFAULT')\n"
