@@ -18,6 +18,7 @@ configurable default rather than a hard-coded one.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import libcst as cst
@@ -180,8 +181,9 @@ def takes_configuration(model: SemanticModel) -> bool:
         memo[""] = might_take_configuration(model.ctx.text) and (
             any(model.ctx.qualified_name(site.node.func) in CONFIG_CALLS for site in model.calls)
             or configurator_order(model) is not None
-            or any(_setting_read(model, node) is not None or _is_argv(model, node)
-                   for node in iter_nodes(model.ctx.module) if isinstance(node, (cst.Attribute, cst.Subscript, cst.Name))))
+            or bool(setting_reads(model))
+            or "argv" in model.ctx.text and any(_is_argv(model, node) for node in iter_nodes(model.ctx.module)
+                                                if isinstance(node, (cst.Attribute, cst.Name))))
     return memo[""]
 
 
@@ -217,6 +219,30 @@ def configured_read(node: cst.CSTNode) -> str | None:
             return key
         base = base.value
     return key if isinstance(base, cst.Name) and base.value.lower() in CONFIG_NAMES else None
+
+
+# Text a setting read needs (``args.lr``, ``cfg["lr"]``, ``self.hparams.lr``): a name of
+# ``CONFIG_NAMES``, in any case, then ``.`` or ``[``. A file without it has none, and its tree
+# is not walked for them.
+_READ_TEXT = re.compile(r"(?i)(?:(?<![\w.])|(?<=self\.))(?:" + "|".join(sorted(map(re.escape, CONFIG_NAMES), key=len, reverse=True))
+                        + r")\s*[.\[]")
+
+
+def setting_reads(model: SemanticModel) -> list[tuple[cst.CSTNode, str]]:
+    """Every setting the file reads from an object named for settings (``_setting_read``), as
+    (node, setting) in source order; one walk per file, shared by ``takes_configuration`` and
+    ``configured_values``."""
+    memo = model.memo("setting_reads")
+    if "" not in memo:
+        found = []
+        if _READ_TEXT.search(model.ctx.text):
+            for node in iter_nodes(model.ctx.module):
+                if isinstance(node, (cst.Attribute, cst.Subscript)):
+                    read = _setting_read(model, node)
+                    if read is not None:
+                        found.append((node, read))
+        memo[""] = found
+    return memo[""]
 
 
 def _setting_read(model: SemanticModel, node: cst.CSTNode) -> str | None:
@@ -322,30 +348,37 @@ def configured_values(model: SemanticModel) -> dict[str, Configured]:
     if "" in memo:
         return memo[""]
 
-    names, attributes, whole = _reads(model.ctx.module)
+    # What the code reads (``_reads``: a walk of its own) is asked only where some
+    # hyperparameter is configured at all.
+    read_memo: list = []
+
+    def reads() -> tuple[set[str], set[str], bool]:
+        if not read_memo:
+            read_memo.append(_reads(model.ctx.module))
+        return read_memo[0]
+
     found: dict[str, Configured] = {}
     for key, bindings in model.module.bindings.items():
         idea = concept(key) if "." not in key and "[" not in key else None
         if idea is not None and idea not in found and any(
                 b.kind in ("assign", "ann") and b.value is not None and is_positive(numeric_value(b.value))
                 for b in bindings):
-            found[idea] = Configured(key, bindings[0].node, key in names, NAME)
+            found[idea] = Configured(key, bindings[0].node, key in reads()[0], NAME)
     for site in model.calls:
         option = _option(site.node)
         idea = concept(option[2:].replace("-", "_")) if option else None
         if idea is None:
             continue
         dest = _dest(site.node) or option[2:].replace("-", "_")
-        used = dest in attributes or bool(whole)
+        used = dest in reads()[1] or bool(reads()[2])
         # An option nothing reads counts even beside a module-level name for the same value
         # (``lr = 0.01`` under ``--lr``): that name bypasses it.
         if idea not in found or not used and found[idea].kind == NAME:
             found[idea] = Configured(option, site.node, used, OPTION)
-    for node in iter_nodes(model.ctx.module):
-        read = _setting_read(model, node)
-        idea = concept(read) if read is not None else None
+    for node, read in setting_reads(model):
+        idea = concept(read)
         if idea is not None and idea not in found:
-            found[idea] = Configured(model.ctx.module.code_for_node(node).strip(), node, read in attributes, READ)
+            found[idea] = Configured(model.ctx.module.code_for_node(node).strip(), node, read in reads()[1], READ)
     memo[""] = found
     return found
 
