@@ -396,14 +396,17 @@ def cmd_check(args: argparse.Namespace) -> int:
         directory = Path(args.cache_dir) if args.cache_dir else (settings.cache_dir or settings.root / ".torchlint_cache")
         cache = Cache(directory, settings.enabled, settings.rule_options)  # made absolute, links not followed
     transform = None
+    prestarted = None
     if args.trace:
-        from torchlint.trace.confirm import apply_trace
+        from torchlint.trace.confirm import apply_trace, prestart_trace
 
         config = str(settings.config_path) if settings.config_path else None
         paths = [f.path for f in files]
+        # the trace child imports torch while the files are analysed
+        prestarted = prestart_trace(settings.trace, config) if any(str(p).endswith(".py") for p in paths) else None
 
         def transform(findings, records):
-            return apply_trace(findings, paths, settings.trace, config, records=records,
+            return apply_trace(findings, paths, settings.trace, config, records=records, prestarted=prestarted,
                                note=(lambda text: print(f"torchlint: {text}", file=sys.stderr)) if args.verbose else None)
 
     jobs = effective_jobs(args.jobs, len(files))
@@ -434,6 +437,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+        if prestarted is not None:
+            prestarted.close()  # no-op where the trace took it
     for path, reason in result.unanalysed:  # no TL000 finding says so
         warn(path, f"{reason} (TL000, which reports such files and cells, is not selected)")
     failed: list[str] = []

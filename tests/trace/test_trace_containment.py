@@ -361,3 +361,60 @@ def test_output_tail_and_lines_are_bounded():
     assert lines.feed(b"ok\n" + b"z" * 20) == [b"ok"]
     assert len(lines.buffer) <= 8
     assert lines.feed(b"zz\nfine\n") == [b"fine"] and lines.dropped == 1
+
+
+# --------------------------------------------------------------------------- a child started ahead
+
+
+def test_a_prestarted_child_runs_the_jobs_it_is_handed_with_stdin_closed(tmp_path):
+    """``check --trace`` starts the child before it analyses (``runner.prestart``): it imports
+    torch while the files are read, then runs the jobs it is handed exactly as a child started
+    with them; user code still finds stdin at end of file (the jobs' line is not readable)."""
+    from torchlint.trace.runner import prestart
+
+    path = _model(tmp_path / "m.py", "ReadsStdin", """
+        assert sys.stdin.read() == "", "stdin is not closed"
+    """)
+    _model(path, "Plain", "pass")
+    ahead = prestart(cwd=tmp_path)
+    assert ahead is not None
+    time.sleep(0.5)  # it is importing torch meanwhile
+    jobs = [_job("stdin", path, "ReadsStdin"), _job("plain", path, "Plain")]
+    results = run_jobs(jobs, timeout=60, cwd=tmp_path, prestarted=ahead)
+    assert [results[j]["status"] for j in ("stdin", "plain")] == ["ok", "ok"], results
+    assert results["plain"]["startup_seconds"] >= 0.5  # counted from the early start
+    assert ahead.used and ahead.proc.poll() is not None  # the run took it and stopped it
+
+
+def test_a_prestarted_child_that_gets_no_job_is_stopped(tmp_path):
+    """No model to trace (or an error before the trace): closing it stops the supervisor and
+    the child that waits for its jobs; nothing is left running."""
+    from torchlint.trace.runner import prestart
+
+    ahead = prestart(cwd=tmp_path)
+    assert ahead is not None
+    deadline = time.monotonic() + 60
+    child = None
+    while child is None and time.monotonic() < deadline:  # the supervisor says "spawned" first
+        line = ahead.proc.stdout.readline()
+        event = json.loads(line) if line.strip() else {}
+        child = event.get("pid") if event.get("event") == "spawned" else None
+    assert child is not None
+    ahead.close()
+    assert ahead.proc.poll() is not None
+    _assert_gone([ahead.proc.pid, child])
+
+
+def test_a_prestarted_child_for_another_directory_is_not_used(tmp_path):
+    """``run_jobs`` uses a prestarted child only for the run it was started for (same working
+    directory, memory limit, Python); otherwise it stops it and starts its own."""
+    from torchlint.trace.runner import prestart
+
+    path = _model(tmp_path / "m.py", "Plain", "pass")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ahead = prestart(cwd=elsewhere)
+    assert ahead is not None
+    results = run_jobs([_job("plain", path, "Plain")], timeout=60, cwd=tmp_path, prestarted=ahead)
+    assert results["plain"]["status"] == "ok", results
+    assert ahead.proc.poll() is not None

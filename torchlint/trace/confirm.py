@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable
 
 from torchlint import bounded, libraries, shapes
 from torchlint import trace_settings as trace_config_mod
+from torchlint.errors import TorchlintError
 from torchlint.codes import DEVICE_MISMATCH, TENSOR_WITHOUT_DEVICE, UNUSED_LAYER
 from torchlint.finding import Finding
 from torchlint.imports import ImportTable
@@ -40,7 +41,7 @@ from torchlint.semantic.index import class_facts
 from torchlint.trace import locate, report
 from torchlint.trace.command import require_torch
 from torchlint.trace.records import TraceResult
-from torchlint.trace.runner import run_jobs
+from torchlint.trace.runner import Prestarted, prestart, run_jobs
 
 # Files never imported by ``check --trace``: importing them has side effects by design.
 _NEVER_IMPORT = {"setup.py", "conftest.py", "noxfile.py", "fabfile.py", "manage.py"}
@@ -125,23 +126,41 @@ def _warn(message: str) -> None:
     print(f"torchlint: warning: {message}", file=sys.stderr)
 
 
+def prestart_trace(trace_config: dict[str, Any] | None, config_path: str | None = None) -> Prestarted | None:
+    """For ``check --trace``: the trace child, started now so that it imports torch while the
+    files are analysed (``runner.prestart``; ``apply_trace`` hands it its jobs or closes it).
+    None where torch is not installed or the configuration is broken: ``apply_trace`` says so."""
+    try:
+        cfg = trace_config_mod.load(trace_config, config_path)
+        require_torch()
+    except TorchlintError:
+        return None
+    return prestart(memory_limit=cfg.memory_limit, cwd=Path.cwd().resolve(), warm_meta=True)
+
+
 def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[str, Any] | None,
                 config_path: str | None = None, *,
                 warn: Callable[[str], None] | None = None,
                 records: Iterable[FileRecord] | None = None,
-                note: Callable[[str], None] | None = None) -> list[Finding]:
+                note: Callable[[str], None] | None = None,
+                prestarted: Prestarted | None = None) -> list[Finding]:
     """Return ``findings`` with the trace merged in (see the module docstring).  ``records``:
     the run's file records (``check --trace``); without them the files are read here.
-    ``note`` (``check --trace -v``) hears which models were traced with which inputs."""
-    warn = warn or _warn
-    cfg = trace_config_mod.load(trace_config, config_path)
-    require_torch()
-    cwd = Path.cwd().resolve()
-    linted = {Path(f).resolve() for f in files if str(f).endswith(".py")}
-    jobs, meta = plan_jobs(linted, _records_by_path(linted, records, cwd), cfg, cwd)
-    if not jobs:
-        return list(findings)
-    results = run_jobs(jobs, timeout=cfg.timeout, memory_limit=cfg.memory_limit, cwd=cwd)
+    ``note`` (``check --trace -v``) hears which models were traced with which inputs.
+    ``prestarted`` (``prestart_trace``): the child that runs the jobs, closed where none."""
+    try:
+        warn = warn or _warn
+        cfg = trace_config_mod.load(trace_config, config_path)
+        require_torch()
+        cwd = Path.cwd().resolve()
+        linted = {Path(f).resolve() for f in files if str(f).endswith(".py")}
+        jobs, meta = plan_jobs(linted, _records_by_path(linted, records, cwd), cfg, cwd)
+        if not jobs:
+            return list(findings)
+        results = run_jobs(jobs, timeout=cfg.timeout, memory_limit=cfg.memory_limit, cwd=cwd, prestarted=prestarted)
+    finally:
+        if prestarted is not None:
+            prestarted.close()  # (run_jobs took it, or nothing will)
     usage: Usage = {}
     new: dict[tuple[str, int, int], Finding] = {}
     for job in jobs:

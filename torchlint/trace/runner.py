@@ -10,6 +10,11 @@ On a crash (``os._exit``, a signal, the OOM killer, user code killing its parent
 that was running is reported as failed and a fresh supervisor and child take the jobs that
 had not started.  Nothing the user code does by accident can hang, kill or fill the memory
 of torchlint.
+
+``check --trace`` starts the supervisor and child before it analyses the files
+(:func:`prestart`): the child sets its limits, imports torch and warms the meta kernels while
+the analysis runs, then waits on stdin for the jobs :func:`run_jobs` hands it (stdin becomes
+``/dev/null`` before any user code runs); where no job comes, closing it stops both.
 """
 
 from __future__ import annotations
@@ -199,6 +204,70 @@ def _spawn(env: dict[str, str] | None) -> subprocess.Popen[bytes]:
         env=env, start_new_session=True)
 
 
+def _request(environment: dict[str, str], python: str | None, cwd: str, memory_limit: int | None,
+             jobs: list[dict[str, Any]] | None, warm_meta: bool = True) -> dict[str, Any]:
+    """What the supervisor is first told: how to start the child and, unless the child is
+    started ahead of them (``prestart``: ``jobs`` None), the jobs."""
+    import site
+
+    return {"parent": os.getpid(), "python": python or sys.executable, "warnings": _warning_options(environment),
+            "child": {"cwd": cwd, "memory_limit": memory_limit, "jobs": jobs, "user_site": site.ENABLE_USER_SITE,
+                      "warm_meta": warm_meta}}
+
+
+def _send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+    except OSError:
+        pass  # it died at once: its (missing) exit event says so
+
+
+class Prestarted:
+    """A supervisor and its child started before the jobs are known: ``check --trace`` starts
+    one before it analyses the files, so that the child imports torch (seconds) while the
+    analysis runs; ``run_jobs(..., prestarted=it)`` then hands it the jobs. The child has its
+    address-space limit before it imports anything, as a child started with its jobs does.
+    ``close()`` (where no job comes) stops both; a run that used it closes it itself."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], mark: str, environment: dict[str, str], cwd: str,
+                 memory_limit: int | None, python: str | None):
+        self.proc, self.mark, self.environment = proc, mark, environment
+        self.cwd, self.memory_limit, self.python = cwd, memory_limit, python
+        self.spawned = time.monotonic()
+        self.used = False
+
+    def fits(self, cwd: str, memory_limit: int | None, python: str | None) -> bool:
+        """It was started for the run ``run_jobs`` is asked for."""
+        return not self.used and self.proc.poll() is None and (cwd, memory_limit, python) == (
+            self.cwd, self.memory_limit, self.python)
+
+    def close(self) -> None:
+        if not self.used:
+            self.used = True
+            _Attempt(self.proc, {}, 0.0, self.mark).stop()
+
+
+def prestart(*, memory_limit: int | None = None, cwd: str | os.PathLike[str] | None = None,
+             env: dict[str, str] | None = None, python: str | None = None,
+             warm_meta: bool = True) -> Prestarted | None:
+    """Start a supervisor and a child that imports torch and waits for its jobs (``Prestarted``);
+    None where it cannot start (``run_jobs`` then starts one itself)."""
+    import secrets
+    from pathlib import Path
+
+    cwd = str(Path(cwd or os.getcwd()).resolve())
+    mark = secrets.token_hex(16)
+    environment = child_env({**(env or {}), supervisor.MARK: mark})
+    try:
+        proc = _spawn(environment)
+    except OSError:
+        return None
+    _send(proc, _request(environment, python, cwd, memory_limit, None, warm_meta))
+    return Prestarted(proc, mark, environment, cwd, memory_limit, python)
+
+
 def run_jobs(
     jobs: list[dict[str, Any]],
     *,
@@ -207,11 +276,13 @@ def run_jobs(
     cwd: str | os.PathLike[str] | None = None,
     env: dict[str, str] | None = None,
     python: str | None = None,
+    prestarted: Prestarted | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run ``jobs`` (dicts with a unique ``id``) and return ``{id: result}`` for every job,
-    each result a :class:`~torchlint.trace.records.TraceResult` as JSON."""
+    each result a :class:`~torchlint.trace.records.TraceResult` as JSON. With ``prestarted``
+    (``prestart``, for the same ``cwd``, ``memory_limit`` and ``python``), the first attempt
+    is that child's, which may have imported torch already; a crash's retry starts a new one."""
     import secrets
-    import site
     from pathlib import Path
 
     cwd = str(Path(cwd or os.getcwd()).resolve())
@@ -219,25 +290,27 @@ def run_jobs(
     environment = child_env({**(env or {}), supervisor.MARK: mark})
     results: dict[str, dict[str, Any]] = {}
     pending = list(jobs)
+    if prestarted is not None and not (env is None and prestarted.fits(cwd, memory_limit, python)):
+        prestarted.close()  # started for another run: not this one's
+        prestarted = None
     try:
         while pending:
-            request = {"parent": os.getpid(), "python": python or sys.executable,
-                       "warnings": _warning_options(environment),
-                       "child": {"cwd": cwd, "memory_limit": memory_limit, "jobs": pending,
-                                 "user_site": site.ENABLE_USER_SITE}}
-            try:
-                proc = _spawn(environment)
-            except OSError as exc:
-                _all_failed(pending, results, "spawn", f"cannot start the trace process: {exc}")
-                break
-            attempt = _Attempt(proc, results, timeout, mark)
-            try:
-                assert proc.stdin is not None
+            if prestarted is not None:
+                proc, prestarted.used = prestarted.proc, True
+                attempt = _Attempt(proc, results, timeout, prestarted.mark)
+                attempt.spawned = prestarted.spawned
+                message: dict[str, Any] = {"jobs": pending}
+                prestarted = None
+            else:
                 try:
-                    proc.stdin.write(json.dumps(request).encode() + b"\n")
-                    proc.stdin.flush()
-                except OSError:
-                    pass  # it died at once: its (missing) exit event says so
+                    proc = _spawn(environment)
+                except OSError as exc:
+                    _all_failed(pending, results, "spawn", f"cannot start the trace process: {exc}")
+                    break
+                attempt = _Attempt(proc, results, timeout, mark)
+                message = _request(environment, python, cwd, memory_limit, pending)
+            try:
+                _send(proc, message)
                 timed_out = _watch(attempt)
             except BaseException:
                 attempt.stop()  # Ctrl-C or SIGTERM in torchlint
@@ -248,6 +321,9 @@ def run_jobs(
     except Terminated:  # SIGTERM (``cli``): the attempt's processes were stopped on the way out
         raise TraceTerminated("terminated by SIGTERM; the trace and every process it started "
                               "were stopped") from None
+    finally:
+        if prestarted is not None:  # no job took it
+            prestarted.close()
     for job in jobs:
         results.setdefault(job["id"], TraceResult("error", error_kind="child", message="the trace "
                                                   "process returned no result").to_json())

@@ -51,6 +51,7 @@ import signal
 import subprocess
 import sys
 import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -358,6 +359,8 @@ class Supervisor:
         self.job_start: int | None = None
         self.child: subprocess.Popen[bytes] | None = None
         self.ack_w = -1
+        self.child_stdin: Any = None  # a child started ahead of its jobs waits on it
+        self.requests = Lines()
 
     # -- talking to torchlint (stdout)
 
@@ -380,11 +383,37 @@ class Supervisor:
         assert child.stdin is not None
         setup = dict(req["child"], key=key.hex(), fd=result_w, ack=ack_r, supervisor=os.getpid())
         try:
-            child.stdin.write(json.dumps(setup).encode())
-            child.stdin.close()
+            child.stdin.write(json.dumps(setup).encode() + b"\n")
+            child.stdin.flush()
+            if setup.get("jobs") is None:  # started ahead of its jobs: torchlint sends them later
+                self.child_stdin = child.stdin
+            else:
+                child.stdin.close()
         except OSError:  # it died at once; its exit status says why
             pass
         return child
+
+    def on_request(self, data: bytes) -> None:
+        """A line from torchlint after the first: the jobs of a child started ahead of them,
+        handed on to the child (from a thread: the child reads them only once torch is
+        imported, and its output must keep flowing meanwhile)."""
+        for line in self.requests.feed(data):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            stdin, self.child_stdin = self.child_stdin, None
+            if not isinstance(message, dict) or stdin is None:
+                continue
+
+            def hand_on(payload: bytes = json.dumps({"jobs": message.get("jobs") or []}).encode() + b"\n") -> None:
+                try:
+                    stdin.write(payload)
+                    stdin.close()
+                except (OSError, ValueError):
+                    pass
+
+            threading.Thread(target=hand_on, daemon=True).start()
 
     def reap(self) -> None:
         while True:
@@ -457,8 +486,12 @@ class Supervisor:
             readable = select.select([wake_r, *open_fds], [], [], 1.0)[0]
             if wake_r in readable:
                 _read(wake_r)
-            if 0 in readable and not os.read(0, 4096):
-                self.stop = True  # torchlint closed our stdin: stop now
+            if 0 in readable:
+                data = os.read(0, READ_CHUNK)
+                if not data:
+                    self.stop = True  # torchlint closed our stdin: stop now
+                else:
+                    self.on_request(data)
             if res_r in readable:
                 self.on_output(out_r, drain=True)  # the job's output, written before its events
                 data = _read(res_r)

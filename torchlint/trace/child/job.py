@@ -13,7 +13,8 @@ from torchlint.trace.child.gradients import StepLoss
 from torchlint.trace.child.inputs import embedding_bound, first_layer, infer_from, infer_inputs, inline_shape
 from torchlint.trace.child.load import check_arity, check_signature, constructor, load_target, model_totals
 from torchlint.trace.child.memory import measure as measure_memory
-from torchlint.trace.child.process import apply_memory_limit, connect, flush_output, peak_rss_kb, warm_meta
+from torchlint.trace.child.process import (apply_memory_limit, connect, flush_output, peak_rss_kb, wait_for_jobs,
+                                            warm_meta)
 from torchlint.trace.child.step import BUILTIN_LOSSES
 from torchlint.trace.child.tracer import trace_once
 from torchlint.trace.child.values import source_file
@@ -28,17 +29,19 @@ def main() -> None:
     try:
         import torch  # noqa: F401
     except BaseException as exc:  # ImportError, or a broken install
-        for job in request["jobs"]:
+        for job in wait_for_jobs(request):
             no_torch = TraceResult("error", error_kind="no-torch",
                                    message=f"torch cannot be imported ({type(exc).__name__}: {exc})")
             emit({"event": "result", "id": job["id"], **no_torch.to_json()})
         os._exit(0)
     imported = time.perf_counter()
-    if any(job.get("device", "meta") == "meta" for job in request["jobs"]):
+    ahead = request.get("jobs") is None  # started ahead of its jobs: warm up as told
+    if ahead and request.get("warm_meta", True) or not ahead and any(
+            job.get("device", "meta") == "meta" for job in request["jobs"]):
         warm_meta(torch)
     emit({"event": "ready", "torch": torch.__version__, "import_seconds": round(imported - started, 4),
           "warm_seconds": round(time.perf_counter() - imported, 4)})
-    for job in request["jobs"]:
+    for job in wait_for_jobs(request):
         emit({"event": "start", "id": job["id"]})
         started = time.perf_counter()
         result = run_job_safely(job, cwd)

@@ -37,7 +37,9 @@ def dump_stack_on(sig: Any) -> None:
 
 
 def connect() -> tuple[dict[str, Any], Any]:
-    """Read the request from stdin, then set the process up; return it and ``emit``.
+    """Read the request's first line from stdin, then set the process up; return it and ``emit``.
+    A child started ahead of its jobs (the request has ``jobs: null``) reads them later
+    (``wait_for_jobs``), after importing torch; stdin is closed once they are read.
 
     ``emit`` waits after a ``start`` event until the supervisor has taken it in, so that what
     the job prints is filed under the job.  Runs before torch or any user code is imported:
@@ -46,12 +48,9 @@ def connect() -> tuple[dict[str, Any], Any]:
     supervisor, and ``sys.path`` gets ``PYTHONPATH`` and site-packages after the standard
     library.
     """
-    data = sys.stdin.buffer.read()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    request = json.loads(data)
-    del data
+    request = json.loads(_read_line())
+    if request.get("jobs") is not None:
+        _close_stdin()
     key = bytes.fromhex(request.pop("key"))
     fd, ack = request.pop("fd"), request.pop("ack")
     os.set_inheritable(fd, False)
@@ -67,6 +66,45 @@ def connect() -> tuple[dict[str, Any], Any]:
             os._exit(1)  # the supervisor is gone
 
     return request, emit
+
+
+_PENDING = bytearray()  # what was read from stdin past the line asked for
+
+
+def _read_line() -> bytes:
+    """The next line of stdin (to its end where no newline comes), unbuffered: a child started
+    ahead of its jobs reads its set-up now and the jobs' line later (``wait_for_jobs``)."""
+    while b"\n" not in _PENDING:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            break
+        _PENDING.extend(chunk)
+    end = _PENDING.find(b"\n")
+    end = len(_PENDING) if end < 0 else end + 1
+    line = bytes(_PENDING[:end])
+    del _PENDING[:end]
+    return line
+
+
+def _close_stdin() -> None:
+    """stdin becomes /dev/null: nothing the user code runs can read torchlint's requests."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+
+
+def wait_for_jobs(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The jobs: in the request, or, for a child started ahead of them, the next line the
+    supervisor hands on (none where torchlint went away); then stdin is closed."""
+    if request.get("jobs") is None:
+        line = _read_line()
+        _close_stdin()
+        try:
+            message = json.loads(line) if line.strip() else {}
+        except ValueError:
+            message = {}
+        request["jobs"] = message.get("jobs") or [] if isinstance(message, dict) else []
+    return request["jobs"]
 
 
 def set_up_path(user_site: bool | None) -> None:
