@@ -6,6 +6,9 @@ from there: the mode every same-file call of that function runs in, and so on up
 (``def compute_accuracy(model, loader)`` called only under ``with torch.inference_mode():``
 runs with autograd off). ``CALLER`` where the function has no same-file call site or is
 handed on as a callback (its callers are elsewhere), ``UNKNOWN`` where its calls disagree.
+
+``value_grad_mode(sem, expr, at)`` answers for a value rather than a node: the mode the value
+``expr`` was computed in (what a ``backward()`` of it can differentiate).
 """
 
 from __future__ import annotations
@@ -55,3 +58,88 @@ def _handed_on(sem: "Analyses") -> set:
     if None not in memo:
         memo[None] = {f for s in sem.model.calls for f in sem.graph.references(s)}
     return memo[None]
+
+
+# Methods whose result is computed from the receiver (its graph, or its lack of one).
+_FROM_RECEIVER = frozenset({
+    "mean", "sum", "float", "double", "half", "bfloat16", "to", "cpu", "cuda", "view", "reshape", "squeeze",
+    "unsqueeze", "clone", "contiguous", "abs", "pow", "sqrt", "exp", "log", "flatten", "mul", "div", "add",
+    "sub", "neg", "norm", "prod", "type_as", "masked_fill"})
+_COMPUTED = ("assign", "ann", "aug", "unpack", "walrus")
+
+
+def value_grad_mode(sem: "Analyses", expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> tuple[Grad, cst.CSTNode | None]:
+    """The grad mode the value of ``expr`` (read at ``at``) was computed in, with the node whose
+    mode decided (the computing statement or call): what ``expr.backward()`` needs, since a
+    backward runs the graph recorded when its value was computed, whatever the mode at the
+    backward itself (``with torch.no_grad(): loss.backward()`` after computing ``loss`` is
+    fine; computing ``loss`` under ``no_grad`` leaves nothing to differentiate).
+
+    * a name: ``DISABLED`` when every binding reaching ``at`` computes it (an assignment,
+      ``+=``, an unpacking, ``:=``) where autograd records nothing
+      (``grad_mode_through_callers``); a plain alias (``total = loss``) is followed; else the
+      binding's mode (``ENABLED`` when one of them records);
+    * a computation written at ``at`` (a call, an operator, ``loss.mean()``): ``DISABLED``
+      when ``at`` runs with autograd off; else, for ``loss.mean()``/``loss * w``/``loss / n``,
+      what its tensor operands carry (``DISABLED`` only when each one is ``DISABLED``); a
+      factory asking for ``requires_grad=True`` or ``.requires_grad_()`` makes a leaf that
+      records, under ``no_grad`` too;
+    * anything else (an attribute, a subscript, a parameter): ``UNKNOWN``.
+    """
+    if depth > _MAX_DEPTH:
+        return Grad.UNKNOWN, None
+    if isinstance(expr, cst.Name):
+        bindings = sem.model.reaching(expr.value, expr)
+        if not bindings or any(b.kind not in _COMPUTED for b in bindings):
+            return Grad.UNKNOWN, None
+        states = []
+        for b in bindings:
+            if b.kind in ("assign", "ann") and isinstance(b.value, cst.Name):
+                states.append(value_grad_mode(sem, b.value, b.value, depth + 1))
+            elif b.value is not None and _asks_for_grad(b.value):
+                states.append((Grad.ENABLED, b.node))
+            else:
+                states.append((grad_mode_through_callers(sem, b.node), b.node))
+        if all(s is Grad.DISABLED for s, _ in states):
+            return states[-1]
+        return next(((s, n) for s, n in states if s is not Grad.DISABLED), (Grad.UNKNOWN, None))
+    if isinstance(expr, (cst.Call, cst.BinaryOperation, cst.UnaryOperation)):
+        if _asks_for_grad(expr):
+            return Grad.ENABLED, expr
+        here = grad_mode_through_callers(sem, at)
+        if here is Grad.DISABLED:
+            return here, expr
+        operands = _tensor_operands(expr)
+        if operands:
+            states = [value_grad_mode(sem, o, at, depth + 1) for o in operands]
+            if all(s is Grad.DISABLED for s, _ in states):
+                return states[0]
+        return here, expr
+    return Grad.UNKNOWN, None
+
+
+def _tensor_operands(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The values ``loss.mean()``, ``loss * w``, ``-loss``, ``loss / n`` compute from (numbers
+    and divisors left out); empty for any other call."""
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _FROM_RECEIVER:
+            return [func.value]
+        return []
+    if isinstance(expr, cst.UnaryOperation):
+        return [expr.expression]
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, (cst.Divide, cst.FloorDivide)):
+            return [expr.left]  # ``loss / accumulation_steps``: the divisor is a count
+        return [o for o in (expr.left, expr.right) if not isinstance(o, (cst.Integer, cst.Float))]
+    return []
+
+
+def _asks_for_grad(expr: cst.BaseExpression) -> bool:
+    """``torch.ones(..., requires_grad=True)`` or ``x.requires_grad_()``: a leaf that records."""
+    if not isinstance(expr, cst.Call):
+        return False
+    if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "requires_grad_":
+        return not (expr.args and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "False")
+    return any(a.keyword is not None and a.keyword.value == "requires_grad" and isinstance(a.value, cst.Name)
+               and a.value.value == "True" for a in expr.args)
