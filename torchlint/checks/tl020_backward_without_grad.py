@@ -20,7 +20,7 @@ import libcst as cst
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.grad_callers import grad_mode_through_callers, value_grad_mode
+from torchlint.semantic.grad_callers import grad_mode_through_callers, left_off_by, value_grad_mode
 from torchlint.semantic.grad_state import Grad, grad_mode_at
 from torchlint.torch_api import backward_target
 
@@ -28,7 +28,7 @@ from torchlint.torch_api import backward_target
 def message(value: str, where: str) -> str:
     return (f"`{value}` is computed {where}, so autograd recorded nothing to differentiate: its backward() raises "
             "\"element 0 of tensors does not require grad\" (or, with requires_grad forced, trains nothing); "
-            "compute the loss outside the no-grad block")
+            "compute the loss with autograd on")
 
 
 class BackwardWithoutGrad(Rule):
@@ -43,7 +43,7 @@ class BackwardWithoutGrad(Rule):
 
     def finish(self) -> None:
         sem = self.ctx.semantic
-        if not any(word in self.ctx.text for word in ("no_grad", "inference_mode", "set_grad_enabled")):
+        if not any(word in self.ctx.text for word in ("no_grad", "inference_mode", "set_grad_enabled", "lightning")):
             return
         for site in sem.training.sites.backward:
             call = site.node
@@ -76,6 +76,9 @@ class BackwardWithoutGrad(Rule):
                 if isinstance(decided, cst.BaseExpression):
                     return f"inside `{ctx.module.code_for_node(decided)}`"
                 return "after `torch.set_grad_enabled(False)`"
+            statement = left_off_by(self.ctx.semantic, current)
+            if statement is not None:
+                return f"after `{ctx.module.code_for_node(statement).strip()}`, which leaves autograd off"
             if found.state is Grad.CALLER and isinstance(found.by, cst.FunctionDef):
                 name = found.by.name.value
                 return f"in `{name}()`, which is only called with autograd off"
