@@ -20,9 +20,10 @@ optimizer never updates. The facts, over one file's semantic model:
   module; a name bound once to one followed). ``nn.Identity()``, ``nn.ReLU()``, ``None`` are
   not: they add nothing to train.
 * ``rebuilds(sem, key, scope, after)``: bindings of ``key`` in ``scope`` after ``after`` that
-  build a fresh module (``model = Net()``, ``model = models.resnet18(...)``), not one that
-  wraps or moves the old one (``model = nn.DataParallel(model)``, ``model = model.to(dev)``:
-  the same parameters).
+  build or load a fresh module (``model = Net()``, ``model = models.resnet18(...)``,
+  ``net = Net2()`` of a class defined elsewhere, ``model = get_model(args)``,
+  ``torch.load(path)``), not one that wraps or moves the old one
+  (``model = nn.DataParallel(model)``, ``model = model.to(dev)``: the same parameters).
 * ``steps_after(sem, scope, node, key)``: whether code of ``scope`` after ``node`` steps the
   optimizer ``key``: a step site of it, a call of a same-file function that steps it (the
   name read there is the one of ``scope``, not a local of its own), or a call handed it.
@@ -247,9 +248,29 @@ def rebuilds(sem: "Analyses", key: str, scope: "Scope", after: cst.CSTNode) -> l
             continue
         if any(isinstance(n, cst.Name) and n.value == key.split(".")[0] for n in iter_nodes(b.value)):
             continue  # wraps or moves the old module: ``model = DataParallel(model)``
-        if holds_parameters(sem, b.value) and not is_parameter(sem.model, b.value):
+        if is_parameter(sem.model, b.value):
+            continue
+        if holds_parameters(sem, b.value) or _fresh_object(sem, b.value):
             out.append(b)
     return out
+
+
+_BUILTIN_CALLS = frozenset({"str", "int", "float", "bool", "dict", "list", "tuple", "set", "len", "print", "repr",
+                            "getattr", "type", "super", "range", "zip", "enumerate", "sorted", "min", "max"})
+
+
+def _fresh_object(sem: "Analyses", value: cst.BaseExpression) -> bool:
+    """A call that builds or loads a new object whose class torchlint cannot see (``Net2()``
+    from another cell, ``get_model(args)``, ``torch.load(path)``): not a builtin, not a
+    method of something else (``cfg.get(...)``), not parameter-free."""
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if isinstance(func, cst.Name):
+        return func.value not in _BUILTIN_CALLS and not constructions(sem.model, value)
+    qualified = sem.model.qualified_name(func) or ""
+    return qualified in ("torch.load", "torch.jit.load") or (
+        sem.model.is_imported(func) and qualified.split(".")[0] in ("torchvision", "timm", "transformers"))
 
 
 def rewired_after(sem: "Analyses", scope: "Scope", key: str, node: cst.CSTNode) -> bool:
