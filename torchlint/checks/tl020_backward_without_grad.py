@@ -11,7 +11,9 @@ ordinary forward trains (d2l's ``Trainer`` does it), while a loss computed under
 has no graph at all. ``semantic.grad_callers.value_grad_mode`` answers that (bindings of a
 name followed, the function's same-file callers followed); only ``DISABLED`` is reported.
 ``scaler.scale(loss)`` multiplies where the backward is written, so a no-grad region there
-counts too. No fix: which lines leave the no-grad block is the code's choice.
+counts too. A backward in a ``try`` that catches ``RuntimeError`` expects the error (a
+tutorial demonstrating it: ``semantic.branches.catches``). No fix: which lines leave the
+no-grad block is the code's choice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import libcst as cst
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
+from torchlint.semantic.branches import catches
 from torchlint.semantic.grad_callers import grad_mode_through_callers, left_off_by, value_grad_mode
 from torchlint.semantic.grad_state import Grad, grad_mode_at
 from torchlint.torch_api import backward_target
@@ -56,7 +59,7 @@ class BackwardWithoutGrad(Rule):
                 state, by, target = Grad.DISABLED, call, call.func.value
             else:
                 state, by = value_grad_mode(sem, target, call)
-            if state is Grad.DISABLED:
+            if state is Grad.DISABLED and not catches(self.ctx, call, "RuntimeError"):
                 self.report(call, message(self.ctx.module.code_for_node(target), self._where(by)))
 
     def _where(self, node: cst.CSTNode | None) -> str:

@@ -92,6 +92,16 @@ VALID: list[Valid | str] = [
         loss = model(x).sum()
         loss.backward()
         """,
+    # A tutorial demonstrating the error, catching it.
+    """
+        import torch
+        with torch.no_grad():
+            z = w @ x
+        try:
+            z.backward()
+        except RuntimeError as e:
+            print(e)
+        """,
     # A Lightning training_step: Lightning runs the backward of what it returns.
     """
         import torch
