@@ -159,3 +159,21 @@ def test_catches():
     assert catches(ctx, calls["b"], "OutOfMemoryError")
     assert not catches(ctx, calls["c"], "RuntimeError")
     assert not catches(ctx, calls["print"], "RuntimeError")  # in the handler, not the body
+
+
+def test_an_optimizer_built_by_a_same_file_factory():
+    sem, found = _bindings("""
+        import torch
+        def make_optimizer(net, lr):
+            return torch.optim.SGD(net.parameters(), lr=lr)
+        def make_head_optimizer(net):
+            return torch.optim.Adam(net.head.parameters())
+        def not_a_factory(net):
+            return net
+        opt = make_optimizer(model.to("cuda"), 0.1)
+        head_opt = make_head_optimizer(net=model)
+        other = not_a_factory(model)
+        """)
+    assert found["opt"].covers == ("model",)
+    assert found["head_opt"].covers == ("model.head",)
+    assert "other" not in found

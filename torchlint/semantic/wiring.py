@@ -11,7 +11,9 @@ optimizer never updates. The facts, over one file's semantic model:
   and names bound once to one of those (``params = model.parameters()``). Empty when the
   parameters come from anything else (a function's parameter, ``get_params(model)``).
 * ``optimizer_bindings(sem)``: each plain assignment of a library optimizer construction
-  (``opt = torch.optim.SGD(...)``, ``self.opt = Adam(...)``) with the modules it covers.
+  (``opt = torch.optim.SGD(...)``, ``self.opt = Adam(...)``), or of a call of a same-file
+  factory every return of which builds one (``opt = make_optimizer(model, lr)``: the
+  factory's parameters mapped to what the call passes), with the modules it covers.
 * ``parameter_stores(sem, scope)``: the statements of ``scope`` (in source order) that put a
   new layer or parameter into an existing object: ``X.a = <module>``, ``X.a[i] = <module>``,
   ``X.add_module(name, <module>)`` / ``register_module`` / ``register_parameter``,
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
-from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.callgraph import enclosing_function, passed_argument
 from torchlint.semantic.modules import constructions, is_parameter, parameter_free
 from torchlint.torch_api import expr_key, is_optimizer_constructor
 from torchlint.tree import iter_nodes
@@ -150,9 +152,37 @@ def optimizer_bindings(sem: "Analyses") -> list[OptimizerBinding]:
                     continue
                 if is_optimizer_constructor(ctx, value.func):
                     found.append(OptimizerBinding(b, value, tuple(covered_modules(sem, value))))
+                    continue
+                built = _factory_covers(sem, value)
+                if built is not None:
+                    found.append(OptimizerBinding(b, value, built))
     found.sort(key=lambda o: o.binding.order)
     memo[None] = found
     return found
+
+
+def _factory_covers(sem: "Analyses", call: cst.Call) -> tuple | None:
+    """A call of a same-file function every ``return`` of which builds a library optimizer
+    (``def make_optimizer(net, lr): return torch.optim.SGD(net.parameters(), lr)``): the
+    modules it covers, named as the caller passes them (``make_optimizer(model, 0.1)`` ->
+    ``model``). None when it is no such call."""
+    site = sem.model.call_site(call)
+    targets = sem.graph.targets(site) if site is not None else []
+    if len(targets) != 1 or not isinstance(targets[0], cst.FunctionDef):
+        return None
+    function = targets[0]
+    returns = [r.value for r in sem.model.scopes[function].returns]
+    if not returns or not all(isinstance(v, cst.Call) and is_optimizer_constructor(sem.ctx, v.func) for v in returns):
+        return None
+    out: list[str] = []
+    for value in returns:
+        for key in covered_modules(sem, value):
+            head, _, rest = key.partition(".")
+            passed = passed_argument(sem.model, site, function, head)
+            passed_key = expr_key(_unwrap_same(passed)) if passed is not None else None
+            if passed_key is not None:
+                out.append(passed_key + ("." + rest if rest else ""))
+    return tuple(out)
 
 
 def holds_parameters(sem: "Analyses", value: cst.BaseExpression, depth: int = 0) -> bool:

@@ -185,6 +185,15 @@ INVALID: list[Invalid] = [
             net.classifier = nn.Linear(1024, 14)
             fit(net, opt, loader)
         """, lines=(8,), messages=(replaced_message("net.classifier", "opt", "net"),)),
+    # The optimizer built by a factory of the file.
+    Invalid("""
+        import torch
+        import torch.nn as nn
+        def build_optimizer(net, lr):
+            return torch.optim.SGD(net.parameters(), lr=lr, momentum=0.9)
+        optimizer = build_optimizer(model, 0.01)
+        model.fc = nn.Linear(2048, 10)
+        """ + _TRAIN, lines=(7,), messages=(replaced_message("model.fc", "optimizer", "model"),)),
     # setattr with a layer built on the line before.
     Invalid("""
         import torch
