@@ -402,10 +402,13 @@ def decorate_no_grad(lines):
     for i, m in _sites(lines, r"^(\s*)(\w+)\.backward\(\s*\)"):
         indent, loss = len(m.group(1)), m.group(2)
         start = next((j for j in range(i - 1, max(i - 60, -1), -1)
-                      if re.match(r"\s*def \w+\(", lines[j]) and _indent(lines[j]) < indent), None)
-        if start is None or any("no_grad" in lines[j] or "inference_mode" in lines[j] or "enable_grad" in lines[j]
-                                for j in range(max(start - 2, 0), i + 1)):
-            continue
+                      if lines[j].strip() and _indent(lines[j]) < indent and re.match(r"\s*def \w+\(", lines[j])), None)
+        if start is None or any(lines[j].strip() and _indent(lines[j]) <= _indent(lines[start])
+                                for j in range(start + 1, i)):
+            continue  # the backward is not in that function (a module-level loop after it)
+        if any(word in lines[j] for j in range(max(start - 2, 0), i + 1)
+               for word in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled")):
+            continue  # a grad mode is chosen inside already: the decorator may not decide
         if not any(re.match(rf"\s*{re.escape(loss)}\s*(=|\+=)", lines[j]) for j in range(start + 1, i)):
             continue  # the loss must be computed in that function
         out = list(lines)
