@@ -64,26 +64,22 @@ class BackwardWithoutGrad(Rule):
 
     def _where(self, node: cst.CSTNode | None) -> str:
         """What turned autograd off around ``node``, as the message shows it."""
+        if node is None:
+            return "where autograd is off"
         ctx = self.ctx
-        current = node
-        for _ in range(16):
-            if current is None:
-                break
-            found = grad_mode_at(ctx, current)
-            decided = found.by
-            if found.state is Grad.DISABLED and decided is not None:
-                if isinstance(decided, cst.Decorator):
-                    return f"under `@{ctx.module.code_for_node(decided.decorator)}`"
-                if isinstance(decided, cst.FunctionDef):
-                    return f"in `{decided.name.value}`, a Lightning evaluation hook"
-                if isinstance(decided, cst.BaseExpression):
-                    return f"inside `{ctx.module.code_for_node(decided)}`"
-                return "after `torch.set_grad_enabled(False)`"
-            statement = left_off_by(self.ctx.semantic, current)
-            if statement is not None:
-                return f"after `{ctx.module.code_for_node(statement).strip()}`, which leaves autograd off"
-            if found.state is Grad.CALLER and isinstance(found.by, cst.FunctionDef):
-                name = found.by.name.value
-                return f"in `{name}()`, which is only called with autograd off"
-            break
+        found = grad_mode_at(ctx, node)
+        decided = found.by
+        if found.state is Grad.DISABLED and decided is not None:
+            if isinstance(decided, cst.Decorator):
+                return f"under `@{ctx.module.code_for_node(decided.decorator)}`"
+            if isinstance(decided, cst.FunctionDef):
+                return f"in `{decided.name.value}`, a Lightning evaluation hook"
+            if isinstance(decided, cst.BaseExpression):
+                return f"inside `{ctx.module.code_for_node(decided)}`"
+            return "after `torch.set_grad_enabled(False)`"
+        statement = left_off_by(ctx.semantic, node)
+        if statement is not None:
+            return f"after `{ctx.module.code_for_node(statement).strip()}`, which leaves autograd off"
+        if found.state is Grad.CALLER and isinstance(found.by, cst.FunctionDef):
+            return f"in `{found.by.name.value}()`, which is only called with autograd off"
         return "where autograd is off"
