@@ -7,7 +7,7 @@ import libcst as cst
 
 from tests.semantic.test_modes import analyses
 from torchlint.semantic.branches import catches
-from torchlint.semantic.wiring import (covered_modules, covers, optimizer_bindings, parameter_stores, rebuilds,
+from torchlint.semantic.wiring import (covers, optimizer_bindings, parameter_stores, rebuilds,
                                        rewired_after, steps_after)
 from torchlint.tree import iter_nodes
 

@@ -3,7 +3,6 @@ no-grad block, an inference-mode decorator, a Lightning evaluation hook, a helpe
 autograd off globally), and the correct shapes that look like them (a backward inside no_grad
 after an ordinary forward, teachers and rollouts under no_grad, enable_grad inside)."""
 
-from tests.rules.reports import Report
 
 BUGS = [
     """
