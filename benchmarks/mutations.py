@@ -393,6 +393,44 @@ def unscaled_accumulation(lines):
         yield Mutant("TL017", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 
 
+@operator("TL020")
+def decorate_no_grad(lines):
+    # ``@torch.no_grad()`` put on the function that computes a loss and calls its backward
+    # (an inference decorator copied onto a training step: replicate/cog#1681)
+    if not any(re.match(r"\s*import torch\b", line) for line in lines):
+        return
+    for i, m in _sites(lines, r"^(\s*)(\w+)\.backward\(\s*\)"):
+        indent, loss = len(m.group(1)), m.group(2)
+        start = next((j for j in range(i - 1, max(i - 60, -1), -1)
+                      if lines[j].strip() and _indent(lines[j]) < indent and re.match(r"\s*def \w+\(", lines[j])), None)
+        if start is None or any(lines[j].strip() and _indent(lines[j]) <= _indent(lines[start])
+                                for j in range(start + 1, i)):
+            continue  # the backward is not in that function (a module-level loop after it)
+        if any(word in lines[j] for j in range(max(start - 2, 0), i + 1)
+               for word in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled")):
+            continue  # a grad mode is chosen inside already: the decorator may not decide
+        if not any(re.match(rf"\s*{re.escape(loss)}\s*(=|\+=)", lines[j]) for j in range(start + 1, i)):
+            continue  # the loss must be computed in that function
+        out = list(lines)
+        out.insert(start, " " * _indent(lines[start]) + "@torch.no_grad()")
+        yield Mutant("TL020", "\n".join(out) + "\n", i + 2, f"`@torch.no_grad()` on `{lines[start].strip()}`")
+
+
+@operator("TL021")
+def optimizer_before_new_head(lines):
+    # the optimizer's construction moved above the line that replaces the model's head
+    for i, m in _sites(lines, r"^(\s*)(\w+)((\.\w+)+|\.\w+\[-?\d+\])\s*=\s*(nn|torch\.nn)\.Linear\("):
+        model = m.group(2)
+        own = re.compile(rf"^\s*\w+\s*=\s*[\w.]*(optim|Adam|SGD)[\w.]*\(\s*{re.escape(model)}\.parameters\(\).*\)\s*$")
+        j = next((k for k in range(i + 1, min(i + 30, len(lines))) if own.search(lines[k])), None)
+        if j is None or _indent(lines[j]) != _indent(lines[i]):
+            continue
+        out = list(lines)
+        moved = out.pop(j)
+        out.insert(i, moved)
+        yield Mutant("TL021", "\n".join(out) + "\n", i + 2, f"moved `{moved.strip()}` above `{lines[i].strip()}`")
+
+
 # -- running ---------------------------------------------------------------------------------------
 
 def findings(repo: Path, rel: str, text: str) -> list[dict]:

@@ -217,6 +217,22 @@ RULES = (
         fixable=('unsafe',),
     ),
     RuleInfo(
+        code='TL020',
+        name='backward-without-grad',
+        module='torchlint.checks.tl020_backward_without_grad',
+        class_name='BackwardWithoutGrad',
+        summary='backward() of a loss computed where autograd records nothing',
+        severity=Severity.ERROR,
+    ),
+    RuleInfo(
+        code='TL021',
+        name='optimizer-misses-parameters',
+        module='torchlint.checks.tl021_optimizer_misses_parameters',
+        class_name='OptimizerMissesParameters',
+        summary='A layer or model replaced after its optimizer was built is never trained',
+        severity=Severity.ERROR,
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',

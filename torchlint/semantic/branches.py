@@ -1,7 +1,8 @@
 """Which statements cannot run in the same pass: the two branches of one ``if``
 (``exclusive``); the control statements a statement runs under in its function
-(``blocks_around``); and the statements of a function that a call cannot reach, its literal
-arguments deciding the ``if`` around them (``ruled_out``)."""
+(``blocks_around``); the statements of a function that a call cannot reach, its literal
+arguments deciding the ``if`` around them (``ruled_out``); and whether a statement runs where
+the code catches an error (``catches``)."""
 
 from __future__ import annotations
 
@@ -113,3 +114,22 @@ def _literal(expr: cst.BaseExpression) -> object:
         except (ValueError, SyntaxError):
             return _NO_VALUE
     return _NO_VALUE
+
+
+def catches(ctx, node: cst.CSTNode, error: str) -> bool:
+    """``node`` runs in the body of a ``try`` one of whose handlers names ``error`` (itself or
+    in a tuple: ``except (RuntimeError, ValueError) as e``): the code expects that error there
+    (a tutorial demonstrating it, an out-of-memory fallback)."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False
+        if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
+            for handler in anc.handlers:
+                kind = handler.type
+                names = [e.value for e in kind.elements] if isinstance(kind, cst.Tuple) else [kind]
+                if any(isinstance(n, (cst.Name, cst.Attribute)) and
+                       (n.value if isinstance(n, cst.Name) else n.attr.value) == error for n in names):
+                    return True
+        child = anc
+    return False
