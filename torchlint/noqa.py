@@ -227,6 +227,15 @@ def _codes_after(comment: str, pos: int, parsed: Parsed) -> Parsed:
                                     f"{word.group()}, which is not a torchlint rule: correct it or remove it "
                                     "(see `torchlint rules`)"))
         break
+    number = _BARE_NUMBER.match(comment, pos) if not codes else None
+    if number:  # ``# noqa: 401``: a flake8 code without its letter
+        parsed.valid = False
+        digits = number.group(1)
+        guess = ("F" if digits[0] in "48" else "E") + digits  # pyflakes' F401, F811, F841; pycodestyle's E501
+        parsed.problems.append((start, len(comment) - start, f"`{_shown(comment[start:])}` names no rule code, so it "
+                                f"silences nothing here (ruff rejects it too), while flake8 reads a bare number as a "
+                                f"blanket `# noqa`; write the code with its letter (`# noqa: {guess}`)"))
+        return parsed
     if not codes:
         parsed.valid = False
         parsed.problems.append((start, len(comment) - start, f"`{_shown(comment[start:])}` names no rule code, so it "
@@ -235,6 +244,10 @@ def _codes_after(comment: str, pos: int, parsed: Parsed) -> Parsed:
         return parsed
     parsed.codes = tuple(codes)
     return parsed
+
+
+# ``401`` after ``noqa:``: a code without its letter (``F401``).
+_BARE_NUMBER = re.compile(r"(\d{3,4})\b")
 
 
 # A small lexer that tells comments from string literals, which is all suppression needs.

@@ -37,6 +37,13 @@ INVALID = [
     Invalid("x = 1  # noqa:\n", lines=(1,), messages=(
         "`# noqa:` names no rule code, so it silences nothing: write `# noqa: TL001` or a rule name "
         "(`# noqa: missing-zero-grad`)",)),
+    # A flake8 code without its letter (torchvision's ``# noqa: 401``): flake8 reads it as a
+    # blanket noqa, ruff rejects it (astral-sh/ruff#8157).
+    Invalid("import os  # noqa: 401\nimport sys  # noqa: 501\n", lines=(1, 2), messages=(
+        "`# noqa: 401` names no rule code, so it silences nothing here (ruff rejects it too), while flake8 reads "
+        "a bare number as a blanket `# noqa`; write the code with its letter (`# noqa: F401`)",
+        "`# noqa: 501` names no rule code, so it silences nothing here (ruff rejects it too), while flake8 reads "
+        "a bare number as a blanket `# noqa`; write the code with its letter (`# noqa: E501`)",)),
     Invalid("x = 1  # noqa: missing-zero-gard\n", lines=(1,), messages=(
         "`# noqa: missing-zero-gard` names no rule code, so it silences nothing: write `# noqa: TL001` or a "
         "rule name (`# noqa: missing-zero-grad`)",)),
