@@ -32,3 +32,13 @@ def is_config_file(path: str) -> bool:
     parts = PurePosixPath(path.replace("\\", "/")).parts
     name = parts[-1] if parts else ""
     return any(p in CONFIG_DIRS for p in parts[:-1]) or name in CONFIG_FILES or name.endswith(CONFIG_SUFFIXES)
+
+
+DEMO_DIRS = {"demo", "demos"}
+
+
+def is_demo_module(path: str) -> bool:
+    """Under a ``demo/`` or ``demos/`` directory: a library's shipped example models
+    (``lightning.pytorch.demos``' ``BoringModel``), whose values are fixed on purpose and
+    changed by subclassing, not configured."""
+    return any(p in DEMO_DIRS for p in PurePosixPath(path.replace("\\", "/")).parts[:-1])

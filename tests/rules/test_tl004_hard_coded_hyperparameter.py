@@ -315,6 +315,10 @@ def test_a_package_function_is_reported_where_the_project_takes_its_settings_fro
     # Module-level code of a package module is in view like a script's.
     top = "import torch\nmodel = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
     assert lint_tree({"pkg/__init__.py": "", "pkg/demo.py": top, "main.py": CONFIGURED}, select=["TL004"]) == []
+    # A package's demos/ (lightning.pytorch.demos' BoringModel) ship fixed example values.
+    demos = {"pkg/__init__.py": "", "pkg/demos/__init__.py": "", "pkg/demos/boring.py": TRAIN_FUNCTION,
+             "main.py": CONFIGURED}
+    assert lint_tree(demos, select=["TL004"]) == []
 
 
 def test_a_function_that_takes_other_hyperparameters_from_its_caller_bypasses_its_interface():

@@ -42,7 +42,7 @@ from typing import Any
 
 import libcst as cst
 
-from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_test_file
+from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_demo_module, is_test_file
 from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
@@ -502,8 +502,9 @@ class HardCodedHyperparameter(Rule):
                     if r.path.endswith("__init__.py")}
         configured = any((r.facts.get(cls.code) or {}).get("configured") for r in project.records)
 
-        def in_package(path: str) -> bool:
-            return configured and (path.rsplit("/", 1)[0] if "/" in path else "") in packages
+        def in_package(path: str) -> bool:  # (a package's demos/ ship fixed example values)
+            return configured and (path.rsplit("/", 1)[0] if "/" in path else "") in packages \
+                and not is_demo_module(path)
 
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
