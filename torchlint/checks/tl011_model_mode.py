@@ -209,6 +209,10 @@ class ModelMode(Rule):
         unread = next((c[len(UNREAD):] for c in classes if c is not None and c.startswith(UNREAD)), None)
         if unread is not None:
             may = evaluated_unread(key, unread, self.ctx.path.endswith(".ipynb"))
+            # A notebook's class in a cell that does not parse: that cell is TL000's finding, and
+            # Jupyter cannot run the notebook until it is fixed; only a class known to hold
+            # dropout or batch norm is reported then.
+            strict = strict or self.ctx.path.endswith(".ipynb")
         fix = self._eval_fix(sem, anchor, key) if isinstance(anchor, cst.For) else None
         return [classes, self._span(anchor), known, may, imported_factories(sem, key, at), strict, *trailing_json(fix)]
 
