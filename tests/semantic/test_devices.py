@@ -290,3 +290,38 @@ def test_moved_model_names_the_device_a_built_module_is_moved_to():
              and s.node.func.value in "abcde"}
     assert {k: devices.moved_model(c.func) for k, c in sorted(calls.items())} == {
         "a": ("a", "device"), "b": ("b", '"cuda"'), "c": ("c", "device"), "d": None, "e": None}
+
+
+FED = """
+import torch
+import torch.nn as nn
+def train(model, net, helper, device, loader):
+    for x, y in loader:
+        xs = x.to(device)
+        model.discriminator_forward(xs)
+        net(x)
+        helper(x.cuda())
+        model(y); net(y); helper(y)
+class Agent:
+    def __init__(self, device):
+        self.q = nn.Linear(4, 2).to(device)
+        self.p = nn.Linear(4, 2)
+    def act(self, s):
+        return self.q(s), self.p(s)
+"""
+
+
+def test_moved_model_through_moved_inputs_and_moved_self_attributes():
+    ctx = context_of(FED)
+    model = ctx.semantic.model
+    devices = Devices(ctx, model, None)
+    plain = {s.node.func.value: s.node for s in model.calls if isinstance(s.node.func, cst.Name)
+             and s.node.args and dotted_name(s.node.args[0].value) == "y"}
+    # model: fed x.to(device) through a forward of it; net: only CPU inputs; helper: no model name
+    assert {k: devices.moved_model(c.func) for k, c in sorted(plain.items())} == {
+        "helper": None, "model": ("model", "device"), "net": None}
+    agent = next(info for info in model.classes.values() if info.name == "Agent")
+    calls = {dotted_name(s.node.func): s.node for s in model.calls if (dotted_name(s.node.func) or "").startswith("self.")}
+    devices = Devices(ctx, model, agent)
+    assert devices.moved_model(calls["self.q"].func) == ("self.q", "device")
+    assert devices.moved_model(calls["self.p"].func) is None

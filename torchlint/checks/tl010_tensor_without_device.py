@@ -21,7 +21,10 @@ Also followed (``Devices.reach``): tensors handed to a submodule or the model it
 (``self.lstm(x, (h0, c0))``, ``self.wpe(pos)``, ``self(x, h)``), through ``torch.triu(...)``-like
 functions and ``Variable``, into helpers and back out of the helpers returning them; factories
 in Lightning steps; and the state a method no code of the file calls returns for a recurrent
-layer (``init_hidden``). A model the project builds only in files that never move anything to an
+layer (``init_hidden``). In training code, the tensors handed to a model that runs on a known
+device (``Devices.moved_model``: moved there, a ``self`` attribute moved in ``__init__``, or a
+model-like name fed moved inputs), met with its output in a loss or filled from it by indexed
+assignment. A model the project builds only in files that never move anything to an
 accelerator (``moves_to_accelerator``) is left alone: a CPU-only script.
 
 Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
@@ -73,7 +76,8 @@ def message(written: str, cls: str, other: str, factory: str, module: str | None
 def moved_message(written: str, where: str | None, model: str, device: str) -> str:
     place = f"in `{where}` " if where else ""
     return (f"`{written}(...)` {place}has no device=, so it is made on the CPU and then meets `{model}` (a call of "
-            f"it or its output), which is moved to `{device}`: that fails with a device mismatch; pass "
+            f"it or its output), which runs on `{device}` (moved there, or given inputs moved there): that fails "
+            f"with a device mismatch; pass "
             f"device={device}")
 
 

@@ -7,6 +7,40 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # A helper given the model whose inputs stay on the CPU (no move in sight): nothing says
+    # where the model runs; and a helper whose model is fed moved inputs but whose tensor only
+    # meets a plotting call.
+    """
+        import torch
+        def sample(model, latent_dim, loader):
+            for features, _ in loader:
+                out = model(features)
+            noise = torch.randn(8, latent_dim)
+            return model.generator_forward(noise)
+        """,
+    """
+        import torch
+        def train(model, device, loader, opt, plot):
+            for features, y in loader:
+                loss = (model(features.to(device)) - y.to(device)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            grid = torch.zeros(8, 8)
+            plot(grid)
+        """,
+    # An indexed assignment into a CPU tensor from a network nothing moves.
+    """
+        import torch
+        import torch.nn as nn
+        class Agent:
+            def __init__(self):
+                self.target_q = nn.Linear(4, 2)
+            def train(self, states, mask):
+                next_values = torch.zeros(states.size(0))
+                next_values[mask] = self.target_q(states).max(1)[0].detach()
+                return next_values
+        """,
     # A number updated in place (``base *= ...``) is still the number its default says, not
     # a tensor (x-transformers' rotary embedding); the result is moved before it meets ``x``.
     """
@@ -792,4 +826,46 @@ INVALID = [
                     return self.transformer.wte(idx) + self.transformer.wpe(pos)
             """,
         lines=(9,), messages=(message("torch.arange", "GPT", "self.transformer.wpe", "arange", "self.transformer.wpe"),)),
+    # Training code in a helper given the model: its inputs moved to ``device`` say where the model
+    # runs (learners' rasbt helper_train ``train_gan_v1``, mutation benchmark): a noise made
+    # without device= and handed to a forward of it, labels met with its output in a loss held by
+    # a ``loss_fn=None`` parameter.
+    Invalid(
+        """
+            import torch
+            import torch.nn.functional as F
+            def train_gan(num_epochs, model, opt_d, latent_dim, device, train_loader, loss_fn=None):
+                if loss_fn is None:
+                    loss_fn = F.binary_cross_entropy_with_logits
+                fixed_noise = torch.randn(64, latent_dim, 1, 1)
+                for epoch in range(num_epochs):
+                    for features, _ in train_loader:
+                        real_images = features.to(device)
+                        real_labels = torch.ones(features.size(0))
+                        pred_real = model.discriminator_forward(real_images).view(-1)
+                        loss = loss_fn(pred_real, real_labels)
+                        opt_d.zero_grad()
+                        loss.backward()
+                        opt_d.step()
+                    with torch.no_grad():
+                        fake = model.generator_forward(fixed_noise).detach().cpu()
+            """,
+        lines=(7, 11),
+        messages=(moved_message("torch.randn", "train_gan", "model", "device"),
+                  moved_message("torch.ones", "train_gan", "model", "device"))),
+    # A DQN agent: the target values made without device= and filled by indexed assignment from
+    # the output of a network the class moved (learners' CS547 HW8 ``Algo.train``).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Agent:
+                def __init__(self, device):
+                    self.target_q = nn.Linear(4, 2).to(device)
+                def train(self, states, mask, rewards):
+                    next_values = torch.zeros(states.size(0))
+                    next_values[mask] = self.target_q(states).max(1)[0].detach()
+                    return rewards + 0.99 * next_values
+            """,
+        lines=(8,), messages=(moved_message("torch.zeros", "train", "self.target_q", "device"),)),
 ]
