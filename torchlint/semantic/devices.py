@@ -374,6 +374,8 @@ class Devices:
                 return Meeting(found) if found is not None else None
             moved = self.moved_model(func)
             if moved is not None:  # training code: ``out = model(x, h0)`` with ``model = Net().to(device)``
+                if _lengths(expr, parent):
+                    return None  # ``model(text, lengths)``: pack_padded_sequence takes the lengths on the CPU
                 return Meeting(moved[0], moved[0], device=moved[1])
             module = self.submodule(func)
             if module is not None:
@@ -743,6 +745,16 @@ class Devices:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
         return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
+
+
+def _lengths(expr: cst.BaseExpression, arg: cst.Arg) -> bool:
+    """A tensor handed to a model as sequence lengths: a name, or a keyword, for a size or a
+    length (``length``, ``text_lengths``, ``lengths=``): the model packs its input with them
+    (``pack_padded_sequence``), which wants them on the CPU."""
+    names = [arg.keyword.value] if arg.keyword is not None else []
+    if isinstance(expr, cst.Name):
+        names.append(expr.value)
+    return any(_SIZE_NAME.match(name) or name.endswith("lengths") or name.endswith("lens") for name in names)
 
 
 def _forward_like(method: str) -> bool:

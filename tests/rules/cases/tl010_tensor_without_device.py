@@ -7,6 +7,18 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # Sequence lengths made on the CPU and handed to a model fed moved inputs: its forward packs
+    # the batch with them (pack_padded_sequence wants CPU lengths; learners' bentrevett
+    # pytorch-sentiment-analysis ``predict_sentiment``).
+    """
+        import torch
+        def predict_sentiment(text, model, tokenizer, vocab, device):
+            ids = vocab.lookup_indices(tokenizer(text))
+            length = torch.LongTensor([len(ids)])
+            tensor = torch.LongTensor(ids).unsqueeze(dim=0).to(device)
+            prediction = model(tensor, length).squeeze(dim=0)
+            return prediction.argmax(dim=-1).item()
+        """,
     # A helper given the model whose inputs stay on the CPU (no move in sight): nothing says
     # where the model runs; and a helper whose model is fed moved inputs but whose tensor only
     # meets a plotting call.
