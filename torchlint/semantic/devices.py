@@ -331,7 +331,7 @@ class Devices:
             # ``values[mask] = target_net(s).max(1)[0]``: indexed assignment of a tensor on the model's device
             target = ctx.parent(parent)
             assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
-            if isinstance(assign, cst.Assign):
+            if isinstance(assign, cst.Assign) and not self._basic_index(parent):
                 moved = self._moved_output(assign.value)
                 if moved is not None:
                     return Meeting(moved[0], moved[0], device=moved[1])
@@ -387,6 +387,25 @@ class Devices:
                 return Meeting(module, module)
             return self._into_callee(call, parent, names)
         return None
+
+    def _basic_index(self, subscript: cst.Subscript) -> bool:
+        """``t[i, j]``, ``t[0]``, ``t[:, 1:]``: integers and slices (a name bound only by ``for i in
+        range(...)``), whose assignment copies across devices; not a mask or an index tensor
+        (``t[mask] = v`` is ``index_put_``, which wants both on one device)."""
+        for element in subscript.slice:
+            index = element.slice
+            if isinstance(index, cst.Slice):
+                continue
+            value = index.value
+            if isinstance(value, cst.Integer) or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+                continue
+            if isinstance(value, cst.Name):
+                bindings = self.model.reaching(value.value, value)
+                if bindings and all(b.kind == "for" and isinstance(b.node, cst.For) and isinstance(b.node.iter, cst.Call)
+                                    and dotted_name(b.node.iter.func) == "range" for b in bindings):
+                    continue
+            return False
+        return True
 
     def moved_model(self, func: cst.BaseExpression) -> tuple[str, str] | None:
         """``(name, device)`` when ``func`` (``model``, ``model.forward``) names a module every

@@ -7,6 +7,26 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # Element-wise assignment with integer indices copies across devices (d2l's corr2d called
+    # from a forward; learners' dsgiitr d2l-pytorch Convolutions_For_Images): only a mask or an
+    # index tensor (``t[mask] = v``) needs both on one device.
+    """
+        import torch
+        from torch import nn
+        def corr2d(X, K):
+            h, w = K.shape
+            Y = torch.zeros((X.shape[0] - h + 1, X.shape[1] - w + 1))
+            for i in range(Y.shape[0]):
+                for j in range(Y.shape[1]):
+                    Y[i, j] = (X[i: i + h, j: j + w] * K).sum()
+            return Y
+        class Conv2D(nn.Module):
+            def __init__(self, kernel_size):
+                super().__init__()
+                self.weight = nn.Parameter(torch.rand(kernel_size))
+            def forward(self, x):
+                return corr2d(x, self.weight)
+        """,
     # Sequence lengths made on the CPU and handed to a model fed moved inputs: its forward packs
     # the batch with them (pack_padded_sequence wants CPU lengths; learners' bentrevett
     # pytorch-sentiment-analysis ``predict_sentiment``).
