@@ -325,3 +325,26 @@ def test_moved_model_through_moved_inputs_and_moved_self_attributes():
     devices = Devices(ctx, model, agent)
     assert devices.moved_model(calls["self.q"].func) == ("self.q", "device")
     assert devices.moved_model(calls["self.p"].func) is None
+
+
+def test_caller_device_follows_calls_through_helpers_to_a_tensor_on_a_device():
+    ctx = context_of("""
+        import torch
+        def one_hot(x, n):
+            return x
+        def to_onehot(X, n):
+            return [one_hot(X[:, i], n) for i in range(X.shape[1])]
+        def predict(device, out):
+            return to_onehot(torch.tensor([[out]], device=device), 4)
+        def moved(y, device):
+            return one_hot(y.cuda(), 3)
+        def cpu_only(labels):
+            return to_onehot(torch.tensor(labels), 2)
+        """)
+    model = ctx.semantic.model
+    functions = {n.name.value: n for n in ctx.module.body if isinstance(n, cst.FunctionDef)}
+    devices = Devices(ctx, model, None)
+    device, how = devices.caller_device(functions["one_hot"], "x")
+    assert device == "device" and how.startswith("to_onehot(")
+    assert devices.caller_device(functions["to_onehot"], "X")[0] == "device"
+    assert devices.caller_device(functions["cpu_only"], "labels") is None

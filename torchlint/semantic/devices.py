@@ -10,7 +10,8 @@ attribute; not a host value: a size, a shape, a number, a host-built tensor), or
 it is handed to (``self.lstm(x, (h0, c0))``), or the initial state a method returns for the
 class's recurrent layer (``init_hidden``); in training code, the model it meets and the device
 that model runs on (``Devices.moved_model``: built and moved there, a ``self`` attribute built
-and moved in ``__init__``, or a model-like name fed inputs moved there: ``fed_device``).
+and moved in ``__init__``, or a model-like name fed inputs moved there: ``fed_device``); for
+a plain function, the device some same-file call gives a parameter (``caller_device``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ _COMBINING = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dsta
 _COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_",
                       "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
 _TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
+# In-place methods taking an index (and source) tensor that must be on the receiver's device.
+_INDEXED_METHODS = {"scatter_", "scatter_add_", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_",
+                    "index_put_", "masked_scatter_", "put_"}
 _LOSS_FUNCTIONS = ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
                    "smooth_l1_loss", "mse_loss", "l1_loss", "nll_loss", "huber_loss")
 _DEVICE_MOVES = {"to", "cuda", "type_as", "type"}
@@ -265,7 +269,7 @@ class Devices:
             if not (isinstance(call, cst.Call) and call.func is attr):
                 return None if attr.attr.value not in _TENSOR_ATTRS else self._chain_end(attr)
             method = attr.attr.value
-            if method in _COMBINING_METHODS:
+            if method in _COMBINING_METHODS or method in _INDEXED_METHODS:
                 return expr  # the tensor is the receiver of a combination: judged there
             if _moves(method, call):
                 return None
@@ -326,6 +330,13 @@ class Devices:
             found = self.carrier(parent.target, parent)
             return Meeting(found) if found is not None else None
         if isinstance(parent, cst.Attribute) and parent.value is expr:  # mask.masked_fill(...) on the tensor itself
+            call = ctx.parent(parent)
+            if parent.attr.value in _INDEXED_METHODS and isinstance(call, cst.Call) and call.func is parent:
+                # ``res.scatter_(1, x.view(-1, 1), 1)``: the index (and source) must be on its device
+                for arg in call.args:
+                    found = self.carrier(arg.value, call) if arg.keyword is None else None
+                    if found is not None:
+                        return Meeting(found)
             return None
         if isinstance(parent, cst.Subscript) and parent.value is expr:
             # ``values[mask] = target_net(s).max(1)[0]``: indexed assignment of a tensor on the model's device
@@ -500,6 +511,44 @@ class Devices:
                     device = self._moved_input(arg.value)
                     if device is not None:
                         return name, device
+        return None
+
+    def caller_device(self, function: cst.CSTNode, param: str, depth: int = 0) -> tuple[str, str] | None:
+        """``(device, how)`` when some same-file call of ``function`` passes its parameter
+        ``param`` a tensor on a device: one moved there (``x.to(device)``, ``x.cuda()``), one
+        made there (``torch.tensor([[i]], device=device)``), or, through indexing and
+        device-keeping methods (``X[:, i]``), a parameter of the calling function that one of
+        its own callers passes such a tensor (d2l's ``one_hot`` <- ``to_onehot`` <-
+        ``predict_rnn``); ``how`` is the call as written. A call on a device is enough: there the
+        function meets that device."""
+        if not isinstance(function, cst.FunctionDef) or depth > 3:
+            return None
+        for site in self.ctx.semantic.graph.callers(function):
+            passed = passed_argument(self.model, site, function, param)
+            if passed is None:
+                continue
+            written = self.ctx.module.code_for_node(site.node)
+            device = self._moved_input(passed) or _made_on(self.ctx, passed)
+            if device is not None:
+                return device, written
+            root = passed
+            while True:
+                if isinstance(root, cst.Subscript):
+                    root = root.value
+                elif isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) \
+                        and not _moves(root.func.attr.value, root):
+                    root = root.func.value
+                else:
+                    break
+            if not isinstance(root, cst.Name):
+                continue
+            bindings = self.model.reaching(root.value, root)
+            if len(bindings) != 1 or bindings[0].kind != "param":
+                continue
+            caller = self.model.scope_of(bindings[0].node)
+            found = self.caller_device(caller.node if caller is not None else None, root.value, depth + 1)
+            if found is not None:
+                return found
         return None
 
     def _moved_input(self, expr: cst.BaseExpression) -> str | None:
@@ -764,6 +813,16 @@ class Devices:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
         return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
+
+
+def _made_on(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
+    """The device a tensor factory call is given, as written (``torch.tensor(v, device=d)`` -> ``d``)."""
+    if not isinstance(expr, cst.Call):
+        return None
+    device = keyword_arg(expr, "device")
+    if device is None or tensor_factory(ctx.semantic.model.qualified_name(expr.func)) is None:
+        return None
+    return ctx.module.code_for_node(device.value)
 
 
 def _lengths(expr: cst.BaseExpression, arg: cst.Arg) -> bool:

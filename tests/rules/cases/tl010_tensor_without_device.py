@@ -7,6 +7,19 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # The same helper where every call passes tensors made on the CPU (or nothing says where
+    # they are): nothing puts it on a device.
+    """
+        import torch
+        def one_hot(x, n_class):
+            res = torch.zeros(x.shape[0], n_class)
+            res.scatter_(1, x.view(-1, 1), 1)
+            return res
+        def encode(labels, n):
+            return one_hot(torch.tensor(labels), n)
+        def batch(y, n):
+            return one_hot(y, n)
+        """,
     # Element-wise assignment with integer indices copies across devices (d2l's corr2d called
     # from a forward; learners' dsgiitr d2l-pytorch Convolutions_For_Images): only a mask or an
     # index tensor (``t[mask] = v``) needs both on one device.
@@ -900,4 +913,25 @@ INVALID = [
                     return rewards + 0.99 * next_values
             """,
         lines=(8,), messages=(moved_message("torch.zeros", "train", "self.target_q", "device"),)),
+    # A helper (no model class) scattering into a CPU-made tensor with its parameter as the index,
+    # where a same-file call, through another helper's indexing, passes a tensor made on a device
+    # (learners' ShusenTang d2lzh_pytorch ``one_hot``, mutation benchmark).
+    Invalid(
+        """
+            import torch
+            def one_hot(x, n_class, dtype=torch.float32):
+                x = x.long()
+                res = torch.zeros(x.shape[0], n_class, dtype=dtype)
+                res.scatter_(1, x.view(-1, 1), 1)
+                return res
+            def to_onehot(X, n_class):
+                return [one_hot(X[:, i], n_class) for i in range(X.shape[1])]
+            def predict_rnn(rnn, params, vocab_size, device, output):
+                X = to_onehot(torch.tensor([[output[-1]]], device=device), vocab_size)
+                return rnn(X, params)
+            """,
+        lines=(5,),
+        messages=("`torch.zeros(...)` in `one_hot` has no device=, so it is made on the CPU and then combined with "
+                  "`x`, which a call gives on `device` (`to_onehot(torch.tensor([[output[-1]]], device=device), "
+                  "vo...`): that fails with a device mismatch; pass device=x.device or use x.new_zeros(...)",)),
 ]
