@@ -491,20 +491,25 @@ class Devices:
     def fed_device(self, func: cst.Name) -> tuple[str, str] | None:
         """``(name, device)`` for a model-like name (``model``, ``netD``: a parameter, say) that the
         code around ``func`` (its function, or the module) calls, or calls a forward of
-        (``model.discriminator_forward(x)``), with an input it moved to a device
+        (``model.discriminator_forward(x)``), while the same bindings of the name reach that call
+        (not a model the name held before or after a rebinding), with an input it moved to a device
         (``model(x.to(device))``, or ``x`` assigned only ``features.to(device)``): the model must
         be on that device, or that call would fail."""
         name = func.value
         if not looks_like_model_name(name):
             return None
         scope = self.model.scope_of(func)
+        held = {id(b) for b in self.model.reaching(name, func)}  # the same model: the same bindings reach the call
+        if not held:
+            return None
         for site in self.model.calls:
             if site.scope is not scope:
                 continue
             called = site.node.func
             if isinstance(called, cst.Attribute) and _forward_like(called.attr.value):
                 called = called.value
-            if not (isinstance(called, cst.Name) and called.value == name):
+            if not (isinstance(called, cst.Name) and called.value == name) \
+                    or {id(b) for b in self.model.reaching(name, called)} != held:
                 continue
             for arg in site.node.args:
                 if arg.keyword is None and not arg.star:

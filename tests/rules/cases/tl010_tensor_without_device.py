@@ -7,6 +7,18 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # The name fed moved inputs only after it is rebound to another model (learners' CS547
+    # pytorch_tutorial: a CPU LeNet first, a CIFAR net moved to the GPU later).
+    """
+        import torch
+        import torch.nn as nn
+        net = nn.Linear(4, 2)
+        out = net(torch.randn(1, 4))
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = nn.Linear(4, 2).to(device)
+        for x in loader:
+            out = net(x.to(device))
+        """,
     # The same helper where every call passes tensors made on the CPU (or nothing says where
     # they are): nothing puts it on a device.
     """
