@@ -7,8 +7,10 @@
 Each script (a real training script of the learners' corpus, ``--learners`` holding
 ``<owner>__<name>/`` folders as ``benchmarks/learners.py`` builds them, or of the library
 corpus, ``--library``, as ``../shared/corpus/fetch.sh`` unpacks it; the list is
-``mutation_scripts.tsv``: corpus, folder, path) is copied alone into a temporary git repository and linted with the
-default rules (``check --isolated``). Then each operator below makes one minimal, realistic
+``mutation_scripts.tsv``: corpus, folder, path) is copied into a temporary git repository, with the
+modules of its folder it imports (``from utils import AverageMeter``, ``from model import GPT``:
+the project pass sees their classes as it would in the project), and linted with the default
+rules (``check --isolated``); only the script is edited and its findings counted. Then each operator below makes one minimal, realistic
 edit at one site (at most ``--per-file`` sites per script and operator) -- delete
 ``zero_grad()``, drop ``.item()``, remove ``with torch.no_grad():``, drop ``device=``, swap
 ``log_softmax`` for ``softmax``, make a ``ModuleList`` a plain list, ... -- and the script is
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import functools
 import io
 import json
 import re
@@ -105,10 +108,17 @@ def delete_zero_grad(lines):
 
 @operator("TL002")
 def drop_item(lines):
-    # a loss kept by an append, a running sum or an accumulator's update (``meter.update(loss.item(), n)``)
-    for i, m in _sites(lines, r"(\.append\(|\.update\(|\+=\s*)(\w*loss\w*)\.item\(\)"):
+    # a loss (or any value the script backward-s: d2l's ``l_sum += l.item() * n``) kept by an
+    # append, a running sum or an accumulator's update (``meter.update(loss.item(), n)``)
+    text = "\n".join(lines)
+    for i, m in _sites(lines, r"(\.append\(|\.update\(|\+=\s*)(\w+)\.item\(\)"):
+        name = m.group(2)
+        if "loss" not in name and not re.search(rf"(?<![\w.]){re.escape(name)}\.backward\(", text):
+            continue
         if _without_grad(lines, i):
             continue  # under no_grad/inference_mode the loss has no graph: dropping .item() plants no bug
+        if _freed_before(lines, i, name):
+            continue
         new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.item()` of `{m.group(2)}`")
     # a model output appended every batch or epoch (``preds.append(outputs.detach())``; not before
@@ -118,6 +128,36 @@ def drop_item(lines):
             continue
         new = lines[i][:m.start()] + m.group(1) + m.group(2) + lines[i][m.end():]
         yield Mutant("TL002", _replace(lines, i, new), i + 1, f"dropped `.detach()` of `{m.group(2)}`")
+
+
+def _freed_before(lines: list[str], i: int, name: str) -> bool:
+    """Keeping ``name`` at line ``i`` costs next to nothing (TL002's page): it was backward-ed
+    before (``name.backward()``, without ``retain_graph``/``create_graph``: the backward freed its
+    saved activations), and the store is either once an epoch (less indented than the backward,
+    after the loop that ran it) or a running sum reset every N steps (``running_loss = 0.0``
+    under an ``if`` in the same loop), so it holds a few graph nodes, not activations."""
+    indent = _indent(lines[i])
+    backward = None
+    for j in range(i - 1, -1, -1):
+        if re.match(r"\s*(async\s+)?def\s", lines[j]) and _indent(lines[j]) < indent:
+            break
+        if re.search(rf"(?<![\w.]){re.escape(name)}\.backward\(", lines[j]):
+            backward = j
+            break
+    if backward is None or re.search(r"retain_graph\s*=\s*True|create_graph\s*=\s*True", lines[backward]):
+        return False
+    if _indent(lines[backward]) > indent:
+        return True  # once an epoch, after the loop whose backward freed it
+    total = re.match(r"\s*([\w.\[\]'\"]+)\s*\+=", lines[i])
+    if total is None:
+        return False
+    for j in range(i + 1, len(lines)):
+        if lines[j].strip() and not lines[j].lstrip().startswith("#") and _indent(lines[j]) < indent:
+            break  # the end of the loop body
+        if _indent(lines[j]) > indent and re.match(
+                rf"\s*(?:[\w.]+\s*,\s*)*{re.escape(total.group(1))}\s*(?:,\s*[\w.]+\s*)*=\s*[\d.(]", lines[j]):
+            return True  # reset every N steps: a window of backward-ed losses
+    return False
 
 
 _NO_GRAD = re.compile(r"^\s*(with\s+torch\.(no_grad\(|inference_mode\(|set_grad_enabled\(\s*False)|"
@@ -329,6 +369,115 @@ _MODE_LAYER_BUILT = r"Dropout\d?d?\(|BatchNorm\d?d?\(|\bdropout\s*=\s*[\w.]|F\.d
 _RUN_OBJECT = r"(?:recipe|trainer|runner|engine|solver|learner)$"
 
 
+def _top_level(lines: list[str], i: int) -> str | None:
+    """The first line of the top-level statement line ``i`` belongs to (None: before any)."""
+    for j in range(i, -1, -1):
+        line = lines[j]
+        if line.strip() and not line.lstrip().startswith("#") and _indent(line) == 0 \
+                and not line.lstrip().startswith((")", "]", "}")):
+            return line
+    return None
+
+
+def _functions(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """Top-level ``def name(`` -> (first line, end line) of its body."""
+    out = {}
+    for i, line in enumerate(lines):
+        m = re.match(r"def\s+(\w+)\s*\(", line)
+        if m:
+            end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() and _indent(lines[k]) == 0
+                        and not lines[k].lstrip().startswith(("#", ")"))), len(lines))
+            out[m.group(1)] = (i, end)
+    return out
+
+
+def _mode_left_by(lines: list[str], start: int, end: int) -> str | None:
+    """"eval" or "train": the last mode switch (``x.eval()``, ``x.train()``) in lines [start, end)."""
+    last = None
+    for k in range(start, end):
+        for m in re.finditer(r"\b[\w.]+\.(eval\(\)|train\(\s*\))", lines[k].split("#")[0]):
+            last = "eval" if m.group(1) == "eval()" else "train"
+    return last
+
+
+def _already_in_eval(lines: list[str], i: int) -> bool:
+    """Line ``i`` (``model.eval()``) opens a top-level function the script runs only after
+    another of its functions left the model in eval mode (graviraja's ``inference()`` after the
+    last ``evaluate(model, test_iterator)``): deleting the switch plants no bug."""
+    functions = _functions(lines)
+    owner = next((name for name, (a, b) in functions.items() if a < i < b), None)
+    if owner is None:
+        return False
+    calls = [k for k, line in enumerate(lines) if re.search(rf"(?<![\w.]){owner}\(", line)
+             and not re.match(r"\s*def\s", line) and not (_top_level(lines, k) or "").startswith(("def ", "class ", "@"))]
+    if not calls:
+        return False
+    for c in calls:
+        mode = None
+        for k in range(c - 1, -1, -1):
+            if (_top_level(lines, k) or "").startswith(("def ", "class ", "@")):
+                continue  # a function's body runs where it is called
+            code = lines[k].split("#")[0]
+            switch = re.search(r"\b[\w.]+\.(eval\(\)|train\(\s*\))", code)
+            called = [f for f in re.findall(r"(?<![\w.])(\w+)\(", code) if f in functions and f != owner]
+            found = _mode_left_by(lines, *functions[called[-1]]) if called else None
+            if switch or found:
+                mode = found or ("eval" if switch.group(1) == "eval()" else "train")
+                break
+        if mode != "eval":
+            return False
+    return True
+
+
+def _class_of(lines: list[str], receiver: str) -> str | None:
+    """The class of the file every ``receiver = Cls(...)`` builds (None: another or none)."""
+    classes = {m.group(1) for line in lines if (m := re.match(r"\s*class\s+(\w+)", line))}
+    built = {m.group(1) for line in lines if (m := re.match(rf"\s*{re.escape(receiver)}\s*=\s*(\w+)\(", line))}
+    return built.pop() if len(built) == 1 and built <= classes else None
+
+
+def _without_mode_layers(lines: list[str], receiver: str) -> bool:
+    """``receiver`` is built from a class of the file whose body builds no dropout or batch
+    norm (only ``nn.`` layers such as LayerNorm) and no other class of the file: switching its
+    mode changes nothing (CS547 HW7's LayerNorm discriminator)."""
+    cls = _class_of(lines, receiver)
+    if cls is None:
+        return False
+    classes = {m.group(1) for line in lines if (m := re.match(r"\s*class\s+(\w+)", line))} - {cls}
+    start = next(k for k, line in enumerate(lines) if re.match(rf"\s*class\s+{cls}\b", line))
+    body = []
+    for line in lines[start + 1:]:
+        if line.strip() and not line.lstrip().startswith("#") and _indent(line) <= _indent(lines[start]):
+            break
+        body.append(line.split("#")[0])
+    text = "\n".join(body)
+    init = re.search(r"def __init__\(self\s*\)", text)
+    return init is not None and not re.search(_MODE_LAYER_BUILT, text) \
+        and not any(re.search(rf"\b{c}\b", text) for c in classes)
+
+
+def _restored_later(lines: list[str], i: int, receiver: str) -> bool:
+    """Another ``receiver.train()`` stays in the loop that holds line ``i`` (CS547 HW7's epoch
+    loop: ``aG.train()`` at its top, and ``aG.eval()``; samples; ``aG.train()`` at its end):
+    deleting either still leaves the model in training mode wherever it trains."""
+    rx_train = re.compile(rf"^\s*{re.escape(receiver)}\.train\(\s*\)\s*$")
+    loop, indent = None, _indent(lines[i])
+    for k in range(i - 1, -1, -1):  # the innermost loop around line i
+        if lines[k].strip() and not lines[k].lstrip().startswith("#") and _indent(lines[k]) < indent:
+            indent = _indent(lines[k])
+            if re.match(r"\s*(for|while)\s", lines[k]):
+                loop = k
+                break
+    if loop is None:
+        return False
+    for j in range(loop + 1, len(lines)):
+        if lines[j].strip() and not lines[j].lstrip().startswith("#") and _indent(lines[j]) <= _indent(lines[loop]):
+            return False
+        if j != i and rx_train.match(lines[j]):
+            return True
+    return False
+
+
 @operator("TL011")
 def delete_train_call(lines):
     code = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
@@ -337,6 +486,8 @@ def delete_train_call(lines):
     for i, m in _sites(lines, r"^\s*([\w.]+)\.train\(\)\s*$"):
         if re.search(_RUN_OBJECT, m.group(1).lower()):
             continue
+        if _without_mode_layers(lines, m.group(1)) or _restored_later(lines, i, m.group(1)):
+            continue  # no bug planted: its mode changes nothing, or it is put back in training mode later
         yield Mutant("TL011", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 
 
@@ -345,8 +496,32 @@ def delete_eval_call(lines):
     code = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
     if not re.search(_MODE_LAYER_BUILT, code):
         return
-    for i, _ in _sites(lines, r"^\s*[\w.]+\.eval\(\)\s*$"):
+    for i, m in _sites(lines, r"^\s*([\w.]+)\.eval\(\)\s*$"):
+        if _without_mode_layers(lines, m.group(1)) or _already_in_eval(lines, i):
+            continue  # no bug planted: its mode changes nothing, or it is in eval mode there already
         yield Mutant("TL011", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
+
+
+@operator("TL011")
+def uncalled_switch(lines):
+    # ``model.eval`` written without its call (a statement that only reads the method: a
+    # typo that leaves the mode as it was), on the switches the deletions above would take
+    code = "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+    if not re.search(_MODE_LAYER_BUILT, code):
+        return
+    for i, m in _sites(lines, r"^\s*([\w.]+)\.eval\(\)\s*$"):
+        if _without_mode_layers(lines, m.group(1)) or _already_in_eval(lines, i):
+            continue
+        yield Mutant("TL011", _replace(lines, i, lines[i].replace(".eval()", ".eval", 1)), None,
+                     f"`{lines[i].strip()}` -> `{m.group(1)}.eval`")
+    if not re.search(r"\.eval\(\)", code):
+        return
+    for i, m in _sites(lines, r"^\s*([\w.]+)\.train\(\)\s*$"):
+        if re.search(_RUN_OBJECT, m.group(1).lower()) or _without_mode_layers(lines, m.group(1)) \
+                or _restored_later(lines, i, m.group(1)):
+            continue
+        yield Mutant("TL011", _replace(lines, i, lines[i].replace(".train()", ".train", 1)), None,
+                     f"`{lines[i].strip()}` -> `{m.group(1)}.train`")
 
 
 @operator("TL012")
@@ -378,11 +553,57 @@ def non_strict(lines):
         yield Mutant("TL015", _replace(lines, i, new), i + 1, "`strict=False` added")
 
 
+def _test_script(lines: list[str]) -> bool:
+    """A test script (``def test_*`` functions): TL016 skips tests, which load what they wrote."""
+    return any(re.match(r"(async\s+)?def test_", line) for line in lines)
+
+
+_FILE_NAME = re.compile(r"""["']([^"'/]*?/)*([^"'/]+\.\w{1,8})["']""")
+
+
+def _own_checkpoint(lines: list[str], path: str) -> bool:
+    """The script writes the file ``path`` names (TL016 leaves such loads alone: a resumed run
+    reads its own checkpoint): a write (``torch.save(...)``, ``open(..., "w")``, or the
+    assignment of a name a write uses) holds the path as written, or a file name written in the
+    path (or in the assignments of the name it is) appears in one."""
+    writes = [line for line in lines if re.search(r"torch\.save\(|\bopen\(.*[\"'][wa]b?[\"']", line)]
+    used = {word for line in writes for word in re.findall(r"\w+", line)}
+    writes += [line for line in lines if (m := re.match(r"\s*(\w+)\s*=[^=]", line)) and m.group(1) in used]
+    if any(path in line for line in writes):
+        return True
+    loads = [path]
+    if re.fullmatch(r"\w+", path):
+        loads += [line for line in lines if re.match(rf"\s*{re.escape(path)}\s*=[^=]", line)]
+    names = {m.group(2) for text in loads for m in _FILE_NAME.finditer(text)}
+    return any(name in line for name in names for line in writes)
+
+
 @operator("TL016")
 def unsafe_load(lines):
+    if _test_script(lines):
+        return  # a test loads what it wrote: TL016 skips test files
     for i, m in _sites(lines, r"weights_only\s*=\s*True"):
         new = lines[i][:m.start()] + "weights_only=False" + lines[i][m.end():]
         yield Mutant("TL016", _replace(lines, i, new), i + 1, "`weights_only=True` -> `False`")
+
+
+@operator("TL016")
+def add_weights_only_false(lines):
+    # The edit torch 2.6's refusals (``UnpicklingError: Weights only load failed``) prompt:
+    # ``torch.load(path)`` -> ``torch.load(path, weights_only=False)``, on a checkpoint the
+    # script does not write itself (a pretrained file, a path from the command line).
+    if _test_script(lines):
+        return
+    for i, m in _sites(lines, r"torch\.load\(((?:[^()]|\([^()]*\))*)\)"):
+        args = m.group(1)
+        if not args.strip() or "weights_only" in args or "pickle_module" in args or "**" in args \
+                or re.match(r"\s*\w+\s*=[^=]", args) or lines[i][:m.start()].rstrip().endswith("`"):
+            continue  # no path given first (``torch.load(mmap=True)`` in a docstring)
+        path = args.split(",")[0].strip() if "(" not in args.split(",")[0] else args.strip()
+        if _own_checkpoint(lines, path):
+            continue
+        new = lines[i][:m.end() - 1] + ", weights_only=False" + lines[i][m.end() - 1:]
+        yield Mutant("TL016", _replace(lines, i, new), i + 1, "`weights_only=False` added to `torch.load`")
 
 
 @operator("TL017")
@@ -433,14 +654,41 @@ def optimizer_before_new_head(lines):
 
 # -- running ---------------------------------------------------------------------------------------
 
-def findings(repo: Path, rel: str, text: str) -> list[dict]:
+_IMPORT = re.compile(r"^\s*(?:from\s+(\w+)(?:\.\w+)*\s+import\b|import\s+([\w\s,.]+?)\s*(?:#.*)?$)", re.M)
+
+
+def imported_siblings(source: Path, text: str) -> list[Path]:
+    """The project's modules next to ``source`` that it imports (``from utils import
+    AverageMeter``, ``from model import GPT``, ``import Model, Replay``): a plain module
+    ``X.py`` or a package ``X/`` of the script's folder. They go with the script, as they
+    would when the project is linted, so that the project pass sees the classes the script
+    takes from them; only the script is edited and its findings counted."""
+    names = set()
+    for m in _IMPORT.finditer(text):
+        if m.group(1):
+            names.add(m.group(1))
+        else:
+            names.update(part.split()[0].split(".")[0] for part in m.group(2).split(",") if part.split())
+    out = []
+    for name in sorted(names):
+        for candidate in (source.parent / f"{name}.py", source.parent / name):
+            if candidate != source and (candidate.is_file() or (candidate / "__init__.py").is_file()):
+                out.append(candidate)
+                break
+    return out
+
+
+def findings(repo: Path, rel: str, text: str, siblings: bool = False) -> list[dict]:
     from torchlint.cli import main
 
     (repo / rel).write_text(text, encoding="utf-8")
     out = io.StringIO()
+    target = repo / rel
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        main(["check", "--isolated", "--no-cache", "--exit-zero", "--format", "json", str(repo / rel)])
-    return json.loads(out.getvalue() or "[]")
+        main(["check", "--isolated", "--no-cache", "--exit-zero", "--format", "json",
+              str(target.parent if siblings else target)])
+    return [f for f in json.loads(out.getvalue() or "[]")
+            if not siblings or Path(f["path"]).resolve() == target.resolve()]
 
 
 def main() -> int:
@@ -472,7 +720,15 @@ def main() -> int:
             subprocess.run(["git", "init", "-q", str(repo)], check=True)
             text = source.read_text(encoding="utf-8", errors="replace")
             lines = text.splitlines()
-            before = findings(repo, rel, text)
+            siblings = imported_siblings(source, text)
+            for sibling in siblings:
+                copy = repo / Path(rel).parent / sibling.name
+                if sibling.is_dir():
+                    shutil.copytree(sibling, copy, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
+                else:
+                    shutil.copy(sibling, copy)
+            lint = functools.partial(findings, siblings=bool(siblings))
+            before = lint(repo, rel, text)
             seen = collections.Counter((f["rule"], f["line"]) for f in before)
             for rule, op in OPERATORS:
                 if wanted and rule not in wanted:
@@ -484,7 +740,7 @@ def main() -> int:
                         compile(mutant.text, rel, "exec")
                     except SyntaxError:
                         continue
-                    after = findings(repo, rel, mutant.text)
+                    after = lint(repo, rel, mutant.text)
                     now = collections.Counter((f["rule"], f["line"]) for f in after)
                     new = now - seen
                     gone = seen - now

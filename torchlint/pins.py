@@ -4,7 +4,8 @@ layer (``run.Run``) from the project root and handed to the project pass
 
 Where it is read, first one naming torch with a version wins: ``pyproject.toml``
 (``[project] dependencies``, then ``[tool.poetry.dependencies]``), ``setup.cfg``
-(``[options] install_requires``), ``requirements.txt``, the other ``requirements*.txt`` and
+(``[options] install_requires``), ``setup.py`` (``install_requires=`` given a list of string
+literals, or a module-level name assigned one: read, never run), ``requirements.txt``, the other ``requirements*.txt`` and
 ``requirements/*.txt`` in name order. Two bounds are read: the upper one (whether every
 version from some release on is excluded: ``<``, ``<=``, ``==`` (``.*`` too), ``~=`` and
 Poetry's ``^``/``~``) and the lower one (the lowest release allowed: ``>=``, ``>``, ``==``,
@@ -127,6 +128,7 @@ def _requirements(root: Path):
     """(file, requirement string) in the order the module's docstring gives."""
     yield from _pyproject(root)
     yield from _setup_cfg(root)
+    yield from _setup_py(root)
     files = sorted(root.glob("requirements*.txt"), key=lambda p: (p.name != "requirements.txt", p.name))
     directory = root / "requirements"
     if directory.is_dir():
@@ -184,3 +186,36 @@ def _setup_cfg(root: Path):
     for line in parser.get("options", "install_requires", fallback="").splitlines():
         if line.strip():
             yield "setup.cfg", line.strip()
+
+
+def _setup_py(root: Path):
+    """``setup(install_requires=["torch>=2.0.0", ...])`` or ``install_requires=REQUIRED`` with
+    ``REQUIRED = [...]`` at module level: the string literals, read from the parsed file (a list
+    built at run time, read from another file, is not followed)."""
+    path = root / "setup.py"
+    if not path.is_file():
+        return
+    import ast
+
+    try:
+        tree = ast.parse(_read(path, root))
+    except (SyntaxError, ValueError):
+        return
+
+    def strings(node) -> list[str] | None:
+        if isinstance(node, (ast.List, ast.Tuple)) and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+            return [e.value for e in node.elts]
+        return None
+
+    named = {stmt.targets[0].id: found for stmt in tree.body
+             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+             and (found := strings(stmt.value)) is not None}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg == "install_requires":
+                    value = keyword.value
+                    items = strings(value) if not isinstance(value, ast.Name) else named.get(value.id)
+                    for item in items or ():
+                        yield "setup.py", item

@@ -1,5 +1,5 @@
 """TL016 unsafe-checkpoint-load beyond the embedded cases: the project's torch pin
-(``torchlint.pins``: pyproject.toml, requirements*.txt, setup.cfg), read once per run, decides
+(``torchlint.pins``: pyproject.toml, requirements*.txt, setup.cfg, setup.py), read once per run, decides
 whether a ``torch.load`` without weights_only is reported; fixtures."""
 
 from __future__ import annotations
@@ -45,6 +45,11 @@ def test_clean_fixture_is_clean():
     ("requirements-dev.txt", "torch~=2.4.1 ; python_version >= '3.9'\n", "torch~=2.4.1", True),
     ("requirements/base.txt", "torch==2.5.*\n", "torch==2.5.*", True),
     ("setup.cfg", "[options]\ninstall_requires =\n    numpy\n    torch<=2.5.1\n", "torch<=2.5.1", True),
+    # accelerate's setup.py (the project of TL016's mutation benchmark script)
+    ("setup.py", 'from setuptools import setup\nsetup(name="x", install_requires=["numpy>=1.17", "torch>=2.0.0"])\n',
+     "torch>=2.0.0", False),
+    ("setup.py", 'from setuptools import setup\nREQUIRED = ["torch<2.6"]\nsetup(install_requires=REQUIRED)\n',
+     "torch<2.6", True),
 ])
 def test_a_pin_is_read(tmp_path, file, text, spec, below):
     (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +65,8 @@ def test_a_pin_is_read(tmp_path, file, text, spec, below):
     ("requirements.txt", "torch @ https://download.pytorch.org/whl/torch-2.5.1.whl\n"),
     ("pyproject.toml", "[project\nbroken"),  # unreadable TOML
     ("setup.cfg", "not an ini file [\n"),
+    ("setup.py", "from setuptools import setup\nsetup(install_requires=open('requirements.txt').read().split())\n"),
+    ("setup.py", "setup(install_requires=[\n"),  # not Python
 ])
 def test_no_pin_is_claimed(tmp_path, file, text):
     (tmp_path / file).write_text(text, encoding="utf-8")
@@ -90,6 +97,12 @@ def test_a_project_allowing_torch_below_2_6_reports_torch_load(project, run):
     project.write("requirements.txt", "torch>=2.1\n")
     project.write("train.py", TRAIN)
     assert [(path, line) for path, line, _ in _findings(run, ".")] == [("train.py", 4)]
+
+
+def test_a_setup_py_pin_below_2_6_is_read(tmp_path):
+    (tmp_path / "setup.py").write_text('from setuptools import setup\nsetup(install_requires=["torch>=2.0.0"])\n')
+    pin = read_torch_pin(tmp_path)
+    assert (pin.file, pin.spec, pin.allows_below((2, 6))) == ("setup.py", "torch>=2.0.0", True)
 
 
 def test_the_declared_dependency_comes_before_requirements_files(tmp_path):

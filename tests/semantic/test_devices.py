@@ -290,3 +290,61 @@ def test_moved_model_names_the_device_a_built_module_is_moved_to():
              and s.node.func.value in "abcde"}
     assert {k: devices.moved_model(c.func) for k, c in sorted(calls.items())} == {
         "a": ("a", "device"), "b": ("b", '"cuda"'), "c": ("c", "device"), "d": None, "e": None}
+
+
+FED = """
+import torch
+import torch.nn as nn
+def train(model, net, helper, device, loader):
+    for x, y in loader:
+        xs = x.to(device)
+        model.discriminator_forward(xs)
+        net(x)
+        helper(x.cuda())
+        model(y); net(y); helper(y)
+class Agent:
+    def __init__(self, device):
+        self.q = nn.Linear(4, 2).to(device)
+        self.p = nn.Linear(4, 2)
+    def act(self, s):
+        return self.q(s), self.p(s)
+"""
+
+
+def test_moved_model_through_moved_inputs_and_moved_self_attributes():
+    ctx = context_of(FED)
+    model = ctx.semantic.model
+    devices = Devices(ctx, model, None)
+    plain = {s.node.func.value: s.node for s in model.calls if isinstance(s.node.func, cst.Name)
+             and s.node.args and dotted_name(s.node.args[0].value) == "y"}
+    # model: fed x.to(device) through a forward of it; net: only CPU inputs; helper: no model name
+    assert {k: devices.moved_model(c.func) for k, c in sorted(plain.items())} == {
+        "helper": None, "model": ("model", "device"), "net": None}
+    agent = next(info for info in model.classes.values() if info.name == "Agent")
+    calls = {dotted_name(s.node.func): s.node for s in model.calls if (dotted_name(s.node.func) or "").startswith("self.")}
+    devices = Devices(ctx, model, agent)
+    assert devices.moved_model(calls["self.q"].func) == ("self.q", "device")
+    assert devices.moved_model(calls["self.p"].func) is None
+
+
+def test_caller_device_follows_calls_through_helpers_to_a_tensor_on_a_device():
+    ctx = context_of("""
+        import torch
+        def one_hot(x, n):
+            return x
+        def to_onehot(X, n):
+            return [one_hot(X[:, i], n) for i in range(X.shape[1])]
+        def predict(device, out):
+            return to_onehot(torch.tensor([[out]], device=device), 4)
+        def moved(y, device):
+            return one_hot(y.cuda(), 3)
+        def cpu_only(labels):
+            return to_onehot(torch.tensor(labels), 2)
+        """)
+    model = ctx.semantic.model
+    functions = {n.name.value: n for n in ctx.module.body if isinstance(n, cst.FunctionDef)}
+    devices = Devices(ctx, model, None)
+    device, how = devices.caller_device(functions["one_hot"], "x")
+    assert device == "device" and how.startswith("to_onehot(")
+    assert devices.caller_device(functions["to_onehot"], "X")[0] == "device"
+    assert devices.caller_device(functions["cpu_only"], "labels") is None

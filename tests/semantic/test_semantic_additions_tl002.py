@@ -98,3 +98,40 @@ def test_children_skips_only_fields_that_cannot_hold_nodes():
                 if isinstance(item, cst.CSTNode) and not isinstance(item, TRIVIA):
                     full.append(item)
         assert children(node) == full
+
+
+def test_a_value_backward_ed_with_retain_graph_is_retained_not_freed():
+    from torchlint.semantic.autograd import RETAINED, GraphValues, retains_graph
+    from torchlint.semantic.stores import codes_with_stores, store_of_call
+
+    src = (
+        "import torch\n"
+        "def f(model, loader, opt, flag):\n"
+        "    kept = []\n"
+        "    for x in loader:\n"
+        "        a = model(x).sum()\n"
+        "        a.backward(retain_graph=True)\n"
+        "        b = model(x).sum()\n"
+        "        b.backward()\n"
+        "        c = model(x).sum()\n"
+        "        c.backward(retain_graph=flag)\n"
+        "        kept.append(a)\n"
+        "        kept.append(b)\n"
+        "        kept.append(c)\n"
+    )
+    ctx, _ = analyses(src)
+    appends = calls(ctx, "kept.append")
+    stores = [store_of_call(call) for call in appends]
+    (code,) = codes_with_stores(ctx, stores, [])
+    graphs = GraphValues(ctx)
+    assert [graphs.carrier(code, s.value, s.node) for s in stores] == [RETAINED, "backward", "backward"]
+    backwards = {dotted_name_of(call): retains_graph(call) for call in iter_nodes(ctx.module)
+                 if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward"}
+    assert backwards == {"a": True, "b": False, "c": False}
+    assert retains_graph(cst.parse_expression("torch.autograd.grad(l, p, create_graph=True)"))
+
+
+def dotted_name_of(call: cst.Call) -> str:
+    from torchlint.statements import dotted_name
+
+    return dotted_name(call.func.value)

@@ -11,7 +11,8 @@ iteration, in something that outlives the iteration. In ``finish``:
   ``deque(maxlen=...)``; a reset on some iterations only (every N steps) still holds N
   graphs unless each value is backward-ed;
 * the value carries a graph (``semantic.autograd``): a backward-ed name (plain numbers and parameters scaling a loss
-  are not carriers), a loss, criterion or model call (also element by element through tuple
+  are not carriers; one backward-ed with ``retain_graph=True`` still holds its activations, so
+  the exemptions below for a backward-ed value do not apply to it), a loss, criterion or model call (also element by element through tuple
   unpacking), through arithmetic and graph-keeping methods; never through ``.item()``,
   ``.detach()``, ``float()``, ``.data``, a plain number (``semantic.dataflow``), or
   ``no_grad``;
@@ -32,7 +33,7 @@ from torchlint import libraries
 from torchlint.finding import Finding, Severity, Span, from_trailing, trailing_json
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
-from torchlint.semantic.autograd import GRAPH_METHODS, GraphValues
+from torchlint.semantic.autograd import GRAPH_METHODS, RETAINED, GraphValues
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.gradmode import GradModes
 from torchlint.semantic.modules import class_key
@@ -224,7 +225,7 @@ class LossKeptWithGraph(Rule):
         what the store builds is returned and the store may run without this code's backward
         (a chunked loss: the caller differentiates the returned total)."""
         value = store.value
-        if evidence not in ("backward", "loss") or store.verb == "extend" \
+        if evidence not in ("backward", RETAINED, "loss") or store.verb == "extend" \
                 or not isinstance(value, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
             return None
         if self._kept.returned(code, store) and self._kept.backward_skipped(code, store):
@@ -242,7 +243,7 @@ class LossKeptWithGraph(Rule):
         evidence = self._graphs.carrier(code, store.value, store.node)
         if evidence is None:
             return None
-        if evidence != "backward" and fn is not None and not step_method and not self._kept.trains_itself(code) \
+        if evidence not in ("backward", RETAINED) and fn is not None and not step_method and not self._kept.trains_itself(code) \
                 and not self._runs_with_grad(fn):
             return None  # a model or criterion call in a function that does not train
         return None if self._kept.backwarded(code, store) else evidence

@@ -21,7 +21,12 @@ Also followed (``Devices.reach``): tensors handed to a submodule or the model it
 (``self.lstm(x, (h0, c0))``, ``self.wpe(pos)``, ``self(x, h)``), through ``torch.triu(...)``-like
 functions and ``Variable``, into helpers and back out of the helpers returning them; factories
 in Lightning steps; and the state a method no code of the file calls returns for a recurrent
-layer (``init_hidden``). A model the project builds only in files that never move anything to an
+layer (``init_hidden``). In training code, the tensors handed to a model that runs on a known
+device (``Devices.moved_model``: moved there, a ``self`` attribute moved in ``__init__``, or a
+model-like name fed moved inputs), met with its output in a loss or filled from it by indexed
+assignment. In a plain function, a tensor combined with a parameter some same-file call passes
+a tensor on a device (``Devices.caller_device``: d2l's ``one_hot``). A model the project builds
+only in files that never move anything to an
 accelerator (``moves_to_accelerator``) is left alone: a CPU-only script.
 
 Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
@@ -73,8 +78,17 @@ def message(written: str, cls: str, other: str, factory: str, module: str | None
 def moved_message(written: str, where: str | None, model: str, device: str) -> str:
     place = f"in `{where}` " if where else ""
     return (f"`{written}(...)` {place}has no device=, so it is made on the CPU and then meets `{model}` (a call of "
-            f"it or its output), which is moved to `{device}`: that fails with a device mismatch; pass "
+            f"it or its output), which runs on `{device}` (moved there, or given inputs moved there): that fails "
+            f"with a device mismatch; pass "
             f"device={device}")
+
+
+def caller_message(written: str, where: str, other: str, factory: str, device: str, how: str) -> str:
+    new = _NEW_METHOD.get(factory)
+    how = how if len(how) <= 60 and "\n" not in how else how[:57] + "..."
+    return (f"`{written}(...)` in `{where}` has no device=, so it is made on the CPU and then combined with `{other}`, "
+            f"which a call gives on `{device}` (`{how}`): that fails with a device mismatch; pass "
+            f"device={other}.device" + (f" or use {other}.{new}(...)" if new else ""))
 
 
 _BUILDS = re.compile(r"\b[A-Z]\w*\s*\(")
@@ -135,6 +149,10 @@ class TensorWithoutDevice(Rule):
                 self.report(call, moved_message(dotted_name(call.func) or factory, where, met.other, met.device))
                 continue
             if info is None:
+                passed = self._passed_on_device(function, met)
+                if passed is not None:  # a helper some call gives a tensor on a device (d2l's one_hot)
+                    written = dotted_name(call.func) or factory
+                    self.report(call, caller_message(written, function.name.value, met.other, factory, *passed))
                 continue
             if met is not None and (function in forwards or function in steps or met.returned):
                 written = dotted_name(call.func) or factory
@@ -147,6 +165,18 @@ class TensorWithoutDevice(Rule):
                                      else None))
         if found:
             facts["pending"] = found
+
+    def _passed_on_device(self, function, met) -> tuple[str, str] | None:
+        """For a plain function (no model class): ``(device, call)`` when the tensor meets one of
+        its parameters and some same-file call passes that parameter a tensor on a device."""
+        if met is None or met.device is not None or met.module is not None or not isinstance(function, cst.FunctionDef):
+            return None
+        params = {p.name.value for p in [*function.params.posonly_params, *function.params.params,
+                                         *function.params.kwonly_params]}
+        if met.other not in params:
+            return None
+        sem = self.ctx.semantic
+        return Devices(self.ctx, sem.model, None).caller_device(function, met.other)
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:

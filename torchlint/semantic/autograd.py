@@ -7,7 +7,9 @@ analysis answers that for an expression read at a point of its code:
   the backward-like calls in it (``dataflow.gradient_target`` of each, with its call site);
   ``code_owner(scope)`` is the scope whose code a comprehension runs in (None for a lambda).
 * ``GraphValues.carrier(code, expr, at)``: ``"backward"`` when ``expr`` is (bound to) a value
-  this code differentiates, ``"loss"`` for a loss function, loss module or criterion call,
+  this code differentiates (its saved activations freed by that backward), ``"retained"`` when
+  every backward of it keeps its graph (``retains_graph``: ``retain_graph=True`` or
+  ``create_graph=True``, so the activations stay with the value), ``"loss"`` for a loss function, loss module or criterion call,
   ``"model"`` for a model call (``model(x)``, ``self(x)`` in an ``nn.Module``, ``m.forward(x)``;
   not a frozen model, a pipeline, an ONNX session or an unpickled object), followed through
   names (the binding made last before the read; ``+=`` keeps what the name held), tuple
@@ -119,6 +121,18 @@ def _position(assign: cst.Assign, key: str) -> tuple[int, int] | None:
     return None
 
 
+RETAINED = "retained"  # ``carrier``: backward-ed, but every backward of it keeps the graph
+
+
+def retains_graph(call: cst.Call) -> bool:
+    """A backward-like call that keeps the graph it differentiates, with its saved activations:
+    ``loss.backward(retain_graph=True)``, ``torch.autograd.grad(..., create_graph=True)``
+    (``create_graph`` retains it too), ``accelerator.backward(loss, retain_graph=True)``; a
+    flag that is not the literal ``True`` (``retain_graph=i < n``) is not known to."""
+    return any(arg.keyword is not None and arg.keyword.value in ("retain_graph", "create_graph")
+               and isinstance(arg.value, cst.Name) and arg.value.value == "True" for arg in call.args)
+
+
 class GraphValues:
     """One file's graph-carrier queries (build one per rule run; memoised)."""
 
@@ -157,15 +171,17 @@ class GraphValues:
         if depth > _MAX_DEPTH:
             return None
         if isinstance(expr, cst.Name):
-            if self._backwarded(code, expr.value, at):
-                return "backward"
+            sites = self._backward_sites(code, expr.value, at)
+            if sites:
+                return RETAINED if all(retains_graph(site.node) for site in sites) else "backward"
             return self._binding_graph(code, expr.value, at, depth)
         if isinstance(expr, (cst.Attribute, cst.Subscript)):
             if isinstance(expr, cst.Attribute) and expr.attr.value in _NON_GRAPH_ATTRIBUTES:
                 return None
             key = expr_key(expr)
-            if key is not None and self._backwarded(code, key, at):
-                return "backward"
+            sites = self._backward_sites(code, key, at) if key is not None else []
+            if sites:
+                return RETAINED if all(retains_graph(site.node) for site in sites) else "backward"
             if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value in ("self", "cls"):
                 return None
             return self._graph(code, expr.value, at, depth + 1)
@@ -374,13 +390,14 @@ class GraphValues:
                     return True
         return False
 
-    def _backwarded(self, code: Code, key: str, at: cst.CSTNode) -> bool:
-        """Is ``key``, as bound at ``at``, the target of a backward in this code?"""
+    def _backward_sites(self, code: Code, key: str, at: cst.CSTNode) -> list[CallSite]:
+        """The backwards of this code whose target is ``key`` as bound at ``at`` (empty: none)."""
         root = key.split(".")[0].split("[")[0]
         current = self.latest(code, root, at)
-        return any(k == key and (current in self.model.reaching(root, site.node) if current is not None
-                                 else self.latest(code, root, site.node) is None)
-                   for target, site in code.backwards for k in self._differentiated(code, target, site.node))
+        return [site for target, site in code.backwards
+                if any(k == key for k in self._differentiated(code, target, site.node))
+                and (current in self.model.reaching(root, site.node) if current is not None
+                     else self.latest(code, root, site.node) is None)]
 
     def _differentiated(self, code: Code, target: cst.BaseExpression, at: cst.CSTNode) -> list[str]:
         """Keys a backward differentiates: ``loss`` in ``loss.backward()``, ``(loss / n).backward()``,

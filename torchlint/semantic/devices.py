@@ -8,7 +8,10 @@ passed to and the calls of a helper returning it, to the expression it is combin
 carries the model's device (a tensor parameter, a layer's output, an ``nn.Parameter``
 attribute; not a host value: a size, a shape, a number, a host-built tensor), or the submodule
 it is handed to (``self.lstm(x, (h0, c0))``), or the initial state a method returns for the
-class's recurrent layer (``init_hidden``).
+class's recurrent layer (``init_hidden``); in training code, the model it meets and the device
+that model runs on (``Devices.moved_model``: built and moved there, a ``self`` attribute built
+and moved in ``__init__``, or a model-like name fed inputs moved there: ``fed_device``); for
+a plain function, the device some same-file call gives a parameter (``caller_device``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import libcst as cst
 from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.modules import constructions, is_parameter, self_attr_bindings
 from torchlint.statements import dotted_name
-from torchlint.torch_api import has_star_kwargs, keyword_arg, tensor_factory
+from torchlint.torch_api import (has_star_kwargs, keyword_arg, looks_like_criterion_name,
+                                 looks_like_model_name, tensor_factory)
 from torchlint.tree import iter_nodes
 
 if TYPE_CHECKING:
@@ -43,6 +47,9 @@ _COMBINING = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dsta
 _COMBINING_METHODS = {"masked_fill", "masked_fill_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_",
                       "matmul", "mm", "bmm", "copy_", "addcmul_", "lerp"}
 _TENSOR_ATTRS = {"T", "mT", "H", "data", "real", "imag"}
+# In-place methods taking an index (and source) tensor that must be on the receiver's device.
+_INDEXED_METHODS = {"scatter_", "scatter_add_", "scatter_reduce_", "index_add_", "index_copy_", "index_fill_",
+                    "index_put_", "masked_scatter_", "put_"}
 _LOSS_FUNCTIONS = ("cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
                    "smooth_l1_loss", "mse_loss", "l1_loss", "nll_loss", "huber_loss")
 _DEVICE_MOVES = {"to", "cuda", "type_as", "type"}
@@ -262,7 +269,7 @@ class Devices:
             if not (isinstance(call, cst.Call) and call.func is attr):
                 return None if attr.attr.value not in _TENSOR_ATTRS else self._chain_end(attr)
             method = attr.attr.value
-            if method in _COMBINING_METHODS:
+            if method in _COMBINING_METHODS or method in _INDEXED_METHODS:
                 return expr  # the tensor is the receiver of a combination: judged there
             if _moves(method, call):
                 return None
@@ -323,6 +330,24 @@ class Devices:
             found = self.carrier(parent.target, parent)
             return Meeting(found) if found is not None else None
         if isinstance(parent, cst.Attribute) and parent.value is expr:  # mask.masked_fill(...) on the tensor itself
+            call = ctx.parent(parent)
+            if parent.attr.value in _INDEXED_METHODS and isinstance(call, cst.Call) and call.func is parent:
+                # ``res.scatter_(1, x.view(-1, 1), 1)``: the index (and source) must be on its device
+                for arg in call.args:
+                    found = self.carrier(arg.value, call) if arg.keyword is None else None
+                    if found is not None:
+                        return Meeting(found)
+            return None
+        if isinstance(parent, cst.Subscript) and parent.value is expr:
+            # ``values[mask] = target_net(s).max(1)[0]``: indexed assignment of a tensor on the model's device
+            target = ctx.parent(parent)
+            assign = ctx.parent(target) if isinstance(target, cst.AssignTarget) else None
+            if isinstance(assign, cst.Assign) and not self._basic_index(parent):
+                moved = self._moved_output(assign.value)
+                if moved is not None:
+                    return Meeting(moved[0], moved[0], device=moved[1])
+                found = self.carrier(assign.value, assign)
+                return Meeting(found) if found is not None else None
             return None
         if isinstance(parent, cst.Element):
             container = ctx.parent(parent)
@@ -360,6 +385,8 @@ class Devices:
                 return Meeting(found) if found is not None else None
             moved = self.moved_model(func)
             if moved is not None:  # training code: ``out = model(x, h0)`` with ``model = Net().to(device)``
+                if _lengths(expr, parent):
+                    return None  # ``model(text, lengths)``: pack_padded_sequence takes the lengths on the CPU
                 return Meeting(moved[0], moved[0], device=moved[1])
             module = self.submodule(func)
             if module is not None:
@@ -372,15 +399,41 @@ class Devices:
             return self._into_callee(call, parent, names)
         return None
 
+    def _basic_index(self, subscript: cst.Subscript) -> bool:
+        """``t[i, j]``, ``t[0]``, ``t[:, 1:]``: integers and slices (a name bound only by ``for i in
+        range(...)``), whose assignment copies across devices; not a mask or an index tensor
+        (``t[mask] = v`` is ``index_put_``, which wants both on one device)."""
+        for element in subscript.slice:
+            index = element.slice
+            if isinstance(index, cst.Slice):
+                continue
+            value = index.value
+            if isinstance(value, cst.Integer) or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+                continue
+            if isinstance(value, cst.Name):
+                bindings = self.model.reaching(value.value, value)
+                if bindings and all(b.kind == "for" and isinstance(b.node, cst.For) and isinstance(b.node.iter, cst.Call)
+                                    and dotted_name(b.node.iter.func) == "range" for b in bindings):
+                    continue
+            return False
+        return True
+
     def moved_model(self, func: cst.BaseExpression) -> tuple[str, str] | None:
         """``(name, device)`` when ``func`` (``model``, ``model.forward``) names a module every
         binding of which builds one (``nn.LSTM(...)``, ``Net(...)``) and the code moves it to a
         device (``Net().to(device)``, ``model = model.cuda()``, ``model.to(device)``), with that
         device as written (``"cuda"`` for ``.cuda()``); else None."""
-        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
-            func = func.value
+        if isinstance(func, cst.Attribute) and _forward_like(func.attr.value):
+            func = func.value  # ``model.forward``, ``model.discriminator_forward``
+        if isinstance(func, cst.Attribute):
+            return self._moved_attribute(func)
         if not isinstance(func, cst.Name):
             return None
+        built = self._moved_binding(func)
+        return built if built is not None else self.fed_device(func)
+
+    def _moved_binding(self, func: cst.Name) -> tuple[str, str] | None:
+        """``moved_model`` through the bindings of ``func``: each builds a module the code moves."""
         name = func.value
         pending, seen = list(self.model.reaching(name, func)), set()
         if not pending:
@@ -417,25 +470,127 @@ class Devices:
             devices.append(moved)
         return (name, devices[0]) if devices and all(d is not None for d in devices) else None
 
+    def _moved_attribute(self, func: cst.Attribute) -> tuple[str, str] | None:
+        """``(self.<attr>, device)`` when every ``self.<attr> = ...`` of the class builds a module
+        moved to one device (``self.q_func = Model.Net(...).to(device)`` in ``__init__``)."""
+        scope = self.model.scope_of(func)
+        self_name = scope.self_name if scope is not None else None
+        if self.info is None or self_name is None or not isinstance(func.value, cst.Name) \
+                or func.value.value != self_name:
+            return None
+        bindings = self_attr_bindings(self.model, self.info, func.attr.value)
+        devices = set()
+        for b in bindings:
+            built = constructions(self.model, b.value) if b.value is not None else []
+            moved = _moved_to(self.ctx, b.value) if built else None
+            if moved is None or any(c.kind not in ("nn", "class") for c in built):
+                return None
+            devices.add(moved)
+        return (f"{self_name}.{func.attr.value}", devices.pop()) if len(devices) == 1 else None
+
+    def fed_device(self, func: cst.Name) -> tuple[str, str] | None:
+        """``(name, device)`` for a model-like name (``model``, ``netD``: a parameter, say) that the
+        code around ``func`` (its function, or the module) calls, or calls a forward of
+        (``model.discriminator_forward(x)``), while the same bindings of the name reach that call
+        (not a model the name held before or after a rebinding), with an input it moved to a device
+        (``model(x.to(device))``, or ``x`` assigned only ``features.to(device)``): the model must
+        be on that device, or that call would fail."""
+        name = func.value
+        if not looks_like_model_name(name):
+            return None
+        scope = self.model.scope_of(func)
+        held = {id(b) for b in self.model.reaching(name, func)}  # the same model: the same bindings reach the call
+        if not held:
+            return None
+        for site in self.model.calls:
+            if site.scope is not scope:
+                continue
+            called = site.node.func
+            if isinstance(called, cst.Attribute) and _forward_like(called.attr.value):
+                called = called.value
+            if not (isinstance(called, cst.Name) and called.value == name) \
+                    or {id(b) for b in self.model.reaching(name, called)} != held:
+                continue
+            for arg in site.node.args:
+                if arg.keyword is None and not arg.star:
+                    device = self._moved_input(arg.value)
+                    if device is not None:
+                        return name, device
+        return None
+
+    def caller_device(self, function: cst.CSTNode, param: str, depth: int = 0) -> tuple[str, str] | None:
+        """``(device, how)`` when some same-file call of ``function`` passes its parameter
+        ``param`` a tensor on a device: one moved there (``x.to(device)``, ``x.cuda()``), one
+        made there (``torch.tensor([[i]], device=device)``), or, through indexing and
+        device-keeping methods (``X[:, i]``), a parameter of the calling function that one of
+        its own callers passes such a tensor (d2l's ``one_hot`` <- ``to_onehot`` <-
+        ``predict_rnn``); ``how`` is the call as written. A call on a device is enough: there the
+        function meets that device."""
+        if not isinstance(function, cst.FunctionDef) or depth > 3:
+            return None
+        for site in self.ctx.semantic.graph.callers(function):
+            passed = passed_argument(self.model, site, function, param)
+            if passed is None:
+                continue
+            written = self.ctx.module.code_for_node(site.node)
+            device = self._moved_input(passed) or _made_on(self.ctx, passed)
+            if device is not None:
+                return device, written
+            root = passed
+            while True:
+                if isinstance(root, cst.Subscript):
+                    root = root.value
+                elif isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) \
+                        and not _moves(root.func.attr.value, root):
+                    root = root.func.value
+                else:
+                    break
+            if not isinstance(root, cst.Name):
+                continue
+            bindings = self.model.reaching(root.value, root)
+            if len(bindings) != 1 or bindings[0].kind != "param":
+                continue
+            caller = self.model.scope_of(bindings[0].node)
+            found = self.caller_device(caller.node if caller is not None else None, root.value, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _moved_input(self, expr: cst.BaseExpression) -> str | None:
+        """The device ``expr`` was moved to (``x.to(device)``, ``x.cuda()``, or a name every binding
+        reaching it assigns such a move), else None."""
+        moved = _moved_to(self.ctx, expr) if isinstance(expr, cst.Call) else None
+        if moved is not None or not isinstance(expr, cst.Name):
+            return moved
+        bindings = self.model.reaching(expr.value, expr)
+        devices = {_moved_to(self.ctx, b.value) if b.kind == "assign" and isinstance(b.value, cst.Call) else None
+                   for b in bindings}
+        return devices.pop() if len(devices) == 1 and None not in devices else None
+
     def _loss_call(self, call: cst.Call) -> bool:
         """A loss: ``F.cross_entropy(...)``-like, or a name bound to a ``torch.nn`` loss
         (``criterion = nn.BCELoss()``)."""
-        name = self.model.qualified_name(call.func) or ""
-        if name.startswith("torch.nn.functional.") and ("loss" in name or name.endswith(_LOSS_FUNCTIONS)):
+        if _functional_loss(self.model.qualified_name(call.func) or ""):
             return True
         if isinstance(call.func, cst.Name):
+            # ``criterion = nn.BCELoss()``; ``loss_fn = F.binary_cross_entropy_with_logits``, also
+            # as the fallback of a ``loss_fn=None`` parameter
             bindings = self.model.reaching(call.func.value, call.func)
-            return bool(bindings) and all(
-                b.kind == "assign" and b.value is not None and any(
-                    c.kind == "nn" and c.name.endswith("Loss") for c in constructions(self.model, b.value))
-                for b in bindings)
+            losses = [b for b in bindings if b.kind == "assign" and b.value is not None and (any(
+                c.kind == "nn" and c.name.endswith("Loss") for c in constructions(self.model, b.value))
+                or _functional_loss(self.model.qualified_name(b.value) or ""))]
+            return bool(losses) and all(b in losses or b.kind == "param" and looks_like_criterion_name(call.func.value)
+                                        for b in bindings)
         return False
 
     def _moved_output(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, str] | None:
         """``(model, device)`` when ``expr`` is what a moved model returns (``netD(x)``,
         ``output`` assigned one, ``netD(x).view(-1)``)."""
         while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
-                and not _moves(expr.func.attr.value, expr) and expr.func.attr.value != "forward":
+                and not _moves(expr.func.attr.value, expr) and not _forward_like(expr.func.attr.value):
+            found = self._moved_attribute(expr.func)  # ``self.target_net(x).detach()``
+            if found is not None:
+                return found
             expr = expr.func.value
         if isinstance(expr, cst.Subscript):
             return self._moved_output(expr.value, depth)
@@ -663,6 +818,36 @@ class Devices:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
         return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
+
+
+def _made_on(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
+    """The device a tensor factory call is given, as written (``torch.tensor(v, device=d)`` -> ``d``)."""
+    if not isinstance(expr, cst.Call):
+        return None
+    device = keyword_arg(expr, "device")
+    if device is None or tensor_factory(ctx.semantic.model.qualified_name(expr.func)) is None:
+        return None
+    return ctx.module.code_for_node(device.value)
+
+
+def _lengths(expr: cst.BaseExpression, arg: cst.Arg) -> bool:
+    """A tensor handed to a model as sequence lengths: a name, or a keyword, for a size or a
+    length (``length``, ``text_lengths``, ``lengths=``): the model packs its input with them
+    (``pack_padded_sequence``), which wants them on the CPU."""
+    names = [arg.keyword.value] if arg.keyword is not None else []
+    if isinstance(expr, cst.Name):
+        names.append(expr.value)
+    return any(_SIZE_NAME.match(name) or name.endswith("lengths") or name.endswith("lens") for name in names)
+
+
+def _forward_like(method: str) -> bool:
+    """``forward`` or a method named for one (``generator_forward``, ``forward_features``)."""
+    return method == "forward" or method.endswith("_forward") or method.startswith("forward_")
+
+
+def _functional_loss(name: str) -> bool:
+    """``torch.nn.functional.cross_entropy``, any ``torch.nn.functional.*loss*``."""
+    return name.startswith("torch.nn.functional.") and ("loss" in name or name.endswith(_LOSS_FUNCTIONS))
 
 
 def _dtype_only(call: cst.Call) -> bool:

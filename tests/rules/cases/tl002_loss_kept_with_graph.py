@@ -499,6 +499,41 @@ VALID = [
                 corrects += correct(output, y)
             return corrects
         """,
+    # A backward-ed loss kept once an epoch (its activations freed by the backward), and a
+    # backward-ed loss summed over a window reset every 100 steps: the look-alikes of the
+    # retain_graph=True cases below (mutation benchmark, learners' clustergan and 16_tensorboard).
+    """
+        import torch
+        def train(generator, discriminator, loader, opt_g, opt_d, epochs, bce):
+            d_l, running = [], 0.0
+            for epoch in range(epochs):
+                for i, real in enumerate(loader):
+                    fake = generator(torch.randn(8, 16))
+                    d_loss = bce(discriminator(real), 1) + bce(discriminator(fake.detach()), 0)
+                    opt_d.zero_grad()
+                    d_loss.backward()
+                    opt_d.step()
+                    running += d_loss
+                    if (i + 1) % 100 == 0:
+                        print(running / 100)
+                        running = 0.0
+                d_l.append(d_loss)
+            return d_l
+        """,
+    # retain_graph given as a flag that is not the literal True: not known to keep the graph.
+    """
+        import torch
+        def train(model, loader, opt, epochs, retain):
+            history = []
+            for epoch in range(epochs):
+                for x, y in loader:
+                    loss = torch.nn.functional.mse_loss(model(x), y)
+                    opt.zero_grad()
+                    loss.backward(retain_graph=retain)
+                    opt.step()
+                history.append(loss)
+            return history
+        """,
 ]
 
 
@@ -1232,6 +1267,54 @@ INVALID = [
                     train_ls.append(criterion(model(features), labels).mean().detach())
                     mse.append(loss_func(model(features), labels))
                 return train_ls, mse
+            """,
+    ),
+    # A loss backward-ed with retain_graph=True keeps its saved activations: kept once an epoch
+    # (learners' PyTorch-GAN clustergan `ge_l.append(ge_loss)`, mutation benchmark) or summed
+    # over a window of 100 steps, it holds one forward's activations per epoch or per step.
+    Invalid(
+        """
+            import torch
+            def train(generator, encoder, discriminator, loader, opt, epochs, mse):
+                ge_l, running = [], 0.0
+                for epoch in range(epochs):
+                    for i, real in enumerate(loader):
+                        z = torch.randn(8, 16)
+                        fake = generator(z)
+                        ge_loss = mse(encoder(fake), z) - discriminator(fake).mean()
+                        opt.zero_grad()
+                        ge_loss.backward(retain_graph=True)
+                        opt.step()
+                        running += ge_loss
+                        if (i + 1) % 100 == 0:
+                            running = 0.0
+                    ge_l.append(ge_loss)
+                return ge_l
+            """,
+        lines=(13, 16),
+        messages=(
+            "`running += ge_loss` keeps every iteration's autograd graph alive until it is reset, so memory grows "
+            "with every step in between; accumulate `ge_loss.item()` (or `ge_loss.detach()`) instead",
+            "`ge_l.append(ge_loss)` keeps each iteration's autograd graph alive, so memory grows every step; "
+            "store `ge_loss.item()` (or `ge_loss.detach()`) instead",
+        ),
+        fixed="""
+            import torch
+            def train(generator, encoder, discriminator, loader, opt, epochs, mse):
+                ge_l, running = [], 0.0
+                for epoch in range(epochs):
+                    for i, real in enumerate(loader):
+                        z = torch.randn(8, 16)
+                        fake = generator(z)
+                        ge_loss = mse(encoder(fake), z) - discriminator(fake).mean()
+                        opt.zero_grad()
+                        ge_loss.backward(retain_graph=True)
+                        opt.step()
+                        running += ge_loss.detach()
+                        if (i + 1) % 100 == 0:
+                            running = 0.0
+                    ge_l.append(ge_loss.detach())
+                return ge_l
             """,
     ),
 ]

@@ -7,6 +7,97 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # The name fed moved inputs only after it is rebound to another model (learners' CS547
+    # pytorch_tutorial: a CPU LeNet first, a CIFAR net moved to the GPU later).
+    """
+        import torch
+        import torch.nn as nn
+        net = nn.Linear(4, 2)
+        out = net(torch.randn(1, 4))
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = nn.Linear(4, 2).to(device)
+        for x in loader:
+            out = net(x.to(device))
+        """,
+    # The same helper where every call passes tensors made on the CPU (or nothing says where
+    # they are): nothing puts it on a device.
+    """
+        import torch
+        def one_hot(x, n_class):
+            res = torch.zeros(x.shape[0], n_class)
+            res.scatter_(1, x.view(-1, 1), 1)
+            return res
+        def encode(labels, n):
+            return one_hot(torch.tensor(labels), n)
+        def batch(y, n):
+            return one_hot(y, n)
+        """,
+    # Element-wise assignment with integer indices copies across devices (d2l's corr2d called
+    # from a forward; learners' dsgiitr d2l-pytorch Convolutions_For_Images): only a mask or an
+    # index tensor (``t[mask] = v``) needs both on one device.
+    """
+        import torch
+        from torch import nn
+        def corr2d(X, K):
+            h, w = K.shape
+            Y = torch.zeros((X.shape[0] - h + 1, X.shape[1] - w + 1))
+            for i in range(Y.shape[0]):
+                for j in range(Y.shape[1]):
+                    Y[i, j] = (X[i: i + h, j: j + w] * K).sum()
+            return Y
+        class Conv2D(nn.Module):
+            def __init__(self, kernel_size):
+                super().__init__()
+                self.weight = nn.Parameter(torch.rand(kernel_size))
+            def forward(self, x):
+                return corr2d(x, self.weight)
+        """,
+    # Sequence lengths made on the CPU and handed to a model fed moved inputs: its forward packs
+    # the batch with them (pack_padded_sequence wants CPU lengths; learners' bentrevett
+    # pytorch-sentiment-analysis ``predict_sentiment``).
+    """
+        import torch
+        def predict_sentiment(text, model, tokenizer, vocab, device):
+            ids = vocab.lookup_indices(tokenizer(text))
+            length = torch.LongTensor([len(ids)])
+            tensor = torch.LongTensor(ids).unsqueeze(dim=0).to(device)
+            prediction = model(tensor, length).squeeze(dim=0)
+            return prediction.argmax(dim=-1).item()
+        """,
+    # A helper given the model whose inputs stay on the CPU (no move in sight): nothing says
+    # where the model runs; and a helper whose model is fed moved inputs but whose tensor only
+    # meets a plotting call.
+    """
+        import torch
+        def sample(model, latent_dim, loader):
+            for features, _ in loader:
+                out = model(features)
+            noise = torch.randn(8, latent_dim)
+            return model.generator_forward(noise)
+        """,
+    """
+        import torch
+        def train(model, device, loader, opt, plot):
+            for features, y in loader:
+                loss = (model(features.to(device)) - y.to(device)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            grid = torch.zeros(8, 8)
+            plot(grid)
+        """,
+    # An indexed assignment into a CPU tensor from a network nothing moves.
+    """
+        import torch
+        import torch.nn as nn
+        class Agent:
+            def __init__(self):
+                self.target_q = nn.Linear(4, 2)
+            def train(self, states, mask):
+                next_values = torch.zeros(states.size(0))
+                next_values[mask] = self.target_q(states).max(1)[0].detach()
+                return next_values
+        """,
     # A number updated in place (``base *= ...``) is still the number its default says, not
     # a tensor (x-transformers' rotary embedding); the result is moved before it meets ``x``.
     """
@@ -792,4 +883,67 @@ INVALID = [
                     return self.transformer.wte(idx) + self.transformer.wpe(pos)
             """,
         lines=(9,), messages=(message("torch.arange", "GPT", "self.transformer.wpe", "arange", "self.transformer.wpe"),)),
+    # Training code in a helper given the model: its inputs moved to ``device`` say where the model
+    # runs (learners' rasbt helper_train ``train_gan_v1``, mutation benchmark): a noise made
+    # without device= and handed to a forward of it, labels met with its output in a loss held by
+    # a ``loss_fn=None`` parameter.
+    Invalid(
+        """
+            import torch
+            import torch.nn.functional as F
+            def train_gan(num_epochs, model, opt_d, latent_dim, device, train_loader, loss_fn=None):
+                if loss_fn is None:
+                    loss_fn = F.binary_cross_entropy_with_logits
+                fixed_noise = torch.randn(64, latent_dim, 1, 1)
+                for epoch in range(num_epochs):
+                    for features, _ in train_loader:
+                        real_images = features.to(device)
+                        real_labels = torch.ones(features.size(0))
+                        pred_real = model.discriminator_forward(real_images).view(-1)
+                        loss = loss_fn(pred_real, real_labels)
+                        opt_d.zero_grad()
+                        loss.backward()
+                        opt_d.step()
+                    with torch.no_grad():
+                        fake = model.generator_forward(fixed_noise).detach().cpu()
+            """,
+        lines=(7, 11),
+        messages=(moved_message("torch.randn", "train_gan", "model", "device"),
+                  moved_message("torch.ones", "train_gan", "model", "device"))),
+    # A DQN agent: the target values made without device= and filled by indexed assignment from
+    # the output of a network the class moved (learners' CS547 HW8 ``Algo.train``).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class Agent:
+                def __init__(self, device):
+                    self.target_q = nn.Linear(4, 2).to(device)
+                def train(self, states, mask, rewards):
+                    next_values = torch.zeros(states.size(0))
+                    next_values[mask] = self.target_q(states).max(1)[0].detach()
+                    return rewards + 0.99 * next_values
+            """,
+        lines=(8,), messages=(moved_message("torch.zeros", "train", "self.target_q", "device"),)),
+    # A helper (no model class) scattering into a CPU-made tensor with its parameter as the index,
+    # where a same-file call, through another helper's indexing, passes a tensor made on a device
+    # (learners' ShusenTang d2lzh_pytorch ``one_hot``, mutation benchmark).
+    Invalid(
+        """
+            import torch
+            def one_hot(x, n_class, dtype=torch.float32):
+                x = x.long()
+                res = torch.zeros(x.shape[0], n_class, dtype=dtype)
+                res.scatter_(1, x.view(-1, 1), 1)
+                return res
+            def to_onehot(X, n_class):
+                return [one_hot(X[:, i], n_class) for i in range(X.shape[1])]
+            def predict_rnn(rnn, params, vocab_size, device, output):
+                X = to_onehot(torch.tensor([[output[-1]]], device=device), vocab_size)
+                return rnn(X, params)
+            """,
+        lines=(5,),
+        messages=("`torch.zeros(...)` in `one_hot` has no device=, so it is made on the CPU and then combined with "
+                  "`x`, which a call gives on `device` (`to_onehot(torch.tensor([[output[-1]]], device=device), "
+                  "vo...`): that fails with a device mismatch; pass device=x.device or use x.new_zeros(...)",)),
 ]
