@@ -217,6 +217,14 @@ RULES = (
         fixable=('unsafe',),
     ),
     RuleInfo(
+        code='TL026',
+        name='log-of-softmax',
+        module='torchlint.checks.tl026_log_of_softmax',
+        class_name='LogOfSoftmax',
+        summary='log of a softmax or sigmoid (torch.log(F.softmax(x)), .sigmoid().log()): -inf and NaN gradients where log_softmax/logsigmoid stay finite',
+        fixable=('safe',),
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',

@@ -36,7 +36,9 @@ models a name or parameter is given (each is one configuration that runs).
 * ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
   for across files (endings of classes, arguments passed from other files).
 * ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
-  the simple questions over one file.
+  the simple questions over one file; ``probabilities_from``: the softmax or sigmoid whose
+  output a tensor is value for value (not clamped, nothing added), for what is done to it
+  next (TL026: its log).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import libcst as cst
 
 from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
-from torchlint.semantic.dataflow import single_value
+from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import built_by, self_attr_bindings
 from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
@@ -749,6 +751,39 @@ def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpre
         return ("layer", expr.args[0].value) if len(expr.args) == 1 and positional else None
     if isinstance(func, cst.Attribute) and _tensor_method(model, func) and activation_method(func.attr.value):
         return "method", func.value
+    return None
+
+
+# Methods that change a tensor's values, not its shape: a clamped probability is kept off 0.
+_CLAMPING = frozenset({"clamp", "clip", "clamp_", "clip_", "clamp_min", "clamp_min_"})
+
+
+def probabilities_from(model, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, cst.Call] | None:
+    """(``"softmax"``/``"sigmoid"``, the activation's call) when ``expr`` is, value for value,
+    the output of a softmax or a sigmoid applied in this function (``activation_call``'s
+    shapes, ``self.act(h)`` with ``self.act = nn.Softmax(1)``): the call itself, through
+    shape-only methods and functions (``.view``, ``.squeeze``, ``.to``; not the clamping ones,
+    which keep a probability off 0) and through names every binding of which holds the same
+    activation (``probs = F.softmax(h, 1)``). None for anything else: a sum or product with it
+    (``p + eps``), a parameter, a model's output (its activation is not in sight here)."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, cst.Name):
+        found = [probabilities_from(model, value, depth + 1) for value in values_of(model, expr)]
+        if not found or any(got is None for got in found) or len({got[0] for got in found}) != 1:
+            return None
+        return found[0]
+    if not isinstance(expr, cst.Call):
+        return None
+    act = _applied(model, expr)
+    if act is not None:
+        return (act, expr) if act in ("softmax", "sigmoid") else None
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_METHODS - _CLAMPING and not model.is_imported(func):
+        return probabilities_from(model, func.value, depth + 1)
+    qualified = model.qualified_name(func) or ""
+    if qualified in SHAPE_FUNCTIONS - {"torch.clamp", "torch.clip"} and expr.args and expr.args[0].keyword is None:
+        return probabilities_from(model, expr.args[0].value, depth + 1)
     return None
 
 
