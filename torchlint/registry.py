@@ -217,6 +217,15 @@ RULES = (
         fixable=('unsafe',),
     ),
     RuleInfo(
+        code='TL025',
+        name='outdated-torch-api',
+        module='torchlint.checks.tl025_outdated_torch_api',
+        class_name='OutdatedTorchApi',
+        summary='API use from an older PyTorch: size_average=/reduce= loss arguments (reduction= since 0.4.1), a PackedSequence unpacked into two names (four fields since 1.1)',
+        fixable=('safe',),
+        project_pass=True,
+    ),
+    RuleInfo(
         code='TL026',
         name='log-of-softmax',
         module='torchlint.checks.tl026_log_of_softmax',
