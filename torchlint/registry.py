@@ -217,6 +217,16 @@ RULES = (
         fixable=('unsafe',),
     ),
     RuleInfo(
+        code='TL024',
+        name='tensor-identity-comparison',
+        module='torchlint.checks.tl024_tensor_identity_comparison',
+        class_name='TensorIdentityComparison',
+        summary="identity test (is / is not) of a tensor (an index of .topk(), .argmax(), a layer's output) and a number: always False/True, so a decoding loop never stops at EOS",
+        severity=Severity.ERROR,
+        default_enabled=False,
+        fixable=('unsafe',),
+    ),
+    RuleInfo(
         code='TL025',
         name='outdated-torch-api',
         module='torchlint.checks.tl025_outdated_torch_api',

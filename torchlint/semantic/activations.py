@@ -154,7 +154,7 @@ def _int_index(node: cst.Subscript) -> int | None:
     return None
 
 
-def _unpacked(binding: "Binding") -> tuple[int, cst.BaseExpression] | None:
+def unpacked_element(binding: "Binding") -> tuple[int, cst.BaseExpression] | None:
     """(position, value) of a name unpacked by ``a, b = value`` (one level, no star)."""
     node = binding.node
     if not isinstance(node, cst.Assign) or len(node.targets) != 1:
@@ -227,7 +227,7 @@ class Outputs:
         for b in self.model.reaching(name.value, name):
             if b.kind in ("assign", "ann") and b.value is not None:
                 found.append(self.sources(b.value, element, depth + 1))
-            elif b.kind == "unpack" and element is None and (unpacked := _unpacked(b)) is not None:
+            elif b.kind == "unpack" and element is None and (unpacked := unpacked_element(b)) is not None:
                 found.append(self.sources(unpacked[1], unpacked[0], depth + 1))
             elif b.kind == "param":
                 for arg in self._arguments(b):
