@@ -253,8 +253,24 @@ def test_sources_through_many_conditional_rebindings_are_computed_once_each(src,
     ("import torch.nn.functional as F\nif a:\n    p = F.softmax(h, 1)\nelse:\n    p = h\nloss(p)\n", None),
     ("def f(model, x):\n    loss(model(x))\n", None),  # a model's output: its activation is not in sight
     ("def f(p):\n    loss(p)\n", None),
+    ("p = h.softmax(1)\np.data.clamp_(0.01, 0.99)\nloss(p)\n", None),  # clamped in place
+    ("import torch.nn.functional as F\np = F.softmax(h, 1).gather(1, a)\nloss(p[0])\n", ("softmax", "F.softmax(h, 1)")),
 ])
 def test_probabilities_from(src, expected):
     ctx, model = analyses(src)
     got = probabilities_from(model, loss_input(ctx))
     assert (got if got is None else (got[0], code(ctx, got[1]))) == expected
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("import torch.nn as nn\nD = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())\nloss(D(x))\n", "sigmoid"),
+    ("import torch.nn.functional as F\ndef pi(x):\n    return F.softmax(x, dim=1)\nloss(pi(s).gather(1, a))\n", "softmax"),
+    ("import torch.nn as nn\nimport torch.nn.functional as F\nclass Net(nn.Module):\n"
+     "    def forward(self, x):\n        return F.softmax(self.fc(x), dim=1)\nnet = Net()\nloss(net(x))\n", "softmax"),
+    ("import torch.nn as nn\nD = nn.Sequential(nn.Linear(2, 1))\nloss(D(x))\n", None),  # ends in no activation
+    ("from nets import Discriminator\nD = Discriminator()\nloss(D(x))\n", None),  # not in this file
+])
+def test_probabilities_from_what_a_call_gives(src, expected):
+    ctx, model = analyses(src)
+    got = probabilities_from(model, loss_input(ctx), outputs=Outputs(ctx))
+    assert (got if got is None else got[0]) == expected

@@ -4,10 +4,12 @@
 
 The walk notes calls of ``torch.log(X)`` (imports resolved) and of a tensor's ``X.log()``;
 ``finish`` asks ``semantic.activations.probabilities_from`` whether ``X`` is, value for
-value, a softmax's or a sigmoid's output applied in this function (the call itself, through
-shape-only methods and names bound only to it). Left alone: ``log(p + eps)``,
-``log(p.clamp(min=eps))`` (kept off 0 on purpose), a model's output (the activation is not in
-sight), a parameter, ``log_softmax`` itself.
+value, a softmax's or a sigmoid's output: applied in this function (the call itself, through
+shape-only methods, selections such as ``.gather`` and names bound only to it), or what a call
+gives where the file shows the activation it ends in (``Outputs``: a helper returning one, an
+``nn.Sequential`` ending in ``nn.Sigmoid()``, a same-file module's ``forward``). Left alone:
+``log(p + eps)``, ``log(p.clamp(min=eps))``, ``p.data.clamp_(...)`` before the log (kept off 0
+on purpose), a model whose last layer is in another file, a parameter, ``log_softmax`` itself.
 
 Fix (safe) where the log's argument is the activation's call itself and its arguments carry
 over one to one: ``F.softmax(h, dim=1)`` -> ``F.log_softmax(h, dim=1)`` (``torch.softmax``,
@@ -24,7 +26,7 @@ import libcst as cst
 from torchlint.finding import Severity
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
-from torchlint.semantic.activations import activation_call, probabilities_from
+from torchlint.semantic.activations import Outputs, activation_call, probabilities_from
 from torchlint.torch_api import keyword_arg
 
 _LOGS = {"torch.log", "torch.special.log"}
@@ -61,12 +63,13 @@ class LogOfSoftmax(Rule):
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
+        outputs = Outputs(self.ctx) if self._logs else None
         for call in self._logs:
             found = self._logged(call)
             if found is None:
                 continue
             written, argument = found
-            got = probabilities_from(model, argument)
+            got = probabilities_from(model, argument, outputs=outputs)
             if got is None:
                 continue
             activation, act_call = got

@@ -758,32 +758,80 @@ def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpre
 _CLAMPING = frozenset({"clamp", "clip", "clamp_", "clip_", "clamp_min", "clamp_min_"})
 
 
-def probabilities_from(model, expr: cst.BaseExpression, depth: int = 0) -> tuple[str, cst.Call] | None:
+# Selections that keep the values they pick: a probability picked is still one.
+_PICKING = frozenset({"gather", "index_select", "masked_select", "take", "take_along_dim"})
+
+
+def probabilities_from(model, expr: cst.BaseExpression, depth: int = 0,
+                       outputs: "Outputs | None" = None) -> tuple[str, cst.Call | None] | None:
     """(``"softmax"``/``"sigmoid"``, the activation's call) when ``expr`` is, value for value,
     the output of a softmax or a sigmoid applied in this function (``activation_call``'s
     shapes, ``self.act(h)`` with ``self.act = nn.Softmax(1)``): the call itself, through
     shape-only methods and functions (``.view``, ``.squeeze``, ``.to``; not the clamping ones,
-    which keep a probability off 0) and through names every binding of which holds the same
-    activation (``probs = F.softmax(h, 1)``). None for anything else: a sum or product with it
-    (``p + eps``), a parameter, a model's output (its activation is not in sight here)."""
+    which keep a probability off 0), through selections of its values (an index, ``.gather``)
+    and through names every binding of which holds the same activation
+    (``probs = F.softmax(h, 1)``). With ``outputs`` (``Outputs(ctx)``), also what a call gives
+    on every path where this file shows it (the call is then None): a same-file helper or
+    method returning one (``self.pi(s)`` returning ``F.softmax(x, dim)``), an ``nn.Sequential``
+    ending in one (``D(x)`` with ``D = nn.Sequential(..., nn.Sigmoid())``), a same-file
+    module's ``forward`` returning one. None for anything else: a sum or product with it
+    (``p + eps``), a parameter, a model whose last activation is not in this file."""
     if depth > _MAX_DEPTH:
         return None
     if isinstance(expr, cst.Name):
-        found = [probabilities_from(model, value, depth + 1) for value in values_of(model, expr)]
+        if _clamped_in_place(model, expr):
+            return None
+        found = [probabilities_from(model, value, depth + 1, outputs) for value in values_of(model, expr)]
         if not found or any(got is None for got in found) or len({got[0] for got in found}) != 1:
             return None
         return found[0]
+    if isinstance(expr, cst.Subscript):
+        return probabilities_from(model, expr.value, depth + 1, outputs)
     if not isinstance(expr, cst.Call):
         return None
     act = _applied(model, expr)
     if act is not None:
         return (act, expr) if act in ("softmax", "sigmoid") else None
     func = expr.func
-    if isinstance(func, cst.Attribute) and func.attr.value in SHAPE_METHODS - _CLAMPING and not model.is_imported(func):
-        return probabilities_from(model, func.value, depth + 1)
+    if isinstance(func, cst.Attribute) and not model.is_imported(func) and (
+            func.attr.value in SHAPE_METHODS - _CLAMPING or func.attr.value in _PICKING):
+        return probabilities_from(model, func.value, depth + 1, outputs)
     qualified = model.qualified_name(func) or ""
-    if qualified in SHAPE_FUNCTIONS - {"torch.clamp", "torch.clip"} and expr.args and expr.args[0].keyword is None:
-        return probabilities_from(model, expr.args[0].value, depth + 1)
+    if (qualified in SHAPE_FUNCTIONS - {"torch.clamp", "torch.clip"} or qualified in {"torch.gather", "torch.index_select"}) \
+            and expr.args and expr.args[0].keyword is None:
+        return probabilities_from(model, expr.args[0].value, depth + 1, outputs)
+    return _called_activation(model, outputs, expr) if outputs is not None else None
+
+
+def _clamped_in_place(model, name: cst.Name) -> bool:
+    """``name.clamp_(...)`` or ``name.data.clamp_(...)`` (``clip_``, ``clamp_min_``) anywhere in
+    the scope reading ``name``: its values are kept off 0 in place (C51's ``dist.data.clamp_(0.01,
+    0.99)`` before ``dist.log()``)."""
+    scope = model.scope_of(name)
+    for method in ("clamp_", "clip_", "clamp_min_"):
+        for site in model.calls_to(method):
+            receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
+            if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
+                receiver = receiver.value
+            if site.scope is scope and isinstance(receiver, cst.Name) and receiver.value == name.value:
+                return True
+    return False
+
+
+def _called_activation(model, outputs: "Outputs", call: cst.Call) -> tuple[str, None] | None:
+    """The softmax or sigmoid every output ``call`` may give ends in, as this file shows it."""
+    names = set()
+    for source in outputs.called(call):
+        if source.kind == "cls" and source.element is None:
+            info = model.class_named(source.name.rsplit(".", 1)[-1])
+            forward = info.methods.get("forward") if info is not None else None
+            ending = outputs.ending(forward) if forward is not None else None
+            source = ending if isinstance(ending, Source) else None
+        if source is None or source.kind != "act":
+            return None
+        names.add(source.name)
+    if len(names) == 1 and (name := names.pop()) in ("softmax", "sigmoid"):
+        return name, None
     return None
 
 

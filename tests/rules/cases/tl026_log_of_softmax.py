@@ -66,6 +66,22 @@ VALID: list[Valid | str] = [
         def pointer(p_gen, x1, x2):
             return -torch.log(p_gen * F.softmax(x1, dim=1) + (1 - p_gen) * F.softmax(x2, dim=1))
         """,
+    # Clamped in place before the log (C51's projection loss).
+    """
+        def c51_loss(current_model, state, action, proj_dist):
+            dist = current_model.dist(state).softmax(-1)
+            dist = dist.gather(1, action).squeeze(1)
+            dist.data.clamp_(0.01, 0.99)
+            return -(proj_dist * dist.log()).sum(1).mean()
+        """,
+    # A model whose last layer is not in this file.
+    """
+        import torch
+        from nets import Discriminator
+        D = Discriminator()
+        def d_loss(real):
+            return -torch.mean(torch.log(D(real)))
+        """,
     # A method named log on something else (a logger).
     """
         import torch.nn.functional as F
@@ -164,6 +180,32 @@ INVALID: list[Invalid] = [
         def f(x):
             return torch.log(F.softmax(x, dim=1).view(-1, 1))
         """, lines=(5,), messages=(log_message("torch.log", "softmax"),)),
+    # A discriminator whose nn.Sequential ends in a Sigmoid (a GAN's log D(x)).
+    Invalid("""
+        import torch
+        import torch.nn as nn
+        D = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 1), nn.Sigmoid())
+        def d_loss(real):
+            prob_real = D(real)
+            return -torch.mean(torch.log(prob_real))
+        """, lines=(7,), messages=(log_message("torch.log", "sigmoid"),)),
+    # A policy's helper returning a softmax, one action's probability picked with gather.
+    Invalid("""
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class ActorCritic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc_pi = nn.Linear(4, 2)
+
+            def pi(self, x, softmax_dim=0):
+                return F.softmax(self.fc_pi(x), dim=softmax_dim)
+
+            def loss(self, s, a, advantage):
+                pi_a = self.pi(s, softmax_dim=1).gather(1, a)
+                return -(torch.log(pi_a) * advantage).mean()
+        """, lines=(15,), messages=(log_message("torch.log", "softmax"),)),
     # A sigmoid method and .log(): no tensor method logsigmoid to write.
     Invalid("""
         def f(x):
