@@ -614,6 +614,7 @@ def unscaled_accumulation(lines):
         yield Mutant("TL017", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 
 
+<<<<<<< HEAD
 @operator("TL020")
 def decorate_no_grad(lines):
     # ``@torch.no_grad()`` put on the function that computes a loss and calls its backward
@@ -650,6 +651,36 @@ def optimizer_before_new_head(lines):
         moved = out.pop(j)
         out.insert(i, moved)
         yield Mutant("TL021", "\n".join(out) + "\n", i + 2, f"moved `{moved.strip()}` above `{lines[i].strip()}`")
+=======
+@operator("TL025")
+def legacy_reduction(lines):
+    """``reduction='sum'`` / ``'none'`` / ``'mean'`` of a torch loss written as PyTorch 0.4 code had it."""
+    legacy = {"sum": "size_average=False", "none": "reduce=False", "mean": "size_average=True"}
+    for i, m in _sites(lines, r"reduction\s*=\s*['\"](sum|none|mean)['\"]"):
+        if not re.search(r"Loss\(|\bF\.\w+\(|functional\.\w+\(", lines[i]):
+            continue  # a reduction= of something that is not a torch loss
+        new = lines[i][:m.start()] + legacy[m.group(1)] + lines[i][m.end():]
+        yield Mutant("TL025", _replace(lines, i, new), i + 1, f"`{m.group(0)}` -> `{legacy[m.group(1)]}`")
+
+
+@operator("TL026")
+def log_of_softmax(lines):
+    """``F.log_softmax(x, dim)`` written as the log of a softmax."""
+    if not any(re.match(r"\s*import torch\b", line) for line in lines):
+        return
+    for i, m in _sites(lines, r"\b(F|torch|nn\.functional)\.log_softmax\("):
+        depth, end = 1, None
+        for k in range(m.end(), len(lines[i])):
+            depth += {"(": 1, ")": -1}.get(lines[i][k], 0)
+            if depth == 0:
+                end = k
+                break
+        if end is None:
+            continue  # the call spans lines
+        inner = lines[i][m.end():end]
+        new = lines[i][:m.start()] + f"torch.log({m.group(1)}.softmax({inner}))" + lines[i][end + 1:]
+        yield Mutant("TL026", _replace(lines, i, new), i + 1, f"`{m.group(1)}.log_softmax(` -> `torch.log({m.group(1)}.softmax(`")
+>>>>>>> new-apis
 
 
 # -- running ---------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.activations import Outputs, Source, activation_call, activation_of, returns_activation
+from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, probabilities_from,
+                                           returns_activation)
 from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.tree import iter_nodes
 
@@ -237,3 +238,39 @@ def test_sources_through_many_conditional_rebindings_are_computed_once_each(src,
     ctx, model = analyses(src)
     assert Outputs(ctx).sources(loss_input(ctx)) == expected
 
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("import torch.nn.functional as F\nloss(F.softmax(h, dim=1))\n", ("softmax", "F.softmax(h, dim=1)")),
+    ("import torch\nloss(torch.sigmoid(h))\n", ("sigmoid", "torch.sigmoid(h)")),
+    ("loss(h.softmax(1).view(-1))\n", ("softmax", "h.softmax(1)")),  # shape-only methods keep the values
+    ("import torch.nn.functional as F\np = F.softmax(h, 1)\nq = p.squeeze(0)\nloss(q)\n", ("softmax", "F.softmax(h, 1)")),
+    ("import torch.nn as nn\nsm = nn.Softmax(dim=1)\nloss(sm(h))\n", ("softmax", "sm(h)")),
+    ("import torch.nn.functional as F\nloss(F.log_softmax(h, 1))\n", None),  # already in log space
+    ("import torch.nn.functional as F\nloss(F.softmax(h, 1).clamp(min=1e-8))\n", None),  # kept off 0
+    ("import torch\nimport torch.nn.functional as F\nloss(torch.clamp(F.softmax(h, 1), 1e-8, 1))\n", None),
+    ("import torch.nn.functional as F\nloss(F.softmax(h, 1) + 1e-8)\n", None),  # an epsilon added
+    ("import torch.nn.functional as F\nif a:\n    p = F.softmax(h, 1)\nelse:\n    p = h\nloss(p)\n", None),
+    ("def f(model, x):\n    loss(model(x))\n", None),  # a model's output: its activation is not in sight
+    ("def f(p):\n    loss(p)\n", None),
+    ("p = h.softmax(1)\np.data.clamp_(0.01, 0.99)\nloss(p)\n", None),  # clamped in place
+    ("import torch.nn.functional as F\np = F.softmax(h, 1).gather(1, a)\nloss(p[0])\n", ("softmax", "F.softmax(h, 1)")),
+])
+def test_probabilities_from(src, expected):
+    ctx, model = analyses(src)
+    got = probabilities_from(model, loss_input(ctx))
+    assert (got if got is None else (got[0], code(ctx, got[1]))) == expected
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("import torch.nn as nn\nD = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())\nloss(D(x))\n", "sigmoid"),
+    ("import torch.nn.functional as F\ndef pi(x):\n    return F.softmax(x, dim=1)\nloss(pi(s).gather(1, a))\n", "softmax"),
+    ("import torch.nn as nn\nimport torch.nn.functional as F\nclass Net(nn.Module):\n"
+     "    def forward(self, x):\n        return F.softmax(self.fc(x), dim=1)\nnet = Net()\nloss(net(x))\n", "softmax"),
+    ("import torch.nn as nn\nD = nn.Sequential(nn.Linear(2, 1))\nloss(D(x))\n", None),  # ends in no activation
+    ("from nets import Discriminator\nD = Discriminator()\nloss(D(x))\n", None),  # not in this file
+])
+def test_probabilities_from_what_a_call_gives(src, expected):
+    ctx, model = analyses(src)
+    got = probabilities_from(model, loss_input(ctx), outputs=Outputs(ctx))
+    assert (got if got is None else got[0]) == expected

@@ -36,7 +36,9 @@ models a name or parameter is given (each is one configuration that runs).
 * ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
   for across files (endings of classes, arguments passed from other files).
 * ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
-  the simple questions over one file.
+  the simple questions over one file; ``probabilities_from``: the softmax or sigmoid whose
+  output a tensor is value for value (not clamped, nothing added), for what is done to it
+  next (TL026: its log).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import libcst as cst
 
 from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
-from torchlint.semantic.dataflow import single_value
+from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import built_by, self_attr_bindings
 from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
@@ -152,7 +154,7 @@ def _int_index(node: cst.Subscript) -> int | None:
     return None
 
 
-def _unpacked(binding: "Binding") -> tuple[int, cst.BaseExpression] | None:
+def unpacked_element(binding: "Binding") -> tuple[int, cst.BaseExpression] | None:
     """(position, value) of a name unpacked by ``a, b = value`` (one level, no star)."""
     node = binding.node
     if not isinstance(node, cst.Assign) or len(node.targets) != 1:
@@ -225,7 +227,7 @@ class Outputs:
         for b in self.model.reaching(name.value, name):
             if b.kind in ("assign", "ann") and b.value is not None:
                 found.append(self.sources(b.value, element, depth + 1))
-            elif b.kind == "unpack" and element is None and (unpacked := _unpacked(b)) is not None:
+            elif b.kind == "unpack" and element is None and (unpacked := unpacked_element(b)) is not None:
                 found.append(self.sources(unpacked[1], unpacked[0], depth + 1))
             elif b.kind == "param":
                 for arg in self._arguments(b):
@@ -749,6 +751,87 @@ def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpre
         return ("layer", expr.args[0].value) if len(expr.args) == 1 and positional else None
     if isinstance(func, cst.Attribute) and _tensor_method(model, func) and activation_method(func.attr.value):
         return "method", func.value
+    return None
+
+
+# Methods that change a tensor's values, not its shape: a clamped probability is kept off 0.
+_CLAMPING = frozenset({"clamp", "clip", "clamp_", "clip_", "clamp_min", "clamp_min_"})
+
+
+# Selections that keep the values they pick: a probability picked is still one.
+_PICKING = frozenset({"gather", "index_select", "masked_select", "take", "take_along_dim"})
+
+
+def probabilities_from(model, expr: cst.BaseExpression, depth: int = 0,
+                       outputs: "Outputs | None" = None) -> tuple[str, cst.Call | None] | None:
+    """(``"softmax"``/``"sigmoid"``, the activation's call) when ``expr`` is, value for value,
+    the output of a softmax or a sigmoid applied in this function (``activation_call``'s
+    shapes, ``self.act(h)`` with ``self.act = nn.Softmax(1)``): the call itself, through
+    shape-only methods and functions (``.view``, ``.squeeze``, ``.to``; not the clamping ones,
+    which keep a probability off 0), through selections of its values (an index, ``.gather``)
+    and through names every binding of which holds the same activation
+    (``probs = F.softmax(h, 1)``). With ``outputs`` (``Outputs(ctx)``), also what a call gives
+    on every path where this file shows it (the call is then None): a same-file helper or
+    method returning one (``self.pi(s)`` returning ``F.softmax(x, dim)``), an ``nn.Sequential``
+    ending in one (``D(x)`` with ``D = nn.Sequential(..., nn.Sigmoid())``), a same-file
+    module's ``forward`` returning one. None for anything else: a sum or product with it
+    (``p + eps``), a parameter, a model whose last activation is not in this file."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(expr, cst.Name):
+        if _clamped_in_place(model, expr):
+            return None
+        found = [probabilities_from(model, value, depth + 1, outputs) for value in values_of(model, expr)]
+        if not found or any(got is None for got in found) or len({got[0] for got in found}) != 1:
+            return None
+        return found[0]
+    if isinstance(expr, cst.Subscript):
+        return probabilities_from(model, expr.value, depth + 1, outputs)
+    if not isinstance(expr, cst.Call):
+        return None
+    act = _applied(model, expr)
+    if act is not None:
+        return (act, expr) if act in ("softmax", "sigmoid") else None
+    func = expr.func
+    if isinstance(func, cst.Attribute) and not model.is_imported(func) and (
+            func.attr.value in SHAPE_METHODS - _CLAMPING or func.attr.value in _PICKING):
+        return probabilities_from(model, func.value, depth + 1, outputs)
+    qualified = model.qualified_name(func) or ""
+    if (qualified in SHAPE_FUNCTIONS - {"torch.clamp", "torch.clip"} or qualified in {"torch.gather", "torch.index_select"}) \
+            and expr.args and expr.args[0].keyword is None:
+        return probabilities_from(model, expr.args[0].value, depth + 1, outputs)
+    return _called_activation(model, outputs, expr) if outputs is not None else None
+
+
+def _clamped_in_place(model, name: cst.Name) -> bool:
+    """``name.clamp_(...)`` or ``name.data.clamp_(...)`` (``clip_``, ``clamp_min_``) anywhere in
+    the scope reading ``name``: its values are kept off 0 in place (C51's ``dist.data.clamp_(0.01,
+    0.99)`` before ``dist.log()``)."""
+    scope = model.scope_of(name)
+    for method in ("clamp_", "clip_", "clamp_min_"):
+        for site in model.calls_to(method):
+            receiver = site.node.func.value if isinstance(site.node.func, cst.Attribute) else None
+            if isinstance(receiver, cst.Attribute) and receiver.attr.value == "data":
+                receiver = receiver.value
+            if site.scope is scope and isinstance(receiver, cst.Name) and receiver.value == name.value:
+                return True
+    return False
+
+
+def _called_activation(model, outputs: "Outputs", call: cst.Call) -> tuple[str, None] | None:
+    """The softmax or sigmoid every output ``call`` may give ends in, as this file shows it."""
+    names = set()
+    for source in outputs.called(call):
+        if source.kind == "cls" and source.element is None:
+            info = model.class_named(source.name.rsplit(".", 1)[-1])
+            forward = info.methods.get("forward") if info is not None else None
+            ending = outputs.ending(forward) if forward is not None else None
+            source = ending if isinstance(ending, Source) else None
+        if source is None or source.kind != "act":
+            return None
+        names.add(source.name)
+    if len(names) == 1 and (name := names.pop()) in ("softmax", "sigmoid"):
+        return name, None
     return None
 
 
