@@ -614,7 +614,6 @@ def unscaled_accumulation(lines):
         yield Mutant("TL017", _replace(lines, i, None), None, f"deleted `{lines[i].strip()}`")
 
 
-<<<<<<< HEAD
 @operator("TL020")
 def decorate_no_grad(lines):
     # ``@torch.no_grad()`` put on the function that computes a loss and calls its backward
@@ -651,7 +650,8 @@ def optimizer_before_new_head(lines):
         moved = out.pop(j)
         out.insert(i, moved)
         yield Mutant("TL021", "\n".join(out) + "\n", i + 2, f"moved `{moved.strip()}` above `{lines[i].strip()}`")
-=======
+
+
 @operator("TL025")
 def legacy_reduction(lines):
     """``reduction='sum'`` / ``'none'`` / ``'mean'`` of a torch loss written as PyTorch 0.4 code had it."""
@@ -680,7 +680,6 @@ def log_of_softmax(lines):
         inner = lines[i][m.end():end]
         new = lines[i][:m.start()] + f"torch.log({m.group(1)}.softmax({inner}))" + lines[i][end + 1:]
         yield Mutant("TL026", _replace(lines, i, new), i + 1, f"`{m.group(1)}.log_softmax(` -> `torch.log({m.group(1)}.softmax(`")
->>>>>>> new-apis
 
 
 # -- running ---------------------------------------------------------------------------------------
