@@ -115,6 +115,7 @@ def test_activation_call(src, expected):
 
 
 SEQ = Source("act", "softmax", origin="sequential")
+LAYER = Source("act", "logits", origin="layer Linear")  # a Linear layer called: its raw output
 
 
 @pytest.mark.parametrize(("src", "expected"), [
@@ -126,7 +127,10 @@ SEQ = Source("act", "softmax", origin="sequential")
     ("import torch.nn as nn\nnet = nn.Sequential(*layers, nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net(x))\n", [Source("cls", "pkg.m.Net")]),
     ("from models import ResNet\nnet = ResNet(10)\nloss(net(x))\n", [Source("cls", "models.ResNet")]),
-    ("import torch.nn as nn\nnet = nn.Linear(4, 2)\nloss(net(x))\n", []),  # a torch class
+    # a Linear layer's raw output: logits
+    ("import torch.nn as nn\nnet = nn.Linear(4, 2)\nloss(net(x))\n", [LAYER]),
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.Dropout(0.1))\nloss(net(x))\n", []),
+    ("import torch.nn as nn\nnet = nn.LSTM(4, 2)\nloss(net(x))\n", []),  # another torch class
     ("loss(net(x))\n", []),  # unbound
     # the class survives .to(device)/.cuda()/.double(), also when the name is rebound to it
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net().to(dev)\nloss(net(x))\n",
@@ -139,7 +143,7 @@ SEQ = Source("act", "softmax", origin="sequential")
     ("import torch.nn as nn\nnet = nn.Sequential()\nnet.add_module('fc', nn.Linear(4, 2))\n"
      "net.add_module('sm', nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
     ("import torch.nn as nn\nnet = nn.Sequential()\nnet.add_module('sm', nn.Softmax(1))\n"
-     "net.add_module('fc', nn.Linear(4, 2))\nloss(net(x))\n", []),
+     "net.add_module('fc', nn.Linear(4, 2))\nloss(net(x))\n", [Source("act", "logits", origin="sequential")]),
     # model.forward(x), an element of a returned tuple
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net.forward(x))\n",
      [Source("cls", "pkg.m.Net")]),
@@ -147,9 +151,9 @@ SEQ = Source("act", "softmax", origin="sequential")
      [Source("cls", "pkg.m.Net", element=1)]),
     # a helper returning the model for the mode it is called with: the inference branch cannot run
     ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
-     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n", []),
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n", [LAYER]),
     ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
-     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get(m)\nloss(net(x))\n", [SEQ]),
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get(m)\nloss(net(x))\n", [SEQ, LAYER]),
 ])
 def test_sources_of_a_models_output(src, expected):
     ctx, model = analyses(src, "pkg/m.py")

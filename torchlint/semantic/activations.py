@@ -50,9 +50,9 @@ from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
 from torchlint.semantic.dataflow import single_value
 from torchlint.semantic.index import index_name
-from torchlint.semantic.modules import built_by, self_attr_bindings
-from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
-                                 strip_self_returning)
+from torchlint.semantic.modules import built_by, class_key, self_attr_bindings
+from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_layer,
+                                 loss_wants, strip_self_returning)
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
@@ -69,6 +69,19 @@ SHAPE_FUNCTIONS = frozenset({"torch.flatten", "torch.squeeze", "torch.unsqueeze"
 # Wrappers whose forward is the wrapped module's.
 _WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
 _CONTAINER_FILLERS = ("add_module", "append")
+# What an ``act`` source names besides an activation: the last operation that gives the tensor
+# its meaning. LOGITS: the raw output of a Linear/conv layer (no activation after it);
+# ONE_HOT: ``F.one_hot``'s integer output, ONE_HOT_FLOAT: the same cast to floats;
+# INDICES: class indices (``argmax``, the indices ``max(x, dim)`` returns, ``.long()``),
+# INDICES_FLOAT: the same cast to floats.
+LOGITS, ONE_HOT, ONE_HOT_FLOAT, INDICES, INDICES_FLOAT = "logits", "one_hot", "one_hot_float", "indices", "indices_float"
+NOT_ACTIVATIONS = frozenset({LOGITS, ONE_HOT, ONE_HOT_FLOAT, INDICES, INDICES_FLOAT})
+_AS_FLOAT = {ONE_HOT: ONE_HOT_FLOAT, INDICES: INDICES_FLOAT}
+_FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
+_INTEGER_CASTS = frozenset({"long", "int"})
+_MAX_FUNCTIONS = frozenset({"torch.max", "torch.topk"})
+# Methods that give the same values (reshaped, moved, detached, as numpy or Python numbers).
+_SAME_VALUE_METHODS = SHAPE_METHODS | {"detach", "numpy", "item", "tolist", "clone", "detach_"}
 _LIST_FILLERS = ("append", "extend")
 
 
@@ -212,9 +225,15 @@ class Outputs:
         act = _applied(self.model, expr)
         if act is not None:
             return [Source("act", act)]
+        made = _made(self.model, expr, element)
+        if made is not None:
+            return [Source("act", made)]
         func = expr.func
         if type(func) is cst.Attribute and func.attr.value in SHAPE_METHODS and not self.model.is_imported(func):
-            return self.sources(func.value, element, depth + 1)
+            inner = self.sources(func.value, element, depth + 1)
+            if func.attr.value in _FLOAT_CASTS or func.attr.value in ("to", "type") and _float_dtype(self.model, expr):
+                inner = [Source("act", _AS_FLOAT[s.name]) if s.kind == "act" and s.name in _AS_FLOAT else s for s in inner]
+            return inner
         if (self.model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
             return self.sources(expr.args[0].value, element, depth + 1)
         return self.called(expr, element, depth + 1)
@@ -317,6 +336,8 @@ class Outputs:
         if torch_nn_class(qualified) == "Sequential":
             got = self.sequential_end(value, holder, depth + 1)
             return [Source("act", got, origin="sequential")] if got is not None else []
+        if logits_layer(qualified):
+            return [Source("act", LOGITS, origin=f"layer {torch_nn_class(qualified)}")]
         built = built_by(self.model, value)
         if built is not None:
             return [Source("cls", built.name)] if built.kind == "class" else []
@@ -362,7 +383,7 @@ class Outputs:
             return None
         if isinstance(layer, cst.Call):
             qualified = self.model.qualified_name(layer.func)
-            found = activation_layer(qualified)
+            found = activation_layer(qualified) or (LOGITS if logits_layer(qualified) else None)
             if found is not None:
                 return found
             if torch_nn_class(qualified or "") == "Sequential":
@@ -372,7 +393,8 @@ class Outputs:
             kinds = {s.name for s in self.held(layer, depth + 1) if s.kind == "act"}
             value = single_value(self.model, layer)
             if isinstance(value, cst.Call):
-                kinds.add(activation_layer(self.model.qualified_name(value.func)))
+                qualified = self.model.qualified_name(value.func)
+                kinds.add(activation_layer(qualified) or (LOGITS if logits_layer(qualified) else None))
             kinds.discard(None)
             return kinds.pop() if len(kinds) == 1 else None
         return None
@@ -536,12 +558,12 @@ class Outputs:
         model = self.model
         func = call.func
         qualified = model.qualified_name(func)
-        wants = logits_loss(qualified)
+        wants = loss_wants(qualified)
         if wants is not None:
             # ``nn.CrossEntropyLoss(weight)`` constructs the loss: it computes nothing yet
             return (wants, _written(func) or wants) if torch_nn_class(qualified or "") is None else None
         if isinstance(func, cst.Call):
-            wants = logits_loss(model.qualified_name(func.func))
+            wants = loss_wants(model.qualified_name(func.func))
             return (wants, _written(func.func) or wants) if wants is not None else None
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             func = func.value
@@ -596,13 +618,87 @@ class Outputs:
     def _loss_value(self, value: cst.BaseExpression, depth: int) -> list:
         value = strip_self_returning(value)
         if isinstance(value, cst.Call):
-            return [logits_loss(self.model.qualified_name(value.func))]
+            return [loss_wants(self.model.qualified_name(value.func))]
         if isinstance(value, (cst.Name, cst.Attribute)):
-            wants = logits_loss(self.model.qualified_name(value))
+            wants = loss_wants(self.model.qualified_name(value))
             if wants is not None:
                 return [wants]
             return self.losses_held(value, depth + 1)
         return [None]
+
+    # -- the same value, the same model ----------------------------------------------------
+    def outputs_of(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.Call]:
+        """The calls whose output the tensor ``expr`` may be (the same value wherever it is
+        read), through names bound once on the way, ``a, b = call`` unpacking, subscripts,
+        shape-only methods and functions, ``.detach()``/``.numpy()``/``.data``, and parameters
+        (what each caller in the file passes): ``out = model(x); loss(out.squeeze(1))`` ->
+        ``model(x)``. Empty when a name may hold several values."""
+        if depth > _MAX_DEPTH:
+            return []
+        model = self.model
+        kind = type(expr)
+        if kind is cst.Name:
+            bindings = model.reaching(expr.value, expr)
+            if len(bindings) != 1:
+                return []
+            b = bindings[0]
+            if b.kind in ("assign", "ann") and b.value is not None:
+                return self.outputs_of(b.value, depth + 1)
+            if b.kind == "param":
+                return [c for arg in self._arguments(b) for c in self.outputs_of(arg, depth + 1)]
+            unpacked = _unpacked(b) if b.kind == "unpack" else None
+            return self.outputs_of(unpacked[1], depth + 1) if unpacked is not None else []
+        if kind is cst.Subscript:
+            return self.outputs_of(expr.value, depth + 1)
+        if kind is cst.Attribute and expr.attr.value == "data":
+            return self.outputs_of(expr.value, depth + 1)
+        if kind is not cst.Call:
+            return []
+        func = expr.func
+        if type(func) is cst.Attribute and func.attr.value in _SAME_VALUE_METHODS and not model.is_imported(func):
+            return self.outputs_of(func.value, depth + 1)
+        if (model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
+            return self.outputs_of(expr.args[0].value, depth + 1)
+        return [expr]
+
+    def model_object(self, call: cst.Call, depth: int = 0) -> frozenset | None:
+        """Which model object the call ``m(x)`` / ``m.forward(x)`` / ``self(x)`` runs, as keys
+        two calls share when they run the same object: ``self(x)`` in a module's methods its
+        class, ``self.<name>(x)`` that attribute of its class, a name the bindings reaching it
+        (a parameter: what the callers in the file pass). None for anything else (an imported
+        function, a call of a call)."""
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value == "forward":
+            func = func.value
+        return self._object(func, depth)
+
+    def _object(self, func: cst.BaseExpression, depth: int) -> frozenset | None:
+        model = self.model
+        if depth > _MAX_DEPTH:
+            return None
+        scope = model.scope_of(func)
+        if type(func) is cst.Name:
+            if scope.cls is not None and scope.self_name == func.value:
+                return frozenset({("self", id(scope.cls.node))})
+            if model.is_imported(func):
+                return None
+            keys = set()
+            for b in model.reaching(func.value, func):
+                if b.kind == "param":
+                    args = self._arguments(b)
+                    held = [self._object(strip_self_returning(a), depth + 1) for a in args]
+                    if not held or None in held:
+                        return None
+                    keys.update(k for h in held for k in h)
+                elif b.kind in ("assign", "ann", "unpack", "for", "with"):
+                    keys.add(("binding", id(b.node)))
+                else:
+                    return None
+            return frozenset(keys) or None
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and scope.cls is not None \
+                and scope.self_name == func.value.value:
+            return frozenset({("attr", id(scope.cls.node), func.attr.value)})
+        return None
 
     # -- for the project pass -------------------------------------------------------------
     def calls_made(self) -> list:
@@ -726,13 +822,41 @@ def _applied(model: "SemanticModel", expr: cst.Call) -> str | None:
     return None
 
 
+def _made(model: "SemanticModel", expr: cst.Call, element: int | None) -> str | None:
+    """ONE_HOT for ``F.one_hot(y, n)``; INDICES for ``x.argmax(1)``/``torch.argmax(x, 1)``,
+    element 1 of ``torch.max(x, 1)``/``x.max(dim=1)`` (the indices), ``.long()``/``.int()``."""
+    func = expr.func
+    qualified = model.qualified_name(func) or ""
+    if qualified == "torch.nn.functional.one_hot":
+        return ONE_HOT
+    if qualified == "torch.argmax":
+        return INDICES
+    method = func.attr.value if type(func) is cst.Attribute and not model.is_imported(func) else None
+    if method == "argmax" or method in _INTEGER_CASTS and not expr.args:
+        return INDICES
+    reduces = qualified in _MAX_FUNCTIONS and len(expr.args) > 1 or \
+        method in ("max", "topk") and len(expr.args) > 0
+    if element == 1 and reduces:
+        return INDICES
+    return None
+
+
+def _float_dtype(model: "SemanticModel", call: cst.Call) -> bool:
+    """``x.to(torch.float32)``, ``x.type(torch.FloatTensor)``, ``x.to(dtype=torch.float)``."""
+    for arg in call.args:
+        name = model.qualified_name(arg.value) or ""
+        if name.startswith("torch.") and ("float" in name.lower() or name.endswith(("double", "half"))):
+            return True
+    return False
+
+
 # -- the simple questions ---------------------------------------------------------------------
 
 def activation_of(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
     """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output,
     applied in this function (through names and shape-only methods), not a model's."""
     found = {s.name for s in Outputs(ctx).sources(expr) if s.kind == "act" and not s.origin}
-    return found.pop() if len(found) == 1 else None
+    return found.pop() if len(found) == 1 and not found & NOT_ACTIVATIONS else None
 
 
 def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
@@ -756,7 +880,8 @@ def returns_activation(ctx: "FileContext", forward: cst.FunctionDef) -> str | No
     """The activation every ``return`` of ``forward`` gives as its whole value (not its
     nested functions'): an activation's output, or an ``nn.Sequential``'s ending in one."""
     ending = Outputs(ctx).ending(forward)
-    return ending.name if isinstance(ending, Source) and ending.kind == "act" else None
+    found = ending.name if isinstance(ending, Source) and ending.kind == "act" else None
+    return found if found not in NOT_ACTIVATIONS else None
 
 
 def loss_input(call: cst.Call) -> cst.Arg | None:
@@ -764,6 +889,25 @@ def loss_input(call: cst.Call) -> cst.Arg | None:
     if call.args and call.args[0].keyword is None and not call.args[0].star:
         return call.args[0]
     return keyword_arg(call, "input")
+
+
+def loss_target(call: cst.Call) -> cst.Arg | None:
+    """The argument a loss call takes its target from: the second positional one, or ``target=``."""
+    if len(call.args) > 1 and all(a.keyword is None and not a.star for a in call.args[:2]):
+        return call.args[1]
+    return keyword_arg(call, "target")
+
+
+def class_endings(outputs: Outputs) -> dict:
+    """The file's classes with a ``forward`` whose ending is known: class key -> ``ending_json``
+    (the ``ends`` facts a rule keeps for ``ProjectOutputs``)."""
+    ends = {}
+    for info in outputs.model.classes.values():
+        forward = info.methods.get("forward")
+        ending = outputs.ending(forward) if forward is not None else None
+        if ending is not None:
+            ends[class_key(info)] = ending_json(ending)
+    return ends
 
 
 # -- the project pass ------------------------------------------------------------------------
