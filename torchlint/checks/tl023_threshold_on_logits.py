@@ -129,7 +129,7 @@ class ThresholdOnLogits(Rule):
                 continue
             for call in outputs.outputs_of(arg.value):
                 by_value.setdefault(call, {}).setdefault(loss[0], loss[1])
-                for key in outputs.model_object(call) or ():
+                for key in (outputs.model_object(call) or () if isinstance(call, cst.Call) else ()):
                     by_model.setdefault(key, {}).setdefault(loss[0], loss[1])
         uses = []
         for node, value, decision, edit in self._decisions:
@@ -140,7 +140,7 @@ class ThresholdOnLogits(Rule):
             losses: dict[str, str] = {}
             for call in outputs.outputs_of(value):
                 losses.update(by_value.get(call, {}))
-                for key in outputs.model_object(call) or ():
+                for key in (outputs.model_object(call) or () if isinstance(call, cst.Call) else ()):
                     losses.update(by_model.get(key, {}))
             other = set(losses) - LOGITS_LOSSES
             if other:

@@ -80,6 +80,8 @@ _AS_FLOAT = {ONE_HOT: ONE_HOT_FLOAT, INDICES: INDICES_FLOAT}
 _FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
 _INTEGER_CASTS = frozenset({"long", "int"})
 _MAX_FUNCTIONS = frozenset({"torch.max", "torch.topk"})
+# Functions joining tensors: the result is what the tensors are.
+_JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate"})
 # Methods that give the same values (reshaped, moved, detached, as numpy or Python numbers).
 _SAME_VALUE_METHODS = SHAPE_METHODS | {"detach", "numpy", "item", "tolist", "clone", "detach_"}
 _LIST_FILLERS = ("append", "extend")
@@ -220,6 +222,8 @@ class Outputs:
         if kind is cst.Subscript:
             index = _int_index(expr)
             return self.sources(expr.value, index if element is None else element, depth + 1)
+        if kind is cst.BinaryOperation:
+            return self._indices_arithmetic(expr, depth)
         if kind is not cst.Call:
             return []
         act = _applied(self.model, expr)
@@ -228,6 +232,8 @@ class Outputs:
         made = _made(self.model, expr, element)
         if made is not None:
             return [Source("act", made)]
+        if (self.model.qualified_name(expr.func) or "") in _JOINS and expr.args and not expr.args[0].star:
+            return self._joined(expr.args[0].value, element, depth)
         func = expr.func
         if type(func) is cst.Attribute and func.attr.value in SHAPE_METHODS and not self.model.is_imported(func):
             inner = self.sources(func.value, element, depth + 1)
@@ -237,6 +243,39 @@ class Outputs:
         if (self.model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
             return self.sources(expr.args[0].value, element, depth + 1)
         return self.called(expr, element, depth + 1)
+
+    def _joined(self, items: cst.BaseExpression, element: int | None, depth: int) -> list[Source]:
+        """What ``torch.cat``/``torch.stack`` of ``items`` gives: what every item is (a list or
+        tuple written there, a comprehension's element, a name bound once to one of them);
+        class indices joined stay indices."""
+        parts = _items(self.model, items)
+        if parts is None:
+            return []
+        found = self._indices_of(parts, False, depth)
+        if found:
+            return found
+        groups = [self.sources(part, element, depth + 1) for part in parts]
+        keys = {tuple(sorted(s.key() for s in g)) for g in groups}
+        return groups[0] if len(keys) == 1 and groups[0] else []
+
+    def _indices_arithmetic(self, expr: cst.BinaryOperation, depth: int) -> list[Source]:
+        """Class indices stay indices (without a gradient) through arithmetic with numbers and
+        with other indices (``2.0 * idx.float() / 63 - 1``); anything else is unknown."""
+        numbers = [side for side in (expr.left, expr.right) if _number(side)]
+        others = [side for side in (expr.left, expr.right) if not _number(side)]
+        floats = isinstance(expr.operator, cst.Divide) or any(_number(n) == "float" for n in numbers)
+        return self._indices_of(others, floats, depth)
+
+    def _indices_of(self, parts: list, floats: bool, depth: int) -> list[Source]:
+        """INDICES (INDICES_FLOAT where ``floats`` or a part is) when every part is class indices."""
+        if not parts or any(isinstance(p, cst.StarredElement) for p in parts):
+            return []
+        for part in parts:
+            found = self.sources(part, None, depth + 1)
+            if not found or any(s.kind != "act" or s.name not in (INDICES, INDICES_FLOAT) for s in found):
+                return []
+            floats = floats or any(s.name == INDICES_FLOAT for s in found)
+        return [Source("act", INDICES_FLOAT if floats else INDICES)]
 
     def _name_sources(self, name: cst.Name, element: int | None, depth: int) -> list[Source]:
         found: list[list[Source]] = []
@@ -627,12 +666,13 @@ class Outputs:
         return [None]
 
     # -- the same value, the same model ----------------------------------------------------
-    def outputs_of(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.Call]:
+    def outputs_of(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.CSTNode]:
         """The calls whose output the tensor ``expr`` may be (the same value wherever it is
         read), through names bound once on the way, ``a, b = call`` unpacking, subscripts,
-        shape-only methods and functions, ``.detach()``/``.numpy()``/``.data``, and parameters
-        (what each caller in the file passes): ``out = model(x); loss(out.squeeze(1))`` ->
-        ``model(x)``. Empty when a name may hold several values."""
+        shape-only methods and functions, ``.detach()``/``.numpy()``/``.data``, the items
+        ``torch.cat``/``torch.stack`` join, and parameters (what each caller in the file passes;
+        the ``Param`` itself where no caller in the file does): ``out = model(x);
+        loss(out.squeeze(1))`` -> ``model(x)``. Empty when a name may hold several values."""
         if depth > _MAX_DEPTH:
             return []
         model = self.model
@@ -645,7 +685,10 @@ class Outputs:
             if b.kind in ("assign", "ann") and b.value is not None:
                 return self.outputs_of(b.value, depth + 1)
             if b.kind == "param":
-                return [c for arg in self._arguments(b) for c in self.outputs_of(arg, depth + 1)]
+                args = self._arguments(b)
+                if not args:  # no caller in the file: the parameter itself is the value
+                    return [b.node] if isinstance(b.node, cst.Param) else []
+                return [c for arg in args for c in self.outputs_of(arg, depth + 1)]
             unpacked = _unpacked(b) if b.kind == "unpack" else None
             return self.outputs_of(unpacked[1], depth + 1) if unpacked is not None else []
         if kind is cst.Subscript:
@@ -657,16 +700,21 @@ class Outputs:
         func = expr.func
         if type(func) is cst.Attribute and func.attr.value in _SAME_VALUE_METHODS and not model.is_imported(func):
             return self.outputs_of(func.value, depth + 1)
-        if (model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
+        qualified = model.qualified_name(func) or ""
+        if qualified in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
             return self.outputs_of(expr.args[0].value, depth + 1)
+        if qualified in _JOINS and expr.args and not expr.args[0].star:
+            parts = _items(model, expr.args[0].value)
+            return [c for part in parts or () for c in self.outputs_of(part, depth + 1)]
         return [expr]
 
     def model_object(self, call: cst.Call, depth: int = 0) -> frozenset | None:
         """Which model object the call ``m(x)`` / ``m.forward(x)`` / ``self(x)`` runs, as keys
         two calls share when they run the same object: ``self(x)`` in a module's methods its
         class, ``self.<name>(x)`` that attribute of its class, a name the bindings reaching it
-        (a parameter: what the callers in the file pass). None for anything else (an imported
-        function, a call of a call)."""
+        (a parameter: what the callers in the file pass; a parameter no caller in the file
+        passes: its name, so that ``train(model, ...)`` and ``evaluate(model, ...)`` called from
+        elsewhere share it). None for anything else (an imported function, a call of a call)."""
         func = call.func
         if type(func) is cst.Attribute and func.attr.value == "forward":
             func = func.value
@@ -686,8 +734,11 @@ class Outputs:
             for b in model.reaching(func.value, func):
                 if b.kind == "param":
                     args = self._arguments(b)
+                    if not args:  # called from elsewhere: the model of that name the callers pass
+                        keys.add(("param", b.key))
+                        continue
                     held = [self._object(strip_self_returning(a), depth + 1) for a in args]
-                    if not held or None in held:
+                    if None in held:
                         return None
                     keys.update(k for h in held for k in h)
                 elif b.kind in ("assign", "ann", "unpack", "for", "with"):
@@ -838,6 +889,35 @@ def _made(model: "SemanticModel", expr: cst.Call, element: int | None) -> str | 
         method in ("max", "topk") and len(expr.args) > 0
     if element == 1 and reduces:
         return INDICES
+    return None
+
+
+def _items(model: "SemanticModel", items: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The tensors a list holds: the elements of a list or tuple written there, the element of a
+    list comprehension or generator, through a name bound once; None when it cannot be told."""
+    if isinstance(items, cst.Name):
+        items = single_value(model, items)
+    if isinstance(items, (cst.List, cst.Tuple)) and items.elements:
+        if any(isinstance(e, cst.StarredElement) for e in items.elements):
+            return None
+        return [e.value for e in items.elements]
+    if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+        return [items.elt]
+    return None
+
+
+def _number(node: cst.BaseExpression) -> str | None:
+    """``"int"``/``"float"`` for a numeric literal or arithmetic of them (``63.0 - 1``, ``-1``)."""
+    if isinstance(node, cst.Integer):
+        return "int"
+    if isinstance(node, cst.Float):
+        return "float"
+    if isinstance(node, cst.UnaryOperation):
+        return _number(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        left, right = _number(node.left), _number(node.right)
+        if left and right:
+            return "float" if "float" in (left, right) or isinstance(node.operator, cst.Divide) else "int"
     return None
 
 
