@@ -110,9 +110,8 @@ class ThresholdOnLogits(Rule):
                 sigmoid = cst.Call(func=func.with_changes(attr=cst.Name("sigmoid")), args=[cst.Arg(value)])
                 fix = (value, sigmoid, "Apply sigmoid before rounding")
             self._decisions.append((node, value, "torch.round", fix))
-        elif isinstance(func, cst.Attribute) and func.attr.value == "round" and not node.args \
-                and not self.ctx.semantic.model.is_imported(func):
-            self._decisions.append((node, func.value, ".round()", None))
+        elif isinstance(func, cst.Attribute) and func.attr.value == "round" and not node.args:
+            self._decisions.append((node, func.value, ".round()", None))  # np.round() left out in finish()
 
     def finish(self) -> None:
         if not self._decisions:
@@ -133,6 +132,8 @@ class ThresholdOnLogits(Rule):
                     by_model.setdefault(key, {}).setdefault(loss[0], loss[1])
         uses = []
         for node, value, decision, edit in self._decisions:
+            if decision == ".round()" and model.is_imported(node.func):
+                continue
             fix = Fix.unsafe(edit[2], replace_node(self.ctx, edit[0], edit[1])) if edit is not None else None
             sources = outputs.sources(value)
             if any(s.kind == "act" and s.name in _ACTIVATED for s in sources):
