@@ -74,7 +74,10 @@ class ThresholdOnLogits(Rule):
     default_enabled = True
     summary = "A 0.5 threshold or round() applied to a model's logits (their threshold is 0)"
     options: dict[str, Option] = {}
-    requires_text = ("round", "0.", ".5")
+    # round(), a comparison with a literal in (0, 1) on either side
+    requires_text = ("round", *(f"{op}{space}{lit}" for op in (">", ">=", "<", "<=") for space in ("", " ")
+                                for lit in ("0.", ".")),
+                     *(f"{digit}{space}{op}" for digit in "0123456789" for space in ("", " ") for op in ("<", ">")))
     fixable = (UNSAFE,)
 
     def __init__(self, ctx, options):
@@ -114,14 +117,12 @@ class ThresholdOnLogits(Rule):
             self._decisions.append((node, func.value, ".round()", None))  # np.round() left out in finish()
 
     def finish(self) -> None:
-        if not self._decisions:
-            return
         model = self.ctx.semantic.model
         outputs = Outputs(self.ctx)
         # What each value and each model object is given to: the losses' kinds and names.
         by_value: dict[cst.Call, dict[str, str]] = {}
         by_model: dict[object, dict[str, str]] = {}
-        for site in model.calls:
+        for site in model.calls if self._decisions else ():
             loss = outputs.loss_of(site.node)
             arg = loss_input(site.node) if loss is not None else None
             if arg is None or not isinstance(loss[0], str):

@@ -885,11 +885,19 @@ def _made(model: "SemanticModel", expr: cst.Call, element: int | None) -> str | 
     method = func.attr.value if type(func) is cst.Attribute and not model.is_imported(func) else None
     if method == "argmax" or method in _INTEGER_CASTS and not expr.args:
         return INDICES
-    reduces = qualified in _MAX_FUNCTIONS and len(expr.args) > 1 or \
-        method in ("max", "topk") and len(expr.args) > 0
-    if element == 1 and reduces:
+    if element == 1 and (qualified in _MAX_FUNCTIONS and _reduces(expr.args[1:])
+                         or method in ("max", "topk") and _reduces(expr.args)):
         return INDICES
     return None
+
+
+def _reduces(args) -> bool:
+    """``max``/``topk``'s arguments after the tensor name a dimension (``1``, ``dim=-1``): it
+    returns (values, indices), not the elementwise maximum of two tensors."""
+    if any(a.keyword is not None and a.keyword.value in ("dim", "k") for a in args):
+        return True
+    first = args[0].value if args and args[0].keyword is None else None
+    return _number(first) == "int" if first is not None else False
 
 
 def _items(model: "SemanticModel", items: cst.BaseExpression) -> list[cst.BaseExpression] | None:
@@ -1065,13 +1073,20 @@ class ProjectOutputs:
 
     def _ending(self, name: str):
         """(the record defining it, the ending) of the forward class ``name`` runs: its own
-        or the nearest ancestor's."""
+        or the nearest ancestor's; from the defining file's facts on demand where the rule did
+        not run on it (a model ending in a Linear layer need not mention the rule's words)."""
         for cls in [name, *self.project.ancestors(name)]:
             found = self.project.class_fact(cls)
             if found is None:
                 return None, None  # an external base: its forward is unknown
             if "forward" in found[1]["methods"]:
-                return found[0], self.ends.get(cls)
+                ending = self.ends.get(cls)
+                if ending is None and self.code not in found[0].facts:
+                    # the rule did not run on that file (its text showed nothing to report there)
+                    for qual, data in (self.facts(found[0]).get("ends") or {}).items():
+                        if found[0].qualified(qual) == cls:
+                            ending = ending_from_json(data)
+                return found[0], ending
         return None, None
 
     def arguments(self, source: Source, record) -> Iterator[tuple[object, list[Source], str | None]]:
