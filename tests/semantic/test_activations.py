@@ -318,14 +318,29 @@ def test_outputs_of_the_same_value_wherever_it_is_read():
         """)
     outputs = Outputs(ctx)
     out_call = _calls(ctx, "model(x)")[0]
-    assert outputs.outputs_of(loss_input(ctx)) == [out_call]
+    assert outputs.outputs_of(loss_input(ctx)) == [(out_call, None)]
     round_arg = _calls(ctx, "torch.round(y_pred)")[0].args[0].value
-    assert outputs.outputs_of(round_arg) == [out_call]  # the parameter: what its caller passes
+    assert outputs.outputs_of(round_arg) == [(out_call, None)]  # the parameter: what its caller passes
     cat = _calls(ctx, "torch.cat([model(x), model(y)])")[0]
-    assert outputs.outputs_of(cat) == [_calls(ctx, "model(x)")[1], _calls(ctx, "model(y)")[0]]
+    assert outputs.outputs_of(cat) == [(_calls(ctx, "model(x)")[1], None), (_calls(ctx, "model(y)")[0], None)]
     scores = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Attribute) and code(ctx, n) == "scores.data")
     param = outputs.outputs_of(scores)
-    assert len(param) == 1 and isinstance(param[0], cst.Param)  # no caller in the file: itself
+    assert len(param) == 1 and isinstance(param[0][0], cst.Param)  # no caller in the file: itself
+
+
+def test_outputs_of_tells_the_elements_of_what_a_call_returns():
+    ctx, model = analyses("""
+        def step(model, x):
+            logits, probs = model(x)
+            loss(logits)
+            out = model(x)
+            return probs, out[1], out
+        """)
+    outputs = Outputs(ctx)
+    first, second = _calls(ctx, "model(x)")
+    ret = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Return)).value
+    assert outputs.outputs_of(loss_input(ctx)) == [(first, 0)]
+    assert [outputs.outputs_of(e.value) for e in ret.elements] == [[(first, 1)], [(second, 1)], [(second, None)]]
 
 
 def test_model_object_tells_which_model_a_call_runs():

@@ -123,7 +123,7 @@ class LossInputMismatch(Rule):
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        outputs = ProjectOutputs(project, cls.code)
+        outputs = ProjectOutputs(project, cls.code, endings_on_demand=True)
         for record in outputs.with_uses():
             for sources, wanted, loss, span, role in outputs.facts(record).get("uses", ()):
                 wants = outputs.loss(wanted if isinstance(wanted, str) else Source.from_json(wanted), record)

@@ -59,6 +59,12 @@ def _probability(node: cst.BaseExpression) -> bool:
     return 0.0 < value < 1.0
 
 
+def _objects(outputs: Outputs, call: cst.CSTNode) -> frozenset:
+    """The keys of the model object ``call`` runs (none for a parameter's value, or a call of
+    no model)."""
+    return (outputs.model_object(call) or frozenset()) if isinstance(call, cst.Call) else frozenset()
+
+
 def _zero(literal: cst.Float) -> tuple | None:
     """The fix of a comparison with 0.5: 0.0 instead (``sigmoid(x) > 0.5`` is ``x > 0``); other
     thresholds have no literal equivalent worth writing (``logit(p)``)."""
@@ -119,18 +125,16 @@ class ThresholdOnLogits(Rule):
     def finish(self) -> None:
         model = self.ctx.semantic.model
         outputs = Outputs(self.ctx)
-        # What each value and each model object is given to: the losses' kinds and names.
-        by_value: dict[cst.Call, dict[str, str]] = {}
-        by_model: dict[object, dict[str, str]] = {}
+        # What each value and each model object (and the element taken of its output) is given to.
+        given: dict[object, list[tuple[int | None, str, str]]] = {}
         for site in model.calls if self._decisions else ():
             loss = outputs.loss_of(site.node)
             arg = loss_input(site.node) if loss is not None else None
             if arg is None or not isinstance(loss[0], str):
                 continue
-            for call in outputs.outputs_of(arg.value):
-                by_value.setdefault(call, {}).setdefault(loss[0], loss[1])
-                for key in (outputs.model_object(call) or () if isinstance(call, cst.Call) else ()):
-                    by_model.setdefault(key, {}).setdefault(loss[0], loss[1])
+            for call, element in outputs.outputs_of(arg.value):
+                for key in (call, *_objects(outputs, call)):
+                    given.setdefault(key, []).append((element, loss[0], loss[1]))
         uses = []
         for node, value, decision, edit in self._decisions:
             if decision == ".round()" and model.is_imported(node.func):
@@ -140,10 +144,11 @@ class ThresholdOnLogits(Rule):
             if any(s.kind == "act" and s.name in _ACTIVATED for s in sources):
                 continue
             losses: dict[str, str] = {}
-            for call in outputs.outputs_of(value):
-                losses.update(by_value.get(call, {}))
-                for key in (outputs.model_object(call) or () if isinstance(call, cst.Call) else ()):
-                    losses.update(by_model.get(key, {}))
+            for call, element in outputs.outputs_of(value):
+                for key in (call, *_objects(outputs, call)):
+                    for other, wants, written in given.get(key, ()):
+                        if other == element or other is None or element is None:
+                            losses.setdefault(wants, written)
             other = set(losses) - LOGITS_LOSSES
             if other:
                 continue  # given to a regression or probability loss too: not only logits
@@ -167,7 +172,7 @@ class ThresholdOnLogits(Rule):
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        outputs = ProjectOutputs(project, cls.code)
+        outputs = ProjectOutputs(project, cls.code, endings_on_demand=True)
         for record in outputs.with_uses():
             for sources, loss, decision, span, fix in outputs.facts(record).get("uses", ()):
                 got = [(name, came) for s in sources for name, came in outputs.activations(Source.from_json(s), record)]

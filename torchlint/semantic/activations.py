@@ -666,13 +666,16 @@ class Outputs:
         return [None]
 
     # -- the same value, the same model ----------------------------------------------------
-    def outputs_of(self, expr: cst.BaseExpression, depth: int = 0) -> list[cst.CSTNode]:
-        """The calls whose output the tensor ``expr`` may be (the same value wherever it is
-        read), through names bound once on the way, ``a, b = call`` unpacking, subscripts,
-        shape-only methods and functions, ``.detach()``/``.numpy()``/``.data``, the items
-        ``torch.cat``/``torch.stack`` join, and parameters (what each caller in the file passes;
-        the ``Param`` itself where no caller in the file does): ``out = model(x);
-        loss(out.squeeze(1))`` -> ``model(x)``. Empty when a name may hold several values."""
+    def outputs_of(self, expr: cst.BaseExpression, depth: int = 0,
+                   element: int | None = None) -> list[tuple[cst.CSTNode, int | None]]:
+        """(call, element) for each call whose output the tensor ``expr`` may be (the same
+        value wherever it is read; ``element``: the index taken of what the call returns,
+        ``a, b = call`` or ``call[1]``, None for the whole), through names bound once on the
+        way, unpacking, subscripts, shape-only methods and functions,
+        ``.detach()``/``.numpy()``/``.data``, the items ``torch.cat``/``torch.stack`` join, and
+        parameters (what each caller in the file passes; the ``Param`` itself where no caller
+        in the file does): ``out = model(x); loss(out.squeeze(1))`` -> ``model(x)``. Empty when
+        a name may hold several values."""
         if depth > _MAX_DEPTH:
             return []
         model = self.model
@@ -683,30 +686,31 @@ class Outputs:
                 return []
             b = bindings[0]
             if b.kind in ("assign", "ann") and b.value is not None:
-                return self.outputs_of(b.value, depth + 1)
+                return self.outputs_of(b.value, depth + 1, element)
             if b.kind == "param":
                 args = self._arguments(b)
                 if not args:  # no caller in the file: the parameter itself is the value
-                    return [b.node] if isinstance(b.node, cst.Param) else []
-                return [c for arg in args for c in self.outputs_of(arg, depth + 1)]
+                    return [(b.node, element)] if isinstance(b.node, cst.Param) else []
+                return [c for arg in args for c in self.outputs_of(arg, depth + 1, element)]
             unpacked = _unpacked(b) if b.kind == "unpack" else None
-            return self.outputs_of(unpacked[1], depth + 1) if unpacked is not None else []
+            return self.outputs_of(unpacked[1], depth + 1, unpacked[0]) if unpacked is not None else []
         if kind is cst.Subscript:
-            return self.outputs_of(expr.value, depth + 1)
+            index = _int_index(expr)
+            return self.outputs_of(expr.value, depth + 1, index if index is not None else element)
         if kind is cst.Attribute and expr.attr.value == "data":
-            return self.outputs_of(expr.value, depth + 1)
+            return self.outputs_of(expr.value, depth + 1, element)
         if kind is not cst.Call:
             return []
         func = expr.func
         if type(func) is cst.Attribute and func.attr.value in _SAME_VALUE_METHODS and not model.is_imported(func):
-            return self.outputs_of(func.value, depth + 1)
+            return self.outputs_of(func.value, depth + 1, element)
         qualified = model.qualified_name(func) or ""
         if qualified in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
-            return self.outputs_of(expr.args[0].value, depth + 1)
+            return self.outputs_of(expr.args[0].value, depth + 1, element)
         if qualified in _JOINS and expr.args and not expr.args[0].star:
             parts = _items(model, expr.args[0].value)
             return [c for part in parts or () for c in self.outputs_of(part, depth + 1)]
-        return [expr]
+        return [(expr, element)]
 
     def model_object(self, call: cst.Call, depth: int = 0) -> frozenset | None:
         """Which model object the call ``m(x)`` / ``m.forward(x)`` / ``self(x)`` runs, as keys
@@ -1008,8 +1012,12 @@ class ProjectOutputs:
     file another one calls with a model or loss (``with_uses``), and of the files importing a
     function or class one of whose parameters holds one (``arguments``)."""
 
-    def __init__(self, project, code: str):
+    def __init__(self, project, code: str, endings_on_demand: bool = False):
+        """``endings_on_demand``: read the ending of a class defined in a file the rule did not
+        run on from that file's facts on demand (a rule whose text pre-check a model's file may
+        not pass: one ending in a Linear layer names no loss or activation)."""
         self.project, self.code = project, code
+        self.endings_on_demand = endings_on_demand
         self._calls: dict[tuple[str, str], list] = {}
         self._ends: dict[str, Ending | None] | None = None
 
@@ -1073,15 +1081,15 @@ class ProjectOutputs:
 
     def _ending(self, name: str):
         """(the record defining it, the ending) of the forward class ``name`` runs: its own
-        or the nearest ancestor's; from the defining file's facts on demand where the rule did
-        not run on it (a model ending in a Linear layer need not mention the rule's words)."""
+        or the nearest ancestor's (with ``endings_on_demand``, from the defining file's facts on
+        demand where the rule did not run on it)."""
         for cls in [name, *self.project.ancestors(name)]:
             found = self.project.class_fact(cls)
             if found is None:
                 return None, None  # an external base: its forward is unknown
             if "forward" in found[1]["methods"]:
                 ending = self.ends.get(cls)
-                if ending is None and self.code not in found[0].facts:
+                if ending is None and self.endings_on_demand and self.code not in found[0].facts:
                     # the rule did not run on that file (its text showed nothing to report there)
                     for qual, data in (self.facts(found[0]).get("ends") or {}).items():
                         if found[0].qualified(qual) == cls:

@@ -102,6 +102,19 @@ VALID: list[Valid | str] = [
             loss = criterion(logits, y)
             confident = F.softmax(logits, dim=1).max(1)[0] > 0.5
         """,
+    # A model returning (logits, probabilities): the logits to the loss, the probabilities thresholded.
+    """
+        import torch.nn as nn
+        from detectors import TwoHeads
+        model = TwoHeads()
+        criterion = nn.BCEWithLogitsLoss()
+        for x, y in loader:
+            logits, probs = model(x)
+            loss = criterion(logits, y)
+            preds = probs > 0.5
+            out = model(x)
+            also = criterion(out[0], y) + (out[1] > 0.5).sum()
+        """,
     # Another model object than the one trained with logits.
     """
         import torch.nn as nn
