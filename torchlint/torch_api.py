@@ -493,7 +493,8 @@ _LOSS_INPUTS = {
     "torch.nn.functional.nll_loss": "nll", "torch.nn.NLLLoss": "nll", "torch.nn.modules.loss.NLLLoss": "nll",
     "torch.nn.functional.binary_cross_entropy_with_logits": "bce_logits",
     "torch.nn.BCEWithLogitsLoss": "bce_logits", "torch.nn.modules.loss.BCEWithLogitsLoss": "bce_logits",
-    "torch.nn.functional.binary_cross_entropy": "bce", "torch.nn.BCELoss": "bce", "torch.nn.modules.loss.BCELoss": "bce",
+    "torch.nn.functional.binary_cross_entropy": "bce", "torch.nn.BCELoss": "bce",
+    "torch.nn.modules.loss.BCELoss": "bce",
     **{f"torch.nn.functional.{f}": "regression" for f in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")},
     **{f"torch.nn{m}.{c}": "regression" for m in ("", ".modules.loss")
        for c in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")},

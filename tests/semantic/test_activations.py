@@ -152,7 +152,8 @@ LAYER = Source("act", "logits", origin="layer Linear")  # a Linear layer called:
      [Source("cls", "pkg.m.Net", element=1)]),
     # a helper returning the model for the mode it is called with: the inference branch cannot run
     ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
-     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n", [LAYER]),
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n",
+     [LAYER]),
     ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
      "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get(m)\nloss(net(x))\n", [SEQ, LAYER]),
 ])
@@ -277,8 +278,8 @@ LOGITS_SEQ = Source("act", "logits", origin="sequential")
      [Source("act", "indices_float")]),
     ("import torch\nloss(torch.stack([a.argmax(0), b], 1))\n", []),  # b: not known to be indices
     # torch.cat of what a list or a comprehension holds
-    ("import torch\nimport torch.nn.functional as F\nouts = [F.softmax(m(b), 1) for b in batches]\nloss(torch.cat(outs))\n",
-     [Source("act", "softmax")]),
+    ("import torch\nimport torch.nn.functional as F\nouts = [F.softmax(m(b), 1) for b in batches]\n"
+     "loss(torch.cat(outs))\n", [Source("act", "softmax")]),
 ])
 def test_sources_of_what_a_loss_is_given(src, expected):
     ctx, model = analyses(src, "pkg/m.py")

@@ -20,11 +20,12 @@ from typing import Iterable
 
 from torchlint.finding import Finding, Severity, Span
 from torchlint.rule import Option, Rule
-from torchlint.semantic.activations import (INDICES, INDICES_FLOAT, LOGITS, ONE_HOT, ONE_HOT_FLOAT, Outputs, ProjectOutputs, Source,
-                                            class_endings, loss_input, loss_target)
+from torchlint.semantic.activations import (INDICES, INDICES_FLOAT, LOGITS, ONE_HOT, ONE_HOT_FLOAT, Outputs,
+                                            ProjectOutputs, Source, class_endings, loss_input, loss_target)
 
-_INDICES_INPUT = ("which needs a differentiable input: class indices carry no gradient, so backward() raises or the model learns nothing from this "
-                  "loss; pass the scores (logits or probabilities) and keep argmax for the metrics")
+_INDICES_INPUT = ("which needs a differentiable input: class indices carry no gradient, so backward() raises or "
+                  "the model learns nothing from this loss; pass the scores (logits or probabilities) and keep "
+                  "argmax for the metrics")
 # (what the loss wants, what its input is) -> why it is wrong and what to write
 INPUT = {
     ("nll", LOGITS): "which expects log-probabilities: on raw logits the loss is unbounded below and optimises the "
@@ -130,7 +131,8 @@ class LossInputMismatch(Rule):
                 if wants is None:
                     continue
                 table = TARGET if role == "target" else INPUT
-                found = next(((got, came) for s in sources for got, came in outputs.activations(Source.from_json(s), record)
+                found = next(((got, came) for s in sources
+                              for got, came in outputs.activations(Source.from_json(s), record)
                               if (wants, got) in table), None)
                 if found is not None:
                     got, came = found

@@ -6,8 +6,8 @@ The value counts as logits only where the code shows it (``semantic.activations`
 out of a Linear/conv layer with nothing after it (``Outputs.sources``: an ``act`` source named
 ``logits``, through names, helpers, an ``nn.Sequential`` or a model class's ``forward``, in
 this file or another), and no regression or probability loss (``MSELoss``, ``BCELoss``) is
-given the same model's output in the file; or the same value or model (``Outputs.outputs_of``,
-``Outputs.model_object``) is given to ``BCEWithLogitsLoss``/``CrossEntropyLoss`` in the file and
+given the same model's output in the file; or the same value, or the same model's output, is
+given to ``BCEWithLogitsLoss``/``CrossEntropyLoss`` in the file (``Outputs.losses_given``) and
 the model's forward is not known to end in an activation. Unknown models stay silent.
 """
 
@@ -20,7 +20,7 @@ import libcst as cst
 from torchlint.finding import Finding, Fix, Severity, Span
 from torchlint.fixes import UNSAFE, replace_node
 from torchlint.rule import Option, Rule
-from torchlint.semantic.activations import LOGITS, Outputs, ProjectOutputs, Source, class_endings, loss_input
+from torchlint.semantic.activations import LOGITS, Outputs, ProjectOutputs, Source, class_endings
 from torchlint.torch_api import LOGITS_LOSSES
 
 _ACTIVATED = frozenset({"sigmoid", "softmax", "log_softmax"})
@@ -57,12 +57,6 @@ def _probability(node: cst.BaseExpression) -> bool:
     except ValueError:
         return False
     return 0.0 < value < 1.0
-
-
-def _objects(outputs: Outputs, call: cst.CSTNode) -> frozenset:
-    """The keys of the model object ``call`` runs (none for a parameter's value, or a call of
-    no model)."""
-    return (outputs.model_object(call) or frozenset()) if isinstance(call, cst.Call) else frozenset()
 
 
 def _zero(literal: cst.Float) -> tuple | None:
@@ -125,16 +119,6 @@ class ThresholdOnLogits(Rule):
     def finish(self) -> None:
         model = self.ctx.semantic.model
         outputs = Outputs(self.ctx)
-        # What each value and each model object (and the element taken of its output) is given to.
-        given: dict[object, list[tuple[int | None, str, str]]] = {}
-        for site in model.calls if self._decisions else ():
-            loss = outputs.loss_of(site.node)
-            arg = loss_input(site.node) if loss is not None else None
-            if arg is None or not isinstance(loss[0], str):
-                continue
-            for call, element in outputs.outputs_of(arg.value):
-                for key in (call, *_objects(outputs, call)):
-                    given.setdefault(key, []).append((element, loss[0], loss[1]))
         uses = []
         for node, value, decision, edit in self._decisions:
             if decision == ".round()" and model.is_imported(node.func):
@@ -143,12 +127,7 @@ class ThresholdOnLogits(Rule):
             sources = outputs.sources(value)
             if any(s.kind == "act" and s.name in _ACTIVATED for s in sources):
                 continue
-            losses: dict[str, str] = {}
-            for call, element in outputs.outputs_of(value):
-                for key in (call, *_objects(outputs, call)):
-                    for other, wants, written in given.get(key, ()):
-                        if other == element or other is None or element is None:
-                            losses.setdefault(wants, written)
+            losses = outputs.losses_given(value)
             other = set(losses) - LOGITS_LOSSES
             if other:
                 continue  # given to a regression or probability loss too: not only logits

@@ -32,7 +32,10 @@ models a name or parameter is given (each is one configuration that runs).
   calling the module ``expr`` holds gives), ``ending(function)`` (what it returns on every
   path: a ``Source`` or a tuple of them), ``loss_of(call)`` (what a loss call wants as input,
   or the parameter its loss comes from), ``calls_made()`` (the arguments this file passes to
-  project functions and constructors, for the project pass).
+  project functions and constructors, for the project pass); ``outputs_of(expr)`` (the calls
+  a tensor is the output of: the same value wherever it is read), ``model_object(call)``
+  (which model object a call runs), ``losses_given(expr)`` (the losses the same value or model
+  output is given to in the file).
 * ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
   for across files (endings of classes, arguments passed from other files).
 * ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
@@ -74,7 +77,8 @@ _CONTAINER_FILLERS = ("add_module", "append")
 # ONE_HOT: ``F.one_hot``'s integer output, ONE_HOT_FLOAT: the same cast to floats;
 # INDICES: class indices (``argmax``, the indices ``max(x, dim)`` returns, ``.long()``),
 # INDICES_FLOAT: the same cast to floats.
-LOGITS, ONE_HOT, ONE_HOT_FLOAT, INDICES, INDICES_FLOAT = "logits", "one_hot", "one_hot_float", "indices", "indices_float"
+LOGITS, ONE_HOT, ONE_HOT_FLOAT = "logits", "one_hot", "one_hot_float"
+INDICES, INDICES_FLOAT = "indices", "indices_float"
 NOT_ACTIVATIONS = frozenset({LOGITS, ONE_HOT, ONE_HOT_FLOAT, INDICES, INDICES_FLOAT})
 _AS_FLOAT = {ONE_HOT: ONE_HOT_FLOAT, INDICES: INDICES_FLOAT}
 _FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
@@ -197,6 +201,7 @@ class Outputs:
         self._endings: dict[cst.CSTNode, Ending | None] = {}
         self._open: set[cst.CSTNode] = set()
         self._memo: dict[tuple, list] = {}
+        self._given: dict | None = None
 
     # -- tensors --------------------------------------------------------------------------
     def sources(self, expr: cst.BaseExpression, element: int | None = None, depth: int = 0) -> list[Source]:
@@ -238,7 +243,8 @@ class Outputs:
         if type(func) is cst.Attribute and func.attr.value in SHAPE_METHODS and not self.model.is_imported(func):
             inner = self.sources(func.value, element, depth + 1)
             if func.attr.value in _FLOAT_CASTS or func.attr.value in ("to", "type") and _float_dtype(self.model, expr):
-                inner = [Source("act", _AS_FLOAT[s.name]) if s.kind == "act" and s.name in _AS_FLOAT else s for s in inner]
+                inner = [Source("act", _AS_FLOAT[s.name]) if s.kind == "act" and s.name in _AS_FLOAT else s
+                         for s in inner]
             return inner
         if (self.model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
             return self.sources(expr.args[0].value, element, depth + 1)
@@ -711,6 +717,32 @@ class Outputs:
             parts = _items(model, expr.args[0].value)
             return [c for part in parts or () for c in self.outputs_of(part, depth + 1)]
         return [(expr, element)]
+
+    def losses_given(self, expr: cst.BaseExpression) -> dict[str, str]:
+        """The losses (what each wants -> the loss as written) the tensor ``expr`` is given to as
+        input in this file: the same value (``outputs_of``), or the same element of the output
+        of the same model object (``model_object``: ``out = model(x); criterion(out, y)`` and
+        ``model(x_val) > 0.5`` elsewhere). Only losses whose kind is known here."""
+        if self._given is None:
+            self._given = given = {}
+            for site in self.model.calls:
+                loss = self.loss_of(site.node)
+                arg = loss_input(site.node) if loss is not None else None
+                if arg is None or not isinstance(loss[0], str):
+                    continue
+                for call, element in self.outputs_of(arg.value):
+                    for key in (call, *self._objects(call)):
+                        given.setdefault(key, []).append((element, loss[0], loss[1]))
+        found: dict[str, str] = {}
+        for call, element in self.outputs_of(expr):
+            for key in (call, *self._objects(call)):
+                for other, wants, written in self._given.get(key, ()):
+                    if other == element or other is None or element is None:
+                        found.setdefault(wants, written)
+        return found
+
+    def _objects(self, node: cst.CSTNode) -> frozenset:
+        return (self.model_object(node) or frozenset()) if isinstance(node, cst.Call) else frozenset()
 
     def model_object(self, call: cst.Call, depth: int = 0) -> frozenset | None:
         """Which model object the call ``m(x)`` / ``m.forward(x)`` / ``self(x)`` runs, as keys

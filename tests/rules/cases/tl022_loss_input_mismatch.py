@@ -63,7 +63,8 @@ VALID: list[Valid | str] = [
         import torch.nn.functional as F
         def pseudo_label_loss(student_logits, teacher_logits):
             _, pseudo = torch.max(teacher_logits, dim=1)
-            return F.cross_entropy(student_logits, pseudo) + F.nll_loss(student_logits.log_softmax(1), teacher_logits.argmax(1))
+            hard = teacher_logits.argmax(1)
+            return F.cross_entropy(student_logits, pseudo) + F.nll_loss(student_logits.log_softmax(1), hard)
         """,
     # argmax for a metric beside the loss; float labels to BCELoss.
     """

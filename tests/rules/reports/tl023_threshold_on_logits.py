@@ -413,7 +413,8 @@ LOOKALIKES = [
     for real_A, fake_A in batches:
         real_logit = disc(real_A)
         fake_logit = disc(fake_A)
-        D_ad_loss = MSE_loss(real_logit, torch.ones_like(real_logit)) + MSE_loss(fake_logit, torch.zeros_like(fake_logit))
+        D_ad_loss = MSE_loss(real_logit, torch.ones_like(real_logit))
+        D_ad_loss += MSE_loss(fake_logit, torch.zeros_like(fake_logit))
         real_acc = (disc(real_A) > 0.5).float().mean()
     # https://github.com/znxlwm/UGATIT-pytorch/issues/50
     """,
