@@ -388,3 +388,22 @@ def test_loss_target_and_the_kinds_losses_want():
     calls = [a.value for a in outer.args]
     assert [outputs.loss_of(c)[0] for c in calls] == ["nll", "bce", "regression", "bce", "regression"]
     assert [code(ctx, loss_target(c).value) for c in calls] == ["y", "t", "s", "t", "s"]
+
+
+def test_losses_given_to_the_same_value_or_the_same_model():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        import torchvision
+        clf = torchvision.models.resnet18(num_classes=1)
+        reg = torchvision.models.resnet18(num_classes=1)
+        bce = nn.BCEWithLogitsLoss()
+        mse = nn.MSELoss()
+        for x, y in loader:
+            out = clf(x)
+            loss = bce(out.squeeze(1), y) + mse(reg(x), y)
+        check(out, clf(x), reg(x), clf)
+        """)
+    outputs = Outputs(ctx)
+    args = [a.value for a in _calls(ctx, "check(out, clf(x), reg(x), clf)")[0].args]
+    assert [outputs.losses_given(a) for a in args] == [
+        {"bce_logits": "bce"}, {"bce_logits": "bce"}, {"regression": "mse"}, {}]
