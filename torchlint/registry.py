@@ -223,6 +223,7 @@ RULES = (
         class_name='LossInputMismatch',
         summary='A loss given what it does not take: logits to NLLLoss/BCELoss, one-hot targets to NLLLoss/CrossEntropyLoss, class indices to a loss',
         severity=Severity.ERROR,
+        fixable=('unsafe',),
         project_pass=True,
     ),
     RuleInfo(

@@ -67,3 +67,16 @@ Trainer(Scores(), nn.BCELoss())
     findings = lint_tree({"models.py": MODELS, "trainer.py": trainer, "main.py": main}, select=["TL022"])
     assert [(f.path, f.line) for f in findings] == [("trainer.py", 8)]
     assert findings[0].message == message(Source("cls", "models.Scores"), LOGITS, "input", "self.criterion", "bce")
+
+
+def test_the_fix_of_a_functional_loss_given_a_model_defined_in_another_file():
+    train = """
+import torch.nn.functional as F
+from models import Scores
+model = Scores()
+def step(x, y):
+    return F.nll_loss(model(x), y)
+"""
+    findings = lint_tree({"models.py": MODELS, "train.py": train}, select=["TL022"])
+    assert [(f.path, f.line) for f in findings] == [("train.py", 6)]
+    assert findings[0].fix is not None and findings[0].fix.edits[0].content == "F.cross_entropy"

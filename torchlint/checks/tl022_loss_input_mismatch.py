@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from torchlint.finding import Finding, Severity, Span
+import libcst as cst
+
+from torchlint.finding import Finding, Fix, Severity, Span
+from torchlint.fixes import UNSAFE, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.activations import (INDICES, INDICES_FLOAT, LOGITS, ONE_HOT, ONE_HOT_FLOAT, Outputs,
                                             ProjectOutputs, Source, class_endings, loss_input, loss_target)
@@ -48,6 +51,9 @@ TARGET = {
     ("bce_logits", INDICES): "which expects float targets shaped like its input: class indices raise (dtype Long) "
                              "or compare the wrong values; pass float 0/1 labels (`y.float()`)",
 }
+# The functional losses that, given logits, have a logits form computing what was meant.
+_LOGITS_FORMS = {"torch.nn.functional.nll_loss": "cross_entropy",
+                 "torch.nn.functional.binary_cross_entropy": "binary_cross_entropy_with_logits"}
 _NAMES = {LOGITS: "logits", ONE_HOT: "an integer one-hot tensor (`F.one_hot`)",
           ONE_HOT_FLOAT: "a one-hot tensor (`F.one_hot`)", INDICES: "class indices",
           INDICES_FLOAT: "class indices"}
@@ -87,6 +93,7 @@ class LossInputMismatch(Rule):
     options: dict[str, Option] = {}
     requires_text = ("nll_loss", "NLLLoss", "BCELoss", "binary_cross_entropy", "one_hot", "argmax", "long()", "max(",
                      "CrossEntropy", "cross_entropy", "mse_loss", "MSELoss", "l1_loss", "L1Loss", "Huber")
+    fixable = (UNSAFE,)
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
@@ -103,20 +110,34 @@ class LossInputMismatch(Rule):
                     continue
                 table = TARGET if role == "target" else INPUT
                 sources = outputs.sources(arg.value)
+                fix = self._fix(call) if role == "input" else None
                 if isinstance(wants, str):
                     bad = next((s for s in sources if s.kind == "act" and (wants, s.name) in table), None)
                     if bad is not None:
-                        self.report(arg.value, message(bad, bad.name, role, written, wants))
+                        self.report(arg.value, message(bad, bad.name, role, written, wants),
+                                    fix=fix if bad.name == LOGITS else None)
                         break
                     sources = [s for s in sources if s.kind != "act"]
                 if sources and (role == "input" or not isinstance(wants, str)):
                     uses.append([[s.to_json() for s in sources], wants if isinstance(wants, str) else wants.to_json(),
-                                 written, Span.of_range(self.ctx.position(arg.value)).to_json(), role])
+                                 written, Span.of_range(self.ctx.position(arg.value)).to_json(), role,
+                                 fix.to_json() if fix is not None else None])
         facts = {key: value for key, value in (("ends", class_endings(outputs)), ("uses", uses),
                                                ("calls", outputs.calls_made())) if value}
         self._facts = facts
         if facts:
             self.ctx.facts[self.code] = facts
+
+    def _fix(self, call: cst.Call) -> Fix | None:
+        """For ``F.nll_loss(logits, y)`` written at the call: ``F.cross_entropy`` (it is
+        ``nll_loss(log_softmax(x))``, the same arguments); ``F.binary_cross_entropy`` ->
+        ``F.binary_cross_entropy_with_logits``. Not for a loss object (``nn.NLLLoss()``), which
+        other code may call with log-probabilities."""
+        func = call.func
+        form = _LOGITS_FORMS.get(self.ctx.semantic.model.qualified_name(func) or "")
+        if form is None or not isinstance(func, cst.Attribute):
+            return None
+        return Fix.unsafe(f"Use {form} on the logits", replace_node(self.ctx, func, func.with_changes(attr=cst.Name(form))))
 
     def demanded_facts(self) -> dict:
         """This file's facts where the text pre-check kept the rule from running (see TL009)."""
@@ -126,7 +147,7 @@ class LossInputMismatch(Rule):
     def check_project(cls, project, options) -> Iterable[Finding]:
         outputs = ProjectOutputs(project, cls.code, endings_on_demand=True)
         for record in outputs.with_uses():
-            for sources, wanted, loss, span, role in outputs.facts(record).get("uses", ()):
+            for sources, wanted, loss, span, role, fix in outputs.facts(record).get("uses", ()):
                 wants = outputs.loss(wanted if isinstance(wanted, str) else Source.from_json(wanted), record)
                 if wants is None:
                     continue
@@ -136,4 +157,5 @@ class LossInputMismatch(Rule):
                               if (wants, got) in table), None)
                 if found is not None:
                     got, came = found
-                    yield Finding.at(cls, record.path, Span.from_json(span), message(came, got, role, loss, wants))
+                    yield Finding.at(cls, record.path, Span.from_json(span), message(came, got, role, loss, wants),
+                                     fix=Fix.from_json(fix) if fix and got == LOGITS else None)

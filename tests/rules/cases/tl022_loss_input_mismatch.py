@@ -157,6 +157,14 @@ INVALID: list[Invalid] = [
             """,
         lines=(7,),
         messages=(message(_CONV, LOGITS, "input", "F.nll_loss", "nll"),),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            conv = nn.Conv2d(16, 4, 3)
+            def step(x, target):
+                out = conv(x)
+                return F.cross_entropy(out, target)
+            """,
     ),
     # BCELoss on an nn.Sequential ending in Linear.
     Invalid(
@@ -185,6 +193,17 @@ INVALID: list[Invalid] = [
             """,
         lines=(10,),
         messages=(message(_LAYER, LOGITS, "input", "F.binary_cross_entropy", "bce"),),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Model(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.head = nn.Linear(32, 1)
+                def training_step(self, batch):
+                    h, y = batch
+                    return F.binary_cross_entropy_with_logits(self.head(h), y)
+            """,
     ),
     # An integer one-hot target to CrossEntropyLoss, a one-hot target (any dtype) to NLLLoss.
     Invalid(
