@@ -312,6 +312,18 @@ def log_softmax_to_softmax(lines):
             break
 
 
+@operator("TL022")
+def cross_entropy_to_nll(lines):
+    """``CrossEntropyLoss`` swapped for ``NLLLoss`` (``F.cross_entropy`` for ``F.nll_loss``): a
+    classifier's logits now reach a loss that wants log-probabilities."""
+    for i, m in _sites(lines, r"\b(nn\.|torch\.nn\.)CrossEntropyLoss\("):
+        new = lines[i][:m.start()] + f"{m.group(1)}NLLLoss(" + lines[i][m.end():]
+        yield Mutant("TL022", _replace(lines, i, new), None, "`CrossEntropyLoss(` -> `NLLLoss(`")
+    for i, m in _sites(lines, r"\bF\.cross_entropy\("):
+        new = lines[i][:m.start()] + "F.nll_loss(" + lines[i][m.end():]
+        yield Mutant("TL022", _replace(lines, i, new), i + 1, "`F.cross_entropy(` -> `F.nll_loss(`")
+
+
 def _class_mentions(lines: list[str], cls: str, word: str) -> bool:
     """Whether the body of ``class cls`` mentions ``word`` (any case) outside comments."""
     start = next((i for i, line in enumerate(lines) if re.match(rf"^\s*class\s+{cls}\b", line)), None)

@@ -484,21 +484,39 @@ def activation_method(name: str) -> str | None:
     return _ACTIVATION_METHODS.get(name)
 
 
-# The loss each of these computes applies an activation to its input first.
+# What each loss wants as its input: ``cross_entropy`` (logits: it applies log_softmax), ``nll``
+# (log-probabilities), ``bce_logits`` (logits: it applies sigmoid), ``bce`` (probabilities),
+# ``regression`` (any real values: MSE, L1, smooth L1, Huber).
 _LOSS_INPUTS = {
     "torch.nn.functional.cross_entropy": "cross_entropy", "torch.nn.CrossEntropyLoss": "cross_entropy",
     "torch.nn.modules.loss.CrossEntropyLoss": "cross_entropy",
     "torch.nn.functional.nll_loss": "nll", "torch.nn.NLLLoss": "nll", "torch.nn.modules.loss.NLLLoss": "nll",
     "torch.nn.functional.binary_cross_entropy_with_logits": "bce_logits",
     "torch.nn.BCEWithLogitsLoss": "bce_logits", "torch.nn.modules.loss.BCEWithLogitsLoss": "bce_logits",
+    "torch.nn.functional.binary_cross_entropy": "bce", "torch.nn.BCELoss": "bce",
+    "torch.nn.modules.loss.BCELoss": "bce",
+    **{f"torch.nn.functional.{f}": "regression" for f in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss")},
+    **{f"torch.nn{m}.{c}": "regression" for m in ("", ".modules.loss")
+       for c in ("MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss")},
 }
+# The losses whose input is logits: a model trained with one outputs logits.
+LOGITS_LOSSES = frozenset({"cross_entropy", "bce_logits"})
 
 
-def logits_loss(qualified: str | None) -> str | None:
-    """What a loss function or loss class wants as input: ``cross_entropy`` (logits: it
-    applies log_softmax), ``nll`` (log-probabilities), ``bce_logits`` (logits: it applies
-    sigmoid); None for other losses."""
+def loss_wants(qualified: str | None) -> str | None:
+    """What a loss function or loss class wants as input: ``cross_entropy``, ``nll``,
+    ``bce_logits``, ``bce`` or ``regression`` (see ``_LOSS_INPUTS``); None for other losses."""
     return _LOSS_INPUTS.get(qualified or "")
+
+
+# Layers whose output, with no activation after it, is logits (unbounded scores).
+_LOGIT_LAYERS = frozenset({"Linear", "LazyLinear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "LazyConv1d",
+                           "LazyConv2d", "LazyConv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"})
+
+
+def logits_layer(qualified: str | None) -> bool:
+    """``torch.nn.Linear`` / ``Conv2d`` / ``Bilinear``...: a layer whose raw output is logits."""
+    return torch_nn_class(qualified or "") in _LOGIT_LAYERS
 
 
 # -- calls that return the module or tensor they are called on --------------------------------

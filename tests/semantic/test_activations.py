@@ -11,8 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, probabilities_from,
-                                           returns_activation)
+from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, class_endings, loss_target,
+                                            probabilities_from, returns_activation)
 from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.tree import iter_nodes
 
@@ -116,6 +116,7 @@ def test_activation_call(src, expected):
 
 
 SEQ = Source("act", "softmax", origin="sequential")
+LAYER = Source("act", "logits", origin="layer Linear")  # a Linear layer called: its raw output
 
 
 @pytest.mark.parametrize(("src", "expected"), [
@@ -127,7 +128,10 @@ SEQ = Source("act", "softmax", origin="sequential")
     ("import torch.nn as nn\nnet = nn.Sequential(*layers, nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net(x))\n", [Source("cls", "pkg.m.Net")]),
     ("from models import ResNet\nnet = ResNet(10)\nloss(net(x))\n", [Source("cls", "models.ResNet")]),
-    ("import torch.nn as nn\nnet = nn.Linear(4, 2)\nloss(net(x))\n", []),  # a torch class
+    # a Linear layer's raw output: logits
+    ("import torch.nn as nn\nnet = nn.Linear(4, 2)\nloss(net(x))\n", [LAYER]),
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 2), nn.Dropout(0.1))\nloss(net(x))\n", []),
+    ("import torch.nn as nn\nnet = nn.LSTM(4, 2)\nloss(net(x))\n", []),  # another torch class
     ("loss(net(x))\n", []),  # unbound
     # the class survives .to(device)/.cuda()/.double(), also when the name is rebound to it
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net().to(dev)\nloss(net(x))\n",
@@ -140,7 +144,7 @@ SEQ = Source("act", "softmax", origin="sequential")
     ("import torch.nn as nn\nnet = nn.Sequential()\nnet.add_module('fc', nn.Linear(4, 2))\n"
      "net.add_module('sm', nn.Softmax(1))\nloss(net(x))\n", [SEQ]),
     ("import torch.nn as nn\nnet = nn.Sequential()\nnet.add_module('sm', nn.Softmax(1))\n"
-     "net.add_module('fc', nn.Linear(4, 2))\nloss(net(x))\n", []),
+     "net.add_module('fc', nn.Linear(4, 2))\nloss(net(x))\n", [Source("act", "logits", origin="sequential")]),
     # model.forward(x), an element of a returned tuple
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nnet = Net()\nloss(net.forward(x))\n",
      [Source("cls", "pkg.m.Net")]),
@@ -148,9 +152,10 @@ SEQ = Source("act", "softmax", origin="sequential")
      [Source("cls", "pkg.m.Net", element=1)]),
     # a helper returning the model for the mode it is called with: the inference branch cannot run
     ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
-     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n", []),
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get('training')\nloss(net(x))\n",
+     [LAYER]),
     ("import torch.nn as nn\ndef get(mode):\n    net = nn.Linear(4, 2)\n    if mode == 'inference':\n"
-     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get(m)\nloss(net(x))\n", [SEQ]),
+     "        return nn.Sequential(net, nn.Softmax(1))\n    return net\nnet = get(m)\nloss(net(x))\n", [SEQ, LAYER]),
 ])
 def test_sources_of_a_models_output(src, expected):
     ctx, model = analyses(src, "pkg/m.py")
@@ -274,3 +279,167 @@ def test_probabilities_from_what_a_call_gives(src, expected):
     ctx, model = analyses(src)
     got = probabilities_from(model, loss_input(ctx), outputs=Outputs(ctx))
     assert (got if got is None else got[0]) == expected
+
+
+# -- what a loss's input or target is made of: logits, one-hot, class indices (TL022, TL023) ------
+
+LOGITS_SEQ = Source("act", "logits", origin="sequential")
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # a layer's raw output, through a name, a helper and a forward ending in it
+    ("import torch.nn as nn\nfc = nn.Conv2d(3, 1, 1)\nh = fc(x).squeeze(1)\nloss(h)\n",
+     [Source("act", "logits", origin="layer Conv2d")]),
+    ("import torch.nn as nn\nhead = nn.Linear(4, 1)\ndef score(x):\n    return head(x)\nloss(score(x))\n",
+     [Source("act", "logits", origin="function score")]),
+    ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))\nloss(net(x))\n",
+     [LOGITS_SEQ]),
+    # an activation after the layer, arithmetic on its output: not logits
+    ("import torch\nimport torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(torch.sigmoid(fc(x)))\n",
+     [Source("act", "sigmoid")]),
+    ("import torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(fc(x) / 2.0)\n", []),
+    # F.one_hot, cast to float or not
+    ("import torch.nn.functional as F\nloss(F.one_hot(y, 3))\n", [Source("act", "one_hot")]),
+    ("import torch.nn.functional as F\nt = F.one_hot(y, 3).float()\nloss(t)\n", [Source("act", "one_hot_float")]),
+    ("import torch\nimport torch.nn.functional as F\nloss(F.one_hot(y, 3).to(torch.float32))\n",
+     [Source("act", "one_hot_float")]),
+    ("import torch.nn.functional as F\nloss(F.one_hot(y, 3).argmax(1))\n", [Source("act", "indices")]),
+    # class indices: argmax, torch.max's indices (not its values), .long(), joined and in arithmetic
+    ("import torch\nloss(torch.argmax(x, dim=1))\n", [Source("act", "indices")]),
+    ("import torch\n_, pred = torch.max(x, 1)\nloss(pred)\n", [Source("act", "indices")]),
+    ("import torch\nvalues, _ = torch.max(x, 1)\nloss(values)\n", []),
+    ("loss(x.max(dim=1)[1].float())\n", [Source("act", "indices_float")]),
+    ("loss(y.long())\n", [Source("act", "indices")]),
+    ("import torch\nc = torch.stack([a.argmax(0), b.argmax(0)], 1)\nloss(2.0 * c.float() / (63.0 - 1) - 1)\n",
+     [Source("act", "indices_float")]),
+    ("import torch\nloss(torch.stack([a.argmax(0), b], 1))\n", []),  # b: not known to be indices
+    # torch.cat of what a list or a comprehension holds
+    ("import torch\nimport torch.nn.functional as F\nouts = [F.softmax(m(b), 1) for b in batches]\n"
+     "loss(torch.cat(outs))\n", [Source("act", "softmax")]),
+])
+def test_sources_of_what_a_loss_is_given(src, expected):
+    ctx, model = analyses(src, "pkg/m.py")
+    assert Outputs(ctx).sources(loss_input(ctx)) == expected
+
+
+def test_a_linear_forward_ends_in_logits_and_is_no_activation():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                self.fc = nn.Linear(4, 2)
+            def forward(self, x):
+                return self.fc(x)
+        """, "pkg/m.py")
+    assert Outputs(ctx).ending(forward_of(model)) == Source("act", "logits", origin="layer Linear")
+    assert returns_activation(ctx, forward_of(model)) is None
+    assert class_endings(Outputs(ctx)) == {"Net": ["one", ["act", "logits", None, None, None, "layer Linear"]]}
+
+
+def _calls(ctx, text: str) -> list:
+    return [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and code(ctx, n) == text]
+
+
+def test_outputs_of_the_same_value_wherever_it_is_read():
+    ctx, model = analyses("""
+        import torch
+        def acc(y_pred, y):
+            return torch.round(y_pred)
+        def train(model, x, y):
+            out = model(x)
+            loss(out.squeeze(1).detach())
+            acc(out, y)
+            both = torch.cat([model(x), model(y)])
+        def evaluate(scores):
+            return scores.data > 0.5
+        """)
+    outputs = Outputs(ctx)
+    out_call = _calls(ctx, "model(x)")[0]
+    assert outputs.outputs_of(loss_input(ctx)) == [(out_call, None)]
+    round_arg = _calls(ctx, "torch.round(y_pred)")[0].args[0].value
+    assert outputs.outputs_of(round_arg) == [(out_call, None)]  # the parameter: what its caller passes
+    cat = _calls(ctx, "torch.cat([model(x), model(y)])")[0]
+    assert outputs.outputs_of(cat) == [(_calls(ctx, "model(x)")[1], None), (_calls(ctx, "model(y)")[0], None)]
+    scores = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Attribute) and code(ctx, n) == "scores.data")
+    param = outputs.outputs_of(scores)
+    assert len(param) == 1 and isinstance(param[0][0], cst.Param)  # no caller in the file: itself
+
+
+def test_outputs_of_tells_the_elements_of_what_a_call_returns():
+    ctx, model = analyses("""
+        def step(model, x):
+            logits, probs = model(x)
+            loss(logits)
+            out = model(x)
+            return probs, out[1], out
+        """)
+    outputs = Outputs(ctx)
+    first, second = _calls(ctx, "model(x)")
+    ret = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Return)).value
+    assert outputs.outputs_of(loss_input(ctx)) == [(first, 0)]
+    assert [outputs.outputs_of(e.value) for e in ret.elements] == [[(first, 1)], [(second, 1)], [(second, None)]]
+
+
+def test_model_object_tells_which_model_a_call_runs():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        net = nn.Linear(4, 1)
+        other = nn.Linear(4, 1)
+        class Lit(nn.Module):
+            def __init__(self, backbone):
+                self.backbone = backbone
+            def training_step(self, x):
+                return self(x), self.backbone(x)
+            def validation_step(self, x):
+                return self(x), self.backbone(x)
+        def train(model, x):
+            return model(x)
+        def evaluate(model, x):
+            return model(x)
+        def fit(clf, x):
+            return clf(x)
+        a, b = net(x), other(x)
+        c = net.forward(x)
+        fit(net, x)
+        """)
+    outputs = Outputs(ctx)
+    key = lambda text, i=0: outputs.model_object(_calls(ctx, text)[i])
+    assert key("net(x)") == key("net.forward(x)") != key("other(x)")
+    assert key("self(x)", 0) == key("self(x)", 1)
+    assert key("self.backbone(x)", 0) == key("self.backbone(x)", 1) != key("self(x)")
+    assert key("model(x)", 0) == key("model(x)", 1) == frozenset({("param", "model")})  # called from elsewhere
+    assert key("clf(x)") == key("net(x)")  # the model its caller passes
+
+
+def test_loss_target_and_the_kinds_losses_want():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        import torch.nn.functional as F
+        bce = nn.BCELoss()
+        mse = nn.MSELoss()
+        loss(F.nll_loss(p, y), bce(q, t), mse(r, s), F.binary_cross_entropy(q, target=t), nn.HuberLoss()(r, s))
+        """)
+    outputs = Outputs(ctx)
+    outer = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and code(ctx, n.func) == "loss")
+    calls = [a.value for a in outer.args]
+    assert [outputs.loss_of(c)[0] for c in calls] == ["nll", "bce", "regression", "bce", "regression"]
+    assert [code(ctx, loss_target(c).value) for c in calls] == ["y", "t", "s", "t", "s"]
+
+
+def test_losses_given_to_the_same_value_or_the_same_model():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        import torchvision
+        clf = torchvision.models.resnet18(num_classes=1)
+        reg = torchvision.models.resnet18(num_classes=1)
+        bce = nn.BCEWithLogitsLoss()
+        mse = nn.MSELoss()
+        for x, y in loader:
+            out = clf(x)
+            loss = bce(out.squeeze(1), y) + mse(reg(x), y)
+        check(out, clf(x), reg(x), clf)
+        """)
+    outputs = Outputs(ctx)
+    args = [a.value for a in _calls(ctx, "check(out, clf(x), reg(x), clf)")[0].args]
+    assert [outputs.losses_given(a) for a in args] == [
+        {"bce_logits": "bce"}, {"bce_logits": "bce"}, {"regression": "mse"}, {}]

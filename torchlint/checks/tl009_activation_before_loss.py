@@ -24,9 +24,8 @@ import libcst as cst
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
-from torchlint.semantic.activations import (Outputs, ProjectOutputs, Source, activation_call, ending_json,
+from torchlint.semantic.activations import (Outputs, ProjectOutputs, Source, activation_call, class_endings,
                                             loss_input)
-from torchlint.semantic.modules import class_key
 
 # (what the loss wants, what it got) -> the fix
 _BAD = {
@@ -78,12 +77,7 @@ class ActivationBeforeLoss(Rule):
     def finish(self) -> None:
         model = self.ctx.semantic.model
         self._outputs = outputs = Outputs(self.ctx)
-        ends = {}
-        for info in model.classes.values():
-            forward = info.methods.get("forward")
-            ending = outputs.ending(forward) if forward is not None else None
-            if ending is not None:
-                ends[class_key(info)] = ending_json(ending)
+        ends = class_endings(outputs)
         uses = []
         for site in model.calls:
             call = site.node

@@ -32,7 +32,10 @@ models a name or parameter is given (each is one configuration that runs).
   calling the module ``expr`` holds gives), ``ending(function)`` (what it returns on every
   path: a ``Source`` or a tuple of them), ``loss_of(call)`` (what a loss call wants as input,
   or the parameter its loss comes from), ``calls_made()`` (the arguments this file passes to
-  project functions and constructors, for the project pass).
+  project functions and constructors, for the project pass); ``outputs_of(expr)`` (the calls
+  a tensor is the output of: the same value wherever it is read), ``model_object(call)``
+  (which model object a call runs), ``losses_given(expr)`` (the losses the same value or model
+  output is given to in the file).
 * ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
   for across files (endings of classes, arguments passed from other files).
 * ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
@@ -52,9 +55,9 @@ from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
 from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.semantic.index import index_name
-from torchlint.semantic.modules import built_by, self_attr_bindings
-from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_loss,
-                                 strip_self_returning)
+from torchlint.semantic.modules import built_by, class_key, self_attr_bindings
+from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_layer,
+                                 loss_wants, strip_self_returning)
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
@@ -71,6 +74,22 @@ SHAPE_FUNCTIONS = frozenset({"torch.flatten", "torch.squeeze", "torch.unsqueeze"
 # Wrappers whose forward is the wrapped module's.
 _WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
 _CONTAINER_FILLERS = ("add_module", "append")
+# What an ``act`` source names besides an activation: the last operation that gives the tensor
+# its meaning. LOGITS: the raw output of a Linear/conv layer (no activation after it);
+# ONE_HOT: ``F.one_hot``'s integer output, ONE_HOT_FLOAT: the same cast to floats;
+# INDICES: class indices (``argmax``, the indices ``max(x, dim)`` returns, ``.long()``),
+# INDICES_FLOAT: the same cast to floats.
+LOGITS, ONE_HOT, ONE_HOT_FLOAT = "logits", "one_hot", "one_hot_float"
+INDICES, INDICES_FLOAT = "indices", "indices_float"
+NOT_ACTIVATIONS = frozenset({LOGITS, ONE_HOT, ONE_HOT_FLOAT, INDICES, INDICES_FLOAT})
+_AS_FLOAT = {ONE_HOT: ONE_HOT_FLOAT, INDICES: INDICES_FLOAT}
+_FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
+_INTEGER_CASTS = frozenset({"long", "int"})
+_MAX_FUNCTIONS = frozenset({"torch.max", "torch.topk"})
+# Functions joining tensors: the result is what the tensors are.
+_JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate"})
+# Methods that give the same values (reshaped, moved, detached, as numpy or Python numbers).
+_SAME_VALUE_METHODS = SHAPE_METHODS | {"detach", "numpy", "item", "tolist", "clone", "detach_"}
 _LIST_FILLERS = ("append", "extend")
 
 
@@ -184,6 +203,7 @@ class Outputs:
         self._endings: dict[cst.CSTNode, Ending | None] = {}
         self._open: set[cst.CSTNode] = set()
         self._memo: dict[tuple, list] = {}
+        self._given: dict | None = None
 
     # -- tensors --------------------------------------------------------------------------
     def sources(self, expr: cst.BaseExpression, element: int | None = None, depth: int = 0) -> list[Source]:
@@ -209,17 +229,61 @@ class Outputs:
         if kind is cst.Subscript:
             index = _int_index(expr)
             return self.sources(expr.value, index if element is None else element, depth + 1)
+        if kind is cst.BinaryOperation:
+            return self._indices_arithmetic(expr, depth)
         if kind is not cst.Call:
             return []
         act = _applied(self.model, expr)
         if act is not None:
             return [Source("act", act)]
+        made = _made(self.model, expr, element)
+        if made is not None:
+            return [Source("act", made)]
+        if (self.model.qualified_name(expr.func) or "") in _JOINS and expr.args and not expr.args[0].star:
+            return self._joined(expr.args[0].value, element, depth)
         func = expr.func
         if type(func) is cst.Attribute and func.attr.value in SHAPE_METHODS and not self.model.is_imported(func):
-            return self.sources(func.value, element, depth + 1)
+            inner = self.sources(func.value, element, depth + 1)
+            if func.attr.value in _FLOAT_CASTS or func.attr.value in ("to", "type") and _float_dtype(self.model, expr):
+                inner = [Source("act", _AS_FLOAT[s.name]) if s.kind == "act" and s.name in _AS_FLOAT else s
+                         for s in inner]
+            return inner
         if (self.model.qualified_name(func) or "") in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
             return self.sources(expr.args[0].value, element, depth + 1)
         return self.called(expr, element, depth + 1)
+
+    def _joined(self, items: cst.BaseExpression, element: int | None, depth: int) -> list[Source]:
+        """What ``torch.cat``/``torch.stack`` of ``items`` gives: what every item is (a list or
+        tuple written there, a comprehension's element, a name bound once to one of them);
+        class indices joined stay indices."""
+        parts = _items(self.model, items)
+        if parts is None:
+            return []
+        found = self._indices_of(parts, False, depth)
+        if found:
+            return found
+        groups = [self.sources(part, element, depth + 1) for part in parts]
+        keys = {tuple(sorted(s.key() for s in g)) for g in groups}
+        return groups[0] if len(keys) == 1 and groups[0] else []
+
+    def _indices_arithmetic(self, expr: cst.BinaryOperation, depth: int) -> list[Source]:
+        """Class indices stay indices (without a gradient) through arithmetic with numbers and
+        with other indices (``2.0 * idx.float() / 63 - 1``); anything else is unknown."""
+        numbers = [side for side in (expr.left, expr.right) if _number(side)]
+        others = [side for side in (expr.left, expr.right) if not _number(side)]
+        floats = isinstance(expr.operator, cst.Divide) or any(_number(n) == "float" for n in numbers)
+        return self._indices_of(others, floats, depth)
+
+    def _indices_of(self, parts: list, floats: bool, depth: int) -> list[Source]:
+        """INDICES (INDICES_FLOAT where ``floats`` or a part is) when every part is class indices."""
+        if not parts or any(isinstance(p, cst.StarredElement) for p in parts):
+            return []
+        for part in parts:
+            found = self.sources(part, None, depth + 1)
+            if not found or any(s.kind != "act" or s.name not in (INDICES, INDICES_FLOAT) for s in found):
+                return []
+            floats = floats or any(s.name == INDICES_FLOAT for s in found)
+        return [Source("act", INDICES_FLOAT if floats else INDICES)]
 
     def _name_sources(self, name: cst.Name, element: int | None, depth: int) -> list[Source]:
         found: list[list[Source]] = []
@@ -319,6 +383,8 @@ class Outputs:
         if torch_nn_class(qualified) == "Sequential":
             got = self.sequential_end(value, holder, depth + 1)
             return [Source("act", got, origin="sequential")] if got is not None else []
+        if logits_layer(qualified):
+            return [Source("act", LOGITS, origin=f"layer {torch_nn_class(qualified)}")]
         built = built_by(self.model, value)
         if built is not None:
             return [Source("cls", built.name)] if built.kind == "class" else []
@@ -364,7 +430,7 @@ class Outputs:
             return None
         if isinstance(layer, cst.Call):
             qualified = self.model.qualified_name(layer.func)
-            found = activation_layer(qualified)
+            found = activation_layer(qualified) or (LOGITS if logits_layer(qualified) else None)
             if found is not None:
                 return found
             if torch_nn_class(qualified or "") == "Sequential":
@@ -374,7 +440,8 @@ class Outputs:
             kinds = {s.name for s in self.held(layer, depth + 1) if s.kind == "act"}
             value = single_value(self.model, layer)
             if isinstance(value, cst.Call):
-                kinds.add(activation_layer(self.model.qualified_name(value.func)))
+                qualified = self.model.qualified_name(value.func)
+                kinds.add(activation_layer(qualified) or (LOGITS if logits_layer(qualified) else None))
             kinds.discard(None)
             return kinds.pop() if len(kinds) == 1 else None
         return None
@@ -538,12 +605,12 @@ class Outputs:
         model = self.model
         func = call.func
         qualified = model.qualified_name(func)
-        wants = logits_loss(qualified)
+        wants = loss_wants(qualified)
         if wants is not None:
             # ``nn.CrossEntropyLoss(weight)`` constructs the loss: it computes nothing yet
             return (wants, _written(func) or wants) if torch_nn_class(qualified or "") is None else None
         if isinstance(func, cst.Call):
-            wants = logits_loss(model.qualified_name(func.func))
+            wants = loss_wants(model.qualified_name(func.func))
             return (wants, _written(func.func) or wants) if wants is not None else None
         if isinstance(func, cst.Attribute) and func.attr.value == "forward":
             func = func.value
@@ -598,13 +665,129 @@ class Outputs:
     def _loss_value(self, value: cst.BaseExpression, depth: int) -> list:
         value = strip_self_returning(value)
         if isinstance(value, cst.Call):
-            return [logits_loss(self.model.qualified_name(value.func))]
+            return [loss_wants(self.model.qualified_name(value.func))]
         if isinstance(value, (cst.Name, cst.Attribute)):
-            wants = logits_loss(self.model.qualified_name(value))
+            wants = loss_wants(self.model.qualified_name(value))
             if wants is not None:
                 return [wants]
             return self.losses_held(value, depth + 1)
         return [None]
+
+    # -- the same value, the same model ----------------------------------------------------
+    def outputs_of(self, expr: cst.BaseExpression, depth: int = 0,
+                   element: int | None = None) -> list[tuple[cst.CSTNode, int | None]]:
+        """(call, element) for each call whose output the tensor ``expr`` may be (the same
+        value wherever it is read; ``element``: the index taken of what the call returns,
+        ``a, b = call`` or ``call[1]``, None for the whole), through names bound once on the
+        way, unpacking, subscripts, shape-only methods and functions,
+        ``.detach()``/``.numpy()``/``.data``, the items ``torch.cat``/``torch.stack`` join, and
+        parameters (what each caller in the file passes; the ``Param`` itself where no caller
+        in the file does): ``out = model(x); loss(out.squeeze(1))`` -> ``model(x)``. Empty when
+        a name may hold several values."""
+        if depth > _MAX_DEPTH:
+            return []
+        model = self.model
+        kind = type(expr)
+        if kind is cst.Name:
+            bindings = model.reaching(expr.value, expr)
+            if len(bindings) != 1:
+                return []
+            b = bindings[0]
+            if b.kind in ("assign", "ann") and b.value is not None:
+                return self.outputs_of(b.value, depth + 1, element)
+            if b.kind == "param":
+                args = self._arguments(b)
+                if not args:  # no caller in the file: the parameter itself is the value
+                    return [(b.node, element)] if isinstance(b.node, cst.Param) else []
+                return [c for arg in args for c in self.outputs_of(arg, depth + 1, element)]
+            unpacked = unpacked_element(b) if b.kind == "unpack" else None
+            return self.outputs_of(unpacked[1], depth + 1, unpacked[0]) if unpacked is not None else []
+        if kind is cst.Subscript:
+            index = _int_index(expr)
+            return self.outputs_of(expr.value, depth + 1, index if index is not None else element)
+        if kind is cst.Attribute and expr.attr.value == "data":
+            return self.outputs_of(expr.value, depth + 1, element)
+        if kind is not cst.Call:
+            return []
+        func = expr.func
+        if type(func) is cst.Attribute and func.attr.value in _SAME_VALUE_METHODS and not model.is_imported(func):
+            return self.outputs_of(func.value, depth + 1, element)
+        qualified = model.qualified_name(func) or ""
+        if qualified in SHAPE_FUNCTIONS and expr.args and expr.args[0].keyword is None:
+            return self.outputs_of(expr.args[0].value, depth + 1, element)
+        if qualified in _JOINS and expr.args and not expr.args[0].star:
+            parts = _items(model, expr.args[0].value)
+            return [c for part in parts or () for c in self.outputs_of(part, depth + 1)]
+        return [(expr, element)]
+
+    def losses_given(self, expr: cst.BaseExpression) -> dict[str, str]:
+        """The losses (what each wants -> the loss as written) the tensor ``expr`` is given to as
+        input in this file: the same value (``outputs_of``), or the same element of the output
+        of the same model object (``model_object``: ``out = model(x); criterion(out, y)`` and
+        ``model(x_val) > 0.5`` elsewhere). Only losses whose kind is known here."""
+        if self._given is None:
+            self._given = given = {}
+            for site in self.model.calls:
+                loss = self.loss_of(site.node)
+                arg = loss_input(site.node) if loss is not None else None
+                if arg is None or not isinstance(loss[0], str):
+                    continue
+                for call, element in self.outputs_of(arg.value):
+                    for key in (call, *self._objects(call)):
+                        given.setdefault(key, []).append((element, loss[0], loss[1]))
+        found: dict[str, str] = {}
+        for call, element in self.outputs_of(expr):
+            for key in (call, *self._objects(call)):
+                for other, wants, written in self._given.get(key, ()):
+                    if other == element or other is None or element is None:
+                        found.setdefault(wants, written)
+        return found
+
+    def _objects(self, node: cst.CSTNode) -> frozenset:
+        return (self.model_object(node) or frozenset()) if isinstance(node, cst.Call) else frozenset()
+
+    def model_object(self, call: cst.Call, depth: int = 0) -> frozenset | None:
+        """Which model object the call ``m(x)`` / ``m.forward(x)`` / ``self(x)`` runs, as keys
+        two calls share when they run the same object: ``self(x)`` in a module's methods its
+        class, ``self.<name>(x)`` that attribute of its class, a name the bindings reaching it
+        (a parameter: what the callers in the file pass; a parameter no caller in the file
+        passes: its name, so that ``train(model, ...)`` and ``evaluate(model, ...)`` called from
+        elsewhere share it). None for anything else (an imported function, a call of a call)."""
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value == "forward":
+            func = func.value
+        return self._object(func, depth)
+
+    def _object(self, func: cst.BaseExpression, depth: int) -> frozenset | None:
+        model = self.model
+        if depth > _MAX_DEPTH:
+            return None
+        scope = model.scope_of(func)
+        if type(func) is cst.Name:
+            if scope.cls is not None and scope.self_name == func.value:
+                return frozenset({("self", id(scope.cls.node))})
+            if model.is_imported(func):
+                return None
+            keys = set()
+            for b in model.reaching(func.value, func):
+                if b.kind == "param":
+                    args = self._arguments(b)
+                    if not args:  # called from elsewhere: the model of that name the callers pass
+                        keys.add(("param", b.key))
+                        continue
+                    held = [self._object(strip_self_returning(a), depth + 1) for a in args]
+                    if None in held:
+                        return None
+                    keys.update(k for h in held for k in h)
+                elif b.kind in ("assign", "ann", "unpack", "for", "with"):
+                    keys.add(("binding", id(b.node)))
+                else:
+                    return None
+            return frozenset(keys) or None
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and scope.cls is not None \
+                and scope.self_name == func.value.value:
+            return frozenset({("attr", id(scope.cls.node), func.attr.value)})
+        return None
 
     # -- for the project pass -------------------------------------------------------------
     def calls_made(self) -> list:
@@ -728,13 +911,78 @@ def _applied(model: "SemanticModel", expr: cst.Call) -> str | None:
     return None
 
 
+def _made(model: "SemanticModel", expr: cst.Call, element: int | None) -> str | None:
+    """ONE_HOT for ``F.one_hot(y, n)``; INDICES for ``x.argmax(1)``/``torch.argmax(x, 1)``,
+    element 1 of ``torch.max(x, 1)``/``x.max(dim=1)`` (the indices), ``.long()``/``.int()``."""
+    func = expr.func
+    qualified = model.qualified_name(func) or ""
+    if qualified == "torch.nn.functional.one_hot":
+        return ONE_HOT
+    if qualified == "torch.argmax":
+        return INDICES
+    method = func.attr.value if type(func) is cst.Attribute and not model.is_imported(func) else None
+    if method == "argmax" or method in _INTEGER_CASTS and not expr.args:
+        return INDICES
+    if element == 1 and (qualified in _MAX_FUNCTIONS and _reduces(expr.args[1:])
+                         or method in ("max", "topk") and _reduces(expr.args)):
+        return INDICES
+    return None
+
+
+def _reduces(args) -> bool:
+    """``max``/``topk``'s arguments after the tensor name a dimension (``1``, ``dim=-1``): it
+    returns (values, indices), not the elementwise maximum of two tensors."""
+    if any(a.keyword is not None and a.keyword.value in ("dim", "k") for a in args):
+        return True
+    first = args[0].value if args and args[0].keyword is None else None
+    return _number(first) == "int" if first is not None else False
+
+
+def _items(model: "SemanticModel", items: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The tensors a list holds: the elements of a list or tuple written there, the element of a
+    list comprehension or generator, through a name bound once; None when it cannot be told."""
+    if isinstance(items, cst.Name):
+        items = single_value(model, items)
+    if isinstance(items, (cst.List, cst.Tuple)) and items.elements:
+        if any(isinstance(e, cst.StarredElement) for e in items.elements):
+            return None
+        return [e.value for e in items.elements]
+    if isinstance(items, (cst.ListComp, cst.GeneratorExp)):
+        return [items.elt]
+    return None
+
+
+def _number(node: cst.BaseExpression) -> str | None:
+    """``"int"``/``"float"`` for a numeric literal or arithmetic of them (``63.0 - 1``, ``-1``)."""
+    if isinstance(node, cst.Integer):
+        return "int"
+    if isinstance(node, cst.Float):
+        return "float"
+    if isinstance(node, cst.UnaryOperation):
+        return _number(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        left, right = _number(node.left), _number(node.right)
+        if left and right:
+            return "float" if "float" in (left, right) or isinstance(node.operator, cst.Divide) else "int"
+    return None
+
+
+def _float_dtype(model: "SemanticModel", call: cst.Call) -> bool:
+    """``x.to(torch.float32)``, ``x.type(torch.FloatTensor)``, ``x.to(dtype=torch.float)``."""
+    for arg in call.args:
+        name = model.qualified_name(arg.value) or ""
+        if name.startswith("torch.") and ("float" in name.lower() or name.endswith(("double", "half"))):
+            return True
+    return False
+
+
 # -- the simple questions ---------------------------------------------------------------------
 
 def activation_of(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
     """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output,
     applied in this function (through names and shape-only methods), not a model's."""
     found = {s.name for s in Outputs(ctx).sources(expr) if s.kind == "act" and not s.origin}
-    return found.pop() if len(found) == 1 else None
+    return found.pop() if len(found) == 1 and not found & NOT_ACTIVATIONS else None
 
 
 def activation_call(model, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
@@ -839,7 +1087,8 @@ def returns_activation(ctx: "FileContext", forward: cst.FunctionDef) -> str | No
     """The activation every ``return`` of ``forward`` gives as its whole value (not its
     nested functions'): an activation's output, or an ``nn.Sequential``'s ending in one."""
     ending = Outputs(ctx).ending(forward)
-    return ending.name if isinstance(ending, Source) and ending.kind == "act" else None
+    found = ending.name if isinstance(ending, Source) and ending.kind == "act" else None
+    return found if found not in NOT_ACTIVATIONS else None
 
 
 def loss_input(call: cst.Call) -> cst.Arg | None:
@@ -847,6 +1096,25 @@ def loss_input(call: cst.Call) -> cst.Arg | None:
     if call.args and call.args[0].keyword is None and not call.args[0].star:
         return call.args[0]
     return keyword_arg(call, "input")
+
+
+def loss_target(call: cst.Call) -> cst.Arg | None:
+    """The argument a loss call takes its target from: the second positional one, or ``target=``."""
+    if len(call.args) > 1 and all(a.keyword is None and not a.star for a in call.args[:2]):
+        return call.args[1]
+    return keyword_arg(call, "target")
+
+
+def class_endings(outputs: Outputs) -> dict:
+    """The file's classes with a ``forward`` whose ending is known: class key -> ``ending_json``
+    (the ``ends`` facts a rule keeps for ``ProjectOutputs``)."""
+    ends = {}
+    for info in outputs.model.classes.values():
+        forward = info.methods.get("forward")
+        ending = outputs.ending(forward) if forward is not None else None
+        if ending is not None:
+            ends[class_key(info)] = ending_json(ending)
+    return ends
 
 
 # -- the project pass ------------------------------------------------------------------------
@@ -859,8 +1127,12 @@ class ProjectOutputs:
     file another one calls with a model or loss (``with_uses``), and of the files importing a
     function or class one of whose parameters holds one (``arguments``)."""
 
-    def __init__(self, project, code: str):
+    def __init__(self, project, code: str, endings_on_demand: bool = False):
+        """``endings_on_demand``: read the ending of a class defined in a file the rule did not
+        run on from that file's facts on demand (a rule whose text pre-check a model's file may
+        not pass: one ending in a Linear layer names no loss or activation)."""
         self.project, self.code = project, code
+        self.endings_on_demand = endings_on_demand
         self._calls: dict[tuple[str, str], list] = {}
         self._ends: dict[str, Ending | None] | None = None
 
@@ -924,13 +1196,20 @@ class ProjectOutputs:
 
     def _ending(self, name: str):
         """(the record defining it, the ending) of the forward class ``name`` runs: its own
-        or the nearest ancestor's."""
+        or the nearest ancestor's (with ``endings_on_demand``, from the defining file's facts on
+        demand where the rule did not run on it)."""
         for cls in [name, *self.project.ancestors(name)]:
             found = self.project.class_fact(cls)
             if found is None:
                 return None, None  # an external base: its forward is unknown
             if "forward" in found[1]["methods"]:
-                return found[0], self.ends.get(cls)
+                ending = self.ends.get(cls)
+                if ending is None and self.endings_on_demand and self.code not in found[0].facts:
+                    # the rule did not run on that file (its text showed nothing to report there)
+                    for qual, data in (self.facts(found[0]).get("ends") or {}).items():
+                        if found[0].qualified(qual) == cls:
+                            ending = ending_from_json(data)
+                return found[0], ending
         return None, None
 
     def arguments(self, source: Source, record) -> Iterator[tuple[object, list[Source], str | None]]:
