@@ -169,8 +169,14 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
         if note is not None and result.status in ("ok", "nonfinite"):
             for line in traced_notes(result, job["target"]["display"]):
                 note(line)
-        finding = read_result(result, path, name, job["target"]["display"], linted, usage, warn)
-        if finding is not None:
+        display = job["target"]["display"]
+        found = [f for f in report.traced_findings(result, f"traced {name} on meta with input "
+                                                           f"{report.input_summary(result)}")
+                 if (cwd / f.path).resolve() in linted]
+        finding = read_result(result, path, name, display, linted, usage, warn)
+        if finding is not None and all((g.path, g.line) != (finding.path, finding.line) for g in found):
+            found.append(finding)
+        for finding in found:
             new.setdefault((finding.path, finding.line, finding.column), finding)
     return merge(findings, usage, new, cwd)
 
@@ -214,9 +220,26 @@ def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
                 "device": "meta",
                 "mode": "check",
                 "train": True,  # one backward: TL005's layers get no gradient (see gradients)
+                **_entry_loss(entry, warn_key=f"{locate.relative_path(path, cwd)}:{name}"),
             })
             meta[job_id] = (path, name)
     return jobs, meta
+
+
+def _entry_loss(entry: Any, warn_key: str) -> dict[str, Any]:
+    """The step's loss from a model's config entry (``loss``, ``target-shape``): the loss it
+    names, against the target where one is set; else the sum of the outputs."""
+    if entry is None or (entry.loss is None and entry.target is None):
+        return {}
+    from argparse import Namespace
+
+    from torchlint.trace.command import loss_arguments
+
+    try:
+        return loss_arguments(Namespace(train=True, loss=None, target_shape=None, target_dtype=None), entry)
+    except TorchlintError as exc:
+        _warn(f"--trace: {warn_key}: {exc}")
+        return {}
 
 
 def traced_notes(result: TraceResult, display: str) -> list[str]:
