@@ -144,7 +144,7 @@ def test_batch_norm_on_one_value_per_channel_is_tl103_at_the_call(results, in_re
 def test_inplace_op_that_breaks_backward_is_tl104_naming_the_saving_op(results, in_repo, device):
     assert _findings(results, "inplace_add", device) == [(
         "TL104", ADD_LINE,
-        f"`add_` modifies in place a tensor of [4, 8] that `sigmoid` at line {ADD_LINE - 1} saved for backward, so "
+        f"`+=` modifies in place a tensor of [4, 8] that `sigmoid` at line {ADD_LINE - 1} saved for backward, so "
         "backward fails ('one of the variables needed for gradient computation has been modified by an "
         "inplace operation'); compute out of place (`x = x + y`, `inplace=False`) or on a `.clone()`")]
     relu = _findings(results, "inplace_relu", device)
@@ -161,7 +161,7 @@ def test_table_and_exit_code_of_trace_train(in_repo, capsys):
     args = _args("InplaceAdd")
     assert command.run(args, None, None, stdout=out) == 1
     text = out.getvalue()
-    assert f"{FILE}:{ADD_LINE}: TL104 `add_` modifies in place" in text
+    assert f"{FILE}:{ADD_LINE}: TL104 `+=` modifies in place" in text
     assert text.endswith("Trace ran, but 1 problem(s) in the training step (above).\n")
     out = io.StringIO()
     args = _args("Classifier", input_shape=["4,8"], target_shape="4", target_dtype="int64",
@@ -223,3 +223,59 @@ def test_check_trace_reports_each_at_its_line(in_repo):
     ]), got
     assert all(f.confirmed and f.path == FILE for f in out)
     assert [f.message.rsplit(" (", 1)[1] for f in out if f.rule == "TL103"] == ["traced OneSample on meta with input [1, 8])"]
+
+
+# --------------------------------------------------------------------------- the loss check alone
+
+def _check(name, a, b, a_dtype=None, b_dtype=None, **kwargs):
+    from torchlint.trace.child.losses import check_loss_call
+
+    x = torch.empty(a, dtype=a_dtype or torch.float32, device="meta")
+    y = torch.empty(b, dtype=b_dtype or torch.float32, device="meta")
+    return check_loss_call(torch, name, (x, y), kwargs)
+
+
+@pytest.mark.parametrize(("name", "a", "b", "b_dtype", "problem"), [
+    ("mse_loss", (4, 1), (4,), None, "broadcast"),
+    ("l1_loss", (4,), (4, 1), None, "broadcast"),
+    ("smooth_l1_loss", (4, 3), (3,), None, "broadcast"),  # the target broadcast to the input
+    ("huber_loss", (4, 3), (4, 2), None, "shape"),
+    ("binary_cross_entropy_with_logits", (4, 1), (4,), None, "shape"),  # BCE refuses, never broadcasts
+    ("binary_cross_entropy", (4,), (4,), torch.int64, "dtype"),
+    ("cross_entropy", (4, 3), (4,), torch.float32, "dtype"),
+    ("cross_entropy", (4, 3), (4,), torch.int32, "dtype"),  # meta takes it, the CPU and CUDA kernels do not
+    ("cross_entropy", (4, 3), (4, 1), torch.int64, "shape"),
+    ("cross_entropy", (4, 3), (4, 5), None, "shape"),
+    ("nll_loss", (4, 3), (4, 3), None, "shape"),  # nll_loss takes no probabilities
+    ("cross_entropy", (4, 3, 8), (4, 8), torch.bool, "dtype"),
+])
+def test_loss_mismatches(name, a, b, b_dtype, problem):
+    found = _check(name, a, b, b_dtype=b_dtype)
+    assert found is not None and found["problem"] == problem, found
+
+
+@pytest.mark.parametrize(("name", "a", "b", "b_dtype"), [
+    ("mse_loss", (4, 1), (4, 1), None),
+    ("binary_cross_entropy_with_logits", (4, 5), (4, 5), None),
+    ("cross_entropy", (4, 3), (4,), torch.int64),
+    ("cross_entropy", (4, 3), (4, 3), None),  # class probabilities
+    ("cross_entropy", (4, 3, 8, 8), (4, 8, 8), torch.int64),  # segmentation
+    ("nll_loss", (4, 3), (4,), torch.uint8),
+    ("cross_entropy", (3,), (), torch.int64),  # one unbatched sample
+    ("relu", (4, 1), (4,), None),  # not a loss
+])
+def test_losses_that_agree_are_not_reported(name, a, b, b_dtype):
+    assert _check(name, a, b, b_dtype=b_dtype) is None
+
+
+def test_loss_messages():
+    broadcast_to_input = _check("mse_loss", (4, 3), (3,))
+    assert report.loss_text(broadcast_to_input) == (
+        "`mse_loss` gets an input of [4, 3] (float32) and a target of [3] (float32): the target is broadcast "
+        "to the input's shape [4, 3], so every input is compared with the same targets, silently (PyTorch only "
+        "warns); give both the same shape")
+    assert report.loss_text(_check("cross_entropy", (4, 3), (4,), b_dtype=torch.int32)).endswith(
+        "a target of [4] (int32): it takes class indices of [4] (int64), so the loss fails; pass `target.long()`")
+    assert report.loss_text(_check("binary_cross_entropy_with_logits", (4, 1), (4,))) == (
+        "`binary_cross_entropy_with_logits` gets an input of [4, 1] (float32) and a target of [4] (float32): "
+        "the shapes do not broadcast, so the loss fails; give both the same shape")

@@ -193,7 +193,11 @@ def loss_text(m: LossMismatch) -> str:
             fix = "squeeze the target's last dimension (`target.squeeze(-1)`)"
         else:
             fix = "give both the same shape"
-        return (f"{head}: they broadcast to {list(m.get('broadcast') or [])}, so the loss silently "
+        wide = list(m.get("broadcast") or [])
+        if wide == list(a["shape"]):
+            return (f"{head}: the target is broadcast to the input's shape {wide}, so every input is "
+                    f"compared with the same targets, silently (PyTorch only warns); {fix}")
+        return (f"{head}: they broadcast to {wide}, so the loss silently "
                 f"compares every input with every target and trains on a wrong value; {fix}")
     if loss in ("cross_entropy", "nll_loss", "multi_margin_loss"):
         expected = m.get("expected") or {"shape": [], "dtype": "int64"}
@@ -217,9 +221,16 @@ def loss_text(m: LossMismatch) -> str:
     return f"{head}: the shapes do not broadcast, so the loss fails; give both the same shape"
 
 
+_AUGMENTED = {"add_": "+=", "sub_": "-=", "mul_": "*=", "div_": "/=", "pow_": "**=", "floor_divide_": "//="}
+
+
 def inplace_text(info: InplaceInfo, at: locate.Location | None) -> str:
     """TL104's message: the in-place op, the op that saved the tensor and where."""
     op = info.get("op") or "an in-place op"
+    code = (info.get("frame") or {}).get("code", "")
+    augmented = _AUGMENTED.get(op)
+    if augmented and augmented in code:
+        op = augmented  # `h += 1` runs as `add_`
     shape = f" of {list(info['shape'])}" if info.get("shape") else ""
     saved = info.get("saved_by") or "an earlier op"
     frame = info.get("saved_frame")

@@ -65,16 +65,15 @@ def check_loss_call(torch: Any, name: str, args: tuple[Any, ...], kwargs: dict[s
     a, b = _side(inp), _side(target)
     found: LossMismatch = {"loss": name, "input": a, "target": b, "problem": ""}
     if name in ELEMENTWISE:
+        binary = name.startswith("binary_cross_entropy")
         if a["shape"] != b["shape"]:
             wide = broadcast_shape(a["shape"], b["shape"])
-            if wide is None:
+            if wide is None or binary:  # BCE refuses any target shaped unlike its input
                 found["problem"] = "shape"
-            elif wide != a["shape"] or name not in ("binary_cross_entropy", "binary_cross_entropy_with_logits"):
+            else:
                 found["problem"] = "broadcast"
                 found["broadcast"] = wide
-            else:
-                found["problem"] = "shape"  # BCE refuses a target shaped unlike its input
-        elif name.startswith("binary_cross_entropy") and not target.is_floating_point():
+        elif binary and not target.is_floating_point():
             found["problem"] = "dtype"
         return found if found["problem"] else None
     # class indices, or (cross_entropy) class probabilities
