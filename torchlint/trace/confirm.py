@@ -7,6 +7,11 @@ files and merge the results into the static findings.
 * A shape failure becomes a TL100 ``shape-mismatch`` finding at the layer's definition line
   (or at the forward line that failed).  Only failures that are clearly about shapes are
   reported; when the input was inferred, every common input size must fail.
+* Each class takes one training step (the sum of its outputs, or the config entry's ``loss``
+  against its ``target-shape``): a loss whose two sides disagree is TL102 at the line calling
+  it, batch norm on one value per channel TL103 at the line calling it, an in-place op that
+  breaks backward TL104 at its line (a failure at a line that already has one of these is not
+  reported again as TL100).
 
 Which classes: those the project index (:mod:`torchlint.semantic.index`, through
 :class:`torchlint.project.Project`) knows to be ``nn.Module`` subclasses, through any chain of
