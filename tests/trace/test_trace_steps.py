@@ -167,11 +167,15 @@ def test_table_and_exit_code_of_trace_train(in_repo, capsys):
     args = _args("Classifier", input_shape=["4,8"], target_shape="4", target_dtype="int64",
                  loss=f"{FILE}:ce_loss", format="json")
     assert command.run(args, None, None, stdout=out) == 0
-    assert json.loads(out.getvalue())["findings"] == []
+    doc = json.loads(out.getvalue())
+    assert (doc["findings"], doc["losses"], doc["target"]) == ([], [], {"shape": [4], "dtype": "int64"})
     out = io.StringIO()
     args = _args("Classifier", input_shape=["4,8"], target_shape="4,5", loss=f"{FILE}:ce_loss", format="json")
     assert command.run(args, None, None, stdout=out) == 1
-    found = json.loads(out.getvalue())["findings"]
+    doc = json.loads(out.getvalue())
+    found = doc["findings"]
+    assert [(m["loss"], m["problem"], m["frame"]["line"]) for m in doc["losses"]] == [
+        ("cross_entropy", "shape", _line("return nn.CrossEntropyLoss()(output, target)"))]
     assert [(f["rule"], f["line"]) for f in found] == [("TL102", _line("return nn.CrossEntropyLoss()(output, target)"))]
 
 
@@ -263,6 +267,7 @@ def test_loss_mismatches(name, a, b, b_dtype, problem):
     ("nll_loss", (4, 3), (4,), torch.uint8),
     ("cross_entropy", (3,), (), torch.int64),  # one unbatched sample
     ("relu", (4, 1), (4,), None),  # not a loss
+    ("mse_loss", (4, 1), (), None),  # a constant target
 ])
 def test_losses_that_agree_are_not_reported(name, a, b, b_dtype):
     assert _check(name, a, b, b_dtype=b_dtype) is None

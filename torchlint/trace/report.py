@@ -754,6 +754,8 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
         "unused": None if problem is not None else (result.unused or []),
         "nonfinite": result.nonfinite or [],
         "gradients": gradients_json(result.gradients),
+        "target": result.target,  # --target-shape: the target of the step's loss
+        "losses": result.losses or [],  # TL102: losses whose input and target disagree
         "failure": failure,
         "findings": [f.to_dict() for f in findings],
         "seconds": result.seconds,

@@ -70,6 +70,8 @@ def check_loss_call(torch: Any, name: str, args: tuple[Any, ...], kwargs: dict[s
             wide = broadcast_shape(a["shape"], b["shape"])
             if wide is None or binary:  # BCE refuses any target shaped unlike its input
                 found["problem"] = "shape"
+            elif target.dim() == 0:
+                return None  # a constant target (`mse_loss(x, torch.tensor(0.))`): meant
             else:
                 found["problem"] = "broadcast"
                 found["broadcast"] = wide
