@@ -51,11 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train", action="store_true",
                         help="after the forward pass, reduce the outputs to a loss and run backward: "
                              "report parameters without a gradient (and what cut them off), frozen "
-                             "parameters, gradient norms and NaN/Inf gradients (on cpu)")
+                             "parameters, gradient norms and NaN/Inf gradients (on cpu), an in-place op "
+                             "that breaks backward (TL104, at its line and the op that saved the tensor)")
     parser.add_argument("--loss", default=None, metavar="LOSS",
                         help="the loss of --train: sum (default), mse (zero target), ce (class-0 "
                              "targets), or a function taking the model's output: "
-                             "path/to/file.py:function or package.module:function")
+                             "path/to/file.py:function or package.module:function (mse, ce and the "
+                             "function take --target-shape's target where given)")
     parser.add_argument("--target-shape", metavar="SHAPE", default=None, dest="target_shape",
                         help="the target the loss of --train compares the output with, shaped like "
                              "your batch's labels, e.g. 4 (class indices) or 4,1; the loss is then "
