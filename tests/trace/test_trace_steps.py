@@ -284,3 +284,15 @@ def test_loss_messages():
     assert report.loss_text(_check("binary_cross_entropy_with_logits", (4, 1), (4,))) == (
         "`binary_cross_entropy_with_logits` gets an input of [4, 1] (float32) and a target of [4] (float32): "
         "the shapes do not broadcast, so the loss fails; give both the same shape")
+
+
+def test_check_trace_warns_of_a_configured_built_in_loss_it_cannot_place(in_repo):
+    table = {"timeout": 120, "models": {f"{FILE}:Classifier": {
+        "input-shape": [4, 8], "loss": "ce", "target-shape": [4, 1], "target-dtype": "int64"}}}
+    warned = []
+    out = confirm.apply_trace([], [MODELS / "steps.py"], table, None, warn=warned.append)
+    assert not [f for f in out if f.line == _line("return nn.CrossEntropyLoss()(output, target)")]
+    assert [w for w in warned if "Classifier" in w] == [
+        f"--trace: {FILE}:Classifier: the configured loss: TL102 `cross_entropy` gets an input of [4, 3] (float32) "
+        "and a target of [4, 1] (int64): it takes class indices of [4] (int64), so the loss fails; pass "
+        "`target.squeeze(-1)`"]

@@ -175,6 +175,9 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
             for line in traced_notes(result, job["target"]["display"]):
                 note(line)
         display = job["target"]["display"]
+        for m in result.losses or []:
+            if not m.get("frame"):  # a built-in loss of the config entry: no line to report at
+                warn(f"--trace: {display}: the configured loss: TL102 {report.loss_text(m)}")
         found = [f for f in report.traced_findings(result, f"traced {name} on meta with input "
                                                            f"{report.input_summary(result)}")
                  if (cwd / f.path).resolve() in linted]
