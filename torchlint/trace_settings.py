@@ -10,6 +10,9 @@
     kwargs = { hidden = 64 }
     input-shape = [[4, 3, 32, 32]]    # one shape, or one per forward() input
     dtype = "float32"                 # one for all inputs, or a list (int64 for token ids)
+    loss = "ce"                       # the training step's loss: sum, mse, ce, or "file.py:function"
+    target-shape = [4]                # the loss's target, shaped like the real one
+    target-dtype = "int64"            # its dtype (default float32)
 
 Model keys with a file path are relative to the directory of the config file.
 """
@@ -29,7 +32,7 @@ from torchlint.errors import ConfigError
 
 DEVICES = ("meta", "cpu", "cuda")
 TOP_KEYS = ("timeout", "memory-limit", "device", "models")
-MODEL_KEYS = ("args", "kwargs", "input-shape", "dtype")
+MODEL_KEYS = ("args", "kwargs", "input-shape", "dtype", "loss", "target-shape", "target-dtype")
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 86400.0  # one day: longer is a mistake (or a hang), never a model being traced
 MAX_MEMORY = 1 << 50  # 1 PiB: beyond any machine, and inside what setrlimit accepts
@@ -59,6 +62,8 @@ class ModelConfig:
     args: list[Any] = field(default_factory=list)
     kwargs: dict[str, Any] = field(default_factory=dict)
     inputs: list[shapes.InputSpec] | None = None
+    loss: str | None = None  # the step's loss, as --loss spells it
+    target: shapes.InputSpec | None = None  # the loss's target (target-shape, target-dtype)
 
 
 @dataclass
@@ -167,8 +172,16 @@ def _model(source: str, key: str, target: str, entry: Any) -> ModelConfig:
             shape_value = v
         elif k == "dtype":
             dtype_value = v
+        elif k == "loss":
+            if not isinstance(v, str) or not v:
+                raise ConfigError(source, f"{key}.loss", f"{v!r} is not a loss",
+                                  'sum, mse, ce or "path/to/file.py:function"')
+            model.loss = v
+        elif k in ("target-shape", "target-dtype"):
+            continue
         else:
             raise ConfigError(source, f"{key}.{k}", "unknown key", ", ".join(MODEL_KEYS))
+    model.target = _target(source, key, entry.get("target-shape"), entry.get("target-dtype"))
     if dtype_value is not None and shape_value is None:
         raise ConfigError(source, f"{key}.dtype", "dtype needs input-shape", "set input-shape too")
     if shape_value is not None:
@@ -194,3 +207,19 @@ def _model(source: str, key: str, target: str, entry: Any) -> ModelConfig:
         except shapes.ShapeError as exc:
             raise ConfigError(source, f"{key}.dtype", str(exc), shapes.ACCEPTED_DTYPES) from None
     return model
+
+
+def _target(source: str, key: str, shape: Any, dtype: Any) -> shapes.InputSpec | None:
+    """The ``target-shape``/``target-dtype`` of a model entry (None without them)."""
+    if shape is None:
+        if dtype is not None:
+            raise ConfigError(source, f"{key}.target-dtype", "target-dtype needs target-shape",
+                              "set target-shape too")
+        return None
+    if dtype is not None and not isinstance(dtype, str):
+        raise ConfigError(source, f"{key}.target-dtype", f"{dtype!r} is not a dtype name", shapes.ACCEPTED_DTYPES)
+    try:
+        return shapes.build_specs([shapes.validate_shape(shape)], [dtype] if dtype else None)[0]
+    except shapes.ShapeError as exc:
+        raise ConfigError(source, f"{key}.target-shape", str(exc),
+                          f"a shape like [4] and a dtype of {shapes.ACCEPTED_DTYPES}") from None

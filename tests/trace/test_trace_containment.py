@@ -386,6 +386,19 @@ def test_a_prestarted_child_runs_the_jobs_it_is_handed_with_stdin_closed(tmp_pat
     assert ahead.used and ahead.proc.poll() is not None  # the run took it and stopped it
 
 
+def test_a_prestarted_child_handed_its_jobs_at_once_runs_them(tmp_path):
+    """The jobs' line can reach the supervisor in the same read as its request (``check
+    --trace --select TL101`` on one file analyses in no time): it is handed on, not lost with
+    the supervisor exiting 1 ("the trace process supervisor exited with code 1")."""
+    from torchlint.trace.runner import prestart
+
+    path = _model(tmp_path / "m.py", "Plain", "pass")
+    ahead = prestart(cwd=tmp_path)
+    assert ahead is not None
+    results = run_jobs([_job("plain", path, "Plain")], timeout=60, cwd=tmp_path, prestarted=ahead)
+    assert results["plain"]["status"] == "ok", results
+
+
 def test_a_prestarted_child_that_gets_no_job_is_stopped(tmp_path):
     """No model to trace (or an error before the trace): closing it stops the supervisor and
     the child that waits for its jobs; nothing is left running."""

@@ -51,11 +51,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train", action="store_true",
                         help="after the forward pass, reduce the outputs to a loss and run backward: "
                              "report parameters without a gradient (and what cut them off), frozen "
-                             "parameters, gradient norms and NaN/Inf gradients (on cpu)")
+                             "parameters, gradient norms and NaN/Inf gradients (on cpu), an in-place op "
+                             "that breaks backward (TL104, at its line and the op that saved the tensor)")
     parser.add_argument("--loss", default=None, metavar="LOSS",
                         help="the loss of --train: sum (default), mse (zero target), ce (class-0 "
                              "targets), or a function taking the model's output: "
-                             "path/to/file.py:function or package.module:function")
+                             "path/to/file.py:function or package.module:function (mse, ce and the "
+                             "function take --target-shape's target where given)")
+    parser.add_argument("--target-shape", metavar="SHAPE", default=None, dest="target_shape",
+                        help="the target the loss of --train compares the output with, shaped like "
+                             "your batch's labels, e.g. 4 (class indices) or 4,1; the loss is then "
+                             "called as loss(output, target) (implies --train; with the built-in sum "
+                             "loss, pass --loss mse, ce or a function). A loss whose output and target "
+                             "disagree in shape or dtype, or silently broadcast, is reported (TL102)")
+    parser.add_argument("--target-dtype", metavar="DTYPE", default=None, dest="target_dtype",
+                        help="dtype of --target-shape: float32 (default), int64 for class indices, ...")
     parser.add_argument("--depth", type=_depth, default=None, metavar="N",
                         help="show every module call down to nesting depth N (default: all depths, "
                              "repeated blocks folded into one row, e.g. layers.0-31 (32 × Block))")
@@ -175,12 +185,41 @@ def _cli_inputs(args: argparse.Namespace) -> list[shapes.InputSpec] | None:
         raise UsageError(f"--input-shape/--dtype: {exc}") from None
 
 
-def loss_arguments(args: argparse.Namespace) -> dict[str, Any]:
-    """The job's ``train``/``loss`` keys from ``--train``/``--loss`` (``--loss`` alone means
-    ``--train``)."""
+def _target_spec(args: argparse.Namespace) -> shapes.InputSpec | None:
+    shape, dtype = getattr(args, "target_shape", None), getattr(args, "target_dtype", None)
+    if shape is None:
+        if dtype is not None:
+            raise UsageError("--target-dtype needs --target-shape")
+        return None
+    try:
+        return shapes.build_specs([shapes.parse_shape_text(shape)], [dtype] if dtype else None)[0]
+    except shapes.ShapeError as exc:
+        raise UsageError(f"--target-shape/--target-dtype: {exc}") from None
+
+
+def loss_arguments(args: argparse.Namespace, entry: Any = None) -> dict[str, Any]:
+    """The job's ``train``/``loss``/``loss_target`` keys from ``--train``/``--loss``/
+    ``--target-shape``/``--target-dtype``, else the model's config entry (``--loss`` or
+    ``--target-shape`` alone means ``--train``)."""
     loss = getattr(args, "loss", None)
-    if not getattr(args, "train", False) and loss is None:
+    target = _target_spec(args)
+    flags = target is not None
+    if loss is None and entry is not None:
+        loss = entry.loss
+    if target is None and entry is not None:
+        target = entry.target
+    if not getattr(args, "train", False) and getattr(args, "loss", None) is None and not flags:
         return {}
+    out = _loss_job(loss)
+    if target is not None:
+        if out["loss"] == "sum":
+            raise UsageError("--target-shape: the default loss (sum) takes no target: pass --loss mse, "
+                             "--loss ce or --loss path/to/file.py:function (called as function(output, target))")
+        out["loss_target"] = target.to_json()
+    return out
+
+
+def _loss_job(loss: str | None) -> dict[str, Any]:
     if loss is None or loss in BUILTIN_LOSSES:
         return {"train": True, "loss": loss or "sum"}
     if ":" not in loss:
@@ -230,7 +269,7 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
 
     job = {"id": "trace", "target": target.job_target(), "args": ctor_args, "kwargs": ctor_kwargs,
            "inputs": [s.to_json() for s in inputs] if inputs else None, "device": device,
-           "mode": "trace", "plan": planned[0] if planned else None, **loss_arguments(args)}
+           "mode": "trace", "plan": planned[0] if planned else None, **loss_arguments(args, entry)}
     result = TraceResult.from_json(run_jobs([job], timeout=timeout, memory_limit=memory)["trace"])
 
     if result.status == "error":
@@ -243,13 +282,13 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
         raise UsageError(message)
 
     problem = None
-    findings = []
+    inputs_text = ", ".join(shapes.format_spec(s) for s in result.inputs or [])
+    findings = report.traced_findings(result, f"traced on {device} with input {inputs_text}")
     if result.status == "failed":
         problem = report.analyse_failure(result.failure or {}, result.model_type or "")
         if problem.rule is not None:
-            inputs_text = ", ".join(shapes.format_spec(s) for s in result.inputs or [])
             f = problem.finding(context=f"traced on {device} with input {inputs_text}")
-            if f is not None:
+            if f is not None and all((g.path, g.line) != (f.path, f.line) for g in findings):
                 findings.append(f)
     memory_plan = None
     if planned is not None and result.memory is not None:

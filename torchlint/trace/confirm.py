@@ -7,6 +7,11 @@ files and merge the results into the static findings.
 * A shape failure becomes a TL100 ``shape-mismatch`` finding at the layer's definition line
   (or at the forward line that failed).  Only failures that are clearly about shapes are
   reported; when the input was inferred, every common input size must fail.
+* Each class takes one training step (the sum of its outputs, or the config entry's ``loss``
+  against its ``target-shape``): a loss whose two sides disagree is TL102 at the line calling
+  it, batch norm on one value per channel TL103 at the line calling it, an in-place op that
+  breaks backward TL104 at its line (a failure at a line that already has one of these is not
+  reported again as TL100).
 
 Which classes: those the project index (:mod:`torchlint.semantic.index`, through
 :class:`torchlint.project.Project`) knows to be ``nn.Module`` subclasses, through any chain of
@@ -169,8 +174,17 @@ def apply_trace(findings: list[Finding], files: list[Path], trace_config: dict[s
         if note is not None and result.status in ("ok", "nonfinite"):
             for line in traced_notes(result, job["target"]["display"]):
                 note(line)
-        finding = read_result(result, path, name, job["target"]["display"], linted, usage, warn)
-        if finding is not None:
+        display = job["target"]["display"]
+        for m in result.losses or []:
+            if not m.get("frame"):  # a built-in loss of the config entry: no line to report at
+                warn(f"--trace: {display}: the configured loss: TL102 {report.loss_text(m)}")
+        found = [f for f in report.traced_findings(result, f"traced {name} on meta with input "
+                                                           f"{report.input_summary(result)}")
+                 if (cwd / f.path).resolve() in linted]
+        finding = read_result(result, path, name, display, linted, usage, warn)
+        if finding is not None and all((g.path, g.line) != (finding.path, finding.line) for g in found):
+            found.append(finding)
+        for finding in found:
             new.setdefault((finding.path, finding.line, finding.column), finding)
     return merge(findings, usage, new, cwd)
 
@@ -214,9 +228,26 @@ def plan_jobs(linted: set[Path], records: dict[Path, FileRecord], cfg: Any,
                 "device": "meta",
                 "mode": "check",
                 "train": True,  # one backward: TL005's layers get no gradient (see gradients)
+                **_entry_loss(entry, warn_key=f"{locate.relative_path(path, cwd)}:{name}"),
             })
             meta[job_id] = (path, name)
     return jobs, meta
+
+
+def _entry_loss(entry: Any, warn_key: str) -> dict[str, Any]:
+    """The step's loss from a model's config entry (``loss``, ``target-shape``): the loss it
+    names, against the target where one is set; else the sum of the outputs."""
+    if entry is None or (entry.loss is None and entry.target is None):
+        return {}
+    from argparse import Namespace
+
+    from torchlint.trace.command import loss_arguments
+
+    try:
+        return loss_arguments(Namespace(train=True, loss=None, target_shape=None, target_dtype=None), entry)
+    except TorchlintError as exc:
+        _warn(f"--trace: {warn_key}: {exc}")
+        return {}
 
 
 def traced_notes(result: TraceResult, display: str) -> list[str]:

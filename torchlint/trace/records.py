@@ -135,6 +135,39 @@ class DeviceMismatchInfo(TypedDict):
     shape: list[int]
 
 
+class _LossSideBase(TypedDict):
+    shape: list[int]
+    dtype: str
+
+
+class _LossMismatchBase(TypedDict):
+    loss: str  # the loss function as torch.nn.functional names it: mse_loss, cross_entropy, ...
+    input: _LossSideBase  # the model's side
+    target: _LossSideBase
+    problem: str  # broadcast (runs, on every pair: silent), shape, dtype
+
+
+class LossMismatch(_LossMismatchBase, total=False):
+    """A loss called with an output and a target that disagree (TL102)."""
+
+    broadcast: list[int]  # problem "broadcast": the shape the two sides broadcast to
+    expected: _LossSideBase  # class-index losses: the target they take
+    probabilities: list[int]  # cross_entropy: the shape class probabilities would have
+    frame: Frame  # the user line that called the loss (absent: the built-in --loss)
+    step: bool  # in the training step's loss (--loss), not in forward
+
+
+class InplaceInfo(TypedDict, total=False):
+    """An in-place op modified a tensor an earlier op saved for backward (TL104)."""
+
+    message: str  # autograd's error, first line
+    op: str  # the in-place op
+    frame: Frame  # where the in-place op ran
+    saved_by: str  # the op that saved the tensor
+    saved_frame: Frame  # where it ran
+    shape: list[int]  # the saved tensor
+
+
 class _CauseBase(TypedDict):
     kind: str  # unused (never used by forward), cut (a graph cut: see op), unknown
 
@@ -251,6 +284,7 @@ class Gradients(_Record):
     modules: dict[str, ModuleGradient] = field(default_factory=dict)  # per top-level module
     nonfinite: list[NonFiniteGradient] = field(default_factory=list)  # cpu/cuda only
     nonfinite_origin: str | None = None  # the first module (backward order) with a NaN/Inf gradient
+    inplace: InplaceInfo | None = None  # backward failed: an in-place op modified a saved tensor
 
 
 @dataclass
@@ -286,6 +320,8 @@ class TraceResult(_Record):
     model_output: Described | None = None  # (the supervisor drops it: not used yet)
     first_layer: str | None = None  # the first built-in layer with parameters called
     gradients: Gradients | None = None  # --train: the backward of one step
+    losses: list[LossMismatch] | None = None  # losses whose output and target disagree
+    target: InputJSON | None = None  # --target-shape: the target of the step's loss
     failure: Failure | None = None
     memory: dict[str, Any] | None = None  # one training step's memory (child/memory.py)
     # the process
@@ -318,6 +354,7 @@ class TraceResult(_Record):
         for f in dataclasses.fields(Traced):
             if f.name != "failure":
                 setattr(self, f.name, getattr(traced, f.name))
+        self.losses = traced.losses or None
 
 
 @dataclass
@@ -333,4 +370,5 @@ class Traced:
     model_output: Described | None = None
     first_layer: str | None = None
     gradients: Gradients | None = None
+    losses: list[LossMismatch] = field(default_factory=list)
     failure: Failure | None = None

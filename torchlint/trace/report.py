@@ -9,14 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from torchlint.codes import DEVICE_MISMATCH, SHAPE_MISMATCH
+from torchlint.codes import (BATCH_NORM_ONE_VALUE, DEVICE_MISMATCH, INPLACE_BREAKS_BACKWARD, LOSS_TARGET_MISMATCH,
+                             SHAPE_MISMATCH)
 from torchlint.finding import Finding
 from torchlint.rule import rule_info
 from torchlint.ruleinfo import RuleInfo
 from torchlint.shapes import format_spec
 from torchlint.trace import locate
 from torchlint.trace.plan import human_bytes, render_text
-from torchlint.trace.records import Cause, Failure, Frame, Gradients, ParamGroup, TraceResult
+from torchlint.trace.records import (Cause, Failure, Frame, Gradients, InplaceInfo, LossMismatch, ParamGroup,
+                                     TraceResult)
 
 
 @dataclass
@@ -30,10 +32,13 @@ class Problem:
     failure: dict[str, Any] = field(default_factory=dict)  # the record as JSON
     record: Failure = field(default_factory=lambda: Failure("trace"))
     tl101: bool = False  # a CPU tensor made in forward met the model's tensors (TL101)
+    code: str | None = None  # another traced rule's finding (TL102, TL103)
 
     @property
     def rule(self) -> RuleInfo | None:
         """The traced rule this failure is a finding of, if any."""
+        if self.code is not None:
+            return rule_info(self.code)
         return rule_info(SHAPE_MISMATCH) if self.tl100 else rule_info(DEVICE_MISMATCH) if self.tl101 else None
 
     def finding(self, fallback: locate.Location | None = None, context: str = "") -> Finding | None:
@@ -103,6 +108,8 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
     tl100 = bool(rec.shape_related) and rec.phase == "forward" and not rec.input_fault
     if kind == "device" and rec.device_mismatch:
         return _device_problem(rec, user)
+    if rec.exc_type == "ValueError" and BATCH_NORM_ERROR in (rec.exc_message or ""):
+        return _batch_norm_problem(rec, user, label)
     if kind == "layer":
         loc = definition_location(rec)
         if rec.problem:
@@ -142,6 +149,134 @@ def analyse_failure(failure: Failure | dict[str, Any], model_type: str = "") -> 
                 for f in reversed(rec.traceback))))
     details += _notes(rec, kind)
     return Problem(headline, tl100, loc, details, rec.to_json(), rec)
+
+
+BATCH_NORM_ERROR = "Expected more than 1 value per channel when training"
+
+
+def _batch_norm_problem(rec: Failure, user: locate.Location | None, label: str) -> Problem:
+    """TL103: batch norm in training got one value per channel (a batch of 1), at the line in
+    forward that called it."""
+    received = describe_args(rec.received) if rec.received else ""
+    headline = (f"{label} gets one value per channel in training{f' ({received})' if received else ''}: "
+                "batch norm cannot take batch statistics of a single value and raises "
+                f"'{BATCH_NORM_ERROR}'; a batch of 1 is what the last batch of a DataLoader with "
+                "drop_last=False is when len(dataset) % batch_size == 1")
+    rec.fix = ("pass drop_last=True to the training DataLoader, or keep every batch larger than 1 "
+               "(or use GroupNorm/LayerNorm, which do not depend on the batch)")
+    details: list[tuple[str, str]] = []
+    if user is not None:
+        details.append(("called", f"{user.display_path()}:{user.line}  {user.code}"))
+    loc = user or definition_location(rec)
+    details.append(("fix", rec.fix))
+    return Problem(headline, False, loc, details, rec.to_json(), rec, code=BATCH_NORM_ONE_VALUE)
+
+
+# --------------------------------------------------------------------------- TL102, TL104
+
+def _side(side: dict[str, Any]) -> str:
+    return f"{list(side['shape'])} ({side['dtype']})"
+
+
+def _squeezed(shape: list[int], other: list[int]) -> bool:
+    return len(shape) == len(other) + 1 and shape[-1] == 1 and shape[:-1] == other
+
+
+def loss_text(m: LossMismatch) -> str:
+    """TL102's message: what each side of the loss was, what goes wrong, what to write."""
+    loss, a, b, problem = m["loss"], m["input"], m["target"], m["problem"]
+    head = f"`{loss}` gets an input of {_side(a)} and a target of {_side(b)}"
+    if problem == "broadcast":
+        if _squeezed(a["shape"], b["shape"]):
+            fix = "squeeze the input's last dimension (`input.squeeze(-1)`)"
+        elif _squeezed(b["shape"], a["shape"]):
+            fix = "squeeze the target's last dimension (`target.squeeze(-1)`)"
+        else:
+            fix = "give both the same shape"
+        wide = list(m.get("broadcast") or [])
+        if wide == list(a["shape"]):
+            return (f"{head}: the target is broadcast to the input's shape {wide}, so every input is "
+                    f"compared with the same targets, silently (PyTorch only warns); {fix}")
+        return (f"{head}: they broadcast to {wide}, so the loss silently "
+                f"compares every input with every target and trains on a wrong value; {fix}")
+    if loss in ("cross_entropy", "nll_loss", "multi_margin_loss"):
+        expected = m.get("expected") or {"shape": [], "dtype": "int64"}
+        takes = f"class indices of {_side(expected)}"
+        if m.get("probabilities"):
+            takes += f" or class probabilities of {list(m['probabilities'])} (float)"
+        if problem == "dtype" and b["dtype"].startswith(("int", "uint")):
+            fix = "pass `target.long()`"
+        elif problem == "dtype":
+            fix = "pass class indices as `target.long()`"
+        elif len(b["shape"]) == len(expected["shape"]) + 1 and b["shape"][-1] == 1 \
+                and b["shape"][:-1] == expected["shape"]:
+            fix = "pass `target.squeeze(-1)`"
+        elif b["dtype"].startswith(("float", "bfloat")) and len(b["shape"]) == len(a["shape"]):
+            fix = "pass `target.argmax(1)` for one-hot targets, or one column per class"
+        else:
+            fix = "shape the target like the labels of a batch"
+        return f"{head}: it takes {takes}, so the loss fails; {fix}"
+    if problem == "dtype":
+        return f"{head}: it takes a floating-point target, so the loss fails; pass `target.float()`"
+    return f"{head}: the shapes do not broadcast, so the loss fails; give both the same shape"
+
+
+_AUGMENTED = {"add_": "+=", "sub_": "-=", "mul_": "*=", "div_": "/=", "pow_": "**=", "floor_divide_": "//="}
+
+
+def inplace_text(info: InplaceInfo, at: locate.Location | None) -> str:
+    """TL104's message: the in-place op, the op that saved the tensor and where."""
+    op = info.get("op") or "an in-place op"
+    code = (info.get("frame") or {}).get("code", "")
+    augmented = _AUGMENTED.get(op)
+    if augmented and augmented in code:
+        op = augmented  # `h += 1` runs as `add_`
+    shape = f" of {list(info['shape'])}" if info.get("shape") else ""
+    saved = info.get("saved_by") or "an earlier op"
+    frame = info.get("saved_frame")
+    where = ""
+    if frame:
+        loc = locate.line_location(Path(frame["file"]), frame["line"])
+        where = (f" at line {loc.line}" if at is not None and loc.path == at.path
+                 else f" at {loc.display_path()}:{loc.line}")
+    return (f"`{op}` modifies in place a tensor{shape} that `{saved}`{where} saved for backward, so "
+            "backward fails ('one of the variables needed for gradient computation has been modified by "
+            "an inplace operation'); compute out of place (`x = x + y`, `inplace=False`) or on a `.clone()`")
+
+
+def traced_findings(result: TraceResult, context: str = "") -> list[Finding]:
+    """TL102 findings (losses whose two sides disagree, at the line calling the loss) and a
+    TL104 finding (an in-place op that broke backward, at its line) of a trace."""
+    out: list[Finding] = []
+    suffix = f" ({context})" if context else ""
+    for m in result.losses or []:
+        frame = m.get("frame")
+        loc = _frame_location(frame)
+        if loc is not None:
+            out.append(Finding.at(rule_info(LOSS_TARGET_MISMATCH), locate.relative_path(loc.path), loc.span,
+                                  loss_text(m) + suffix, extra={"loss": dict(m)}, confirmed=True))
+    info = result.gradients.inplace if result.gradients is not None else None
+    if info:
+        loc = _frame_location(info.get("frame")) or _frame_location(info.get("saved_frame"))
+        if loc is not None:
+            out.append(Finding.at(rule_info(INPLACE_BREAKS_BACKWARD), locate.relative_path(loc.path), loc.span,
+                                  inplace_text(info, loc) + suffix, extra={"inplace": dict(info)}, confirmed=True))
+    return out
+
+
+def loss_lines(result: TraceResult) -> list[str]:
+    """The table's lines for TL102 and TL104 (with or without a line to point at)."""
+    out: list[str] = []
+    for m in result.losses or []:
+        loc = _frame_location(m.get("frame"))
+        where = f"{loc.display_path()}:{loc.line}: " if loc is not None else "the --loss: "
+        out.append(f"{where}{LOSS_TARGET_MISMATCH} {loss_text(m)}")
+    info = result.gradients.inplace if result.gradients is not None else None
+    if info:
+        loc = _frame_location(info.get("frame")) or _frame_location(info.get("saved_frame"))
+        where = f"{loc.display_path()}:{loc.line}: " if loc is not None else ""
+        out.append(f"{where}{INPLACE_BREAKS_BACKWARD} {inplace_text(info, loc)}")
+    return out
 
 
 _NEW_METHOD = {"zeros": "new_zeros", "ones": "new_ones", "empty": "new_empty", "full": "new_full",
@@ -259,9 +394,12 @@ def render_table(result: TraceResult, target: str, device: str,
     if memory_plan is not None:
 
         out += [""] + render_text(memory_plan)
+    found = loss_lines(result)
+    if found:
+        out += ["", *found]
     if problem is not None:
         out += ["", render_problem(problem)]
-    out += ["", _verdict(problem, nonfinite, result.gradients)]
+    out += ["", _verdict(problem, nonfinite, result.gradients, len(found))]
     return "\n".join(out)
 
 
@@ -529,9 +667,12 @@ def _nonfinite(nonfinite: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _verdict(problem: Problem | None, nonfinite: list[dict[str, Any]], grads: Gradients | None) -> str:
+def _verdict(problem: Problem | None, nonfinite: list[dict[str, Any]], grads: Gradients | None,
+             found: int = 0) -> str:
     if problem is not None:
         return "Trace failed."
+    if found:
+        return f"Trace ran, but {found} problem(s) in the training step (above)."
     if grads is not None and grads.nonfinite:
         return f"Trace ran, but {len(grads.nonfinite)} parameter(s) got a NaN/Inf gradient."
     if nonfinite:
@@ -544,7 +685,7 @@ def _verdict(problem: Problem | None, nonfinite: list[dict[str, Any]], grads: Gr
 def gradient_problem(result: TraceResult) -> bool:
     """A training step left trainable parameters without a gradient, or with NaN/Inf."""
     grads = result.gradients
-    return grads is not None and bool(grads.no_grad or grads.nonfinite)
+    return bool(result.losses) or grads is not None and bool(grads.no_grad or grads.nonfinite or grads.inplace)
 
 
 def gradients_json(grads: Gradients | None) -> dict[str, Any] | None:
@@ -613,6 +754,8 @@ def render_json(result: TraceResult, target: str, device: str, problem: Problem 
         "unused": None if problem is not None else (result.unused or []),
         "nonfinite": result.nonfinite or [],
         "gradients": gradients_json(result.gradients),
+        "target": result.target,  # --target-shape: the target of the step's loss
+        "losses": result.losses or [],  # TL102: losses whose input and target disagree
         "failure": failure,
         "findings": [f.to_dict() for f in findings],
         "seconds": result.seconds,

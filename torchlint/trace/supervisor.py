@@ -351,8 +351,9 @@ def _read(fd: int) -> bytes | None:
 
 
 class Supervisor:
-    def __init__(self, request: dict[str, Any]):
+    def __init__(self, request: dict[str, Any], early: bytes = b""):
         self.request = request
+        self.early = early  # read with the request: handed on once the child is started
         self.stop = False
         self.status: int | None = None
         self.tail = Tail()
@@ -480,6 +481,8 @@ class Supervisor:
             for fd in (out_w, res_w, ack_r):
                 os.close(fd)
         self.send({"event": "spawned", "pid": self.child.pid})
+        if self.early:
+            self.on_request(self.early)
 
         open_fds = {0, out_r, res_r}
         while self.status is None and not self.stop:
@@ -532,23 +535,26 @@ class Supervisor:
         self.stop = True
 
 
-def _read_request() -> dict[str, Any]:
+def _read_request() -> tuple[dict[str, Any], bytes]:
+    """The first line from torchlint, and what came after it in the same reads (the jobs of
+    a child started ahead of them, sent before the supervisor read its request)."""
     data = b""
-    while not data.endswith(b"\n"):
+    while b"\n" not in data:
         chunk = os.read(0, READ_CHUNK)
         if not chunk:
             os._exit(1)  # torchlint went away before asking anything
         data += chunk
-    request = json.loads(data)
+    first, rest = data.split(b"\n", 1)
+    request = json.loads(first)
     assert isinstance(request, dict)
-    return request
+    return request, rest
 
 
 def main() -> None:
-    request = _read_request()
+    request, rest = _read_request()
     die_with_parent(signal.SIGTERM, request["parent"])
     try:
-        Supervisor(request).run()
+        Supervisor(request, early=rest).run()
     except BaseException as exc:  # noqa: BLE001 - say why, then clean up
         try:
             write_all(1, json.dumps({"event": "exit", "returncode": None,

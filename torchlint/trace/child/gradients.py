@@ -15,8 +15,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from torchlint import shapes
 from torchlint.trace.child.failure import current_user_frame, op_name, owner_of
-from torchlint.trace.child.step import LossError, backward_from_outputs
+from torchlint.trace.child.inputs import make_inputs
+from torchlint.trace.child.step import LossError, backward_from_outputs, class_count
 from torchlint.trace.child.values import tensors_in
 from torchlint.trace.records import Cause, Gradients, ModuleGradient, NonFiniteGradient, ParamGroup
 
@@ -30,17 +32,30 @@ class StepLoss:
     """The loss of the step: a name of ``step.BUILTIN_LOSSES`` or a user function, and how
     the report says it."""
 
-    spec: str | Callable[[Any], Any]
+    spec: str | Callable[..., Any]
     text: str
+    target: dict[str, Any] | None = None  # --target-shape/--target-dtype: {"shape", "dtype"}
+
+
+def make_target(torch: Any, loss: StepLoss, output: Any, device: str) -> Any:
+    """The target tensor of the step's loss (None without ``--target-shape``): class indices
+    below the output's class count, as a real batch has."""
+    if loss.target is None:
+        return None
+    spec = shapes.InputSpec(list(loss.target["shape"]), loss.target.get("dtype", "float32"))
+    return make_inputs(torch, [spec], device, class_count(torch, output))[0]
 
 
 def take_step(torch: Any, model: Any, output: Any, loss: StepLoss, tracer: Any) -> Gradients:
     """Backward from ``output`` (after the hooked forward pass) and its :class:`Gradients`;
-    a loss or backward that fails is recorded in it, not raised."""
+    a loss or backward that fails is recorded in it, not raised.  The loss runs under the
+    tracer's loss watch (TL102)."""
     error = None
     ran = False
     try:
-        ran = backward_from_outputs(output, loss.spec) is not None
+        target = make_target(torch, loss, output, tracer.device)
+        with tracer.loss_mode():
+            ran = backward_from_outputs(output, loss.spec, target) is not None
     except LossError as exc:
         error = str(exc)
     except Exception as exc:  # noqa: BLE001 - user code (a custom autograd Function, a user loss)

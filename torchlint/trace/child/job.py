@@ -113,6 +113,8 @@ def run_job(job: dict[str, Any], cwd: str) -> TraceResult:
                 result.status, result.failure = "failed", exception_failure("step", exc, None, None,
                                                                             device=device)
     result.inputs_inferred = inference is not None
+    if loss is not None and loss.target is not None:
+        result.target = {"shape": list(loss.target["shape"]), "dtype": loss.target.get("dtype", "float32")}
     if device == "cuda":
         result.cuda_peak_bytes = int(torch.cuda.max_memory_allocated())
         result.cuda_device = torch.cuda.get_device_name()
@@ -129,19 +131,23 @@ def check_device(torch: Any, device: str) -> None:
 
 def step_loss(job: dict[str, Any], cwd: str) -> StepLoss | None:
     """The loss of the training step (``"train": true`` jobs): ``"loss"`` names a built-in
-    loss or is ``{"target": ...}``, a user function ``module:function`` taking the output."""
+    loss or is ``{"target": ...}``, a user function ``module:function`` taking the output
+    (and the target, with ``"loss_target": {"shape", "dtype"}``: ``--target-shape``)."""
     if not job.get("train"):
         return None
     spec = job.get("loss") or "sum"
+    target = job.get("loss_target")
     if isinstance(spec, dict):
-        target = spec["target"]
-        fn = load_target(target, cwd)
+        fn = load_target(spec["target"], cwd)
         if not callable(fn):
-            raise JobError("bad-loss", f"--loss {target.get('display')}: not a function")
-        return StepLoss(fn, f"`{target.get('display')}`")
+            raise JobError("bad-loss", f"--loss {spec['target'].get('display')}: not a function")
+        return StepLoss(fn, f"`{spec['target'].get('display')}`", target)
     if spec not in BUILTIN_LOSSES:
         raise JobError("bad-loss", f"unknown loss {spec!r}")
-    return StepLoss(spec, BUILTIN_LOSSES[spec])
+    text = BUILTIN_LOSSES[spec]
+    if target is not None and spec != "sum":
+        text = text.split(" against ")[0] + f" against the target {list(target['shape'])} ({target.get('dtype', 'float32')})"
+    return StepLoss(spec, text, target if spec != "sum" else None)
 
 
 def build_model(torch: Any, job: dict[str, Any], cwd: str, device: str) -> Any:

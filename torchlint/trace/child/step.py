@@ -5,7 +5,9 @@ report (``trace --train``) and the memory plan.
 calls ``backward`` and returns the loss; it reports nothing (the caller looks at the
 gradients).  ``loss_spec`` is one of :data:`BUILTIN_LOSSES` or a callable (a user loss
 ``module:function``, loaded by the job) called with the model's output as ``forward``
-returned it.
+returned it, and with the target as its second argument where the job has one
+(``--target-shape``/``--target-dtype``): ``mse`` and ``ce`` then take that target instead of
+their zeros.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Callable
 from torchlint.trace.child.values import tensors_in
 from torchlint.trace.records import BUILTIN_LOSSES
 
-__all__ = ["BUILTIN_LOSSES", "LossError", "backward_from_outputs", "loss_from_outputs"]
+__all__ = ["BUILTIN_LOSSES", "LossError", "backward_from_outputs", "class_count", "loss_from_outputs"]
 
 
 class LossError(Exception):
@@ -23,12 +25,12 @@ class LossError(Exception):
     a user loss that returned no scalar)."""
 
 
-def loss_from_outputs(outputs: Any, loss_spec: str | Callable[[Any], Any]) -> Any:
-    """The scalar loss of ``outputs`` (see the module docstring)."""
+def loss_from_outputs(outputs: Any, loss_spec: str | Callable[..., Any], target: Any = None) -> Any:
+    """The scalar loss of ``outputs`` (against ``target`` where given: see the module docstring)."""
     import torch
 
     if callable(loss_spec):
-        loss = loss_spec(outputs)
+        loss = loss_spec(outputs) if target is None else loss_spec(outputs, target)
         if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
             raise LossError(f"the loss function returned {_what(loss)}, not a scalar tensor")
         return loss.reshape(())
@@ -39,8 +41,10 @@ def loss_from_outputs(outputs: Any, loss_spec: str | Callable[[Any], Any]) -> An
         return sum(t.float().sum() for t in floats)
     out = floats[0]
     if loss_spec == "mse":
-        return torch.nn.functional.mse_loss(out, torch.zeros_like(out))
+        return torch.nn.functional.mse_loss(out, torch.zeros_like(out) if target is None else target)
     if loss_spec == "ce":
+        if target is not None:
+            return torch.nn.functional.cross_entropy(out, target)
         if out.dim() < 2:
             raise LossError(f"--loss ce needs class scores of shape (N, C, ...), the output is "
                             f"{list(out.shape)}")
@@ -49,10 +53,20 @@ def loss_from_outputs(outputs: Any, loss_spec: str | Callable[[Any], Any]) -> An
     raise LossError(f"unknown loss {loss_spec!r}")
 
 
-def backward_from_outputs(outputs: Any, loss_spec: str | Callable[[Any], Any]) -> Any:
+def class_count(torch: Any, outputs: Any) -> int | None:
+    """The number of classes an output scores (its dim 1; the last dim of a 1-D output), for
+    class-index targets that must stay below it."""
+    floats = [t for t in tensors_in(torch, outputs) if t.is_floating_point()]
+    if not floats or floats[0].dim() == 0:
+        return None
+    out = floats[0]
+    return int(out.shape[1]) if out.dim() >= 2 else int(out.shape[0])
+
+
+def backward_from_outputs(outputs: Any, loss_spec: str | Callable[..., Any], target: Any = None) -> Any:
     """Reduce ``outputs`` to the loss and call ``backward``; the loss, or None when it does
     not require grad (nothing in the forward pass was differentiable: no backward ran)."""
-    loss = loss_from_outputs(outputs, loss_spec)
+    loss = loss_from_outputs(outputs, loss_spec, target)
     if not loss.requires_grad:
         return None
     loss.backward()

@@ -10,14 +10,19 @@ from typing import Any
 from torchlint import shapes
 from torchlint.trace.child.devices import DeviceWatch, flat_tensors
 from torchlint.trace.child.failure import exception_failure
-from torchlint.trace.child.gradients import BackwardOrder, Cuts, StepLoss, take_step
+from torchlint.trace.child.failure import current_user_frame, op_name
+from torchlint.trace.child.gradients import BackwardOrder, Cuts, StepLoss, make_target, take_step
+from torchlint.trace.child.inplace import INPLACE_ERROR, find_inplace
 from torchlint.trace.child.inputs import make_inputs
+from torchlint.trace.child.losses import LOSSES, check_loss_call
+from torchlint.trace.child.step import backward_from_outputs
 from torchlint.trace.child.values import describe, source_file, tensors_in
 from torchlint.trace.records import CallRow, Instance, NonFinite, Traced, UnusedModule
 
 MAX_ROWS = 20000
 MAX_HISTORY = 4096
 MAX_NONFINITE = 50
+MAX_LOSSES = 20
 
 
 def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
@@ -63,10 +68,31 @@ def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: st
     finally:
         tracer.remove()
         model.train(was_training)
+    if gradients is not None and gradients.error and INPLACE_ERROR in gradients.error and loss is not None:
+        gradients.inplace = _find_inplace(torch, model, specs, device, high, loss, gradients.error)
     out = tracer.summary()
     out.failure = failure
     out.gradients = gradients
     return out
+
+
+def _find_inplace(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str, high: int | None,
+                  loss: StepLoss, error: str) -> Any:
+    """The step again, unhooked, watched by :func:`.inplace.find_inplace` (TL104)."""
+    was_training = model.training
+
+    def run_step() -> None:
+        model.zero_grad(set_to_none=True)
+        with torch.enable_grad():
+            output = model(*make_inputs(torch, specs, device, high))
+            backward_from_outputs(output, loss.spec, make_target(torch, loss, output, device))
+
+    model.train(True)
+    try:
+        return find_inplace(torch, run_step, error)
+    finally:
+        model.zero_grad(set_to_none=True)
+        model.train(was_training)
 
 
 class Tracer:
@@ -100,6 +126,8 @@ class Tracer:
         self.devices = DeviceWatch(torch) if device == "meta" else None
         self.cuts: Cuts | None = None  # graph cuts, in the pass followed by backward
         self.order: BackwardOrder | None = None  # NaN/Inf output gradients (cpu/cuda step)
+        self.losses: list[Any] = []  # losses whose two sides disagree (TL102)
+        self.in_step = False  # computing the training step's loss (--loss), not forward
 
     def start_pass(self, step: bool) -> None:
         self.cuts = Cuts(self.torch) if step else None
@@ -225,6 +253,7 @@ class Tracer:
                 kwargs = kwargs or {}
                 if tracer.in_hook:
                     return func(*args, **kwargs)
+                tracer.check_loss(func, args, kwargs)
                 tensors = tracer.before_op(func, args, kwargs)
                 result = func(*args, **kwargs)
                 tracer.after_op(func, tensors, result)
@@ -232,6 +261,46 @@ class Tracer:
 
         with Ops():
             yield
+
+    @contextlib.contextmanager
+    def loss_mode(self):  # type: ignore[no-untyped-def]
+        """The training step's loss: only the loss check (TL102) watches its ops."""
+        from torch.overrides import TorchFunctionMode
+
+        tracer = self
+
+        class Losses(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+                kwargs = kwargs or {}
+                tracer.check_loss(func, args, kwargs)
+                return func(*args, **kwargs)
+
+        self.in_step = True
+        try:
+            with Losses():
+                yield
+        finally:
+            self.in_step = False
+
+    def check_loss(self, func: Any, args: Any, kwargs: Any) -> None:
+        """Note a loss called with an output and a target that disagree (TL102)."""
+        if len(self.losses) >= MAX_LOSSES or getattr(func, "__name__", None) not in LOSSES:
+            return
+        try:
+            found = check_loss_call(self.torch, op_name(func), tuple(args), kwargs)
+            if found is None:
+                return
+            frame = current_user_frame()
+            if frame is not None:
+                found["frame"] = frame
+            if self.in_step:
+                found["step"] = True
+            key = (found["loss"], frame["file"] if frame else None, frame["line"] if frame else None)
+            if all((f["loss"], f.get("frame", {}).get("file"), f.get("frame", {}).get("line")) != key
+                   for f in self.losses):
+                self.losses.append(found)
+        except Exception:  # noqa: BLE001 - a check must never break the user's forward
+            pass
 
     def before_op(self, func: Any, args: Any, kwargs: Any) -> list[Any]:
         """Record parameter use; raise ``DeviceMismatch`` on meta (see :mod:`.devices`)."""
@@ -299,5 +368,5 @@ class Tracer:
         return Traced(calls=self.rows, calls_truncated=self.truncated, unused=unused,
                       instances=instances, activation_bytes=int(self.act_bytes),
                       nonfinite=self.nonfinite, model_output=self.final_output,
-                      first_layer=self.first_layer)
+                      first_layer=self.first_layer, losses=self.losses)
 
