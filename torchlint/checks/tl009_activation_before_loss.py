@@ -76,7 +76,7 @@ class ActivationBeforeLoss(Rule):
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
-        self._outputs = outputs = Outputs(self.ctx)
+        self._outputs = outputs = Outputs.of(self.ctx)
         ends = class_endings(outputs)
         uses = []
         for site in model.calls:

@@ -97,7 +97,7 @@ class LossInputMismatch(Rule):
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
-        outputs = Outputs(self.ctx)
+        outputs = Outputs.of(self.ctx)
         uses = []
         for site in model.calls:
             call = site.node

@@ -118,7 +118,7 @@ class ThresholdOnLogits(Rule):
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
-        outputs = Outputs(self.ctx)
+        outputs = Outputs.of(self.ctx)
         uses = []
         for node, value, decision, edit in self._decisions:
             if decision == ".round()" and model.is_imported(node.func):

@@ -63,7 +63,7 @@ class LogOfSoftmax(Rule):
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
-        outputs = Outputs(self.ctx) if self._logs else None
+        outputs = Outputs.of(self.ctx) if self._logs else None
         for call in self._logs:
             found = self._logged(call)
             if found is None:

@@ -204,6 +204,16 @@ class Outputs:
         self._open: set[cst.CSTNode] = set()
         self._memo: dict[tuple, list] = {}
         self._given: dict | None = None
+        self._losses: dict[cst.Call, tuple | None] = {}
+
+    @classmethod
+    def of(cls, ctx: "FileContext") -> "Outputs":
+        """The file's one ``Outputs``, shared by every rule that asks (TL009, TL022, TL023,
+        TL026): what a tensor, model or loss is is answered once per file."""
+        memo = ctx.semantic.model.memo("outputs")
+        if "" not in memo:
+            memo[""] = cls(ctx)
+        return memo[""]
 
     # -- tensors --------------------------------------------------------------------------
     def sources(self, expr: cst.BaseExpression, element: int | None = None, depth: int = 0) -> list[Source]:
@@ -601,7 +611,12 @@ class Outputs:
         """(what the loss ``call`` computes wants as input: ``cross_entropy``/``nll``/
         ``bce_logits``, or the ``arg`` source its loss comes from; the loss as written) when
         ``call`` computes one: the functional loss, a constructed loss called, a name,
-        ``self.<attr>`` or parameter every value of which is one, its ``.forward``."""
+        ``self.<attr>`` or parameter every value of which is one, its ``.forward``. Once per call."""
+        if call not in self._losses:
+            self._losses[call] = self._loss_of(call)
+        return self._losses[call]
+
+    def _loss_of(self, call: cst.Call) -> tuple[str | Source, str] | None:
         model = self.model
         func = call.func
         qualified = model.qualified_name(func)
@@ -981,7 +996,7 @@ def _float_dtype(model: "SemanticModel", call: cst.Call) -> bool:
 def activation_of(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:
     """``softmax``/``log_softmax``/``sigmoid`` when ``expr`` is such an activation's output,
     applied in this function (through names and shape-only methods), not a model's."""
-    found = {s.name for s in Outputs(ctx).sources(expr) if s.kind == "act" and not s.origin}
+    found = {s.name for s in Outputs.of(ctx).sources(expr) if s.kind == "act" and not s.origin}
     return found.pop() if len(found) == 1 and not found & NOT_ACTIVATIONS else None
 
 
@@ -1086,7 +1101,7 @@ def _called_activation(model, outputs: "Outputs", call: cst.Call) -> tuple[str, 
 def returns_activation(ctx: "FileContext", forward: cst.FunctionDef) -> str | None:
     """The activation every ``return`` of ``forward`` gives as its whole value (not its
     nested functions'): an activation's output, or an ``nn.Sequential``'s ending in one."""
-    ending = Outputs(ctx).ending(forward)
+    ending = Outputs.of(ctx).ending(forward)
     found = ending.name if isinstance(ending, Source) and ending.kind == "act" else None
     return found if found not in NOT_ACTIVATIONS else None
 
