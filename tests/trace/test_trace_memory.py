@@ -172,14 +172,78 @@ def test_in_place_ops_and_views_of_older_tensors_are_not_new_memory():
                                              ("rmsprop", 1), ("adagrad", 1)])
 def test_optimizer_state_from_the_real_optimizer_on_meta(name, per_param):
     model = _on("meta", planned.Stack)
-    size, _extra = memory.optimizer_state(torch, model, name)
+    size, _extra, _impl = memory.optimizer_state(torch, model, name)
     assert size == per_param * _param_bytes(model.parameters())
     assert all(p.grad is None for p in model.parameters())
 
 
+# The step as a GPU runs it: PyTorch picks foreach on CUDA (never on meta or for its own choice
+# on cpu here), whose Adam step holds torch._foreach_sqrt of every exp_avg_sq at once: one more
+# copy of the parameters' size; the for-loop holds one parameter's temporaries at a time, the
+# fused kernel none.
+def _deep(depth=8, dim=256):
+    return _on("meta", lambda: torch.nn.Sequential(*[torch.nn.Linear(dim, dim) for _ in range(depth)]))
+
+
+@pytest.mark.parametrize("name", ["adamw", "adam", "nadam", "radam"])
+def test_optimizer_step_runs_foreach_as_on_a_gpu(name):
+    model = _deep()
+    params = _param_bytes(model.parameters())
+    largest = max(p.numel() * p.element_size() for p in model.parameters())
+    size, extra, impl = memory.optimizer_state(torch, model, name)
+    assert impl == "foreach" and extra >= params
+    size_loop, extra_loop, impl_loop = memory.optimizer_state(torch, model, name, "for-loop")
+    assert impl_loop == "for-loop" and size_loop == size and extra_loop <= 2 * largest + 4096 < params // 2
+
+
+def test_optimizer_impl_as_the_training_code_asks():
+    model = _deep()
+    params = _param_bytes(model.parameters())
+    assert memory.optimizer_state(torch, model, "adamw", "foreach")[1:] == memory.optimizer_state(torch, model, "adamw")[1:]
+    size, extra, impl = memory.optimizer_state(torch, model, "adamw", "fused")
+    # the fused kernel updates in place; its step counters live on the device (a 4-byte tensor each)
+    assert (impl, extra) == ("fused", 0) and size == 2 * params + 4 * len(list(model.parameters()))
+    # SGD's fused kernel has no meta implementation: the for-loop's state, no temporaries
+    assert memory.optimizer_state(torch, model, "sgd-momentum", "fused") == (params, 0, "fused")
+    # Adafactor has no foreach default: PyTorch runs its for-loop on a GPU too
+    assert memory.optimizer_state(torch, model, "adafactor")[2] == "for-loop"
+
+
+def test_foreach_choice_is_emulated_only_inside_the_block():
+    import torch.optim.optimizer as optim_module
+
+    before = optim_module._get_foreach_kernels_supported_devices()
+    with memory.as_on_cuda(torch) as patched:
+        assert patched and "meta" in optim_module._get_foreach_kernels_supported_devices()
+    assert optim_module._get_foreach_kernels_supported_devices() == before
+
+
+def test_plan_step_peak_holds_the_foreach_copy():
+    spec = [InputSpec([2, 256])]
+    auto = memory.measure(torch, _deep(), spec, "meta", None, {})
+    loop = memory.measure(torch, _deep(), spec, "meta", None, {"optimizer_impl": "for-loop"})
+    assert (auto["optimizer_impl"], loop["optimizer_impl"]) == ("foreach", "for-loop")
+    params = auto["weight_bytes"]
+    step, step_loop = (plan.per_rank(m, plan.Setup())["step_peak"] for m in (auto, loop))
+    assert step - step_loop >= params - 2 * max(p.numel() * 4 for p in _deep().parameters()) - 4096
+    text = "\n".join(plan.render_text(plan.make_plan(auto, plan.Setup(), None)))
+    assert "one training step with adamw (foreach, as PyTorch runs it on a GPU)," in text
+    assert "state and the foreach step's temporaries" in text
+
+
+def test_foreach_step_on_cpu_holds_the_copy_too():
+    """The same effect on real CPU tensors (CPU runs the foreach ops' per-tensor fallback)."""
+    model = _on("cpu", lambda: torch.nn.Sequential(*[torch.nn.Linear(256, 256) for _ in range(8)]))
+    params = _param_bytes(model.parameters())
+    _size, extra, impl = memory.optimizer_state(torch, model, "adamw")
+    assert impl == "foreach" and extra >= 0.99 * params  # (on cpu the step counters are in the state)
+    _size, extra_loop, impl_loop = memory.optimizer_state(torch, model, "adamw", "for-loop")
+    assert impl_loop == "for-loop" and extra_loop < params // 2
+
+
 def test_adafactor_state_is_factored():
     model = _on("meta", torch.nn.Linear, 300, 200)
-    size, _ = memory.optimizer_state(torch, model, "adafactor")
+    size, _, _ = memory.optimizer_state(torch, model, "adafactor")
     # rows + columns of the weight, one entry per bias element (float32)
     assert size == (200 + 300 + 200) * 4
 
@@ -220,6 +284,89 @@ def test_two_batch_sizes_and_checkpointing_measured():
     assert m["checkpointed"]["activation_bytes"] < small / 2
     assert m["checkpointed"]["backward_peak_bytes"] < m["backward_peak_bytes"][0]
     assert m["block_weight_bytes"] == _param_bytes(planned.Block(64).parameters())
+
+
+class CachingModel(torch.nn.Module):
+    """A forward that makes a cache unless told not to (as Hugging Face models do)."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(2))
+        self.seen = []
+
+    def forward(self, x, use_cache=True):
+        self.seen.append(use_cache)
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+def test_training_step_passes_use_cache_false_where_forward_takes_it():
+    model = _on("meta", CachingModel)
+    memory.measure(torch, model, [InputSpec([2, 16])], "meta", None, {})
+    assert model.seen and not any(model.seen)
+    assert memory.training_kwargs(_on("meta", planned.Stack)) == {}
+
+
+def test_meta_tensors_count_as_fake_for_transformers_only_inside_the_block(monkeypatch):
+    from types import ModuleType
+
+    from torchlint.trace.child import libraries
+
+    with libraries.meta_as_fake(torch) as told:
+        assert told is False or "transformers.utils.import_utils" in sys.modules
+    fake = ModuleType("transformers.utils.import_utils")
+    original = fake.is_fake_tensor = lambda x: False
+    monkeypatch.setitem(sys.modules, "transformers.utils.import_utils", fake)
+    with libraries.meta_as_fake(torch) as told:
+        assert told and fake.is_fake_tensor(torch.empty(2, device="meta"))
+        assert not fake.is_fake_tensor(torch.empty(2)) and not fake.is_fake_tensor(None)
+    assert fake.is_fake_tensor is original
+
+
+@pytest.mark.parametrize("attn", ["eager", "sdpa"])
+def test_hugging_face_gpt2_plans_on_meta_with_and_without_checkpointing(in_repo, attn):
+    pytest.importorskip("transformers")
+    target = f"{MODELS / 'hf_models.py'}:gpt2"
+    for extra in ((), ("--checkpointing",)):
+        code, out = _run(target, "--kwargs", json.dumps({"attn": attn}), "--input-shape", "2,128",
+                         "--dtype", "int64", "--optimizer", "adamw", "--format", "json", *extra)
+        assert code == 0, out
+        doc = json.loads(out)
+        assert doc["status"] == "ok", doc.get("failure")
+        rank = doc["memory_plan"]["per_rank"]
+        if extra:
+            checkpointed = rank
+        else:
+            plain, advised = rank, doc["memory_plan"]["measured"]["checkpointed"]
+    assert checkpointed["activations"] == advised["activation_bytes"] < plain["activations"] / 4
+    assert checkpointed["backward_peak"] < plain["backward_peak"]
+
+
+def test_hugging_face_gpt2_saved_activations_on_meta_match_cpu():
+    """Eager attention: what meta counts is what CPU saves. (With SDPA, CPU runs the math
+    kernel for transformers' mask, a GPU the fused one the plan counts: less than eager.)"""
+    pytest.importorskip("transformers")
+    import hf_models
+
+    m = memory.measure(torch, _on("meta", hf_models.gpt2), [InputSpec([2, 128], "int64")], "meta", 1000, {})
+    sdpa = memory.measure(torch, _on("meta", hf_models.gpt2, "sdpa"), [InputSpec([2, 128], "int64")], "meta",
+                          1000, {})
+    assert sdpa["activation_bytes"][0] < m["activation_bytes"][0] - 2 * 4 * 128 * 128 * 4  # no (b, h, t, t) kept
+    cpu = _on("cpu", hf_models.gpt2)
+    ids = torch.randint(0, 1000, (2, 128))
+    params = {p.untyped_storage().data_ptr() for p in cpu.parameters()}
+    held: dict[int, int] = {}
+
+    def pack(t):
+        if t.untyped_storage().data_ptr() not in params:
+            held[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        cpu(ids, use_cache=False).logits.float().sum().backward()
+    expected = sum(held.values())
+    assert abs(m["activation_bytes"][0] - expected) <= 0.10 * expected, (m["activation_bytes"], expected)
 
 
 def test_backward_from_outputs_sums_the_outputs():
@@ -298,7 +445,7 @@ LLAMA = ("benchmarks/trace_7b.py:llama_7b", "--kwargs", '{"layers": 2, "dim": 25
 def test_plan_says_what_does_not_fit_and_what_would(in_repo):
     code, out = _run(*LLAMA, "--optimizer", "adamw", "--precision", "bf16-mixed", "--gpu-memory", "64MiB")
     assert code == 0, out
-    assert "Memory plan: one training step with adamw, bf16-mixed" in out
+    assert "Memory plan: one training step with adamw (foreach, as PyTorch runs it on a GPU), bf16-mixed" in out
     assert "Does not fit on a GPU with 64.0 MiB: " in out
     assert re.search(r"ZeRO-3 / FSDP on (\d+) GPUs \(--sharding zero3 --world-size \1\): "
                      r"[\d.]+ MiB per GPU, fits\n", out)

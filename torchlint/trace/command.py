@@ -68,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             help="configuration file to read [tool.torchlint.trace] from")
 
 
-PLAN_FLAGS = ("optimizer", "precision", "gpu", "gpu_memory", "world_size", "sharding", "checkpointing")
+PLAN_FLAGS = ("optimizer", "optimizer_impl", "precision", "gpu", "gpu_memory", "world_size", "sharding",
+              "checkpointing")
 
 
 def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
@@ -77,6 +78,10 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("memory plan (any of these runs a training step)")
     group.add_argument("--optimizer", choices=tuple(plan.OPTIMIZERS), default=None,
                        help="the optimizer whose state is measured (default: adamw)")
+    group.add_argument("--optimizer-impl", choices=plan.OPTIMIZER_IMPLS, default=None, dest="optimizer_impl",
+                       help="how its step runs: auto (default: as PyTorch picks it on a GPU, foreach "
+                            "where the optimizer has it), or as the training code asks (foreach=True, "
+                            "foreach=False: for-loop, fused=True)")
     group.add_argument("--precision", type=_precision, default=None, metavar="PRECISION",
                        help="fp32 (default), bf16 (pure), fp16-amp or bf16-mixed (fp32 weights, "
                             "autocast, as Lightning's), bf16-master (bf16 weights, fp32 master "
@@ -129,7 +134,8 @@ def plan_options(args: argparse.Namespace) -> tuple[dict[str, Any], plan.Setup, 
     if not 1 <= world <= plan.MAX_WORLD:
         raise UsageError(f"--world-size must be between 1 and {plan.MAX_WORLD}, got {world}")
     sharding = args.sharding or ("ddp" if world > 1 else "none")
-    options = {"optimizer": args.optimizer or "adamw", "precision": args.precision or "fp32",
+    options = {"optimizer": args.optimizer or "adamw", "optimizer_impl": args.optimizer_impl or "auto",
+               "precision": args.precision or "fp32",
                "checkpointing": bool(args.checkpointing)}
     return options, plan.Setup(sharding, world), target
 

@@ -31,6 +31,10 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "adagrad": ("Adagrad", {}), "rmsprop": ("RMSprop", {}), "adamax": ("Adamax", {}),
     "nadam": ("NAdam", {}), "radam": ("RAdam", {}), "adadelta": ("Adadelta", {}),
 }
+# How the optimizer's step runs: "auto" as PyTorch picks it for CUDA tensors (foreach where the
+# optimizer has it, never fused by default); the others as the training code asks with
+# ``foreach=True``/``foreach=False``/``fused=True``.
+OPTIMIZER_IMPLS = ("auto", "foreach", "for-loop", "fused")
 PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-mixed", "bf16-master")
 # Lightning's names for the same setups (``Trainer(precision=...)``): "bf16-mixed" means there
 # what it means here, fp32 weights with bf16 autocast; bf16 weights with an fp32 master copy
@@ -213,7 +217,7 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     n, sharding = plan["world_size"], plan["sharding"]
     batches = m.get("batches") or []
     where = f"{n} ranks, {sharding}" if n > 1 else "one GPU, no sharding"
-    out = [f"Memory plan: one training step with {m['optimizer']}, {_PRECISION_TEXT[m['precision']]}, "
+    out = [f"Memory plan: one training step with {m['optimizer']}{_impl_text(m)}, {_PRECISION_TEXT[m['precision']]}, "
            f"batch size {batches[0] if batches else '?'}{', activation checkpointing' if m['checkpointing'] else ''} "
            f"({where}; per GPU)"]
     rows = [("weights", rank["weights"], "")]
@@ -229,7 +233,8 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     rows += [("activations", rank["activations"],
               "saved for backward" + (f", {human_bytes(per_sample)} per sample" if per_sample else "")),
              ("backward peak", rank["backward_peak"], "weights and state, and the most that forward and backward held at once"),
-             ("optimizer step", rank["step_peak"], "weights, gradients, state and the step's temporaries"),
+             ("optimizer step", rank["step_peak"], f"weights, gradients, state and the {m.get('optimizer_impl', 'for-loop')} "
+                                                   "step's temporaries"),
              ("peak", rank["peak"], "")]
     width = max(len(r[0]) for r in rows)
     for label, value, note in rows:
@@ -263,6 +268,15 @@ def render_text(plan: dict[str, Any]) -> list[str]:
             note = f"; {a['note']}" if a["note"] else ""
             out.append(f"  - {a['change']}{flags}: {human_bytes(a['peak_bytes'])} per GPU, {verdict}{note}")
     return out
+
+
+def _impl_text(m: dict[str, Any]) -> str:
+    impl = m.get("optimizer_impl")
+    if not impl:
+        return ""
+    if m.get("optimizer_impl_asked", "auto") == "auto":
+        return f" ({impl}, as PyTorch runs it on a GPU)"
+    return f" ({impl})"
 
 
 def _per_sample(points: list[int], batches: list[int]) -> float:

@@ -41,6 +41,7 @@ from typing import Any, Callable, Iterator
 from torchlint import shapes
 from torchlint.trace.child.failure import JobError
 from torchlint.trace.child.inputs import make_inputs
+from torchlint.trace.child.libraries import meta_as_fake
 from torchlint.trace.child.step import LossError, backward_from_outputs
 from torchlint.trace.plan import OPTIMIZERS
 
@@ -56,6 +57,7 @@ class StorageSet:
         self.live = 0
         self.peak = 0
         self.total = 0  # everything ever added
+        self.ops: set[str] = set()  # the ops run, where tracking_live was asked for them
         self._refs: dict[int, Any] = {}
 
     def add(self, tensor: Any) -> None:
@@ -86,9 +88,9 @@ class StorageSet:
 
 
 @contextlib.contextmanager
-def tracking_live(torch: Any) -> Iterator[StorageSet]:
+def tracking_live(torch: Any, ops: bool = False) -> Iterator[StorageSet]:
     """Every tensor an op creates inside the block (not the storage of one it was given),
-    alive until its storage is freed."""
+    alive until its storage is freed; with ``ops`` the names of the ops run (``live.ops``)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     live = StorageSet()
@@ -97,6 +99,8 @@ def tracking_live(torch: Any) -> Iterator[StorageSet]:
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
+            if ops:
+                live.ops.add(func.__name__)
             # an in-place op or a view returns storage that was there before
             given = {id(t.untyped_storage()) for t in _tensors(torch, [*args, *kwargs.values()])}
             for t in _tensors(torch, out):
@@ -190,7 +194,8 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
             "fp16-amp": torch.float16}.get(precision)
     if precision == "bf16":
         model.to(torch.bfloat16)
-    optimizer_bytes, step_extra = optimizer_state(torch, model, options.get("optimizer", "adamw"))
+    optimizer_bytes, step_extra, impl = optimizer_state(torch, model, options.get("optimizer", "adamw"),
+                                                        options.get("optimizer_impl", "auto"))
     # the weights the optimizer steps: fp32, except in pure bf16
     stepped_weights, stepped_trainable = storage_bytes(model.parameters()), storage_bytes(trainable)
     master = stepped_trainable if precision == "bf16-master" else 0
@@ -209,6 +214,7 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
                      blocks if checkpointing else []) for size in sizes]
     out = {
         "precision": precision, "optimizer": options.get("optimizer", "adamw"),
+        "optimizer_impl": impl, "optimizer_impl_asked": options.get("optimizer_impl", "auto"),
         "checkpointing": checkpointing, "weight_bytes": weights, "master_bytes": master,
         "grad_bytes": grads, "optimizer_bytes": optimizer_bytes, "step_extra_bytes": step_extra,
         "buffer_bytes": storage_bytes(model.buffers()),
@@ -231,8 +237,55 @@ def with_batch(specs: list[shapes.InputSpec], batch: int | None, size: int | Non
                              s.dtype) for s in specs]
 
 
-def optimizer_state(torch: Any, model: Any, name: str) -> tuple[int, int]:
-    """(bytes of the optimizer's state after one step, the step's temporaries beyond it)."""
+@contextlib.contextmanager
+def as_on_cuda(torch: Any) -> Iterator[bool]:
+    """Inside the block ``torch.optim`` takes meta (and cpu) tensors for CUDA ones when it picks its
+    implementation: an optimizer left to choose (``foreach=None, fused=None``) runs the one it
+    runs on a GPU (``_default_to_fused_or_foreach``: foreach for Adam, AdamW, SGD, RMSprop and
+    the others that have it; never fused by default; the for-loop for Adafactor), and
+    ``fused=True`` is accepted (the fused kernels have meta implementations).  Yields False
+    where this torch lacks the private functions patched (its own choice on meta then stands)."""
+    try:
+        import torch.optim.optimizer as optim_module
+    except ImportError:  # pragma: no cover - every torch with torch.optim has it
+        yield False
+        return
+    names = ("_get_foreach_kernels_supported_devices", "_get_fused_kernels_supported_devices")
+    saved = {n: getattr(optim_module, n) for n in names if callable(getattr(optim_module, n, None))}
+
+    def with_meta(original: Callable[[], Any]) -> Callable[[], list[str]]:
+        return lambda: [*original(), "meta", "cpu"]
+
+    for name, original in saved.items():
+        setattr(optim_module, name, with_meta(original))
+    try:
+        yield len(saved) == len(names)
+    finally:
+        for name, original in saved.items():
+            setattr(optim_module, name, original)
+
+
+def _implementation_kwargs(cls: Any, impl: str) -> dict[str, Any]:
+    """The constructor keywords that ask ``cls`` for ``impl`` (none for "auto", or where the
+    class has no such keyword)."""
+    import inspect
+
+    try:
+        accepted = inspect.signature(cls).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return {}
+    wanted = {"foreach": {"foreach": True}, "for-loop": {"foreach": False},
+              "fused": {"fused": True}}.get(impl, {})
+    return {k: v for k, v in wanted.items() if k in accepted}
+
+
+def optimizer_state(torch: Any, model: Any, name: str, impl: str = "auto") -> tuple[int, int, str]:
+    """(bytes of the optimizer's state after one step, the step's temporaries beyond it, the
+    implementation that ran: "foreach", "fused" or "for-loop").  ``impl`` "auto" runs what
+    PyTorch picks for CUDA tensors (:func:`as_on_cuda`); "foreach", "for-loop" and "fused"
+    what the training code asks with ``foreach=``/``fused=``.  The foreach step holds one
+    more copy of the state's size (``torch._foreach_sqrt`` of every ``exp_avg_sq`` at once,
+    for Adam), the for-loop one parameter's temporaries at a time, the fused kernel none."""
     cls_name, kwargs = OPTIMIZERS[name]
     cls = getattr(torch.optim, cls_name, None)
     if cls is None:
@@ -240,25 +293,63 @@ def optimizer_state(torch: Any, model: Any, name: str) -> tuple[int, int]:
     params = [p for p in model.parameters() if p.requires_grad]
     for p in params:
         p.grad = torch.zeros_like(p)
-    optimizer = cls(params, **kwargs)
+    asked = _implementation_kwargs(cls, impl)
     try:
-        with tracking_live(torch) as live:
-            try:
-                optimizer.step()
-            except RuntimeError:
-                if len(optimizer.state) < len(params):  # failed before making its state
-                    raise
-        device = params[0].device
-        state = [t for s in optimizer.state.values() for t in s.values()
-                 if isinstance(t, torch.Tensor) and t.device == device]
-        size = storage_bytes(state)
-        return size, max(0, live.peak - size)
+        try:
+            size, extra, ops = _step_once(torch, cls, params, {**kwargs, **asked})
+        except RuntimeError:
+            if "fused" not in asked:
+                raise
+            # a fused kernel without a meta implementation (SGD's, Adagrad's): its state is the
+            # for-loop's, and the kernel updates every tensor in place (no temporaries)
+            size, _extra, ops = _step_once(torch, cls, params, {**kwargs, "foreach": False})
+            return size, 0, "fused"
+        if "fused" in asked:
+            return size, extra, "fused"
+        if "foreach" in asked:
+            return size, extra, "foreach" if asked["foreach"] else "for-loop"
+        return size, extra, "foreach" if any(op.startswith("_foreach_") for op in ops) else "for-loop"
     except RuntimeError as exc:
         raise JobError("optimizer-failed", f"torch.optim.{cls_name} could not step on "
                        f"{params[0].device.type}: {exc}") from None
     finally:
         for p in params:
             p.grad = None
+
+
+def _step_once(torch: Any, cls: Any, params: list[Any], kwargs: dict[str, Any]) -> tuple[int, int, set[str]]:
+    """Build the optimizer (as it is built for CUDA tensors) and step it once: (its state's
+    bytes, the step's temporaries beyond them, the ops the step ran)."""
+    with as_on_cuda(torch):
+        try:
+            optimizer = cls(params, **kwargs)
+        except ValueError as exc:
+            raise JobError("bad-optimizer", f"torch.optim.{cls.__name__}({kwargs}): {exc}") from None
+        with tracking_live(torch, ops=True) as live:
+            try:
+                optimizer.step()
+            except RuntimeError:
+                if len(optimizer.state) < len(params) or any(
+                        op.startswith("_fused_") for op in live.ops) or kwargs.get("fused"):
+                    raise  # failed before making its state, or a fused kernel failed
+    device = params[0].device
+    state = [t for s in optimizer.state.values() for t in s.values()
+             if isinstance(t, torch.Tensor) and t.device == device]
+    size = storage_bytes(state)
+    return size, max(0, live.peak - size), live.ops
+
+
+def training_kwargs(model: Any) -> dict[str, Any]:
+    """The keywords a training step passes where ``forward`` takes them: ``use_cache=False``
+    (Hugging Face models make a KV cache by default, which training never reads, and which a
+    checkpointed block's recomputation would append to a second time)."""
+    import inspect
+
+    try:
+        accepted = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {"use_cache": False} if "use_cache" in accepted else {}
 
 
 def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
@@ -283,11 +374,11 @@ def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     was_training = model.training
     model.train()
     try:
-        with ctx, attention(), tracking_live(torch) as live, \
+        with ctx, attention(), meta_as_fake(torch), tracking_live(torch) as live, \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
                 checkpointed(torch, checkpoint_blocks, saved, persistent, attention):
             inputs = make_inputs(torch, specs, device, high)
-            outputs = model(*inputs)
+            outputs = model(*inputs, **training_kwargs(model))
             del inputs
             if backward_from_outputs(outputs, "sum") is None:
                 raise LossError("no output of the model depends on a trainable parameter: there is "

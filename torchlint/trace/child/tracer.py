@@ -12,6 +12,7 @@ from torchlint.trace.child.devices import DeviceWatch, flat_tensors
 from torchlint.trace.child.failure import exception_failure
 from torchlint.trace.child.gradients import BackwardOrder, Cuts, StepLoss, take_step
 from torchlint.trace.child.inputs import make_inputs
+from torchlint.trace.child.libraries import meta_as_fake
 from torchlint.trace.child.values import describe, source_file, tensors_in
 from torchlint.trace.records import CallRow, Instance, NonFinite, Traced, UnusedModule
 
@@ -45,7 +46,7 @@ def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: st
             try:
                 if step:
                     model.zero_grad(set_to_none=True)
-                with (torch.enable_grad() if step else torch.no_grad()), tracer.op_mode():
+                with (torch.enable_grad() if step else torch.no_grad()), tracer.op_mode(), meta_as_fake(torch):
                     output = model(*inputs)
                 if mode_index == 0:
                     tracer.final_output = describe(torch, output)
