@@ -376,6 +376,46 @@ def test_backward_from_outputs_sums_the_outputs():
     assert backward_from_outputs(torch.ones(2), "sum") is None  # nothing to differentiate: no backward
 
 
+# ------------------------------------------------------------------ the caching allocator
+
+def test_allocator_rounds_and_picks_segments_as_pytorch_does():
+    from torchlint.trace import allocator as A
+
+    assert A.round_size(1) == 512 and A.round_size(513) == 1024 and A.round_size(4096) == 4096
+    assert A.segment_size(1 << 20) == 2 << 20  # small pool: 2 MiB segments
+    assert A.segment_size((1 << 20) + 512) == 20 << 20  # under 10 MiB: a 20 MiB segment
+    assert A.segment_size((10 << 20) + 1) == 12 << 20  # larger: rounded up to 2 MiB
+    a = A.replay([("a", 100), ("b", 3 << 20), ("c", 12 << 20)])
+    assert (a.allocated, a.reserved) == (512 + (3 << 20) + (12 << 20), (2 << 20) + (20 << 20))
+    # "b" and "c" share the 20 MiB segment (split, best fit); freed, they merge back into one block
+    A.replay([("b", None), ("c", None)], a)
+    assert a.allocated == 512 and a._pools[False] == [(20 << 20, 1, 0)]
+    A.replay([("d", 18 << 20)], a)  # the merged block holds it: nothing new reserved
+    assert a.reserved == (22 << 20) and a.peak_reserved == (22 << 20)
+
+
+def test_allocator_replay_over_the_step_matches_the_plan_and_reserves_more():
+    for device in ("meta", "cpu"):
+        m = memory.measure(torch, _on(device, planned.Stack, 256, 4), [InputSpec([32, 128, 256])], device, None,
+                           {"optimizer": "adamw"})
+        rank = plan.per_rank(m, plan.Setup())
+        sim = m["allocator"]
+        assert abs(sim["allocated_peak_bytes"] - rank["peak"]) <= 0.01 * rank["peak"], (device, sim, rank)
+        assert rank["reserved_peak"] >= rank["peak"] and sim["reserved_peak_bytes"] >= sim["allocated_peak_bytes"]
+
+
+def test_peak_phase_is_reported():
+    # activations dominate: the backward; a wide layer on a tiny input: the foreach optimizer step
+    big = memory.measure(torch, _on("meta", planned.Stack, 256, 4), [InputSpec([64, 128, 256])], "meta", None, {})
+    assert plan.per_rank(big, plan.Setup())["peak_phase"] == "backward"
+    wide = memory.measure(torch, _on("meta", torch.nn.Linear, 2048, 2048), [InputSpec([1, 2048])], "meta", None, {})
+    rank = plan.per_rank(wide, plan.Setup())
+    assert rank["peak_phase"] == "optimizer step" and rank["step_peak"] > rank["backward_peak"]
+    text = "\n".join(plan.render_text(plan.make_plan(wide, plan.Setup(), plan.Target("t", 80 * GIB))))
+    assert "in the optimizer step" in text and "reserved peak:" in text and "with CUDA context:" in text
+    assert plan.ERROR_BAND in text and "Fits on t (80.0 GiB): " in text and "with the allocator's reserve and the CUDA context" in text
+
+
 # ------------------------------------------------------------------ the arithmetic
 
 GIB = 1 << 30

@@ -44,6 +44,19 @@ PRECISION_ALIASES = {"32": "fp32", "32-true": "fp32", "bf16-true": "bf16", "16-m
 # The precisions that keep fp32 weights, gradients and optimizer state and run the forward
 # and backward under autocast.
 AUTOCAST = ("fp16-amp", "bf16-mixed")
+# The CUDA context: what the driver, the kernels and cuBLAS/cuDNN hold on the GPU before the
+# first tensor, outside torch.cuda.memory_reserved().  The one public measurement found:
+# 141,426,688 bytes on a Tesla T4, torch 2.11.0+cu128 (CUDA 12.8), after initialisation, a first
+# cuBLAS matmul and a first cuDNN convolution (mem_get_info() less memory_reserved()), in
+# highwaterlabs/torch-preflight tests/calibration/measured_cuda.json.  It differs by GPU, driver
+# and CUDA version: a figure to leave room for, not a bound.
+CUDA_CONTEXT_BYTES = 141_426_688
+CUDA_CONTEXT_SOURCE = "a Tesla T4's, torch 2.11 + CUDA 12.8 (torch-preflight's measured_cuda.json)"
+# How far the plan's allocated peak was from torch.cuda.max_memory_allocated() where it was
+# checked (benchmarks/memory_plan_cuda.py on an H200, benchmarks/memory_measured.py against
+# public T4 runs); see the README's memory-plan section.
+ERROR_BAND = ("checked against real GPUs: within 15% for fp32 and bf16 steps "
+              "(benchmarks/memory_plan_cuda.py); autocast steps see benchmarks/memory_measured.py")
 SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
 MAX_WORLD = 4096
 
@@ -101,11 +114,16 @@ def per_rank(m: dict[str, Any], setup: Setup) -> dict[str, int]:
     held = weights + master + optimizer + m["buffer_bytes"] + buckets
     backward_peak = held + backward - (m["grad_bytes"] - grads)
     step_peak = held + grads + extra
-    return {k: int(math.ceil(v)) for k, v in {
+    peak = max(backward_peak, step_peak)
+    out: dict[str, Any] = {k: int(math.ceil(v)) for k, v in {
         "weights": weights, "master": master, "gradients": grads, "optimizer": optimizer,
         "buffers": m["buffer_bytes"], "ddp_buckets": buckets, "activations": activations,
-        "backward_peak": backward_peak, "step_peak": step_peak,
-        "peak": max(backward_peak, step_peak)}.items()}
+        "backward_peak": backward_peak, "step_peak": step_peak, "peak": peak}.items()}
+    out["peak_phase"] = "optimizer step" if step_peak > backward_peak else m.get("fwd_bwd_peak_phase", "backward")
+    alloc = m.get("allocator")
+    if alloc:  # the caching allocator's segments beyond what is allocated, replayed at the measured batch
+        out["reserved_peak"] = out["peak"] + max(0, alloc["reserved_peak_bytes"] - alloc["allocated_peak_bytes"])
+    return out
 
 
 def largest_batch(m: dict[str, Any], setup: Setup, capacity: int) -> int | None:
@@ -235,21 +253,31 @@ def render_text(plan: dict[str, Any]) -> list[str]:
              ("backward peak", rank["backward_peak"], "weights and state, and the most that forward and backward held at once"),
              ("optimizer step", rank["step_peak"], f"weights, gradients, state and the {m.get('optimizer_impl', 'for-loop')} "
                                                    "step's temporaries"),
-             ("peak", rank["peak"], "")]
+             ("peak", rank["peak"], f"allocated (torch.cuda.max_memory_allocated), in the {rank['peak_phase']}")]
+    if "reserved_peak" in rank:
+        rows += [("reserved peak", rank["reserved_peak"], "the caching allocator's segments "
+                  "(torch.cuda.max_memory_reserved), replayed with PyTorch's block sizes"),
+                 ("with CUDA context", rank["reserved_peak"] + CUDA_CONTEXT_BYTES,
+                  f"the context taken as {human_bytes(CUDA_CONTEXT_BYTES)}, {CUDA_CONTEXT_SOURCE}")]
     width = max(len(r[0]) for r in rows)
     for label, value, note in rows:
         out.append(f"  {label + ':':<{width + 1}} {human_bytes(value):>10}" + (f"  ({note})" if note else ""))
     if m["checkpointing"] and not m["blocks"]:
         out.append("  (--checkpointing: the model has no repeated blocks (a ModuleList or Sequential of "
                    "one class), so nothing was checkpointed)")
+    out.append(f"  ({ERROR_BAND})")
     if "fits" not in plan:
         out.append("  (pass --gpu NAME or --gpu-memory SIZE for a verdict)")
         return out
     cap = plan["gpu_bytes"]
     gpu = plan["gpu"] if "iB" in plan["gpu"] else f"{plan['gpu']} ({human_bytes(cap)})"  # the label names its size
-    if plan["fits"]:
-        out.append(f"Fits on {gpu}: {human_bytes(plan['margin_bytes'])} to spare "
-                   "(the CUDA context and allocator fragmentation take some of it)")
+    card = rank.get("reserved_peak", rank["peak"]) + CUDA_CONTEXT_BYTES
+    if plan["fits"] and card > cap:
+        out.append(f"Fits on {gpu} by the allocated peak ({human_bytes(plan['margin_bytes'])} to spare), "
+                   f"but not with the allocator's reserve and the CUDA context ({human_bytes(card)}): tight")
+    elif plan["fits"]:
+        out.append(f"Fits on {gpu}: {human_bytes(plan['margin_bytes'])} to spare by the allocated peak, "
+                   f"{human_bytes(cap - card)} with the allocator's reserve and the CUDA context")
     else:
         out.append(f"Does not fit on {gpu}: {human_bytes(rank['peak'])} needed, "
                    f"{human_bytes(-plan['margin_bytes'])} short")

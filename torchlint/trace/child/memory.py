@@ -52,8 +52,10 @@ FLOAT_INPUTS = ("float32", "float64")
 class StorageSet:
     """Storages counted once each, forgotten when freed; ``live`` bytes and their ``peak``."""
 
-    def __init__(self, on_free: bool = True):
+    def __init__(self, on_free: bool = True, events: list[tuple[int, int | None]] | None = None):
         self.on_free = on_free
+        self.events = events  # (serial, bytes) for each storage added, (serial, None) when it is freed
+        self._serial = 0
         self.live = 0
         self.peak = 0
         self.total = 0  # everything ever added
@@ -70,16 +72,21 @@ class StorageSet:
         if ref is not None and ref() is storage:
             return
         size = int(storage.nbytes())
-        self._refs[key] = weakref.ref(storage, self._freed(key, size))
+        self._serial += 1
+        if self.events is not None:
+            self.events.append((self._serial, size))
+        self._refs[key] = weakref.ref(storage, self._freed(key, size, self._serial))
         self.total += size
         self.live += size
         self.peak = max(self.peak, self.live)
 
-    def _freed(self, key: int, size: int) -> Callable[[Any], None]:
+    def _freed(self, key: int, size: int, serial: int) -> Callable[[Any], None]:
         def freed(_ref: Any) -> None:
             if self.on_free and self._refs.get(key) is _ref:
                 del self._refs[key]
                 self.live -= size
+                if self.events is not None:
+                    self.events.append((serial, None))
         return freed
 
     def __contains__(self, tensor: Any) -> bool:
@@ -88,12 +95,13 @@ class StorageSet:
 
 
 @contextlib.contextmanager
-def tracking_live(torch: Any, ops: bool = False) -> Iterator[StorageSet]:
+def tracking_live(torch: Any, ops: bool = False,
+                  events: list[tuple[int, int | None]] | None = None) -> Iterator[StorageSet]:
     """Every tensor an op creates inside the block (not the storage of one it was given),
     alive until its storage is freed; with ``ops`` the names of the ops run (``live.ops``)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    live = StorageSet()
+    live = StorageSet(events=events)
 
     class Live(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
@@ -194,10 +202,14 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
             "fp16-amp": torch.float16}.get(precision)
     if precision == "bf16":
         model.to(torch.bfloat16)
+    step_events: list[tuple[int, int | None]] = []
     optimizer_bytes, step_extra, impl = optimizer_state(torch, model, options.get("optimizer", "adamw"),
-                                                        options.get("optimizer_impl", "auto"))
+                                                        options.get("optimizer_impl", "auto"), step_events)
     # the weights the optimizer steps: fp32, except in pure bf16
     stepped_weights, stepped_trainable = storage_bytes(model.parameters()), storage_bytes(trainable)
+    held = _storage_sizes([*model.parameters(), *model.buffers()])  # on the GPU all along
+    if precision == "bf16-master":
+        held = _storage_sizes([*model.parameters(), *model.buffers()], half=True) + _storage_sizes(trainable)
     master = stepped_trainable if precision == "bf16-master" else 0
     if half is not None:
         model.to(half)
@@ -210,8 +222,10 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     blocks = repeated_blocks(model)
     batch = specs[0].shape[0] if specs and specs[0].shape else None
     sizes = [batch, 2 * batch] if batch else [None]
+    record: dict[str, Any] = {}
     runs = [one_step(torch, model, with_batch(specs, batch, size), device, high,
-                     blocks if checkpointing else []) for size in sizes]
+                     blocks if checkpointing else [], record if i == 0 else None) for i, size in enumerate(sizes)]
+    simulated = simulate_allocator(held, record["events"], record["split"], step_events)
     out = {
         "precision": precision, "optimizer": options.get("optimizer", "adamw"),
         "optimizer_impl": impl, "optimizer_impl_asked": options.get("optimizer_impl", "auto"),
@@ -222,11 +236,49 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
         "activation_bytes": [r[0] for r in runs], "backward_peak_bytes": [r[1] + grads_fix for r in runs],
         "blocks": len(blocks),
         "block_weight_bytes": max((storage_bytes(b.parameters()) for b in blocks), default=0),
+        # at the first batch size: where forward and backward peaked, and the caching allocator
+        # replayed over the step (torchlint.trace.allocator)
+        "fwd_bwd_peak_phase": "forward" if record["forward_peak"] >= runs[0][1] else "backward",
+        "allocator": simulated,
     }
     if blocks and not checkpointing:
         saved, peak = one_step(torch, model, specs, device, high, blocks)
         out["checkpointed"] = {"activation_bytes": saved, "backward_peak_bytes": peak + grads_fix}
     return out
+
+
+def _storage_sizes(tensors: Any, half: bool = False) -> list[int]:
+    """Each distinct storage's bytes (halved with ``half``: the bf16 copy of fp32 weights)."""
+    seen = StorageSet(on_free=False, events=[])
+    for t in tensors:
+        seen.add(t)
+    return [size // 2 if half else size for _serial, size in seen.events or [] if size is not None]
+
+
+def simulate_allocator(held: list[int], step: list[tuple[int, int | None]], split: int,
+                       optimizer: list[tuple[int, int | None]]) -> dict[str, int]:
+    """PyTorch's caching allocator (:mod:`torchlint.trace.allocator`) over two training steps:
+    ``held`` (weights, buffers, master weights) and the optimizer's state allocated first,
+    then each step's forward and backward (``step[:split]``), the optimizer step's
+    temporaries and the frees that end the step (the gradients).  Its peaks: allocated (each
+    block rounded as the allocator rounds it) and reserved."""
+    from torchlint.trace import allocator
+
+    freed = {serial for serial, size in optimizer if size is None}
+    state = [size for serial, size in optimizer if size is not None and serial not in freed]
+    temporaries = [e for e in optimizer if e[0] in freed]
+    alloc = allocator.Allocator()
+    for i, size in enumerate([*held, *state]):
+        alloc.malloc(("held", i), size)
+    for repeat in range(2):
+        for part, events in (("step", step[:split]), ("optimizer", temporaries), ("step", step[split:])):
+            for serial, size in events:
+                key = (repeat, part, serial)
+                if size is None:
+                    alloc.free(key)
+                else:
+                    alloc.malloc(key, size)
+    return {"allocated_peak_bytes": alloc.peak_allocated, "reserved_peak_bytes": alloc.peak_reserved}
 
 
 def with_batch(specs: list[shapes.InputSpec], batch: int | None, size: int | None) -> list[shapes.InputSpec]:
@@ -279,7 +331,8 @@ def _implementation_kwargs(cls: Any, impl: str) -> dict[str, Any]:
     return {k: v for k, v in wanted.items() if k in accepted}
 
 
-def optimizer_state(torch: Any, model: Any, name: str, impl: str = "auto") -> tuple[int, int, str]:
+def optimizer_state(torch: Any, model: Any, name: str, impl: str = "auto",
+                    events: list[tuple[int, int | None]] | None = None) -> tuple[int, int, str]:
     """(bytes of the optimizer's state after one step, the step's temporaries beyond it, the
     implementation that ran: "foreach", "fused" or "for-loop").  ``impl`` "auto" runs what
     PyTorch picks for CUDA tensors (:func:`as_on_cuda`); "foreach", "for-loop" and "fused"
@@ -296,13 +349,18 @@ def optimizer_state(torch: Any, model: Any, name: str, impl: str = "auto") -> tu
     asked = _implementation_kwargs(cls, impl)
     try:
         try:
-            size, extra, ops = _step_once(torch, cls, params, {**kwargs, **asked})
+            size, extra, ops = _step_once(torch, cls, params, {**kwargs, **asked}, events)
         except RuntimeError:
             if "fused" not in asked:
                 raise
             # a fused kernel without a meta implementation (SGD's, Adagrad's): its state is the
             # for-loop's, and the kernel updates every tensor in place (no temporaries)
-            size, _extra, ops = _step_once(torch, cls, params, {**kwargs, "foreach": False})
+            if events is not None:
+                events.clear()
+            size, _extra, ops = _step_once(torch, cls, params, {**kwargs, "foreach": False}, events)
+            if events is not None:  # the fused kernel's step: the state, no temporaries
+                freed = {serial for serial, size in events if size is None}
+                events[:] = [e for e in events if e[0] not in freed]
             return size, 0, "fused"
         if "fused" in asked:
             return size, extra, "fused"
@@ -317,7 +375,8 @@ def optimizer_state(torch: Any, model: Any, name: str, impl: str = "auto") -> tu
             p.grad = None
 
 
-def _step_once(torch: Any, cls: Any, params: list[Any], kwargs: dict[str, Any]) -> tuple[int, int, set[str]]:
+def _step_once(torch: Any, cls: Any, params: list[Any], kwargs: dict[str, Any],
+               events: list[tuple[int, int | None]] | None = None) -> tuple[int, int, set[str]]:
     """Build the optimizer (as it is built for CUDA tensors) and step it once: (its state's
     bytes, the step's temporaries beyond them, the ops the step ran)."""
     with as_on_cuda(torch):
@@ -325,13 +384,16 @@ def _step_once(torch: Any, cls: Any, params: list[Any], kwargs: dict[str, Any]) 
             optimizer = cls(params, **kwargs)
         except ValueError as exc:
             raise JobError("bad-optimizer", f"torch.optim.{cls.__name__}({kwargs}): {exc}") from None
-        with tracking_live(torch, ops=True) as live:
+        inner: list[tuple[int, int | None]] = []  # the state's frees, when the optimizer goes, stay out
+        with tracking_live(torch, ops=True, events=inner) as live:
             try:
                 optimizer.step()
             except RuntimeError:
                 if len(optimizer.state) < len(params) or any(
                         op.startswith("_fused_") for op in live.ops) or kwargs.get("fused"):
                     raise  # failed before making its state, or a fused kernel failed
+        if events is not None:
+            events.extend(inner)
     device = params[0].device
     state = [t for s in optimizer.state.values() for t in s.values()
              if isinstance(t, torch.Tensor) and t.device == device]
@@ -353,9 +415,13 @@ def training_kwargs(model: Any) -> dict[str, Any]:
 
 
 def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
-             high: int | None, checkpoint_blocks: list[Any]) -> tuple[int, int]:
+             high: int | None, checkpoint_blocks: list[Any], record: dict[str, Any] | None = None) -> tuple[int, int]:
     """Forward and backward once: (bytes saved for backward, peak bytes alive), parameters
-    and buffers not counted in either."""
+    and buffers not counted in either.  With ``record``, also its ``forward_peak`` (the most
+    alive before backward), ``events`` (every allocation and free, in order, as
+    :class:`StorageSet` records them) and ``split`` (how many of them came before the step
+    ended: the rest are frees when the gradients and outputs are dropped)."""
+    events: list[tuple[int, int | None]] | None = [] if record is not None else None
     persistent = StorageSet(on_free=False)
     for t in (*model.parameters(), *model.buffers()):
         persistent.add(t)
@@ -374,16 +440,19 @@ def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     was_training = model.training
     model.train()
     try:
-        with ctx, attention(), meta_as_fake(torch), tracking_live(torch) as live, \
+        with ctx, attention(), meta_as_fake(torch), tracking_live(torch, events=events) as live, \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
                 checkpointed(torch, checkpoint_blocks, saved, persistent, attention):
             inputs = make_inputs(torch, specs, device, high)
             outputs = model(*inputs, **training_kwargs(model))
             del inputs
+            forward_peak = live.peak
             if backward_from_outputs(outputs, "sum") is None:
                 raise LossError("no output of the model depends on a trainable parameter: there is "
                                 "nothing to differentiate")
             del outputs
+        if record is not None:
+            record.update(forward_peak=forward_peak, events=events, split=len(events or []))
         return saved.total, live.peak
     finally:
         for p in model.parameters():
