@@ -53,7 +53,7 @@ CASES = [
 ]
 
 
-def build(name: str) -> Any:
+def build(name: str, attn: str = "sdpa") -> Any:
     """The measured run's training step as one module: ``forward(ids)`` returns its loss."""
     import torch
     import transformers as tf
@@ -61,7 +61,7 @@ def build(name: str) -> Any:
     class CausalLMStep(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.model = tf.GPT2LMHeadModel(tf.GPT2Config())
+            self.model = tf.GPT2LMHeadModel(tf.GPT2Config(attn_implementation=attn))
 
         def forward(self, ids: Any) -> Any:
             # use_cache=False: no cache outlives the forward either way (the run dropped the
@@ -79,11 +79,11 @@ def build(name: str) -> Any:
     if name == "gpt2":
         return CausalLMStep()
     if name == "bert-base-uncased":
-        return EncoderStep(tf.BertModel(tf.BertConfig()))
-    return EncoderStep(tf.DistilBertModel(tf.DistilBertConfig()))
+        return EncoderStep(tf.BertModel(tf.BertConfig(attn_implementation=attn)))
+    return EncoderStep(tf.DistilBertModel(tf.DistilBertConfig(attn_implementation=attn)))
 
 
-def plan_case(name: str, batch: int, seq: int) -> tuple[dict[str, Any], int, float]:
+def plan_case(name: str, batch: int, seq: int, attn: str = "sdpa") -> tuple[dict[str, Any], int, float]:
     """(the plan's per-rank figures, the model's parameter count, seconds it took)."""
     import torch
 
@@ -93,7 +93,7 @@ def plan_case(name: str, batch: int, seq: int) -> tuple[dict[str, Any], int, flo
 
     start = time.perf_counter()
     with torch.device("meta"):
-        model = build(name)
+        model = build(name, attn)
     params = sum(p.numel() for p in model.parameters())
     vocab = model.model.config.vocab_size
     measured = memory.measure(torch, model, [InputSpec([batch, seq], "int64")], "meta", vocab,
@@ -104,6 +104,9 @@ def plan_case(name: str, batch: int, seq: int) -> tuple[dict[str, Any], int, flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--attn", choices=("sdpa", "eager"), default="sdpa",
+                        help="the attention the models are built with: sdpa (transformers' default, "
+                             "a fused kernel on the GPU) or eager (the attention matrix kept)")
     opts = parser.parse_args()
     try:
         import transformers  # noqa: F401
@@ -112,7 +115,7 @@ def main() -> int:
         return 2
     rows = []
     for name, batch, seq, allocated, reserved, published in CASES:
-        doc, params, seconds = plan_case(name, batch, seq)
+        doc, params, seconds = plan_case(name, batch, seq, opts.attn)
         rank = doc["per_rank"]
         rows.append({
             "case": f"{name} {batch}x{seq}", "params": params, "params_published": published,
@@ -125,7 +128,7 @@ def main() -> int:
     if opts.json:
         print(json.dumps({"source": SOURCE, "rows": rows}, indent=1))
         return 0
-    print(f"measured: {SOURCE}")
+    print(f"measured: {SOURCE}; planned with {opts.attn} attention")
     print(f"{'case':<30} {'plan alloc':>10} {'measured':>10} {'error':>7} {'plan resv':>10} {'measured':>10} "
           f"{'error':>7}  phase")
     for r in rows:

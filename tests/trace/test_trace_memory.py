@@ -272,7 +272,66 @@ def test_precision_changes_weights_master_and_activations():
     assert (bf16_amp["weight_bytes"], bf16_amp["grad_bytes"], bf16_amp["master_bytes"]) == (w, w, 0)
     assert bf16_amp["optimizer_bytes"] == fp32["optimizer_bytes"]
     assert mixed["activation_bytes"][0] == pure["activation_bytes"][0] < fp32["activation_bytes"][0]
-    assert amp["activation_bytes"][0] == mixed["activation_bytes"][0] == bf16_amp["activation_bytes"][0]
+    # autocast (fp16-amp, bf16-mixed) keeps more than bf16 compute: the half-precision copies of
+    # the weights and the float32 inputs of LayerNorm, which autocast runs in float32
+    assert amp["activation_bytes"][0] == bf16_amp["activation_bytes"][0] > mixed["activation_bytes"][0]
+
+
+class LinearsOnly(torch.nn.Module):
+    """Linear layers only (where CPU's and CUDA's autocast agree), each applied twice."""
+
+    def __init__(self, dim=64):
+        super().__init__()
+        self.up = torch.nn.Linear(dim, 4 * dim)
+        self.down = torch.nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        for _ in range(2):
+            x = x + self.down(torch.relu(self.up(x)))
+        return x
+
+
+def test_autocast_on_meta_saves_what_cpu_autocast_saves():
+    spec = [InputSpec([8, 16, 64])]
+    m = memory.measure(torch, _on("meta", LinearsOnly), spec, "meta", None, {"precision": "bf16-mixed"})
+    model = _on("cpu", LinearsOnly)
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    held: dict[int, int] = {}
+
+    def pack(t):
+        if t.untyped_storage().data_ptr() not in params:
+            held[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = model(torch.randn(8, 16, 64))
+        out.float().sum().backward()
+    assert m["activation_bytes"][0] == sum(held.values())
+    assert m["grad_bytes"] == m["weight_bytes"] == _param_bytes(model.parameters())  # float32 all along
+    # the same on cpu tensors: autocast_like is not CPU's autocast, it is CUDA's lists on any device
+    c = memory.measure(torch, _on("cpu", LinearsOnly), spec, "cpu", None, {"precision": "bf16-mixed"})
+    assert c["activation_bytes"][0] == m["activation_bytes"][0]
+
+
+def test_autocast_like_follows_cuda_lists_and_caches_weight_casts():
+    lin = _on("meta", torch.nn.Linear, 8, 8)
+    norm = _on("meta", torch.nn.LayerNorm, 8)
+    x = torch.empty(2, 8, device="meta")
+    with memory.tracking_live(torch, ops=True) as live, memory.autocast_like(torch, torch.float16):
+        y = lin(x)
+        z = lin(y)
+        assert (y.dtype, z.dtype) == (torch.float16, torch.float16)
+        assert norm(z).dtype == torch.float32 and torch.softmax(z, -1).dtype == torch.float32
+        assert torch.nn.functional.gelu(z).dtype == torch.float16  # not listed: the input's dtype
+        assert torch.softmax(z, -1, dtype=torch.float16).dtype == torch.float16  # a dtype asked for
+    assert sum(1 for op in live.ops if op.startswith("_to_copy")) >= 1
+    # the weight is cast once for both calls (autocast's cache): one 8x8 float16 copy
+    events = []
+    with memory.tracking_live(torch, events=events), memory.autocast_like(torch, torch.float16):
+        lin(lin(x))
+    assert [size for _, size in events if size == 8 * 8 * 2] == [128]
+    assert lin.weight.dtype == torch.float32
 
 
 def test_two_batch_sizes_and_checkpointing_measured():

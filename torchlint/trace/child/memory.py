@@ -18,8 +18,10 @@ allocated).
   copy of the trainable weights and fp32 optimizer state, and computes (weights, gradients,
   activations) in bfloat16.  ``fp16-amp`` (autocast and a grad scaler) and ``bf16-mixed``
   (autocast to bfloat16, as Lightning names it) keep fp32 weights, gradients and state and
-  compute the activations in half precision; autocast does not run on meta, so the forward
-  runs with half-precision weights and the gradients' fp32 size is put back.
+  run the forward under autocast; ``torch.autocast`` does not run on meta, so
+  :func:`autocast_like` makes its casts (CUDA's op lists, the weight-cast cache) above
+  autograd: the half-precision weight copies and the float32 inputs of LayerNorm, softmax
+  and the losses are saved for backward as on a GPU.
 * **Attention**: on meta, ``F.scaled_dot_product_attention`` runs its math kernel, which keeps
   the (batch, heads, queries, keys) attention weights for backward; a GPU runs the fused
   kernels (flash or memory-efficient attention), which keep the output and one log-sum-exp
@@ -174,6 +176,74 @@ def fused_attention(torch: Any) -> Iterator[None]:
         yield
 
 
+# torch.autocast's op lists for CUDA (aten/src/ATen/autocast_mode.cpp): the ops that run in the
+# lower precision, and those that run in float32 (including the "fp32_set_opt_dtype" ones:
+# softmax, sum, ... compute and return float32 when given no dtype).  Named as the Python
+# functions and Tensor methods that reach them.
+AUTOCAST_LOWER = frozenset({
+    "linear", "matmul", "__matmul__", "__rmatmul__", "mm", "bmm", "addmm", "addbmm", "baddbmm", "addmv",
+    "addr", "mv", "einsum", "chain_matmul", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "conv_tbc", "prelu", "scaled_dot_product_attention",
+    "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"})
+AUTOCAST_FP32 = frozenset({
+    "acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal",
+    "rsqrt", "sinh", "tan", "pow", "__pow__", "softplus", "layer_norm", "group_norm", "norm",
+    "cosine_similarity", "poisson_nll_loss", "cosine_embedding_loss", "nll_loss", "cross_entropy",
+    "hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss", "huber_loss", "mse_loss",
+    "margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss", "triplet_margin_loss",
+    "multi_margin_loss", "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm",
+    "logsumexp", "interpolate", "softmax", "log_softmax", "prod", "cumprod", "cumsum", "sum"})
+
+
+@contextlib.contextmanager
+def autocast_like(torch: Any, dtype: Any) -> Iterator[None]:
+    """``torch.autocast`` as CUDA runs it, for tensors of any device (it does not run on meta):
+    inside the block the ops of :data:`AUTOCAST_LOWER` get their float32 arguments cast to
+    ``dtype`` and those of :data:`AUTOCAST_FP32` their half-precision ones cast to float32;
+    the casts of leaf tensors that require grad (the weights) are cached for the block, as
+    autocast caches them.  The casts are made above autograd, so what the ops save for
+    backward (the half-precision weight copies, LayerNorm's float32 input) is what a GPU keeps."""
+    from torch.overrides import TorchFunctionMode
+
+    cache: dict[int, tuple[Any, Any]] = {}
+    half = (torch.float16, torch.bfloat16)
+
+    def cast(obj: Any, to: Any) -> Any:
+        if isinstance(obj, torch.Tensor):
+            if not obj.is_floating_point() or obj.dtype == torch.float64 or obj.dtype == to:
+                return obj
+            if to == torch.float32 and obj.dtype not in half:
+                return obj
+            if to != torch.float32 and obj.dtype != torch.float32:
+                return obj
+            if to != torch.float32 and obj.requires_grad and obj.is_leaf:
+                hit = cache.get(id(obj))
+                if hit is not None and hit[0] is obj:
+                    return hit[1]
+                cache[id(obj)] = (obj, obj.to(to))
+                return cache[id(obj)][1]
+            return obj.to(to)
+        if isinstance(obj, (list, tuple)) and any(isinstance(o, torch.Tensor) for o in obj):
+            return type(obj)(cast(o, to) for o in obj)
+        return obj
+
+    class Autocast(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", "")
+            to = dtype if name in AUTOCAST_LOWER else torch.float32 if name in AUTOCAST_FP32 else None
+            if to is not None and not (to == torch.float32 and kwargs.get("dtype") is not None):
+                args = tuple(cast(a, to) for a in args)
+                kwargs = {k: cast(v, to) for k, v in kwargs.items()}
+            return func(*args, **kwargs)
+
+    try:
+        with Autocast():
+            yield
+    finally:
+        cache.clear()
+
+
 def _tensors(torch: Any, obj: Any) -> list[Any]:
     if isinstance(obj, torch.Tensor):
         return [obj]
@@ -206,25 +276,25 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     optimizer_bytes, step_extra, impl = optimizer_state(torch, model, options.get("optimizer", "adamw"),
                                                         options.get("optimizer_impl", "auto"), step_events)
     # the weights the optimizer steps: fp32, except in pure bf16
-    stepped_weights, stepped_trainable = storage_bytes(model.parameters()), storage_bytes(trainable)
+    stepped_trainable = storage_bytes(trainable)
     held = _storage_sizes([*model.parameters(), *model.buffers()])  # on the GPU all along
     if precision == "bf16-master":
         held = _storage_sizes([*model.parameters(), *model.buffers()], half=True) + _storage_sizes(trainable)
     master = stepped_trainable if precision == "bf16-master" else 0
-    if half is not None:
+    autocast = half if precision in ("fp16-amp", "bf16-mixed") else None
+    if half is not None and autocast is None:
         model.to(half)
-        name = str(half).replace("torch.", "")  # the inputs as autocast (or the training loop) casts them
+        name = str(half).replace("torch.", "")  # the inputs as the training loop casts them
         specs = [shapes.InputSpec(s.shape, name if s.dtype in FLOAT_INPUTS else s.dtype) for s in specs]
+    # under autocast (autocast_like) the weights and gradients stay float32, the inputs too
     weights, grads, grads_fix = storage_bytes(model.parameters()), storage_bytes(trainable), 0
-    if precision in ("fp16-amp", "bf16-mixed"):  # autocast: fp32 weights and gradients, half-precision compute
-        grads_fix = stepped_trainable - grads  # the backward peak was measured with float16 gradients
-        weights, grads = stepped_weights, stepped_trainable
     blocks = repeated_blocks(model)
     batch = specs[0].shape[0] if specs and specs[0].shape else None
     sizes = [batch, 2 * batch] if batch else [None]
     record: dict[str, Any] = {}
     runs = [one_step(torch, model, with_batch(specs, batch, size), device, high,
-                     blocks if checkpointing else [], record if i == 0 else None) for i, size in enumerate(sizes)]
+                     blocks if checkpointing else [], record if i == 0 else None, autocast)
+            for i, size in enumerate(sizes)]
     simulated = simulate_allocator(held, record["events"], record["split"], step_events)
     out = {
         "precision": precision, "optimizer": options.get("optimizer", "adamw"),
@@ -242,7 +312,7 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
         "allocator": simulated,
     }
     if blocks and not checkpointing:
-        saved, peak = one_step(torch, model, specs, device, high, blocks)
+        saved, peak = one_step(torch, model, specs, device, high, blocks, autocast=autocast)
         out["checkpointed"] = {"activation_bytes": saved, "backward_peak_bytes": peak + grads_fix}
     return out
 
@@ -415,7 +485,8 @@ def training_kwargs(model: Any) -> dict[str, Any]:
 
 
 def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
-             high: int | None, checkpoint_blocks: list[Any], record: dict[str, Any] | None = None) -> tuple[int, int]:
+             high: int | None, checkpoint_blocks: list[Any], record: dict[str, Any] | None = None,
+             autocast: Any = None) -> tuple[int, int]:
     """Forward and backward once: (bytes saved for backward, peak bytes alive), parameters
     and buffers not counted in either.  With ``record``, also its ``forward_peak`` (the most
     alive before backward), ``events`` (every allocation and free, in order, as
@@ -437,14 +508,23 @@ def one_step(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     def attention() -> Any:
         return fused_attention(torch) if device == "meta" else contextlib.nullcontext()
 
+    def casting() -> Any:
+        return autocast_like(torch, autocast) if autocast is not None else contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def recompute() -> Iterator[None]:  # a checkpointed block's recomputation: the forward's attention
+        with attention(), casting():  # and casts (entered when the recomputation runs, not when made)
+            yield
+
     was_training = model.training
     model.train()
     try:
         with ctx, attention(), meta_as_fake(torch), tracking_live(torch, events=events) as live, \
                 torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), \
-                checkpointed(torch, checkpoint_blocks, saved, persistent, attention):
+                checkpointed(torch, checkpoint_blocks, saved, persistent, recompute):
             inputs = make_inputs(torch, specs, device, high)
-            outputs = model(*inputs, **training_kwargs(model))
+            with casting():
+                outputs = model(*inputs, **training_kwargs(model))
             del inputs
             forward_peak = live.peak
             if backward_from_outputs(outputs, "sum") is None:
