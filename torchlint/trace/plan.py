@@ -55,8 +55,9 @@ CUDA_CONTEXT_SOURCE = "a Tesla T4's, torch 2.11 + CUDA 12.8 (torch-preflight's m
 # How far the plan's allocated peak was from torch.cuda.max_memory_allocated() where it was
 # checked (benchmarks/memory_plan_cuda.py on an H200, benchmarks/memory_measured.py against
 # public T4 runs); see the README's memory-plan section.
-ERROR_BAND = ("checked against real GPUs: within 15% for fp32 and bf16 steps "
-              "(benchmarks/memory_plan_cuda.py); autocast steps see benchmarks/memory_measured.py")
+ERROR_BAND = ("error band, from the benchmarks: allocated peak within 15% of real fp32 and bf16 steps on "
+              "an H200; fp16-amp Hugging Face steps on a T4 (public runs) 1-8% low, up to 26% low where "
+              "the GPU kept the attention matrix and the plan assumed a fused SDPA kernel")
 SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
 MAX_WORLD = 4096
 
@@ -253,12 +254,12 @@ def render_text(plan: dict[str, Any]) -> list[str]:
              ("backward peak", rank["backward_peak"], "weights and state, and the most that forward and backward held at once"),
              ("optimizer step", rank["step_peak"], f"weights, gradients, state and the {m.get('optimizer_impl', 'for-loop')} "
                                                    "step's temporaries"),
-             ("peak", rank["peak"], f"allocated (torch.cuda.max_memory_allocated), in the {rank['peak_phase']}")]
+             ("peak", rank["peak"], f"allocated, as torch.cuda.max_memory_allocated counts it; in the {rank['peak_phase']}")]
     if "reserved_peak" in rank:
-        rows += [("reserved peak", rank["reserved_peak"], "the caching allocator's segments "
-                  "(torch.cuda.max_memory_reserved), replayed with PyTorch's block sizes"),
+        rows += [("reserved peak", rank["reserved_peak"], "the caching allocator's segments, as "
+                  "torch.cuda.max_memory_reserved counts them; PyTorch's block sizes replayed"),
                  ("with CUDA context", rank["reserved_peak"] + CUDA_CONTEXT_BYTES,
-                  f"the context taken as {human_bytes(CUDA_CONTEXT_BYTES)}, {CUDA_CONTEXT_SOURCE}")]
+                  f"the context taken as {human_bytes(CUDA_CONTEXT_BYTES)}: {CUDA_CONTEXT_SOURCE}")]
     width = max(len(r[0]) for r in rows)
     for label, value, note in rows:
         out.append(f"  {label + ':':<{width + 1}} {human_bytes(value):>10}" + (f"  ({note})" if note else ""))
