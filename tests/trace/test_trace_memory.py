@@ -241,6 +241,48 @@ def test_foreach_step_on_cpu_holds_the_copy_too():
     assert impl_loop == "for-loop" and extra_loop < params // 2
 
 
+TRAIN_SCRIPT = """import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.Sequential(*[torch.nn.Linear(64, 64) for _ in range(4)])
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def train(model):
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, {kw})
+"""
+
+
+@pytest.mark.parametrize("kw, impl", [("fused=True", "fused"), ("foreach=False", "for-loop"),
+                                      ("foreach=True", "foreach")])
+def test_plan_runs_the_step_the_training_code_asks_for(in_repo, tmp_path, kw, impl):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN_SCRIPT.format(kw=kw))
+    code, out = _run(f"{script}:Net", "--input-shape", "2,64", "--optimizer", "adamw")
+    assert code == 0, out
+    assert f"one training step with adamw ({impl}, as train.py:14 asks)," in out
+    # the flag wins over the source; another class's keywords are not this optimizer's
+    code, out = _run(f"{script}:Net", "--input-shape", "2,64", "--optimizer-impl", "for-loop")
+    assert "one training step with adamw (for-loop)," in out
+    code, out = _run(f"{script}:Net", "--input-shape", "2,64", "--optimizer", "sgd")
+    assert "one training step with sgd (foreach, as PyTorch runs it on a GPU)," in out
+
+
+def test_source_that_asks_two_ways_leaves_pytorch_to_choose(tmp_path):
+    from torchlint.trace.source_checks import optimizer_impl
+
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN_SCRIPT.format(kw="fused=True") + "    AdamW(model.parameters(), foreach=False)\n")
+    assert optimizer_impl(script, "AdamW") is None
+    script.write_text(TRAIN_SCRIPT.format(kw="fused=flag"))  # not a literal
+    assert optimizer_impl(script, "AdamW") is None
+
+
 def test_adafactor_state_is_factored():
     model = _on("meta", torch.nn.Linear, 300, 200)
     size, _, _ = memory.optimizer_state(torch, model, "adafactor")

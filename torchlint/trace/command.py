@@ -18,7 +18,7 @@ from torchlint import bounded, shapes
 from torchlint import trace_settings as trace_config_mod
 from torchlint.errors import ConfigError, UsageError
 from torchlint.trace import INSTALL_HINT, gpus, plan, report
-from torchlint.trace.source_checks import check_target
+from torchlint.trace.source_checks import check_target, optimizer_impl
 from torchlint.trace.records import BUILTIN_LOSSES, TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target
@@ -231,6 +231,10 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
         except ConfigError as exc:
             raise UsageError(f"--memory-limit: {exc.problem} ({exc.accepted})") from None
     planned = plan_options(args)
+    if planned is not None and args.optimizer_impl is None and target.source is not None:
+        asked = optimizer_impl(target.source, plan.OPTIMIZERS[planned[0]["optimizer"]][0])
+        if asked is not None:  # the training code in the target's file asks for an implementation
+            planned[0].update(optimizer_impl=asked[0], optimizer_impl_source=f"{target.source.name}:{asked[1]}")
     if device == "cuda":
         memory = None  # CUDA reserves a large address space; an RLIMIT_AS would break it
 

@@ -305,6 +305,8 @@ def _impl_text(m: dict[str, Any]) -> str:
         return ""
     if m.get("optimizer_impl_asked", "auto") == "auto":
         return f" ({impl}, as PyTorch runs it on a GPU)"
+    if m.get("optimizer_impl_source"):
+        return f" ({impl}, as {m['optimizer_impl_source']} asks)"
     return f" ({impl})"
 
 

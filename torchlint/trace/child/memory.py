@@ -299,6 +299,7 @@ def measure(torch: Any, model: Any, specs: list[shapes.InputSpec], device: str,
     out = {
         "precision": precision, "optimizer": options.get("optimizer", "adamw"),
         "optimizer_impl": impl, "optimizer_impl_asked": options.get("optimizer_impl", "auto"),
+        "optimizer_impl_source": options.get("optimizer_impl_source"),
         "checkpointing": checkpointing, "weight_bytes": weights, "master_bytes": master,
         "grad_bytes": grads, "optimizer_bytes": optimizer_bytes, "step_extra_bytes": step_extra,
         "buffer_bytes": storage_bytes(model.buffers()),
