@@ -252,12 +252,13 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     rows += [("activations", rank["activations"],
               "saved for backward" + (f", {human_bytes(per_sample)} per sample" if per_sample else "")),
              ("backward peak", rank["backward_peak"], "weights and state, and the most that forward and backward held at once"),
-             ("optimizer step", rank["step_peak"], f"weights, gradients, state and the {m.get('optimizer_impl', 'for-loop')} "
-                                                   "step's temporaries"),
+             ("optimizer step", rank["step_peak"],
+              f"weights, gradients, state and the {m.get('optimizer_impl', 'for-loop')} step's temporaries"),
              ("peak", rank["peak"], f"allocated, as torch.cuda.max_memory_allocated counts it; in the {rank['peak_phase']}")]
     if "reserved_peak" in rank:
-        rows += [("reserved peak", rank["reserved_peak"], "the caching allocator's segments, as "
-                  "torch.cuda.max_memory_reserved counts them; PyTorch's block sizes replayed"),
+        rows += [("reserved peak", rank["reserved_peak"],
+                  ("the caching allocator's segments, as torch.cuda.max_memory_reserved counts them; "
+                   "PyTorch's block sizes replayed")),
                  ("with CUDA context", rank["reserved_peak"] + CUDA_CONTEXT_BYTES,
                   f"the context taken as {human_bytes(CUDA_CONTEXT_BYTES)}: {CUDA_CONTEXT_SOURCE}")]
     width = max(len(r[0]) for r in rows)
