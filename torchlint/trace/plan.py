@@ -15,7 +15,14 @@ Per rank, with ``n`` ranks (the figures are the child's, at the input's batch si
   measured temporaries).
 
 Activations grow linearly with the batch: the child measured two batch sizes, which gives
-the slope and the largest batch size that fits.  Standard library only.
+the slope and the largest batch size that fits.
+
+The peak is the allocated peak (what ``torch.cuda.max_memory_allocated()`` counts), with its
+phase (forward, backward, optimizer step).  The reserved peak adds what the child's replay of
+PyTorch's caching allocator (:mod:`torchlint.trace.allocator`) reserved beyond the allocated
+peak at the measured batch size on one GPU; at another batch size or under a sharding that
+overhead is carried over unchanged (an estimate).  The CUDA context is
+:data:`CUDA_CONTEXT_BYTES`, a measured figure with its source.  Standard library only.
 """
 
 from __future__ import annotations

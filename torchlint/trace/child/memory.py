@@ -6,6 +6,10 @@ allocated).
 * **Optimizer state**: the real optimizer is built on the trainable parameters, given a
   gradient each and stepped once; its state tensors' bytes are counted.  Optimizers whose
   step reads a value (``.item()``) fail on meta after their state is made: that state counts.
+  It runs the implementation a GPU runs (:func:`as_on_cuda`: foreach where PyTorch picks it
+  on CUDA) or the one the training code asks for; the step's temporaries are measured.
+* **Allocator**: every allocation and free of the step is recorded and replayed through
+  PyTorch's caching allocator (:func:`simulate_allocator`) for the reserved peak.
 * **Activations**: the forward runs under ``torch.autograd.graph.saved_tensors_hooks``; every
   storage saved for backward is counted once (views share storage), parameters and buffers
   excluded.
