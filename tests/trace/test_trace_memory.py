@@ -470,6 +470,26 @@ def test_hugging_face_gpt2_saved_activations_on_meta_match_cpu():
     assert abs(m["activation_bytes"][0] - expected) <= 0.10 * expected, (m["activation_bytes"], expected)
 
 
+def test_plan_of_public_measured_runs_stays_close(monkeypatch):
+    """benchmarks/memory_measured.py's DistilBERT runs (public T4 measurements, fp16 autocast,
+    AdamW foreach): the plan with eager attention was within 2.1% of both peaks; a regression
+    guard at 10% (no constant of the plan comes from these runs)."""
+    pytest.importorskip("transformers")
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import memory_measured
+
+    for name, batch, seq, allocated, reserved, params in memory_measured.CASES:
+        if name != "distilbert-base-uncased":
+            continue
+        doc, counted, _ = memory_measured.plan_case(name, batch, seq, "eager")
+        rank = doc["per_rank"]
+        assert counted == params
+        assert abs(rank["peak"] / allocated - 1) <= 0.10, (batch, rank["peak"], allocated)
+        assert abs(rank["reserved_peak"] / reserved - 1) <= 0.10, (batch, rank["reserved_peak"], reserved)
+
+
 def test_backward_from_outputs_sums_the_outputs():
     lin = torch.nn.Linear(3, 2)
     backward_from_outputs((lin(torch.ones(1, 3)), {"aux": lin(torch.ones(1, 3))}), "sum")
