@@ -108,9 +108,11 @@ def real(factory, shape, dtype, optimizer, precision, batch, math_attention=Fals
             torch.cuda.synchronize()
             step = torch.cuda.max_memory_allocated()
             opt.zero_grad(set_to_none=True)
+    reserved = torch.cuda.memory_reserved()  # reserved only grows (no empty_cache): the run's most
     del model, opt, x
     torch.cuda.empty_cache()
-    return {"peak": max(backward, step), "backward_peak": backward, "step_peak": step, "before": before}
+    return {"peak": max(backward, step), "backward_peak": backward, "step_peak": step, "before": before,
+            "reserved": reserved}
 
 
 def main() -> int:
@@ -118,7 +120,7 @@ def main() -> int:
     parser.add_argument("--dry", action="store_true", help="predictions only, no GPU")
     parser.add_argument("--tolerance", type=float, default=0.15)
     parser.add_argument("--breakdown", action="store_true",
-                        help="also the backward and optimizer-step peaks, plan against real")
+                        help="also the backward and optimizer-step peaks and the reserved peak, plan against real")
     parser.add_argument("--math-attention", action="store_true",
                         help="run the real step's attention on SDPA's math kernel, as the meta device does")
     opts = parser.parse_args()
@@ -127,7 +129,8 @@ def main() -> int:
         return 2
     if not opts.dry:
         print(f"GPU: {torch.cuda.get_device_name()}, torch {torch.__version__}")
-    extra = f" {'plan bwd':>9} {'real bwd':>9} {'plan step':>9} {'real step':>9}" if opts.breakdown else ""
+    extra = (f" {'plan bwd':>9} {'real bwd':>9} {'plan step':>9} {'real step':>9} {'plan resv':>9} {'real resv':>9}"
+             if opts.breakdown else "")
     print(f"{'configuration':<40} {'plan MiB':>10} {'real MiB':>10} {'plan/real':>10}{extra}")
     worst = 0.0
     for name, factory, shape, dtype, optimizer, precision, batch in CONFIGS:
@@ -141,7 +144,8 @@ def main() -> int:
         row = f"{name:<40} {figures['peak'] / MiB:>10.1f} {measured['peak'] / MiB:>10.1f} {ratio:>10.3f}"
         if opts.breakdown:
             row += "".join(f" {v / MiB:>9.1f}" for v in (figures["backward_peak"], measured["backward_peak"],
-                                                         figures["step_peak"], measured["step_peak"]))
+                                                         figures["step_peak"], measured["step_peak"],
+                                                         figures.get("reserved_peak", 0), measured["reserved"]))
         print(row)
     if opts.dry:
         return 0

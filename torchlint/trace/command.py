@@ -18,7 +18,7 @@ from torchlint import bounded, shapes
 from torchlint import trace_settings as trace_config_mod
 from torchlint.errors import ConfigError, UsageError
 from torchlint.trace import INSTALL_HINT, gpus, plan, report
-from torchlint.trace.source_checks import check_target
+from torchlint.trace.source_checks import check_target, optimizer_impl
 from torchlint.trace.records import BUILTIN_LOSSES, TraceResult
 from torchlint.trace.runner import run_jobs
 from torchlint.trace.target import parse_target
@@ -78,7 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             help="configuration file to read [tool.torchlint.trace] from")
 
 
-PLAN_FLAGS = ("optimizer", "precision", "gpu", "gpu_memory", "world_size", "sharding", "checkpointing")
+PLAN_FLAGS = ("optimizer", "optimizer_impl", "precision", "gpu", "gpu_memory", "world_size", "sharding",
+              "checkpointing")
 
 
 def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +88,10 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("memory plan (any of these runs a training step)")
     group.add_argument("--optimizer", choices=tuple(plan.OPTIMIZERS), default=None,
                        help="the optimizer whose state is measured (default: adamw)")
+    group.add_argument("--optimizer-impl", choices=plan.OPTIMIZER_IMPLS, default=None, dest="optimizer_impl",
+                       help="how its step runs: auto (default: as PyTorch picks it on a GPU, foreach "
+                            "where the optimizer has it), or as the training code asks (foreach=True, "
+                            "foreach=False: for-loop, fused=True)")
     group.add_argument("--precision", type=_precision, default=None, metavar="PRECISION",
                        help="fp32 (default), bf16 (pure), fp16-amp or bf16-mixed (fp32 weights, "
                             "autocast, as Lightning's), bf16-master (bf16 weights, fp32 master "
@@ -139,7 +144,8 @@ def plan_options(args: argparse.Namespace) -> tuple[dict[str, Any], plan.Setup, 
     if not 1 <= world <= plan.MAX_WORLD:
         raise UsageError(f"--world-size must be between 1 and {plan.MAX_WORLD}, got {world}")
     sharding = args.sharding or ("ddp" if world > 1 else "none")
-    options = {"optimizer": args.optimizer or "adamw", "precision": args.precision or "fp32",
+    options = {"optimizer": args.optimizer or "adamw", "optimizer_impl": args.optimizer_impl or "auto",
+               "precision": args.precision or "fp32",
                "checkpointing": bool(args.checkpointing)}
     return options, plan.Setup(sharding, world), target
 
@@ -264,6 +270,10 @@ def run(args: argparse.Namespace, trace_config: dict[str, Any] | None = None,
         except ConfigError as exc:
             raise UsageError(f"--memory-limit: {exc.problem} ({exc.accepted})") from None
     planned = plan_options(args)
+    if planned is not None and args.optimizer_impl is None and target.source is not None:
+        asked = optimizer_impl(target.source, plan.OPTIMIZERS[planned[0]["optimizer"]][0])
+        if asked is not None:  # the training code in the target's file asks for an implementation
+            planned[0].update(optimizer_impl=asked[0], optimizer_impl_source=f"{target.source.name}:{asked[1]}")
     if device == "cuda":
         memory = None  # CUDA reserves a large address space; an RLIMIT_AS would break it
 

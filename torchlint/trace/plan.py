@@ -15,7 +15,14 @@ Per rank, with ``n`` ranks (the figures are the child's, at the input's batch si
   measured temporaries).
 
 Activations grow linearly with the batch: the child measured two batch sizes, which gives
-the slope and the largest batch size that fits.  Standard library only.
+the slope and the largest batch size that fits.
+
+The peak is the allocated peak (what ``torch.cuda.max_memory_allocated()`` counts), with its
+phase (forward, backward, optimizer step).  The reserved peak adds what the child's replay of
+PyTorch's caching allocator (:mod:`torchlint.trace.allocator`) reserved beyond the allocated
+peak at the measured batch size on one GPU; at another batch size or under a sharding that
+overhead is carried over unchanged (an estimate).  The CUDA context is
+:data:`CUDA_CONTEXT_BYTES`, a measured figure with its source.  Standard library only.
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "adagrad": ("Adagrad", {}), "rmsprop": ("RMSprop", {}), "adamax": ("Adamax", {}),
     "nadam": ("NAdam", {}), "radam": ("RAdam", {}), "adadelta": ("Adadelta", {}),
 }
+# How the optimizer's step runs: "auto" as PyTorch picks it for CUDA tensors (foreach where the
+# optimizer has it, never fused by default); the others as the training code asks with
+# ``foreach=True``/``foreach=False``/``fused=True``.
+OPTIMIZER_IMPLS = ("auto", "foreach", "for-loop", "fused")
 PRECISIONS = ("fp32", "bf16", "fp16-amp", "bf16-mixed", "bf16-master")
 # Lightning's names for the same setups (``Trainer(precision=...)``): "bf16-mixed" means there
 # what it means here, fp32 weights with bf16 autocast; bf16 weights with an fp32 master copy
@@ -40,6 +51,20 @@ PRECISION_ALIASES = {"32": "fp32", "32-true": "fp32", "bf16-true": "bf16", "16-m
 # The precisions that keep fp32 weights, gradients and optimizer state and run the forward
 # and backward under autocast.
 AUTOCAST = ("fp16-amp", "bf16-mixed")
+# The CUDA context: what the driver, the kernels and cuBLAS/cuDNN hold on the GPU before the
+# first tensor, outside torch.cuda.memory_reserved().  The one public measurement found:
+# 141,426,688 bytes on a Tesla T4, torch 2.11.0+cu128 (CUDA 12.8), after initialisation, a first
+# cuBLAS matmul and a first cuDNN convolution (mem_get_info() less memory_reserved()), in
+# highwaterlabs/torch-preflight tests/calibration/measured_cuda.json.  It differs by GPU, driver
+# and CUDA version: a figure to leave room for, not a bound.
+CUDA_CONTEXT_BYTES = 141_426_688
+CUDA_CONTEXT_SOURCE = "a Tesla T4's, torch 2.11 + CUDA 12.8 (torch-preflight's measured_cuda.json)"
+# How far the plan's allocated peak was from torch.cuda.max_memory_allocated() where it was
+# checked (benchmarks/memory_plan_cuda.py on an H200, benchmarks/memory_measured.py against
+# public T4 runs); see the README's memory-plan section.
+ERROR_BAND = ("error band, from the benchmarks: allocated peak within 15% of real fp32 and bf16 steps on "
+              "an H200; fp16-amp Hugging Face steps on a T4 (public runs) 1-8% low, up to 26% low where "
+              "the GPU kept the attention matrix and the plan assumed a fused SDPA kernel")
 SHARDINGS = ("none", "ddp", "zero1", "zero2", "zero3", "fsdp")
 MAX_WORLD = 4096
 
@@ -97,11 +122,16 @@ def per_rank(m: dict[str, Any], setup: Setup) -> dict[str, int]:
     held = weights + master + optimizer + m["buffer_bytes"] + buckets
     backward_peak = held + backward - (m["grad_bytes"] - grads)
     step_peak = held + grads + extra
-    return {k: int(math.ceil(v)) for k, v in {
+    peak = max(backward_peak, step_peak)
+    out: dict[str, Any] = {k: int(math.ceil(v)) for k, v in {
         "weights": weights, "master": master, "gradients": grads, "optimizer": optimizer,
         "buffers": m["buffer_bytes"], "ddp_buckets": buckets, "activations": activations,
-        "backward_peak": backward_peak, "step_peak": step_peak,
-        "peak": max(backward_peak, step_peak)}.items()}
+        "backward_peak": backward_peak, "step_peak": step_peak, "peak": peak}.items()}
+    out["peak_phase"] = "optimizer step" if step_peak > backward_peak else m.get("fwd_bwd_peak_phase", "backward")
+    alloc = m.get("allocator")
+    if alloc:  # the caching allocator's segments beyond what is allocated, replayed at the measured batch
+        out["reserved_peak"] = out["peak"] + max(0, alloc["reserved_peak_bytes"] - alloc["allocated_peak_bytes"])
+    return out
 
 
 def largest_batch(m: dict[str, Any], setup: Setup, capacity: int) -> int | None:
@@ -213,7 +243,7 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     n, sharding = plan["world_size"], plan["sharding"]
     batches = m.get("batches") or []
     where = f"{n} ranks, {sharding}" if n > 1 else "one GPU, no sharding"
-    out = [f"Memory plan: one training step with {m['optimizer']}, {_PRECISION_TEXT[m['precision']]}, "
+    out = [f"Memory plan: one training step with {m['optimizer']}{_impl_text(m)}, {_PRECISION_TEXT[m['precision']]}, "
            f"batch size {batches[0] if batches else '?'}{', activation checkpointing' if m['checkpointing'] else ''} "
            f"({where}; per GPU)"]
     rows = [("weights", rank["weights"], "")]
@@ -229,22 +259,34 @@ def render_text(plan: dict[str, Any]) -> list[str]:
     rows += [("activations", rank["activations"],
               "saved for backward" + (f", {human_bytes(per_sample)} per sample" if per_sample else "")),
              ("backward peak", rank["backward_peak"], "weights and state, and the most that forward and backward held at once"),
-             ("optimizer step", rank["step_peak"], "weights, gradients, state and the step's temporaries"),
-             ("peak", rank["peak"], "")]
+             ("optimizer step", rank["step_peak"],
+              f"weights, gradients, state and the {m.get('optimizer_impl', 'for-loop')} step's temporaries"),
+             ("peak", rank["peak"], f"allocated, as torch.cuda.max_memory_allocated counts it; in the {rank['peak_phase']}")]
+    if "reserved_peak" in rank:
+        rows += [("reserved peak", rank["reserved_peak"],
+                  ("the caching allocator's segments, as torch.cuda.max_memory_reserved counts them; "
+                   "PyTorch's block sizes replayed")),
+                 ("with CUDA context", rank["reserved_peak"] + CUDA_CONTEXT_BYTES,
+                  f"the context taken as {human_bytes(CUDA_CONTEXT_BYTES)}: {CUDA_CONTEXT_SOURCE}")]
     width = max(len(r[0]) for r in rows)
     for label, value, note in rows:
         out.append(f"  {label + ':':<{width + 1}} {human_bytes(value):>10}" + (f"  ({note})" if note else ""))
     if m["checkpointing"] and not m["blocks"]:
         out.append("  (--checkpointing: the model has no repeated blocks (a ModuleList or Sequential of "
                    "one class), so nothing was checkpointed)")
+    out.append(f"  ({ERROR_BAND})")
     if "fits" not in plan:
         out.append("  (pass --gpu NAME or --gpu-memory SIZE for a verdict)")
         return out
     cap = plan["gpu_bytes"]
     gpu = plan["gpu"] if "iB" in plan["gpu"] else f"{plan['gpu']} ({human_bytes(cap)})"  # the label names its size
-    if plan["fits"]:
-        out.append(f"Fits on {gpu}: {human_bytes(plan['margin_bytes'])} to spare "
-                   "(the CUDA context and allocator fragmentation take some of it)")
+    card = rank.get("reserved_peak", rank["peak"]) + CUDA_CONTEXT_BYTES
+    if plan["fits"] and card > cap:
+        out.append(f"Fits on {gpu} by the allocated peak ({human_bytes(plan['margin_bytes'])} to spare), "
+                   f"but not with the allocator's reserve and the CUDA context ({human_bytes(card)}): tight")
+    elif plan["fits"]:
+        out.append(f"Fits on {gpu}: {human_bytes(plan['margin_bytes'])} to spare by the allocated peak, "
+                   f"{human_bytes(cap - card)} with the allocator's reserve and the CUDA context")
     else:
         out.append(f"Does not fit on {gpu}: {human_bytes(rank['peak'])} needed, "
                    f"{human_bytes(-plan['margin_bytes'])} short")
@@ -263,6 +305,17 @@ def render_text(plan: dict[str, Any]) -> list[str]:
             note = f"; {a['note']}" if a["note"] else ""
             out.append(f"  - {a['change']}{flags}: {human_bytes(a['peak_bytes'])} per GPU, {verdict}{note}")
     return out
+
+
+def _impl_text(m: dict[str, Any]) -> str:
+    impl = m.get("optimizer_impl")
+    if not impl:
+        return ""
+    if m.get("optimizer_impl_asked", "auto") == "auto":
+        return f" ({impl}, as PyTorch runs it on a GPU)"
+    if m.get("optimizer_impl_source"):
+        return f" ({impl}, as {m['optimizer_impl_source']} asks)"
+    return f" ({impl})"
 
 
 def _per_sample(points: list[int], batches: list[int]) -> float:

@@ -110,3 +110,33 @@ def _missing(definition: cst.ClassDef | cst.FunctionDef, positional: int, keywor
                if p.default is None and i >= positional and p.name.value not in keywords]
     missing += [p.name.value for p in params.kwonly_params if p.default is None and p.name.value not in keywords]
     return missing
+
+
+def optimizer_impl(path: Path | None, class_name: str) -> tuple[str, int] | None:
+    """How the file's own code asks ``torch.optim.<class_name>`` to step: ("fused", line) for
+    ``fused=True``, ("foreach", line) for ``foreach=True``, ("for-loop", line) for
+    ``foreach=False``, with the line of the call; None when no construction of that class
+    gives one as a literal, or two of them disagree (the plan then runs PyTorch's choice)."""
+    loaded = load_module(path) if path is not None else None
+    if loaded is None:
+        return None
+    module, positions = loaded
+    found: list[tuple[str, int]] = []
+
+    class Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+            if name != class_name:
+                return
+            literal = {a.keyword.value: a.value.value for a in node.args
+                       if a.keyword is not None and isinstance(a.value, cst.Name) and a.value.value in ("True", "False")}
+            impl = ("fused" if literal.get("fused") == "True" else "foreach" if literal.get("foreach") == "True"
+                    else "for-loop" if literal.get("foreach") == "False" else None)
+            if impl is not None:
+                found.append((impl, positions[node].start.line))
+
+    module.visit(Calls())
+    if not found or len({impl for impl, _ in found}) != 1:
+        return None
+    return found[0]

@@ -16,6 +16,7 @@ from torchlint.trace.child.inplace import INPLACE_ERROR, find_inplace
 from torchlint.trace.child.inputs import make_inputs
 from torchlint.trace.child.losses import LOSSES, check_loss_call
 from torchlint.trace.child.step import backward_from_outputs
+from torchlint.trace.child.libraries import meta_as_fake
 from torchlint.trace.child.values import describe, source_file, tensors_in
 from torchlint.trace.records import CallRow, Instance, NonFinite, Traced, UnusedModule
 
@@ -50,7 +51,7 @@ def trace_once(torch: Any, model: Any, specs: list[shapes.InputSpec], device: st
             try:
                 if step:
                     model.zero_grad(set_to_none=True)
-                with (torch.enable_grad() if step else torch.no_grad()), tracer.op_mode():
+                with (torch.enable_grad() if step else torch.no_grad()), tracer.op_mode(), meta_as_fake(torch):
                     output = model(*inputs)
                 if mode_index == 0:
                     tracer.final_output = describe(torch, output)
