@@ -20,9 +20,9 @@ import libcst as cst
 from torchlint.finding import Severity
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
+from torchlint.semantic.gradmode import volatile_arguments
 from torchlint.semantic.scalars import is_zero_dim
 
-_VARIABLE = {"torch.autograd.Variable", "torch.autograd.variable.Variable"}
 
 
 def index_message(written: str, tensor: str) -> str:
@@ -49,19 +49,12 @@ class LegacyAutogradApi(Rule):
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
         self._indexed: list[cst.Subscript] = []
-        self._volatile: list[cst.Arg] = []
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             index = node.slice[0].slice.value
             if isinstance(index, cst.Integer) and index.evaluated_value == 0:
                 self._indexed.append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "volatile" and not (
-                    isinstance(arg.value, cst.Name) and arg.value.value == "False"):
-                self._volatile.append(arg)
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
@@ -74,7 +67,6 @@ class LegacyAutogradApi(Rule):
             text = self.ctx.module.code_for_node(tensor)
             self.report(node, index_message(self.ctx.module.code_for_node(node), text),
                         fix=Fix.safe(f"Use `{text}.item()`", replace_node(self.ctx, node, item)))
-        for arg in self._volatile:
-            call = self.ctx.parent(arg)
-            if isinstance(call, cst.Call) and model.qualified_name(call.func) in _VARIABLE:
+        if "volatile" in self.ctx.text:
+            for arg in volatile_arguments(model):
                 self.report(arg, volatile_message())

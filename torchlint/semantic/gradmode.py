@@ -468,3 +468,26 @@ def fits(shape: str | None, signature: str | None) -> bool:
     if not takes_any and any(k not in accepted for k in given):
         return False
     return passed + sum(1 for k in given if k in accepted) >= int(required) and set(required_kw) - {""} <= set(given)
+
+
+# ``torch.autograd.Variable`` as its qualified names.
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+
+def volatile_arguments(model) -> list[cst.Arg]:
+    """Every ``volatile=`` argument (not a literal ``False``) of a ``torch.autograd.Variable``
+    call in the file: the pre-0.4 way to turn autograd off, ignored since 0.4 (TL018 reports
+    each). A forward on such inputs still records its graph on torch >= 0.4, so TL003 reports
+    it too (read true on the learners' corpus 11 times). Memoised."""
+    memo = model.memo("volatile_arguments")
+    if "" not in memo:
+        found = []
+        for site in model.calls:
+            call = site.node
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "volatile" and not (
+                        isinstance(arg.value, cst.Name) and arg.value.value == "False") \
+                        and model.qualified_name(call.func) in VARIABLE:
+                    found.append(arg)
+        memo[""] = found
+    return memo[""]
