@@ -205,6 +205,7 @@ class Outputs:
         self._memo: dict[tuple, list] = {}
         self._given: dict | None = None
         self._losses: dict[cst.Call, tuple | None] = {}
+        self._calls_made: list | None = None
 
     @classmethod
     def of(cls, ctx: "FileContext") -> "Outputs":
@@ -808,7 +809,13 @@ class Outputs:
     def calls_made(self) -> list:
         """The calls of imported project functions and classes in this file, with what each
         argument holds: ``[callee (qualified), [[position or keyword, [model sources], loss
-        wanted], ...]]``, only arguments with something to say."""
+        wanted], ...]]``, only arguments with something to say. Once per file (the rules that
+        keep it as a fact share it: do not change the list)."""
+        if self._calls_made is None:
+            self._calls_made = self._find_calls_made()
+        return self._calls_made
+
+    def _find_calls_made(self) -> list:
         model = self.model
         out = []
         for site in model.calls:
