@@ -7,6 +7,7 @@ suppression comments honoured, but on strings instead of files.
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 import textwrap
 from pathlib import Path
@@ -144,3 +145,11 @@ def add_rules(monkeypatch: Any, *rules: type[Rule]) -> None:
     infos = tuple(sorted([*registry.RULES, *map(RuleInfo.of, rules)], key=lambda r: r.code))
     monkeypatch.setattr(checks, "discover", lambda: list(classes))
     monkeypatch.setattr(registry, "RULES", infos)
+
+
+def notebook(*sources: str) -> str:
+    """An nbformat 4 notebook of code cells, one per source (dedented, as Jupyter stores it):
+    for ``lint_tree({"nb.ipynb": notebook(...)}, dedent=False)``."""
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": textwrap.dedent(s).lstrip("\n").splitlines(keepends=True)} for s in sources]
+    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}, indent=1)

@@ -4,7 +4,6 @@ to torch_api. The embedded VALID/INVALID cases run in tests/test_rule_cases.py."
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from torchlint.checks.tl004_hard_coded_hyperparameter import is_config_file, is_test_file, numeric_value
 from torchlint.context import FileContext
 from torchlint.imports import ImportTable
-from torchlint.testing import lint_snippet, lint_tree
+from torchlint.testing import lint_snippet, lint_tree, notebook
 from torchlint.torch_api import is_optimizer_constructor, scheduler_kind
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -287,12 +286,6 @@ TRAIN_FUNCTION = """
                 torch.nn.functional.cross_entropy(model(x), y).backward()
                 opt.step()
     """
-
-
-def notebook(*sources: str) -> str:
-    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-              "source": textwrap.dedent(s).lstrip("\n").splitlines(keepends=True)} for s in sources]
-    return json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}, indent=1)
 
 
 def shown(findings) -> list[tuple[str, int, str]]:

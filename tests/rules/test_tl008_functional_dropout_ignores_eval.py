@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from torchlint.checks.tl008_functional_dropout_ignores_eval import message
-from torchlint.testing import lint_tree
+from torchlint.testing import lint_tree, notebook
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -44,14 +44,6 @@ def test_base_that_is_no_module_stays_silent():
     assert lint_tree({"pkg/base.py": base, "pkg/models.py": MODEL}, select=["TL008"]) == []
 
 
-def _notebook(*cells: str) -> str:
-    import json
-
-    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                                  "source": cell.splitlines(keepends=True)} for cell in cells],
-                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-
-
 _DECODER = (
     "import torch.nn as nn\n"
     "import torch.nn.functional as F\n"
@@ -68,10 +60,10 @@ def test_notebook_rate_always_zero_is_silent_and_one_rate_reports():
     """In a notebook every construction is in view: a ``do_prob=0.0`` default no construction
     overrides drops nothing in any mode (semantic.modes.rate_always_zero); one construction
     with a rate is reported, in the cell and line of the call."""
-    silent = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\ndecoder.eval()\n")},
+    silent = lint_tree({"graphs.ipynb": notebook(_DECODER, "decoder = MLPDecoder(16, 4)\ndecoder.eval()\n")},
                        select=["TL008"], dedent=False)
     assert silent == []
-    found = lint_tree({"graphs.ipynb": _notebook(_DECODER, "decoder = MLPDecoder(16, 4)\ndecoder.eval()\n",
+    found = lint_tree({"graphs.ipynb": notebook(_DECODER, "decoder = MLPDecoder(16, 4)\ndecoder.eval()\n",
                                                  "other = MLPDecoder(16, 4, do_prob=0.5)\n")},
                       select=["TL008"], dedent=False)
     assert [(f.line, f.message) for f in found] == [(9, message("F.dropout", "MLPDecoder", "dropout"))]

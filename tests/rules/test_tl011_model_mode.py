@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from torchlint.checks.tl011_model_mode import _MAY, evaluated_in_training_mode, left_in_eval_mode
-from torchlint.testing import lint_tree
+from torchlint.testing import lint_tree, notebook
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -156,14 +156,6 @@ def test_model_from_an_imported_factory_that_does_not_call_eval_is_reported():
     assert _found({"extract.py": EXTRACT}) == expected
 
 
-def _notebook_of(*cells: str) -> str:
-    import json
-
-    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                                  "source": c.splitlines(keepends=True)} for c in cells],
-                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
-
-
 _UNREAD_EVAL = (
     "model = RNN(28, 128, 2, 10)\n"
     "with torch.no_grad():\n"
@@ -179,8 +171,8 @@ def test_a_class_nobody_can_read_is_hedged_in_a_module_and_silent_in_a_notebook(
 
     found = lint_tree({"evaluate.py": "import torch\n" + _UNREAD_EVAL}, select=["TL011"])
     assert [f.message for f in found] == [evaluated_unread("model", "RNN", False)]
-    notebook = _notebook_of("import torch\nimport torch.nn as nn\n",
-                            "class RNN(nn.Module):\n    def forward(self, x):\n        out = out[:,1-,:]\n",
-                            _UNREAD_EVAL)
-    found = lint_tree({"rnn.ipynb": notebook}, select=["TL000", "TL011"], dedent=False)
+    cells = notebook("import torch\nimport torch.nn as nn\n",
+                     "class RNN(nn.Module):\n    def forward(self, x):\n        out = out[:,1-,:]\n",
+                     _UNREAD_EVAL)
+    found = lint_tree({"rnn.ipynb": cells}, select=["TL000", "TL011"], dedent=False)
     assert [f.rule for f in found] == ["TL000"]

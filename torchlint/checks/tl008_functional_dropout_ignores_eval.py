@@ -38,6 +38,7 @@ from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.modes import (attention_dropout, fresh_dropout, mode_guarded, never_switched_to_eval,
                                       rate_always_zero, rate_given_per_call, rate_off_outside_training)
 from torchlint.semantic.modules import class_key, forward_owners, pending, settle
+from torchlint.semantic.packages import imported_by_another
 from torchlint.statements import dotted_name
 from torchlint.torch_api import functional_dropout, has_star_kwargs, keyword_arg
 
@@ -141,7 +142,8 @@ class FunctionalDropoutIgnoresEval(Rule):
         where the module is never evaluated, a dropout that ignores eval drops as it should."""
         idle = {(r.path, q) for r in project.records for q in (r.facts.get(cls.code) or {}).get("idle", ())}
         for finding in settle(cls, project):
-            if (finding.path, finding.extra.get("class")) in idle and not _imported_elsewhere(project, finding):
+            if (finding.path, finding.extra.get("class")) in idle \
+                    and not imported_by_another(project, project.record(finding.path)):
                 continue
             yield finding
 
@@ -154,13 +156,3 @@ def _passes_training(call: cst.Call) -> bool:
     """``training=`` given (by keyword, third positionally, or maybe in ``**kwargs``)."""
     return keyword_arg(call, "training") is not None or len(_positional(call)) >= 3 or has_star_kwargs(call)
 
-
-def _imported_elsewhere(project, finding: Finding) -> bool:
-    """Another file of the project imports the finding's module (or anything from it)."""
-    record = next((r for r in project.records if r.path == finding.path), None)
-    if record is None or not record.module_name:
-        return True
-    name = record.module_name
-    return any(r.path != record.path and (any(q == name or q.startswith(name + ".") for q in r.imports.values())
-                                          or name in r.star_imports)
-               for r in project.records)

@@ -33,7 +33,8 @@ from torchlint.semantic.dataflow import gradient_target, single_value
 from torchlint.semantic.gradmode import function_key
 from torchlint.semantic.literals import numeric_value
 from torchlint.statements import dotted_name
-from torchlint.torch_api import expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, mode_switch
+from torchlint.torch_api import (expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, keyword_arg,
+                                 mode_switch)
 from torchlint.tree import iter_nodes, unpack_targets
 
 # ``k.<attr>(...)`` that runs (part of) ``k``'s forward: a submodule or a forward-like method.
@@ -432,12 +433,13 @@ def _written_out(node: cst.BaseExpression, model) -> bool:
             not isinstance(e, cst.StarredElement) for e in first.elements)
     if last not in _SHAPED:
         return False
-    size = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"), None)
-    if size is None:
+    given = keyword_arg(node, "size")
+    if given is not None:
+        size = given.value
+    elif last in ("randint", "normal"):  # their first positionals are bounds or a mean, not the size
+        size = None
+    else:
         size = first if node.args[0].keyword is None else None
-    if last in ("randint", "full", "normal"):
-        size = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"), None) \
-            if last != "full" else (first if node.args[0].keyword is None else size)
     if isinstance(size, (cst.Tuple, cst.List)):
         size = size.elements[0].value if size.elements else None
     if isinstance(size, cst.Name):

@@ -900,10 +900,7 @@ def rate_off_outside_training(sem: "Analyses", call: cst.Call, rate: cst.BaseExp
     ``if not training: dropout_p = 0.0`` before the call, as ``nn.MultiheadAttention``'s
     functional form does)."""
     ctx, model = sem.ctx, sem.model
-    if rate is None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        arg = api.keyword_arg(call, "p") or (positional[1] if len(positional) >= 2 else None)
-        rate = arg.value if arg is not None else None
+    rate = dropout_rate(call) if rate is None else rate
     if isinstance(rate, cst.IfExp) and _reads_mode(rate.test) and (_zero(rate.body) or _zero(rate.orelse)):
         return True
     if not isinstance(rate, cst.Name):

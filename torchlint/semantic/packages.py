@@ -62,6 +62,14 @@ class Packages:
         return self._find(a) == self._find(b)
 
 
+def imported_by_another(project: Any, record: Any) -> bool:
+    """Some other linted file imports ``record``'s module or a name in it (resolved as
+    ``Packages`` joins files: the nearest module of that name, where Python would find it)."""
+    return any(other is not record and any(_resolved(project, dotted, other) is record
+                                           for dotted in [*other.imports.values(), *other.star_imports])
+               for other in project.records)
+
+
 def _resolved(project: Any, dotted: str, importer: Any) -> Any:
     """The linted file an import names (``pkg.mod`` or a name in it, ``pkg.mod.Net``)."""
     parts = dotted.lstrip(".").split(".")
