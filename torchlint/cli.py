@@ -16,13 +16,13 @@ import threading
 import traceback
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from torchlint import __version__, speedups
 from torchlint.errors import Terminated, TorchlintError, UsageError
 from torchlint.finding import escape_path, escape_text
 
-SUBCOMMANDS = ("check", "rules", "rule", "trace", "server", "clean", "version")
+SUBCOMMANDS = ("check", "run", "rules", "rule", "trace", "server", "clean", "version")
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
@@ -143,6 +143,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        help="also build every nn.Module class on the meta device and run it: confirms TL005, "
                             "adds TL100 shape mismatches (imports your code in a child process; needs torchlint[trace])")
 
+    add_run_arguments(check)
+
     trace = sub.add_parser("trace", help="run a model on fake inputs and report every layer's shapes (needs torchlint[trace])")
     trace.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     if command in (None, "trace"):
@@ -168,9 +170,63 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def add_run_arguments(check: argparse.ArgumentParser) -> None:
+    """``check --run SCRIPT`` (``torchlint run SCRIPT -- ARGS`` is its short form)."""
+    group = check.add_argument_group("dry run of a training script (runs your code; needs torchlint[trace])")
+    group.add_argument("--run", metavar="SCRIPT", default=None,
+                       help="run SCRIPT for a few steps with models and batches on a fake CUDA device (meta): "
+                            "confirms static findings and adds what the run sees (torchlint run SCRIPT -- ARGS)")
+    group.add_argument("--run-args", metavar="ARGS", default=None, dest="run_args",
+                       help="the script's command-line arguments, as one shell-quoted string")
+    group.add_argument("--steps", type=_positive, default=3, metavar="N",
+                       help="optimizer steps per epoch of the dry run (default 3)")
+    group.add_argument("--passes", type=_positive, default=2, metavar="N",
+                       help="training epochs (DataLoader passes) of the dry run (default 2)")
+    group.add_argument("--eval-batches", type=_positive, default=2, metavar="M", dest="eval_batches",
+                       help="batches per evaluation pass of the dry run (default 2)")
+    group.add_argument("--synthetic-data", action="store_true", dest="synthetic_data",
+                       help="batches made of each DataLoader's first sample; torchvision datasets stand in "
+                            "for their files (no download)")
+    group.add_argument("--run-device", choices=("fake-cuda", "cpu"), default="fake-cuda", dest="run_device",
+                       help="fake-cuda (default: cuda is meta, CPU/GPU mixing fails as on a GPU) or cpu "
+                            "(the script's own devices, real numbers)")
+    group.add_argument("--run-timeout", type=float, default=120.0, metavar="SECONDS", dest="run_timeout",
+                       help="stop the dry run after this long (default 120)")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be 1 or more")
+    return value
+
+
+def _run_command(argv: list[str]) -> list[str]:
+    """``run [OPTIONS] SCRIPT [-- ARGS...]`` is ``check [OPTIONS] SCRIPT --run SCRIPT
+    --run-args ARGS``."""
+    import shlex
+
+    rest, script_args = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    parser = build_parser("check")
+    args, _ = parser.parse_known_args(["check", *rest])
+    if len(args.paths) != 1 or args.paths == ["."] and "." not in rest:
+        raise UsageError("run: give one script to run: torchlint run [OPTIONS] SCRIPT [-- ARGS...]")
+    out = ["check", *rest, "--run", args.paths[0]]
+    if script_args:
+        out += ["--run-args", shlex.join(script_args)]
+    return out
+
+
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     """Parse ``argv`` (already normalised). An option the subcommand does not know is that
     subcommand's usage error, with its usage line (argparse would show the top-level one)."""
+    if argv and argv[0] == "run" and not {"-h", "--help"} & set(argv):
+        argv = _run_command(argv[1:])
+    elif argv and argv[0] == "run":
+        argv = ["check", "--help"]
     parser = build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
     args, extra = parser.parse_known_args(argv)
     if extra:
@@ -409,6 +465,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             return apply_trace(findings, paths, settings.trace, config, records=records, prestarted=prestarted,
                                note=(lambda text: print(f"torchlint: {text}", file=sys.stderr)) if args.verbose else None)
 
+    if args.run:
+        transform = run_transform(args, settings, cwd, transform)
     jobs = effective_jobs(args.jobs, len(files))
     if args.verbose and args.jobs and jobs < args.jobs:
         print(f"torchlint: -j {args.jobs} capped to {jobs} (at most {MAX_JOBS} and one per file)", file=sys.stderr)
@@ -796,6 +854,35 @@ def fails(findings: list, fail_on: str) -> bool:
     if fail_on == "error":
         return any(f.severity is Severity.ERROR for f in findings)
     return bool(findings)
+
+
+def run_transform(args: argparse.Namespace, settings: Any, cwd: Path, then: Any) -> Any:
+    """The merge of ``--run``'s dry run into the findings (after ``--trace``'s, if any)."""
+    import shlex
+
+    from torchlint import trace_settings
+    from torchlint.trace.command import require_torch
+    from torchlint.trace.dryrun import RunOptions, apply_run
+
+    script = Path(args.run)
+    if not script.is_file():
+        raise UsageError(f"--run {args.run}: no such file")
+    require_torch()
+    try:
+        argv = shlex.split(args.run_args or "")
+    except ValueError as exc:
+        raise UsageError(f"--run-args: {exc}") from None
+    config = trace_settings.load(settings.trace, str(settings.config_path) if settings.config_path else None)
+    options = RunOptions(script, argv, steps=args.steps, passes=args.passes, eval_batches=args.eval_batches,
+                         synthetic_data=args.synthetic_data, device=args.run_device, timeout=args.run_timeout,
+                         memory_limit=config.memory_limit)
+
+    def transform(findings, records):
+        if then is not None:
+            findings = then(findings, records)
+        return apply_run(findings, options, cwd)
+
+    return transform
 
 
 def warn_traced_without_trace(args: argparse.Namespace) -> None:

@@ -22,7 +22,8 @@ def headline(f: Finding, color: bool = False, fixable: bool = False) -> str:
     loc = _paint(f"{escape_path(f.path)}:{where}:", BOLD, color)
     code = _paint(f.rule, BOLD + sev, color)
     mark = " [*]" if fixable else ""
-    confirmed = " (confirmed by trace)" if f.confirmed else ""
+    confirmed = ("" if not f.confirmed else " (confirmed by the dry run)" if "run" in f.extra
+                 else " (confirmed by trace)")
     return f"{loc} {code}{mark} [{f.name}] {escape_text(f.message)}{confirmed}"
 
 

@@ -206,6 +206,37 @@ class NonFiniteGradient(TypedDict):
     inf: bool
 
 
+class _ObservationBase(TypedDict):
+    code: str  # the rule it confirms or adds: TL001, TL002, ..., TL100-TL104
+    file: str  # absolute path
+    line: int
+    message: str
+
+
+class Observation(_ObservationBase, total=False):
+    """What the dry run of a script (``torchlint run``) saw, at a line of the user's code."""
+
+    name: str  # the variable that keeps a graph (TL002), the layer (TL005, TL021)
+    region: list[int]  # TL002: (first line of the function that steps, the line of the step)
+
+
+class RunSummary(TypedDict, total=False):
+    """How the dry run of a script went: what bounded it and what it measured."""
+
+    device: str  # fake-cuda (meta standing for cuda) or cpu
+    ended: str  # bound (the step/pass limit stopped it), finished, exit, failed
+    exit_code: int | None  # SystemExit's code
+    steps: int  # optimizer steps taken
+    backwards: int
+    passes: int  # DataLoader passes started
+    batches: int  # batches the DataLoaders yielded
+    forwards: int  # top-level module calls
+    lr: list[list[float]]  # per optimizer step, the learning rate of each optimizer's first group
+    peak_bytes: int  # the largest total of live tensor storage seen (meta and cpu)
+    written: list[str]  # files the script wrote (in the run's temporary directory)
+    blocked: list[str]  # network connections refused
+
+
 class _Record:
     """``to_json`` leaves out ``None`` fields; ``from_json`` ignores keys it does not know."""
 
@@ -324,6 +355,9 @@ class TraceResult(_Record):
     target: InputJSON | None = None  # --target-shape: the target of the step's loss
     failure: Failure | None = None
     memory: dict[str, Any] | None = None  # one training step's memory (child/memory.py)
+    # the dry run of a script (``torchlint run``)
+    observations: list[Observation] | None = None
+    run: RunSummary | None = None
     # the process
     startup_seconds: float | None = None  # spawn to ready: interpreters, torch import, warm-up
     torch_import_seconds: float | None = None  # of which importing torch

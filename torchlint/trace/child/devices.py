@@ -24,7 +24,8 @@ from torchlint.trace.records import Frame
 _CROSS_DEVICE_OK = {"to", "type_as", "copy_", "__getitem__", "__setitem__", "view_as", "expand_as",
                     "reshape_as", "new_tensor", "new_zeros", "new_ones", "new_empty", "new_full",
                     "__repr__", "__format__", "size", "dim", "numel", "pack_padded_sequence",
-                    "_pack_padded_sequence", "ctc_loss"}
+                    "_pack_padded_sequence", "ctc_loss", "_has_compatible_shallow_copy_type", "set_",
+                    "__set__", "is_same_size", "equal"}
 # Recurrent ops take a packed sequence's ``batch_sizes``, an integer CPU tensor by design.
 _CPU_INTEGERS_OK = {"lstm", "gru", "rnn_tanh", "rnn_relu", "_pad_packed_sequence", "pad_packed_sequence"}
 MAX_ORIGINS = 4096

@@ -61,6 +61,16 @@ _SHAPE_WORDS = re.compile(
 
 
 def is_user_file(filename: str) -> bool:
+    known = _USER_FILES.get(filename)
+    if known is None:
+        known = _USER_FILES[filename] = _is_user_file(filename)
+    return known
+
+
+_USER_FILES: dict[str, bool] = {}
+
+
+def _is_user_file(filename: str) -> bool:
     if not filename or filename.startswith("<"):
         return False
     try:
@@ -99,9 +109,11 @@ def frame_info(fs: traceback.FrameSummary) -> Frame:
 
 def current_user_frame() -> Frame | None:
     """The innermost frame of user code on the current stack (where an op was called from)."""
-    for fs in reversed(traceback.extract_stack()):
-        if is_user_file(fs.filename):
-            return frame_info(fs)
+    f = sys._getframe(1)
+    while f is not None:  # a walk, not traceback.extract_stack(): this runs for every CPU tensor made
+        if is_user_file(f.f_code.co_filename):
+            return frame_info(traceback.FrameSummary(f.f_code.co_filename, f.f_lineno, f.f_code.co_name))
+        f = f.f_back
     return None
 
 
@@ -133,14 +145,14 @@ def exception_failure(phase: str, exc: BaseException, tracer: Tracer | None, mod
         failure.kind, failure.device_mismatch, failure.shape_related = "device", exc.info, False
         return failure
     if not chain:
-        failure.shape_related = _looks_like_shapes(exc) and not failure.meta_limitation
+        failure.shape_related = looks_like_shapes(exc) and not failure.meta_limitation
         return failure
     diag = _diagnose(failure, chain[-1], exc, tracer)
     if diag:
         failure.add(diag)
         failure.shape_related = True
     else:
-        failure.shape_related = _looks_like_shapes(exc) and not failure.meta_limitation \
+        failure.shape_related = looks_like_shapes(exc) and not failure.meta_limitation \
             and isinstance(exc, (RuntimeError, ValueError, IndexError, AssertionError))
     return failure
 
@@ -156,7 +168,7 @@ def _message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _looks_like_shapes(exc: BaseException) -> bool:
+def looks_like_shapes(exc: BaseException) -> bool:
     return bool(_SHAPE_WORDS.search(str(exc)))
 
 

@@ -15,6 +15,7 @@ from torchlint.trace.child.load import check_arity, check_signature, constructor
 from torchlint.trace.child.memory import measure as measure_memory
 from torchlint.trace.child.process import (apply_memory_limit, connect, flush_output, peak_rss_kb, wait_for_jobs,
                                             warm_meta)
+from torchlint.trace.child.script import run_script_job
 from torchlint.trace.child.step import BUILTIN_LOSSES
 from torchlint.trace.child.tracer import trace_once
 from torchlint.trace.child.values import source_file
@@ -37,7 +38,7 @@ def main() -> None:
     imported = time.perf_counter()
     ahead = request.get("jobs") is None  # started ahead of its jobs: warm up as told
     if ahead and request.get("warm_meta", True) or not ahead and any(
-            job.get("device", "meta") == "meta" for job in request["jobs"]):
+            job.get("device", "meta") in ("meta", "fake-cuda") for job in request["jobs"]):
         warm_meta(torch)
     emit({"event": "ready", "torch": torch.__version__, "import_seconds": round(imported - started, 4),
           "warm_seconds": round(time.perf_counter() - imported, 4)})
@@ -73,6 +74,9 @@ def run_job_safely(job: dict[str, Any], cwd: str) -> TraceResult:
 
 def run_job(job: dict[str, Any], cwd: str) -> TraceResult:
     import torch
+
+    if job.get("kind") == "script":  # ``torchlint run``: the user's own script
+        return run_script_job(job, cwd)
 
     device = job.get("device", "meta")
     check = job.get("mode") == "check"

@@ -1,0 +1,135 @@
+"""The fake CUDA device of ``torchlint run``: "cuda" tensors are meta tensors.
+
+:class:`FakeCuda` is a function mode (thread-local, entered by :class:`.fence.Fence`) that
+sees every torch call the script makes:
+
+* a ``device=`` of "cuda", ``.to("cuda")``, ``.cuda()`` become the meta device, so a model and
+  its batches "on the GPU" cost no memory and no time, while a tensor made without ``device=``
+  stays on the CPU: where it meets a "cuda" one, the op fails as it would on a GPU
+  (:class:`.devices.DeviceWatch` remembers where each CPU tensor was made);
+* what needs a value a meta tensor does not have (``loss.item()``, ``float(x)``, ``f"{x:.3f}"``,
+  ``if acc > best``, ``x.tolist()``, ``x.cpu()``) gets a placeholder: 1.0, 1 or False, zeros;
+* losses, backward and in-place ops are reported to the :class:`.observe.Observer`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torchlint.trace.child.devices import DeviceWatch, flat_tensors
+from torchlint.trace.child.failure import op_name
+from torchlint.trace.child.inplace import mutates
+
+_VALUES = {"item", "__bool__", "__float__", "__int__", "__index__", "__complex__"}
+_BACKWARD = {"backward"}
+_CPU_COPIES = {"cpu", "numpy", "tolist"}
+
+
+def fake_cuda(torch: Any, observer: Any, fake: bool = True) -> Any:
+    """The mode (torch is imported only here, in the child, after its set-up)."""
+    from torch.overrides import TorchFunctionMode
+
+    class Mode(FakeCuda, TorchFunctionMode):
+        pass
+
+    return Mode(torch, observer, fake)
+
+
+class FakeCuda:
+    """The body of the function mode (mixed with ``TorchFunctionMode`` by :func:`fake_cuda`)."""
+
+    def __init__(self, torch: Any, observer: Any, fake: bool = True):
+        super().__init__()
+        self.torch = torch
+        self.meta = torch.device("meta")
+        self.observer = observer
+        self.fake = fake
+        self.devices = DeviceWatch(torch)
+
+    def device(self, d: Any) -> Any:
+        if not self.fake or d is None:
+            return d
+        if isinstance(d, int) and not isinstance(d, bool):
+            return self.meta
+        if isinstance(d, str) and d.split(":")[0] == "cuda":
+            return self.meta
+        if isinstance(d, self.torch.device) and d.type == "cuda":
+            return self.meta
+        return d
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        name = op_name(func)
+        torch = self.torch
+        first = args[0] if args else None
+        if self.fake:
+            if "device" in kwargs:
+                kwargs["device"] = self.device(kwargs["device"])
+            if name == "to" or name == "type":
+                args = tuple(self.device(a) if isinstance(a, (str, torch.device, int)) and i > 0 else a
+                             for i, a in enumerate(args))
+            elif name == "cuda" and isinstance(first, torch.Tensor):
+                return first.to(self.meta, non_blocking=kwargs.get("non_blocking", False))
+            elif name == "pin_memory" and isinstance(first, torch.Tensor):
+                return first
+            if isinstance(first, torch.Tensor) and first.is_meta:
+                if name in _VALUES:
+                    return _placeholder(torch, first, name)
+                if name == "__format__":
+                    return format(_placeholder(torch, first, "item"), args[1]) if first.dim() == 0 else format(
+                        repr(first), args[1])
+                if name in _CPU_COPIES:
+                    zeros = torch.zeros(first.shape, dtype=first.dtype)
+                    return zeros if name == "cpu" else zeros.tolist() if name == "tolist" else zeros.numpy()
+                if name == "to" and _to_cpu(torch, args, kwargs):
+                    return torch.zeros(first.shape, dtype=_to_dtype(torch, first, args, kwargs))
+        observer = self.observer
+        if name in _BACKWARD:
+            observer.backward(first if isinstance(first, torch.Tensor) else kwargs.get("tensors"))
+        loss = observer.loss_call(name, args, kwargs)
+        tensors = flat_tensors(torch, args, kwargs) if self.fake else ()
+        if tensors:
+            self.devices.check(func, tensors)
+        inplace = mutates(func, kwargs) and isinstance(first, torch.Tensor) and first.requires_grad
+        out = func(*args, **kwargs)
+        if inplace:
+            observer.inplace(func, kwargs, first)
+        if loss is not None:
+            observer.loss_result(loss, out)
+        if tensors or name in _FACTORIES:
+            outs = out if isinstance(out, (list, tuple)) else (out,)
+            self.devices.note(func, list(tensors), [t for t in outs if isinstance(t, torch.Tensor)])
+        return out
+
+
+_FACTORIES = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "tensor", "eye",
+              "linspace", "zeros_like", "ones_like", "randn_like", "rand_like", "as_tensor", "from_numpy",
+              "normal", "randperm", "stack", "cat"}
+
+
+def _placeholder(torch: Any, t: Any, name: str) -> Any:
+    if t.dtype == torch.bool:
+        value: Any = False
+    elif t.is_floating_point():
+        value = 1.0
+    elif t.is_complex():
+        value = complex(1.0)
+    else:
+        value = 1
+    convert = {"__bool__": bool, "__float__": float, "__int__": int, "__index__": int, "__complex__": complex}
+    return convert[name](value) if name in convert else value
+
+
+def _to_cpu(torch: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    targets = [*args[1:], kwargs.get("device")]
+    for a in targets:
+        if isinstance(a, str) and a.split(":")[0] == "cpu" or isinstance(a, torch.device) and a.type == "cpu":
+            return True
+    return False
+
+
+def _to_dtype(torch: Any, t: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    for a in (*args[1:], kwargs.get("dtype")):
+        if isinstance(a, torch.dtype):
+            return a
+    return t.dtype

@@ -1,0 +1,581 @@
+"""What the dry run of a script sees (``torchlint run``), turned into observations at lines.
+
+:class:`Observer` is told by :mod:`.fence` and :mod:`.fakecuda` of every top-level model
+call, backward, optimizer step, ``zero_grad``, scheduler step, GradScaler call, gradient
+clip, loss call, in-place op on a tensor that requires grad, and DataLoader pass; it keeps
+the few facts that decide each observation and bounds the run (:class:`StopRun`):
+
+=========  =========================================================================
+TL001      a backward after an optimizer step that left the gradients of the last
+           step in place (no ``zero_grad``, no ``grad = None``, no ``grad.zero_()``)
+TL002      a name in the stepping frame keeps a tensor whose graph holds an earlier
+           step's loss, or a list/dict of such tensors that grows step over step
+TL003      a model called in eval mode with autograd recording, and no backward
+           before the model's next call (evaluation)
+TL005      a layer of a trained model whose parameters never got a gradient
+TL011      a model with dropout or batch norm called in training mode with no
+           backward before its next call (evaluation), or trained in eval mode after
+           it was trained in training mode
+TL012      ``clip_grad_*`` on parameters a GradScaler scaled and did not unscale
+TL013      ``scheduler.step()`` before the first ``optimizer.step()``; a per-batch
+           scheduler stepped once per epoch, a per-epoch one every batch
+TL014      a DistributedSampler read twice with the same epoch
+TL017      one optimizer step over the backwards of several batches, none scaled
+TL021      a layer of a trained model whose parameters are in no optimizer
+TL102      a loss called with an output and target that disagree (shape, dtype)
+=========  =========================================================================
+
+Exceptions (TL100 shape, TL101 device, TL103 batch norm, TL104 in-place) are read by
+:func:`Observer.failed` from the exception the script ended with.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from torchlint.trace.child.failure import DeviceMismatch, looks_like_shapes
+from torchlint.trace.child.inplace import INPLACE_ERROR, spelled
+from torchlint.trace.child.losses import LOSSES, check_loss_call
+from torchlint.trace.records import Observation
+
+_TORCHLINT_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PER_BATCH = {"OneCycleLR", "CyclicLR"}
+PER_EPOCH = {"StepLR", "MultiStepLR", "ExponentialLR"}
+MAX_BATCHES_PER_PASS = 64
+ONE_VALUE = "Expected more than 1 value per channel when training"
+
+
+class StopRun(BaseException):
+    """Raised out of the script where a bound is reached (a BaseException: the script's
+    ``except Exception`` does not swallow it)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Call:
+    """A top-level model call (one called from the script, not from another module)."""
+
+    module: Any  # weakref
+    site: tuple[str, int] | None
+    training: bool
+    grad: bool
+    stochastic: bool  # holds dropout or batch norm
+    recorded: bool = False  # its output has a grad_fn
+
+
+@dataclass
+class Window:
+    """One epoch of a training DataLoader: from a pass's start to the next pass's start."""
+
+    steps: int = 0
+    schedulers: dict[int, list[Any]] = field(default_factory=dict)  # id -> [scheduler ref, count, site]
+
+
+class Observer:
+    def __init__(self, torch: Any, roots: Iterable[str], steps: int = 3, passes: int = 2, eval_batches: int = 2):
+        self.torch = torch
+        self.roots = [os.path.realpath(r) for r in roots]
+        self.max_steps = steps
+        self.max_passes = passes
+        self.eval_batches = eval_batches
+        self.max_total_steps = steps * (passes + 1)
+        self.found: dict[tuple[str, str, int], Observation] = {}
+        self._project: dict[str, bool] = {}
+        # counters (the summary)
+        self.steps = self.backwards = self.passes = self.batches_total = self.forwards = 0
+        self.lr: list[list[float]] = []
+        self.peak_bytes = 0
+        # model calls
+        self.depth = 0
+        self.current: Call | None = None
+        self.last_site: tuple[str, int] | None = None
+        self.pending: dict[int, Call] = {}
+        self.trained_in_train_mode: set[int] = set()
+        self.trained: dict[int, Any] = {}  # id -> weakref of models whose forward reached a backward
+        self._stochastic: dict[int, bool] = {}
+        self.made_at: dict[tuple[int, str], tuple[str, int]] = {}
+        # steps and gradients
+        self.optimizers: dict[int, Any] = {}
+        self.snapshot: dict[int, tuple[Any, int, int]] = {}  # param id -> (ref, grad id, version)
+        self.snapshot_site: tuple[str, int] | None = None
+        self.got_grad: set[int] = set()
+        self.step_backwards: list[tuple[tuple[str, int] | None, bool, int]] = []  # site, scaled, batch
+        self.batch_index = 0
+        self.scaled_from: dict[int, Any] = {}  # id(scaler.scale(loss)) -> loss
+        self.scaling: dict[int, set[int]] = {}  # scaler id -> ids of optimizers unscaled since update
+        self.scheduler_seen: set[int] = set()
+        self.windows: dict[int, Window] = {}
+        self.loader_passes: dict[int, int] = {}
+        self.sampler_epochs: dict[int, int] = {}
+        self.inplace_sites: list[tuple[str, tuple[str, int] | None, list[int]]] = []
+        self.kept: dict[str, int] = {}  # TL002: container name -> graph-holding elements at the last step
+        self.old_losses: list[Any] = []  # grad_fns of earlier steps' losses
+
+    # ------------------------------------------------------------------ where
+    def is_project(self, filename: str) -> bool:
+        known = self._project.get(filename)
+        if known is None:
+            path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+            known = bool(path) and "site-packages" not in path and not path.startswith(_TORCHLINT_DIR + os.sep) \
+                and any(path.startswith(r + os.sep) for r in self.roots)
+            self._project[filename] = known
+        return known
+
+    def where(self, frame: Any = None) -> tuple[str, int] | None:
+        """The innermost line of the script's own code on the stack."""
+        f = frame or sys._getframe(1)
+        while f is not None:
+            if self.is_project(f.f_code.co_filename):
+                return os.path.realpath(f.f_code.co_filename), f.f_lineno
+            f = f.f_back
+        return None
+
+    def called_from_torch(self) -> bool:
+        """Whether the patched method was called by torch itself (a scheduler's first step,
+        made by its constructor), looking past the observer and the fence's wrapper."""
+        f = sys._getframe(3)
+        return f is not None and not self.is_project(f.f_code.co_filename) and (
+            os.sep + "torch" + os.sep in f.f_code.co_filename)
+
+    def observe(self, code: str, site: tuple[str, int] | None, message: str, **extra: Any) -> None:
+        if site is None:
+            return
+        key = (code, site[0], site[1])
+        if key not in self.found:
+            self.found[key] = Observation(code=code, file=site[0], line=site[1], message=message, **extra)
+
+    # ------------------------------------------------------------------ model calls
+    def stochastic(self, module: Any) -> bool:
+        known = self._stochastic.get(id(module))
+        if known is None:
+            nn = self.torch.nn
+            kinds = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
+            known = any(isinstance(m, kinds) for m in module.modules())
+            self._stochastic[id(module)] = known
+        return known
+
+    def forward_pre(self, module: Any, args: Any) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            site = self.where(sys._getframe(1))
+            self.last_site = site
+            self.current = Call(weakref.ref(module), site, bool(module.training), self.torch.is_grad_enabled(),
+                                self.stochastic(module))
+        return None
+
+    def forward_post(self, module: Any, args: Any, output: Any) -> None:
+        self.depth = max(0, self.depth - 1)
+        call = self.current
+        if self.depth or call is None or call.module() is not module:
+            return None
+        self.current = None
+        self.forwards += 1
+        call.recorded = _has_graph(self.torch, output)
+        earlier = self.pending.pop(id(module), None)
+        if earlier is not None:
+            self.evaluated(earlier)
+        self.pending[id(module)] = call
+        return None
+
+    def evaluated(self, call: Call) -> None:
+        """A model call with no backward before the model's next call: evaluation."""
+        module = call.module()
+        name = type(module).__name__ if module is not None else "the model"
+        if call.training and call.stochastic:
+            self.observe("TL011", call.site, f"`{name}` was called in training mode with no backward after it "
+                         "(evaluation): its dropout/batch norm were active; call model.eval() before "
+                         "evaluating (found by the dry run)")
+        elif not call.training and call.grad and call.recorded:
+            self.observe("TL003", call.site, f"`{name}` was called in eval mode while autograd was recording, "
+                         "and no backward followed: the activations were kept for nothing; wrap the evaluation "
+                         "in torch.no_grad() (found by the dry run)")
+
+    def trained_call(self, call: Call) -> None:
+        module = call.module()
+        if module is None:
+            return
+        self.trained[id(module)] = call.module
+        if call.training:
+            self.trained_in_train_mode.add(id(module))
+        elif call.stochastic and id(module) in self.trained_in_train_mode:
+            self.observe("TL011", call.site, f"`{type(module).__name__}` was trained in eval mode after an "
+                         "earlier step in training mode: model.eval() with no model.train() before this "
+                         "training step; dropout/batch norm are off (found by the dry run)")
+
+    def registered(self, module: Any, name: str, submodule: Any) -> None:
+        site = self.where(sys._getframe(1))
+        if site is not None:
+            self.made_at[(id(module), name)] = site
+        return None
+
+    # ------------------------------------------------------------------ backward and steps
+    def backward(self, loss: Any) -> None:
+        self.backwards += 1
+        site = self.where(sys._getframe(1))
+        for call in self.pending.values():
+            self.trained_call(call)
+        self.pending.clear()
+        if self.snapshot:
+            stale = [ref() for ref, gid, version in self.snapshot.values()]
+            stale = [p for p, (_, gid, version) in zip(stale, self.snapshot.values())
+                     if p is not None and p.grad is not None and id(p.grad) == gid and p.grad._version == version]
+            if stale:
+                self.observe("TL001", site, "backward() ran while the gradients of the last optimizer step were "
+                             f"still in .grad ({len(stale)} parameter(s)): they add up step after step; call "
+                             "optimizer.zero_grad() each iteration (found by the dry run)")
+            self.snapshot = {}
+        torch = self.torch
+        if isinstance(loss, torch.Tensor):
+            source = self.scaled_from.get(id(loss), loss)
+            fn = type(source.grad_fn).__name__ if source.grad_fn is not None else ""
+            self.step_backwards.append((site, fn.startswith(("DivBackward", "MulBackward")), self.batch_index))
+            if source.grad_fn is not None:
+                self.old_losses = [*self.old_losses[-3:], source.grad_fn]
+
+    def cleared(self, params: Iterable[Any]) -> None:
+        for p in params:
+            self.snapshot.pop(id(p), None)
+
+    def written(self, tensor: Any) -> None:
+        """An in-place op wrote ``tensor`` (``p.grad.data.zero_()`` clears a gradient)."""
+        if not self.snapshot:
+            return
+        try:
+            storage = tensor.untyped_storage()._cdata
+        except Exception:  # noqa: BLE001
+            return
+        for key, (ref, _, _) in list(self.snapshot.items()):
+            p = ref()
+            if p is not None and p.grad is not None and p.grad.untyped_storage()._cdata == storage:
+                del self.snapshot[key]
+
+    def step_pre(self, opt: Any) -> None:
+        if self.steps >= self.max_total_steps:
+            raise StopRun("steps")
+        self.optimizers[id(opt)] = weakref.ref(opt)
+        params = [p for g in opt.param_groups for p in g["params"]]
+        self.got_grad.update(id(p) for p in params if p.grad is not None)
+        batches = {b for _, _, b in self.step_backwards}
+        if len(self.step_backwards) > 1 and len(batches) > 1 and not any(s for _, s, _ in self.step_backwards):
+            site = self.step_backwards[0][0]
+            self.observe("TL017", site, f"one optimizer step over the backwards of {len(batches)} batches, and "
+                         "no loss was divided by the number of batches accumulated: the gradient is that many "
+                         "times too large (found by the dry run)")
+        self.step_backwards = []
+        self.keeps_graph(sys._getframe(2))
+
+    def step_post(self, opt: Any) -> None:
+        self.steps += 1
+        for window in self.windows.values():
+            window.steps += 1
+        self.lr.append([float(g.get("lr", 0.0)) if not hasattr(g.get("lr"), "item") else 0.0
+                        for o in self.live_optimizers() for g in o.param_groups[:1]])
+        self.snapshot_site = self.where(sys._getframe(2))
+        for g in opt.param_groups:
+            for p in g["params"]:
+                if p.grad is not None:
+                    self.snapshot[id(p)] = (weakref.ref(p), id(p.grad), p.grad._version)
+
+    def live_optimizers(self) -> list[Any]:
+        return [o for o in (r() for r in self.optimizers.values()) if o is not None]
+
+    # ------------------------------------------------------------------ TL002
+    def keeps_graph(self, frame: Any) -> None:
+        """At a step: names of the stepping frame (and its ``self``) that keep an earlier step's
+        graph: a tensor whose graph reaches an earlier loss, or a container that grows with
+        tensors that have a graph."""
+        site = self.where(frame)
+        if site is None or self.steps < 1:
+            return
+        f = frame
+        while f is not None and not self.is_project(f.f_code.co_filename):
+            f = f.f_back
+        if f is None:
+            return
+        torch = self.torch
+        names = dict(f.f_locals)
+        owner = names.get("self")
+        if owner is not None and hasattr(owner, "__dict__") and not isinstance(owner, torch.nn.Module):
+            names.update({f"self.{k}": v for k, v in vars(owner).items()})
+        old = {id(fn) for fn in self.old_losses[:-1]}
+        region = [f.f_code.co_firstlineno, f.f_lineno]
+        for name, value in names.items():
+            if isinstance(value, torch.Tensor):
+                if value.grad_fn is not None and old and _reaches(value.grad_fn, old):
+                    self.observe("TL002", site, f"`{name}` keeps the autograd graph of every step: it was "
+                                 "built from an earlier step's loss; accumulate loss.item() or loss.detach() "
+                                 "(found by the dry run)", name=name, region=region)
+            elif isinstance(value, (list, dict)) and value:
+                items = list(value.values()) if isinstance(value, dict) else value
+                count = sum(1 for v in items[-64:] if isinstance(v, torch.Tensor) and v.grad_fn is not None)
+                before = self.kept.get(name)
+                self.kept[name] = count
+                if before is not None and count > before:
+                    self.observe("TL002", site, f"`{name}` grows by tensors with their autograd graph at every "
+                                 "step: each step's graph stays in memory; store loss.item() or .detach() "
+                                 "(found by the dry run)", name=name, region=region)
+
+    # ------------------------------------------------------------------ schedulers, scalers, clipping
+    def scheduler_step(self, scheduler: Any, *args: Any, **kwargs: Any) -> None:
+        if self.called_from_torch():
+            return
+        site = self.where(sys._getframe(2))
+        kind = type(scheduler).__name__
+        if self.steps == 0 and id(scheduler) not in self.scheduler_seen:
+            self.observe("TL013", site, f"{kind}.step() ran before the first optimizer.step(): the first "
+                         "learning rate of the schedule is skipped; step the scheduler after the optimizer "
+                         "(found by the dry run)")
+        self.scheduler_seen.add(id(scheduler))
+        for window in self.windows.values():
+            entry = window.schedulers.setdefault(id(scheduler), [weakref.ref(scheduler), 0, site])
+            entry[1] += 1
+
+    def close_window(self, key: int) -> None:
+        window = self.windows.pop(key, None)
+        if window is None or window.steps < 2:
+            return
+        for ref, count, site in window.schedulers.values():
+            scheduler = ref()
+            kind = type(scheduler).__name__ if scheduler is not None else ""
+            rates = ", ".join(f"{r[0]:.3g}" for r in self.lr[-window.steps - 1:] if r)
+            if kind in PER_BATCH and count == 1:
+                self.observe("TL013", site, f"{kind} is a per-batch schedule but was stepped once in an epoch of "
+                             f"{window.steps} optimizer steps (learning rate per step: {rates}): it runs "
+                             "len(loader) times too slowly; step it after every optimizer.step() "
+                             "(found by the dry run)")
+            elif kind in PER_EPOCH and count >= window.steps:
+                self.observe("TL013", site, f"{kind} is a per-epoch schedule but was stepped after every one of "
+                             f"{window.steps} optimizer steps (learning rate per step: {rates}): it decays "
+                             "len(loader) times too fast; step it once per epoch (found by the dry run)")
+
+    def scaled(self, scaler: Any, result: Any, outputs: Any = None, *args: Any, **kwargs: Any) -> None:
+        self.scaling[id(scaler)] = set()
+        if isinstance(result, self.torch.Tensor) and isinstance(outputs, self.torch.Tensor):
+            self.scaled_from = {id(result): outputs}
+
+    def unscaled(self, scaler: Any, optimizer: Any = None, *args: Any, **kwargs: Any) -> None:
+        self.scaling.setdefault(id(scaler), set()).add(id(optimizer))
+
+    def scaler_updated(self, scaler: Any, *args: Any, **kwargs: Any) -> None:
+        self.scaling.pop(id(scaler), None)
+
+    def clipped(self, parameters: Any = None, *args: Any, **kwargs: Any) -> None:
+        if not self.scaling:
+            return
+        torch = self.torch
+        params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters or [])
+        ids = {id(p) for p in params}
+        owners = {id(o) for o in self.live_optimizers()
+                  if any(id(p) in ids for g in o.param_groups for p in g["params"])}
+        if any(owners - unscaled for unscaled in self.scaling.values()):
+            self.observe("TL012", self.where(sys._getframe(2)), "gradients were clipped while the GradScaler's "
+                         "scale was still in them (no scaler.unscale_(optimizer) before clipping): the clip "
+                         "threshold applies to scaled gradients (found by the dry run)")
+
+    def sampler_pass(self, sampler: Any) -> None:
+        epoch = getattr(sampler, "epoch", 0)
+        before = self.sampler_epochs.get(id(sampler))
+        self.sampler_epochs[id(sampler)] = epoch
+        if before is not None and before == epoch:
+            self.observe("TL014", self.where(sys._getframe(2)), "the DistributedSampler was read again with "
+                         f"the same epoch ({epoch}): every epoch sees the same order; call "
+                         "sampler.set_epoch(epoch) each epoch (found by the dry run)")
+
+    # ------------------------------------------------------------------ losses and in-place ops
+    def loss_call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if name not in LOSSES:
+            return None
+        found = check_loss_call(self.torch, name, args, kwargs)
+        if found is not None:
+            a, b = found["input"], found["target"]
+            problem = {"shape": "shapes differ", "dtype": "dtypes differ",
+                       "broadcast": f"they broadcast to {found.get('broadcast')}, a wrong loss"}[found["problem"]]
+            expected = found.get("expected")
+            wanted = f"; it takes a target of {expected['shape']} ({expected['dtype']})" if expected else ""
+            self.observe("TL102", self.where(sys._getframe(2)),
+                         f"{name} got an output of {a['shape']} ({a['dtype']}) and a target of {b['shape']} "
+                         f"({b['dtype']}): {problem}{wanted} (found by the dry run)")
+        return None
+
+    def inplace(self, func: Any, kwargs: dict[str, Any], tensor: Any) -> None:
+        if len(self.inplace_sites) > 256:
+            del self.inplace_sites[:128]
+        self.inplace_sites.append((spelled(func, kwargs), self.where(sys._getframe(2)), list(tensor.shape)))
+
+    # ------------------------------------------------------------------ data
+    def batches(self, loader: Any, source: Iterable[Any]) -> Iterator[Any]:
+        key = id(loader)
+        if self.loader_passes.get(key, 0) >= self.max_passes or self.passes >= 8 * self.max_passes:
+            raise StopRun("passes")  # this loader trained max_passes epochs (evaluation passes are free)
+        self.passes += 1
+        self.close_window(key)
+        self.windows[key] = Window()
+        steps0, backwards0, yielded = self.steps, self.backwards, 0
+        for batch in source:
+            self.batch_index += 1
+            self.batches_total += 1
+            yield batch
+            yielded += 1
+            steps, backwards = self.steps - steps0, self.backwards - backwards0
+            if steps >= self.max_steps or (not backwards and yielded >= self.eval_batches) \
+                    or yielded >= MAX_BATCHES_PER_PASS:
+                break
+        if self.steps == steps0:  # no step in this pass: not a training epoch
+            self.windows.pop(key, None)
+        else:
+            self.loader_passes[key] = self.loader_passes.get(key, 0) + 1
+
+    # ------------------------------------------------------------------ the end
+    def failed(self, exc: BaseException) -> Observation | None:
+        """The observation an exception out of the script stands for, or None."""
+        site = _innermost(self, exc)
+        text = str(exc).split("\n", 1)[0][:300]
+        if isinstance(exc, DeviceMismatch):
+            info = exc.info
+            created = info.get("created")
+            place = (os.path.realpath(created["file"]), created["line"]) if created and self.is_project(
+                created.get("file", "")) else site
+            by = f" by {info.get('created_by')}" if info.get("created_by") else ""
+            self.observe("TL101", place, f"a CPU tensor {info.get('shape')} made here{by} meets the model's CUDA "
+                         f"tensors in `{info.get('op')}`"
+                         + (f" (line {site[1]})" if site and place != site else "")
+                         + ": on a GPU this fails (Expected all tensors to be on the same device); create it "
+                         "with device= (found by the dry run)")
+            return self.found.get(("TL101", *place)) if place else None
+        if INPLACE_ERROR in text:
+            shape = _shape_in(str(exc))
+            where_ = next((s for op, s, shp in reversed(self.inplace_sites) if s and (shape is None or shp == shape)),
+                          None)
+            op = next((op for op, s, shp in reversed(self.inplace_sites) if s == where_), "an in-place op")
+            place = where_ or site
+            self.observe("TL104", place, f"`{op}` modified a tensor autograd had saved for backward, so "
+                         f"backward fails: {text[:200]} (found by the dry run)")
+            return self.found.get(("TL104", *place)) if place else None
+        if ONE_VALUE in text:
+            place = self.last_site or site
+            self.observe("TL103", place, f"batch norm in training got one value per channel (a batch of 1): "
+                         f"{text} — drop the last incomplete batch (drop_last=True) or use a batch of 2 or more "
+                         "(found by the dry run)")
+            return self.found.get(("TL103", *place)) if place else None
+        if any(o["code"] == "TL102" and site and o["line"] == site[1] for o in self.found.values()):
+            return None  # the loss mismatch already said it
+        if looks_like_shapes(exc) or "device" in text and "meta" in text:
+            message = text.replace("meta", "cuda") if "device" in text else text
+            code = "TL101" if "device" in text and "meta" in text else "TL100"
+            self.observe(code, site, f"{type(exc).__name__}: {message} (found by the dry run)")
+            return self.found.get((code, *site)) if site else None
+        return None
+
+    def finish(self) -> list[Observation]:
+        for call in list(self.pending.values()):
+            self.evaluated(call)
+        self.pending.clear()
+        self.parameters_never_trained()
+        return sorted(self.found.values(), key=lambda o: (o["file"], o["line"], o["code"]))
+
+    def parameters_never_trained(self) -> None:
+        """TL005 / TL021 for the layers of each trained model: no gradient at any step, or in
+        no optimizer; only for models some of whose parameters were trained."""
+        if not self.steps:
+            return
+        in_optimizer = {id(p) for o in self.live_optimizers() for g in o.param_groups for p in g["params"]}
+        for ref in self.trained.values():
+            model = ref()
+            if model is None:
+                continue
+            named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+            if not any(id(p) in in_optimizer for _, p in named):
+                continue
+            for code, missing in (("TL021", {n for n, p in named if id(p) not in in_optimizer}),
+                                  ("TL005", {n for n, p in named if id(p) in in_optimizer
+                                             and id(p) not in self.got_grad})):
+                for layer in _whole_layers(model, missing):
+                    parent, _, attr = layer.rpartition(".")
+                    owner = model.get_submodule(parent) if parent else model
+                    site = self.made_at.get((id(owner), attr))
+                    kind = type(model.get_submodule(layer)).__name__
+                    if code == "TL021":
+                        message = (f"`{layer}` ({kind}) of {type(model).__name__} is in no optimizer: it was put "
+                                   "there after the optimizer was built over model.parameters(), so it is never "
+                                   "trained (found by the dry run)")
+                    else:
+                        message = (f"`{layer}` ({kind}) of {type(model).__name__} never got a gradient in "
+                                   f"{self.steps} training steps: forward never uses it (found by the dry run)")
+                    self.observe(code, site, message, name=layer)
+
+    def summary(self) -> dict[str, Any]:
+        return {"steps": self.steps, "backwards": self.backwards, "passes": self.passes,
+                "batches": self.batches_total, "forwards": self.forwards, "lr": self.lr[:32]}
+
+    def live_bytes(self) -> int:
+        return 0
+
+
+def _has_graph(torch: Any, output: Any, depth: int = 0) -> bool:
+    if isinstance(output, torch.Tensor):
+        return output.grad_fn is not None
+    if depth > 2:
+        return False
+    if isinstance(output, (list, tuple)):
+        return any(_has_graph(torch, o, depth + 1) for o in output[:8])
+    if isinstance(output, dict):
+        return any(_has_graph(torch, o, depth + 1) for o in list(output.values())[:8])
+    values = getattr(output, "__dict__", None)
+    if isinstance(values, dict):
+        return any(_has_graph(torch, o, depth + 1) for o in list(values.values())[:8])
+    return False
+
+
+def _reaches(fn: Any, targets: set[int], limit: int = 20000) -> bool:
+    """Whether the autograd graph under ``fn`` holds one of ``targets`` (ids of grad_fns)."""
+    seen, stack = set(), [fn]
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        if id(node) in targets:
+            return True
+        seen.add(id(node))
+        stack.extend(n for n, _ in getattr(node, "next_functions", ()) if n is not None)
+    return False
+
+
+def _whole_layers(model: Any, names: set[str]) -> list[str]:
+    """The smallest submodules all of whose trainable parameters are in ``names``."""
+    if not names:
+        return []
+    layers = []
+    for path, module in model.named_modules():
+        if not path:
+            continue
+        own = [f"{path}.{n}" for n, p in module.named_parameters() if p.requires_grad]
+        if own and all(n in names for n in own) and not any(path.startswith(done + ".") for done in layers):
+            layers.append(path)
+    return layers
+
+
+def _innermost(observer: Observer, exc: BaseException) -> tuple[str, int] | None:
+    tb, found = exc.__traceback__, None
+    while tb is not None:
+        if observer.is_project(tb.tb_frame.f_code.co_filename):
+            found = (os.path.realpath(tb.tb_frame.f_code.co_filename), tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+_SHAPE = re.compile(r"\[torch\.\w+ \[([\d, ]*)\]\]")
+
+
+def _shape_in(text: str) -> list[int] | None:
+    m = _SHAPE.search(text)
+    if m is None:
+        return None
+    return [int(x) for x in m.group(1).split(",") if x.strip()]
