@@ -214,6 +214,8 @@ def _run_command(argv: list[str]) -> list[str]:
     args, _ = parser.parse_known_args(["check", *rest])
     if len(args.paths) != 1 or args.paths == ["."] and "." not in rest:
         raise UsageError("run: give one script to run: torchlint run [OPTIONS] SCRIPT [-- ARGS...]")
+    if not os.path.isfile(args.paths[0]):
+        raise UsageError(f"run: {args.paths[0]}: no such file")
     out = ["check", *rest, "--run", args.paths[0]]
     if script_args:
         out += ["--run-args", shlex.join(script_args)]

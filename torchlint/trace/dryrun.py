@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from torchlint.finding import Finding, Span
 from torchlint.registry import RULES
+from torchlint.trace.plan import human_bytes
 from torchlint.trace.records import Observation, TraceResult
 from torchlint.trace.runner import run_jobs
 
@@ -111,6 +112,10 @@ def summary_lines(result: TraceResult, options: RunOptions, cwd: Path) -> list[s
     lines = [f"run: {name} ran {run.get('steps', 0)} optimizer step(s), {run.get('forwards', 0)} model call(s), "
              f"{run.get('batches', 0)} batch(es) in {run.get('passes', 0)} DataLoader pass(es) on {device} "
              f"in {run.get('seconds', result.seconds or 0):.1f} s; {_ended(run)}"]
+    if run.get("peak_bytes"):
+        lines.append(f"run: peak memory on the fake GPU {human_bytes(run['peak_bytes'])} (tensors alive at once: "
+                     "weights, gradients, optimizer state, activations; the CUDA context and the allocator's "
+                     "rounding come on top)")
     if result.status == "failed":
         failure = result.failure
         if failure is not None:
@@ -201,26 +206,34 @@ def _keeping_line(path: Path, o: Observation) -> int:
     step_line = (o.get("region") or [0, o["line"]])[1]
     if tree is None or not name:
         return o["line"]
-    start, end = _region(str(path), step_line)
+    owner, _, attribute = name.partition(".")
+    # a local is kept in the stepping loop; an attribute (``module.outputs``) wherever it is
+    # appended to, often in another method (``self.outputs.append(loss)``)
+    start, end = _region(str(path), step_line) if not attribute else (0, 0)
     best = None
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt) or not (start <= node.lineno <= (end or 10**9)):
             continue
-        if _keeps(node, name):
+        if _keeps(node, name if not attribute else "." + attribute):
             best = node.lineno if best is None else min(best, node.lineno)
     return best or o["line"]
 
 
 def _keeps(node: ast.stmt, name: str) -> bool:
+    """Whether ``node`` adds to ``name`` (``".attr"``: to any ``obj.attr``)."""
+    def same(n: ast.AST) -> bool:
+        spelled = _spelled(n)
+        return spelled.endswith(name) and "." in spelled if name.startswith(".") else spelled == name
+
     if isinstance(node, ast.AugAssign):
-        return _spelled(node.target) == name
+        return same(node.target)
     if isinstance(node, ast.Assign):
-        return any(_spelled(t) == name for t in node.targets) and any(
-            _spelled(n) == name for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute)))
+        return any(same(t) for t in node.targets) and any(
+            same(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute)))
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
         func = node.value.func
         return isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert", "add") \
-            and _spelled(func.value) == name
+            and same(func.value)
     return False
 
 

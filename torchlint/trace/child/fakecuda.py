@@ -14,6 +14,8 @@ sees every torch call the script makes:
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from torchlint.trace.child.devices import DeviceWatch, flat_tensors
@@ -45,6 +47,7 @@ class FakeCuda:
         self.observer = observer
         self.fake = fake
         self.devices = DeviceWatch(torch)
+        self.torch_dir = os.path.dirname(torch.__file__) + os.sep
 
     def device(self, d: Any) -> Any:
         if not self.fake or d is None:
@@ -73,8 +76,9 @@ class FakeCuda:
             elif name == "pin_memory" and isinstance(first, torch.Tensor):
                 return first
             if isinstance(first, torch.Tensor) and first.is_meta:
-                if name in _VALUES:
-                    return _placeholder(torch, first, name)
+                if name in _VALUES:  # torch's own reads (GradScaler's found_inf) get 0: nothing found
+                    internal = sys._getframe(1).f_code.co_filename.startswith(self.torch_dir)
+                    return _placeholder(torch, first, name, 0 if internal else 1)
                 if name == "__format__":
                     return format(_placeholder(torch, first, "item"), args[1]) if first.dim() == 0 else format(
                         repr(first), args[1])
@@ -90,13 +94,15 @@ class FakeCuda:
         tensors = flat_tensors(torch, args, kwargs) if self.fake else ()
         if tensors:
             self.devices.check(func, tensors)
-        inplace = mutates(func, kwargs) and isinstance(first, torch.Tensor) and first.requires_grad
+        writes = isinstance(first, torch.Tensor) and mutates(func, kwargs)
+        if writes and observer.snapshot:
+            observer.written(first)  # ``p.grad.zero_()``, ``p.grad.data.zero_()``
         out = func(*args, **kwargs)
-        if inplace:
+        if writes and first.requires_grad:
             observer.inplace(func, kwargs, first)
         if loss is not None:
             observer.loss_result(loss, out)
-        if tensors or name in _FACTORIES:
+        if self.fake and (name in _FACTORIES or any(id(t) in self.devices.origins for t in tensors)):
             outs = out if isinstance(out, (list, tuple)) else (out,)
             self.devices.note(func, list(tensors), [t for t in outs if isinstance(t, torch.Tensor)])
         return out
@@ -107,15 +113,18 @@ _FACTORIES = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "ara
               "normal", "randperm", "stack", "cat"}
 
 
-def _placeholder(torch: Any, t: Any, name: str) -> Any:
+def _placeholder(torch: Any, t: Any, name: str, one: int = 1) -> Any:
+    """The value a meta tensor's ``.item()`` (and ``float()``, ``bool()``...) stands in with:
+    1 (a loss, a count: a divisor that is never 0, a log that is defined), False for booleans
+    (``if torch.isnan(loss)``); ``one=0`` for torch's own reads."""
     if t.dtype == torch.bool:
         value: Any = False
     elif t.is_floating_point():
-        value = 1.0
+        value = float(one)
     elif t.is_complex():
-        value = complex(1.0)
+        value = complex(one)
     else:
-        value = 1
+        value = one
     convert = {"__bool__": bool, "__float__": float, "__int__": int, "__index__": int, "__complex__": complex}
     return convert[name](value) if name in convert else value
 

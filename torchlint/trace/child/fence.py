@@ -35,6 +35,7 @@ from typing import Any, Callable
 
 from torchlint.trace.child import synthetic
 from torchlint.trace.child.fakecuda import fake_cuda
+from torchlint.trace.child.memory import tracking_live
 from torchlint.trace.child.observe import Observer
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -117,6 +118,10 @@ class Fence:
             mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda)
             mode.__enter__()
             self._undo.append(lambda: mode.__exit__(None, None, None))
+            if self.fake_cuda:  # the fake GPU's memory: every meta tensor from its op to its free
+                live = tracking_live(self.torch, device="meta")
+                self.observer.memory = live.__enter__()
+                self._undo.append(lambda: live.__exit__(None, None, None))
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -143,9 +148,9 @@ class Fence:
             "manual_seed": lambda seed: None, "manual_seed_all": lambda seed: None, "seed": lambda: None,
             "seed_all": lambda: None,
             "memory_allocated": lambda *a, **k: self.observer.live_bytes(),
-            "max_memory_allocated": lambda *a, **k: self.observer.peak_bytes,
+            "max_memory_allocated": lambda *a, **k: self.observer.peak_bytes(),
             "memory_reserved": lambda *a, **k: self.observer.live_bytes(),
-            "max_memory_reserved": lambda *a, **k: self.observer.peak_bytes,
+            "max_memory_reserved": lambda *a, **k: self.observer.peak_bytes(),
             "reset_peak_memory_stats": lambda *a, **k: None, "reset_max_memory_allocated": lambda *a, **k: None,
             "mem_get_info": lambda *a, **k: (props.total_memory, props.total_memory),
         }
@@ -196,6 +201,7 @@ class Fence:
 
         self.handle(register_optimizer_step_pre_hook(lambda opt, args, kwargs: observer.step_pre(opt)))
         self.handle(register_optimizer_step_post_hook(lambda opt, args, kwargs: observer.step_post(opt)))
+        self._wrap(torch.optim.Optimizer, "__init__", observer.optimizer_made, after=True)
         zero_grad = torch.optim.Optimizer.zero_grad
 
         def optimizer_zero_grad(opt: Any, *args: Any, **kwargs: Any) -> Any:

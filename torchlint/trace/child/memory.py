@@ -101,10 +101,11 @@ class StorageSet:
 
 
 @contextlib.contextmanager
-def tracking_live(torch: Any, ops: bool = False,
-                  events: list[tuple[int, int | None]] | None = None) -> Iterator[StorageSet]:
+def tracking_live(torch: Any, ops: bool = False, events: list[tuple[int, int | None]] | None = None,
+                  device: str | None = None) -> Iterator[StorageSet]:
     """Every tensor an op creates inside the block (not the storage of one it was given),
-    alive until its storage is freed; with ``ops`` the names of the ops run (``live.ops``)."""
+    alive until its storage is freed; with ``ops`` the names of the ops run (``live.ops``);
+    with ``device`` only the tensors on that device type (``torchlint run``: meta, the fake GPU)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     live = StorageSet(events=events)
@@ -118,7 +119,7 @@ def tracking_live(torch: Any, ops: bool = False,
             # an in-place op or a view returns storage that was there before
             given = {id(t.untyped_storage()) for t in _tensors(torch, [*args, *kwargs.values()])}
             for t in _tensors(torch, out):
-                if id(t.untyped_storage()) not in given:
+                if (device is None or t.device.type == device) and id(t.untyped_storage()) not in given:
                     live.add(t)
             return out
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import types
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
@@ -48,6 +49,9 @@ PER_BATCH = {"OneCycleLR", "CyclicLR"}
 PER_EPOCH = {"StepLR", "MultiStepLR", "ExponentialLR"}
 MAX_BATCHES_PER_PASS = 64
 ONE_VALUE = "Expected more than 1 value per channel when training"
+
+
+_NOT_OWNERS = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
 
 
 class StopRun(BaseException):
@@ -87,25 +91,25 @@ class Observer:
         self.max_passes = passes
         self.eval_batches = eval_batches
         self.max_total_steps = steps * (passes + 1)
-        self.found: dict[tuple[str, str, int], Observation] = {}
+        self.found: dict[tuple[str, str, int, str], Observation] = {}
         self._project: dict[str, bool] = {}
         # counters (the summary)
         self.steps = self.backwards = self.passes = self.batches_total = self.forwards = 0
+        self.iterations, self.last_step_batch = 0, -1  # optimizer steps in distinct batches
         self.lr: list[list[float]] = []
-        self.peak_bytes = 0
+        self.memory: Any = None  # the fake GPU's live tensors (memory.StorageSet), set by the fence
         # model calls
         self.depth = 0
         self.current: Call | None = None
         self.last_site: tuple[str, int] | None = None
         self.pending: dict[int, Call] = {}
         self.trained_in_train_mode: set[int] = set()
-        self.trained: dict[int, Any] = {}  # id -> weakref of models whose forward reached a backward
+        self.trained: dict[int, Any] = {}  # id -> the models whose forward reached a backward
         self._stochastic: dict[int, bool] = {}
         self.made_at: dict[tuple[int, str], tuple[str, int]] = {}
         # steps and gradients
-        self.optimizers: dict[int, Any] = {}
-        self.snapshot: dict[int, tuple[Any, int, int]] = {}  # param id -> (ref, grad id, version)
-        self.snapshot_site: tuple[str, int] | None = None
+        self.optimizers: dict[int, Any] = {}  # id -> every optimizer built
+        self.snapshot: dict[int, tuple[Any, int, int]] = {}  # param id -> (ref, grad id, version) at its last step
         self.got_grad: set[int] = set()
         self.step_backwards: list[tuple[tuple[str, int] | None, bool, int]] = []  # site, scaled, batch
         self.batch_index = 0
@@ -117,6 +121,7 @@ class Observer:
         self.sampler_epochs: dict[int, int] = {}
         self.inplace_sites: list[tuple[str, tuple[str, int] | None, list[int]]] = []
         self.kept: dict[str, int] = {}  # TL002: container name -> graph-holding elements at the last step
+        self.accumulators: dict[str, int] = {}  # TL002: tensor name -> id of its grad_fn at the last step
         self.old_losses: list[Any] = []  # grad_fns of earlier steps' losses
 
     # ------------------------------------------------------------------ where
@@ -148,7 +153,7 @@ class Observer:
     def observe(self, code: str, site: tuple[str, int] | None, message: str, **extra: Any) -> None:
         if site is None:
             return
-        key = (code, site[0], site[1])
+        key = (code, site[0], site[1], extra.get("name", ""))
         if key not in self.found:
             self.found[key] = Observation(code=code, file=site[0], line=site[1], message=message, **extra)
 
@@ -202,7 +207,7 @@ class Observer:
         module = call.module()
         if module is None:
             return
-        self.trained[id(module)] = call.module
+        self.trained[id(module)] = module
         if call.training:
             self.trained_in_train_mode.add(id(module))
         elif call.stochastic and id(module) in self.trained_in_train_mode:
@@ -223,15 +228,6 @@ class Observer:
         for call in self.pending.values():
             self.trained_call(call)
         self.pending.clear()
-        if self.snapshot:
-            stale = [ref() for ref, gid, version in self.snapshot.values()]
-            stale = [p for p, (_, gid, version) in zip(stale, self.snapshot.values())
-                     if p is not None and p.grad is not None and id(p.grad) == gid and p.grad._version == version]
-            if stale:
-                self.observe("TL001", site, "backward() ran while the gradients of the last optimizer step were "
-                             f"still in .grad ({len(stale)} parameter(s)): they add up step after step; call "
-                             "optimizer.zero_grad() each iteration (found by the dry run)")
-            self.snapshot = {}
         torch = self.torch
         if isinstance(loss, torch.Tensor):
             source = self.scaled_from.get(id(loss), loss)
@@ -257,12 +253,28 @@ class Observer:
             if p is not None and p.grad is not None and p.grad.untyped_storage()._cdata == storage:
                 del self.snapshot[key]
 
+    def optimizer_made(self, opt: Any, *args: Any, **kwargs: Any) -> None:
+        self.optimizers[id(opt)] = opt
+
     def step_pre(self, opt: Any) -> None:
-        if self.steps >= self.max_total_steps:
-            raise StopRun("steps")
-        self.optimizers[id(opt)] = weakref.ref(opt)
+        # the bound counts iterations: a GAN's two optimizers step once each per batch
+        if self.batch_index == 0 or self.batch_index != self.last_step_batch:
+            if self.iterations >= self.max_total_steps:
+                raise StopRun("steps")
+            self.iterations += 1
+            self.last_step_batch = self.batch_index
+        self.optimizers[id(opt)] = opt
         params = [p for g in opt.param_groups for p in g["params"]]
         self.got_grad.update(id(p) for p in params if p.grad is not None)
+        stale = 0
+        for p in params:  # a gradient this optimizer applied last step, added to since, never cleared
+            kept = self.snapshot.get(id(p))
+            if kept is not None and p.grad is not None and id(p.grad) == kept[1] and p.grad._version > kept[2]:
+                stale += 1
+        if stale and self.step_backwards:
+            self.observe("TL001", self.step_backwards[-1][0], f"this backward() added to the gradients the last "
+                         f"optimizer step had already applied ({stale} parameter(s) never cleared): they add up "
+                         "step after step; call optimizer.zero_grad() each iteration (found by the dry run)")
         batches = {b for _, _, b in self.step_backwards}
         if len(self.step_backwards) > 1 and len(batches) > 1 and not any(s for _, s, _ in self.step_backwards):
             site = self.step_backwards[0][0]
@@ -278,14 +290,13 @@ class Observer:
             window.steps += 1
         self.lr.append([float(g.get("lr", 0.0)) if not hasattr(g.get("lr"), "item") else 0.0
                         for o in self.live_optimizers() for g in o.param_groups[:1]])
-        self.snapshot_site = self.where(sys._getframe(2))
         for g in opt.param_groups:
             for p in g["params"]:
                 if p.grad is not None:
                     self.snapshot[id(p)] = (weakref.ref(p), id(p.grad), p.grad._version)
 
     def live_optimizers(self) -> list[Any]:
-        return [o for o in (r() for r in self.optimizers.values()) if o is not None]
+        return list(self.optimizers.values())
 
     # ------------------------------------------------------------------ TL002
     def keeps_graph(self, frame: Any) -> None:
@@ -302,14 +313,22 @@ class Observer:
             return
         torch = self.torch
         names = dict(f.f_locals)
-        owner = names.get("self")
-        if owner is not None and hasattr(owner, "__dict__") and not isinstance(owner, torch.nn.Module):
-            names.update({f"self.{k}": v for k, v in vars(owner).items()})
+        for owner_name, owner in list(names.items()):  # one level into objects: self.losses, module.outputs
+            attributes = None if isinstance(owner, _NOT_OWNERS + (torch.Tensor,)) else getattr(owner, "__dict__", None)
+            if isinstance(attributes, dict) and not owner_name.startswith("__"):
+                names.update({f"{owner_name}.{k}": v for k, v in list(attributes.items())[:256]
+                              if isinstance(v, (torch.Tensor, list, dict))})
+        losses = {id(fn) for fn in self.old_losses}
         old = {id(fn) for fn in self.old_losses[:-1]}
         region = [f.f_code.co_firstlineno, f.f_lineno]
         for name, value in names.items():
             if isinstance(value, torch.Tensor):
-                if value.grad_fn is not None and old and _reaches(value.grad_fn, old):
+                fn = value.grad_fn
+                before = self.accumulators.get(name)
+                self.accumulators[name] = id(fn)
+                if fn is None or id(fn) in losses or before is None or before == id(fn):
+                    continue  # a loss itself, or not rebuilt since the last step: not an accumulator
+                if old and _reaches(fn, old):
                     self.observe("TL002", site, f"`{name}` keeps the autograd graph of every step: it was "
                                  "built from an earlier step's loss; accumulate loss.item() or loss.detach() "
                                  "(found by the dry run)", name=name, region=region)
@@ -418,14 +437,15 @@ class Observer:
         self.passes += 1
         self.close_window(key)
         self.windows[key] = Window()
-        steps0, backwards0, yielded = self.steps, self.backwards, 0
+        steps0, backwards0, yielded, stepped = self.steps, self.backwards, 0, 0
         for batch in source:
             self.batch_index += 1
             self.batches_total += 1
+            steps = self.steps
             yield batch
             yielded += 1
-            steps, backwards = self.steps - steps0, self.backwards - backwards0
-            if steps >= self.max_steps or (not backwards and yielded >= self.eval_batches) \
+            stepped += self.steps > steps  # this batch ended in an optimizer step
+            if stepped >= self.max_steps or (self.backwards == backwards0 and yielded >= self.eval_batches) \
                     or yielded >= MAX_BATCHES_PER_PASS:
                 break
         if self.steps == steps0:  # no step in this pass: not a training epoch
@@ -436,6 +456,7 @@ class Observer:
     # ------------------------------------------------------------------ the end
     def failed(self, exc: BaseException) -> Observation | None:
         """The observation an exception out of the script stands for, or None."""
+        self.pending.clear()  # the calls cut short by the exception were no evaluation
         site = _innermost(self, exc)
         text = str(exc).split("\n", 1)[0][:300]
         if isinstance(exc, DeviceMismatch):
@@ -449,7 +470,7 @@ class Observer:
                          + (f" (line {site[1]})" if site and place != site else "")
                          + ": on a GPU this fails (Expected all tensors to be on the same device); create it "
                          "with device= (found by the dry run)")
-            return self.found.get(("TL101", *place)) if place else None
+            return self.found.get(("TL101", *place, "")) if place else None
         if INPLACE_ERROR in text:
             shape = _shape_in(str(exc))
             where_ = next((s for op, s, shp in reversed(self.inplace_sites) if s and (shape is None or shp == shape)),
@@ -458,20 +479,21 @@ class Observer:
             place = where_ or site
             self.observe("TL104", place, f"`{op}` modified a tensor autograd had saved for backward, so "
                          f"backward fails: {text[:200]} (found by the dry run)")
-            return self.found.get(("TL104", *place)) if place else None
+            return self.found.get(("TL104", *place, "")) if place else None
         if ONE_VALUE in text:
             place = self.last_site or site
             self.observe("TL103", place, f"batch norm in training got one value per channel (a batch of 1): "
                          f"{text} — drop the last incomplete batch (drop_last=True) or use a batch of 2 or more "
                          "(found by the dry run)")
-            return self.found.get(("TL103", *place)) if place else None
-        if any(o["code"] == "TL102" and site and o["line"] == site[1] for o in self.found.values()):
-            return None  # the loss mismatch already said it
+            return self.found.get(("TL103", *place, "")) if place else None
+        said = next((o for o in self.found.values() if o["code"] == "TL102" and site and o["line"] == site[1]), None)
+        if said is not None:
+            return said  # the loss mismatch already said it
         if looks_like_shapes(exc) or "device" in text and "meta" in text:
             message = text.replace("meta", "cuda") if "device" in text else text
             code = "TL101" if "device" in text and "meta" in text else "TL100"
             self.observe(code, site, f"{type(exc).__name__}: {message} (found by the dry run)")
-            return self.found.get((code, *site)) if site else None
+            return self.found.get((code, *site, "")) if site else None
         return None
 
     def finish(self) -> list[Observation]:
@@ -487,10 +509,7 @@ class Observer:
         if not self.steps:
             return
         in_optimizer = {id(p) for o in self.live_optimizers() for g in o.param_groups for p in g["params"]}
-        for ref in self.trained.values():
-            model = ref()
-            if model is None:
-                continue
+        for model in self.trained.values():
             named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
             if not any(id(p) in in_optimizer for _, p in named):
                 continue
@@ -513,10 +532,14 @@ class Observer:
 
     def summary(self) -> dict[str, Any]:
         return {"steps": self.steps, "backwards": self.backwards, "passes": self.passes,
-                "batches": self.batches_total, "forwards": self.forwards, "lr": self.lr[:32]}
+                "batches": self.batches_total, "forwards": self.forwards, "lr": self.lr[:32],
+                **({"peak_bytes": self.peak_bytes()} if self.memory is not None else {})}
 
     def live_bytes(self) -> int:
-        return 0
+        return int(self.memory.live) if self.memory is not None else 0
+
+    def peak_bytes(self) -> int:
+        return int(self.memory.peak) if self.memory is not None else 0
 
 
 def _has_graph(torch: Any, output: Any, depth: int = 0) -> bool:

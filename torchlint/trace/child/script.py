@@ -58,9 +58,6 @@ def run_script_job(job: dict[str, Any], cwd: str) -> TraceResult:
             code = exc.code
             summary["ended"] = "exit"
             summary["exit_code"] = code if isinstance(code, int) or code is None else 1
-            if code not in (None, 0):
-                result.status = "failed"
-                result.message = f"the script exited with {code!r}"
         except BaseException as exc:  # noqa: BLE001 - the script's own error is the result
             summary["ended"] = "failed"
             observation = observer.failed(exc)
