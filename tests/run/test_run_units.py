@@ -16,7 +16,8 @@ from torchlint.trace.child.fence import Files
 from torchlint.trace.dryrun import _keeping_line, _region, merge
 
 
-def test_run_is_check_with_run_and_the_script_arguments():
+def test_run_is_check_with_run_and_the_script_arguments(project):
+    project.write("train.py", "print('hi')\n")
     argv = _run_command(["--steps", "2", "train.py", "--", "--epochs", "3", "--name", "a b"])
     assert argv == ["check", "--steps", "2", "train.py", "--run", "train.py", "--run-args",
                     "--epochs 3 --name 'a b'"]
@@ -31,7 +32,13 @@ def test_run_needs_exactly_one_script(argv):
         _run_command(argv)
 
 
-def test_run_rejects_a_zero_bound():
+def test_run_needs_the_script_to_exist(project):
+    with pytest.raises(UsageError, match="run: missing.py: no such file"):
+        _run_command(["missing.py"])
+
+
+def test_run_rejects_a_zero_bound(project):
+    project.write("train.py", "print('hi')\n")
     with pytest.raises(UsageError):
         parse_arguments(["run", "--steps", "0", "train.py"])
 
