@@ -187,9 +187,9 @@ def add_run_arguments(check: argparse.ArgumentParser) -> None:
     group.add_argument("--synthetic-data", action="store_true", dest="synthetic_data",
                        help="batches made of each DataLoader's first sample; torchvision datasets stand in "
                             "for their files (no download)")
-    group.add_argument("--run-device", choices=("fake-cuda", "cpu"), default="fake-cuda", dest="run_device",
-                       help="fake-cuda (default: cuda is meta, CPU/GPU mixing fails as on a GPU) or cpu "
-                            "(the script's own devices, real numbers)")
+    group.add_argument("--run-device", choices=("fake-cuda", "meta", "cpu"), default="fake-cuda", dest="run_device",
+                       help="fake-cuda (default: cuda is meta, CPU/GPU mixing fails as on a GPU), meta (every tensor "
+                            "on meta: a CPU-only script runs in no time) or cpu (the script's own devices, real numbers)")
     group.add_argument("--run-timeout", type=float, default=120.0, metavar="SECONDS", dest="run_timeout",
                        help="stop the dry run after this long (default 120)")
 
@@ -890,7 +890,7 @@ def run_transform(args: argparse.Namespace, settings: Any, cwd: Path, then: Any)
 def warn_traced_without_trace(args: argparse.Namespace) -> None:
     """A selector on the command line that names only traced rules checks nothing without
     ``--trace``: say so (the run goes on)."""
-    if args.trace:
+    if args.trace or args.run:
         return
     from torchlint.config import expand_selector
     from torchlint.rule import rule_index

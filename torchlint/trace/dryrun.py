@@ -28,7 +28,7 @@ from torchlint.trace.runner import run_jobs
 
 # An observation confirms the static findings of these codes.
 CONFIRMS = {"TL101": ("TL101", "TL010"), "TL102": ("TL102", "TL022")}
-DEVICES = ("fake-cuda", "cpu")
+DEVICES = ("fake-cuda", "meta", "cpu")
 _RULES = {r.code: r for r in RULES}
 
 
@@ -108,7 +108,7 @@ def summary_lines(result: TraceResult, options: RunOptions, cwd: Path) -> list[s
     run = result.run or {}
     if result.status == "error":
         return [f"run: {name} could not run: {result.message}"]
-    device = "fake CUDA (meta)" if run.get("device") == "fake-cuda" else "cpu"
+    device = {"fake-cuda": "fake CUDA (meta)", "meta": "meta"}.get(str(run.get("device")), "cpu")
     lines = [f"run: {name} ran {run.get('steps', 0)} optimizer step(s), {run.get('forwards', 0)} model call(s), "
              f"{run.get('batches', 0)} batch(es) in {run.get('passes', 0)} DataLoader pass(es) on {device} "
              f"in {run.get('seconds', result.seconds or 0):.1f} s; {_ended(run)}"]

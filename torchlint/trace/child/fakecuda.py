@@ -27,22 +27,23 @@ _BACKWARD = {"backward"}
 _CPU_COPIES = {"cpu", "numpy", "tolist"}
 
 
-def fake_cuda(torch: Any, observer: Any, fake: bool = True) -> Any:
+def fake_cuda(torch: Any, observer: Any, fake: bool = True, everything: bool = False) -> Any:
     """The mode (torch is imported only here, in the child, after its set-up)."""
     from torch.overrides import TorchFunctionMode
 
     class Mode(FakeCuda, TorchFunctionMode):
         pass
 
-    return Mode(torch, observer, fake)
+    return Mode(torch, observer, fake, everything)
 
 
 class FakeCuda:
     """The body of the function mode (mixed with ``TorchFunctionMode`` by :func:`fake_cuda`)."""
 
-    def __init__(self, torch: Any, observer: Any, fake: bool = True):
+    def __init__(self, torch: Any, observer: Any, fake: bool = True, everything: bool = False):
         super().__init__()
         self.torch = torch
+        self.everything = everything  # --run-device meta: a CPU tensor meeting meta ones joins them
         self.meta = torch.device("meta")
         self.observer = observer
         self.fake = fake
@@ -68,6 +69,9 @@ class FakeCuda:
         if self.fake:
             if "device" in kwargs:
                 kwargs["device"] = self.device(kwargs["device"])
+            elif self.everything and name in _FACTORIES and name not in _FROM_DATA \
+                    and self.observer.is_project(sys._getframe(1).f_code.co_filename):
+                kwargs["device"] = self.meta  # the script's own tensors (not its data pipeline's)
             if name == "to" or name == "type":
                 args = tuple(self.device(a) if isinstance(a, (str, torch.device, int)) and i > 0 else a
                              for i, a in enumerate(args))
@@ -92,7 +96,10 @@ class FakeCuda:
             observer.backward(first if isinstance(first, torch.Tensor) else kwargs.get("tensors"))
         loss = observer.loss_call(name, args, kwargs)
         tensors = flat_tensors(torch, args, kwargs) if self.fake else ()
-        if tensors:
+        if tensors and self.everything:
+            if any(t.is_meta for t in tensors) and any(t.device.type == "cpu" for t in tensors):
+                args, kwargs = _joined(torch, args), dict(zip(kwargs, _joined(torch, tuple(kwargs.values()))))
+        elif tensors:
             self.devices.check(func, tensors)
         writes = isinstance(first, torch.Tensor) and mutates(func, kwargs)
         if writes and observer.snapshot:
@@ -108,9 +115,23 @@ class FakeCuda:
         return out
 
 
+_FROM_DATA = {"from_numpy", "as_tensor", "tensor", "stack", "cat", "zeros_like", "ones_like", "randn_like",
+              "rand_like"}  # these follow their data, or take no device=
 _FACTORIES = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "tensor", "eye",
               "linspace", "zeros_like", "ones_like", "randn_like", "rand_like", "as_tensor", "from_numpy",
               "normal", "randperm", "stack", "cat"}
+
+
+def _joined(torch: Any, values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``values`` with their CPU tensors (one level into lists and tuples) moved to meta."""
+    def meta(v: Any) -> Any:
+        if isinstance(v, torch.Tensor) and v.device.type == "cpu":
+            return v.to("meta")
+        if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
+            return type(v)(meta(x) for x in v)
+        return v
+
+    return tuple(meta(v) for v in values)
 
 
 def _placeholder(torch: Any, t: Any, name: str, one: int = 1) -> Any:

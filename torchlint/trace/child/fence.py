@@ -7,7 +7,8 @@ entry and restored on exit (nothing else in torchlint patches anything at run ti
 
 =======================  ===================================================================
 ``torch.cuda``           ``is_available()`` is True, one device, its queries answer; "cuda"
-                         tensors are meta tensors (:class:`FakeCuda`, a function mode)
+                         tensors are meta tensors (:class:`FakeCuda`, a function mode); with
+                         ``--run-device meta`` every tensor is (the default device)
 ``DataLoader``           no worker processes or pinned memory; each pass yields a few batches
                          (:meth:`Observer.batches`), the same first sample with
                          ``--synthetic-data``
@@ -27,6 +28,7 @@ passes by it, and the script runs with the user's privileges.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import io
 import os
 import shutil
@@ -86,9 +88,10 @@ def _writes(mode: str) -> bool:
 class Fence:
     """Install every change on entry, undo all of them on exit (in reverse order)."""
 
-    def __init__(self, torch: Any, observer: Observer, workdir: str, synthetic_data: bool, fake_cuda: bool = True):
+    def __init__(self, torch: Any, observer: Observer, workdir: str, synthetic_data: bool, device: str = "fake-cuda"):
         self.torch = torch
-        self.fake_cuda = fake_cuda
+        self.device = device  # fake-cuda, meta (everything), cpu (nothing faked)
+        self.fake_cuda = device != "cpu"
         self.observer = observer
         self.files = Files(workdir)
         self.synthetic_data = synthetic_data
@@ -115,7 +118,9 @@ class Fence:
             self._network()
             if self.synthetic_data:
                 synthetic.install(self)
-            mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda)
+            if self.device == "meta":
+                self._on_meta()
+            mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda, everything=self.device == "meta")
             mode.__enter__()
             self._undo.append(lambda: mode.__exit__(None, None, None))
             if self.fake_cuda:  # the fake GPU's memory: every meta tensor from its op to its free
@@ -153,10 +158,44 @@ class Fence:
             "max_memory_reserved": lambda *a, **k: self.observer.peak_bytes(),
             "reset_peak_memory_stats": lambda *a, **k: None, "reset_max_memory_allocated": lambda *a, **k: None,
             "mem_get_info": lambda *a, **k: (props.total_memory, props.total_memory),
+            "is_current_stream_capturing": lambda: False, "get_rng_state": lambda *a, **k: self.torch.get_rng_state(),
+            "set_rng_state": lambda *a, **k: None, "get_rng_state_all": lambda: [self.torch.get_rng_state()],
+            "set_rng_state_all": lambda *a, **k: None, "current_stream": lambda *a, **k: _Stream(),
+            "default_stream": lambda *a, **k: _Stream(), "stream": lambda *a, **k: contextlib.nullcontext(),
         }
         for name, value in answers.items():
             if hasattr(cuda, name):
                 self.patch(cuda, name, value)
+        accelerator = getattr(self.torch, "accelerator", None)  # torch >= 2.6: the device-generic API
+        if accelerator is not None:
+            device = self.torch.device("cuda", 0)
+            generic = {"is_available": lambda *a, **k: True, "current_accelerator": lambda *a, **k: device,
+                       "device_count": lambda: 1, "current_device_index": lambda: 0, "current_device_idx": lambda: 0,
+                       "set_device_index": lambda *a, **k: None, "set_device_idx": lambda *a, **k: None,
+                       "synchronize": lambda *a, **k: None, "current_stream": lambda *a, **k: _Stream(),
+                       "set_stream": lambda *a, **k: None, "empty_cache": lambda *a, **k: None}
+            for name, value in generic.items():
+                if hasattr(accelerator, name):
+                    self.patch(accelerator, name, value)
+
+    def _on_meta(self) -> None:
+        """``--run-device meta``: every parameter and buffer on meta as it is registered (the
+        model is built where the script builds it, then lives on meta); batches and the
+        tensors the script's own code makes go there too (:class:`.fakecuda.FakeCuda`)."""
+        from torch.nn.modules import module as module_mod
+
+        torch = self.torch
+
+        def parameter(module: Any, name: str, param: Any) -> Any:
+            if param is None or param.is_meta:
+                return None
+            return torch.nn.Parameter(param.to("meta"), requires_grad=param.requires_grad)
+
+        def buffer(module: Any, name: str, value: Any) -> Any:
+            return value.to("meta") if value is not None and not value.is_meta else None
+
+        self.handle(module_mod.register_module_parameter_registration_hook(parameter))
+        self.handle(module_mod.register_module_buffer_registration_hook(buffer))
 
     # ------------------------------------------------------------------ data
     def _data(self) -> None:
@@ -178,6 +217,8 @@ class Fence:
 
         def __iter__(loader: Any) -> Any:
             source = synthetic.first_sample_batches(loader) if fence.synthetic_data else iterate(loader)
+            if fence.device == "meta":
+                source = (synthetic.on_meta(fence.torch, batch) for batch in source)
             return observer.batches(loader, source)
 
         self.patch(DataLoader, "__init__", __init__)
@@ -309,6 +350,25 @@ class Fence:
         self.patch(socket.socket, "connect_ex", refuse("connect"))
         self.patch(socket, "create_connection", refuse("create_connection"))
         self.patch(socket, "getaddrinfo", refuse("getaddrinfo"))
+
+
+class _Stream:
+    """What a CUDA stream answers on the fake device: everything is already done."""
+
+    def synchronize(self) -> None:
+        pass
+
+    def wait_stream(self, *args: Any) -> None:
+        pass
+
+    def query(self) -> bool:
+        return True
+
+    def is_capturing(self) -> bool:
+        return False
+
+    def record_event(self, *args: Any) -> None:
+        return None
 
 
 class _Properties:

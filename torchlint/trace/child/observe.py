@@ -98,6 +98,7 @@ class Observer:
         self.iterations, self.last_step_batch = 0, -1  # optimizer steps in distinct batches
         self.lr: list[list[float]] = []
         self.memory: Any = None  # the fake GPU's live tensors (memory.StorageSet), set by the fence
+        self.fake_gpu = True  # meta stands for CUDA (False with --run-device meta or cpu)
         # model calls
         self.depth = 0
         self.current: Call | None = None
@@ -122,7 +123,7 @@ class Observer:
         self.inplace_sites: list[tuple[str, tuple[str, int] | None, list[int]]] = []
         self.kept: dict[str, int] = {}  # TL002: container name -> graph-holding elements at the last step
         self.accumulators: dict[str, int] = {}  # TL002: tensor name -> id of its grad_fn at the last step
-        self.old_losses: list[Any] = []  # grad_fns of earlier steps' losses
+        self.old_losses: list[tuple[int, Any]] = []  # (batch, grad_fn) of the last losses backwarded
 
     # ------------------------------------------------------------------ where
     def is_project(self, filename: str) -> bool:
@@ -234,7 +235,13 @@ class Observer:
             fn = type(source.grad_fn).__name__ if source.grad_fn is not None else ""
             self.step_backwards.append((site, fn.startswith(("DivBackward", "MulBackward")), self.batch_index))
             if source.grad_fn is not None:
-                self.old_losses = [*self.old_losses[-3:], source.grad_fn]
+                self.old_losses = [*self.old_losses[-7:], (self.batch(), source.grad_fn)]
+        if not self.steps and self.backwards > 4 * self.max_total_steps:
+            raise StopRun("steps")  # a loop that trains without an optimizer (p.data -= lr * p.grad)
+
+    def batch(self) -> int:
+        """Which iteration this is: the DataLoader batch, else the optimizer steps so far."""
+        return self.batch_index if self.batch_index else self.steps
 
     def cleared(self, params: Iterable[Any]) -> None:
         for p in params:
@@ -318,8 +325,9 @@ class Observer:
             if isinstance(attributes, dict) and not owner_name.startswith("__"):
                 names.update({f"{owner_name}.{k}": v for k, v in list(attributes.items())[:256]
                               if isinstance(v, (torch.Tensor, list, dict))})
-        losses = {id(fn) for fn in self.old_losses}
-        old = {id(fn) for fn in self.old_losses[:-1]}
+        losses = {id(fn) for _, fn in self.old_losses}
+        now = self.batch()
+        old = {id(fn) for batch, fn in self.old_losses if batch < now}  # losses of earlier iterations
         region = [f.f_code.co_firstlineno, f.f_lineno]
         for name, value in names.items():
             if isinstance(value, torch.Tensor):
@@ -489,9 +497,9 @@ class Observer:
         said = next((o for o in self.found.values() if o["code"] == "TL102" and site and o["line"] == site[1]), None)
         if said is not None:
             return said  # the loss mismatch already said it
-        if looks_like_shapes(exc) or "device" in text and "meta" in text:
+        if looks_like_shapes(exc) or self.fake_gpu and "device" in text and "meta" in text:
             message = text.replace("meta", "cuda") if "device" in text else text
-            code = "TL101" if "device" in text and "meta" in text else "TL100"
+            code = "TL101" if self.fake_gpu and "device" in text and "meta" in text else "TL100"
             self.observe(code, site, f"{type(exc).__name__}: {message} (found by the dry run)")
             return self.found.get((code, *site, "")) if site else None
         return None

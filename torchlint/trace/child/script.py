@@ -2,8 +2,8 @@
 ARGS`` would run it, inside the :class:`.fence.Fence`, watched by an :class:`.observe.Observer`.
 
 The job: ``script`` (absolute path), ``argv``, ``workdir`` (the run's temporary directory,
-made and removed by torchlint), ``device`` (``fake-cuda``: meta stands for CUDA; ``cpu``: the
-script's own devices, nothing faked), ``steps``, ``passes``, ``eval_batches`` and
+made and removed by torchlint), ``device`` (``fake-cuda``: meta stands for CUDA; ``meta``: every
+tensor on meta; ``cpu``: the script's own devices, nothing faked), ``steps``, ``passes``, ``eval_batches`` and
 ``synthetic_data``.  The result is a :class:`~torchlint.trace.records.TraceResult` whose
 ``observations`` are the findings of the run and ``run`` its summary.
 """
@@ -34,9 +34,11 @@ def run_script_job(job: dict[str, Any], cwd: str) -> TraceResult:
 
     script = os.path.realpath(job["script"])
     workdir = job["workdir"]
-    fake = job.get("device", "fake-cuda") == "fake-cuda"
+    device = job.get("device", "fake-cuda")
+    fake = device != "cpu"
     observer = Observer(torch, [os.path.dirname(script), cwd], steps=int(job.get("steps", 3)),
                         passes=int(job.get("passes", 2)), eval_batches=int(job.get("eval_batches", 2)))
+    observer.fake_gpu = device == "fake-cuda"
     os.environ.update(OFFLINE)
     os.environ["MLFLOW_TRACKING_URI"] = "file:" + os.path.join(workdir, "mlruns")
     os.environ["COMET_OFFLINE_DIRECTORY"] = os.path.join(workdir, "comet")
@@ -44,10 +46,10 @@ def run_script_job(job: dict[str, Any], cwd: str) -> TraceResult:
     sys.argv = [script, *job.get("argv", [])]
     add_user_path(os.path.dirname(script))
     result = TraceResult("ok")
-    summary: dict[str, Any] = {"device": "fake-cuda" if fake else "cpu"}
+    summary: dict[str, Any] = {"device": device}
     started = time.perf_counter()
     torch.manual_seed(0)
-    fence = Fence(torch, observer, workdir, bool(job.get("synthetic_data")), fake_cuda=fake)
+    fence = Fence(torch, observer, workdir, bool(job.get("synthetic_data")), device=device)
     with fence:
         try:
             runpy.run_path(script, run_name="__main__")

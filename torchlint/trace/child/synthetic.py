@@ -37,6 +37,19 @@ def first_sample_batches(loader: Any) -> Iterator[Any]:
         yield loader.collate_fn([sample] * size) if loader.batch_size is not None else sample
 
 
+def on_meta(torch: Any, batch: Any, depth: int = 0) -> Any:
+    """A batch with its tensors on meta (``--run-device meta``)."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to("meta")
+    if depth > 3:
+        return batch
+    if isinstance(batch, (list, tuple)) and not hasattr(batch, "_fields"):
+        return type(batch)(on_meta(torch, b, depth + 1) for b in batch)
+    if isinstance(batch, dict):
+        return type(batch)((k, on_meta(torch, v, depth + 1)) for k, v in batch.items())
+    return batch
+
+
 def stand_in(name: str, mode: str, height: int, width: int, classes: int, train_size: int,
              test_size: int) -> type:
     from torch.utils.data import Dataset
