@@ -28,6 +28,8 @@ from torchlint.trace.runner import run_jobs
 
 # An observation confirms the static findings of these codes.
 CONFIRMS = {"TL101": ("TL101", "TL010"), "TL102": ("TL102", "TL022")}
+# ... at the same line: the run names the tensor (TL101), the layer (TL005, TL021) it means.
+SAME_LINE = {"TL101", "TL005", "TL021"}
 DEVICES = ("fake-cuda", "meta", "cpu")
 _RULES = {r.code: r for r in RULES}
 
@@ -82,7 +84,8 @@ def merge(findings: list[Finding], observed: list[Finding], cwd: Path) -> list[F
     for f in findings:
         match = next((i for i, o in enumerate(observed)
                       if f.rule in CONFIRMS.get(o.rule, (o.rule,)) and o.path == f.path
-                      and _region(str(cwd / f.path), f.line) == _region(str(cwd / o.path), o.line)), None)
+                      and (f.line == o.line if o.rule in SAME_LINE else
+                           _region(str(cwd / f.path), f.line) == _region(str(cwd / o.path), o.line))), None)
         if match is not None:
             used.add(match)
             f = dataclasses.replace(f, confirmed=True, extra={**f.extra, "run": observed[match].message})
@@ -108,6 +111,10 @@ def summary_lines(result: TraceResult, options: RunOptions, cwd: Path) -> list[s
     run = result.run or {}
     if result.status == "error":
         return [f"run: {name} could not run: {result.message}"]
+    if not run:  # the process ended before the run could report (os._exit, a crash, a timeout)
+        failure = result.failure
+        text = failure.message if failure is not None and failure.message else result.message or "no report"
+        return [f"run: {name} did not finish: {text}"]
     device = {"fake-cuda": "fake CUDA (meta)", "meta": "meta"}.get(str(run.get("device")), "cpu")
     lines = [f"run: {name} ran {run.get('steps', 0)} optimizer step(s), {run.get('forwards', 0)} model call(s), "
              f"{run.get('batches', 0)} batch(es) in {run.get('passes', 0)} DataLoader pass(es) on {device} "
