@@ -97,8 +97,18 @@ def _torch_dir() -> str | None:
     return _TORCH_DIR[0]
 
 
+_RESOLVED: dict[str, str] = {}
+
+
+def _resolved(filename: str) -> str:
+    path = _RESOLVED.get(filename)
+    if path is None:
+        path = _RESOLVED[filename] = str(Path(filename).resolve())
+    return path
+
+
 def frame_info(fs: traceback.FrameSummary) -> Frame:
-    info: Frame = {"file": str(Path(fs.filename).resolve()), "line": fs.lineno,  # type: ignore[typeddict-item]
+    info: Frame = {"file": _resolved(fs.filename), "line": fs.lineno,  # type: ignore[typeddict-item]
                    "function": fs.name, "code": (fs.line or "").strip()}
     for attr in ("end_lineno", "colno", "end_colno"):
         value = getattr(fs, attr, None)

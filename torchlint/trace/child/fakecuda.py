@@ -70,7 +70,7 @@ class FakeCuda:
             if "device" in kwargs:
                 kwargs["device"] = self.device(kwargs["device"])
             elif self.everything and name in _FACTORIES and name not in _FROM_DATA \
-                    and self.observer.is_project(sys._getframe(1).f_code.co_filename):
+                    and self.observer.is_project(_caller(1)):
                 kwargs["device"] = self.meta  # the script's own tensors (not its data pipeline's)
             if name == "to" or name == "type":
                 args = tuple(self.device(a) if isinstance(a, (str, torch.device, int)) and i > 0 else a
@@ -81,7 +81,7 @@ class FakeCuda:
                 return first
             if isinstance(first, torch.Tensor) and first.is_meta:
                 if name in _VALUES:  # torch's own reads (GradScaler's found_inf) get 0: nothing found
-                    internal = sys._getframe(1).f_code.co_filename.startswith(self.torch_dir)
+                    internal = _caller(1).startswith(self.torch_dir)
                     return _placeholder(torch, first, name, 0 if internal else 1)
                 if name == "__format__":
                     return format(_placeholder(torch, first, "item"), args[1]) if first.dim() == 0 else format(
@@ -120,6 +120,17 @@ _FROM_DATA = {"from_numpy", "as_tensor", "tensor", "stack", "cat", "zeros_like",
 _FACTORIES = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "arange", "tensor", "eye",
               "linspace", "zeros_like", "ones_like", "randn_like", "rand_like", "as_tensor", "from_numpy",
               "normal", "randperm", "stack", "cat"}
+
+
+_TORCHLINT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+
+
+def _caller(depth: int) -> str:
+    """The file of the code that made the call, past torchlint's own modes."""
+    f = sys._getframe(depth + 1)
+    while f is not None and f.f_code.co_filename.startswith(_TORCHLINT):
+        f = f.f_back
+    return f.f_code.co_filename if f is not None else ""
 
 
 def _joined(torch: Any, values: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from torchlint.trace.child import synthetic
 from torchlint.trace.child.fakecuda import fake_cuda
-from torchlint.trace.child.memory import tracking_live
+from torchlint.trace.child.memory import as_on_cuda, fused_attention, tracking_live
 from torchlint.trace.child.observe import Observer
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -120,13 +120,20 @@ class Fence:
                 synthetic.install(self)
             if self.device == "meta":
                 self._on_meta()
-            mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda, everything=self.device == "meta")
-            mode.__enter__()
-            self._undo.append(lambda: mode.__exit__(None, None, None))
-            if self.fake_cuda:  # the fake GPU's memory: every meta tensor from its op to its free
+            if self.fake_cuda:
+                # optimizers choose their implementation as on a GPU (fused=True runs on meta);
+                # attention runs a fused kernel's meta implementation, as a GPU would
+                for context in (as_on_cuda(self.torch), fused_attention(self.torch)):
+                    context.__enter__()
+                    self._undo.append(lambda context=context: context.__exit__(None, None, None))
+                # the fake GPU's memory: every meta tensor from its op to its free
                 live = tracking_live(self.torch, device="meta")
                 self.observer.memory = live.__enter__()
                 self._undo.append(lambda: live.__exit__(None, None, None))
+            # last, so that it is the mode the script's own calls reach first
+            mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda, everything=self.device == "meta")
+            mode.__enter__()
+            self._undo.append(lambda: mode.__exit__(None, None, None))
         except BaseException:
             self.__exit__(None, None, None)
             raise
