@@ -47,7 +47,7 @@ from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, few_examples, few_iterations,
-                                          module_evals, scan_body)
+                                          first_item, fixed_few_examples, module_evals, repeating, scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -363,13 +363,23 @@ class EvalWithoutNoGrad(Rule):
         image; in module-level code, which runs once, also a batch of one or a tensor written
         out in the code: ``net(torch.randn(1, 1, 17, 17))``, and in loops of a handful of literal
         steps there, ``for k in range(10)``): the graph it records is too small to matter
-        (``evaluation.few_examples``, ``few_iterations``)."""
+        (``evaluation.few_examples``, ``few_iterations``). In module-level code also: a loop
+        that forwards the same handful made before it on every pass (an equivariance check,
+        ``net(x.transform(g))``: ``evaluation.fixed_few_examples``), and one batch forwarded
+        once (``next(iter(loader))``, a loop that breaks after its first batch:
+        ``evaluation.first_item``, ``runs_once``), which records no more than a training step
+        does, once. A loop over the data is still reported."""
         args = [a.value for a in call.args if a.keyword is None and a.star == ""]
-        once = self.ctx.semantic.model.scope_of(call).function() is None
-        loops = self.ctx.enclosing_loops(call)
-        if loops and not (once and few_iterations(loops)):
+        if not args:
             return False
-        return bool(args) and few_examples(args[0], self.ctx.semantic.model if once else None)
+        model = self.ctx.semantic.model
+        once = model.scope_of(call).function() is None
+        loops = repeating(self.ctx.enclosing_loops(call)) if once else self.ctx.enclosing_loops(call)
+        if loops and not (once and few_iterations(loops)):
+            return once and fixed_few_examples(args[0], loops, model)
+        if once and first_item(args[0], model):
+            return True
+        return few_examples(args[0], model if once else None)
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be
