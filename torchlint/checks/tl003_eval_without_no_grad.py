@@ -47,7 +47,7 @@ from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, few_examples, few_iterations,
-                                          first_item, fixed_few_examples, module_evals, repeating, scan_body)
+                                          fixed_few_examples, module_evals, scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -365,20 +365,16 @@ class EvalWithoutNoGrad(Rule):
         steps there, ``for k in range(10)``): the graph it records is too small to matter
         (``evaluation.few_examples``, ``few_iterations``). In module-level code also: a loop
         that forwards the same handful made before it on every pass (an equivariance check,
-        ``net(x.transform(g))``: ``evaluation.fixed_few_examples``), and one batch forwarded
-        once (``next(iter(loader))``, a loop that breaks after its first batch:
-        ``evaluation.first_item``, ``runs_once``), which records no more than a training step
-        does, once. A loop over the data is still reported."""
+        ``net(x.transform(g))``: ``evaluation.fixed_few_examples``). A loop over the data is
+        still reported, and so is a real batch forwarded once (``next(iter(loader))``)."""
         args = [a.value for a in call.args if a.keyword is None and a.star == ""]
         if not args:
             return False
         model = self.ctx.semantic.model
         once = model.scope_of(call).function() is None
-        loops = repeating(self.ctx.enclosing_loops(call)) if once else self.ctx.enclosing_loops(call)
+        loops = self.ctx.enclosing_loops(call)
         if loops and not (once and few_iterations(loops)):
             return once and fixed_few_examples(args[0], loops, model)
-        if once and first_item(args[0], model):
-            return True
         return few_examples(args[0], model if once else None)
 
     def _one_shot(self, call: cst.Call) -> bool:
