@@ -145,7 +145,7 @@ class _ClassCheck:
         kinds = [_container(v) for v in values]
         if all(k is not None for k in kinds):
             if len(values) == 1 and not self.registers and self._holds_layers(values[0], attr):
-                if attribute_never_read(self.ctx, attr):  # computes nothing, unless another file reads it
+                if attribute_never_read(self.ctx, self.info, attr):  # computes nothing, unless another file reads it
                     self.unread.append(pending(self.ctx, self.info, bindings[0].node, container_message(attr, kinds[0]),
                                                self._wrap_fix(values[0], kinds[0])))
                     return []

@@ -398,18 +398,21 @@ def class_key(info: "ClassInfo") -> str:
     return index_name(info.scope)
 
 
-def attribute_never_read(ctx: "FileContext", attr: str) -> bool:
-    """No code of the file reads an attribute named ``attr``: every ``<x>.<attr>`` in it is the
-    target of an assignment (``self.linears = [...]``), none is loaded (``self.linears`` in a
-    method or a subclass's, ``net.linears`` outside), and nothing reaches attributes by a
-    computed name (``getattr``, ``vars``, ``__dict__``). In a file no other file imports (a
-    notebook, a script), what it stores there is never used: a layer kept there computes
-    nothing, registered or not (a textbook's demonstration that a plain list is not
-    registered)."""
+def attribute_never_read(ctx: "FileContext", info: "ClassInfo", attr: str) -> bool:
+    """No code of the file reads the attribute ``attr`` of ``info``'s instances: every
+    ``<x>.<attr>`` in it is the target of an assignment (``self.linears = [...]``) or a
+    ``self.<attr>`` of a class unrelated to ``info`` (neither a base nor a subclass of it in
+    the file); none is loaded by ``info``'s methods, its bases' or its subclasses', nor on
+    another object (``net.linears``); and nothing reaches attributes by a computed name
+    (``getattr``, ``vars``, ``__dict__``). In a file no other file imports (a notebook, a
+    script), what it stores there is never used: a layer kept there computes nothing,
+    registered or not (a textbook's demonstration that a plain list is not registered)."""
+    model = ctx.semantic.model
+    related = {id(c) for c in model.mro(info)}
     for node in iter_nodes(ctx.module):
         if isinstance(node, cst.Name) and node.value in ("getattr", "vars", "__dict__"):
             return False
-        if isinstance(node, cst.Attribute) and node.attr.value in ("__dict__",):
+        if isinstance(node, cst.Attribute) and node.attr.value == "__dict__":
             return False
         if not (isinstance(node, cst.Attribute) and node.attr.value == attr):
             continue
@@ -417,6 +420,10 @@ def attribute_never_read(ctx: "FileContext", attr: str) -> bool:
         if isinstance(parent, cst.AssignTarget) and parent.target is node \
                 or isinstance(parent, cst.AnnAssign) and parent.target is node and parent.value is not None:
             continue
+        scope = model.scope_of(node)
+        other = scope.cls if isinstance(node.value, cst.Name) and node.value.value == scope.self_name else None
+        if other is not None and id(other) not in related and id(info) not in {id(c) for c in model.mro(other)}:
+            continue  # ``self.linears`` of an unrelated class
         return False
     return True
 
