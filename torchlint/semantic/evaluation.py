@@ -14,7 +14,9 @@ switches, forward calls, resets, what is differentiated.
   after it anywhere in the file: every function the module calls after it evaluates them.
 * ``few_examples(expr)``: an input that is one example or a handful picked by a literal
   (``x[0, None]``, ``x[3].unsqueeze(0)``, ``x[:8]``, through ``.to(dev)``): a forward of it
-  records a graph too small to matter.
+  records a graph too small to matter; ``few_examples_made_at`` says where that handful was
+  made, and ``fixed_few_examples(expr, loops, model)`` whether a loop forwards the same
+  handful, made before it, on every pass (an equivariance check: ``net(x.transform(g))``).
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
