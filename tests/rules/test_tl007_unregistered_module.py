@@ -62,3 +62,28 @@ def test_module_through_a_base_in_another_file():
 def test_base_that_is_no_module_in_another_file_stays_silent():
     plain = "class Backbone:\n    pass\n"
     assert lint_tree({"pkg/base.py": plain, "pkg/models.py": MODEL}, select=["TL007"]) == []
+
+
+UNREAD = """
+import torch.nn as nn
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(4, 4) for _ in range(3)]
+"""
+READER = """
+from pkg.stack import Stack
+class Deep(Stack):
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+"""
+
+
+def test_container_no_code_reads_is_reported_only_where_another_file_may_read_it():
+    # Alone, the layers kept in the list compute nothing (a demonstration); imported by a file
+    # whose subclass runs them, they are the bug.
+    assert lint_tree({"pkg/stack.py": UNREAD}, select=["TL007"]) == []
+    findings = lint_tree({"pkg/stack.py": UNREAD, "pkg/deep.py": READER}, select=["TL007"])
+    assert [(f.path, f.line, f.message) for f in findings] == [("pkg/stack.py", 6, container_message("blocks", "list"))]

@@ -293,3 +293,33 @@ def test_few_iterations():
     assert few_iterations([])
     assert not few_iterations([loop("for k in range(100):")]) and not few_iterations([loop("for x in loader:")])
     assert not few_iterations([loop("for k in range(n):")]) and not few_iterations([loop("while True:")])
+
+
+def test_few_examples_made_at_and_fixed_few_examples():
+    import libcst as cst
+    from torchlint.context import Dispatcher, FileContext
+    from torchlint.imports import ImportTable
+    from torchlint.semantic.evaluation import few_examples, few_examples_made_at, fixed_few_examples
+    from torchlint.tree import iter_nodes
+
+    src = ("import torch\nW = 37\nx = torch.randn(1, 1, W, W)\nx = x * mask\nx = feat_type(x)\n"
+           "big = torch.randn(64, 3, 8, 8)\n"
+           "for g in G.elements:\n    xt = x.transform(g)\n    a = net(xt)\n    b = net(xt.tensor)\n"
+           "    c = net(x.repeat(64, 1, 1, 1))\n    d = net(big.transform(g))\n"
+           "for path in paths:\n    e = net(load(path).unsqueeze(0))\n    t = torch.randn(1, 3, 8, 8)\n    f = net(t)\n")
+    mod = cst.parse_module(src)
+    ctx = FileContext("o.py", mod, src, ImportTable("o", False))
+    Dispatcher(ctx, []).run()
+    sem = ctx.semantic.model
+    calls = {mod.code_for_node(n.args[0].value): n for n in iter_nodes(mod)
+             if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "net"}
+    randn = next(n for n in iter_nodes(mod) if isinstance(n, cst.Call) and mod.code_for_node(n) == "torch.randn(1, 1, W, W)")
+    # Followed through a method of its own, an elementwise mask, a one-argument wrapper and a view.
+    assert few_examples_made_at(calls["xt"].args[0].value, sem) is randn
+    assert few_examples(calls["xt.tensor"].args[0].value, sem)
+    assert not few_examples(calls["x.repeat(64, 1, 1, 1)"].args[0].value, sem)  # grown
+    assert not few_examples(calls["big.transform(g)"].args[0].value, sem)
+    for text, expected in [("xt", True), ("xt.tensor", True), ("x.repeat(64, 1, 1, 1)", False),
+                           ("big.transform(g)", False), ("load(path).unsqueeze(0)", False), ("t", False)]:
+        call = calls[text]
+        assert fixed_few_examples(call.args[0].value, ctx.enclosing_loops(call), sem) is expected, text

@@ -454,3 +454,39 @@ def test_nothing_said_for_a_plain_checkpoint_load():
     assert not sd.mismatch_seen(ctx, call)
     assert not sd.strict_chosen_by_caller(ctx, model, call)
     assert not sd.returns_itself(ctx, call.func.value)
+
+
+LAUNCHER = """
+    import os
+    import tempfile
+    class Launcher:
+        def collect(self, trainer):
+            state_dict = trainer.lightning_module.state_dict()
+            weights_path = None
+            if trainer.fitting:
+                weights_path = os.path.join(tempfile.mkdtemp(), ".temp.ckpt")
+                self._strategy.checkpoint_io.save_checkpoint(state_dict, weights_path)
+            return Output(weights_path)
+        def recover(self, output, trainer):
+            if output.weights_path is not None:
+                ckpt = self._strategy.checkpoint_io.load_checkpoint(output.{loaded})
+                trainer.lightning_module.load_state_dict(ckpt, strict=False)
+"""
+
+
+@pytest.mark.parametrize(("loaded", "expected"), [("weights_path", True), ("ckpt_path", False)])
+def test_round_trip_through_temporary_file(loaded, expected):
+    ctx, model = analyses(LAUNCHER.replace("{loaded}", loaded))
+    assert sd.round_trip_through_temporary_file(ctx, model, non_strict_load(ctx)) is expected
+
+
+def test_round_trip_needs_a_temporary_file_and_the_same_receiver():
+    # A path the user names may hold any checkpoint; another module's dict has other keys.
+    user = LAUNCHER.replace("{loaded}", "weights_path").replace(
+        'os.path.join(tempfile.mkdtemp(), ".temp.ckpt")', "trainer.ckpt_path")
+    ctx, model = analyses(user)
+    assert not sd.round_trip_through_temporary_file(ctx, model, non_strict_load(ctx))
+    other = LAUNCHER.replace("{loaded}", "weights_path").replace(
+        "state_dict = trainer.lightning_module.state_dict()", "state_dict = teacher.state_dict()")
+    ctx, model = analyses(other)
+    assert not sd.round_trip_through_temporary_file(ctx, model, non_strict_load(ctx))

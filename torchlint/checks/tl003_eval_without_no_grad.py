@@ -47,7 +47,7 @@ from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, few_examples, few_iterations,
-                                          module_evals, scan_body)
+                                          fixed_few_examples, module_evals, scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -363,13 +363,19 @@ class EvalWithoutNoGrad(Rule):
         image; in module-level code, which runs once, also a batch of one or a tensor written
         out in the code: ``net(torch.randn(1, 1, 17, 17))``, and in loops of a handful of literal
         steps there, ``for k in range(10)``): the graph it records is too small to matter
-        (``evaluation.few_examples``, ``few_iterations``)."""
+        (``evaluation.few_examples``, ``few_iterations``). In module-level code also: a loop
+        that forwards the same handful made before it on every pass (an equivariance check,
+        ``net(x.transform(g))``: ``evaluation.fixed_few_examples``). A loop over the data is
+        still reported, and so is a real batch forwarded once (``next(iter(loader))``)."""
         args = [a.value for a in call.args if a.keyword is None and a.star == ""]
-        once = self.ctx.semantic.model.scope_of(call).function() is None
+        if not args:
+            return False
+        model = self.ctx.semantic.model
+        once = model.scope_of(call).function() is None
         loops = self.ctx.enclosing_loops(call)
         if loops and not (once and few_iterations(loops)):
-            return False
-        return bool(args) and few_examples(args[0], self.ctx.semantic.model if once else None)
+            return once and fixed_few_examples(args[0], loops, model)
+        return few_examples(args[0], model if once else None)
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be

@@ -25,7 +25,10 @@ optimizer), a class calling ``add_module``/``register_module``/``register_parame
 (``self._teacher = [teacher]``: kept out of ``.parameters()`` on purpose), lists of
 non-modules or of layers without parameters, buffers or a mode (``nn.ReLU``, an unweighted
 ``nn.MSELoss()``), locals, classes overriding
-``_apply``/``to``. Whether the class is an ``nn.Module`` is settled by the project pass.
+``_apply``/``to``. Whether the class is an ``nn.Module`` is settled by the project pass, which
+also keeps a container no code of its file reads (``semantic.modules.attribute_never_read``) only
+where another linted file imports that file (``semantic.packages.imported_by_another``): alone,
+the layers in it compute nothing (a textbook's demonstration of what is not registered).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from torchlint.fixes import UNSAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.dataflow import stays_on_host
 from torchlint.semantic.layers import requires_grad_tensor, tensor_made_by
-from torchlint.semantic.modules import (REGISTERING, built_by, forward_code, holds_state, is_module_here, pending, runs_in,
+from torchlint.semantic.packages import imported_by_another
+from torchlint.semantic.modules import (REGISTERING, attribute_never_read, built_by, forward_code, holds_state, is_module_here, pending, runs_in,
                                         self_attr_bindings, settle, stateless, torch_nn_alias)
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg, tensor_factory
 from torchlint.tree import iter_nodes
@@ -85,15 +89,20 @@ class UnregisteredModule(Rule):
     def finish(self) -> None:
         sem = self.ctx.semantic
         model = sem.model
-        found = []
+        found, unread = [], []
         for info in model.classes.values():
-            found.extend(_ClassCheck(self.ctx, sem, info).findings())
-        if found:
-            self.ctx.facts[self.code] = {"pending": found}
+            check = _ClassCheck(self.ctx, sem, info)
+            found.extend(check.findings())
+            unread.extend(check.unread)
+        if found or unread:
+            self.ctx.facts[self.code] = {"pending": found, "unread": unread}
 
     @classmethod
     def check_project(cls, project, options) -> Iterable[Finding]:
-        return settle(cls, project)
+        """The pending findings of ``nn.Module`` classes; those of a container no code of its
+        file reads, only where another file imports that file (and may read it)."""
+        yield from settle(cls, project)
+        yield from settle(cls, project, "unread", imported_by_another)
 
 
 class _ClassCheck:
@@ -105,6 +114,7 @@ class _ClassCheck:
         self.model = sem.model
         self.info = info
         self.reads: dict[str, list[cst.Attribute]] = {}
+        self.unread: list[list] = []  # findings of containers no code of the file reads
         self.registers = False
         for node, scope in info.self_sites:
             self.reads.setdefault(node.attr.value, []).append(node)
@@ -135,6 +145,10 @@ class _ClassCheck:
         kinds = [_container(v) for v in values]
         if all(k is not None for k in kinds):
             if len(values) == 1 and not self.registers and self._holds_layers(values[0], attr):
+                if attribute_never_read(self.ctx, self.info, attr):  # computes nothing, unless another file reads it
+                    self.unread.append(pending(self.ctx, self.info, bindings[0].node, container_message(attr, kinds[0]),
+                                               self._wrap_fix(values[0], kinds[0])))
+                    return []
                 return [pending(self.ctx, self.info, bindings[0].node, container_message(attr, kinds[0]),
                                 self._wrap_fix(values[0], kinds[0]))]
             if all(_empty_list(v) for v in values) and not self.registers:

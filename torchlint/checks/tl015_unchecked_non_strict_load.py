@@ -19,7 +19,9 @@ or a comprehension over them) whose size is then read (``len(csd)`` logged: an e
 shows; unread, a prefixed checkpoint still leaves nothing to load); an attribute the class only
 ever sets to a module's ``state_dict()`` (a snapshot reloaded later); a dict literal whose keys
 name attributes of ``self``, the receiver; a class that ``torch.save``s a filtered part of the
-receiver's own ``state_dict()`` (its saver/loader pair). No comment exempts a call: a comment
+receiver's own ``state_dict()`` (its saver/loader pair); a temporary file (a ``tempfile`` path)
+the same class writes from the receiver's own ``state_dict()`` with the matching saver and reads
+back through a path of the same name (``round_trip_through_temporary_file``). No comment exempts a call: a comment
 saying why the load is partial (or that it is a problem) does not look at the keys.
 
 Left alone too, because a mismatch does not pass unseen: the dict read by key names written in

@@ -14,7 +14,9 @@ switches, forward calls, resets, what is differentiated.
   after it anywhere in the file: every function the module calls after it evaluates them.
 * ``few_examples(expr)``: an input that is one example or a handful picked by a literal
   (``x[0, None]``, ``x[3].unsqueeze(0)``, ``x[:8]``, through ``.to(dev)``): a forward of it
-  records a graph too small to matter.
+  records a graph too small to matter; ``few_examples_made_at`` says where that handful was
+  made, and ``fixed_few_examples(expr, loops, model)`` whether a loop forwards the same
+  handful, made before it, on every pass (an equivariance check: ``net(x.transform(g))``).
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
@@ -340,6 +342,13 @@ def _ancestors_to(ctx, node: cst.CSTNode, stop: cst.CSTNode) -> list[cst.CSTNode
 
 _FEW = 16  # examples a literal slice may pick and still be "a handful"
 _MOVES = frozenset(("to", "cuda", "cpu", "float", "half", "double", "contiguous", "unsqueeze", "view", "reshape"))
+_DEPTH = 10  # names, wrappers and methods followed to the handful
+# Attributes that hold the same examples (a geometric tensor's ``.tensor``).
+_VIEWS = frozenset(("tensor", "data", "T", "mT"))
+# Operators that keep the examples of their left operand (a mask, a scale, a shift).
+_ELEMENTWISE = (cst.Multiply, cst.Divide, cst.Add, cst.Subtract)
+# Methods that make more examples of the ones they are given.
+_GROWS = frozenset(("repeat", "expand", "expand_as", "repeat_interleave", "tile", "cat", "stack"))
 
 
 def few_examples(expr: cst.BaseExpression, model=None, depth: int = 0) -> bool:
@@ -353,27 +362,65 @@ def few_examples(expr: cst.BaseExpression, model=None, depth: int = 0) -> bool:
     called for every image of a folder: ``predict(image.unsqueeze(0))``); with it (code that
     runs once: a script's or notebook's module-level code), the others count too and a name is
     followed to the one value it holds (``dataflow.single_value``): ``x = torch.randn(1, 3, 8,
-    8)`` then ``net(x)``, also wrapped by a call of one argument (``net(feat_type(x))``)."""
+    8)`` then ``net(x)``, also wrapped by a call of one argument (``net(feat_type(x))``) or
+    transformed by a method of its own that does not grow it (``x.transform(g)``, ``x.flip(-1)``;
+    not ``x.repeat(64, 1)``). ``few_examples_made_at`` says where the handful was made."""
+    return few_examples_made_at(expr, model, depth) is not None
+
+
+def few_examples_made_at(expr: cst.BaseExpression, model=None, depth: int = 0) -> cst.CSTNode | None:
+    """The node that makes ``expr`` a handful of examples (``few_examples``): the literal
+    pick, the batch of one, or the tensor written out, after following names and wrappers
+    (``x = torch.randn(1, 1, 17, 17)`` for ``net(x.transform(g))``); None when it is not
+    one. A loop that forwards ``expr`` on each pass forwards the same handful each time when
+    that node sits outside the loop (``fixed_few_examples``)."""
     node = _unwrapped(expr) if model is not None else expr
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES:
         if node.func.attr.value == "unsqueeze" and node.args and numeric_value(node.args[0].value) == 0:
-            return model is not None or _indexed_by_literal(node.func.value, single=True)
+            return node if model is not None or _indexed_by_literal(node.func.value, single=True) else None
         node = _unwrapped(node.func.value) if model is not None else node.func.value
     if _indexed_by_literal(node, single=False):
-        return True
+        return node
     if model is None:
-        return False
+        return None
     if _batch_of_one(node) or _written_out(node, model):
-        return True
-    if isinstance(node, cst.Subscript) and depth < 3:  # indexing a handful keeps a handful
-        return few_examples(node.value, model, depth + 1)
-    if isinstance(node, cst.Call) and depth < 3 and len(node.args) == 1 and node.args[0].keyword is None \
+        return node
+    if isinstance(node, cst.Subscript) and depth < _DEPTH:  # indexing a handful keeps a handful
+        return few_examples_made_at(node.value, model, depth + 1)
+    if isinstance(node, cst.Call) and depth < _DEPTH and len(node.args) == 1 and node.args[0].keyword is None \
             and not node.args[0].star and not (dotted_name(node.func) or "torch.").startswith("torch."):
-        return few_examples(node.args[0].value, model, depth + 1)  # wrapped: ``feat_type(x)``, ``transform(img)``
-    if depth < 3 and isinstance(node, cst.Name):
+        # wrapped: ``feat_type(x)``, ``transform(img)``
+        found = few_examples_made_at(node.args[0].value, model, depth + 1)
+        if found is not None:
+            return found
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and depth < _DEPTH \
+            and node.func.attr.value not in _GROWS and not (dotted_name(node.func) or "").startswith("torch."):
+        return few_examples_made_at(node.func.value, model, depth + 1)  # ``x.transform(g)``: the same examples
+    if isinstance(node, cst.BinaryOperation) and depth < _DEPTH and isinstance(node.operator, _ELEMENTWISE):
+        return few_examples_made_at(node.left, model, depth + 1)  # ``x * mask``: masked, scaled, shifted
+    if isinstance(node, cst.Attribute) and depth < _DEPTH and node.attr.value in _VIEWS:
+        return few_examples_made_at(node.value, model, depth + 1)  # ``x.tensor``, ``x.data``: the same examples
+    if depth < _DEPTH and isinstance(node, cst.Name):
         value = single_value(model, node)
-        return value is not None and few_examples(value, model, depth + 1)
-    return False
+        return few_examples_made_at(value, model, depth + 1) if value is not None else None
+    return None
+
+
+def fixed_few_examples(expr: cst.BaseExpression, loops, model) -> bool:
+    """In code that runs once (``model``: a script's or notebook's module-level code), ``expr``
+    is a handful of examples (``few_examples``) made before ``loops``, outside every one of
+    them: each pass forwards the same toy input, transformed at most (an equivariance check:
+    ``x = torch.randn(1, 1, 17, 17)``, then ``for g in G.elements: net(x.transform(g))``). A
+    handful made in the loop is not (``for img in folder: net(img.unsqueeze(0))`` forwards
+    every image of the folder)."""
+    made = few_examples_made_at(expr, model)
+    if made is None:
+        return False
+    return not any(_inside(made, loop) for loop in loops)
+
+
+def _inside(node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    return any(n is node for n in iter_nodes(loop))
 
 
 def few_iterations(loops) -> bool:

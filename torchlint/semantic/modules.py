@@ -398,20 +398,51 @@ def class_key(info: "ClassInfo") -> str:
     return index_name(info.scope)
 
 
+def attribute_never_read(ctx: "FileContext", info: "ClassInfo", attr: str) -> bool:
+    """No code of the file reads the attribute ``attr`` of ``info``'s instances: every
+    ``<x>.<attr>`` in it is the target of an assignment (``self.linears = [...]``) or a
+    ``self.<attr>`` of a class unrelated to ``info`` (neither a base nor a subclass of it in
+    the file); none is loaded by ``info``'s methods, its bases' or its subclasses', nor on
+    another object (``net.linears``); and nothing reaches attributes by a computed name
+    (``getattr``, ``vars``, ``__dict__``). In a file no other file imports (a notebook, a
+    script), what it stores there is never used: a layer kept there computes nothing,
+    registered or not (a textbook's demonstration that a plain list is not registered)."""
+    model = ctx.semantic.model
+    related = {id(c) for c in model.mro(info)}
+    for node in iter_nodes(ctx.module):
+        if isinstance(node, cst.Name) and node.value in ("getattr", "vars", "__dict__"):
+            return False
+        if isinstance(node, cst.Attribute) and node.attr.value == "__dict__":
+            return False
+        if not (isinstance(node, cst.Attribute) and node.attr.value == attr):
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.AssignTarget) and parent.target is node \
+                or isinstance(parent, cst.AnnAssign) and parent.target is node and parent.value is not None:
+            continue
+        scope = model.scope_of(node)
+        other = scope.cls if isinstance(node.value, cst.Name) and node.value.value == scope.self_name else None
+        if other is not None and id(other) not in related and id(info) not in {id(c) for c in model.mro(other)}:
+            continue  # ``self.linears`` of an unrelated class
+        return False
+    return True
+
+
 def pending(ctx: "FileContext", info: "ClassInfo", node: cst.CSTNode, message: str, fix: "Fix | None" = None) -> list:
     """A finding at ``node`` (with ``fix``) that holds if ``info`` is an ``nn.Module``: JSON
     for the facts."""
     return [class_key(info), Span.of_range(ctx.position(node)).to_json(), message, *trailing_json(fix)]
 
 
-def settle(rule: type["Rule"], project: "Project") -> Iterator[Finding]:
-    """The pending findings (``facts[rule.code]["pending"]``) of every file whose class the
-    project index knows to be an ``nn.Module``."""
+def settle(rule: type["Rule"], project: "Project", key: str = "pending", keep=None) -> Iterator[Finding]:
+    """The pending findings (``facts[rule.code][key]``) of every file whose class the
+    project index knows to be an ``nn.Module`` (and, given ``keep``, for which
+    ``keep(project, record)`` holds)."""
     for record in project.records:
         facts = record.facts.get(rule.code)
-        if not facts:
+        if not facts or not facts.get(key) or keep is not None and not keep(project, record):
             continue
-        for qual, span, message, *fix in facts.get("pending", ()):
+        for qual, span, message, *fix in facts.get(key, ()):
             name = record.qualified(qual)
             if project.is_nn_module(name):
                 yield Finding.at(rule, record.path, Span.from_json(span), message, extra={"class": qual},

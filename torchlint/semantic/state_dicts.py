@@ -12,7 +12,8 @@ For a ``<receiver>.load_state_dict(state, strict=...)`` call, as one file shows:
   ``averaged_copy``; the receiver's own ``state_dict()``, ``own_state_dict``; a snapshot
   attribute, ``snapshot_attribute``; an entry built from one, ``entry_built_from_state_dict``;
   a literal naming the receiver's attributes, ``own_keys_literal``; a filtered part the class
-  saves itself, ``saved_by_own_class``; a dict filtered against the target's keys whose size is
+  saves itself, ``saved_by_own_class``; its own dict round-tripped through a temporary file the
+  class writes, ``round_trip_through_temporary_file``; a dict filtered against the target's keys whose size is
   read, ``filtered_by_own_keys``/``size_read``);
 * whether a mismatch is seen another way: ``mismatch_seen`` (a key difference computed and
   read, ``differences_read``; a warning fallback after a strict try, ``strict_fallback``; a test
@@ -113,7 +114,8 @@ def keys_match(ctx, call: cst.Call) -> bool:
         return False
     model = ctx.semantic.model
     receiver = call.func.value
-    if averaged_copy(ctx, model, receiver) or saved_by_own_class(ctx, model, receiver):
+    if averaged_copy(ctx, model, receiver) or saved_by_own_class(ctx, model, receiver) \
+            or round_trip_through_temporary_file(ctx, model, call):
         return True
     if own_state_dict(model, state) or snapshot_attribute(ctx, model, state) \
             or entry_built_from_state_dict(ctx, state) or own_keys_literal(model, receiver, state):
@@ -307,6 +309,71 @@ def saved_by_own_class(ctx, model, receiver: cst.BaseExpression) -> bool:
         if any(_filtered_state_dict(v, text) for v in values or ()):
             return True
     return False
+
+
+def round_trip_through_temporary_file(ctx, model, call: cst.Call) -> bool:
+    """The dict is read back (``torch.load(P)``, ``<io>.load_checkpoint(P)``) from a temporary
+    file that code of the same class (or module) wrote with the matching saver (``torch.save``,
+    ``<io>.save_checkpoint``) from the same receiver's ``state_dict()``: the path is made with
+    ``tempfile`` (``os.path.join(tempfile.mkdtemp(), ".temp.ckpt")``), so nothing but that dict
+    can be in it, and the load reads a path of the same name (``weights_path`` saved in one
+    method, ``output.weights_path`` loaded in another: Lightning's spawn launcher handing the
+    worker's weights back to the main process)."""
+    state = state_argument(call)
+    receiver = dotted_name(call.func.value)
+    if state is None or receiver is None:
+        return False
+    values = assigned_values(model, state) if isinstance(state, cst.Name) else [state]
+    loads = [v for v in values or () if isinstance(v, cst.Call) and v.args and v.args[0].keyword is None]
+    if not loads or len(loads) != len(values):
+        return False
+    info = model.class_of(call)
+    for load in loads:
+        saver = _saver_of(model, load.func)
+        read = _last_name(load.args[0].value)
+        if saver is None or read is None or not any(
+                _writes_own_state(ctx, model, site.node, saver, receiver, read) for site in model.calls
+                if model.class_of(site.node) is info):
+            return False
+    return True
+
+
+def _saver_of(model, func: cst.BaseExpression) -> str | None:
+    """The saver matching a loader: ``torch.save`` for ``torch.load``, ``<io>.save_x`` for
+    ``<io>.load_x``."""
+    if model.qualified_name(func) == "torch.load":
+        return "torch.save"
+    text = dotted_name(func)
+    if text is None or "." not in text:
+        return None
+    owner, _, name = text.rpartition(".")
+    return f"{owner}.save{name[4:]}" if name.startswith("load") else None
+
+
+def _last_name(expr: cst.BaseExpression) -> str | None:
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    return None
+
+
+def _writes_own_state(ctx, model, node: cst.Call, saver: str, receiver: str, path_name: str) -> bool:
+    """``node`` is ``saver(<receiver>.state_dict(), path)`` (the dict through a name bound to
+    it), with ``path`` a name ``path_name`` every binding of which makes a ``tempfile`` path."""
+    name = "torch.save" if model.qualified_name(node.func) == "torch.save" else dotted_name(node.func)
+    if name != saver or len(node.args) < 2:
+        return False
+    saved, path = node.args[0].value, node.args[1].value
+    dicts = assigned_values(model, saved) if isinstance(saved, cst.Name) else [saved]
+    if not dicts or not all(is_state_dict_call(d) and dotted_name(d.func.value) == receiver for d in dicts):
+        return False
+    if not (isinstance(path, cst.Name) and path.value == path_name):
+        return False
+    paths = assigned_values(model, path)
+    return bool(paths) and all(any(isinstance(n, (cst.Name, cst.Attribute)) and
+                                   (model.qualified_name(n) or "").startswith("tempfile.")
+                                   for n in iter_nodes(p)) for p in paths)
 
 
 def _filtered_state_dict(value: cst.BaseExpression, receiver: str) -> bool:

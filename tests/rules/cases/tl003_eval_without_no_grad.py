@@ -400,10 +400,53 @@ VALID = [
     "model.eval()\n"
     "pred = model(torch.randn(1, 3, 224, 224)).argmax()\n"
     "torch.set_grad_enabled(False)\n",
+    # Module-level loops that forward the same toy input made before them, transformed,
+    # masked or unwrapped at most: an equivariance check (uvadlc's steerable CNNs).
+    "import torch\n"
+    "model = nn.SequentialModule(nn.R2Conv(feat_in, feat_out, kernel_size=3)).eval()\n"
+    "W = 37\n"
+    "x = torch.randn(1, 1, W, W)\n"
+    "x = x * input_center_mask\n"
+    "x = feat_in(x)\n"
+    "y = model(x)\n"
+    "for g in G.elements:\n"
+    "    x_transformed = x.transform(g)\n"
+    "    assert torch.allclose(model(x_transformed).tensor, y.transform(g).tensor)\n"
+    "for i in range(N + 1):\n"
+    "    x_rot = x.transform(G.element(i / N * 2 * np.pi))\n"
+    "    err = torch.norm(conv_model(x_rot.tensor) - y.tensor).item()\n",
 ]
 
 
 INVALID = [
+    # At module level, a loop over the data is no handful: every image of a folder made a batch
+    # of one in the loop, every batch of a loader (a loop that breaks only on a condition), the
+    # toy input rebuilt and forwarded growing (generation).
+    Invalid(
+        "import torch\n"
+        "net = Net()\n"
+        "net.eval()\n"
+        "for path in paths:\n"
+        "    out = net(load(path).unsqueeze(0))\n"
+        "cnn = Net()\n"
+        "cnn.eval()\n"
+        "for x, y in test_loader:\n"
+        "    pred = cnn(x)\n"
+        "    if pred.argmax() != y:\n"
+        "        break\n"
+        "lm = LM()\n"
+        "lm.eval()\n"
+        "tokens = torch.tensor([[0]])\n"
+        "for t in range(200):\n"
+        "    logits = lm(tokens)\n"
+        "    tokens = torch.cat([tokens, logits[:, -1:].argmax(-1)], dim=1)\n",
+        lines=(5, 9, 16),
+        messages=tuple(
+            f"`{k}(...)` runs after `{k}.eval()` (line {n}) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+            "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)" for k, n in (("net", 3), ("cnn", 7), ("lm", 13))),
+    ),
     # In a function, a batch of one may be every image of a folder (``predict`` in a loop
     # elsewhere); at module level, a whole dataset or a batch of 64 written out is no handful.
     Invalid(

@@ -7,6 +7,32 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # A list of layers no code reads, in a file nothing imports: it computes nothing (a
+    # textbook cell showing that net2.parameters() is empty: Dive-into-DL 4.1); another class's
+    # own self.linears, read in its forward, is not this one's.
+    """
+        import torch.nn as nn
+        class MyModule(nn.Module):
+            def __init__(self):
+                super(MyModule, self).__init__()
+                self.linears = nn.ModuleList([nn.Linear(10, 10) for i in range(10)])
+            def forward(self, x):
+                for i, l in enumerate(self.linears):
+                    x = self.linears[i // 2](x) + l(x)
+                return x
+        class Module_ModuleList(nn.Module):
+            def __init__(self):
+                super(Module_ModuleList, self).__init__()
+                self.linears = nn.ModuleList([nn.Linear(10, 10)])
+        class Module_List(nn.Module):
+            def __init__(self):
+                super(Module_List, self).__init__()
+                self.linears = [nn.Linear(10, 10)]
+        net1 = Module_ModuleList()
+        net2 = Module_List()
+        for p in net2.parameters():
+            print(p)
+    """,
     # The fixes: ModuleList, ModuleDict, nn.Parameter, register_buffer.
     """
         import torch

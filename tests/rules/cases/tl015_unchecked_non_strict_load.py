@@ -7,6 +7,25 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # The receiver's own state_dict() written to a temporary file by one method and read back
+    # by another into the same receiver: nothing else can be in that file (Lightning's spawn
+    # launcher handing the worker's weights back to the main process).
+    """
+        import os
+        import tempfile
+        class Launcher:
+            def collect(self, trainer):
+                state_dict = trainer.lightning_module.state_dict()
+                weights_path = None
+                if trainer.fitting:
+                    weights_path = os.path.join(tempfile.mkdtemp(), ".temp.ckpt")
+                    self._strategy.checkpoint_io.save_checkpoint(state_dict, weights_path)
+                return Output(weights_path)
+            def recover(self, output, trainer):
+                if output.weights_path is not None:
+                    ckpt = self._strategy.checkpoint_io.load_checkpoint(output.weights_path)
+                    trainer.lightning_module.load_state_dict(ckpt, strict=False)
+    """,
     # Strict loading (the default) raises on any mismatch.
     """
         import torch
@@ -281,6 +300,20 @@ VALID = [
 
 
 INVALID = [
+    # The same saver and loader, but the file loaded is one the user names: any checkpoint.
+    Invalid(
+        """
+            import torch
+            class Trainer:
+                def save(self, model, path):
+                    torch.save(model.state_dict(), path)
+                def resume(self, model, ckpt_path):
+                    ckpt = torch.load(ckpt_path)
+                    model.load_state_dict(ckpt, strict=False)
+            """,
+        lines=(8,),
+        messages=(message("model"),),
+    ),
     # The strict branch loads another dict under the same name (litgpt's trainer_setup).
     Invalid(
         """

@@ -273,4 +273,16 @@ LOOKALIKES = [
                 loss = criterion(output, label.cuda())
     # https://github.com/xiaoyufenfei/Efficient-Segmentation-Networks/pull/5
     """,
+    # an equivariance check: one random toy input made before the loop, each group element's
+    # transform of it forwarded (the same handful on every pass)
+    """
+    import torch
+    model = build_model().eval()
+    x = feat_type_in(torch.randn(1, 1, 17, 17))
+    y = model(x)
+    for g in group.elements:
+        y_from_gx = model(x.transform(g))
+        assert torch.allclose(y_from_gx.tensor, y.transform(g).tensor, atol=1e-5), g
+    # https://github.com/phlippe/uvadlc_notebooks/blob/master/docs/tutorial_notebooks/DL2/Geometric_deep_learning/tutorial2_steerable_cnns.ipynb
+    """,
 ]

@@ -405,4 +405,17 @@ LOOKALIKES = [
             return h
     # https://github.com/pytorch/pytorch/issues/21905
     """,
+    # a textbook cell showing that a plain list is not registered: nothing reads the list
+    """
+    import torch.nn as nn
+
+    class ListHolder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linears = [nn.Linear(10, 10)]
+
+    net = ListHolder()
+    print(list(net.parameters()))  # empty: the point of the demonstration
+    # https://github.com/ShusenTang/Dive-into-DL-PyTorch/blob/master/code/chapter04_DL_computation/4.1_model-construction.ipynb
+    """,
 ]

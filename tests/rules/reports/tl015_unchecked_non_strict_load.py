@@ -263,4 +263,21 @@ LOOKALIKES = [
     model.load_state_dict(torch.load("dm_nfnet_f0-604f9c3a.pth", weights_only=True))
     # https://github.com/huggingface/pytorch-image-models/issues/515
     """,
+    # the worker's own weights handed back to the main process through a temporary file
+    """
+    import os
+    import tempfile
+
+    class SpawnLauncher:
+        def collect_results(self, trainer):
+            state = trainer.lightning_module.state_dict()
+            weights_path = os.path.join(tempfile.mkdtemp(), ".temp.ckpt")
+            self.io.save_checkpoint(state, weights_path)
+            return WorkerOutput(weights_path)
+
+        def recover_results(self, output, trainer):
+            ckpt = self.io.load_checkpoint(output.weights_path)
+            trainer.lightning_module.load_state_dict(ckpt, strict=False)
+    # https://github.com/Lightning-AI/pytorch-lightning/blob/master/src/lightning/pytorch/strategies/launchers/multiprocessing.py
+    """,
 ]
