@@ -13,8 +13,9 @@ and run, with a Python that has torch, torchvision and numpy (and torchlint inst
 
 For each script: the wall time of the whole ``torchlint run`` (start, torch import, lint, run),
 the run's own time and summary, its findings (run findings and confirmed static ones), and
-every file under the script's repository or directly in the temporary directory's parent that
-appeared or changed during the run (there must be none).
+every file under the script's repository that appeared or changed during the run, and whatever
+is left in torchlint's own temporary directory (a private ``TMPDIR``) after it (there must be
+none: the run's directory is removed).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,9 +34,9 @@ from pathlib import Path
 SCRIPTS = [
     ("examples", "mnist", "main.py", ["--epochs", "2"], []),
     ("examples", "vae", "main.py", ["--epochs", "2"], []),
-    ("examples", "mnist_rnn", "main.py", ["--epochs", "2"], []),
-    ("examples", "dcgan", "main.py", ["--dataset", "fake", "--niter", "2"], ["--run-device", "meta"]),
-    ("examples", "word_language_model", "main.py", ["--epochs", "2"], []),
+    ("examples", "mnist_rnn", "main.py", ["--epochs", "2", "--accel"], []),  # --accel: the GPU, as users run it
+    ("examples", "dcgan", "main.py", ["--dataset", "fake", "--niter", "2", "--accel"], []),
+    ("examples", "word_language_model", "main.py", ["--epochs", "2", "--accel"], []),
     ("examples", "regression", "main.py", [], []),
     ("nanoGPT", "", "train.py", ["config/train_shakespeare_char.py", "--compile=False", "--eval_iters=5",
                                  "--log_interval=1"], []),
@@ -56,10 +58,6 @@ def snapshot(root: Path) -> dict[str, tuple[float, int]]:
     return files
 
 
-def temp_entries() -> set[str]:
-    """The temporary directory's entries, but the runs' own and those of tests running beside."""
-    return {p.name for p in Path(tempfile.gettempdir()).iterdir()
-            if not p.name.startswith(("torchlint-run-", "torchlint-alone-", "pytest-of-"))}
 
 
 def run_one(python: str, src: Path, entry: tuple) -> dict:
@@ -67,13 +65,17 @@ def run_one(python: str, src: Path, entry: tuple) -> dict:
     cwd = src / repo / directory
     if not (cwd / script).is_file():
         return {"script": f"{repo}/{directory}/{script}", "missing": True}
-    before, temp_before = snapshot(src / repo), temp_entries()
+    before = snapshot(src / repo)
     command = [python, "-m", "torchlint", "run", "--isolated", "-q", "--no-cache", "--format", "json",
                "--synthetic-data", *options, script, "--", *argv]
+    private = Path(tempfile.mkdtemp(prefix="run-scripts-"))  # torchlint's TMPDIR: what is left in it
     started = time.perf_counter()
-    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TMPDIR": str(private)})
     wall = time.perf_counter() - started
-    after, temp_after = snapshot(src / repo), temp_entries()
+    after = snapshot(src / repo)
+    left = sorted(str(p) for p in private.rglob("*"))
+    shutil.rmtree(private, ignore_errors=True)
     changed = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
     try:
         findings = json.loads(proc.stdout or "[]")
@@ -83,7 +85,7 @@ def run_one(python: str, src: Path, entry: tuple) -> dict:
     return {"script": f"{repo}/{directory}/{script}".replace("//", "/"), "wall": wall, "summary": summary,
             "exit": proc.returncode, "run_findings": [f for f in findings if "(found by the dry run)" in f["message"]],
             "confirmed": [f for f in findings if f.get("confirmed")], "changed": changed,
-            "temp_new": sorted(temp_after - temp_before), "stderr": proc.stderr[-2000:]}
+            "temp_new": left, "stderr": proc.stderr[-2000:]}
 
 
 def main() -> int:

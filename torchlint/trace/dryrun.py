@@ -54,7 +54,10 @@ def run_script(options: RunOptions, cwd: Path) -> TraceResult:
         job = {"id": "run", "kind": "script", "script": str(options.script.resolve()), "argv": list(options.argv),
                "workdir": workdir, "device": options.device, "steps": options.steps, "passes": options.passes,
                "eval_batches": options.eval_batches, "synthetic_data": options.synthetic_data}
-        results = run_jobs([job], timeout=options.timeout, memory_limit=options.memory_limit, cwd=cwd)
+        scratch = Path(workdir) / "tmp"  # the child's TMPDIR: torch's own caches go there too
+        scratch.mkdir()
+        results = run_jobs([job], timeout=options.timeout, memory_limit=options.memory_limit, cwd=cwd,
+                           env={"TMPDIR": str(scratch)})
         return TraceResult.from_json(results["run"])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

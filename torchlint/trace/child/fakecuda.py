@@ -27,22 +27,26 @@ _BACKWARD = {"backward"}
 _CPU_COPIES = {"cpu", "numpy", "tolist"}
 
 
-def fake_cuda(torch: Any, observer: Any, fake: bool = True, everything: bool = False) -> Any:
+def fake_cuda(torch: Any, observer: Any, fake: bool = True, everything: bool = False,
+              attention: Any = None) -> Any:
     """The mode (torch is imported only here, in the child, after its set-up)."""
     from torch.overrides import TorchFunctionMode
 
     class Mode(FakeCuda, TorchFunctionMode):
         pass
 
-    return Mode(torch, observer, fake, everything)
+    return Mode(torch, observer, fake, everything, attention)
 
 
 class FakeCuda:
     """The body of the function mode (mixed with ``TorchFunctionMode`` by :func:`fake_cuda`)."""
 
-    def __init__(self, torch: Any, observer: Any, fake: bool = True, everything: bool = False):
+    def __init__(self, torch: Any, observer: Any, fake: bool = True, everything: bool = False,
+                 attention: Any = None):
         super().__init__()
         self.torch = torch
+        self.sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+        self.attention = attention  # memory.fused_sdpa: attention as a GPU's fused kernel runs it
         self.everything = everything  # --run-device meta: a CPU tensor meeting meta ones joins them
         self.meta = torch.device("meta")
         self.observer = observer
@@ -101,6 +105,11 @@ class FakeCuda:
                 args, kwargs = _joined(torch, args), dict(zip(kwargs, _joined(torch, tuple(kwargs.values()))))
         elif tensors:
             self.devices.check(func, tensors)
+        if func is self.sdpa and self.attention is not None and any(
+                isinstance(t, torch.Tensor) and t.is_meta for t in args[:3]):
+            fused = self.attention(*args, **kwargs)
+            if fused is not None:
+                return fused
         writes = isinstance(first, torch.Tensor) and mutates(func, kwargs)
         if writes and observer.snapshot:
             observer.written(first)  # ``p.grad.zero_()``, ``p.grad.data.zero_()``

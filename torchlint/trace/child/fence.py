@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from torchlint.trace.child import synthetic
 from torchlint.trace.child.fakecuda import fake_cuda
-from torchlint.trace.child.memory import as_on_cuda, fused_attention, tracking_live
+from torchlint.trace.child.memory import as_on_cuda, fused_sdpa, tracking_live
 from torchlint.trace.child.observe import Observer
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -122,16 +122,17 @@ class Fence:
                 self._on_meta()
             if self.fake_cuda:
                 # optimizers choose their implementation as on a GPU (fused=True runs on meta);
-                # attention runs a fused kernel's meta implementation, as a GPU would
-                for context in (as_on_cuda(self.torch), fused_attention(self.torch)):
-                    context.__enter__()
-                    self._undo.append(lambda context=context: context.__exit__(None, None, None))
+                # attention runs a fused kernel's meta implementation, as a GPU would (FakeCuda)
+                implementations = as_on_cuda(self.torch)
+                implementations.__enter__()
+                self._undo.append(lambda: implementations.__exit__(None, None, None))
                 # the fake GPU's memory: every meta tensor from its op to its free
                 live = tracking_live(self.torch, device="meta")
                 self.observer.memory = live.__enter__()
                 self._undo.append(lambda: live.__exit__(None, None, None))
             # last, so that it is the mode the script's own calls reach first
-            mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda, everything=self.device == "meta")
+            mode = fake_cuda(self.torch, self.observer, fake=self.fake_cuda, everything=self.device == "meta",
+                             attention=fused_sdpa(self.torch) if self.fake_cuda else None)
             mode.__enter__()
             self._undo.append(lambda: mode.__exit__(None, None, None))
         except BaseException:

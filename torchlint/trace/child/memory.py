@@ -143,13 +143,32 @@ def fused_attention(torch: Any) -> Iterator[None]:
     from torch.overrides import TorchFunctionMode
 
     sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+    fused = fused_sdpa(torch)
+    if sdpa is None or fused is None:
+        yield
+        return
+
+    class Fused(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            kwargs = kwargs or {}
+            if func is sdpa:
+                out = fused(*args, **kwargs)
+                if out is not None:
+                    return out
+            return func(*args, **kwargs)
+
+    with Fused():
+        yield
+
+
+def fused_sdpa(torch: Any) -> Callable[..., Any] | None:
+    """``F.scaled_dot_product_attention`` as a fused kernel runs it (see :func:`fused_attention`):
+    a function of its arguments returning the output, or None where the kernel would not take
+    them (the caller runs the call as written); None where this torch lacks the kernel."""
     try:
         efficient = torch.ops.aten._scaled_dot_product_efficient_attention
     except (AttributeError, RuntimeError):  # a torch without the kernel: the math figures stand
-        efficient = None
-    if sdpa is None or efficient is None:
-        yield
-        return
+        return None
 
     def fused(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0,
               is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False) -> Any:
@@ -165,20 +184,13 @@ def fused_attention(torch: Any) -> Iterator[None]:
                 bias.logical_not(), float("-inf"))
         return efficient(query, key, value, bias, True, dropout_p, is_causal, scale=scale)[0]
 
-    class Fused(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-            kwargs = kwargs or {}
-            if func is sdpa:
-                try:
-                    out = fused(*args, **kwargs)
-                except (TypeError, RuntimeError, NotImplementedError):  # arguments the kernel refuses
-                    out = None
-                if out is not None:
-                    return out
-            return func(*args, **kwargs)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fused(*args, **kwargs)
+        except (TypeError, RuntimeError, NotImplementedError):  # arguments the kernel refuses
+            return None
 
-    with Fused():
-        yield
+    return guarded
 
 
 # torch.autocast's op lists for CUDA (aten/src/ATen/autocast_mode.cpp): the ops that run in the

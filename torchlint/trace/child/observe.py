@@ -236,7 +236,7 @@ class Observer:
             self.step_backwards.append((site, fn.startswith(("DivBackward", "MulBackward")), self.batch_index))
             if source.grad_fn is not None:
                 self.old_losses = [*self.old_losses[-7:], (self.batch(), source.grad_fn)]
-        if not self.steps and self.backwards > 4 * self.max_total_steps:
+        if not self.steps and self.backwards > self.max_total_steps:
             raise StopRun("steps")  # a loop that trains without an optimizer (p.data -= lr * p.grad)
 
     def batch(self) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+import tempfile
 import time
 from typing import Any
 
@@ -43,6 +44,9 @@ def run_script_job(job: dict[str, Any], cwd: str) -> TraceResult:
     os.environ["MLFLOW_TRACKING_URI"] = "file:" + os.path.join(workdir, "mlruns")
     os.environ["COMET_OFFLINE_DIRECTORY"] = os.path.join(workdir, "comet")
     sys.dont_write_bytecode = True  # no __pycache__ written beside the user's modules
+    scratch = os.path.join(workdir, "tmp")  # the script's own temporary files
+    os.makedirs(scratch, exist_ok=True)
+    os.environ["TMPDIR"] = tempfile.tempdir = scratch
     sys.argv = [script, *job.get("argv", [])]
     add_user_path(os.path.dirname(script))
     result = TraceResult("ok")
