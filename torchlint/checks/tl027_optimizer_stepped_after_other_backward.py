@@ -1,0 +1,74 @@
+"""TL027 optimizer-stepped-after-other-backward: an optimizer stepped right after the backward
+of a loss that never reaches the model it updates, while another optimizer covers the model
+the loss does reach (a GAN's generator optimizer stepped after the discriminator's loss).
+
+The facts come from ``semantic.updates``: the events of the step's iteration since its
+optimizer's gradients were last cleared (``step_history``), the modules the optimizer covers
+(``optimizer_covers``, from ``semantic.wiring``), and the models each backward's loss is
+computed from (``models_reached``). Judged: every event back to the last step or clearing of any
+optimizer (the update phase the step closes) is a backward this
+file shows (a helper that may run one, same-file or unseen, leaves the step alone), at least
+one reaches a known model, none reaches a module the stepped optimizer covers, and another
+optimizer of the file covers what they reach. Left alone: optimizers built elsewhere or over
+parameters not written as ``<module>.parameters()``, losses reaching the stepped model in any
+way (also through a model handed to a helper), steps whose gradients come from a helper.
+No fix: which optimizer was meant is the code's choice.
+"""
+
+from __future__ import annotations
+
+from torchlint.finding import Severity
+from torchlint.rule import Option, Rule
+from torchlint.semantic.updates import BACKWARD, models_reached, optimizer_covers, step_history
+from torchlint.semantic.wiring import covers, optimizer_bindings
+
+
+def message(optimizer: str, stepped: str, reached: str, other: str, line: int) -> str:
+    return (f"`{optimizer}` updates `{stepped}`, but the backward before this step (line {line}) differentiates a "
+            f"loss computed from `{reached}` only (optimized by `{other}`): `{stepped}`'s gradients are stale or "
+            f"None, so this step does not train it; step `{other}` here, or run the backward of `{stepped}`'s loss")
+
+
+def _related(a: str, b: str) -> bool:
+    return a == b or covers(a, b) or covers(b, a)
+
+
+class OptimizerSteppedAfterOtherBackward(Rule):
+    code = "TL027"
+    name = "optimizer-stepped-after-other-backward"
+    severity = Severity.ERROR
+    default_enabled = True
+    summary = "An optimizer stepped after the backward of a loss that never reaches its model"
+    # [tool.torchlint.optimizer-stepped-after-other-backward]; the page's Options block is generated from this.
+    options: dict[str, Option] = {}
+    requires_text = ("backward",)
+
+    def finish(self) -> None:
+        sem = self.ctx.semantic
+        training = sem.training
+        if not training.sites.step or not training.sites.backward:
+            return
+        wired = [w for w in optimizer_bindings(sem) if w.covers]
+        if len({w.binding.key for w in wired}) < 2:
+            return
+        models = frozenset(m for w in wired for m in w.covers)
+        for site, key in training.sites.step:
+            stepped = optimizer_covers(sem, site, key)
+            if not stepped:
+                continue
+            history = step_history(sem, site, key)
+            events = history.since_update
+            if not events or any(e.kind != BACKWARD for e in events) or any(e.target is None for e in events):
+                continue
+            reached: set[str] = set()
+            for event in events:
+                reached |= models_reached(sem, event.target, models)
+            if not reached or any(_related(m, r) for m in stepped for r in reached):
+                continue
+            other = next((w for w in wired if w.binding.key != key
+                          and all(any(_related(m, r) for m in w.covers) for r in reached)), None)
+            if other is None:
+                continue
+            first = events[0]
+            line = self.ctx.line_of(first.node)
+            self.report(site.node, message(key, stepped[0], sorted(reached)[0], other.binding.key, line))
