@@ -9,7 +9,9 @@ computed from (``models_reached``). Judged: every event back to the last step or
 optimizer (the update phase the step closes) is a backward this
 file shows (a helper that may run one, same-file or unseen, leaves the step alone), at least
 one reaches a known model, none reaches a module the stepped optimizer covers, and another
-optimizer of the file covers what they reach. Left alone: optimizers built elsewhere or over
+optimizer stepped or cleared in the same function, or built where the step can see it, covers
+what they reach (an optimizer handed in as a
+parameter covers what the file's callers pass). Left alone: optimizers built elsewhere or over
 parameters not written as ``<module>.parameters()``, losses reaching the stepped model in any
 way (also through a model handed to a helper), steps whose gradients come from a helper.
 No fix: which optimizer was meant is the code's choice.
@@ -19,8 +21,9 @@ from __future__ import annotations
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.updates import BACKWARD, models_reached, optimizer_covers, step_history
-from torchlint.semantic.wiring import covers, optimizer_bindings
+from torchlint.semantic.updates import (BACKWARD, enclosing, models_reached, optimizer_covers, step_history,
+                                       visible_optimizers)
+from torchlint.semantic.wiring import covers
 
 
 def message(optimizer: str, stepped: str, reached: str, other: str, line: int) -> str:
@@ -48,27 +51,30 @@ class OptimizerSteppedAfterOtherBackward(Rule):
         training = sem.training
         if not training.sites.step or not training.sites.backward:
             return
-        wired = [w for w in optimizer_bindings(sem) if w.covers]
-        if len({w.binding.key for w in wired}) < 2:
-            return
-        models = frozenset(m for w in wired for m in w.covers)
+        by_function: dict = {}  # the optimizers each function steps or clears, with what they cover
+        for site, key in [*training.sites.step, *training.sites.zero_grad]:
+            covered = optimizer_covers(sem, site, key) if key is not None else None
+            if covered:
+                by_function.setdefault(enclosing(sem, site), {}).setdefault(key, set()).update(covered)
         for site, key in training.sites.step:
-            stepped = optimizer_covers(sem, site, key)
-            if not stepped:
+            optimizers = dict(by_function.get(enclosing(sem, site), {}))
+            for wired in visible_optimizers(sem, site):
+                optimizers.setdefault(wired.binding.key, set()).update(wired.covers)
+            stepped = optimizers.get(key)
+            if not stepped or len(optimizers) < 2:
                 continue
-            history = step_history(sem, site, key)
-            events = history.since_update
-            if not events or any(e.kind != BACKWARD for e in events) or any(e.target is None for e in events):
+            events = step_history(sem, site, key).since_update
+            if not events or any(e.kind != BACKWARD or e.target is None for e in events):
                 continue
+            models = frozenset(m for covered in optimizers.values() for m in covered)
             reached: set[str] = set()
             for event in events:
                 reached |= models_reached(sem, event.target, models)
             if not reached or any(_related(m, r) for m in stepped for r in reached):
                 continue
-            other = next((w for w in wired if w.binding.key != key
-                          and all(any(_related(m, r) for m in w.covers) for r in reached)), None)
+            other = next((k for k, covered in optimizers.items() if k != key
+                          and all(any(_related(m, r) for m in covered) for r in reached)), None)
             if other is None:
                 continue
-            first = events[0]
-            line = self.ctx.line_of(first.node)
-            self.report(site.node, message(key, stepped[0], sorted(reached)[0], other.binding.key, line))
+            line = self.ctx.line_of(events[0].node)
+            self.report(site.node, message(key, sorted(stepped)[0], sorted(reached)[0], other, line))

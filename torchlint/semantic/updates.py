@@ -11,7 +11,8 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   runs one, through the loose call graph, or of code torchlint cannot see that might: an
   unresolved ``self.<method>()`` / plain-name function, a project import, anything handed a
   value bound to a loss), ``clear`` (``zero_grad()`` of the optimizer, of a module it covers,
-  ``p.grad = None``, ``zero_grad(model)``), ``step`` (of any optimizer).
+  ``p.grad = None``, ``zero_grad(model)``), ``step`` (of any optimizer). A gradient written by
+  hand (``p.grad = g``, anything but None) is a ``backward`` with no target.
 * ``step_history(sem, site, key)``: for the step ``site`` of the optimizer ``key``, the events
   of its iteration read backwards from the step: within the innermost loop around it in its
   code scope, the body's events before the step, then (the previous iteration) those after
@@ -21,8 +22,10 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   repeats; ``since_update`` the events back to the last step or clearing of any optimizer
   (what this update phase ran).
 * ``optimizer_covers(sem, site, key)``: the module keys the optimizer ``key`` stepped at
-  ``site`` covers (``wiring.optimizer_bindings`` reaching the step; None when its
-  construction is not in this file or covers nothing known).
+  ``site`` covers (``wiring.optimizer_bindings`` reaching the step; for a parameter of the
+  function, what every same-file caller passes, renamed to the function's parameters; None
+  when its construction is not in this file or covers nothing known).
+* ``visible_optimizers(sem, site)``: the optimizer constructions code at ``site`` can name.
 * ``models_reached(sem, expr, models)``: which of ``models`` (module keys such as ``netD``,
   ``self.generator``) the value of ``expr`` is computed from: a call of the model or of a
   submodule (``netD(x)``, ``self.G.forward(z)``), a parameter of it read, a model handed to a
@@ -41,11 +44,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from torchlint import libraries
-from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.callgraph import enclosing_function, passed_argument
 from torchlint.semantic.dataflow import gradient_target
 from torchlint.semantic.gradients import clears_all_gradients, clearing_nodes, module_clears
-from torchlint.semantic.wiring import covers as _inside, optimizer_bindings
-from torchlint.torch_api import expr_key, is_loss_constructor, is_loss_function, looks_like_criterion_name
+from torchlint.semantic.wiring import covered_modules, covers as _inside, optimizer_bindings
+from torchlint.torch_api import (expr_key, is_loss_constructor, is_loss_function, is_optimizer_constructor,
+                                 looks_like_criterion_name)
 from torchlint.tree import iter_nodes
 
 if TYPE_CHECKING:
@@ -59,7 +63,7 @@ _BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "float", "in
                        "sorted", "reversed", "next", "iter", "format", "repr", "bool", "type", "map", "filter",
                        "any", "all", "open", "super", "divmod", "pow", "vars", "id", "hash", "input", "exit"})
 _TRAINING_WORDS = ("backward", "train", "update", "step", "optimi", "fit", "learn", "closure")
-_MAX_DEPTH = 10
+_MAX_DEPTH = 16  # names followed to their bindings
 
 
 @dataclass(eq=False)
@@ -81,18 +85,84 @@ class StepHistory:
     since_update: list = field(default_factory=list)  # Events back to the last step or clearing of any optimizer, latest first
 
 
-def optimizer_covers(sem: "Analyses", site: "CallSite", key: str) -> tuple | None:
+def optimizer_covers(sem: "Analyses", site: "CallSite", key: str, depth: int = 0) -> tuple | None:
     """The module keys covered by the optimizer ``key`` stepped at ``site`` (see the module
     docstring)."""
     model = sem.model
+    head = key.split(".")[0].split("[")[0]
+    if key == head:
+        bindings = model.lookup(key, site.scope, site.node)
+        if bindings and all(b.kind == "param" for b in bindings):
+            return _passed_covers(sem, site, key, depth)
     wired = [w for w in optimizer_bindings(sem) if w.binding.key == key]
     if not wired:
         return None
-    if "." not in key and "[" not in key:
+    if key == head:
         reaching = {id(b) for b in model.lookup(key, site.scope, site.node)}
         wired = [w for w in wired if id(w.binding) in reaching]
     found = tuple(m for w in wired for m in w.covers)
     return found if wired and all(w.covers for w in wired) else None
+
+
+def _passed_covers(sem: "Analyses", site: "CallSite", param: str, depth: int) -> tuple | None:
+    """An optimizer parameter of the function holding ``site``: what every caller in the file
+    passes covers, named as that function's parameters (``train(netD, netG, optD, optG)`` called
+    as ``train(d, g, Adam(d.parameters()), ...)`` -> ``netD``). None when a caller passes
+    something unknown, a covered module is not passed, or no caller is in the file."""
+    model, graph = sem.model, sem.graph
+    function = enclosing_function(model, site.scope)
+    if not isinstance(function, cst.FunctionDef) or depth > 2:
+        return None
+    callers = graph.callers(function)
+    if not callers:
+        return None
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params,
+                                      *function.params.kwonly_params)]
+    out: list[str] = []
+    for caller in callers:
+        passed = passed_argument(model, caller, function, param)
+        passed_key = expr_key(passed) if passed is not None else None
+        if passed_key is None:
+            return None
+        covered = optimizer_covers(sem, caller, passed_key, depth + 1)
+        if covered is None and isinstance(passed, cst.Call) and is_optimizer_constructor(sem.ctx, passed.func):
+            covered = tuple(covered_modules(sem, passed))
+        if not covered:
+            return None
+        names = {}
+        for q in params:
+            given = passed_argument(model, caller, function, q)
+            given_key = expr_key(given) if given is not None else None
+            if given_key is not None:
+                names[given_key] = q
+        for module in covered:
+            base, rest = module, ""
+            while base not in names and "." in base:
+                base, tail = base.rsplit(".", 1)
+                rest = "." + tail + rest
+            if base not in names:
+                return None
+            out.append(names[base] + rest)
+    return tuple(dict.fromkeys(out))
+
+
+def visible_optimizers(sem: "Analyses", site: "CallSite") -> list:
+    """The optimizer constructions of the file (``wiring.optimizer_bindings``, covering something
+    known) that code at ``site`` can name: a name bound where a read there may see it, a
+    ``self.<attr>`` of the same class."""
+    model = sem.model
+    out = []
+    cls = site.scope.cls
+    for wired in optimizer_bindings(sem):
+        b = wired.binding
+        if not wired.covers:
+            continue
+        if "." not in b.key and "[" not in b.key:
+            if any(other is b for other in model.lookup(b.key, site.scope, site.node)):
+                out.append(wired)
+        elif b.key.startswith("self.") and cls is not None and b.scope.cls is cls:
+            out.append(wired)
+    return out
 
 
 def _covered_by(sem: "Analyses", key: str) -> tuple:
@@ -138,10 +208,20 @@ def _all_events(sem: "Analyses") -> dict:
             out.setdefault(code, []).append(Event(HELPER, call, site.order))
     for node in clearing_nodes(model):
         code = model.code_scope(model.scope_of(node)).node
-        out.setdefault(code, []).append(Event(CLEAR, node, model.order.get(node, 0)))
+        kind = BACKWARD if _writes_gradient(node) else CLEAR  # ``p.grad = g``: a gradient written by hand
+        out.setdefault(code, []).append(Event(kind, node, model.order.get(node, 0)))
     for events in out.values():
         events.sort(key=lambda e: e.order)
     return out
+
+
+def _writes_gradient(node: cst.CSTNode) -> bool:
+    """``p.grad = value`` with a value that is not None: a gradient set on purpose (zeros too:
+    an optimizer test stepping weight decay alone)."""
+    value = getattr(node, "value", None)
+    if not isinstance(node, (cst.Assign, cst.AnnAssign)) or value is None:
+        return False
+    return not (isinstance(value, cst.Name) and value.value == "None")
 
 
 def _opaque(sem: "Analyses", site: "CallSite") -> bool:
@@ -261,7 +341,7 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
         if hit:
             found.update(hit)
             return
-        _reach(sem, expr.value, models, found, depth + 1, seen)
+        _reach(sem, expr.value, models, found, depth, seen)
         return
     if isinstance(expr, cst.Call):
         func = expr.func
@@ -277,14 +357,14 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
                     if isinstance(node, (cst.Name, cst.Attribute)):
                         found.update(_match(expr_key(node), models))
             if isinstance(func, cst.Attribute):
-                _reach(sem, func.value, models, found, depth + 1, seen)
+                _reach(sem, func.value, models, found, depth, seen)
         for arg in expr.args:
-            _reach(sem, arg.value, models, found, depth + 1, seen)
+            _reach(sem, arg.value, models, found, depth, seen)
         return
     for child in expr.children:
         if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseElement, cst.BaseDictElement, cst.Index,
                               cst.SubscriptElement, cst.Slice, cst.ComparisonTarget, cst.FormattedStringExpression)):
-            _reach(sem, child, models, found, depth + 1, seen)
+            _reach(sem, child, models, found, depth, seen)
 
 
 def _bound_value(node: cst.CSTNode) -> cst.BaseExpression | None:
