@@ -183,9 +183,13 @@ def _all_events(sem: "Analyses") -> dict:
     steps = {site: key for site, key in training.sites.step}
     clears = {site: key for site, key in training.sites.zero_grad}
     backwards = set(training.sites.backward)
+    # ``scaler.scale(loss)`` in ``scaler.scale(loss).backward()``: part of the backward
+    inner = {id(n) for b in backwards for n in iter_nodes(b.node.func) if n is not b.node}
     out: dict = {}
     for site in model.calls:
         call = site.node
+        if id(call) in inner:
+            continue
         code = model.code_scope(site.scope).node
         if site in backwards or (site not in steps and gradient_target(ctx, call) is not None):
             target = gradient_target(ctx, call)
@@ -324,7 +328,14 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
         if hit:
             found.update(hit)
             return
-        for b in model.reaching(expr.value, expr):
+        bindings = list(model.reaching(expr.value, expr))
+        for b in list(bindings):
+            if b.value is None and _within(sem, expr, b.node):
+                # ``h, c = lstm(x, (h, c))``: the read in the statement sees the earlier bindings too
+                bindings += [e for e in model.reaching(expr.value, b.node) if e is not b]
+        for value in _stored_into(sem, expr):
+            _reach(sem, value, models, found, depth + 1, seen)
+        for b in bindings:
             if b.kind in ("assign", "ann", "aug", "unpack", "for", "with"):
                 value = b.value if b.value is not None else _bound_value(b.node)
                 if value is not None:
@@ -365,6 +376,45 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
         if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseElement, cst.BaseDictElement, cst.Index,
                               cst.SubscriptElement, cst.Slice, cst.ComparisonTarget, cst.FormattedStringExpression)):
             _reach(sem, child, models, found, depth, seen)
+
+
+_FILLING = frozenset({"append", "extend", "insert", "add", "update", "copy_", "add_", "index_put_", "index_copy_",
+                      "masked_scatter_", "scatter_", "put_"})
+
+
+def _stored_into(sem: "Analyses", name: cst.Name) -> list[cst.BaseExpression]:
+    """What the code around ``name`` stores into the object it names: ``outs[t] = y``,
+    ``outs.append(y)``, ``buf.copy_(y)`` (the object filled in place)."""
+    model = sem.model
+    code = model.code_scope(model.scope_of(name))
+    memo = model.memo("updates_stored_into")
+    table = memo.get(code.node)
+    if table is None:
+        table = memo[code.node] = {}
+        for node in iter_nodes(code.node, into_scopes=False):
+            if isinstance(node, (cst.Assign, cst.AugAssign)):
+                targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, (cst.Subscript, cst.Attribute)):
+                        root = target
+                        while isinstance(root, (cst.Subscript, cst.Attribute)):
+                            root = root.value
+                        if isinstance(root, cst.Name):
+                            table.setdefault(root.value, []).append(node.value)
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in _FILLING and isinstance(node.func.value, cst.Name):
+                table.setdefault(node.func.value.value, []).extend(a.value for a in node.args)
+    return table.get(name.value, [])
+
+
+def _within(sem: "Analyses", node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+    parent = sem.ctx.parent
+    current = parent(node)
+    while current is not None:
+        if current is outer:
+            return True
+        current = parent(current)
+    return False
 
 
 def _bound_value(node: cst.CSTNode) -> cst.BaseExpression | None:
