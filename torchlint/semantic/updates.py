@@ -9,8 +9,9 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``, ``torch.autograd.grad``,
   a timm-style ``loss_scaler(loss, opt)``), ``helper`` (a call of a same-file function that
   runs one, through the loose call graph, or of code torchlint cannot see that might: an
-  unresolved ``self.<method>()`` / plain-name function, a project import, anything handed a
-  value bound to a loss), ``clear`` (``zero_grad()`` of the optimizer, of a module it covers,
+  unresolved ``self.<method>()``, a project import or a name defined nowhere in the file, named
+  like a training routine (``backward_G``, ``train_batch``, ``update``, ``step_fn``), or
+  anything handed a value bound to a loss), ``clear`` (``zero_grad()`` of the optimizer, of a module it covers,
   ``p.grad = None``, ``zero_grad(model)``), ``step`` (of any optimizer). A gradient written by
   hand (``p.grad = g``, anything but None) is a ``backward`` with no target.
 * ``step_history(sem, site, key)``: for the step ``site`` of the optimizer ``key``, the events
@@ -49,7 +50,7 @@ from torchlint.semantic.dataflow import gradient_target
 from torchlint.semantic.gradients import clears_all_gradients, clearing_nodes, module_clears
 from torchlint.semantic.wiring import covered_modules, covers as _inside, optimizer_bindings
 from torchlint.torch_api import (expr_key, is_loss_constructor, is_loss_function, is_optimizer_constructor,
-                                 looks_like_criterion_name)
+                                 looks_like_criterion_name, looks_like_optimizer_name)
 from torchlint.tree import iter_nodes
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ _BUILTINS = frozenset({"print", "len", "range", "enumerate", "zip", "float", "in
                        "set", "min", "max", "sum", "abs", "round", "isinstance", "getattr", "setattr", "hasattr",
                        "sorted", "reversed", "next", "iter", "format", "repr", "bool", "type", "map", "filter",
                        "any", "all", "open", "super", "divmod", "pow", "vars", "id", "hash", "input", "exit"})
-_TRAINING_WORDS = ("backward", "train", "update", "step", "optimi", "fit", "learn", "closure")
+_TRAINING_WORDS = ("backward", "backprop", "grad", "train", "update", "step", "optimi", "fit", "learn", "closure")
 _MAX_DEPTH = 16  # names followed to their bindings
 
 
@@ -241,8 +242,10 @@ def _opaque(sem: "Analyses", site: "CallSite") -> bool:
             return False  # a builtin, or a local value (a model, a criterion) called
         if model.is_imported(func):
             root = (model.qualified_name(func) or "").split(".")[0]
-            return root not in libraries.LIBRARY_ROOTS and root != "" and not root.startswith("torch")
-        return True  # defined nowhere here: another cell, a star import
+            if root in libraries.LIBRARY_ROOTS or root.startswith("torch"):
+                return False
+        # a project import, or defined nowhere here (another cell, a star import): by its name
+        return any(w in func.value.lower() for w in _TRAINING_WORDS)
     if isinstance(func, cst.Attribute):
         owner = func.value
         scope = site.scope
@@ -262,6 +265,8 @@ def _clears(sem: "Analyses", event: Event, key: str, covered: tuple | None, sing
         return False
     if event.key is None or event.key == key:
         return True
+    if event.key in sem.training.optimizers or looks_like_optimizer_name(event.key.split("[")[0]):
+        return False  # another optimizer's zero_grad()
     if covered:
         return module_clears(event.key, set(covered))
     return single  # ``model.zero_grad()`` beside one optimizer whose parameters are unknown
