@@ -21,15 +21,17 @@ from __future__ import annotations
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.updates import (BACKWARD, enclosing, models_reached, optimizer_covers, step_history,
-                                       visible_optimizers)
+from torchlint.semantic.updates import (BACKWARD, enclosing, handed_optimizers, model_keys, models_reached,
+                                       optimizer_covers, step_history, visible_optimizers)
 from torchlint.semantic.wiring import covers
 
 
-def message(optimizer: str, stepped: str, reached: str, other: str, line: int) -> str:
+def message(optimizer: str, stepped: str, reached: str, other: str | None, line: int) -> str:
+    by = f" (optimized by `{other}`)" if other else " (which no optimizer here covers)"
+    instead = f"step `{other}` here" if other else f"build an optimizer over `{reached}`"
     return (f"`{optimizer}` updates `{stepped}`, but the backward before this step (line {line}) differentiates a "
-            f"loss computed from `{reached}` only (optimized by `{other}`): `{stepped}`'s gradients are stale or "
-            f"None, so this step does not train it; step `{other}` here, or run the backward of `{stepped}`'s loss")
+            f"loss computed from `{reached}` only{by}: `{stepped}`'s gradients are stale or None, so this step "
+            f"does not train it; {instead}, or run the backward of `{stepped}`'s loss")
 
 
 def _related(a: str, b: str) -> bool:
@@ -60,13 +62,15 @@ class OptimizerSteppedAfterOtherBackward(Rule):
             optimizers = dict(by_function.get(enclosing(sem, site), {}))
             for wired in visible_optimizers(sem, site):
                 optimizers.setdefault(wired.binding.key, set()).update(wired.covers)
+            for name, covered in handed_optimizers(sem, site).items():
+                optimizers.setdefault(name, set()).update(covered)
             stepped = optimizers.get(key)
             if not stepped or len(optimizers) < 2:
                 continue
             events = step_history(sem, site, key).since_update
             if not events or any(e.kind != BACKWARD or e.target is None for e in events):
                 continue
-            models = frozenset(m for covered in optimizers.values() for m in covered)
+            models = frozenset(m for covered in optimizers.values() for m in covered) | model_keys(sem, site)
             reached: set[str] = set()
             for event in events:
                 reached |= models_reached(sem, event.target, models)
@@ -74,7 +78,5 @@ class OptimizerSteppedAfterOtherBackward(Rule):
                 continue
             other = next((k for k, covered in optimizers.items() if k != key
                           and all(any(_related(m, r) for m in covered) for r in reached)), None)
-            if other is None:
-                continue
             line = self.ctx.line_of(events[0].node)
             self.report(site.node, message(key, sorted(stepped)[0], sorted(reached)[0], other, line))

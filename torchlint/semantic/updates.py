@@ -26,7 +26,9 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   ``site`` covers (``wiring.optimizer_bindings`` reaching the step; for a parameter of the
   function, what every same-file caller passes, renamed to the function's parameters; None
   when its construction is not in this file or covers nothing known).
-* ``visible_optimizers(sem, site)``: the optimizer constructions code at ``site`` can name.
+* ``visible_optimizers(sem, site)``: the optimizer constructions code at ``site`` can name;
+  ``handed_optimizers(sem, site)``: the optimizers its function is handed, with what they cover;
+  ``model_keys(sem, site)``: the models it may call besides what they cover.
 * ``models_reached(sem, expr, models)``: which of ``models`` (module keys such as ``netD``,
   ``self.generator``) the value of ``expr`` is computed from: a call of the model or of a
   submodule (``netD(x)``, ``self.G.forward(z)``), a parameter of it read, a model handed to a
@@ -50,7 +52,7 @@ from torchlint.semantic.dataflow import gradient_target
 from torchlint.semantic.gradients import clears_all_gradients, clearing_nodes, module_clears
 from torchlint.semantic.wiring import covered_modules, covers as _inside, optimizer_bindings
 from torchlint.torch_api import (expr_key, is_loss_constructor, is_loss_function, is_optimizer_constructor,
-                                 looks_like_criterion_name, looks_like_optimizer_name)
+                                 looks_like_criterion_name, looks_like_model_name, looks_like_optimizer_name)
 from torchlint.tree import iter_nodes
 
 if TYPE_CHECKING:
@@ -164,6 +166,34 @@ def visible_optimizers(sem: "Analyses", site: "CallSite") -> list:
         elif b.key.startswith("self.") and cls is not None and b.scope.cls is cls:
             out.append(wired)
     return out
+
+
+def handed_optimizers(sem: "Analyses", site: "CallSite") -> dict:
+    """The parameters of the function around ``site`` named like optimizers (``d_optimizer``)
+    whose coverage the file's callers tell (``optimizer_covers``), with what each covers."""
+    function = enclosing_function(sem.model, site.scope)
+    out: dict = {}
+    if isinstance(function, cst.FunctionDef):
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            name = param.name.value
+            if looks_like_optimizer_name(name):
+                covered = _passed_covers(sem, site, name, 0)
+                if covered:
+                    out[name] = covered
+    return out
+
+
+def model_keys(sem: "Analyses", site: "CallSite") -> frozenset:
+    """Names of models code at ``site`` may call besides what an optimizer covers: the file's
+    model bindings (``netD = Discriminator()``) and the parameters of the function around it
+    named like a model (``def train(generator, discriminator, ...)``)."""
+    found = set(sem.training.bindings["model"])
+    function = enclosing_function(sem.model, site.scope)
+    if isinstance(function, cst.FunctionDef):
+        for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+            if looks_like_model_name(param.name.value):
+                found.add(param.name.value)
+    return frozenset(found)
 
 
 def _covered_by(sem: "Analyses", key: str) -> tuple:

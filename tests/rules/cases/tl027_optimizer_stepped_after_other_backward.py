@@ -277,3 +277,20 @@ INVALID: list[Invalid] = [
             optimizerG.step()
         """, lines=(16,), messages=(message("optimizerG", "netG", "netD", "optimizerD", 15),)),
 ]
+
+INVALID += [
+    # The discriminator's optimizer built over the generator: no optimizer covers the discriminator.
+    Invalid("""
+        import torch
+
+        def train(generator, discriminator, loader, lr):
+            optimizer_g = torch.optim.Adam(generator.parameters(), lr=lr)
+            optimizer_d = torch.optim.Adam(generator.parameters(), lr=lr)
+            for img, mask in loader:
+                optimizer_d.zero_grad()
+                fake = generator(img, mask)
+                loss_d = discriminator(fake.detach()).mean() - discriminator(img).mean()
+                loss_d.backward()
+                optimizer_d.step()
+        """, lines=(12,), messages=(message("optimizer_d", "generator", "discriminator", None, 11),)),
+]
