@@ -124,12 +124,13 @@ def _passed_covers(sem: "Analyses", site: "CallSite", param: str, depth: int) ->
     out: list[str] = []
     for caller in callers:
         passed = passed_argument(model, caller, function, param)
-        passed_key = expr_key(passed) if passed is not None else None
-        if passed_key is None:
-            return None
-        covered = optimizer_covers(sem, caller, passed_key, depth + 1)
-        if covered is None and isinstance(passed, cst.Call) and is_optimizer_constructor(sem.ctx, passed.func):
-            covered = tuple(covered_modules(sem, passed))
+        if isinstance(passed, cst.Call) and is_optimizer_constructor(sem.ctx, passed.func):
+            covered = tuple(covered_modules(sem, passed))  # ``train(..., Adam(d.parameters()))``
+        else:
+            passed_key = expr_key(passed) if passed is not None else None
+            if passed_key is None:
+                return None
+            covered = optimizer_covers(sem, caller, passed_key, depth + 1)
         if not covered:
             return None
         names = {}
