@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.updates import (BACKWARD, enclosing, handed_optimizers, model_keys, models_reached,
-                                       optimizer_covers, step_history, visible_optimizers)
+from torchlint.semantic.updates import (BACKWARD, enclosing, handed_optimizers, model_keys, models_reached_where,
+                                       optimizer_covers, step_history, visible_optimizers, within)
 from torchlint.semantic.wiring import covers
 
 
@@ -71,12 +71,24 @@ class OptimizerSteppedAfterOtherBackward(Rule):
             if not events or any(e.kind != BACKWARD or e.target is None for e in events):
                 continue
             models = frozenset(m for covered in optimizers.values() for m in covered) | model_keys(sem, site)
-            reached: set[str] = set()
+            where: dict = {}
             for event in events:
-                reached |= models_reached(sem, event.target, models)
+                for model, nodes in models_reached_where(sem, event.target, models).items():
+                    where.setdefault(model, []).extend(nodes)
+            reached = set(where)
             if not reached or any(_related(m, r) for m in stepped for r in reached):
                 continue
+            loop = self._loop(site)
+            if loop is not None and not all(any(within(sem, n, loop) for n in nodes) for nodes in where.values()):
+                continue  # a model met only outside the step's loop: a value of another cell or pass
             other = next((k for k, covered in optimizers.items() if k != key
                           and all(any(_related(m, r) for m in covered) for r in reached)), None)
             line = self.ctx.line_of(events[0].node)
             self.report(site.node, message(key, sorted(stepped)[0], sorted(reached)[0], other, line))
+
+    def _loop(self, site):
+        """The innermost loop around ``site`` in its code scope, if any."""
+        model = self.ctx.semantic.model
+        code = model.code_scope(site.scope)
+        loops = [lp for lp in site.all_loops if model.code_scope(lp.scope) is code]
+        return loops[-1].node if loops else None

@@ -35,7 +35,10 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   function (``gradient_penalty(netD, real, fake)``), a same-file function using it, through
   names (every binding that may reach the read), unpacking, arithmetic, methods and calls;
   never through ``.detach()``, ``.data``, ``.item()``, ``.numpy()``, ``.tolist()``. Generous
-  on purpose: a rule uses an empty intersection as evidence.
+  on purpose: a rule uses an empty intersection as evidence. ``models_reached_where`` gives,
+  for each model, the nodes where the value meets it (a rule can ask whether that happens in
+  the step's own iteration).
+* ``within(sem, node, outer)``: ``node`` lies inside ``outer``.
 * ``is_loss_value(sem, expr)``: a loss or criterion call, or a name bound to one.
 """
 
@@ -343,9 +346,19 @@ def _inside_loop(model, node: cst.CSTNode, loop) -> bool:
 
 def models_reached(sem: "Analyses", expr: cst.BaseExpression, models: set[str] | frozenset) -> set[str]:
     """Which of ``models`` the value of ``expr`` is computed from (see the module docstring)."""
-    found: set[str] = set()
+    return set(models_reached_where(sem, expr, models))
+
+
+def models_reached_where(sem: "Analyses", expr: cst.BaseExpression, models: set[str] | frozenset) -> dict:
+    """``models_reached`` with, for each model, the nodes (calls, reads) where the value meets it."""
+    found: dict = {}
     _reach(sem, expr, frozenset(models), found, 0, set())
     return found
+
+
+def _add(found: dict, hit: set, node: cst.CSTNode) -> None:
+    for model in hit:
+        found.setdefault(model, []).append(node)
 
 
 def _match(key: str | None, models: frozenset) -> set[str]:
@@ -354,7 +367,7 @@ def _match(key: str | None, models: frozenset) -> set[str]:
     return {m for m in models if key == m or _inside(m, key) or _inside(key, m)}
 
 
-def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, depth: int, seen: set) -> None:
+def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: dict, depth: int, seen: set) -> None:
     if depth > _MAX_DEPTH or id(expr) in seen:
         return
     seen.add(id(expr))
@@ -362,11 +375,11 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
     if isinstance(expr, cst.Name):
         hit = _match(expr.value, models)
         if hit:
-            found.update(hit)
+            _add(found, hit, expr)
             return
         bindings = list(model.reaching(expr.value, expr))
         for b in list(bindings):
-            if b.value is None and _within(sem, expr, b.node):
+            if b.value is None and within(sem, expr, b.node):
                 # ``h, c = lstm(x, (h, c))``: the read in the statement sees the earlier bindings too
                 bindings += [e for e in model.reaching(expr.value, b.node) if e is not b]
         for value in _stored_into(sem, expr):
@@ -386,7 +399,7 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
             return
         hit = _match(expr_key(expr), models)
         if hit:
-            found.update(hit)
+            _add(found, hit, expr)
             return
         _reach(sem, expr.value, models, found, depth, seen)
         return
@@ -396,13 +409,13 @@ def _reach(sem: "Analyses", expr: cst.CSTNode, models: frozenset, found: set, de
             return
         callee = func.value if isinstance(func, cst.Attribute) and func.attr.value == "forward" else func
         hit = _match(expr_key(callee), models)
-        found.update(hit)
+        _add(found, hit, expr)
         if not hit:
             site = model.call_site(expr)
             for target in (sem.loose_graph.targets(site) if site is not None else ()):
                 for node in iter_nodes(target):
                     if isinstance(node, (cst.Name, cst.Attribute)):
-                        found.update(_match(expr_key(node), models))
+                        _add(found, _match(expr_key(node), models), expr)
             if isinstance(func, cst.Attribute):
                 _reach(sem, func.value, models, found, depth, seen)
         for arg in expr.args:
@@ -443,7 +456,8 @@ def _stored_into(sem: "Analyses", name: cst.Name) -> list[cst.BaseExpression]:
     return table.get(name.value, [])
 
 
-def _within(sem: "Analyses", node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+def within(sem: "Analyses", node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+    """``node`` lies inside ``outer``."""
     parent = sem.ctx.parent
     current = parent(node)
     while current is not None:

@@ -160,6 +160,24 @@ VALID: list[Valid | str] = [
             encoder_optimizer.step()
             decoder_optimizer.step()
         """,
+    # An exercise notebook's loop whose loss still reads a score an earlier cell computed with
+    # another network ("your code here" left to fill): the loop's own iteration meets no model.
+    """
+        import torch
+        net_G, net_D = Generator(), Discriminator()
+        optimizer_G = torch.optim.Adam(net_G.parameters())
+        optimizer_D = torch.optim.Adam(net_D.parameters())
+        D_scores_on_fake = net_D(net_G(z))
+        net_CG, net_CD = CGenerator(), CDiscriminator()
+        optimizer_CG = torch.optim.Adam(net_CG.parameters())
+        optimizer_CD = torch.optim.Adam(net_CD.parameters())
+        for real_batch, real_label in loader:
+            z = torch.empty(50, 32).normal_()
+            loss = -torch.mean(torch.log(1 - D_scores_on_fake))
+            optimizer_CD.zero_grad()
+            loss.backward()
+            optimizer_CD.step()
+        """,
 ]
 
 INVALID: list[Invalid] = [
