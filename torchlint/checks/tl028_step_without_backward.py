@@ -24,7 +24,7 @@ import libcst as cst
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.updates import BACKWARD, CLEAR, HELPER, STEP, is_loss_value, step_history
+from torchlint.semantic.updates import BACKWARD, CLEAR, HELPER, is_loss_value, step_history
 from torchlint.tree import iter_nodes
 
 

@@ -200,10 +200,6 @@ def model_keys(sem: "Analyses", site: "CallSite") -> frozenset:
     return frozenset(found)
 
 
-def _covered_by(sem: "Analyses", key: str) -> tuple:
-    return tuple(m for w in optimizer_bindings(sem) if w.binding.key == key for m in w.covers)
-
-
 def _events(sem: "Analyses", code: cst.CSTNode) -> list[Event]:
     """Every event of the code scope ``code``, in source order (memoised)."""
     memo = sem.model.memo("updates_events")
