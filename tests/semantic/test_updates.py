@@ -125,3 +125,24 @@ def test_is_loss_value():
     assert is_loss_value(sem, names["loss"]) and is_loss_value(sem, names["other"])
     assert not is_loss_value(sem, names["acc"])
     assert CLEAR and STEP
+
+
+def test_where_models_are_met_and_what_a_function_is_handed():
+    from torchlint.semantic.updates import handed_optimizers, model_keys, models_reached_where, within
+    _, sem = analyses("""
+        import torch
+        def train(generator, discriminator, d_optimizer, g_optimizer, loader):
+            for real in loader:
+                loss = discriminator(real).mean() + score
+                d_optimizer.step()
+        score = discriminator0(z).mean()
+        g, d = Gen(), Disc()
+        train(g, d, torch.optim.Adam(d.parameters()), torch.optim.Adam(g.parameters()), loader)
+        """)
+    site, _ = _steps(sem)[6]
+    assert handed_optimizers(sem, site) == {"d_optimizer": ("discriminator",), "g_optimizer": ("generator",)}
+    assert {"generator", "discriminator"} <= model_keys(sem, site)
+    where = models_reached_where(sem, _target(sem, "loss", 5), frozenset({"discriminator", "discriminator0"}))
+    loop = site.all_loops[-1].node
+    assert all(within(sem, n, loop) for n in where["discriminator"])
+    assert not any(within(sem, n, loop) for n in where["discriminator0"])
