@@ -280,6 +280,22 @@ RULES = (
         fixable=('safe',),
     ),
     RuleInfo(
+        code='TL027',
+        name='optimizer-stepped-after-other-backward',
+        module='torchlint.checks.tl027_optimizer_stepped_after_other_backward',
+        class_name='OptimizerSteppedAfterOtherBackward',
+        summary='An optimizer stepped after the backward of a loss that never reaches its model',
+        severity=Severity.ERROR,
+    ),
+    RuleInfo(
+        code='TL028',
+        name='step-without-backward',
+        module='torchlint.checks.tl028_step_without_backward',
+        class_name='StepWithoutBackward',
+        summary='optimizer.step() with no backward since the gradients were last cleared',
+        severity=Severity.ERROR,
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',
