@@ -490,6 +490,11 @@ _HEAD = Source("act", "logits", origin="head resnet18 fc")
     ("import torch.nn as nn\nfrom torchvision import models\nm = models.resnet18()\nm.fc = nn.Identity()\n"
      "loss(m(x))\n", []),
     ("from torchvision import models\nm = models.resnet18()\nm.fc = make_head()\nloss(m(x))\n", []),
+    # layers added to the head in place: what it ends in is not read
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\nm.classifier._modules['6'] = nn.Linear(9, 2)\n"
+     "m.classifier._modules['7'] = nn.LogSoftmax(dim=1)\nloss(m(x))\n", []),
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\nm.classifier.add_module('7', nn.Softmax(1))\n"
+     "loss(m(x))\n", []),
     # a layer an object holds, assigned in the file
     ("import torch.nn as nn\nm = build()\nm.fc = nn.Linear(3, 2)\nloss(m.fc(h))\n",
      [Source("act", "logits", origin="layer Linear")]),

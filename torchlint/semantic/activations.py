@@ -112,6 +112,8 @@ _TORCHVISION_HEADS = (
     (re.compile(r"(swin_(v2_)?[tsb]|SwinTransformer)"), "head", None),
     (re.compile(r"(vit_[bhl]_\d+|VisionTransformer)"), "heads", ".head"),
 )
+# Calls adding layers to a model's head in place.
+_HEAD_EDITS = frozenset({"add_module", "append", "extend", "insert", "register_module"})
 _NOT_CLASSIFIERS = ("torchvision.models.detection.", "torchvision.models.segmentation.",
                     "torchvision.models.optical_flow.", "torchvision.models.quantization.")
 # Calls giving a new tensor of zeros (or ones, or uninitialised values): a buffer a loop fills.
@@ -565,6 +567,10 @@ class Outputs:
             table = model.memo("element_stores")[scope] = _stores_in(model, scope)
         stored = [value for target, value, _ in table.get(key, ()) if model.order.get(target, order) < order
                   and (last is None or _int_index(target) in (-1, int(last[1:-1]) if last.startswith("[") else None))]
+        if table.get(f"{key}._modules") or any(
+                type(site.node.func) is cst.Attribute and site.node.func.attr.value in _HEAD_EDITS
+                and expr_key(site.node.func.value) == key for site in model.calls):
+            return []  # layers added to the head (``classifier._modules["7"] = nn.LogSoftmax(1)``): unknown
         if not replaced and not stored:
             return [source]
         if any(value is None for value in stored):

@@ -121,9 +121,13 @@ VALID: list[Valid | str] = [
         features.fc = nn.Identity()
         custom = models.resnet18()
         custom.fc = make_head(512)
+        extended = models.vgg16(pretrained=True)
+        extended.classifier._modules["6"] = nn.Linear(4096, 2)
+        extended.classifier._modules["7"] = nn.LogSoftmax(dim=1)
         criterion = nn.NLLLoss()
         for x, y in loader:
             loss = criterion(model(x), y) + criterion(vgg(x), y) + criterion(features(x), y) + criterion(custom(x), y)
+            loss = loss + criterion(extended(x), y)
         """,
     # A decoder filling a buffer with log-probabilities; one filled with values that disagree.
     """
