@@ -24,6 +24,15 @@ functions building one (``model = build_model()``; a ``return`` in a branch the 
 argument rules out, ``build("training")`` past ``if mode == "inference":``, does not count:
 ``semantic.branches.ruled_out``).
 
+Library models: a torchvision classifier (``library_classifier``: ``resnet18``, ``vgg16``...) gives
+logits, its own Linear head's, unless the code replaces the head where the model is read
+(``model.fc = nn.Linear(n, 2)``: that layer's; ``model.classifier[6] = nn.Sequential(...,
+nn.LogSoftmax(1))``: log-probabilities; ``nn.Identity()`` or layers added in place: unknown).
+Buffers: a new tensor of zeros filled element by element (``outputs[t] = out`` in a decoding
+loop; ``element_stores``) is what every value stored into it is. Logits stay logits with a number
+or an ``nn.Parameter`` bias added, scaled by a number, and as element 0 of
+``pack_padded_sequence``.
+
 A local name bound differently on different paths is the output of something only when every
 binding agrees (``if flag: p = F.softmax(h) else: p = h`` is neither); a model may be any of the
 models a name or parameter is given (each is one configuration that runs).
@@ -35,7 +44,8 @@ models a name or parameter is given (each is one configuration that runs).
   project functions and constructors, for the project pass); ``outputs_of(expr)`` (the calls
   a tensor is the output of: the same value wherever it is read), ``model_object(call)``
   (which model object a call runs), ``losses_given(expr)`` (the losses the same value or model
-  output is given to in the file).
+  output is given to in the file), ``callers_binding(call)``/``for_caller(function, site)``
+  (a loss handed in by callers passing different losses: the same questions per caller).
 * ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
   for across files (endings of classes, arguments passed from other files).
 * ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
