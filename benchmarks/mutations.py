@@ -311,7 +311,11 @@ def log_softmax_to_softmax(lines):
                 continue  # the forward returns no plain name (a tuple, the loss it computes)
             value = lines[j].strip()[len("return"):].strip()
             new = " " * _indent(lines[j]) + f"return torch.softmax({value}, dim=1)"
-            yield Mutant("TL009", _replace(lines, j, new), None, f"forward returns `torch.softmax({value}, dim=1)`")
+            # where softmax output already reaches the loss (TL009's finding on the unedited script:
+            # pointer_network's forward returns a buffer filled with softmax attention), the
+            # edit plants nothing new
+            yield Mutant("TL009", _replace(lines, j, new), None, f"forward returns `torch.softmax({value}, dim=1)`",
+                         unless="TL009")
             break
 
 
