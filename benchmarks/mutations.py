@@ -51,6 +51,9 @@ class Mutant:
     text: str
     line: int | None  # where the finding is expected; None: anywhere in the file
     edit: str  # what was done, for the report
+    # not counted where the unedited script already has a finding of this rule: the edit
+    # plants that rule's bug, which the script shows already (nothing new to find)
+    unless: str | None = None
 
 
 Operator = Callable[[list[str]], Iterator[Mutant]]
@@ -308,20 +311,63 @@ def log_softmax_to_softmax(lines):
                 continue  # the forward returns no plain name (a tuple, the loss it computes)
             value = lines[j].strip()[len("return"):].strip()
             new = " " * _indent(lines[j]) + f"return torch.softmax({value}, dim=1)"
-            yield Mutant("TL009", _replace(lines, j, new), None, f"forward returns `torch.softmax({value}, dim=1)`")
+            # where softmax output already reaches the loss (TL009's finding on the unedited script:
+            # pointer_network's forward returns a buffer filled with softmax attention), the
+            # edit plants nothing new
+            yield Mutant("TL009", _replace(lines, j, new), None, f"forward returns `torch.softmax({value}, dim=1)`",
+                         unless="TL009")
             break
 
 
 @operator("TL022")
 def cross_entropy_to_nll(lines):
     """``CrossEntropyLoss`` swapped for ``NLLLoss`` (``F.cross_entropy`` for ``F.nll_loss``): a
-    classifier's logits now reach a loss that wants log-probabilities."""
+    classifier's logits now reach a loss that wants log-probabilities. Not where the script
+    cannot show what reaches the loss: in a function whose model is a parameter nothing in the
+    script passes (a library's ``train_ch5(net, ...)``, called from notebooks: NLLLoss is right
+    for a net ending in log_softmax), nor the base of a loss class (``class
+    MaskedCELoss(nn.CrossEntropyLoss)``: its input is its forward's parameter). Where softmax
+    output already reaches the loss (TL009's finding on the unedited script), NLLLoss now gets
+    probabilities: TL009's bug, already reported, so the mutant is not counted (``unless``)."""
     for i, m in _sites(lines, r"\b(nn\.|torch\.nn\.)CrossEntropyLoss\("):
+        if re.match(r"\s*class\s", lines[i]) or _model_from_elsewhere(lines, i):
+            continue
         new = lines[i][:m.start()] + f"{m.group(1)}NLLLoss(" + lines[i][m.end():]
-        yield Mutant("TL022", _replace(lines, i, new), None, "`CrossEntropyLoss(` -> `NLLLoss(`")
+        yield Mutant("TL022", _replace(lines, i, new), None, "`CrossEntropyLoss(` -> `NLLLoss(`", unless="TL009")
     for i, m in _sites(lines, r"\bF\.cross_entropy\("):
+        if _model_from_elsewhere(lines, i):
+            continue
         new = lines[i][:m.start()] + "F.nll_loss(" + lines[i][m.end():]
-        yield Mutant("TL022", _replace(lines, i, new), i + 1, "`F.cross_entropy(` -> `F.nll_loss(`")
+        yield Mutant("TL022", _replace(lines, i, new), i + 1, "`F.cross_entropy(` -> `F.nll_loss(`", unless="TL009")
+
+
+def _model_from_elsewhere(lines: list[str], i: int) -> bool:
+    """Line ``i`` is in a function (``def f(net, ...)``) that calls one of its parameters
+    (``net(X)``: a model) and that nothing else in the script calls: what the model is,
+    and so what its loss should be, is decided by callers the script does not show."""
+    indent = _indent(lines[i])
+    for j in range(i - 1, -1, -1):
+        if not lines[j].strip() or lines[j].lstrip().startswith("#") or _indent(lines[j]) >= indent:
+            continue
+        indent = _indent(lines[j])
+        m = re.match(r"\s*(?:async\s+)?def\s+(\w+)\s*\(", lines[j])
+        if m is None:
+            if indent == 0:
+                return False
+            continue
+        end = next((k for k in range(j, min(j + 20, len(lines))) if re.search(r"\)\s*(->[^:]*)?:\s*(#.*)?$", lines[k])), j)
+        params = [p.split("=")[0].split(":")[0].strip().lstrip("*")
+                  for p in " ".join(lines[j:end + 1])[m.end():].rsplit(")", 1)[0].split(",")]
+        body_end = next((k for k in range(end + 1, len(lines)) if lines[k].strip()
+                         and not lines[k].lstrip().startswith("#") and _indent(lines[k]) <= indent), len(lines))
+        body = "\n".join(lines[end + 1:body_end])
+        called = [p for p in params if p.isidentifier() and p not in ("self", "cls")
+                  and re.search(rf"(?<![\w.]){re.escape(p)}(?:\.forward)?\(", body)]
+        if not called:
+            return False
+        rest = "\n".join(lines[:j] + lines[body_end:])
+        return not re.search(rf"\b{re.escape(m.group(1))}\(", rest)
+    return False
 
 
 def _class_mentions(lines: list[str], cls: str, word: str) -> bool:
@@ -781,6 +827,8 @@ def main() -> int:
                     try:
                         compile(mutant.text, rel, "exec")
                     except SyntaxError:
+                        continue
+                    if mutant.unless and any(r == mutant.unless for r, _ in seen):
                         continue
                     after = lint(repo, rel, mutant.text)
                     now = collections.Counter((f["rule"], f["line"]) for f in after)

@@ -11,8 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, class_endings, loss_target,
-                                            probabilities_from, returns_activation)
+from torchlint.semantic.activations import (Outputs, Source, activation_call, activation_of, class_endings, element_stores,
+                                            library_classifier, loss_target, probabilities_from, returns_activation)
 from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.tree import iter_nodes
 
@@ -294,10 +294,14 @@ LOGITS_SEQ = Source("act", "logits", origin="sequential")
      [Source("act", "logits", origin="function score")]),
     ("import torch.nn as nn\nnet = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))\nloss(net(x))\n",
      [LOGITS_SEQ]),
-    # an activation after the layer, arithmetic on its output: not logits
+    # an activation after the layer, arithmetic other than a bias or a scale on its output: not logits
     ("import torch\nimport torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(torch.sigmoid(fc(x)))\n",
      [Source("act", "sigmoid")]),
-    ("import torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(fc(x) / 2.0)\n", []),
+    ("import torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(fc(x) - fc(x).logsumexp(1, keepdim=True))\n", []),
+    ("import torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(fc(x) + y)\n", []),
+    # logits scaled by a number, or with a number added: still logits
+    ("import torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(fc(x) / 2.0)\n", [Source("act", "logits", origin="layer Linear")]),
+    ("import torch.nn as nn\nfc = nn.Linear(4, 1)\nloss(0.5 * fc(x) + 1)\n", [Source("act", "logits", origin="layer Linear")]),
     # F.one_hot, cast to float or not
     ("import torch.nn.functional as F\nloss(F.one_hot(y, 3))\n", [Source("act", "one_hot")]),
     ("import torch.nn.functional as F\nt = F.one_hot(y, 3).float()\nloss(t)\n", [Source("act", "one_hot_float")]),
@@ -443,3 +447,145 @@ def test_losses_given_to_the_same_value_or_the_same_model():
     args = [a.value for a in _calls(ctx, "check(out, clf(x), reg(x), clf)")[0].args]
     assert [outputs.losses_given(a) for a in args] == [
         {"bce_logits": "bce"}, {"bce_logits": "bce"}, {"regression": "mse"}, {}]
+
+
+@pytest.mark.parametrize(("qualified", "expected"), [
+    ("torchvision.models.resnet18", ("resnet18", "fc", None)),
+    ("torchvision.models.resnet.ResNet", ("ResNet", "fc", None)),
+    ("torchvision.models.vgg16_bn", ("vgg16_bn", "classifier", "[6]")),
+    ("torchvision.models.densenet121", ("densenet121", "classifier", None)),
+    ("torchvision.models.mobilenet_v3_small", ("mobilenet_v3_small", "classifier", "[3]")),
+    ("torchvision.models.vit_b_16", ("vit_b_16", "heads", ".head")),
+    ("torchvision.models.inception_v3", None),  # a tuple in training mode
+    ("torchvision.models.squeezenet1_0", None),  # ends in ReLU and pooling
+    ("torchvision.models.segmentation.fcn_resnet50", None),
+    ("torchvision.models.detection.fasterrcnn_resnet50_fpn", None),
+    ("timm.create_model", None),
+])
+def test_library_classifier(qualified, expected):
+    assert library_classifier(qualified) == expected
+
+
+_RESNET = Source("act", "logits", origin="model resnet18")
+_HEAD = Source("act", "logits", origin="head resnet18 fc")
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # a torchvision classifier: its own head, logits
+    ("from torchvision import models\nm = models.resnet18(pretrained=True).to(d)\nloss(m(x))\n", [_RESNET]),
+    # its head replaced: what the new head gives, wherever the model is read after it
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.resnet18()\nm.fc = nn.Linear(512, 2)\n"
+     "m = m.cuda()\ndef train(net):\n    loss(net(x))\ntrain(m)\n", [_HEAD]),
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.resnet18()\n"
+     "m.fc = nn.Sequential(nn.Linear(512, 2), nn.LogSoftmax(1))\nloss(m(x))\n",
+     [Source("act", "log_softmax", origin="head resnet18 fc")]),
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\nm.classifier[6] = nn.Linear(9, 2)\n"
+     "loss(m(x))\n", [Source("act", "logits", origin="head vgg16 classifier")]),
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\n"
+     "m.classifier[-1] = nn.Sequential(nn.Linear(9, 2), nn.Sigmoid())\nloss(m(x))\n",
+     [Source("act", "sigmoid", origin="head vgg16 classifier")]),
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\nm.classifier[0] = nn.Linear(9, 9)\n"
+     "loss(m(x))\n", [Source("act", "logits", origin="model vgg16")]),  # not its last layer
+    # a head that gives features, or whose kind is unknown: nothing known
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.resnet18()\nm.fc = nn.Identity()\n"
+     "loss(m(x))\n", []),
+    ("from torchvision import models\nm = models.resnet18()\nm.fc = make_head()\nloss(m(x))\n", []),
+    # layers added to the head in place: what it ends in is not read
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\nm.classifier._modules['6'] = nn.Linear(9, 2)\n"
+     "m.classifier._modules['7'] = nn.LogSoftmax(dim=1)\nloss(m(x))\n", []),
+    ("import torch.nn as nn\nfrom torchvision import models\nm = models.vgg16()\nm.classifier.add_module('7', nn.Softmax(1))\n"
+     "loss(m(x))\n", []),
+    # a layer an object holds, assigned in the file
+    ("import torch.nn as nn\nm = build()\nm.fc = nn.Linear(3, 2)\nloss(m.fc(h))\n",
+     [Source("act", "logits", origin="layer Linear")]),
+    ("m = build()\nloss(m.fc(h))\n", []),
+])
+def test_sources_of_a_library_classifier_and_its_head(src, expected):
+    ctx, model = analyses(src, "pkg/m.py")
+    assert Outputs(ctx).sources(loss_input(ctx)) == expected
+
+
+_DEC = Source("cls", "pkg.m.Dec", 0)
+_FILL = """
+import torch
+import torch.nn as nn
+class Dec(nn.Module):
+    def forward(self, x):
+        return self.out(x), x
+class S2S(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dec = Dec()
+    def forward(self, x):
+        outputs = torch.zeros(5, 3, 4).to(x.device)
+        for t in range(5):
+            out, h = self.dec(x)
+            {store}
+        return outputs
+"""
+
+
+@pytest.mark.parametrize(("store", "expected"), [
+    ("outputs[t] = out", _DEC),
+    ("outputs[:, t, :] = out", _DEC),
+    ("outputs[t] = out\n            outputs[0] = x", None),  # stores that disagree
+    ("outputs[t] += out", None),  # updated in place
+    ("pass", None),  # nothing stored: zeros
+])
+def test_ending_of_a_buffer_a_loop_fills(store, expected):
+    ctx, model = analyses(_FILL.replace("{store}", store), "pkg/m.py")
+    forward = model.class_named("S2S").methods["forward"]
+    assert Outputs(ctx).ending(forward) == expected
+
+
+def test_element_stores():
+    ctx, model = analyses("import torch\nbuf = torch.zeros(3)\nbuf[0] = a\nbuf[i] = b\nbuf = torch.ones(2)\nbuf[1] = c\n")
+    first, second = model.scopes[ctx.module].bindings["buf"]
+    code = lambda stores: [ctx.module.code_for_node(v) for _, v in stores]
+    assert code(element_stores(model, first)) == ["a", "b"]
+    assert code(element_stores(model, second)) == ["c"]
+
+
+def test_element_zero_of_a_packed_sequence_is_what_was_packed():
+    ctx, model = analyses("import torch.nn as nn\nfrom torch.nn.utils.rnn import pack_padded_sequence\n"
+                          "fc = nn.Linear(3, 4)\nscores, _ = pack_padded_sequence(fc(h), n, batch_first=True)\n"
+                          "loss(scores)\n")
+    assert Outputs(ctx).sources(loss_input(ctx)) == [Source("act", "logits", origin="layer Linear")]
+
+
+def test_a_bias_parameter_added_to_logits_keeps_them_logits():
+    ctx, model = analyses("""
+        import torch
+        import torch.nn as nn
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.decoder = nn.Linear(4, 9)
+                self.bias = nn.Parameter(torch.zeros(9))
+                self.shift = torch.zeros(9)
+            def forward(self, h):
+                return self.decoder(h) + self.bias, self.decoder(h) + self.shift
+        """)
+    forward = model.class_named("Head").methods["forward"]
+    assert Outputs(ctx).ending(forward) == (Source("act", "logits", origin="layer Linear"), None)
+
+
+def test_for_caller_binds_a_functions_parameters_as_one_caller_does():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        def train(net, criterion):
+            loss = criterion(net(x), y)
+        head = nn.Linear(3, 2)
+        probs = nn.Sequential(nn.Linear(3, 2), nn.LogSoftmax(1))
+        train(head, nn.CrossEntropyLoss())
+        train(probs, nn.NLLLoss())
+        """)
+    outputs = Outputs(ctx)
+    call = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call) and code(ctx, n.func) == "criterion")
+    assert outputs.loss_of(call) is None  # two losses: which one is unknown
+    pairs = []
+    for function, site in outputs.callers_binding(call):
+        within = outputs.for_caller(function, site)
+        pairs.append((within.loss_of(call)[0], [s.name for s in within.sources(call.args[0].value)]))
+    assert pairs == [("cross_entropy", ["logits"]), ("nll", ["log_softmax"])]
+    assert [s.name for s in outputs.sources(call.args[0].value)] == ["logits", "log_softmax"]  # the caller's own, apart

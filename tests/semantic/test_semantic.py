@@ -416,3 +416,10 @@ def test_call_graph_a_class_or_function_only_inspected_by_a_builtin_is_not_hande
     assert graph.reach([defs["check"]]) == {defs["check"], defs["hook"]}
     # A parameter named ``isinstance`` is not the builtin: ``Decoder`` may be constructed.
     assert defs["__init__"] in graph.reach([defs["shadowed"]])
+
+
+def test_reaching_definitions_a_read_in_an_unpacking_value_sees_what_came_before():
+    ctx, sem = analyses("for x in loader:\n    s, n = decoder(x)\n    s, _ = pack(s, n)\n    loss(s)\n")
+    read = call(ctx, "pack")[0].args[0].value
+    assert [ctx.line_of(b.node) for b in sem.model.reaching("s", read)] == [2]  # not its own, from the last iteration
+    assert [ctx.line_of(b.node) for b in sem.model.reaching("s", call(ctx, "loss")[0].args[0].value)] == [3]

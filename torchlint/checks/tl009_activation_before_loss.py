@@ -54,6 +54,9 @@ def act_source(got: str, origin: str) -> str:
         return f"The output of an nn.Sequential ending in {got}"
     if origin.startswith("function "):
         return f"The output of `{origin[9:]}` (it returns {got} output)"
+    if origin.startswith("head "):
+        name, attr = origin[5:].split(" ", 1)
+        return f"The output of `{name}` with its `{attr}` replaced by a layer ending in {got}"
     return f"{got.capitalize()} output"
 
 

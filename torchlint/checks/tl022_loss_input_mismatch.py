@@ -74,6 +74,11 @@ def describe(source: Source, got: str, role: str) -> str:
             return f"The output of `{origin[9:]}` (it returns logits)"
         if origin.startswith("layer "):
             return f"The raw output of an nn.{origin[6:]} layer (logits)"
+        if origin.startswith("model "):
+            return f"The output of torchvision's `{origin[6:]}` (it ends in a Linear layer: logits)"
+        if origin.startswith("head "):
+            name, attr = origin[5:].split(" ", 1)
+            return f"The output of `{name}` with its `{attr}` replaced by a Linear/conv layer (logits)"
         return "Logits"
     return f"The {what}, {_NAMES[got]},"
 
@@ -103,6 +108,7 @@ class LossInputMismatch(Rule):
             call = site.node
             loss = outputs.loss_of(call)
             if loss is None:
+                self._per_caller(outputs, call)
                 continue
             wants, written = loss
             for role, arg in (("input", loss_input(call)), ("target", loss_target(call))):
@@ -127,6 +133,23 @@ class LossInputMismatch(Rule):
         self._facts = facts
         if facts:
             self.ctx.facts[self.code] = facts
+
+    def _per_caller(self, outputs: Outputs, call: cst.Call) -> None:
+        """A loss handed in by callers passing different losses: each caller's loss judged
+        with what the same caller passes for the input (the first mismatch reported)."""
+        for function, caller in outputs.callers_binding(call):
+            within = outputs.for_caller(function, caller)
+            loss = within.loss_of(call)
+            if loss is None or not isinstance(loss[0], str):
+                continue
+            wants, written = loss
+            for role, arg in (("input", loss_input(call)), ("target", loss_target(call))):
+                table = TARGET if role == "target" else INPUT
+                bad = next((s for s in within.sources(arg.value) if s.kind == "act" and (wants, s.name) in table),
+                           None) if arg is not None else None
+                if bad is not None:
+                    self.report(arg.value, message(bad, bad.name, role, written, wants))
+                    return
 
     def _fix(self, call: cst.Call) -> Fix | None:
         """For ``F.nll_loss(logits, y)`` written at the call: ``F.cross_entropy`` (it is

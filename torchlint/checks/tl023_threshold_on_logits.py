@@ -131,7 +131,10 @@ class ThresholdOnLogits(Rule):
             other = set(losses) - LOGITS_LOSSES
             if other:
                 continue  # given to a regression or probability loss too: not only logits
-            logits = next((s for s in sources if s.kind == "act" and s.name == LOGITS), None)
+            # a torchvision model's logits (its own head or one the code put there) are read as
+            # before this rule knew them: as an unknown model, judged by the loss it is trained with
+            logits = next((s for s in sources if s.kind == "act" and s.name == LOGITS
+                           and not s.origin.startswith(("model ", "head "))), None)
             if logits is not None:
                 self.report(node, message(decision, _origin_why(logits)), fix=fix)
                 continue

@@ -24,6 +24,15 @@ functions building one (``model = build_model()``; a ``return`` in a branch the 
 argument rules out, ``build("training")`` past ``if mode == "inference":``, does not count:
 ``semantic.branches.ruled_out``).
 
+Library models: a torchvision classifier (``library_classifier``: ``resnet18``, ``vgg16``...) gives
+logits, its own Linear head's, unless the code replaces the head where the model is read
+(``model.fc = nn.Linear(n, 2)``: that layer's; ``model.classifier[6] = nn.Sequential(...,
+nn.LogSoftmax(1))``: log-probabilities; ``nn.Identity()`` or layers added in place: unknown).
+Buffers: a new tensor of zeros filled element by element (``outputs[t] = out`` in a decoding
+loop; ``element_stores``) is what every value stored into it is. Logits stay logits with a number
+or an ``nn.Parameter`` bias added, scaled by a number, and as element 0 of
+``pack_padded_sequence``.
+
 A local name bound differently on different paths is the output of something only when every
 binding agrees (``if flag: p = F.softmax(h) else: p = h`` is neither); a model may be any of the
 models a name or parameter is given (each is one configuration that runs).
@@ -35,7 +44,8 @@ models a name or parameter is given (each is one configuration that runs).
   project functions and constructors, for the project pass); ``outputs_of(expr)`` (the calls
   a tensor is the output of: the same value wherever it is read), ``model_object(call)``
   (which model object a call runs), ``losses_given(expr)`` (the losses the same value or model
-  output is given to in the file).
+  output is given to in the file), ``callers_binding(call)``/``for_caller(function, site)``
+  (a loss handed in by callers passing different losses: the same questions per caller).
 * ``ProjectOutputs(project, code)``: the project pass's view: the activations a source stands
   for across files (endings of classes, arguments passed from other files).
 * ``values_of``/``single_value``/``activation_of``/``activation_call``/``returns_activation``:
@@ -46,6 +56,7 @@ models a name or parameter is given (each is one configuration that runs).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterator, Union
 
@@ -55,13 +66,14 @@ from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
 from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.semantic.index import index_name
-from torchlint.semantic.modules import built_by, class_key, self_attr_bindings
-from torchlint.torch_api import (activation_function, activation_layer, activation_method, keyword_arg, logits_layer,
-                                 loss_wants, strip_self_returning)
+from torchlint.semantic.modules import built_by, class_key, is_parameter, self_attr_bindings
+from torchlint.torch_api import (activation_function, activation_layer, activation_method, expr_key, keyword_arg,
+                                 logits_layer, loss_wants, strip_self_returning)
+from torchlint.tree import iter_nodes, unpack_targets
 
 if TYPE_CHECKING:
     from torchlint.context import FileContext
-    from torchlint.semantic.model import Binding, ClassInfo, SemanticModel
+    from torchlint.semantic.model import Binding, CallSite, ClassInfo, SemanticModel
 
 _MAX_DEPTH = 32
 # Tensor methods and functions whose output is the input, reshaped or moved: the
@@ -86,11 +98,97 @@ _AS_FLOAT = {ONE_HOT: ONE_HOT_FLOAT, INDICES: INDICES_FLOAT}
 _FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
 _INTEGER_CASTS = frozenset({"long", "int"})
 _MAX_FUNCTIONS = frozenset({"torch.max", "torch.topk"})
+# Functions packing a padded batch: element 0 of what they return (``.data``) is the values packed.
+_PACKING = frozenset({"torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pack_sequence"})
 # Functions joining tensors: the result is what the tensors are.
 _JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate"})
 # Methods that give the same values (reshaped, moved, detached, as numpy or Python numbers).
 _SAME_VALUE_METHODS = SHAPE_METHODS | {"detach", "numpy", "item", "tolist", "clone", "detach_"}
 _LIST_FILLERS = ("append", "extend")
+# torchvision's classification models (a factory, ``resnet18``, or the class, ``ResNet``): the
+# attribute holding the last layer, an nn.Linear, so that the model's output is logits, and,
+# where that attribute is an nn.Sequential, how its last layer is reached (``[6]``, ``.head``).
+# Not inception_v3/googlenet (a tuple in training mode), squeezenet (ends in ReLU and pooling),
+# nor detection or segmentation models (dicts).
+_TORCHVISION_HEADS = (
+    (re.compile(r"(resnet\d+|resnext\d+_\w+|wide_resnet\d+_\d+|regnet_[xy]_\w+|shufflenet_v2_x\d_\d|r3d_18|mc3_18|"
+                r"r2plus1d_18|ResNet|RegNet|ShuffleNetV2|VideoResNet)"), "fc", None),
+    (re.compile(r"(vgg\d+(_bn)?|alexnet|VGG|AlexNet)"), "classifier", "[6]"),
+    (re.compile(r"(densenet\d+|DenseNet)"), "classifier", None),
+    (re.compile(r"(mobilenet_v2|efficientnet_b\d|efficientnet_v2_[sml]|mnasnet\d_\d+|MobileNetV2|EfficientNet|MNASNet)"),
+     "classifier", "[1]"),
+    (re.compile(r"(mobilenet_v3_(large|small)|MobileNetV3)"), "classifier", "[3]"),
+    (re.compile(r"(convnext_(tiny|small|base|large)|ConvNeXt)"), "classifier", "[2]"),
+    (re.compile(r"(swin_(v2_)?[tsb]|SwinTransformer)"), "head", None),
+    (re.compile(r"(vit_[bhl]_\d+|VisionTransformer)"), "heads", ".head"),
+)
+# Calls adding layers to a model's head in place.
+_HEAD_EDITS = frozenset({"add_module", "append", "extend", "insert", "register_module"})
+_NOT_CLASSIFIERS = ("torchvision.models.detection.", "torchvision.models.segmentation.",
+                    "torchvision.models.optical_flow.", "torchvision.models.quantization.")
+# Calls giving a new tensor of zeros (or ones, or uninitialised values): a buffer a loop fills.
+_FRESH_TENSORS = frozenset({"torch.zeros", "torch.empty", "torch.ones", "torch.full", "torch.zeros_like",
+                            "torch.empty_like", "torch.ones_like", "torch.full_like", "torch.Tensor",
+                            "torch.FloatTensor", "torch.cuda.FloatTensor"})
+_FRESH_METHODS = frozenset({"new_zeros", "new_empty", "new_ones", "new_full"})
+
+
+def library_classifier(qualified: str | None) -> tuple[str, str, str | None] | None:
+    """(the model's name, the attribute holding its last layer, how the last layer is reached
+    in it) for a torchvision classification model's factory or class
+    (``torchvision.models.resnet18`` -> ``("resnet18", "fc", None)``, ``vgg16`` ->
+    ``("vgg16", "classifier", "[6]")``): its output is that layer's, an nn.Linear's (logits),
+    unless the code replaces it. None for anything else."""
+    if not qualified or not qualified.startswith("torchvision.models.") or qualified.startswith(_NOT_CLASSIFIERS):
+        return None
+    name = qualified.rsplit(".", 1)[-1]
+    for pattern, attr, last in _TORCHVISION_HEADS:
+        if pattern.fullmatch(name):
+            return name, attr, last
+    return None
+
+
+def element_stores(model: "SemanticModel", binding: "Binding") -> list[tuple[cst.Subscript, cst.BaseExpression]] | None:
+    """The stores into the elements of what ``binding`` binds (``outputs[t] = out``,
+    ``logits[:, :, i] = attention``, ``model.classifier[-1] = layer``): (target, value) for
+    each assignment in the binding's scope, after it, whose subscripted name (or dotted
+    path) the binding reaches. None where an element is also updated in place
+    (``outputs[t] += out``) or stored through unpacking: what it holds cannot be told."""
+    memo = model.memo("element_stores")
+    scope_node = binding.scope.node
+    table = memo.get(scope_node)
+    if table is None:
+        table = memo[scope_node] = _stores_in(model, scope_node)
+    out = []
+    for target, value, base in table.get(binding.key, ()):
+        if base is None and model.order.get(target, -1) > binding.order:
+            return None  # updated in place, or unpacked into
+        if model.order.get(target, -1) > binding.order and binding in model.reaching(binding.key, base):
+            out.append((target, value))
+    return out
+
+
+def _stores_in(model: "SemanticModel", root: cst.CSTNode) -> dict:
+    """key -> [(Subscript target, value, the name or attribute subscripted)] of a scope's
+    element stores (``value`` and the base None for an augmented or unpacked one)."""
+    table: dict = {}
+    for node in iter_nodes(root, into_scopes=False):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                target = t.target
+                if isinstance(target, cst.Subscript):
+                    key = expr_key(target.value)
+                    if key is not None:
+                        table.setdefault(key, []).append((target, node.value, target.value))
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    for leaf in unpack_targets(target):
+                        if isinstance(leaf, cst.Subscript) and (key := expr_key(leaf.value)) is not None:
+                            table.setdefault(key, []).append((leaf, None, None))
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+            key = expr_key(node.target.value)
+            if key is not None:
+                table.setdefault(key, []).append((node.target, None, None))
+    return table
 
 
 @dataclass(frozen=True)
@@ -206,6 +304,33 @@ class Outputs:
         self._given: dict | None = None
         self._losses: dict[cst.Call, tuple | None] = {}
         self._calls_made: list | None = None
+        self._only: tuple | None = None  # (function, call site): its parameters as that caller binds them
+
+    def for_caller(self, function: cst.FunctionDef, site: "CallSite") -> "Outputs":
+        """The same questions asked as if ``function`` were called only at ``site``: its
+        parameters hold what that caller passes (``train(model, nn.NLLLoss())`` and
+        ``train(model_conv, nn.CrossEntropyLoss())``: each caller's loss meets each caller's
+        model, not the other's). Answers are kept apart from this one's."""
+        sub = Outputs(self.ctx)
+        sub._only = (function, site)
+        return sub
+
+    def callers_binding(self, call: cst.Call) -> list[tuple[cst.FunctionDef, "CallSite"]]:
+        """(function, caller) for each caller in the file of the function whose parameter the
+        loss ``call`` computes (``criterion(out, y)`` in ``def train(model, criterion)``) when
+        those callers pass different losses (``loss_of`` then knows none): ask each
+        ``for_caller`` which loss and which input meet."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "forward":
+            func = func.value
+        if type(func) is not cst.Name or self.loss_of(call) is not None:
+            return []
+        bindings = self.model.reaching(func.value, func)
+        if len(bindings) != 1 or bindings[0].kind != "param" or not isinstance(bindings[0].scope.node, cst.FunctionDef):
+            return []
+        function = bindings[0].scope.node
+        sites = list(self.sem.graph.callers(function))
+        return [(function, site) for site in sites] if len(sites) > 1 else []
 
     @classmethod
     def of(cls, ctx: "FileContext") -> "Outputs":
@@ -241,7 +366,7 @@ class Outputs:
             index = _int_index(expr)
             return self.sources(expr.value, index if element is None else element, depth + 1)
         if kind is cst.BinaryOperation:
-            return self._indices_arithmetic(expr, depth)
+            return self._indices_arithmetic(expr, depth) or self._logits_arithmetic(expr, depth)
         if kind is not cst.Call:
             return []
         act = _applied(self.model, expr)
@@ -252,6 +377,9 @@ class Outputs:
             return [Source("act", made)]
         if (self.model.qualified_name(expr.func) or "") in _JOINS and expr.args and not expr.args[0].star:
             return self._joined(expr.args[0].value, element, depth)
+        if element == 0 and (self.model.qualified_name(expr.func) or "") in _PACKING and expr.args \
+                and expr.args[0].keyword is None and not expr.args[0].star:
+            return self.sources(expr.args[0].value, None, depth + 1)  # ``data, _ = pack_padded_sequence(x, n)``
         func = expr.func
         if type(func) is cst.Attribute and func.attr.value in SHAPE_METHODS and not self.model.is_imported(func):
             inner = self.sources(func.value, element, depth + 1)
@@ -285,6 +413,33 @@ class Outputs:
         floats = isinstance(expr.operator, cst.Divide) or any(_number(n) == "float" for n in numbers)
         return self._indices_of(others, floats, depth)
 
+    def _logits_arithmetic(self, expr: cst.BinaryOperation, depth: int) -> list[Source]:
+        """Logits stay logits with a bias added (a number, or a module's ``nn.Parameter``:
+        ``self.decoder(h) + self.decoder_bias``) or scaled by a number (``logits / 0.7``);
+        anything else (``x - x.logsumexp(1, keepdim=True)``: log-probabilities) is unknown."""
+        operator = type(expr.operator)
+        if operator in (cst.Add, cst.Subtract):
+            pairs = [(expr.left, expr.right)] + ([(expr.right, expr.left)] if operator is cst.Add else [])
+            constant = self._bias
+        elif operator in (cst.Multiply, cst.Divide):
+            pairs = [(expr.left, expr.right)] + ([(expr.right, expr.left)] if operator is cst.Multiply else [])
+            constant = _number
+        else:
+            return []
+        for side, other in pairs:
+            if constant(other):
+                found = self.sources(side, None, depth + 1)
+                if found and all(s.kind == "act" and s.name == LOGITS for s in found):
+                    return found
+        return []
+
+    def _bias(self, expr: cst.BaseExpression) -> bool:
+        """A number, or a module's ``nn.Parameter`` (``self.bias``, bound to one in the class)."""
+        if _number(expr):
+            return True
+        return isinstance(expr, cst.Attribute) and self._is_self(expr.value) and \
+            is_parameter(self.model, single_value(self.model, expr))
+
     def _indices_of(self, parts: list, floats: bool, depth: int) -> list[Source]:
         """INDICES (INDICES_FLOAT where ``floats`` or a part is) when every part is class indices."""
         if not parts or any(isinstance(p, cst.StarredElement) for p in parts):
@@ -301,7 +456,8 @@ class Outputs:
         passed_in: list[Source] = []
         for b in self.model.reaching(name.value, name):
             if b.kind in ("assign", "ann") and b.value is not None:
-                found.append(self.sources(b.value, element, depth + 1))
+                filled = self._filled(b, depth)
+                found.append(filled if filled is not None else self.sources(b.value, element, depth + 1))
             elif b.kind == "unpack" and element is None and (unpacked := unpacked_element(b)) is not None:
                 found.append(self.sources(unpacked[1], unpacked[0], depth + 1))
             elif b.kind == "param":
@@ -313,6 +469,30 @@ class Outputs:
             one = _unique([s for group in found for s in group]) if all(len(g) == 1 for g in found) else None
             found = [[one]] if one is not None else [[]]
         return [*(found[0] if found else ()), *passed_in]
+
+    def _filled(self, b: "Binding", depth: int) -> list[Source] | None:
+        """What a buffer holds that a new tensor of zeros was bound to and code then fills
+        (``outputs = torch.zeros(T, B, V)`` ... ``outputs[t] = out`` in a decoding loop): what
+        every value stored into it is, when they agree (nothing known where they do not).
+        None for a binding of anything else, or of a new tensor nothing is stored into."""
+        value = b.value
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+                value.func.attr.value in SHAPE_METHODS:
+            value = value.func.value
+        if not isinstance(value, cst.Call):
+            return None
+        func = value.func
+        if (self.model.qualified_name(func) or "") not in _FRESH_TENSORS and not (
+                isinstance(func, cst.Attribute) and func.attr.value in _FRESH_METHODS and not self.model.is_imported(func)):
+            return None
+        stores = element_stores(self.model, b)
+        if stores is None:
+            return []
+        if not stores:
+            return None
+        groups = [self.sources(stored, None, depth + 1) for _, stored in stores]
+        one = _unique([s for g in groups for s in g]) if all(len(g) == 1 for g in groups) else None
+        return [one] if one is not None else []
 
     def called(self, call: cst.Call, element: int | None = None, depth: int = 0) -> list[Source]:
         """What calling ``call.func`` gives (``element`` of it): a module's output (``m(x)``,
@@ -355,17 +535,61 @@ class Outputs:
             out = []
             for b in model.reaching(expr.value, expr):
                 out.extend(self._held_binding(b, depth))
+            if any(s.origin.startswith("model ") for s in out):
+                out = [r for s in out for r in self._head(expr, s, depth)]
             return out
         if type(expr) is cst.Attribute and type(expr.value) is cst.Name:
             scope = model.scope_of(expr)
             if scope.self_name != expr.value.value or scope.cls is None:
-                return []
+                # ``model.fc(h)`` with ``model.fc = nn.Linear(...)`` assigned in the file
+                out = []
+                for b in model.reaching(f"{expr.value.value}.{expr.attr.value}", expr):
+                    out.extend(self._held_binding(b, depth) if b.kind in ("assign", "ann") else ())
+                return out
             out = []
             for info in model.mro(scope.cls):
                 for b in self_attr_bindings(model, info, expr.attr.value):
                     out.extend(self._held_binding(b, depth))
             return out
         return []
+
+    def _head(self, expr: cst.Name, source: Source, depth: int) -> list[Source]:
+        """What a torchvision classifier (``source``, held by the name ``expr``) gives, its
+        head as the code leaves it where ``expr`` is read: its own (logits) unless the code
+        replaced it (``model.fc = nn.Linear(n, 2)``, ``model.classifier[6] = ...``,
+        ``model.classifier = nn.Sequential(..., nn.LogSoftmax(1))``), then what the new
+        head gives (nothing known for an ``nn.Identity()``: features)."""
+        if not source.origin.startswith("model "):
+            return [source]
+        name = source.origin[6:]
+        found = library_classifier(f"torchvision.models.{name}")
+        if found is None:
+            return [source]
+        _, attr, last = found
+        key = f"{expr.value}.{attr}"
+        model = self.model
+        replaced = [b for k in (key, key + last if last else None) if k for b in model.reaching(k, expr)
+                    if b.kind in ("assign", "ann") and b.value is not None]
+        order = model.order.get(expr, 0)
+        scope = model.scope_of(expr).node
+        table = model.memo("element_stores").get(scope)
+        if table is None:
+            table = model.memo("element_stores")[scope] = _stores_in(model, scope)
+        stored = [value for target, value, _ in table.get(key, ()) if model.order.get(target, order) < order
+                  and (last is None or _int_index(target) in (-1, int(last[1:-1]) if last.startswith("[") else None))]
+        if table.get(f"{key}._modules") or any(
+                type(site.node.func) is cst.Attribute and site.node.func.attr.value in _HEAD_EDITS
+                and expr_key(site.node.func.value) == key for site in model.calls):
+            return []  # layers added to the head (``classifier._modules["7"] = nn.LogSoftmax(1)``): unknown
+        if not replaced and not stored:
+            return [source]
+        if any(value is None for value in stored):
+            return []
+        out = []
+        for value in [b.value for b in replaced] + stored:
+            for s in self._held_value(value, None, depth + 1):
+                out.append(replace(s, origin=f"head {name} {attr}") if s.kind == "act" else s)
+        return out
 
     def _held_binding(self, b: "Binding", depth: int) -> list[Source]:
         if b.kind in ("assign", "ann") and b.value is not None:
@@ -396,6 +620,9 @@ class Outputs:
             return [Source("act", got, origin="sequential")] if got is not None else []
         if logits_layer(qualified):
             return [Source("act", LOGITS, origin=f"layer {torch_nn_class(qualified)}")]
+        classifier = library_classifier(qualified)
+        if classifier is not None:
+            return [Source("act", LOGITS, origin=f"model {classifier[0]}")]
         built = built_by(self.model, value)
         if built is not None:
             return [Source("cls", built.name)] if built.kind == "class" else []
@@ -573,6 +800,9 @@ class Outputs:
         if not isinstance(function, cst.FunctionDef):
             return []
         out = []
+        if self._only is not None and self._only[0] is function:
+            arg = passed(self.model, self._only[1].node, function, b.key)
+            return [arg] if arg is not None else []
         for site in self.sem.graph.callers(function):
             arg = passed(self.model, site.node, function, b.key)
             if arg is not None:

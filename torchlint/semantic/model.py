@@ -568,7 +568,7 @@ class SemanticModel:
         for b in reversed(bindings):
             if b.order >= order:
                 continue
-            if own is None and b.value is not None and self._in_value(at, b):
+            if own is None and self._in_value(at, b):
                 own = b  # the value is read before the name is bound: it sees what came before
                 continue
             out.append(b)
@@ -586,11 +586,17 @@ class SemanticModel:
         return out
 
     def _in_value(self, at: cst.CSTNode, b: Binding) -> bool:
-        """``at`` is inside the value ``b`` binds (not its target)."""
+        """``at`` is inside the value ``b`` binds (not its target): for unpacking
+        (``scores, _ = pack(scores, n)``), the value of the whole statement."""
+        value = b.value
+        if value is None and b.kind == "unpack" and isinstance(b.node, cst.Assign):
+            value = b.node.value
+        if value is None:
+            return False
         parent = self.ctx.parent
         node: cst.CSTNode | None = at
         while node is not None and node is not b.node:
-            if node is b.value:
+            if node is value:
                 return True
             if node in self.scopes:
                 return False

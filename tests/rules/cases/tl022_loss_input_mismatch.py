@@ -84,23 +84,82 @@ VALID: list[Valid | str] = [
         def step(logits, onehot):
             return F.binary_cross_entropy_with_logits(logits[:, 1], onehot.argmax(1).float())
         """,
-    # An unknown model, a model whose forward ends in an activation the loss accepts, and a
-    # forward ending in arithmetic: nothing known to be logits.
+    # An unknown model (an imported backbone, a timm model), and a forward ending in arithmetic
+    # that makes log-probabilities of its logits: nothing known to be logits.
     """
         import torch
         import torch.nn as nn
-        import torchvision
-        class Scaled(nn.Module):
+        import timm
+        from backbones import resnet18
+        class Normalised(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.fc = nn.Linear(8, 3)
             def forward(self, x):
-                return self.fc(x) / 2.0
-        backbone = torchvision.models.resnet18()
-        scaled = Scaled()
+                z = self.fc(x)
+                return z - z.logsumexp(1, keepdim=True)
+        backbone = resnet18()
+        other = timm.create_model("resnet18", num_classes=3)
+        normalised = Normalised()
         criterion = nn.NLLLoss()
         def step(x, y):
-            return criterion(backbone(x), y) + criterion(scaled(x), y)
+            return criterion(backbone(x), y) + criterion(other(x), y) + criterion(normalised(x), y)
+        """,
+    # A torchvision model whose head the code replaced with log-probabilities (the transfer
+    # learning tutorials' NLLLoss), one whose head gives features, and one whose head is
+    # replaced in a way not known here.
+    """
+        import torch.nn as nn
+        from collections import OrderedDict
+        from torchvision import models
+        model = models.densenet121(pretrained=True)
+        model.classifier = nn.Sequential(OrderedDict([("fc1", nn.Linear(1024, 500)), ("relu", nn.ReLU()),
+                                                      ("fc2", nn.Linear(500, 102)), ("output", nn.LogSoftmax(dim=1))]))
+        vgg = models.vgg16(pretrained=True)
+        vgg.classifier[6] = nn.Sequential(nn.Linear(4096, 10), nn.LogSoftmax(dim=1))
+        features = models.resnet50()
+        features.fc = nn.Identity()
+        custom = models.resnet18()
+        custom.fc = make_head(512)
+        extended = models.vgg16(pretrained=True)
+        extended.classifier._modules["6"] = nn.Linear(4096, 2)
+        extended.classifier._modules["7"] = nn.LogSoftmax(dim=1)
+        criterion = nn.NLLLoss()
+        for x, y in loader:
+            loss = criterion(model(x), y) + criterion(vgg(x), y) + criterion(features(x), y) + criterion(custom(x), y)
+            loss = loss + criterion(extended(x), y)
+        """,
+    # A decoder filling a buffer with log-probabilities; one filled with values that disagree.
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Decoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.out = nn.Linear(16, 100)
+            def forward(self, x, steps):
+                outputs = torch.zeros(steps, x.size(0), 100)
+                mixed = torch.zeros(steps, x.size(0), 100)
+                for t in range(steps):
+                    outputs[t] = F.log_softmax(self.out(x), dim=1)
+                    mixed[t] = self.out(x) if t else F.log_softmax(self.out(x), dim=1)
+                return outputs, mixed
+        decoder = Decoder()
+        criterion = nn.NLLLoss()
+        def step(x, y):
+            log_probs, mixed = decoder(x, 5)
+            return criterion(log_probs.view(-1, 100), y) + criterion(mixed.view(-1, 100), y)
+        """,
+    # One training function called with a log-softmax model and NLLLoss, and with a logits
+    # model and CrossEntropyLoss: each caller's loss meets its own model.
+    """
+        import torch.nn as nn
+        def train(model, criterion, loader):
+            for x, y in loader:
+                loss = criterion(model(x), y)
+        train(nn.Sequential(nn.Linear(8, 3), nn.LogSoftmax(1)), nn.NLLLoss(), loader)
+        train(nn.Sequential(nn.Linear(8, 3)), nn.CrossEntropyLoss(), loader)
         """,
     # Logits to MSE (a regression head) and to L1.
     """
@@ -276,5 +335,109 @@ INVALID: list[Invalid] = [
             """,
         lines=(11,),
         messages=(message(_net("Classifier"), LOGITS, "input", "criterion", "nll"),),
+    ),
+    # A torchvision model whose final layer the code replaced (transfer learning), handed to a
+    # training function with NLLLoss; another call of it with CrossEntropyLoss.
+    Invalid(
+        """
+            import torch.nn as nn
+            from torchvision import models
+            def train_model(model, criterion, loader):
+                for x, y in loader:
+                    loss = criterion(model(x), y)
+            model = models.resnet18(pretrained=True)
+            model.fc = nn.Linear(model.fc.in_features, 2)
+            model = model.to("cuda")
+            train_model(model, nn.NLLLoss(), loader)
+            conv = models.resnet18(pretrained=True)
+            conv.fc = nn.Linear(conv.fc.in_features, 2)
+            train_model(conv, nn.CrossEntropyLoss(), loader)
+            """,
+        lines=(6,),
+        messages=(message(Source("act", LOGITS, origin="head resnet18 fc"), LOGITS, "input", "criterion", "nll"),),
+    ),
+    # A torchvision classifier as it comes (its own Linear head), and its final layer called
+    # directly after replacing it (a partly frozen forward written out).
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            import torchvision
+            net = torchvision.models.mobilenet_v2(num_classes=10)
+            model = torchvision.models.resnet50()
+            model.fc = nn.Linear(2048, 101)
+            criterion = nn.NLLLoss()
+            for x, y in loader:
+                with torch.no_grad():
+                    h = torch.flatten(model.avgpool(model.layer4(x)), 1)
+                loss = criterion(net(x), y) + criterion(model.fc(h), y)
+            """,
+        lines=(12, 12),
+        messages=(message(Source("act", LOGITS, origin="model mobilenet_v2"), LOGITS, "input", "criterion", "nll"),
+                  message(Source("act", LOGITS, origin="layer Linear"), LOGITS, "input", "criterion", "nll")),
+    ),
+    # A seq2seq decoder filling a buffer with its logits step by step, packed before the loss.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            from torch.nn.utils.rnn import pack_padded_sequence
+            class Decoder(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(512, 1000)
+                def forward(self, h, lengths):
+                    predictions = torch.zeros(h.size(0), max(lengths), 1000).to(h.device)
+                    for t in range(max(lengths)):
+                        predictions[:, t, :] = self.fc(h)
+                    return predictions, lengths
+            decoder = Decoder()
+            criterion = nn.NLLLoss()
+            for h, caps, lengths in loader:
+                scores, lengths = decoder(h, lengths)
+                scores, _ = pack_padded_sequence(scores, lengths, batch_first=True)
+                targets, _ = pack_padded_sequence(caps, lengths, batch_first=True)
+                loss = criterion(scores, targets)
+            """,
+        lines=(20,),
+        messages=(message(Source("cls", "example.Decoder", 0), LOGITS, "input", "criterion", "nll"),),
+    ),
+    # A masked-LM head: the decoder's logits plus a bias parameter, and logits scaled by a temperature.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class MLMHead(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.decoder = nn.Linear(64, 30000, bias=False)
+                    self.bias = nn.Parameter(torch.zeros(30000))
+                def forward(self, h):
+                    return self.decoder(h) + self.bias
+            head = MLMHead()
+            fc = nn.Linear(64, 10)
+            def step(h, y):
+                return F.nll_loss(head(h).transpose(1, 2), y) + F.nll_loss(fc(h) / 0.5, y)
+            """,
+        lines=(15, 15),
+        messages=(message(_net("MLMHead"), LOGITS, "input", "F.nll_loss", "nll"),
+                  message(Source("act", LOGITS, origin="layer Linear"), LOGITS, "input", "F.nll_loss", "nll")),
+        fixed="""
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class MLMHead(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.decoder = nn.Linear(64, 30000, bias=False)
+                    self.bias = nn.Parameter(torch.zeros(30000))
+                def forward(self, h):
+                    return self.decoder(h) + self.bias
+            head = MLMHead()
+            fc = nn.Linear(64, 10)
+            def step(h, y):
+                return F.cross_entropy(head(h).transpose(1, 2), y) + F.cross_entropy(fc(h) / 0.5, y)
+            """,
     ),
 ]
