@@ -192,6 +192,9 @@ def add_run_arguments(check: argparse.ArgumentParser) -> None:
                             "on meta: a CPU-only script runs in no time) or cpu (the script's own devices, real numbers)")
     group.add_argument("--run-timeout", type=float, default=120.0, metavar="SECONDS", dest="run_timeout",
                        help="stop the dry run after this long (default 120)")
+    group.add_argument("--run-gpu", metavar="NAME", default=None, dest="run_gpu",
+                       help="the GPU the script is meant for (a100-80, h100, rtx4090, t4, ...): the run's peak "
+                            "memory plus the CUDA context is set against its memory")
 
 
 def _positive(text: str) -> int:
@@ -874,10 +877,17 @@ def run_transform(args: argparse.Namespace, settings: Any, cwd: Path, then: Any)
         argv = shlex.split(args.run_args or "")
     except ValueError as exc:
         raise UsageError(f"--run-args: {exc}") from None
+    gpu = None
+    if args.run_gpu is not None:
+        from torchlint.trace import gpus
+
+        gpu = gpus.lookup(args.run_gpu)
+        if gpu is None:
+            raise UsageError(f"--run-gpu {args.run_gpu}: unknown GPU (one of: {gpus.names()})")
     config = trace_settings.load(settings.trace, str(settings.config_path) if settings.config_path else None)
     options = RunOptions(script, argv, steps=args.steps, passes=args.passes, eval_batches=args.eval_batches,
                          synthetic_data=args.synthetic_data, device=args.run_device, timeout=args.run_timeout,
-                         memory_limit=config.memory_limit)
+                         memory_limit=config.memory_limit, gpu=gpu)
 
     def transform(findings, records):
         if then is not None:

@@ -5,8 +5,18 @@ rule classes use these constants as their ``code``; their metadata comes from th
 from torchlint.finding import Severity
 
 SYNTAX_ERROR = "TL000"  # a file, or a notebook cell, that could not be read or parsed
+MISSING_ZERO_GRAD = "TL001"  # these, to TL022, as ``torchlint run`` observes them
+LOSS_KEPT_WITH_GRAPH = "TL002"
+EVAL_WITHOUT_NO_GRAD = "TL003"
 UNUSED_LAYER = "TL005"
 TENSOR_WITHOUT_DEVICE = "TL010"
+MODEL_MODE = "TL011"
+AMP_UNSCALED_CLIPPING = "TL012"
+SCHEDULER_STEP_GRANULARITY = "TL013"
+SAMPLER_EPOCH_NOT_SET = "TL014"
+ACCUMULATION_WITHOUT_SCALING = "TL017"
+OPTIMIZER_MISSES_PARAMETERS = "TL021"
+LOSS_INPUT_MISMATCH = "TL022"
 UNSAFE_CHECKPOINT_LOAD = "TL016"  # SARIF's one security rule
 SHAPE_MISMATCH = "TL100"  # the trace's
 DEVICE_MISMATCH = "TL101"  # the trace's

@@ -90,3 +90,17 @@ def test_check_run_lints_every_path_and_runs_one(project, capsys):
     out, err = capsys.readouterr()
     assert "other.py" in out and "train.py" in out
     assert "ran 3 optimizer step(s)" in err
+
+
+def test_run_sets_the_peak_against_a_gpu(project, capsys):
+    project.write("train.py", TRAIN)
+    main(["run", "--isolated", "-q", "--run-gpu", "t4", "train.py", "--", "--epochs", "1"])
+    err = capsys.readouterr().err
+    assert "run: peak memory on the fake GPU" in err
+    assert ": fits on NVIDIA T4 (16 GiB)" in err
+
+
+def test_an_unknown_gpu_is_a_usage_error(project, capsys):
+    project.write("train.py", TRAIN)
+    assert main(["run", "--run-gpu", "v1000", "train.py"]) == 2
+    assert "--run-gpu v1000: unknown GPU" in capsys.readouterr().err

@@ -20,16 +20,25 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
+from torchlint.codes import (
+    DEVICE_MISMATCH,
+    LOSS_INPUT_MISMATCH,
+    LOSS_KEPT_WITH_GRAPH,
+    LOSS_TARGET_MISMATCH,
+    OPTIMIZER_MISSES_PARAMETERS,
+    TENSOR_WITHOUT_DEVICE,
+    UNUSED_LAYER,
+)
 from torchlint.finding import Finding, Span
 from torchlint.registry import RULES
-from torchlint.trace.plan import human_bytes
+from torchlint.trace.plan import CUDA_CONTEXT_BYTES, human_bytes
 from torchlint.trace.records import Observation, TraceResult
 from torchlint.trace.runner import run_jobs
 
 # An observation confirms the static findings of these codes.
-CONFIRMS = {"TL101": ("TL101", "TL010"), "TL102": ("TL102", "TL022")}
+CONFIRMS = {DEVICE_MISMATCH: (DEVICE_MISMATCH, TENSOR_WITHOUT_DEVICE), LOSS_TARGET_MISMATCH: (LOSS_TARGET_MISMATCH, LOSS_INPUT_MISMATCH)}
 # ... at the same line: the run names the tensor (TL101), the layer (TL005, TL021) it means.
-SAME_LINE = {"TL101", "TL005", "TL021"}
+SAME_LINE = {DEVICE_MISMATCH, UNUSED_LAYER, OPTIMIZER_MISSES_PARAMETERS}
 DEVICES = ("fake-cuda", "meta", "cpu")
 _RULES = {r.code: r for r in RULES}
 
@@ -45,6 +54,7 @@ class RunOptions:
     device: str = "fake-cuda"
     timeout: float = 120.0
     memory_limit: int | None = None
+    gpu: tuple[str, int] | None = None  # (description, memory in bytes): --run-gpu
 
 
 def run_script(options: RunOptions, cwd: Path) -> TraceResult:
@@ -71,7 +81,7 @@ def findings_of(result: TraceResult, cwd: Path) -> list[Finding]:
         if rule is None:
             continue
         path = Path(o["file"])
-        line = _keeping_line(path, o) if o["code"] == "TL002" else o["line"]
+        line = _keeping_line(path, o) if o["code"] == LOSS_KEPT_WITH_GRAPH else o["line"]
         text = _line_text(str(path), line)
         span = Span(line, len(text) - len(text.lstrip()) + 1, line, len(text.rstrip()) + 1)
         extra = {"run": True, **({"name": o["name"]} if "name" in o else {})}
@@ -126,6 +136,12 @@ def summary_lines(result: TraceResult, options: RunOptions, cwd: Path) -> list[s
         lines.append(f"run: peak memory on the fake GPU {human_bytes(run['peak_bytes'])} (tensors alive at once: "
                      "weights, gradients, optimizer state, activations; the CUDA context and the allocator's "
                      "rounding come on top)")
+        if options.gpu is not None:
+            name, capacity = options.gpu
+            total = run["peak_bytes"] + CUDA_CONTEXT_BYTES
+            verdict = "fits" if total <= capacity else "does NOT fit"
+            lines.append(f"run: with the CUDA context ({human_bytes(CUDA_CONTEXT_BYTES)}) that is "
+                         f"{human_bytes(total)}: {verdict} on {name}")
     if result.status == "failed":
         failure = result.failure
         if failure is not None:

@@ -246,7 +246,10 @@ class Fence:
     # ------------------------------------------------------------------ optimizers, schedulers, scalers
     def _optim(self) -> None:
         torch, observer = self.torch, self.observer
-        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+        from torch.optim.optimizer import (
+            register_optimizer_step_post_hook,
+            register_optimizer_step_pre_hook,
+        )
 
         self.handle(register_optimizer_step_pre_hook(lambda opt, args, kwargs: observer.step_pre(opt)))
         self.handle(register_optimizer_step_post_hook(lambda opt, args, kwargs: observer.step_post(opt)))

@@ -39,6 +39,23 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from torchlint.codes import (
+    ACCUMULATION_WITHOUT_SCALING,
+    AMP_UNSCALED_CLIPPING,
+    BATCH_NORM_ONE_VALUE,
+    DEVICE_MISMATCH,
+    EVAL_WITHOUT_NO_GRAD,
+    INPLACE_BREAKS_BACKWARD,
+    LOSS_KEPT_WITH_GRAPH,
+    LOSS_TARGET_MISMATCH,
+    MISSING_ZERO_GRAD,
+    MODEL_MODE,
+    OPTIMIZER_MISSES_PARAMETERS,
+    SAMPLER_EPOCH_NOT_SET,
+    SCHEDULER_STEP_GRANULARITY,
+    SHAPE_MISMATCH,
+    UNUSED_LAYER,
+)
 from torchlint.trace.child.failure import DeviceMismatch, looks_like_shapes
 from torchlint.trace.child.inplace import INPLACE_ERROR, spelled
 from torchlint.trace.child.losses import LOSSES, check_loss_call
@@ -196,11 +213,11 @@ class Observer:
         module = call.module()
         name = type(module).__name__ if module is not None else "the model"
         if call.training and call.stochastic:
-            self.observe("TL011", call.site, f"`{name}` was called in training mode with no backward after it "
+            self.observe(MODEL_MODE, call.site, f"`{name}` was called in training mode with no backward after it "
                          "(evaluation): its dropout/batch norm were active; call model.eval() before "
                          "evaluating (found by the dry run)")
         elif not call.training and call.grad and call.recorded:
-            self.observe("TL003", call.site, f"`{name}` was called in eval mode while autograd was recording, "
+            self.observe(EVAL_WITHOUT_NO_GRAD, call.site, f"`{name}` was called in eval mode while autograd was recording, "
                          "and no backward followed: the activations were kept for nothing; wrap the evaluation "
                          "in torch.no_grad() (found by the dry run)")
 
@@ -212,7 +229,7 @@ class Observer:
         if call.training:
             self.trained_in_train_mode.add(id(module))
         elif call.stochastic and id(module) in self.trained_in_train_mode:
-            self.observe("TL011", call.site, f"`{type(module).__name__}` was trained in eval mode after an "
+            self.observe(MODEL_MODE, call.site, f"`{type(module).__name__}` was trained in eval mode after an "
                          "earlier step in training mode: model.eval() with no model.train() before this "
                          "training step; dropout/batch norm are off (found by the dry run)")
 
@@ -279,13 +296,13 @@ class Observer:
             if kept is not None and p.grad is not None and id(p.grad) == kept[1] and p.grad._version > kept[2]:
                 stale += 1
         if stale and self.step_backwards:
-            self.observe("TL001", self.step_backwards[-1][0], f"this backward() added to the gradients the last "
+            self.observe(MISSING_ZERO_GRAD, self.step_backwards[-1][0], f"this backward() added to the gradients the last "
                          f"optimizer step had already applied ({stale} parameter(s) never cleared): they add up "
                          "step after step; call optimizer.zero_grad() each iteration (found by the dry run)")
         batches = {b for _, _, b in self.step_backwards}
         if len(self.step_backwards) > 1 and len(batches) > 1 and not any(s for _, s, _ in self.step_backwards):
             site = self.step_backwards[0][0]
-            self.observe("TL017", site, f"one optimizer step over the backwards of {len(batches)} batches, and "
+            self.observe(ACCUMULATION_WITHOUT_SCALING, site, f"one optimizer step over the backwards of {len(batches)} batches, and "
                          "no loss was divided by the number of batches accumulated: the gradient is that many "
                          "times too large (found by the dry run)")
         self.step_backwards = []
@@ -337,7 +354,7 @@ class Observer:
                 if fn is None or id(fn) in losses or before is None or before == id(fn):
                     continue  # a loss itself, or not rebuilt since the last step: not an accumulator
                 if old and _reaches(fn, old):
-                    self.observe("TL002", site, f"`{name}` keeps the autograd graph of every step: it was "
+                    self.observe(LOSS_KEPT_WITH_GRAPH, site, f"`{name}` keeps the autograd graph of every step: it was "
                                  "built from an earlier step's loss; accumulate loss.item() or loss.detach() "
                                  "(found by the dry run)", name=name, region=region)
             elif isinstance(value, (list, dict)) and value:
@@ -346,7 +363,7 @@ class Observer:
                 before = self.kept.get(name)
                 self.kept[name] = count
                 if before is not None and count > before:
-                    self.observe("TL002", site, f"`{name}` grows by tensors with their autograd graph at every "
+                    self.observe(LOSS_KEPT_WITH_GRAPH, site, f"`{name}` grows by tensors with their autograd graph at every "
                                  "step: each step's graph stays in memory; store loss.item() or .detach() "
                                  "(found by the dry run)", name=name, region=region)
 
@@ -357,7 +374,7 @@ class Observer:
         site = self.where(sys._getframe(2))
         kind = type(scheduler).__name__
         if self.steps == 0 and id(scheduler) not in self.scheduler_seen:
-            self.observe("TL013", site, f"{kind}.step() ran before the first optimizer.step(): the first "
+            self.observe(SCHEDULER_STEP_GRANULARITY, site, f"{kind}.step() ran before the first optimizer.step(): the first "
                          "learning rate of the schedule is skipped; step the scheduler after the optimizer "
                          "(found by the dry run)")
         self.scheduler_seen.add(id(scheduler))
@@ -374,12 +391,12 @@ class Observer:
             kind = type(scheduler).__name__ if scheduler is not None else ""
             rates = ", ".join(f"{r[0]:.3g}" for r in self.lr[-window.steps - 1:] if r)
             if kind in PER_BATCH and count == 1:
-                self.observe("TL013", site, f"{kind} is a per-batch schedule but was stepped once in an epoch of "
+                self.observe(SCHEDULER_STEP_GRANULARITY, site, f"{kind} is a per-batch schedule but was stepped once in an epoch of "
                              f"{window.steps} optimizer steps (learning rate per step: {rates}): it runs "
                              "len(loader) times too slowly; step it after every optimizer.step() "
                              "(found by the dry run)")
             elif kind in PER_EPOCH and count >= window.steps:
-                self.observe("TL013", site, f"{kind} is a per-epoch schedule but was stepped after every one of "
+                self.observe(SCHEDULER_STEP_GRANULARITY, site, f"{kind} is a per-epoch schedule but was stepped after every one of "
                              f"{window.steps} optimizer steps (learning rate per step: {rates}): it decays "
                              "len(loader) times too fast; step it once per epoch (found by the dry run)")
 
@@ -403,7 +420,7 @@ class Observer:
         owners = {id(o) for o in self.live_optimizers()
                   if any(id(p) in ids for g in o.param_groups for p in g["params"])}
         if any(owners - unscaled for unscaled in self.scaling.values()):
-            self.observe("TL012", self.where(sys._getframe(2)), "gradients were clipped while the GradScaler's "
+            self.observe(AMP_UNSCALED_CLIPPING, self.where(sys._getframe(2)), "gradients were clipped while the GradScaler's "
                          "scale was still in them (no scaler.unscale_(optimizer) before clipping): the clip "
                          "threshold applies to scaled gradients (found by the dry run)")
 
@@ -412,7 +429,7 @@ class Observer:
         before = self.sampler_epochs.get(id(sampler))
         self.sampler_epochs[id(sampler)] = epoch
         if before is not None and before == epoch:
-            self.observe("TL014", self.where(sys._getframe(2)), "the DistributedSampler was read again with "
+            self.observe(SAMPLER_EPOCH_NOT_SET, self.where(sys._getframe(2)), "the DistributedSampler was read again with "
                          f"the same epoch ({epoch}): every epoch sees the same order; call "
                          "sampler.set_epoch(epoch) each epoch (found by the dry run)")
 
@@ -427,7 +444,7 @@ class Observer:
                        "broadcast": f"they broadcast to {found.get('broadcast')}, a wrong loss"}[found["problem"]]
             expected = found.get("expected")
             wanted = f"; it takes a target of {expected['shape']} ({expected['dtype']})" if expected else ""
-            self.observe("TL102", self.where(sys._getframe(2)),
+            self.observe(LOSS_TARGET_MISMATCH, self.where(sys._getframe(2)),
                          f"{name} got an output of {a['shape']} ({a['dtype']}) and a target of {b['shape']} "
                          f"({b['dtype']}): {problem}{wanted} (found by the dry run)")
         return None
@@ -473,33 +490,33 @@ class Observer:
             place = (os.path.realpath(created["file"]), created["line"]) if created and self.is_project(
                 created.get("file", "")) else site
             by = f" by {info.get('created_by')}" if info.get("created_by") else ""
-            self.observe("TL101", place, f"a CPU tensor {info.get('shape')} made here{by} meets the model's CUDA "
+            self.observe(DEVICE_MISMATCH, place, f"a CPU tensor {info.get('shape')} made here{by} meets the model's CUDA "
                          f"tensors in `{info.get('op')}`"
                          + (f" (line {site[1]})" if site and place != site else "")
                          + ": on a GPU this fails (Expected all tensors to be on the same device); create it "
                          "with device= (found by the dry run)")
-            return self.found.get(("TL101", *place, "")) if place else None
+            return self.found.get((DEVICE_MISMATCH, *place, "")) if place else None
         if INPLACE_ERROR in text:
             shape = _shape_in(str(exc))
             where_ = next((s for op, s, shp in reversed(self.inplace_sites) if s and (shape is None or shp == shape)),
                           None)
             op = next((op for op, s, shp in reversed(self.inplace_sites) if s == where_), "an in-place op")
             place = where_ or site
-            self.observe("TL104", place, f"`{op}` modified a tensor autograd had saved for backward, so "
+            self.observe(INPLACE_BREAKS_BACKWARD, place, f"`{op}` modified a tensor autograd had saved for backward, so "
                          f"backward fails: {text[:200]} (found by the dry run)")
-            return self.found.get(("TL104", *place, "")) if place else None
+            return self.found.get((INPLACE_BREAKS_BACKWARD, *place, "")) if place else None
         if ONE_VALUE in text:
             place = self.last_site or site
-            self.observe("TL103", place, f"batch norm in training got one value per channel (a batch of 1): "
+            self.observe(BATCH_NORM_ONE_VALUE, place, f"batch norm in training got one value per channel (a batch of 1): "
                          f"{text} — drop the last incomplete batch (drop_last=True) or use a batch of 2 or more "
                          "(found by the dry run)")
-            return self.found.get(("TL103", *place, "")) if place else None
-        said = next((o for o in self.found.values() if o["code"] == "TL102" and site and o["line"] == site[1]), None)
+            return self.found.get((BATCH_NORM_ONE_VALUE, *place, "")) if place else None
+        said = next((o for o in self.found.values() if o["code"] == LOSS_TARGET_MISMATCH and site and o["line"] == site[1]), None)
         if said is not None:
             return said  # the loss mismatch already said it
         if looks_like_shapes(exc) or self.fake_gpu and "device" in text and "meta" in text:
             message = text.replace("meta", "cuda") if "device" in text else text
-            code = "TL101" if self.fake_gpu and "device" in text and "meta" in text else "TL100"
+            code = DEVICE_MISMATCH if self.fake_gpu and "device" in text and "meta" in text else SHAPE_MISMATCH
             self.observe(code, site, f"{type(exc).__name__}: {message} (found by the dry run)")
             return self.found.get((code, *site, "")) if site else None
         return None
@@ -521,15 +538,15 @@ class Observer:
             named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
             if not any(id(p) in in_optimizer for _, p in named):
                 continue
-            for code, missing in (("TL021", {n for n, p in named if id(p) not in in_optimizer}),
-                                  ("TL005", {n for n, p in named if id(p) in in_optimizer
+            for code, missing in ((OPTIMIZER_MISSES_PARAMETERS, {n for n, p in named if id(p) not in in_optimizer}),
+                                  (UNUSED_LAYER, {n for n, p in named if id(p) in in_optimizer
                                              and id(p) not in self.got_grad})):
                 for layer in _whole_layers(model, missing):
                     parent, _, attr = layer.rpartition(".")
                     owner = model.get_submodule(parent) if parent else model
                     site = self.made_at.get((id(owner), attr))
                     kind = type(model.get_submodule(layer)).__name__
-                    if code == "TL021":
+                    if code == OPTIMIZER_MISSES_PARAMETERS:
                         message = (f"`{layer}` ({kind}) of {type(model).__name__} is in no optimizer: it was put "
                                    "there after the optimizer was built over model.parameters(), so it is never "
                                    "trained (found by the dry run)")
