@@ -35,6 +35,7 @@ MAX_JOBS = 256
 
 
 def _jobs(value: str) -> int:
+    """A whole number of 1 or more (``-j``, ``--steps``, ``--passes``, ``--eval-batches``)."""
     try:
         n = int(value)
     except ValueError:
@@ -178,11 +179,11 @@ def add_run_arguments(check: argparse.ArgumentParser) -> None:
                             "confirms static findings and adds what the run sees (torchlint run SCRIPT -- ARGS)")
     group.add_argument("--run-args", metavar="ARGS", default=None, dest="run_args",
                        help="the script's command-line arguments, as one shell-quoted string")
-    group.add_argument("--steps", type=_positive, default=3, metavar="N",
+    group.add_argument("--steps", type=_jobs, default=3, metavar="N",
                        help="optimizer steps per epoch of the dry run (default 3)")
-    group.add_argument("--passes", type=_positive, default=2, metavar="N",
+    group.add_argument("--passes", type=_jobs, default=2, metavar="N",
                        help="training epochs (DataLoader passes) of the dry run (default 2)")
-    group.add_argument("--eval-batches", type=_positive, default=2, metavar="M", dest="eval_batches",
+    group.add_argument("--eval-batches", type=_jobs, default=2, metavar="M", dest="eval_batches",
                        help="batches per evaluation pass of the dry run (default 2)")
     group.add_argument("--synthetic-data", action="store_true", dest="synthetic_data",
                        help="batches made of each DataLoader's first sample; torchvision datasets stand in "
@@ -195,16 +196,6 @@ def add_run_arguments(check: argparse.ArgumentParser) -> None:
     group.add_argument("--run-gpu", metavar="NAME", default=None, dest="run_gpu",
                        help="the GPU the script is meant for (a100-80, h100, rtx4090, t4, ...): the run's peak "
                             "memory plus the CUDA context is set against its memory")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be 1 or more")
-    return value
 
 
 def _run_command(argv: list[str]) -> list[str]:
