@@ -104,3 +104,14 @@ def test_an_unknown_gpu_is_a_usage_error(project, capsys):
     project.write("train.py", TRAIN)
     assert main(["run", "--run-gpu", "v1000", "train.py"]) == 2
     assert "--run-gpu v1000: unknown GPU" in capsys.readouterr().err
+
+
+def test_run_says_the_learning_rate_of_each_step(project, capsys):
+    project.write("train.py", TRAIN.replace(
+        "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n",
+        "opt = torch.optim.Adam(model.parameters(), lr=1e-3)\n"
+        "sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.1)\n").replace(
+        "        opt.step()\n", "        opt.step()\n        sched.step()\n"))
+    main(["run", "--isolated", "-q", "train.py", "--", "--epochs", "1"])
+    err = capsys.readouterr().err
+    assert "run: learning rate at each optimizer step: 0.001, 0.001, 0.0001" in err

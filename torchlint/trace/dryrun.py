@@ -132,6 +132,10 @@ def summary_lines(result: TraceResult, options: RunOptions, cwd: Path) -> list[s
     lines = [f"run: {name} ran {run.get('steps', 0)} optimizer step(s), {run.get('forwards', 0)} model call(s), "
              f"{run.get('batches', 0)} batch(es) in {run.get('passes', 0)} DataLoader pass(es) on {device} "
              f"in {run.get('seconds', result.seconds or 0):.1f} s; {_ended(run)}"]
+    rates = [r[0] for r in run.get("lr") or [] if r]
+    if len(set(rates)) > 1:  # a schedule: what the real scheduler gave each step
+        lines.append("run: learning rate at each optimizer step: " + ", ".join(f"{r:.3g}" for r in rates[:12])
+                     + (", ..." if len(rates) > 12 else ""))
     if run.get("peak_bytes"):
         lines.append(f"run: peak memory on the fake GPU {human_bytes(run['peak_bytes'])} (tensors alive at once: "
                      "weights, gradients, optimizer state, activations; the CUDA context and the allocator's "
