@@ -63,10 +63,36 @@ def stand_in(name: str, mode: str, height: int, width: int, classes: int, train_
             self.size = train_size if self.train else test_size
             self.classes = [str(i) for i in range(classes)]
             self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
-            self.targets = [i % classes for i in range(self.size)]
+            self.targets: Any = [i % classes for i in range(self.size)]
+            if mode == "L":  # the MNIST family keeps a tensor of labels
+                import torch
+
+                self.targets = torch.arange(self.size) % classes
 
         def __len__(self) -> int:
             return self.size
+
+        @property
+        def data(self) -> Any:
+            """The raw images, as torchvision keeps them (zeros): a uint8 tensor (N, H, W) for
+            the MNIST family, a numpy array (N, H, W, 3) for CIFAR where numpy is installed."""
+            import torch
+
+            if mode == "L":
+                return torch.zeros(self.size, height, width, dtype=torch.uint8)
+            if importlib.util.find_spec("numpy") is not None:
+                import numpy
+
+                return numpy.zeros((self.size, height, width, 3), dtype=numpy.uint8)
+            return torch.zeros(self.size, height, width, 3, dtype=torch.uint8)
+
+        train_data = test_data = data  # torchvision's old names
+
+        @property
+        def train_labels(self) -> Any:
+            return self.targets
+
+        test_labels = train_labels
 
         def __getitem__(self, index: int) -> Any:
             if not 0 <= index < self.size and not -self.size <= index < 0:
