@@ -115,3 +115,10 @@ def test_run_says_the_learning_rate_of_each_step(project, capsys):
     main(["run", "--isolated", "-q", "train.py", "--", "--epochs", "1"])
     err = capsys.readouterr().err
     assert "run: learning rate at each optimizer step: 0.001, 0.001, 0.0001" in err
+
+
+def test_a_removed_api_is_confirmed_where_it_raises(project, capsys):
+    project.write("train.py", TRAIN.replace("print(epoch, float(total))", "print(epoch, loss.data[0])"))
+    main(["run", "--isolated", "--format", "json", "train.py", "--", "--epochs", "1"])
+    found = {(f["rule"], f["line"]): f for f in json.loads(capsys.readouterr().out)}
+    assert found[("TL018", 24)]["confirmed"] is True

@@ -46,6 +46,7 @@ from torchlint.codes import (
     DEVICE_MISMATCH,
     EVAL_WITHOUT_NO_GRAD,
     INPLACE_BREAKS_BACKWARD,
+    LEGACY_AUTOGRAD_API,
     LOSS_KEPT_WITH_GRAPH,
     LOSS_TARGET_MISMATCH,
     MISSING_ZERO_GRAD,
@@ -66,6 +67,7 @@ PER_BATCH = {"OneCycleLR", "CyclicLR"}
 PER_EPOCH = {"StepLR", "MultiStepLR", "ExponentialLR"}
 MAX_BATCHES_PER_PASS = 64
 ONE_VALUE = "Expected more than 1 value per channel when training"
+ZERO_DIM_INDEX = "invalid index of a 0-dim tensor"
 
 
 _NOT_OWNERS = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
@@ -511,6 +513,9 @@ class Observer:
                          f"{text} — drop the last incomplete batch (drop_last=True) or use a batch of 2 or more "
                          "(found by the dry run)")
             return self.found.get((BATCH_NORM_ONE_VALUE, *place, "")) if place else None
+        if ZERO_DIM_INDEX in text:  # loss.data[0]: an error since PyTorch 0.5
+            self.observe(LEGACY_AUTOGRAD_API, site, f"{type(exc).__name__}: {text} (found by the dry run)")
+            return self.found.get((LEGACY_AUTOGRAD_API, *site, "")) if site else None
         said = next((o for o in self.found.values() if o["code"] == LOSS_TARGET_MISMATCH and site and o["line"] == site[1]), None)
         if said is not None:
             return said  # the loss mismatch already said it
