@@ -76,6 +76,9 @@ class FakeCuda:
             elif self.everything and name in _FACTORIES and name not in _FROM_DATA \
                     and self.observer.is_project(_caller(1)):
                 kwargs["device"] = self.meta  # the script's own tensors (not its data pipeline's)
+            if name == "type" and len(args) > 1 and hasattr(args[1], "dtype") and not isinstance(
+                    args[1], (str, torch.dtype)) and isinstance(first, torch.Tensor):
+                return first.to(device=self.meta, dtype=args[1].dtype)  # x.type(torch.cuda.FloatTensor)
             if name == "to" or name == "type":
                 args = tuple(self.device(a) if isinstance(a, (str, torch.device, int)) and i > 0 else a
                              for i, a in enumerate(args))

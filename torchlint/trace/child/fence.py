@@ -174,6 +174,9 @@ class Fence:
         for name, value in answers.items():
             if hasattr(cuda, name):
                 self.patch(cuda, name, value)
+        for name, dtype in _LEGACY_TYPES.items():  # Tensor = torch.cuda.FloatTensor; Tensor(64, 1).fill_(1.0)
+            if hasattr(cuda, name):
+                self.patch(cuda, name, LegacyCudaType(self.torch, name, getattr(self.torch, dtype)))
         accelerator = getattr(self.torch, "accelerator", None)  # torch >= 2.6: the device-generic API
         if accelerator is not None:
             device = self.torch.device("cuda", 0)
@@ -361,6 +364,30 @@ class Fence:
         self.patch(socket.socket, "connect_ex", refuse("connect"))
         self.patch(socket, "create_connection", refuse("create_connection"))
         self.patch(socket, "getaddrinfo", refuse("getaddrinfo"))
+
+
+_LEGACY_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+                 "BFloat16Tensor": "bfloat16", "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
+                 "ByteTensor": "uint8", "CharTensor": "int8", "BoolTensor": "bool"}
+
+
+class LegacyCudaType:
+    """``torch.cuda.FloatTensor`` and its kind on the fake device: called with sizes or data it
+    makes a meta tensor; ``x.type(torch.cuda.FloatTensor)`` moves ``x`` there
+    (:class:`.fakecuda.FakeCuda` reads ``dtype``)."""
+
+    def __init__(self, torch: Any, name: str, dtype: Any):
+        self.torch, self.__name__, self.dtype = torch, name, dtype
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        torch = self.torch
+        if not args or all(isinstance(a, int) for a in args) or len(args) == 1 and isinstance(args[0], torch.Size):
+            sizes = args[0] if len(args) == 1 and isinstance(args[0], torch.Size) else args
+            return torch.empty(*sizes, dtype=self.dtype, device="meta")
+        return torch.as_tensor(args[0], dtype=self.dtype).to("meta")
+
+    def __repr__(self) -> str:
+        return f"torch.cuda.{self.__name__}"
 
 
 class _Stream:

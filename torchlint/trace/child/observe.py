@@ -68,6 +68,8 @@ PER_EPOCH = {"StepLR", "MultiStepLR", "ExponentialLR"}
 MAX_BATCHES_PER_PASS = 64
 ONE_VALUE = "Expected more than 1 value per channel when training"
 ZERO_DIM_INDEX = "invalid index of a 0-dim tensor"
+_ENVIRONMENT = ("NVIDIA driver", "CUDA driver", "not compiled with CUDA", "CUDA error", "cudaError",
+                "No CUDA GPUs", "CUDA is not available")
 
 
 _NOT_OWNERS = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
@@ -91,7 +93,9 @@ class Call:
     training: bool
     grad: bool
     stochastic: bool  # holds dropout or batch norm
+    loader_pass: int  # the DataLoader pass it ran in (0: none)
     recorded: bool = False  # its output has a grad_fn
+    outputs: tuple[Any, ...] = ()  # the grad_fns of its outputs, to find in a backward's graph
 
 
 @dataclass
@@ -122,7 +126,9 @@ class Observer:
         self.depth = 0
         self.current: Call | None = None
         self.last_site: tuple[str, int] | None = None
-        self.pending: dict[int, Call] = {}
+        self.pending: list[Call] = []  # model calls no backward has reached yet
+        self.pass_steps: dict[int, int] = {}  # DataLoader pass -> optimizer steps in it
+        self.current_pass = 0
         self.trained_in_train_mode: set[int] = set()
         self.trained: dict[int, Any] = {}  # id -> the models whose forward reached a backward
         self._stochastic: dict[int, bool] = {}
@@ -193,7 +199,7 @@ class Observer:
             site = self.where(sys._getframe(1))
             self.last_site = site
             self.current = Call(weakref.ref(module), site, bool(module.training), self.torch.is_grad_enabled(),
-                                self.stochastic(module))
+                                self.stochastic(module), self.current_pass)
         return None
 
     def forward_post(self, module: Any, args: Any, output: Any) -> None:
@@ -203,15 +209,25 @@ class Observer:
             return None
         self.current = None
         self.forwards += 1
-        call.recorded = _has_graph(self.torch, output)
-        earlier = self.pending.pop(id(module), None)
-        if earlier is not None:
-            self.evaluated(earlier)
-        self.pending[id(module)] = call
+        call.outputs = tuple(_grad_fns(self.torch, output))
+        call.recorded = bool(call.outputs)
+        self.pending.append(call)
+        if len(self.pending) > 256:
+            self.judge(self.pending[:128])
+            del self.pending[:128]
         return None
 
+    def judge(self, calls: Iterable[Call]) -> None:
+        """Model calls no backward reached: evaluation, where they ran in a pass with no optimizer
+        step (or outside any pass) or in eval mode."""
+        for call in calls:
+            evaluating = not self.pass_steps.get(call.loader_pass, 0)
+            if call.training and not evaluating:
+                continue  # an extra forward inside a training epoch: not an evaluation
+            self.evaluated(call)
+
     def evaluated(self, call: Call) -> None:
-        """A model call with no backward before the model's next call: evaluation."""
+        """A model call no backward reached: evaluation."""
         module = call.module()
         name = type(module).__name__ if module is not None else "the model"
         if call.training and call.stochastic:
@@ -245,9 +261,17 @@ class Observer:
     def backward(self, loss: Any) -> None:
         self.backwards += 1
         site = self.where(sys._getframe(1))
-        for call in self.pending.values():
-            self.trained_call(call)
-        self.pending.clear()
+        reached = _graph_ids(loss.grad_fn) if isinstance(loss, self.torch.Tensor) and loss.grad_fn is not None \
+            else set()
+        kept = []
+        for call in self.pending:
+            # trained: its output is in this backward's graph; a call under no_grad before it (a GAN's
+            # sample for the discriminator) is part of the same training step
+            if any(id(fn) in reached for fn in call.outputs) or not call.recorded:
+                self.trained_call(call)
+            else:
+                kept.append(call)
+        self.pending = kept
         torch = self.torch
         if isinstance(loss, torch.Tensor):
             source = self.scaled_from.get(id(loss), loss)
@@ -312,6 +336,7 @@ class Observer:
 
     def step_post(self, opt: Any) -> None:
         self.steps += 1
+        self.pass_steps[self.current_pass] = self.pass_steps.get(self.current_pass, 0) + 1
         for window in self.windows.values():
             window.steps += 1
         self.lr.append([float(g.get("lr", 0.0)) if not hasattr(g.get("lr"), "item") else 0.0
@@ -461,7 +486,11 @@ class Observer:
         key = id(loader)
         if self.loader_passes.get(key, 0) >= self.max_passes or self.passes >= 8 * self.max_passes:
             raise StopRun("passes")  # this loader trained max_passes epochs (evaluation passes are free)
+        self.judge(self.pending)  # what ran before this pass and no backward reached
+        self.pending = []
         self.passes += 1
+        self.current_pass = self.passes
+        self.pass_steps[self.passes] = 0
         self.close_window(key)
         self.windows[key] = Window()
         steps0, backwards0, yielded, stepped = self.steps, self.backwards, 0, 0
@@ -483,7 +512,7 @@ class Observer:
     # ------------------------------------------------------------------ the end
     def failed(self, exc: BaseException) -> Observation | None:
         """The observation an exception out of the script stands for, or None."""
-        self.pending.clear()  # the calls cut short by the exception were no evaluation
+        self.pending = []  # the calls cut short by the exception were no evaluation
         site = _innermost(self, exc)
         text = str(exc).split("\n", 1)[0][:300]
         if isinstance(exc, DeviceMismatch):
@@ -519,6 +548,8 @@ class Observer:
         said = next((o for o in self.found.values() if o["code"] == LOSS_TARGET_MISMATCH and site and o["line"] == site[1]), None)
         if said is not None:
             return said  # the loss mismatch already said it
+        if any(word in text for word in _ENVIRONMENT):
+            return None  # what this machine lacks (a driver, a CUDA build): no finding in the script
         if looks_like_shapes(exc) or self.fake_gpu and "device" in text and "meta" in text:
             message = text.replace("meta", "cuda") if "device" in text else text
             code = DEVICE_MISMATCH if self.fake_gpu and "device" in text and "meta" in text else SHAPE_MISMATCH
@@ -527,9 +558,8 @@ class Observer:
         return None
 
     def finish(self) -> list[Observation]:
-        for call in list(self.pending.values()):
-            self.evaluated(call)
-        self.pending.clear()
+        self.judge(self.pending)
+        self.pending = []
         self.parameters_never_trained()
         return sorted(self.found.values(), key=lambda o: (o["file"], o["line"], o["code"]))
 
@@ -572,19 +602,34 @@ class Observer:
         return int(self.memory.peak) if self.memory is not None else 0
 
 
-def _has_graph(torch: Any, output: Any, depth: int = 0) -> bool:
+def _grad_fns(torch: Any, output: Any, depth: int = 0) -> list[Any]:
+    """The grad_fns of the tensors in a model's output (one level into tuples, dicts, dataclasses)."""
     if isinstance(output, torch.Tensor):
-        return output.grad_fn is not None
+        return [output.grad_fn] if output.grad_fn is not None else []
     if depth > 2:
-        return False
+        return []
     if isinstance(output, (list, tuple)):
-        return any(_has_graph(torch, o, depth + 1) for o in output[:8])
-    if isinstance(output, dict):
-        return any(_has_graph(torch, o, depth + 1) for o in list(output.values())[:8])
-    values = getattr(output, "__dict__", None)
-    if isinstance(values, dict):
-        return any(_has_graph(torch, o, depth + 1) for o in list(values.values())[:8])
-    return False
+        items = list(output[:8])
+    elif isinstance(output, dict):
+        items = list(output.values())[:8]
+    elif isinstance(getattr(output, "__dict__", None), dict):
+        items = list(vars(output).values())[:8]
+    else:
+        return []
+    return [fn for item in items for fn in _grad_fns(torch, item, depth + 1)]
+
+
+def _graph_ids(fn: Any, limit: int = 200000) -> set[int]:
+    """The ids of the nodes of the autograd graph under ``fn``."""
+    seen: set[int] = set()
+    stack = [fn]
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(n for n, _ in getattr(node, "next_functions", ()) if n is not None)
+    return seen
 
 
 def _reaches(fn: Any, targets: set[int], limit: int = 20000) -> bool:
