@@ -38,7 +38,7 @@ SCRIPTS = [
     ("examples", "dcgan", "main.py", ["--dataset", "fake", "--niter", "2", "--accel"], []),
     ("examples", "word_language_model", "main.py", ["--epochs", "2", "--accel"], []),
     ("examples", "regression", "main.py", [], []),
-    ("nanoGPT", "", "train.py", ["config/train_shakespeare_char.py", "--compile=False", "--eval_iters=5",
+    ("nanoGPT", "", "train.py", ["config/train_shakespeare_char.py", "--eval_iters=5",
                                  "--log_interval=1"], []),
 ]
 LIMIT_SECONDS = 30.0

@@ -19,6 +19,7 @@ files                    ``open``/``os.open`` for writing, ``os.makedirs``/``mkd
                          /``rename``/``replace``/``rmdir``, ``shutil.rmtree``, ``torch.save``:
                          a path outside the run's temporary directory is mapped into it
 network                  ``socket.connect``/``create_connection``/``getaddrinfo`` refuse
+``torch.compile``        returns the model (or function) as it is
 =======================  ===================================================================
 
 This is containment of accidents, not a sandbox: C code (a native library writing a file)
@@ -116,6 +117,7 @@ class Fence:
             self._modules()
             self._files()
             self._network()
+            self._compile()
             if self.synthetic_data:
                 synthetic.install(self)
             if self.device == "meta":
@@ -188,6 +190,14 @@ class Fence:
             for name, value in generic.items():
                 if hasattr(accelerator, name):
                     self.patch(accelerator, name, value)
+
+    def _compile(self) -> None:
+        """``torch.compile(model)`` is the model itself: the run checks what the code does, and
+        compiling for a fake device would only cost time."""
+        def compile_(model: Any = None, *args: Any, **kwargs: Any) -> Any:
+            return model if model is not None else (lambda fn: fn)
+
+        self.patch(self.torch, "compile", compile_)
 
     def _on_meta(self) -> None:
         """``--run-device meta``: every parameter and buffer on meta as it is registered (the
