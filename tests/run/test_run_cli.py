@@ -122,3 +122,51 @@ def test_a_removed_api_is_confirmed_where_it_raises(project, capsys):
     main(["run", "--isolated", "--format", "json", "train.py", "--", "--epochs", "1"])
     found = {(f["rule"], f["line"]): f for f in json.loads(capsys.readouterr().out)}
     assert found[("TL018", 24)]["confirmed"] is True
+
+
+GAN = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+    from torch.utils.data import DataLoader, TensorDataset
+
+    torch.manual_seed(0)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    G = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 2)).to(device)
+    D = nn.Sequential(nn.Linear(2, 16), nn.BatchNorm1d(16), nn.LeakyReLU(0.2), nn.Linear(16, 1)).to(device)
+    opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)
+    opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)
+    bce = nn.BCEWithLogitsLoss()
+    loader = DataLoader(TensorDataset(torch.randn(128, 2)), batch_size=16, shuffle=True, drop_last=True)
+    for epoch in range(3):
+        for (real,) in loader:
+            real = real.to(device)
+            ones = torch.ones(real.size(0), 1, device=device)
+            zeros = torch.zeros(real.size(0), 1, device=device)
+            fake = G(torch.randn(real.size(0), 4, device=device))
+            opt_d.zero_grad()
+            loss_d = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+            loss_d.backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            loss_g = bce(D(fake), ones)
+            loss_g.backward()
+            opt_g.step()
+        with torch.no_grad():
+            G.eval()
+            samples = G(torch.randn(64, 4, device=device))
+            G.train()
+    """)
+
+
+def test_a_discriminator_called_twice_before_its_backward_is_training(project, capsys):
+    project.write("gan.py", GAN)
+    main(["run", "--isolated", "--format", "json", "--select", "TL003,TL011", "gan.py"])
+    out, err = capsys.readouterr()
+    assert json.loads(out) == [] and "ran 12 optimizer step(s)" in err
+
+
+def test_sampling_in_training_mode_after_the_epoch_is_evaluation(project, capsys):
+    project.write("gan.py", GAN.replace("        G.eval()\n", "").replace("        G.train()\n", ""))
+    main(["run", "--isolated", "--format", "json", "--select", "TL003,TL011", "gan.py"])
+    found = [(f["rule"], f["line"]) for f in json.loads(capsys.readouterr().out)]
+    assert found == [("TL011", 28)]

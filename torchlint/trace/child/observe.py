@@ -267,7 +267,8 @@ class Observer:
         for call in self.pending:
             # trained: its output is in this backward's graph; a call under no_grad before it (a GAN's
             # sample for the discriminator) is part of the same training step
-            if any(id(fn) in reached for fn in call.outputs) or not call.recorded:
+            if any(id(fn) in reached for fn in call.outputs) or not call.recorded \
+                    and call.loader_pass == self.current_pass:
                 self.trained_call(call)
             else:
                 kept.append(call)
@@ -494,20 +495,23 @@ class Observer:
         self.close_window(key)
         self.windows[key] = Window()
         steps0, backwards0, yielded, stepped = self.steps, self.backwards, 0, 0
-        for batch in source:
-            self.batch_index += 1
-            self.batches_total += 1
-            steps = self.steps
-            yield batch
-            yielded += 1
-            stepped += self.steps > steps  # this batch ended in an optimizer step
-            if stepped >= self.max_steps or (self.backwards == backwards0 and yielded >= self.eval_batches) \
-                    or yielded >= MAX_BATCHES_PER_PASS:
-                break
-        if self.steps == steps0:  # no step in this pass: not a training epoch
-            self.windows.pop(key, None)
-        else:
-            self.loader_passes[key] = self.loader_passes.get(key, 0) + 1
+        try:
+            for batch in source:
+                self.batch_index += 1
+                self.batches_total += 1
+                steps = self.steps
+                yield batch
+                yielded += 1
+                stepped += self.steps > steps  # this batch ended in an optimizer step
+                if stepped >= self.max_steps or (self.backwards == backwards0 and yielded >= self.eval_batches) \
+                        or yielded >= MAX_BATCHES_PER_PASS:
+                    break
+        finally:  # the pass is over (its end, the bound, or the script's own break)
+            self.current_pass = 0
+            if self.steps == steps0:  # no step in this pass: not a training epoch
+                self.windows.pop(key, None)
+            else:
+                self.loader_passes[key] = self.loader_passes.get(key, 0) + 1
 
     # ------------------------------------------------------------------ the end
     def failed(self, exc: BaseException) -> Observation | None:
