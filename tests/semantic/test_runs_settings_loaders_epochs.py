@@ -127,6 +127,18 @@ def test_where_a_file_takes_its_settings_from():
     assert settings.might_take_configuration("args.lr") and not settings.might_take_configuration("x = 1\n")
 
 
+@pytest.mark.parametrize("text, reads", [
+    ("args.lr", True), ("self.ARGS.lr", True), ("self.args .lr", True), ("Args [0]", True), ("args\n[", True),
+    ("hparams.x", True), ("\u017fettings.x", True),  # (?i) matches the long s with an s
+    ("xargs.lr", False), ("xhparams.x", False), (".args.x", False), ("a.cfg.x", False), ("\u0130args.x", False),
+    ("args = 1", False),
+])
+def test_text_that_may_read_a_setting(text, reads):
+    """``might_read_settings``: a name of CONFIG_NAMES in any case, then ``.`` or ``[``,
+    with nothing of a name or ``.`` before it but ``self.``: as one ``(?i)`` pattern says."""
+    assert settings.might_read_settings(text) is reads
+
+
 def test_configured_values_and_whether_anything_uses_them():
     ctx, sem = analyses("""
         import argparse

@@ -222,10 +222,23 @@ def configured_read(node: cst.CSTNode) -> str | None:
 
 
 # Text a setting read needs (``args.lr``, ``cfg["lr"]``, ``self.hparams.lr``): a name of
-# ``CONFIG_NAMES``, in any case, then ``.`` or ``[``. A file without it has none, and its tree
-# is not walked for them.
-_READ_TEXT = re.compile(r"(?i)(?:(?<![\w.])|(?<=self\.))(?:" + "|".join(sorted(map(re.escape, CONFIG_NAMES), key=len, reverse=True))
-                        + r")\s*[.\[]")
+# ``CONFIG_NAMES``, in any case, then ``.`` or ``[``, where no name character or ``.`` comes
+# before it, or ``self.`` does. A file without it has none, and its tree is not walked for
+# them (``might_read_settings``).
+_READ_TEXT = re.compile(r"(?:" + "|".join(sorted(map(re.escape, CONFIG_NAMES), key=len, reverse=True)) + r")\s*[.\[]")
+_READ_BEFORE = re.compile(r"(?<![\w.])|(?<=self\.)")
+# The characters an ``(?i)`` pattern matches with an ASCII letter that ``str.lower`` does not
+# turn into it: folded so that the lowered text matches wherever ``(?i)`` would.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
+def might_read_settings(text: str) -> bool:
+    """Whether ``text`` holds ``_READ_TEXT`` in any case: the text lowered (with ``_FOLD``),
+    then each name followed by ``.`` or ``[`` tried for what comes before it. (One ``(?i)``
+    pattern with the lookbehind in front tries every position of the file: 1.9 s against
+    0.34 s on torchvision+skorch+accelerate.)"""
+    folded = (text if text.isascii() else text.translate(_FOLD)).lower()
+    return any(_READ_BEFORE.match(folded, found.start()) for found in _READ_TEXT.finditer(folded))
 
 
 def setting_reads(model: SemanticModel) -> list[tuple[cst.CSTNode, str]]:
@@ -235,7 +248,7 @@ def setting_reads(model: SemanticModel) -> list[tuple[cst.CSTNode, str]]:
     memo = model.memo("setting_reads")
     if "" not in memo:
         found = []
-        if _READ_TEXT.search(model.ctx.text):
+        if might_read_settings(model.ctx.text):
             for node in iter_nodes(model.ctx.module):
                 if isinstance(node, (cst.Attribute, cst.Subscript)):
                     read = _setting_read(model, node)
