@@ -273,6 +273,18 @@ def test_range_stop_and_constructed_optimizer():
     assert optim_classes.constructed_optimizer(sem, "opt", step) == "torch.optim.LBFGS"
 
 
+@pytest.mark.parametrize("call, parsed", [
+    ("range(n)", (None, "n", None)), ("range(1, n + 1)", ("1", "n + 1", None)), ("range(0, n, 2)", ("0", "n", "2")),
+    ("trange(n, desc='epochs')", (None, "n", None)), ("range()", None), ("range(a, b, c, d)", None),
+    ("range(*bounds)", None),
+])
+def test_range_arguments(call, parsed):
+    node = cst.parse_expression(call)
+    found = epochs.range_arguments(node)
+    code = cst.Module([]).code_for_node
+    assert (None if found is None else tuple(None if e is None else code(e) for e in found)) == parsed
+
+
 def test_an_image_wrapped_in_a_module_of_parameters_is_an_optimised_input():
     src = """
         import torch
