@@ -60,9 +60,17 @@ def demand_facts(path: str, data: bytes, code: str,
     ``Project.demand``): the file analysed again, that rule alone, whatever its text
     pre-check says; with the rule's failures there. None where the file cannot be analysed
     or the rule failed on it."""
+    return demand_facts_of(path, data, (code,), rule_options)[code]
+
+
+def demand_facts_of(path: str, data: bytes, codes: tuple[str, ...],
+                    rule_options: dict[str, dict[str, Any]] | None = None) -> dict[str, tuple[Any, list[RuleError]]]:
+    """``demand_facts`` of several rules from one analysis of the file (the rules of a
+    ``Rule.demand_group``): rule code -> (its facts or None, its failures there)."""
     with collector_paused():
-        result = _analyze(path, data, frozenset({code}), rule_options, demanded=code)
-    return result.demanded, result.errors
+        result = _analyze(path, data, frozenset(codes), rule_options, demanded=frozenset(codes))
+    facts = result.demanded or {}
+    return {code: (facts.get(code), [e for e in result.errors if e.rule == code]) for code in codes}
 
 
 def _analyze(
@@ -70,7 +78,7 @@ def _analyze(
     data: bytes,
     enabled: frozenset[str],
     rule_options: dict[str, dict[str, Any]] | None = None,
-    demanded: str | None = None,
+    demanded: frozenset[str] = frozenset(),
 ) -> FileResult:
     """Lint one file's bytes. Pure: no file system access, no imports of the linted code.
     A notebook (``path`` ending in ``.ipynb``) is linted as its code cells' Python
@@ -170,7 +178,7 @@ def _parsable_cells(notebook: "Notebook", target: Any, known: list[ParseFailure]
 
 
 def _analyze_text(record: FileRecord, text: str, enabled: frozenset[str], rule_options: dict[str, dict[str, Any]],
-                  target: Any, demanded: str | None) -> FileResult:
+                  target: Any, demanded: frozenset[str]) -> FileResult:
     """Lint one file's text (a notebook's joined cells): ``_analyze`` after reading."""
     path = record.path
     record.suppressions = scan(text)
@@ -179,7 +187,7 @@ def _analyze_text(record: FileRecord, text: str, enabled: frozenset[str], rule_o
         for c in rule_classes(enabled) if c.code != SYNTAX_ERROR and not c.traced
     }
     # (rule class, its options, whether it reports here: ``_run_as``) of each rule run on the file
-    runs = [(c, opts, True if c.code == demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]
+    runs = [(c, opts, True if c.code in demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]
     runs = [run for run in runs if run[2] is not None]
     # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
     # parser only checks the syntax then, and builds no tree (``check_syntax``), or is not run
@@ -221,10 +229,10 @@ def _run_as(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> 
 
 def _run_rules(
     record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any], bool]],
-    enabled: frozenset[str], demanded: str | None = None,
+    enabled: frozenset[str], demanded: frozenset[str] = frozenset(),
 ) -> FileResult:
     """LibCST's parse and one walk of its tree for every rule; the project index's function
-    summaries where a rule built the training model; the ``demanded`` rule's
+    summaries where a rule built the training model; the ``demanded`` rules'
     ``demanded_facts`` on an analysis on demand."""
     text = parsed.text
     if parsed.module is not None or parsed.cst_failure is not None:  # read already (``read_python``)
@@ -247,8 +255,8 @@ def _run_rules(
     dispatcher = Dispatcher(ctx, instances)
     dispatcher.run()
     _keep_shared_facts(ctx, instances)
-    asked = next((rule for rule in instances if rule.code == demanded), None)
-    on_demand = _encode_demanded(ctx, asked, dispatcher.demanded_facts(asked)) if asked is not None else None
+    on_demand = {rule.code: _encode_demanded(ctx, rule, dispatcher.demanded_facts(rule))
+                 for rule in instances if rule.code in demanded} or None
     facts = _encode_facts(ctx)
     findings = ctx.findings()
     index = ctx.semantic.index(record.index["classes"]).to_json() if ctx.semantic_started() and ctx.semantic.has_training else None

@@ -43,7 +43,8 @@ class FileResult:
     # ``record.project_digest()``: as the run pack stored it for a light result (whose record
     # lacks what it is computed from), else computed on first use (``project_digest``).
     digest: str | None = None
-    # What the one rule of an analysis on demand gave (``demand_facts``); None otherwise.
+    # What the rules of an analysis on demand gave (``demand_facts_of``: rule code -> its
+    # demanded facts); None otherwise.
     demanded: Any = None
 
     def project_digest(self) -> str:

@@ -10,7 +10,8 @@ JSON-serialisable facts in ``self.ctx.facts[self.code]`` during the per-file pas
 implements ``check_project``, which sees only those per-file records, never the trees.
 Facts the project pass needs only now and then (and that cost much to gather on every file)
 come from ``demanded_facts`` instead, which the project pass asks of the files it needs
-(``Project.demand``): the run layer analyses such a file again with that rule alone.
+(``Project.demand``): the run layer analyses such a file again with that rule alone (or
+with the rules of its ``demand_group``).
 """
 
 from __future__ import annotations
@@ -86,6 +87,10 @@ class Rule:
     # its findings (``report(..., fix=...)``); empty for a rule that fixes nothing. Shown by
     # ``torchlint rules``; the rule's page says why in ``## Fix safety``.
     fixable: ClassVar[tuple[str, ...]] = ()
+    # Rules whose ``demanded_facts`` come from one shared analysis of a file (the same name):
+    # where the project pass demands one's, the run layer analyses the file once for every
+    # enabled rule of the group and keeps the others' for when they are asked (``run.demander``).
+    demand_group: ClassVar[str | None] = None
 
     def __init__(self, ctx: "FileContext", options: dict[str, Any]):
         self.ctx = ctx

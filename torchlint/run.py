@@ -371,22 +371,42 @@ Demand = Callable[[str, str, Settings], tuple[Any, list[RuleError]]]
 def demander(source_of: Callable[[str], bytes | None], cache: "Cache | None" = None) -> Demand:
     """``Project.demand`` for a run: the file's bytes from ``source_of``, its demanded facts
     from the cache where an entry holds them for these bytes and settings, else the file
-    analysed again (``engine.demand_facts``) and the facts stored there."""
+    analysed again (``engine.demand_facts_of``: with the enabled rules of the rule's
+    ``demand_group``, whose facts are kept for when they are asked) and the facts stored there."""
+    # (code, path) -> (the bytes and settings they are of, (facts, failures)) of a group's
+    # rules analysed with another one, until asked
+    kept: dict[tuple[str, str], tuple[bytes, Settings, tuple[Any, list[RuleError]]]] = {}
+
     def demand(code: str, path: str, settings: Settings) -> tuple[Any, list[RuleError]]:
         data = source_of(path)
         if data is None:
             return None, []
+        held = kept.pop((code, path), None)
+        if held is not None and held[0] == data and held[1] is settings:
+            return held[2]
         key = None if cache is None else cache.key(path, data, settings_key(settings.enabled, settings.rule_options))
         found = None if key is None else cache.get_demanded(key, code)
         if found is not None:
             return found, []
-        from torchlint.engine import demand_facts  # imported only where a file is analysed
+        from torchlint.engine import demand_facts_of  # imported only where a file is analysed
 
-        facts, failures = demand_facts(path, data, code, settings.rule_options)
-        if key is not None and facts is not None and not failures:
-            cache.put_demanded(key, code, facts)
-        return facts, failures
+        answers = demand_facts_of(path, data, _demand_group(code, settings), settings.rule_options)
+        for other, (facts, failures) in answers.items():
+            if key is not None and facts is not None and not failures:
+                cache.put_demanded(key, other, facts)
+            if other != code:
+                kept[(other, path)] = (data, settings, (facts, failures))
+        return answers[code]
     return demand
+
+
+def _demand_group(code: str, settings: Settings) -> tuple[str, ...]:
+    """``code`` and the other enabled rules of its ``Rule.demand_group`` (``code`` alone
+    where it has none)."""
+    group = next((cls.demand_group for cls in rule_classes([code])), None)
+    if group is None:
+        return (code,)
+    return (code, *(cls.code for cls in rule_classes(settings.enabled) if cls.demand_group == group and cls.code != code))
 
 
 def project_findings(records: list[FileRecord], settings: Settings, torch_pin: TorchPin | None = None,

@@ -41,13 +41,13 @@ FILES = {"pkg/infer.py": INFER, "pkg/main.py": MAIN, "pkg/other.py": OTHER}
 def demanded(monkeypatch):
     """The paths the run layer analysed again on demand, in order."""
     paths: list[str] = []
-    real = engine.demand_facts
+    real = engine.demand_facts_of
 
-    def spy(path, data, code, options=None):
+    def spy(path, data, codes, options=None):
         paths.append(path)
-        return real(path, data, code, options)
+        return real(path, data, codes, options)
 
-    monkeypatch.setattr(engine, "demand_facts", spy)
+    monkeypatch.setattr(engine, "demand_facts_of", spy)
     return paths
 
 
@@ -102,9 +102,9 @@ def test_nothing_is_analysed_again_without_a_forward_to_decide_on(demanded):
 
 
 def test_a_caller_that_cannot_be_analysed_again_is_a_use_nobody_can_see(monkeypatch):
-    real = engine.demand_facts
-    monkeypatch.setattr(engine, "demand_facts",
-                        lambda path, *rest: (None, []) if path == "pkg/main.py" else real(path, *rest))
+    real = engine.demand_facts_of
+    monkeypatch.setattr(engine, "demand_facts_of", lambda path, data, codes, *rest:
+                        {c: (None, []) for c in codes} if path == "pkg/main.py" else real(path, data, codes, *rest))
     (finding,) = lint_tree(FILES, select=["TL003"], each_alone=False)
     assert (finding.path, finding.line, finding.rule) == ("pkg/infer.py", 5, "TL003")
 
@@ -227,3 +227,45 @@ def test_tl011_asks_nothing_where_nothing_is_evaluated(demanded):
     files = {"pkg/models.py": MODELS, "pkg/other_models.py": OTHER_MODELS, "pkg/train.py": TRAIN_ONLY}
     assert lint_tree(files, select=["TL011"], each_alone=False) == []
     assert demanded == []
+
+
+# TL009, TL022, TL023: one demand group (their demanded facts come from one ``Outputs`` of the
+# file). A model file none of them ran on (its forward ends in a Linear layer: no loss, no
+# activation, no threshold in its text) is analysed once for all three.
+SCORES = """
+    import torch.nn as nn
+    class Scores(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 3)
+        def forward(self, x):
+            return self.fc(x)
+"""
+SCORED = """
+    import torch
+    import torch.nn as nn
+    from pkg.scores import Scores
+    model = Scores()
+    scorer = Scores()
+    criterion = nn.NLLLoss()
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        hits = (scorer(x) > 0.5).sum()
+"""
+GROUP = ["TL009", "TL022", "TL023"]
+
+
+def test_a_demand_group_analyses_a_file_once_for_all_its_rules(demanded):
+    files = {"pkg/scores.py": SCORES, "pkg/train.py": SCORED}
+    together = lint_tree(files, select=GROUP, each_alone=False)
+    assert demanded == ["pkg/scores.py"]
+    alone = sorted((f for code in GROUP for f in lint_tree(files, select=[code], each_alone=False)),
+                   key=lambda f: f.sort_key)
+    assert [(f.rule, f.line, f.message) for f in together] == [(f.rule, f.line, f.message) for f in alone]
+    assert {f.rule for f in together} == {"TL022", "TL023"}
+
+
+def test_a_file_the_group_ran_on_keeps_its_facts_even_empty():
+    """So the project pass never analyses it again for them (``ProjectOutputs.facts``)."""
+    facts = analyze_source("pkg/a.py", b"import torch\nok = 0.3 > 0.5\n", frozenset(GROUP)).record.facts
+    assert facts["TL023"] == {} and "TL009" not in facts and "TL022" not in facts

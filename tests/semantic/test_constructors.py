@@ -1,7 +1,7 @@
 """``semantic.constructors``: what a class keeps of its ``__init__`` arguments (``received``),
 where a key's value may come from through names, parameters and ``self.`` attributes
 (``origins``), which parameters another module may fill (``exposed``), where an argument goes
-in a same-file callee (``handed_to``), the keys a returned value is kept as (``kept_as``), and
+in a same-file callee (``handed_to``), the name a value is assigned to (``bound_key``), the keys a returned value is kept as (``kept_as``), and
 what a file passes to imported callables (``passes``, ``matches``)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import libcst as cst
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.constructors import Entry, exposed, handed_to, kept_as, matches, origins, passes, received
+from torchlint.semantic.constructors import (Entry, bound_key, exposed, handed_to, kept_as, matches, origins, passes,
+                                             received)
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
 
@@ -191,3 +192,27 @@ def test_matches_by_keyword_or_position():
     assert matches(entry, 3) and matches(entry, "scheduler") and matches(entry.to_json(), 3)
     assert not matches(entry, 2) and not matches(entry, "optimizer")
     assert not matches(Entry("Trainer", "device", None), 4)
+
+
+BOUND = """
+import torch
+a = Net()
+b = Net().to(device).eval()
+self.c: Net = Net().cuda()
+d = Net() if big else None
+e = f = Net()
+g = [Net()]
+h = Net().fuse()
+i = None if small else Net().to(device)
+"""
+
+
+def test_bound_key_the_name_or_attribute_a_value_is_assigned_to():
+    ctx, _ = analyses(BOUND)
+    nets = calls(ctx, "Net")
+    plain = [bound_key(ctx, n) for n in nets]
+    through_calls = [bound_key(ctx, n, self_returning=True) for n in nets]
+    from_branches = [bound_key(ctx, n, branches=True) for n in nets]
+    assert plain == ["a", None, None, None, None, None, None, None]
+    assert through_calls == ["a", "b", "self.c", None, None, None, None, None]
+    assert from_branches == ["a", None, None, "d", None, None, None, None]

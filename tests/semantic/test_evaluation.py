@@ -293,6 +293,7 @@ def test_few_iterations():
     assert few_iterations([])
     assert not few_iterations([loop("for k in range(100):")]) and not few_iterations([loop("for x in loader:")])
     assert not few_iterations([loop("for k in range(n):")]) and not few_iterations([loop("while True:")])
+    assert not few_iterations([loop("for k in range(0, 8, 2):")]) and not few_iterations([loop("for k in range(8, 2):")])
 
 
 def test_few_examples_made_at_and_fixed_few_examples():

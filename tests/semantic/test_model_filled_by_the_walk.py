@@ -118,3 +118,27 @@ def test_name_answers_kept_only_once_the_walk_has_seen_every_import():
     assert seen["walk"] == ("np.zeros", False)  # the import inside g() is not seen yet
     assert seen["finish"] == seen["again"] == ("numpy.zeros", True)
     assert c._qualified[zeros.func] == "numpy.zeros" and c._imported[zeros.func] is True
+
+
+NODES = """
+import torch
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return self.fc(x)[0] + args.scale
+def run(cfg):
+    return [y for y in cfg["items"]]
+"""
+
+
+@pytest.mark.parametrize("filled_by_the_walk", [True, False])
+def test_nodes_of_a_kind_in_source_order(filled_by_the_walk):
+    """``SemanticModel.nodes_of``: what a walk of the tree gives of those kinds, in its order."""
+    from torchlint.tree import iter_nodes
+
+    ctx = _context(NODES)
+    rule = _Asks(ctx, {})
+    Dispatcher(ctx, [rule] if filled_by_the_walk else []).run()
+    model = rule.seen if filled_by_the_walk else ctx.semantic.model
+    for kinds in [(cst.Name,), (cst.Attribute, cst.Subscript), (cst.Import, cst.Name), (cst.BaseExpression,)]:
+        assert model.nodes_of(*kinds) == [n for n in iter_nodes(ctx.module) if isinstance(n, kinds)]
+    assert model.nodes_of(cst.While) == []

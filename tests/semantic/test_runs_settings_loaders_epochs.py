@@ -127,6 +127,18 @@ def test_where_a_file_takes_its_settings_from():
     assert settings.might_take_configuration("args.lr") and not settings.might_take_configuration("x = 1\n")
 
 
+@pytest.mark.parametrize("text, reads", [
+    ("args.lr", True), ("self.ARGS.lr", True), ("self.args .lr", True), ("Args [0]", True), ("args\n[", True),
+    ("hparams.x", True), ("\u017fettings.x", True),  # (?i) matches the long s with an s
+    ("xargs.lr", False), ("xhparams.x", False), (".args.x", False), ("a.cfg.x", False), ("\u0130args.x", False),
+    ("args = 1", False),
+])
+def test_text_that_may_read_a_setting(text, reads):
+    """``might_read_settings``: a name of CONFIG_NAMES in any case, then ``.`` or ``[``,
+    with nothing of a name or ``.`` before it but ``self.``: as one ``(?i)`` pattern says."""
+    assert settings.might_read_settings(text) is reads
+
+
 def test_configured_values_and_whether_anything_uses_them():
     ctx, sem = analyses("""
         import argparse
@@ -259,6 +271,18 @@ def test_range_stop_and_constructed_optimizer():
     assert stops == ["200", "n"]
     step = calls_named(ctx, "opt.step")[0]
     assert optim_classes.constructed_optimizer(sem, "opt", step) == "torch.optim.LBFGS"
+
+
+@pytest.mark.parametrize("call, parsed", [
+    ("range(n)", (None, "n", None)), ("range(1, n + 1)", ("1", "n + 1", None)), ("range(0, n, 2)", ("0", "n", "2")),
+    ("trange(n, desc='epochs')", (None, "n", None)), ("range()", None), ("range(a, b, c, d)", None),
+    ("range(*bounds)", None),
+])
+def test_range_arguments(call, parsed):
+    node = cst.parse_expression(call)
+    found = epochs.range_arguments(node)
+    code = cst.Module([]).code_for_node
+    assert (None if found is None else tuple(None if e is None else code(e) for e in found)) == parsed
 
 
 def test_an_image_wrapped_in_a_module_of_parameters_is_an_optimised_input():

@@ -138,14 +138,15 @@ class LossKeptWithGraph(Rule):
         methods = {m for by_method in keeps.values() for m in by_method}
         out: list[Store] = []
         model = self.ctx.semantic.model
+        star = tuple(m for m in self.ctx.star_imports if not libraries.is_library(m))
+        imports_classes = self._imports_classes
         for site in model.calls:
             call, func = site.node, site.node.func
             if not isinstance(func, cst.Attribute) or not call.args or func.attr.value.startswith("_"):
                 continue
             method = func.attr.value
-            star = tuple(m for m in self.ctx.star_imports if not libraries.is_library(m))
             local, imported = receiver_classes(model, func.value, star=star) \
-                if method in methods or self._imports_classes else ([], [])
+                if method in methods or imports_classes else ([], [])
             for info in local:
                 kept = keeps.get(info, {}).get(method)
                 if kept:

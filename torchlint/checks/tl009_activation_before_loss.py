@@ -76,6 +76,7 @@ class ActivationBeforeLoss(Rule):
     requires_text = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit", "cross_entropy", "CrossEntropy", "nll_loss",
                      "NLLLoss", "with_logits", "WithLogits")
     fixable = (UNSAFE,)
+    demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
@@ -102,8 +103,8 @@ class ActivationBeforeLoss(Rule):
                              written, Span.of_range(self.ctx.position(arg.value)).to_json()])
         calls = outputs.calls_made()
         self._facts = facts = {key: value for key, value in (("ends", ends), ("uses", uses), ("calls", calls)) if value}
-        if facts:
-            self.ctx.facts[self.code] = facts
+        # kept even when empty: a file the rule ran on is never analysed again on demand
+        self.ctx.facts[self.code] = facts  # (``ProjectOutputs.facts``)
 
     def demanded_facts(self) -> dict:
         """This file's facts (``ends``, ``uses``, ``calls``) where the text pre-check kept the

@@ -32,11 +32,11 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import SAFE, Fix, insert_statement_before
 from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.constructors import kept_as, matches, passes, received
+from torchlint.semantic.constructors import bound_key, kept_as, matches, passes, received
 from torchlint.semantic.epochs import inside_epochs, range_stop
 from torchlint.semantic.loaders import feeds_evaluation
-from torchlint.semantic.samplers import (assigned_key, distributed_samplers, epoch_loops_reading, is_loader_call,
-                                         loader_dataset, loader_workers, loaders_of, parameters_read, read_every_epoch,
+from torchlint.semantic.samplers import (distributed_samplers, epoch_loops_reading, is_loader_call, loader_dataset,
+                                         loader_workers, loaders_of, parameters_read, read_every_epoch,
                                          sets_epoch, unsharded_iterable_datasets)
 from torchlint.semantic.schedulers import runs_one_epoch
 from torchlint.semantic.training import EPOCH_VAR
@@ -103,7 +103,7 @@ class SamplerEpochNotSet(Rule):
             for loader, key in loaders_of(semantic, sampler):
                 if key is None or self._managed(semantic, key) or feeds_evaluation(semantic, loader):
                     continue
-                name = assigned_key(semantic, sampler) or f"{key}.sampler"
+                name = bound_key(semantic.ctx, sampler, branches=True) or f"{key}.sampler"
                 if read_every_epoch(semantic.training, key):
                     self.report(sampler, sampler_message(name), fix=self._set_epoch_fix(semantic, sampler, key))
                     break
@@ -149,7 +149,7 @@ class SamplerEpochNotSet(Rule):
         and ``S`` is visible there (the same scope, or ``self.S`` in a method of the class)."""
         ctx, model = self.ctx, semantic.model
         assign = ctx.parent(sampler)
-        name = assigned_key(semantic, sampler)
+        name = bound_key(semantic.ctx, sampler, branches=True)
         loops = epoch_loops_reading(semantic.training, loader)
         if not isinstance(assign, (cst.Assign, cst.AnnAssign)) or assign.value is not sampler or name is None \
                 or len(loops) != 1:

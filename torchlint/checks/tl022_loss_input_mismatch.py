@@ -99,6 +99,7 @@ class LossInputMismatch(Rule):
     requires_text = ("nll_loss", "NLLLoss", "BCELoss", "binary_cross_entropy", "one_hot", "argmax", "long()", "max(",
                      "CrossEntropy", "cross_entropy", "mse_loss", "MSELoss", "l1_loss", "L1Loss", "Huber")
     fixable = (UNSAFE,)
+    demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
@@ -131,8 +132,8 @@ class LossInputMismatch(Rule):
         facts = {key: value for key, value in (("ends", class_endings(outputs)), ("uses", uses),
                                                ("calls", outputs.calls_made())) if value}
         self._facts = facts
-        if facts:
-            self.ctx.facts[self.code] = facts
+        # kept even when empty: a file the rule ran on is never analysed again on demand
+        self.ctx.facts[self.code] = facts  # (``ProjectOutputs.facts``)
 
     def _per_caller(self, outputs: Outputs, call: cst.Call) -> None:
         """A loss handed in by callers passing different losses: each caller's loss judged

@@ -79,6 +79,7 @@ class ThresholdOnLogits(Rule):
                                 for lit in ("0.", ".")),
                      *(f"{digit}{space}{op}" for digit in "0123456789" for space in ("", " ") for op in ("<", ">")))
     fixable = (UNSAFE,)
+    demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
@@ -145,8 +146,8 @@ class ThresholdOnLogits(Rule):
         facts = {key: value for key, value in (("ends", class_endings(outputs)), ("uses", uses),
                                                ("calls", outputs.calls_made())) if value}
         self._facts = facts
-        if facts:
-            self.ctx.facts[self.code] = facts
+        # kept even when empty: a file the rule ran on is never analysed again on demand
+        self.ctx.facts[self.code] = facts  # (``ProjectOutputs.facts``)
 
     def demanded_facts(self) -> dict:
         """This file's facts where the text pre-check kept the rule from running (see TL009)."""

@@ -1389,7 +1389,8 @@ class ProjectOutputs:
         self._ends: dict[str, Ending | None] | None = None
 
     def facts(self, record) -> dict:
-        """The file's facts: those of the ordinary pass, else those on demand."""
+        """The file's facts: those of the ordinary pass (kept even when empty, so a file the
+        rule ran on is never analysed again for them), else those on demand."""
         found = record.facts.get(self.code)
         if found is None and record.parsed:
             found = self.project.demand(self.code, record.path)

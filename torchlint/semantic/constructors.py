@@ -25,6 +25,8 @@ Per file (``semantic`` is ``ctx.semantic``; ask from ``finish()``):
 * ``exposed(semantic)``: every such entry of the file, with the function it belongs to.
 * ``unwrapped(model, value)``: the object a call hands back as itself (``model`` of
   ``model.to(device)``, ``DDP(model)``, ``torch.compile(model)``).
+* ``bound_key(ctx, value)``: the name or ``self.`` attribute a value is assigned to (through
+  ``.to(device)``-style calls, or from a branch of ``value if c else None``, where asked).
 * ``kept_as(semantic, key, at)``: the keys a function's returned value is kept as by the file's
   callers (``self._sampler, self._loader = self._setup_data(...)``).
 * ``handed_to(semantic, site, arg)``: where an argument of a call goes in a same-file callee
@@ -53,7 +55,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 import libcst as cst
 
 from torchlint.semantic.model import CLASS, MODULE, ClassInfo, SemanticModel
-from torchlint.torch_api import expr_key, strip_self_returning
+from torchlint.torch_api import SELF_RETURNING, expr_key, strip_self_returning
 
 # Wrappers that hand back (a view of) the object they are given: ``DDP(model)``, ``torch.compile(model)``.
 _WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "compile", "FullyShardedDataParallel"})
@@ -369,6 +371,30 @@ def handed_to(semantic, site, arg: cst.Arg) -> list[Destination]:
         else:
             out.append(Destination(target, param))
     return out
+
+
+def bound_key(ctx, value: cst.BaseExpression, *, self_returning: bool = False,
+              branches: bool = False) -> str | None:
+    """``x`` / ``self.x`` of ``x = value`` (one target; an annotated assignment too), else None.
+    With ``self_returning``, through the calls that hand back their receiver (``x =
+    Net().to(device)``, ``.cuda()``: ``torch_api.SELF_RETURNING``); with ``branches``, from a
+    branch of a conditional expression (``x = value if c else None``)."""
+    node, up = value, ctx.parent(value)
+    while True:
+        if branches and isinstance(up, cst.IfExp) and up.test is not node:
+            node = up
+        elif self_returning and isinstance(up, cst.Attribute) and up.value is node \
+                and up.attr.value in SELF_RETURNING and isinstance(call := ctx.parent(up), cst.Call) \
+                and call.func is up:
+            node = call
+        else:
+            break
+        up = ctx.parent(node)
+    if isinstance(up, cst.Assign) and len(up.targets) == 1 and up.value is node:
+        return expr_key(up.targets[0].target)
+    if isinstance(up, cst.AnnAssign) and up.value is node:
+        return expr_key(up.target)
+    return None
 
 
 def kept_as(semantic, key: str, at: cst.CSTNode) -> list[str]:

@@ -87,7 +87,7 @@ def moves_to_accelerator(model: "SemanticModel") -> bool:
             return True
         if keyword_arg(call, "device") is not None:
             return True
-    for node in iter_nodes(model.ctx.module):
+    for node in model.nodes_of(cst.Name, cst.Import, cst.ImportFrom):
         if isinstance(node, cst.Name) and ("device" in node.value.lower() or "accelerat" in node.value.lower()):
             return True
         if isinstance(node, (cst.Import, cst.ImportFrom)):

@@ -3,6 +3,7 @@
 * ``range_stop(ctx, iterable)``: the expression giving the number of iterations of
   ``range(N)``, ``range(1, N + 1)``, ``range(start, start + N)``, ``trange(N)``,
   ``tqdm(range(N))``; None for any other iterable.
+* ``range_arguments(call)``: the start, stop and step a ``range(...)`` call is given.
 * ``is_epoch_loop(training, node)``: the loop calls ``train_one_epoch``/``run_epoch``-like
   functions; or its variable is named like an epoch and it trains; or its body runs a data
   loop (not over ``range``) that trains.
@@ -56,12 +57,21 @@ def range_stop(ctx, it: cst.BaseExpression) -> cst.BaseExpression | None:
         return range_stop(ctx, it.args[0].value)
     if name not in _RANGES or name == "range" and ctx.is_imported(func):
         return None
-    args = [a for a in it.args if a.keyword is None]
+    bounds = range_arguments(it)
+    return _count(bounds[0], bounds[1]) if bounds is not None else None
+
+
+def range_arguments(call: cst.Call) -> tuple[cst.BaseExpression | None, cst.BaseExpression,
+                                             cst.BaseExpression | None] | None:
+    """(start, stop, step) of a ``range``-like call's arguments as ``range`` reads them: one to
+    three positional arguments, keywords left out (``trange(n, desc=...)``); start and step None
+    where not given. None where the count of positional arguments is wrong or one is starred."""
+    args = [a for a in call.args if a.keyword is None]
     if not args or len(args) > 3 or any(a.star for a in args):
         return None
     if len(args) == 1:
-        return _count(None, args[0].value)
-    return _count(args[0].value, args[1].value)
+        return None, args[0].value, None
+    return args[0].value, args[1].value, args[2].value if len(args) == 3 else None
 
 
 def _count(start: cst.BaseExpression | None, stop: cst.BaseExpression) -> cst.BaseExpression:

@@ -32,6 +32,7 @@ import libcst as cst
 
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.dataflow import gradient_target, single_value
+from torchlint.semantic.epochs import range_arguments
 from torchlint.semantic.gradmode import function_key
 from torchlint.semantic.literals import numeric_value
 from torchlint.statements import dotted_name
@@ -427,14 +428,13 @@ def few_iterations(loops) -> bool:
     """Every loop of ``loops`` is a ``for`` over ``range`` of a handful of literal steps at most
     (``for k in range(10)``): code in them runs a handful of times."""
     for loop in loops:
-        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) \
-                or dotted_name(loop.iter.func) != "range" or not 1 <= len(loop.iter.args) <= 2:
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) or dotted_name(loop.iter.func) != "range":
             return False
-        bounds = [numeric_value(a.value) for a in loop.iter.args]
-        if any(b is None for b in bounds):
+        bounds = range_arguments(loop.iter)
+        if bounds is None or bounds[2] is not None:
             return False
-        start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
-        if not 0 <= stop - start <= _FEW:
+        start, stop = (0 if bounds[0] is None else numeric_value(bounds[0])), numeric_value(bounds[1])
+        if start is None or stop is None or not 0 <= stop - start <= _FEW:
             return False
     return True
 

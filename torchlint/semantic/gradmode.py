@@ -240,18 +240,18 @@ def _handed_on_imports(ctx, model) -> set[str]:
     and, on demand, ``choice_sites`` ask; it reads every node)."""
     memo = model.memo("handed_on_imports")
     if None not in memo:
-        memo[None] = _scan_handed_on_imports(ctx)
+        memo[None] = _scan_handed_on_imports(ctx, model)
     return memo[None]
 
 
-def _scan_handed_on_imports(ctx) -> set[str]:
+def _scan_handed_on_imports(ctx, model) -> set[str]:
     imports, parent, out = ctx.imports, ctx.parent, set()
     # Only names bound to a project module or name can qualify to one (``torch``'s never do).
     local = {name for name, qualified in imports.items() if not is_library(qualified)}
     if not local:
         return out
     name = cst.Name
-    for node in [n for n in ctx.walked_nodes() if type(n) is name and n.value in local]:
+    for node in [n for n in model.nodes_of(name) if n.value in local]:
         expr: cst.BaseExpression = node
         while type(above := parent(expr)) is cst.Attribute and above.value is expr:
             expr = above

@@ -230,6 +230,24 @@ class SemanticModel:
             table = self._memos[name] = {}
         return table
 
+    def nodes_of(self, *kinds: type) -> list[cst.CSTNode]:
+        """Every node of the file that is an instance of one of ``kinds``, in source order (the
+        order of ``tree.iter_nodes`` over the module, which is the walk's numbering): the nodes
+        are sorted by class once per file (from ``order``), so a query that reads every
+        ``Attribute`` or ``Name`` of the file does not walk the whole tree for them."""
+        by_kind = self.memo("nodes_of")
+        if not by_kind:
+            for node in self.order:
+                found = by_kind.get(type(node))
+                if found is None:
+                    by_kind[type(node)] = [node]
+                else:
+                    found.append(node)
+        lists = [nodes for kind, nodes in by_kind.items() if issubclass(kind, kinds)]
+        if len(lists) == 1:
+            return list(lists[0])
+        return sorted((node for nodes in lists for node in nodes), key=self.order.__getitem__)
+
     def finish(self) -> None:
         """After the last ``leave``: what needs the whole file (class bases)."""
         self._openers = {}

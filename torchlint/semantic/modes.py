@@ -46,7 +46,7 @@ from torchlint import torch_api as api
 from torchlint.libraries import UTILITY_ROOTS, root
 from torchlint.semantic import epochs
 from torchlint.semantic.callgraph import argument_name, enclosing_function, passed_argument
-from torchlint.semantic.constructors import origins
+from torchlint.semantic.constructors import bound_key, origins
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import RUNNERS, self_attr_bindings
 from torchlint.semantic.runs import over_tensors
@@ -734,32 +734,11 @@ def never_switched_to_eval(sem: "Analyses", info: "ClassInfo") -> bool:
             continue
         if not any(b.kind == "class" and b.node is info.node for b in model.lookup(func.value, site.scope, site.node)):
             continue
-        key = _bound_key(sem, site.node)
+        key = bound_key(sem.ctx, site.node, self_returning=True)
         if key is None:
             return False
         keys.append(key)
     return bool(keys) and not any(switched_anywhere(sem, "eval", key) for key in keys)
-
-
-def _bound_key(sem: "Analyses", call: cst.Call) -> str | None:
-    """The name or ``self.`` attribute a construction is bound to, through self-returning
-    calls (``Net().to(device)``, ``.cuda()``); None when it goes anywhere else."""
-    node: cst.CSTNode = call
-    while True:
-        up = sem.ctx.parent(node)
-        if isinstance(up, cst.Attribute) and up.value is node:
-            call_up = sem.ctx.parent(up)
-            if isinstance(call_up, cst.Call) and call_up.func is up and up.attr.value in SELF_RETURNING:
-                node = call_up
-                continue
-            return None
-        break
-    up = sem.ctx.parent(node)
-    if isinstance(up, cst.Assign) and len(up.targets) == 1 and up.value is node:
-        return api.expr_key(up.targets[0].target)
-    if isinstance(up, cst.AnnAssign) and up.value is node:
-        return api.expr_key(up.target)
-    return None
 
 
 def model_call(sem: "Analyses", loop: "Loop") -> "CallSite | None":

@@ -27,7 +27,7 @@ import libcst as cst
 
 from torchlint import torch_api as api
 from torchlint.semantic.callgraph import enclosing_function
-from torchlint.semantic.constructors import exposed, handed_to, received
+from torchlint.semantic.constructors import bound_key, exposed, handed_to, received
 from torchlint.semantic.epochs import inside_epochs, loop_is_epoch
 from torchlint.semantic.model import FUNCTION, LAMBDA
 from torchlint.semantic.schedulers import runs_one_epoch
@@ -66,23 +66,9 @@ def sets_epoch(model) -> bool:
     return any(isinstance(s.node.func, cst.Attribute) and s.node.func.attr.value == "set_epoch" for s in model.calls)
 
 
-def assigned_key(semantic, call: cst.Call) -> str | None:
-    """``x`` / ``self.x`` of ``x = call`` (the whole value, or a branch of ``call if c else
-    None``), else None."""
-    ctx = semantic.model.ctx
-    value, parent = call, ctx.parent(call)
-    while isinstance(parent, cst.IfExp) and parent.test is not value:
-        value, parent = parent, ctx.parent(parent)
-    if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is value:
-        targets = parent.targets if isinstance(parent, cst.Assign) else [parent]
-        keys = [api.expr_key(t.target) for t in targets]
-        return keys[0] if len(keys) == 1 else None
-    return None
-
-
 def loaders_of(semantic, sampler: cst.Call) -> list[tuple[cst.Call, str | None]]:
     """``(DataLoader call, its key)`` for each loader built on ``sampler`` (by its key or inline)."""
-    key = assigned_key(semantic, sampler)
+    key = bound_key(semantic.ctx, sampler, branches=True)
     out = []
     for site in semantic.model.calls:
         call = site.node
@@ -90,7 +76,7 @@ def loaders_of(semantic, sampler: cst.Call) -> list[tuple[cst.Call, str | None]]
         if arg is None or not is_loader_call(semantic, call):
             continue
         if arg.value is sampler or (key is not None and api.expr_key(arg.value) == key):
-            out.append((call, assigned_key(semantic, call)))
+            out.append((call, bound_key(semantic.ctx, call, branches=True)))
     return out
 
 
