@@ -91,21 +91,29 @@ def findings_of(result: TraceResult, cwd: Path) -> list[Finding]:
 
 def merge(findings: list[Finding], observed: list[Finding], cwd: Path) -> list[Finding]:
     """Static findings confirmed by an observation of the same bug in the same loop (or
-    function); the other observations added after them."""
+    function); the observations of a bug a static finding already names there are not
+    repeated (one bug, one finding); the other observations added after them."""
     used: set[int] = set()
     out = []
     for f in findings:
-        match = next((i for i, o in enumerate(observed)
-                      if f.rule in CONFIRMS.get(o.rule, (o.rule,)) and o.path == f.path
-                      and (f.line == o.line if o.rule in SAME_LINE else
-                           _region(str(cwd / f.path), f.line) == _region(str(cwd / o.path), o.line))), None)
-        if match is not None:
-            used.add(match)
-            f = dataclasses.replace(f, confirmed=True, extra={**f.extra, "run": observed[match].message})
+        matches = [i for i, o in enumerate(observed) if _same_bug(f, o, cwd)]
+        if matches:
+            used.update(matches)
+            f = dataclasses.replace(f, confirmed=True, extra={**f.extra, "run": observed[matches[0]].message})
         out.append(f)
     out.extend(o for i, o in enumerate(observed) if i not in used)
     out.sort(key=lambda f: f.sort_key)
     return out
+
+
+def _same_bug(f: Finding, o: Finding, cwd: Path) -> bool:
+    """Whether observation ``o`` is the bug static finding ``f`` names: a code that confirms it,
+    the same file, and the same line (TL101, TL005, TL021) or loop (or function)."""
+    if f.rule not in CONFIRMS.get(o.rule, (o.rule,)) or o.path != f.path:
+        return False
+    if o.rule in SAME_LINE:
+        return f.line == o.line
+    return _region(str(cwd / f.path), f.line) == _region(str(cwd / o.path), o.line)
 
 
 def apply_run(findings: list[Finding], options: RunOptions, cwd: Path,

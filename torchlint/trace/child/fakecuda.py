@@ -76,8 +76,8 @@ class FakeCuda:
             elif self.everything and name in _FACTORIES and name not in _FROM_DATA \
                     and self.observer.is_project(_caller(1)):
                 kwargs["device"] = self.meta  # the script's own tensors (not its data pipeline's)
-            if name == "type" and len(args) > 1 and hasattr(args[1], "dtype") and not isinstance(
-                    args[1], (str, torch.dtype)) and isinstance(first, torch.Tensor):
+            if name == "type" and len(args) > 1 and isinstance(args[1], LegacyCudaType) \
+                    and isinstance(first, torch.Tensor):
                 return first.to(device=self.meta, dtype=args[1].dtype)  # x.type(torch.cuda.FloatTensor)
             if name == "to" or name == "type":
                 args = tuple(self.device(a) if isinstance(a, (str, torch.device, int)) and i > 0 else a
@@ -125,6 +125,25 @@ class FakeCuda:
             outs = out if isinstance(out, (list, tuple)) else (out,)
             self.devices.note(func, list(tensors), [t for t in outs if isinstance(t, torch.Tensor)])
         return out
+
+
+class LegacyCudaType:
+    """``torch.cuda.FloatTensor`` and its kind on the fake device: called with sizes or data it
+    makes a meta tensor; ``x.type(torch.cuda.FloatTensor)`` moves ``x`` there
+    (:class:`.fakecuda.FakeCuda` reads ``dtype``)."""
+
+    def __init__(self, torch: Any, name: str, dtype: Any):
+        self.torch, self.__name__, self.dtype = torch, name, dtype
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        torch = self.torch
+        if not args or all(isinstance(a, int) for a in args) or len(args) == 1 and isinstance(args[0], torch.Size):
+            sizes = args[0] if len(args) == 1 and isinstance(args[0], torch.Size) else args
+            return torch.empty(*sizes, dtype=self.dtype, device="meta")
+        return torch.as_tensor(args[0], dtype=self.dtype).to("meta")
+
+    def __repr__(self) -> str:
+        return f"torch.cuda.{self.__name__}"
 
 
 _FROM_DATA = {"from_numpy", "as_tensor", "tensor", "stack", "cat", "zeros_like", "ones_like", "randn_like",

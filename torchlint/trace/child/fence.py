@@ -37,7 +37,7 @@ import socket
 from typing import Any, Callable
 
 from torchlint.trace.child import synthetic
-from torchlint.trace.child.fakecuda import fake_cuda
+from torchlint.trace.child.fakecuda import LegacyCudaType, fake_cuda
 from torchlint.trace.child.memory import as_on_cuda, fused_sdpa, tracking_live
 from torchlint.trace.child.observe import Observer
 
@@ -379,25 +379,6 @@ class Fence:
 _LEGACY_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
                  "BFloat16Tensor": "bfloat16", "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
                  "ByteTensor": "uint8", "CharTensor": "int8", "BoolTensor": "bool"}
-
-
-class LegacyCudaType:
-    """``torch.cuda.FloatTensor`` and its kind on the fake device: called with sizes or data it
-    makes a meta tensor; ``x.type(torch.cuda.FloatTensor)`` moves ``x`` there
-    (:class:`.fakecuda.FakeCuda` reads ``dtype``)."""
-
-    def __init__(self, torch: Any, name: str, dtype: Any):
-        self.torch, self.__name__, self.dtype = torch, name, dtype
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        torch = self.torch
-        if not args or all(isinstance(a, int) for a in args) or len(args) == 1 and isinstance(args[0], torch.Size):
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], torch.Size) else args
-            return torch.empty(*sizes, dtype=self.dtype, device="meta")
-        return torch.as_tensor(args[0], dtype=self.dtype).to("meta")
-
-    def __repr__(self) -> str:
-        return f"torch.cuda.{self.__name__}"
 
 
 class _Stream:

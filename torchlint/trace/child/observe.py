@@ -554,6 +554,8 @@ class Observer:
             return said  # the loss mismatch already said it
         if any(word in text for word in _ENVIRONMENT):
             return None  # what this machine lacks (a driver, a CUDA build): no finding in the script
+        if not isinstance(exc, (RuntimeError, ValueError, IndexError, AssertionError)):
+            return None  # a NameError, an AttributeError of an old API: the script's own failure
         if looks_like_shapes(exc) or self.fake_gpu and "device" in text and "meta" in text:
             message = text.replace("meta", "cuda") if "device" in text else text
             code = DEVICE_MISMATCH if self.fake_gpu and "device" in text and "meta" in text else SHAPE_MISMATCH
