@@ -137,6 +137,8 @@ class Observer:
         self.optimizers: dict[int, Any] = {}  # id -> every optimizer built
         self.snapshot: dict[int, tuple[Any, int, int]] = {}  # param id -> (ref, grad id, version) at its last step
         self.got_grad: set[int] = set()
+        self.in_optimizer: set[int] = set()  # parameter ids in an optimizer, at the last step
+        self.trained_params: dict[int, list[tuple[str, int]]] = {}  # model id -> (name, parameter id)
         self.step_backwards: list[tuple[tuple[str, int] | None, bool, int]] = []  # site, scaled, batch
         self.batch_index = 0
         self.scaled_from: dict[int, Any] = {}  # id(scaler.scale(loss)) -> loss
@@ -336,6 +338,12 @@ class Observer:
         self.keeps_graph(sys._getframe(2))
 
     def step_post(self, opt: Any) -> None:
+        params = [p for g in opt.param_groups for p in g["params"]]
+        self.got_grad.update(id(p) for p in params if p.grad is not None)  # a step(closure) ran its backward
+        # the trained models' parameters as they were trained (a trainer may move them after)
+        self.in_optimizer = {id(p) for o in self.live_optimizers() for g in o.param_groups for p in g["params"]}
+        for model in self.trained.values():
+            self.trained_params[id(model)] = [(n, id(p)) for n, p in model.named_parameters() if p.requires_grad]
         self.steps += 1
         self.pass_steps[self.current_pass] = self.pass_steps.get(self.current_pass, 0) + 1
         for window in self.windows.values():
@@ -352,29 +360,39 @@ class Observer:
 
     # ------------------------------------------------------------------ TL002
     def keeps_graph(self, frame: Any) -> None:
-        """At a step: names of the stepping frame (and its ``self``) that keep an earlier step's
-        graph: a tensor whose graph reaches an earlier loss, or a container that grows with
+        """At a step: what keeps an earlier step's graph, among the names of the stepping frame
+        (one level into the objects they hold: ``self.losses``, ``module.outputs``) and the
+        attributes of the trained models (a Lightning module's list, stepped by the trainer's
+        loop): a tensor whose graph reaches an earlier loss, or a container that grows with
         tensors that have a graph."""
-        site = self.where(frame)
-        if site is None or self.steps < 1:
+        if self.steps < 1:
             return
+        torch = self.torch
+        named: list[tuple[str, Any, tuple[str, int] | None, list[int]]] = []
+        seen: set[int] = set()
         f = frame
         while f is not None and not self.is_project(f.f_code.co_filename):
             f = f.f_back
-        if f is None:
-            return
-        torch = self.torch
-        names = dict(f.f_locals)
-        for owner_name, owner in list(names.items()):  # one level into objects: self.losses, module.outputs
-            attributes = None if isinstance(owner, _NOT_OWNERS + (torch.Tensor,)) else getattr(owner, "__dict__", None)
-            if isinstance(attributes, dict) and not owner_name.startswith("__"):
-                names.update({f"{owner_name}.{k}": v for k, v in list(attributes.items())[:256]
-                              if isinstance(v, (torch.Tensor, list, dict))})
+        if f is not None:
+            site, region = (os.path.realpath(f.f_code.co_filename), f.f_lineno), [f.f_code.co_firstlineno, f.f_lineno]
+            for name, value in list(f.f_locals.items()):
+                named.append((name, value, site, region))
+                attributes = None if isinstance(value, _NOT_OWNERS + (torch.Tensor,)) else getattr(value, "__dict__", None)
+                if isinstance(attributes, dict) and not name.startswith("__"):
+                    seen.add(id(value))
+                    named.extend((f"{name}.{k}", v, site, region) for k, v in list(attributes.items())[:256]
+                                 if isinstance(v, (torch.Tensor, list, dict)))
+        for model in self.trained.values():
+            source = _class_file(type(model))
+            if id(model) in seen or source is None or not self.is_project(source[0]):
+                continue
+            named.extend((f"{type(model).__name__}.{k}", v, source, [source[1], source[1]])
+                         for k, v in list(vars(model).items())[:256]
+                         if not k.startswith("_") and isinstance(v, (torch.Tensor, list, dict)))
         losses = {id(fn) for _, fn in self.old_losses}
         now = self.batch()
         old = {id(fn) for batch, fn in self.old_losses if batch < now}  # losses of earlier iterations
-        region = [f.f_code.co_firstlineno, f.f_lineno]
-        for name, value in names.items():
+        for name, value, site, region in named:
             if isinstance(value, torch.Tensor):
                 fn = value.grad_fn
                 before = self.accumulators.get(name)
@@ -574,14 +592,14 @@ class Observer:
         no optimizer; only for models some of whose parameters were trained."""
         if not self.steps:
             return
-        in_optimizer = {id(p) for o in self.live_optimizers() for g in o.param_groups for p in g["params"]}
+        in_optimizer = self.in_optimizer
         for model in self.trained.values():
-            named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
-            if not any(id(p) in in_optimizer for _, p in named):
+            named = self.trained_params.get(id(model), [])
+            if not any(p in in_optimizer for _, p in named):
                 continue
-            for code, missing in ((OPTIMIZER_MISSES_PARAMETERS, {n for n, p in named if id(p) not in in_optimizer}),
-                                  (UNUSED_LAYER, {n for n, p in named if id(p) in in_optimizer
-                                             and id(p) not in self.got_grad})):
+            for code, missing in ((OPTIMIZER_MISSES_PARAMETERS, {n for n, p in named if p not in in_optimizer}),
+                                  (UNUSED_LAYER, {n for n, p in named if p in in_optimizer
+                                                  and p not in self.got_grad})):
                 for layer in _whole_layers(model, missing):
                     parent, _, attr = layer.rpartition(".")
                     owner = model.get_submodule(parent) if parent else model
@@ -606,6 +624,16 @@ class Observer:
 
     def peak_bytes(self) -> int:
         return int(self.memory.peak) if self.memory is not None else 0
+
+
+def _class_file(cls: type) -> tuple[str, int] | None:
+    """Where a class is defined: (its file, its first line)."""
+    import inspect
+
+    try:
+        return os.path.realpath(inspect.getsourcefile(cls) or ""), inspect.getsourcelines(cls)[1]
+    except (TypeError, OSError):
+        return None
 
 
 def _grad_fns(torch: Any, output: Any, depth: int = 0) -> list[Any]:
