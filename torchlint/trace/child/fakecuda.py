@@ -98,6 +98,8 @@ class FakeCuda:
                     return zeros if name == "cpu" else zeros.tolist() if name == "tolist" else zeros.numpy()
                 if name == "to" and _to_cpu(torch, args, kwargs):
                     return torch.zeros(first.shape, dtype=_to_dtype(torch, first, args, kwargs))
+                if name == "type" and len(args) > 1 and isinstance(args[1], type) and hasattr(args[1], "dtype"):
+                    return torch.zeros(first.shape, dtype=args[1].dtype)  # .type(torch.FloatTensor): a CPU copy
         observer = self.observer
         if name in _BACKWARD:
             observer.backward(first if isinstance(first, torch.Tensor) else kwargs.get("tensors"))
