@@ -82,17 +82,37 @@ def run_one(python: str, src: Path, entry: tuple) -> dict:
     except ValueError:
         findings = []
     summary = [line for line in proc.stderr.splitlines() if line.startswith("torchlint: run:")]
-    return {"script": f"{repo}/{directory}/{script}".replace("//", "/"), "wall": wall, "summary": summary,
+    return {"script": f"{repo}/{directory}/{script}".replace("//", "/").replace("/./", "/"), "wall": wall, "summary": summary,
             "exit": proc.returncode, "run_findings": [f for f in findings if "(found by the dry run)" in f["message"]],
             "confirmed": [f for f in findings if f.get("confirmed")], "changed": changed,
             "temp_new": left, "stderr": proc.stderr[-2000:]}
+
+
+def learners_scripts(src: Path, most: int = 40) -> list[tuple]:
+    """The learners' corpus scripts that train on a torchvision dataset through a DataLoader
+    (``benchmarks/learners.py`` builds the corpus): run with ``--synthetic-data``."""
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if ".step()" in text and "DataLoader" in text and ("torchvision.datasets" in text or "datasets.MNIST" in text
+                                                          or "datasets.CIFAR" in text or "FashionMNIST" in text):
+            rel = path.relative_to(src)
+            found.append((rel.parts[0], str(Path(*rel.parts[1:-1])), rel.name, [], []))
+    return found[:most]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", type=Path, required=True, help="where examples/ and nanoGPT/ were cloned")
     parser.add_argument("--python", default=sys.executable, help="the Python that runs torchlint")
+    parser.add_argument("--learners", action="store_true",
+                        help="--src is the learners' corpus: run its scripts that train on a torchvision dataset")
     args = parser.parse_args()
+    if args.learners:
+        SCRIPTS[:] = learners_scripts(args.src)
     failed = 0
     print(f"{'script':42} {'wall s':>7}  {'ok':3} run")
     for entry in SCRIPTS:
