@@ -296,6 +296,13 @@ RULES = (
         severity=Severity.ERROR,
     ),
     RuleInfo(
+        code='TL029',
+        name='log-or-division-of-zero',
+        module='torchlint.checks.tl029_log_or_division_of_zero',
+        class_name='LogOrDivisionOfZero',
+        summary="log of, or division by, a value this code can make exactly 0 (a ReLU output, a count, a mask's sum, 1 - a probability) with no epsilon",
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',
