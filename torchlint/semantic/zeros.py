@@ -268,36 +268,59 @@ def zero_divisor(model: "SemanticModel", expr: cst.BaseExpression, outputs: "Out
 
 
 def guarded_by_test(model: "SemanticModel", expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
-    """The function around ``at`` tests one of the names ``expr`` is computed from (``if n > 0:``,
-    ``if mask.sum() == 0: continue``, ``assert m.any()``, ``x / n if n else 0``), or passes it to
-    ``max``/``clamp`` somewhere: the code looked at the zero case."""
-    names = _names_in(model, expr)
+    """The function around ``at`` looks at the zero case of ``expr``: a test (``if``, ``while``,
+    ``assert``, a conditional expression) or any comparison (``n > 0`` given to ``torch.where``
+    or ``masked_select``) reads a name ``expr`` reads, or one computed from the same names
+    (``s = mask.sum(); if s == 0: return``, then ``/ mask.sum()``). Identity and membership
+    tests (``x is None``) do not count."""
+    names, direct = _names_in(model, expr), _roots(expr)
     if not names:
         return False
     scope = model.scope_of(at).function() or model.scope_of(at)
     for node in iter_nodes(scope.node):
-        tests: list[cst.CSTNode] = []
-        if isinstance(node, (cst.If, cst.While)):
-            tests.append(node.test)
-        elif isinstance(node, cst.IfExp):
-            tests.append(node.test)
-        elif isinstance(node, cst.Assert):
-            tests.append(node.test)
-        for test in tests:
-            if _read_names(test) & names:
-                return True
+        if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)):
+            test, read = node.test, _names_in(model, node.test)
+            wanted = names
+        elif isinstance(node, cst.Comparison):  # a comparison elsewhere reads the value itself
+            test, read, wanted = node, _read_names(node), direct
+        else:
+            continue
+        if isinstance(test, cst.Comparison) and any(
+                isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in test.comparisons):
+            continue
+        if read & wanted:
+            return True
     return False
 
 
 def _names_in(model: "SemanticModel", expr: cst.BaseExpression, depth: int = 0) -> set[str]:
-    """The local names ``expr`` reads, and those their bindings read (a few levels)."""
+    """The local names ``expr`` reads, and those their bindings read (one level)."""
     found: set[str] = set()
     for name in _read_names(expr):
         found.add(name)
-        if depth < 3:
+        if depth < 1:
             for value in _values_named(model, expr, name):
                 found |= _names_in(model, value, depth + 1)
-    return found - {"torch", "F", "nn", "self"}
+    return found - {"torch", "F", "nn", "self", "np"}
+
+
+def _roots(expr: cst.BaseExpression) -> set[str]:
+    """The names a value is computed from, not its indices or arguments: ``n`` in ``n``,
+    ``n.float()``, ``n[0]``, ``torch.sum(n, 1)``, ``a / n``."""
+    if isinstance(expr, cst.Name):
+        return {expr.value}
+    if isinstance(expr, cst.Subscript):
+        return _roots(expr.value)
+    if isinstance(expr, cst.BinaryOperation):
+        return _roots(expr.left) | _roots(expr.right)
+    if isinstance(expr, cst.Call):
+        if isinstance(expr.func, cst.Attribute) and not isinstance(expr.func.value, cst.Name) \
+                or isinstance(expr.func, cst.Attribute) and expr.func.value.value not in ("torch", "F", "np"):
+            return _roots(expr.func.value)
+        return _roots(expr.args[0].value) if expr.args else set()
+    if isinstance(expr, cst.Attribute):
+        return _roots(expr.value)
+    return set()
 
 
 def _values_named(model: "SemanticModel", expr: cst.BaseExpression, name: str) -> list:
