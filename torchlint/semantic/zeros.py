@@ -50,7 +50,7 @@ WHEN = {RELU: "wherever its input is negative", COUNT: "when nothing matches",
 _RELU_FUNCTIONS = frozenset({"torch.relu", "torch.nn.functional.relu", "torch.nn.functional.relu6",
                              "torch.relu_", "torch.nn.functional.relu_"})
 _RELU_LAYERS = frozenset({"ReLU", "ReLU6"})
-_CASTS = frozenset({"float", "double", "half", "long", "int", "type", "type_as", "to", "cpu", "cuda",
+_CASTS = frozenset({"float", "double", "half", "long", "int", "type", "type_as", "to", "cpu", "cuda", "item",
                     "detach", "clone", "data"})
 _PICKING = frozenset({"gather", "index_select", "masked_select", "take_along_dim"})
 _COMPARE_METHODS = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "bool", "logical_and", "logical_or",
@@ -61,6 +61,9 @@ _COMPARE_FUNCTIONS = frozenset({"torch.eq", "torch.ne", "torch.lt", "torch.le", 
 _SUMS = frozenset({"torch.sum", "torch.count_nonzero"})
 _NORMS = frozenset({"torch.norm", "torch.linalg.norm", "torch.linalg.vector_norm"})
 _EXPS = frozenset({"torch.exp"})
+# Methods that keep a value off 0: never followed.
+_GUARDS = frozenset({"clamp", "clip", "clamp_min", "clamp_", "clip_", "clamp_min_", "maximum", "fmax", "add", "add_"})
+_SAME = SHAPE_METHODS - _GUARDS  # shape-only methods a value passes through unchanged
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,18 @@ def _number(node: cst.BaseExpression, value: float) -> bool:
     return False
 
 
+def _one(model: "SemanticModel", expr: cst.BaseExpression, depth: int) -> bool:
+    """``1``, ``1.0``, ``torch.ones_like(p)``, ``torch.ones(...)``, or a name bound only to one."""
+    if _number(expr, 1.0):
+        return True
+    if isinstance(expr, cst.Call):
+        return model.qualified_name(expr.func) in ("torch.ones_like", "torch.ones")
+    if isinstance(expr, cst.Name) and depth < _MAX_DEPTH:
+        values = values_of(model, expr)
+        return bool(values) and all(_one(model, v, depth + 1) for v in values)
+    return False
+
+
 def is_mask(model: "SemanticModel", expr: cst.BaseExpression, depth: int = 0) -> bool:
     """A boolean tensor for sure, or its cast: a comparison (``pred == y``, ``y.ne(pad)``,
     ``torch.eq(a, b)``), ``~m``, ``m & n``, ``.bool()``, and names every binding of which is one."""
@@ -119,7 +134,7 @@ def is_mask(model: "SemanticModel", expr: cst.BaseExpression, depth: int = 0) ->
         method = _method(model, expr)
         if method in _COMPARE_METHODS:
             return True
-        if method in _CASTS or method in SHAPE_METHODS:
+        if method in _CASTS or method in _SAME:
             return is_mask(model, expr.func.value, depth + 1)
         if model.qualified_name(expr.func) in _COMPARE_FUNCTIONS:
             return True
@@ -157,7 +172,7 @@ def _is_exp(model: "SemanticModel", expr: cst.BaseExpression, depth: int) -> boo
         method = _method(model, expr)
         if method == "exp" and not expr.args:
             return True
-        if method in SHAPE_METHODS:
+        if method in _SAME:
             return _is_exp(model, expr.func.value, depth + 1)
     return False
 
@@ -190,7 +205,7 @@ def zero_value(model: "SemanticModel", expr: cst.BaseExpression, outputs: "Outpu
         return zero_value(model, expr.value, outputs, depth + 1)
     if isinstance(expr, cst.BinaryOperation):
         op = expr.operator
-        if isinstance(op, cst.Subtract) and _number(expr.left, 1.0):
+        if isinstance(op, cst.Subtract) and _one(model, expr.left, depth + 1):
             if probabilities_from(model, expr.right, outputs=outputs) is not None \
                     or zero_value(model, expr.right, outputs, depth + 1) in _PROBABILITY_KINDS:
                 return Zero(COMPLEMENT, expr)
@@ -213,7 +228,7 @@ def zero_value(model: "SemanticModel", expr: cst.BaseExpression, outputs: "Outpu
         if counted is not None and is_mask(model, counted, depth + 1):
             return Zero(COUNT, expr)
         return None
-    if method in _CASTS or method in SHAPE_METHODS or method in _PICKING:
+    if method in _CASTS or method in _SAME or method in _PICKING:
         return zero_value(model, expr.func.value, outputs, depth + 1)
     return None
 
@@ -262,7 +277,7 @@ def zero_divisor(model: "SemanticModel", expr: cst.BaseExpression, outputs: "Out
         if inner is not None and inner.kind in (RELU, COUNT):
             return inner
         return None
-    if method in _CASTS or method in SHAPE_METHODS:
+    if method in _CASTS or method in _SAME:
         return zero_divisor(model, expr.func.value, outputs, depth + 1)
     return None
 
