@@ -41,8 +41,17 @@ class LogOrDivisionOfZero(Rule):
     default_enabled = True
     summary = ("log of, or division by, a value this code can make exactly 0 (a ReLU output, a count, "
                "a mask's sum, 1 - a probability) with no epsilon")
+    skips_test_files = True
     # [tool.torchlint.log-or-division-of-zero]; the page's Options block is generated from this.
-    options: dict[str, Option] = {}
+    options = {
+        "divisions": Option(False, bool, "also report divisions by a count of a mask or by a sum or norm of a "
+                                         "ReLU output (`loss.sum() / mask.sum()`); off by default: on the corpora "
+                                         "most such counts are of padding or positives that are never all absent "
+                                         "in practice"),
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, "
+                                         "test_*.py, *_test.py, tests.py, conftest.py): a test computes its expected "
+                                         "values on fixed data, where a count is known not to be 0"),
+    }
     requires_text = ("log", "/")
 
     def __init__(self, ctx, options):
@@ -80,7 +89,7 @@ class LogOrDivisionOfZero(Rule):
             if zero is None or guarded_by_test(model, argument, call):
                 continue
             self.report(call, log_message(written, zero.words, zero.when))
-        for node, divisor in self._divisions:
+        for node, divisor in self._divisions if self.opts.get("divisions") else ():
             zero = zero_divisor(model, divisor, outputs)
             if zero is None or guarded_by_test(model, divisor, node):
                 continue

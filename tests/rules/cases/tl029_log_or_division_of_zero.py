@@ -6,6 +6,7 @@ from torchlint.rule import Invalid, Valid
 from torchlint.semantic.zeros import COMPLEMENT, COUNT, RELU, SOFTMAX, WHEN, WORDS
 
 _COUNT = division_message(WORDS[COUNT], WHEN[COUNT])
+_DIV = {"divisions": True}
 _RELU_SUM = division_message("a sum or norm of " + WORDS[RELU], WHEN[RELU])
 
 VALID: list[Valid | str] = [
@@ -83,19 +84,26 @@ VALID: list[Valid | str] = [
         """,
 ]
 
+# Divisions are reported only with the `divisions` option.
+VALID.append("""
+        def masked_mean(loss, labels):
+            mask = labels != -100
+            return (loss * mask).sum() / mask.sum()
+        """)
+
 INVALID: list[Invalid] = [
     # A count of a mask as the divisor (a batch with every label ignored).
     Invalid("""
         def masked_mean(loss, labels):
             mask = labels != -100
             return (loss * mask).sum() / mask.sum()
-        """, lines=(4,), messages=(_COUNT,)),
+        """, lines=(4,), messages=(_COUNT,), options=_DIV),
     # Through a name and .item().
     Invalid("""
         def ssd_loss(loc_loss, cls_loss, cls_targets):
             num_pos = (cls_targets > 0).sum().item()
             return (loc_loss + cls_loss) / num_pos
-        """, lines=(4,), messages=(_COUNT,)),
+        """, lines=(4,), messages=(_COUNT,), options=_DIV),
     # /= by a count.
     Invalid("""
         import torch
@@ -103,7 +111,7 @@ INVALID: list[Invalid] = [
             loss = torch.sum((x - y) ** 2 * (y > 0))
             loss /= torch.sum(y > 0)
             return loss
-        """, lines=(5,), messages=(_COUNT,)),
+        """, lines=(5,), messages=(_COUNT,), options=_DIV),
     # One minus a sigmoid: 0 once the sigmoid rounds to 1.
     Invalid("""
         import torch
@@ -148,7 +156,7 @@ INVALID: list[Invalid] = [
         def f(h):
             r = F.relu(h)
             return torch.log(r), r / r.sum(1, keepdim=True)
-        """, lines=(6, 6), messages=(log_message("torch.log", WORDS[RELU], WHEN[RELU]), _RELU_SUM)),
+        """, lines=(6, 6), messages=(log_message("torch.log", WORDS[RELU], WHEN[RELU]), _RELU_SUM), options=_DIV),
     # The log of a count.
     Invalid("""
         import torch
