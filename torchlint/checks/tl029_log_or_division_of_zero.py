@@ -1,7 +1,9 @@
 """TL029 log-or-division-of-zero: the log of, or a division by, a value this very code can make
 exactly 0, with no epsilon or clamp on the way.
 
-The walk notes ``torch.log(X)`` / ``X.log()`` calls and ``a / D`` divisions (``/=`` too);
+The walk notes ``torch.log(X)`` / ``X.log()`` calls and, with the ``divisions`` option (off by
+default: on the corpora most counts divided by were never empty in practice), ``a / D``
+divisions (``/=`` too);
 ``finish`` asks ``semantic.zeros``: ``zero_value(X)`` for a log (a ReLU output, a count, one
 minus a probability, a softmax computed by hand, a ratio of such), ``zero_divisor(D)`` for a
 division (a count or mask's sum, the sum or norm of a ReLU output or a mask). Left alone: any
@@ -66,15 +68,16 @@ class LogOrDivisionOfZero(Rule):
             self._logs.append(node)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if isinstance(node.operator, cst.Divide):
+        if isinstance(node.operator, cst.Divide) and self.opts.get("divisions"):
             self._divisions.append((node, node.right))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.operator, cst.DivideAssign):
+        if isinstance(node.operator, cst.DivideAssign) and self.opts.get("divisions"):
             self._divisions.append((node, node.value))
 
     def finish(self) -> None:
-        if not self._logs and not self._divisions:
+        divisions = self._divisions if self.opts.get("divisions") else []
+        if not self._logs and not divisions:
             return
         model = self.ctx.semantic.model
         outputs = Outputs.of(self.ctx)
@@ -89,7 +92,7 @@ class LogOrDivisionOfZero(Rule):
             if zero is None or guarded_by_test(model, argument, call):
                 continue
             self.report(call, log_message(written, zero.words, zero.when))
-        for node, divisor in self._divisions if self.opts.get("divisions") else ():
+        for node, divisor in divisions:
             zero = zero_divisor(model, divisor, outputs)
             if zero is None or guarded_by_test(model, divisor, node):
                 continue
