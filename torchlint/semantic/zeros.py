@@ -42,8 +42,9 @@ _MAX_DEPTH = 24
 RELU, COUNT, COMPLEMENT, SOFTMAX, QUOTIENT = "relu", "count", "complement", "softmax", "quotient"
 WORDS = {RELU: "a ReLU's output", COUNT: "a count", COMPLEMENT: "one minus a probability",
          SOFTMAX: "a softmax computed by hand (exp over its sum)", QUOTIENT: "a ratio whose numerator can be 0"}
-WHEN = {RELU: "wherever its input is negative", COUNT: "when nothing matches",
-        COMPLEMENT: "once the probability rounds to 1 (a sigmoid input above about 17 in float32)",
+WHEN = {RELU: "wherever its input is not positive", COUNT: "when nothing matches",
+        COMPLEMENT: ("once the probability rounds to 1 (in float32, a sigmoid's input above about 17, a softmax's "
+                     "top logit about 17 above the others)"),
         SOFTMAX: "where exp underflows (a logit about 100 below the largest in float32)",
         QUOTIENT: "wherever its numerator is"}
 
