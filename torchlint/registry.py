@@ -296,6 +296,18 @@ RULES = (
         severity=Severity.ERROR,
     ),
     RuleInfo(
+        code='TL029',
+        name='log-or-division-of-zero',
+        module='torchlint.checks.tl029_log_or_division_of_zero',
+        class_name='LogOrDivisionOfZero',
+        summary="log of, or division by, a value this code can make exactly 0 (a ReLU output, a count, a mask's sum, 1 - a probability) with no epsilon",
+        options={
+            'divisions': Option(False, bool, 'also report divisions by a count of a mask or by a sum or norm of a ReLU output (`loss.sum() / mask.sum()`); off by default: on the corpora most such counts are of padding or positives that are never all absent in practice'),
+            'skip-tests': Option(True, bool, 'skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, tests.py, conftest.py): a test computes its expected values on fixed data, where a count is known not to be 0'),
+        },
+        skips_test_files=True,
+    ),
+    RuleInfo(
         code='TL100',
         name='shape-mismatch',
         module='torchlint.checks.tl100_shape_mismatch',

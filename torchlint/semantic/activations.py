@@ -1279,7 +1279,7 @@ def probabilities_from(model, expr: cst.BaseExpression, depth: int = 0,
     if depth > _MAX_DEPTH:
         return None
     if isinstance(expr, cst.Name):
-        if _clamped_in_place(model, expr):
+        if clamped_in_place(model, expr):
             return None
         found = [probabilities_from(model, value, depth + 1, outputs) for value in values_of(model, expr)]
         if not found or any(got is None for got in found) or len({got[0] for got in found}) != 1:
@@ -1303,7 +1303,7 @@ def probabilities_from(model, expr: cst.BaseExpression, depth: int = 0,
     return _called_activation(model, outputs, expr) if outputs is not None else None
 
 
-def _clamped_in_place(model, name: cst.Name) -> bool:
+def clamped_in_place(model, name: cst.Name) -> bool:
     """``name.clamp_(...)`` or ``name.data.clamp_(...)`` (``clip_``, ``clamp_min_``) anywhere in
     the scope reading ``name``: its values are kept off 0 in place (C51's ``dist.data.clamp_(0.01,
     0.99)`` before ``dist.log()``)."""
