@@ -249,8 +249,12 @@ def test_watch_subprocess_until_ctrl_c(tmp_path):
     then SIGINT ends it with exit 0. Bounded by a deadline."""
     (tmp_path / "train.py").write_text(GOOD)
     env = dict(os.environ, PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
+    # Ctrl-C reaches the process as on a terminal, even where this test runs with SIGINT ignored
+    # (a shell's background job: the ignored disposition is inherited, and Python then never
+    # installs its KeyboardInterrupt handler)
     proc = subprocess.Popen([sys.executable, "-m", "torchlint", "check", "--watch", "-n", "--output-format", "concise",
-                             "."], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "."], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)
     reader.start()
