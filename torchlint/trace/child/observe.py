@@ -653,8 +653,8 @@ def _grad_fns(torch: Any, output: Any, depth: int = 0) -> list[Any]:
     return [fn for item in items for fn in _grad_fns(torch, item, depth + 1)]
 
 
-def _graph_ids(fn: Any, limit: int = 200000) -> set[int]:
-    """The ids of the nodes of the autograd graph under ``fn``."""
+def _graph_nodes(fn: Any, limit: int) -> Iterator[int]:
+    """The ids of the nodes of the autograd graph under ``fn``, each once, at most ``limit``."""
     seen: set[int] = set()
     stack = [fn]
     while stack and len(seen) < limit:
@@ -662,22 +662,18 @@ def _graph_ids(fn: Any, limit: int = 200000) -> set[int]:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
+        yield id(node)
         stack.extend(n for n, _ in getattr(node, "next_functions", ()) if n is not None)
-    return seen
+
+
+def _graph_ids(fn: Any, limit: int = 200000) -> set[int]:
+    """The ids of the nodes of the autograd graph under ``fn``."""
+    return set(_graph_nodes(fn, limit))
 
 
 def _reaches(fn: Any, targets: set[int], limit: int = 20000) -> bool:
     """Whether the autograd graph under ``fn`` holds one of ``targets`` (ids of grad_fns)."""
-    seen, stack = set(), [fn]
-    while stack and len(seen) < limit:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        if id(node) in targets:
-            return True
-        seen.add(id(node))
-        stack.extend(n for n, _ in getattr(node, "next_functions", ()) if n is not None)
-    return False
+    return any(node in targets for node in _graph_nodes(fn, limit))
 
 
 def _whole_layers(model: Any, names: set[str]) -> list[str]:
