@@ -42,3 +42,20 @@ def is_demo_module(path: str) -> bool:
     (``lightning.pytorch.demos``' ``BoringModel``), whose values are fixed on purpose and
     changed by subclassing, not configured."""
     return any(p in DEMO_DIRS for p in PurePosixPath(path.replace("\\", "/")).parts[:-1])
+
+
+BENCHMARK_DIRS = {"benchmark", "benchmarks", "bench"}
+
+
+def is_benchmark_file(path: str) -> bool:
+    """Named for a benchmark: ``benchmark*.py``, ``bench_*.py``, ``*_benchmark.py``,
+    ``*_bench.py``, or under a ``benchmark(s)/``/``bench/`` directory or one named
+    ``*_benchmark(s)`` (ignite's ``cifar100_amp_benchmark/``). Whether it times anything is
+    the semantic layer's question (``semantic.timing.times_code``)."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    name = parts[-1] if parts else ""
+    stem = name.rsplit(".", 1)[0].lower()
+    if stem.startswith(("benchmark", "bench_")) or stem.endswith(("_benchmark", "_bench")):
+        return True
+    return any(p.lower() in BENCHMARK_DIRS or p.lower().endswith(("_benchmark", "_benchmarks"))
+               for p in parts[:-1])

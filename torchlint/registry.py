@@ -114,6 +114,10 @@ RULES = (
         class_name='ActivationBeforeLoss',
         summary='softmax/sigmoid output fed to a loss that applies its own (CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss)',
         severity=Severity.ERROR,
+        options={
+            'skip-tests': Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, tests.py, conftest.py): a test's loss is a fixture: the value it computes does not matter to the test"),
+        },
+        skips_test_files=True,
         fixable=('unsafe',),
         project_pass=True,
     ),
@@ -239,6 +243,10 @@ RULES = (
         class_name='LossInputMismatch',
         summary='A loss given what it does not take: logits to NLLLoss/BCELoss, one-hot targets to NLLLoss/CrossEntropyLoss, class indices to a loss',
         severity=Severity.ERROR,
+        options={
+            'skip-tests': Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, tests.py, conftest.py): a test's loss is a fixture: the value it computes does not matter to the test"),
+        },
+        skips_test_files=True,
         fixable=('unsafe',),
         project_pass=True,
     ),
@@ -249,6 +257,10 @@ RULES = (
         class_name='ThresholdOnLogits',
         summary="A 0.5 threshold or round() applied to a model's logits (their threshold is 0)",
         severity=Severity.ERROR,
+        options={
+            'skip-tests': Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, test_*.py, *_test.py, tests.py, conftest.py): a test's decision on a model's output is a fixture, not a prediction anyone uses"),
+        },
+        skips_test_files=True,
         fixable=('unsafe',),
         project_pass=True,
     ),

@@ -47,7 +47,8 @@ from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, few_examples, few_iterations,
-                                          fixed_few_examples, module_evals, scan_body)
+                                          fixed_few_examples, made_up_examples, module_evals,
+                                          scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -365,7 +366,11 @@ class EvalWithoutNoGrad(Rule):
         steps there, ``for k in range(10)``): the graph it records is too small to matter
         (``evaluation.few_examples``, ``few_iterations``). In module-level code also: a loop
         that forwards the same handful made before it on every pass (an equivariance check,
-        ``net(x.transform(g))``: ``evaluation.fixed_few_examples``). A loop over the data is
+        ``net(x.transform(g))``: ``evaluation.fixed_few_examples``). In a function, in no loop,
+        also a handful the function makes up itself (``x = torch.rand(1, 3, 299, 299)``, then
+        ``model(x)``: a calibration or shape check on a dummy input, the same on every call:
+        ``evaluation.made_up_examples``); a forward of what its caller hands in is still
+        reported. A loop over the data is
         still reported, and so is a real batch forwarded once (``next(iter(loader))``)."""
         args = [a.value for a in call.args if a.keyword is None and a.star == ""]
         if not args:
@@ -375,7 +380,7 @@ class EvalWithoutNoGrad(Rule):
         loops = self.ctx.enclosing_loops(call)
         if loops and not (once and few_iterations(loops)):
             return once and fixed_few_examples(args[0], loops, model)
-        return few_examples(args[0], model if once else None)
+        return few_examples(args[0], model if once else None) or not once and made_up_examples(args[0], model)
 
     def _one_shot(self, call: cst.Call) -> bool:
         """``model(x)`` as a statement of its own, in no loop of its function, run only to be

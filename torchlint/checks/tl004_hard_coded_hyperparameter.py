@@ -42,11 +42,12 @@ from typing import Any
 
 import libcst as cst
 
-from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_demo_module, is_test_file
+from torchlint.filekinds import (CONFIG_FILES_DESCRIPTION, is_benchmark_file, is_config_file, is_demo_module,
+                                 is_test_file)
 from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
-from torchlint.semantic import epochs, hyperparameters, loaders, optim_classes, runs, settings
+from torchlint.semantic import epochs, hyperparameters, loaders, optim_classes, runs, settings, timing
 from torchlint.semantic.hyperparameters import CLIP_NAMES, LOADER, OPTIMIZER, OTHER
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.literals import is_positive, numeric_value
@@ -374,6 +375,7 @@ class HardCodedHyperparameter(Rule):
             values = settings.configured_values(model)
             self._file_settings = {
                 "notebook": self.ctx.path.endswith(".ipynb"),
+                "benchmark": is_benchmark_file(self.ctx.path) and timing.times_code(model),
                 "configured": settings.takes_configuration(model),
                 "unused": {idea: [c.shown, self.ctx.line_of(c.node)] for idea, c in values.items() if not c.used}}
         return self._file_settings
@@ -557,7 +559,9 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
       else but in a print or a log (a notebook's or script's ``batch_size = 64``, an
       ``--lr`` option, ``args.lr``; ``settings.configured_values``): reported anywhere,
       naming that value.
-    * Else never in a notebook: its cells are its configuration.
+    * Else never in a notebook (its cells are its configuration), nor in a timing benchmark
+      (``filekinds.is_benchmark_file`` and ``semantic.timing.times_code``: it holds its values
+      fixed on purpose, so that only what it measures varies).
     * Else in a file that takes its settings from a command line or a config
       (``settings.takes_configuration``): it bypasses them.
     * Else in a function or class whose interface takes other hyperparameters
@@ -571,7 +575,7 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
         var, line = bypassed
         use = f"the parsed `{var}`" if var.startswith("--") else f"`{var}`"
         return _NOW, f", although `{var}` (line {line}) sets it: changing `{var}` changes nothing; use {use} here"
-    if file["notebook"]:
+    if file["notebook"] or file.get("benchmark"):
         return None
     if file["configured"] or where == _INTERFACE:
         return _NOW, f", {_WHY}"

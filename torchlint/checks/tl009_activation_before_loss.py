@@ -72,7 +72,12 @@ class ActivationBeforeLoss(Rule):
     severity = Severity.ERROR
     default_enabled = True
     summary = "softmax/sigmoid output fed to a loss that applies its own (CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss)"
-    options: dict[str, Option] = {}
+    options: dict[str, Option] = {
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, "
+                                         "test_*.py, *_test.py, tests.py, conftest.py): a test's loss is a fixture: the value it computes does not matter to the test"),
+    }
+    skips_test_files = True
+    shared_facts = ("ends", "calls")  # a test file's model classes and calls, for other files' findings
     requires_text = ("softmax", "Softmax", "sigmoid", "Sigmoid", "expit", "cross_entropy", "CrossEntropy", "nll_loss",
                      "NLLLoss", "with_logits", "WithLogits")
     fixable = (UNSAFE,)

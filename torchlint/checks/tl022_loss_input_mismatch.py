@@ -95,7 +95,12 @@ class LossInputMismatch(Rule):
     default_enabled = True
     summary = ("A loss given what it does not take: logits to NLLLoss/BCELoss, one-hot targets to "
                "NLLLoss/CrossEntropyLoss, class indices to a loss")
-    options: dict[str, Option] = {}
+    options: dict[str, Option] = {
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, "
+                                         "test_*.py, *_test.py, tests.py, conftest.py): a test's loss is a fixture: the value it computes does not matter to the test"),
+    }
+    skips_test_files = True
+    shared_facts = ("ends", "calls")  # a test file's model classes and calls, for other files' findings
     requires_text = ("nll_loss", "NLLLoss", "BCELoss", "binary_cross_entropy", "one_hot", "argmax", "long()", "max(",
                      "CrossEntropy", "cross_entropy", "mse_loss", "MSELoss", "l1_loss", "L1Loss", "Huber")
     fixable = (UNSAFE,)

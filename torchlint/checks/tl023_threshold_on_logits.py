@@ -73,7 +73,12 @@ class ThresholdOnLogits(Rule):
     severity = Severity.ERROR
     default_enabled = True
     summary = "A 0.5 threshold or round() applied to a model's logits (their threshold is 0)"
-    options: dict[str, Option] = {}
+    options: dict[str, Option] = {
+        "skip-tests": Option(True, bool, "skip test files (tests/, test/, testing/, test_utils/ directories, "
+                                         "test_*.py, *_test.py, tests.py, conftest.py): a test's decision on a model's output is a fixture, not a prediction anyone uses"),
+    }
+    skips_test_files = True
+    shared_facts = ("ends", "calls")  # a test file's model classes and calls, for other files' findings
     # round(), a comparison with a literal in (0, 1) on either side
     requires_text = ("round", *(f"{op}{space}{lit}" for op in (">", ">=", "<", "<=") for space in ("", " ")
                                 for lit in ("0.", ".")),

@@ -407,6 +407,30 @@ def few_examples_made_at(expr: cst.BaseExpression, model=None, depth: int = 0) -
     return None
 
 
+def made_up_examples(expr: cst.BaseExpression, model) -> bool:
+    """``expr`` is a handful of examples the code writes out itself, whatever a caller hands
+    in: a tensor of literal data or of a literal shape of a handful of rows (``_written_out``:
+    ``torch.rand(1, 3, 299, 299)``), directly, behind ``.to(device)``-style calls or through a
+    name holding only that (``x = torch.rand(1, 3, 299, 299)`` then ``model(x)``). A function
+    forwarding one forwards the same made-up input on every call (a calibration or shape check
+    on a dummy input), unlike ``predict(image.unsqueeze(0))``, whose examples its caller chooses."""
+    node, depth = expr, 0
+    while depth < _DEPTH:
+        node = _unwrapped(node)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _MOVES \
+                and node.func.attr.value not in ("view", "reshape"):
+            node = node.func.value
+        elif isinstance(node, cst.Name):
+            value = single_value(model, node)
+            if value is None:
+                return False
+            node = value
+        else:
+            return _written_out(node, model)
+        depth += 1
+    return False
+
+
 def fixed_few_examples(expr: cst.BaseExpression, loops, model) -> bool:
     """In code that runs once (``model``: a script's or notebook's module-level code), ``expr``
     is a handful of examples (``few_examples``) made before ``loops``, outside every one of

@@ -415,10 +415,40 @@ VALID = [
     "for i in range(N + 1):\n"
     "    x_rot = x.transform(G.element(i / N * 2 * np.pi))\n"
     "    err = torch.norm(conv_model(x_rot.tensor) - y.tensor).item()\n",
+    # In a function, a dummy input the function makes up itself, forwarded once: the same
+    # handful on every call, whoever calls it (torchvision's quantize_model calibrates on one
+    # random image; read debatable in the library corpus), directly or through a name.
+    "import torch\n"
+    "def quantize_model(model, backend):\n"
+    "    _dummy_input_data = torch.rand(1, 3, 299, 299)\n"
+    "    model.eval()\n"
+    "    torch.ao.quantization.prepare(model, inplace=True)\n"
+    "    model(_dummy_input_data)\n"
+    "    torch.ao.quantization.convert(model, inplace=True)\n",
+    "import torch\n"
+    "def output_size(net, device):\n"
+    "    net.eval()\n"
+    "    return net(torch.zeros(2, 3, 32, 32).to(device)).shape[1]\n",
 ]
 
 
 INVALID = [
+    # In a function, a made-up input of a real batch's size is no handful, and a made-up input
+    # forwarded in a loop of the function is forwarded on every pass.
+    Invalid(
+        "import torch\n"
+        "def benchmark(model):\n"
+        "    model.eval()\n"
+        "    x = torch.randn(256, 3, 224, 224)\n"
+        "    return model(x)\n",
+        lines=(5,),
+        messages=(
+            "`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only "
+            "switches dropout/batch-norm, autograd still records every activation for a backward that never "
+            "comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or "
+            "`torch.inference_mode()`)",
+        ),
+    ),
     # At module level, a loop over the data is no handful: every image of a folder made a batch
     # of one in the loop, every batch of a loader (a loop that breaks only on a condition), the
     # toy input rebuilt and forwarded growing (generation).
@@ -588,9 +618,9 @@ INVALID = [
     # ... unless the option says tests are linted too.
     Invalid(
         "import torch\n"
-        "def test_shapes(model):\n"
+        "def test_shapes(model, images):\n"
         "    model.eval()\n"
-        "    out = model(torch.randn(1, 3, 224, 224))\n"
+        "    out = model(images)\n"
         "    assert out.shape == (1, 1000)\n",
         lines=(4,),
         messages=(
@@ -603,9 +633,9 @@ INVALID = [
         options={"skip-tests": False},
         fixed="""            import torch
             @torch.no_grad()
-            def test_shapes(model):
+            def test_shapes(model, images):
                 model.eval()
-                out = model(torch.randn(1, 3, 224, 224))
+                out = model(images)
                 assert out.shape == (1, 1000)
             """,
     ),
@@ -720,10 +750,10 @@ INVALID = [
     Invalid(
         "import torch\n\n"
         "class Predictor:\n"
-        "    def __init__(self, build):\n"
+        "    def __init__(self, build, example):\n"
         "        self.model = build().to('cuda').eval()\n"
         "        torch.no_grad()\n"
-        "        self.warm = self.model(torch.zeros(1, 3))\n",
+        "        self.warm = self.model(example)\n",
         lines=(7,),
         messages=(
             "`self.model(...)` runs after `self.model.eval()` (line 5) outside `torch.no_grad()`: evaluation mode "

@@ -129,6 +129,39 @@ VALID = [
             """,
         path="tests/test_optim.py",
     ),
+    # A timing benchmark holds its hyperparameters fixed on purpose, so that only what it
+    # measures varies (ignite's cifar100_amp_benchmark/benchmark_fp32.py: one SGD(lr=0.01)
+    # for the fp32, apex and torch.amp variants; fire takes the data path and batch size).
+    Valid(
+        """
+            import fire
+            import torch
+            from ignite.handlers import Timer
+            def main(dataset_path, batch_size=256, max_epochs=10):
+                model = build().cuda()
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+                timer = Timer(average=True)
+                train(model, optimizer, dataset_path, batch_size, max_epochs)
+            if __name__ == "__main__":
+                fire.Fire(main)
+            """,
+        path="examples/cifar100_amp_benchmark/benchmark_fp32.py",
+    ),
+    Valid(
+        """
+            import argparse
+            import time
+            import torch
+            def run(args):
+                optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4)
+                start = time.perf_counter()
+                for step in range(args.steps):
+                    train_step(model, optimizer)
+                print(time.perf_counter() - start)
+            run(argparse.ArgumentParser().parse_args())
+            """,
+        path="bench/step_time.py",
+    ),
     # Config files are skipped: that is where hyperparameters belong.
     Valid(
         """
@@ -598,6 +631,23 @@ VALID = [
 
 
 INVALID = [
+    # Named for a benchmark but timing nothing: a research script training on a benchmark
+    # data set takes its settings from the command line like any other.
+    Invalid(
+        """
+            import argparse
+            import torch
+            def main(args):
+                model = build(args.arch)
+                optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+                train(model, optimizer, args.epochs)
+            main(argparse.ArgumentParser().parse_args())
+            """,
+        lines=(6,),
+        messages=("momentum 0.9 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",),
+        path="benchmarks/train_imagenet_benchmark.py",
+    ),
     # One step in a function no code of the file calls, on data it is given: another file may
     # call it once per batch.
     Invalid(

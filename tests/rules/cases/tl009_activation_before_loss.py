@@ -3,7 +3,7 @@ exact line and message of every finding and, where its findings carry a fix, the
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
 from torchlint.checks.tl009_activation_before_loss import act_source, message, model_source
-from torchlint.rule import Invalid
+from torchlint.rule import Invalid, Valid
 
 
 VALID = [
@@ -155,10 +155,33 @@ VALID = [
         decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
         loss = criterion(decoder_output, target)
         """,
+    # A test's loss is a fixture: what it computes does not matter to the test (skip-tests).
+    Valid(
+        """
+            import torch.nn.functional as F
+            def step(model, x, y):
+                probs = F.softmax(model(x), dim=1)
+                return F.cross_entropy(probs, y)
+            """,
+        path="tests/test_step.py",
+    ),
 ]
 
 
 INVALID = [
+    # ... unless the option says tests are linted too.
+    Invalid(
+        """
+            import torch.nn.functional as F
+            def step(model, x, y):
+                probs = F.softmax(model(x), dim=1)
+                return F.cross_entropy(probs, y)
+            """,
+        lines=(5,),
+        messages=(message("Softmax output", "F.cross_entropy", "cross_entropy", "softmax"),),
+        path="tests/test_step.py",
+        options={"skip-tests": False},
+    ),
     Invalid(
         """
             import torch.nn.functional as F

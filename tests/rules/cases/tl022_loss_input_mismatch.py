@@ -180,9 +180,45 @@ VALID: list[Valid | str] = [
                 out = F.log_softmax(out, 1)
             return F.nll_loss(out, y)
         """,
+    # A test's loss is a fixture: what it computes does not matter to the test (skip-tests;
+    # skorch's test_doctor.py feeds a Linear's output to nll_loss).
+    Valid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            conv = nn.Conv2d(16, 4, 3)
+            def step(x, target):
+                out = conv(x)
+                return F.nll_loss(out, target)
+            """,
+        path="skorch/tests/test_doctor.py",
+    ),
 ]
 
 INVALID: list[Invalid] = [
+    # ... unless the option says tests are linted too.
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            conv = nn.Conv2d(16, 4, 3)
+            def step(x, target):
+                out = conv(x)
+                return F.nll_loss(out, target)
+            """,
+        lines=(7,),
+        path="tests/test_segmentation.py",
+        options={"skip-tests": False},
+        messages=(message(_CONV, LOGITS, "input", "F.nll_loss", "nll"),),
+        fixed="""
+            import torch.nn as nn
+            import torch.nn.functional as F
+            conv = nn.Conv2d(16, 4, 3)
+            def step(x, target):
+                out = conv(x)
+                return F.cross_entropy(out, target)
+            """,
+    ),
     # The textbook case: a classifier ending in Linear trained with NLLLoss.
     Invalid(
         """

@@ -126,6 +126,25 @@ VALID: list[Valid | str] = [
             loss = criterion(clf(x), y)
         keep = scorer(x) > 0.5
         """,
+    # A test's decision on a model's output is a fixture (skip-tests).
+    Valid(
+        """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(8, 1)
+                def forward(self, x):
+                    return self.fc(x)
+            model = Net()
+            criterion = nn.BCEWithLogitsLoss()
+            for x, y in loader:
+                out = model(x)
+                loss = criterion(out, y)
+                acc = ((out > 0.5).float() == y).float().mean()
+            """,
+        path="tests/test_accuracy.py",
+    ),
 ]
 
 INVALID: list[Invalid] = [
