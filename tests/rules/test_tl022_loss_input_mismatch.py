@@ -80,3 +80,22 @@ def step(x, y):
     findings = lint_tree({"models.py": MODELS, "train.py": train}, select=["TL022"])
     assert [(f.path, f.line) for f in findings] == [("train.py", 6)]
     assert findings[0].fix is not None and findings[0].fix.edits[0].content == "F.cross_entropy"
+
+
+def test_a_test_files_models_still_inform_other_files_and_its_own_losses_are_skipped():
+    """skip-tests: a test file's own loss is a fixture (not reported), but the model classes it
+    defines and the calls it makes stay facts of the project: a training script using a model
+    a test helper defines is reported."""
+    helper_test = MODELS + """
+criterion = nn.NLLLoss()
+net = Scores()
+def test_step(x, y):
+    return criterion(net(x), y)
+"""
+    train = TRAIN.replace("from models import", "from tests.test_models import")
+    findings = lint_tree({"tests/__init__.py": "", "tests/test_models.py": helper_test, "train.py": train},
+                         select=["TL022"])
+    assert [(f.path, f.line) for f in findings] == [("train.py", 9), ("train.py", 9)]
+    linted_too = lint_tree({"tests/__init__.py": "", "tests/test_models.py": helper_test, "train.py": train},
+                           select=["TL022"], options={"TL022": {"skip-tests": False}})
+    assert sorted({f.path for f in linted_too}) == ["tests/test_models.py", "train.py"]
