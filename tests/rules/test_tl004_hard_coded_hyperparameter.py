@@ -709,3 +709,31 @@ def test_lr_of_a_returned_optimizer_when_the_loop_overwrites_the_lr_of_the_optim
     kept = trainer.replace('group["lr"] = schedule(step)', 'print(group["lr"])')
     assert [(f.path, f.line) for f in lint_tree({**ROOT_PACKAGE, "model.py": LR_MODEL, "trainer.py": kept, "tool.py": tool},
                                                 select=["TL004"])] == [("model.py", 6)]
+
+
+def test_scripts_of_a_package_folder_keep_their_values_in_view():
+    """An ``examples/`` package of scripts in a project configured elsewhere: a script with a
+    ``__main__`` guard and no options, or with run settings alone (``--cuda``), is its own
+    configuration; a library module of the same package is still reported (package rule)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/train.py": "import argparse\nargs = argparse.ArgumentParser().parse_args()\n",
+        "pkg/plugins.py": ("import torch\n"
+                           "def make_optimizer(model):\n"
+                           "    return torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)\n"),
+        "pkg/examples/__init__.py": "",
+        "pkg/examples/naive.py": ("import torch\n"
+                                  "def main():\n"
+                                  "    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+                                  "if __name__ == '__main__':\n"
+                                  "    main()\n"),
+        "pkg/examples/on_gpu.py": ("import argparse\nimport torch\n"
+                                   "def main(args):\n"
+                                   "    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)\n"
+                                   "if __name__ == '__main__':\n"
+                                   "    parser = argparse.ArgumentParser()\n"
+                                   "    parser.add_argument('--cuda', type=int, default=0)\n"
+                                   "    main(parser.parse_args())\n"),
+    }
+    findings = lint_tree(files, select=["TL004"], dedent=False)
+    assert sorted((f.path, f.line) for f in findings) == [("pkg/plugins.py", 3), ("pkg/plugins.py", 3)]

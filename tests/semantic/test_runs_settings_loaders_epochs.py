@@ -307,3 +307,36 @@ def test_an_image_wrapped_in_a_module_of_parameters_is_an_optimised_input():
     assert runs.optimises_inputs(sem)
     _, sem = analyses(src.replace("{cls}", "Net"))
     assert not runs.optimises_inputs(sem)
+
+
+def test_run_settings_and_scripts_in_view():
+    import libcst as cst
+    from torchlint.context import Dispatcher, FileContext
+    from torchlint.imports import ImportTable
+    from torchlint.semantic.settings import only_run_settings, run_setting, script_in_view
+
+    assert run_setting("cuda") and run_setting("dataset_root") and run_setting("mnist_type") and run_setting("--out")
+    assert not run_setting("lr") and not run_setting("batch_size") and not run_setting("patience")
+    assert not run_setting("val_size") and not run_setting("hidden")
+
+    def model(src):
+        module = cst.parse_module(src)
+        ctx = FileContext("m.py", module, src, ImportTable("m", False))
+        Dispatcher(ctx, []).run()
+        return ctx.semantic.model
+
+    parser = "import argparse\np = argparse.ArgumentParser()\n"
+    gpu = model(parser + "p.add_argument('--cuda', type=int)\nargs = p.parse_args()\nprint(args.cuda)\n")
+    assert only_run_settings(gpu) and script_in_view(gpu)
+    tuned = model(parser + "p.add_argument('--cuda')\np.add_argument('--lr', type=float)\nargs = p.parse_args()\n")
+    assert not only_run_settings(tuned) and not script_in_view(tuned)
+    read_elsewhere = model(parser + "p.add_argument('--cuda')\nargs = p.parse_args()\nfit(lr=args.lr)\n")
+    assert not only_run_settings(read_elsewhere)  # a setting read that the parser shown does not define
+    positional = model(parser + "p.add_argument('data')\nargs = p.parse_args()\n")
+    assert not only_run_settings(positional)
+    hydra = model("import hydra\n@hydra.main(config_path='conf')\ndef main(cfg):\n    print(cfg.device)\n")
+    assert not only_run_settings(hydra) and not script_in_view(hydra)
+    plain = model("def main():\n    pass\nif __name__ == '__main__':\n    main()\n")
+    assert not only_run_settings(plain) and script_in_view(plain)
+    module = model("def main():\n    pass\n")
+    assert not script_in_view(module)

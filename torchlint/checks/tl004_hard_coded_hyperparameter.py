@@ -376,14 +376,17 @@ class HardCodedHyperparameter(Rule):
             self._file_settings = {
                 "notebook": self.ctx.path.endswith(".ipynb"),
                 "benchmark": is_benchmark_file(self.ctx.path) and timing.times_code(model),
-                "configured": settings.takes_configuration(model),
+                # an argparse line of run settings alone (``--cuda``) configures no hyperparameter
+                "configured": settings.takes_configuration(model) and not settings.only_run_settings(model),
+                "own_script": settings.script_in_view(model),
                 "unused": {idea: [c.shown, self.ctx.line_of(c.node)] for idea, c in values.items() if not c.used}}
         return self._file_settings
 
     def _where(self, literal: cst.BaseExpression) -> str:
         """``gate``'s ``where`` of a literal of this file."""
         model = self.ctx.semantic.model
-        if settings.interface_takes_hyperparameters(model, literal):
+        if settings.interface_takes_hyperparameters(model, literal,
+                                                     settings_object=not settings.only_run_settings(model)):
             return _INTERFACE
         scope = model.scope_of(literal)
         return _BURIED if scope.function() is not None or scope.kind == "class" else _TOP
@@ -568,6 +571,9 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
       (``settings.interface_takes_hyperparameters``): it bypasses them.
     * Else where the function around it or the script names hyperparameters
       (``EPOCHS = 10``): its settings are that block, and this one is not in it.
+    * Else not in a script of its own (``settings.script_in_view``: a ``__main__`` guard and
+      no configuration, or a command line of run settings alone: ``--cuda``), even in a
+      package folder (avalanche's ``examples/``): its values are in view.
     * Else, buried in a function or class, in a package: ``_PACKAGE``.
     * Else (a script whose values are all in view) not."""
     bypassed = file["unused"].get(settings.concept(name) or name)
@@ -582,4 +588,6 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
     if block is not None and where != _TOP:
         var, line, whose = block
         return _NOW, f", while {whose} names its other settings (`{var}`, line {line}): name this one with them"
+    if file.get("own_script"):
+        return None  # a script of its own, its command line (if any) picking a GPU or a data set: values in view
     return (_PACKAGE, f", {_WHY}") if where == _BURIED else None

@@ -6,6 +6,9 @@ configurable default rather than a hard-coded one.
   idiom: ``configurator_order``).
 * ``configured_values(model)``: the hyperparameters the file names (``lr = 1e-3``, an ``--lr``
   option, ``args.lr``) and whether anything but a print or a log reads them.
+* ``only_run_settings(model)``: its command line holds run settings alone (``--cuda``,
+  ``--dataset_root``: ``run_setting``), no hyperparameter; ``script_in_view(model)``: a script
+  of its own whose values are all in view (that, or a ``__main__`` guard and no configuration).
 * ``interface_takes_hyperparameters(model, node)``: a function or class around ``node`` takes
   hyperparameters from its caller.
 * ``named_settings(model, node)``: the settings block (``EPOCHS = 10``) of the code around
@@ -24,6 +27,7 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from torchlint.semantic.entry import is_main_guard
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.model import SemanticModel
 from torchlint.tree import children
@@ -190,6 +194,75 @@ def takes_configuration(model: SemanticModel) -> bool:
     return memo[""]
 
 
+# Words of a setting that choose where and how a run executes, or on what, rather than how it
+# learns: ``--cuda 0``, ``--dataset_root``, ``--mnist_type permuted``, ``--save``, ``--seed``.
+_RUN_WORDS = frozenset({
+    "cuda", "gpu", "gpus", "device", "devices", "cpu", "cpus", "tpu", "accelerator", "path", "paths", "dir", "root",
+    "file", "folder", "output", "out", "workers", "worker", "debug", "verbose", "quiet", "log", "logs", "logdir",
+    "logging", "rank", "port", "host", "backend", "dist", "distributed", "project", "artifacts", "wandb",
+    "tensorboard", "save", "resume", "checkpoint", "ckpt", "seed", "data", "dataset", "download", "type", "name",
+    "run", "exp", "experiment", "stream", "scenario", "plot", "show", "visualize", "url", "cache", "tag", "mnist",
+    "cifar", "only", "dry",
+})
+
+
+def run_setting(name: str) -> bool:
+    """A setting that chooses where, how or on what a run executes, not a hyperparameter: a
+    word of its name (``_``/``-`` separated) is one of ``_RUN_WORDS`` and ``concept`` names no
+    hyperparameter by it (``--cuda``, ``--dataset_root``, ``--mnist_type``; not ``--lr``,
+    ``--batch_size``, ``--patience``, ``--hidden``)."""
+    if concept(name) is not None:
+        return False
+    return any(word in _RUN_WORDS for word in name.lower().replace("-", "_").strip("_").split("_"))
+
+
+def only_run_settings(model: SemanticModel) -> bool:
+    """The file takes its settings from an ``argparse`` command line alone, and every option
+    it defines (its ``dest``) and every setting it reads (``setting_reads``) is a run setting
+    (``run_setting``): an example script whose only option picks the GPU (``--cuda``) keeps
+    its hyperparameters in plain view in its code, as a script with no options does. Another
+    way of configuring (a config file, hydra, fire, click, ``sys.argv`` itself, the
+    configurator idiom) makes this False: what it configures is not in view."""
+    memo = model.memo("only_run_settings")
+    if "" not in memo:
+        memo[""] = _only_run_settings(model)
+    return memo[""]
+
+
+def script_in_view(model: SemanticModel) -> bool:
+    """The file is a script of its own whose values are all in view: a command line of run
+    settings alone (``only_run_settings``), or an ``if __name__ == "__main__":`` guard at its top
+    level and no configuration from outside (``takes_configuration``). Its literals are its
+    configuration even in a package folder (an ``examples/`` package of scripts)."""
+    if only_run_settings(model):
+        return True
+    return not takes_configuration(model) and any(is_main_guard(s) for s in model.ctx.module.body)
+
+
+def _only_run_settings(model: SemanticModel) -> bool:
+    if not takes_configuration(model) or configurator_order(model) is not None:
+        return False
+    parsers = False
+    options: list[str] = []
+    for site in model.calls:
+        call = site.node
+        qualified = model.ctx.qualified_name(call.func)
+        if qualified in CONFIG_CALLS:
+            if qualified != "argparse.ArgumentParser":
+                return False
+            parsers = True
+        option = _option(call)
+        if option is not None:
+            options.append(_dest(call) or option.lstrip("-").replace("-", "_"))
+        elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ("add_argument", "add_option"):
+            return False  # a positional argument, or a name this cannot read
+    if not parsers or not options:
+        return False
+    if "argv" in model.ctx.text and any(_is_argv(model, node) for node in model.nodes_of(cst.Attribute, cst.Name)):
+        return False
+    return all(run_setting(name) for name in options) and all(run_setting(read) for _, read in setting_reads(model))
+
+
 def _is_argv(model: SemanticModel, node: cst.CSTNode) -> bool:
     """``sys.argv`` (however ``sys`` or ``argv`` was imported)."""
     return (isinstance(node, cst.Attribute) and node.attr.value == "argv"
@@ -314,11 +387,13 @@ def concept(name: str) -> str | None:
 _SETTINGS_PARAMETERS = CONFIG_NAMES - {"opt", "opts", "params", "options", "arg"}
 
 
-def interface_takes_hyperparameters(model: SemanticModel, node: cst.CSTNode) -> bool:
+def interface_takes_hyperparameters(model: SemanticModel, node: cst.CSTNode, settings_object: bool = True) -> bool:
     """Whether a function around ``node``, or the ``__init__`` of the class around it, takes
     a hyperparameter from its caller (a parameter ``concept`` names: ``lr``, ``train_lr``,
-    ``epochs``) or the run's settings (``cfg``, ``config``, ``hparams``): its interface is
-    where its settings come from, and a literal beside them bypasses it."""
+    ``epochs``) or the run's settings (``cfg``, ``config``, ``hparams``; unless not
+    ``settings_object``: a file whose parsed arguments are run settings alone, ``main(args)``
+    with only ``--cuda``, ``only_run_settings``): its interface is where its settings come
+    from, and a literal beside them bypasses it."""
     for scope in model.scope_of(node).chain():
         if isinstance(scope.node, cst.FunctionDef):
             function = scope.node
@@ -326,7 +401,8 @@ def interface_takes_hyperparameters(model: SemanticModel, node: cst.CSTNode) -> 
             function = scope.cls.methods.get("__init__")
         else:
             continue
-        if function is not None and any(concept(p.name.value) or p.name.value.lower() in _SETTINGS_PARAMETERS
+        if function is not None and any(concept(p.name.value)
+                                        or settings_object and p.name.value.lower() in _SETTINGS_PARAMETERS
                                         for p in _parameters(function)):
             return True
     return False

@@ -162,6 +162,23 @@ VALID = [
             """,
         path="bench/step_time.py",
     ),
+    # A script whose command line holds run settings alone (which GPU, which data set) keeps
+    # its hyperparameters in view in its code, as a script with no options does (avalanche's
+    # examples: main(args) with only --cuda and --mnist_type).
+    """
+        import argparse
+        import torch
+        def main(args):
+            device = torch.device(f"cuda:{args.cuda}" if args.cuda >= 0 else "cpu")
+            model = build(args.mnist_type).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
+            fit(model, optimizer, train_epochs=2)
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--mnist_type", type=str, default="split")
+            parser.add_argument("--cuda", type=int, default=0)
+            main(parser.parse_args())
+        """,
     # Config files are skipped: that is where hyperparameters belong.
     Valid(
         """
@@ -631,6 +648,26 @@ VALID = [
 
 
 INVALID = [
+    # A command line that sets one hyperparameter (--epochs) beside the GPU: the literal
+    # learning rate bypasses it.
+    Invalid(
+        """
+            import argparse
+            import torch
+            def main(args):
+                model = build().to(f"cuda:{args.cuda}")
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.001)
+                fit(model, optimizer, epochs=args.epochs)
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--cuda", type=int, default=0)
+                parser.add_argument("--epochs", type=int, default=10)
+                main(parser.parse_args())
+            """,
+        lines=(6,),
+        messages=("learning rate 0.001 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",),
+    ),
     # Named for a benchmark but timing nothing: a research script training on a benchmark
     # data set takes its settings from the command line like any other.
     Invalid(
