@@ -120,9 +120,9 @@ class TensorIdentityComparison(Rule):
     code = "TL024"
     name = "tensor-identity-comparison"
     severity = Severity.ERROR
-    default_enabled = False  # too few public reports with a tensor side to measure recall (rules/TL024-*.md)
-    summary = ("identity test (is / is not) of a tensor (an index of .topk(), .argmax(), a layer's output) and a number: "
-               "always False/True, so a decoding loop never stops at EOS")
+    default_enabled = True
+    summary = ("identity test (is / is not) of a tensor or NumPy value and a number or True/False, or of a tensor's "
+               ".item() and a token id: always (or for ids above 256) False, so a decoding loop never stops at EOS")
     # [tool.torchlint.tensor-identity-comparison]; the page's Options block is generated from this.
     options: dict[str, Option] = {}
     requires_text = (" is ",)
