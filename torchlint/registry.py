@@ -269,9 +269,8 @@ RULES = (
         name='tensor-identity-comparison',
         module='torchlint.checks.tl024_tensor_identity_comparison',
         class_name='TensorIdentityComparison',
-        summary="identity test (is / is not) of a tensor (an index of .topk(), .argmax(), a layer's output) and a number: always False/True, so a decoding loop never stops at EOS",
+        summary="identity test (is / is not) of a tensor or NumPy value and a number or True/False, or of a tensor's .item() and a token id: always (or for ids above 256) False, so a decoding loop never stops at EOS",
         severity=Severity.ERROR,
-        default_enabled=False,
         fixable=('unsafe',),
     ),
     RuleInfo(

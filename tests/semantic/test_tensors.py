@@ -35,6 +35,22 @@ def _value_of_last_probe(src: str) -> str | None:
     ("import torch\nt = torch.tensor(3)\nprobe(t)\n", "factory"),
     ("_, idx = out.sort()\nni = idx.cpu().numpy()[0]\nprobe(ni)\n", "index"),
     ("import torch.nn as nn\nfc = nn.Linear(2, 2)\nprobe(fc(x)[0])\n", "index"),
+    # NumPy factories and array-valued functions; .any()/.all(), comparisons and operations of a tensor
+    ("import numpy as np\nprobe(np.array([False]).all())\n", "index"),
+    ("import numpy as np\nflags = np.zeros(3, dtype=bool)\nprobe(flags[0])\n", "index"),
+    ("import numpy as np\nprobe(np.any(a < b))\n", "array"),
+    ("import torch\nprobe(torch.isnan(loss))\n", "array"),
+    ("import numpy as np\nprobe((np.array([1]) == 2)[0])\n", "index"),
+    ("import numpy as np\nprobe(((a == b) | (np.isnan(a) & np.isnan(b))).all())\n", "index"),
+    ("pred = out.argmax(1)\nprobe((pred == y).float().mean())\n", None),
+    ("pred = out.argmax(1)\nprobe((pred == y).all())\n", "index"),
+    ("pred = out.argmax(1)\nprobe(~pred)\n", "index"),
+    # Python bools, strings and unknowns
+    ("import numpy as np\nprobe(np.allclose(a, b))\n", None),
+    ("import torch\nprobe(torch.equal(a, b))\n", None),
+    ("pred = out.argmax(1)\nprobe('%d' % pred)\n", None),
+    ("probe((a == b).all())\n", None),
+    ("import numpy as np\nprobe(bool(np.isnan(a).any()))\n", None),
     # Python numbers and unknowns
     ("topv, topi = out.topk(1)\nprobe(topi.item())\n", None),
     ("probe(ids[0])\n", None),

@@ -13,7 +13,13 @@
 * ``"factory"``: a torch tensor factory's result (``torch.tensor``, ``torch.zeros``...);
 * ``"index"``: an index, a ``.data`` or a same-tensor method (``.squeeze()``, ``.view(...)``,
   ``.long()``, ``.cpu()``, ``.detach()``, ``.numpy()``: NumPy scalars are never the int object either) of one of these (``topi[0][0]``,
-  ``topi.squeeze().detach()``);
+  ``topi.squeeze().detach()``), its ``.any()``/``.all()``/``.eq(...)`` (a tensor, or a NumPy ``bool_``: never the
+  ``True``/``False`` objects), a comparison or an arithmetic/bitwise operation with one of these on either side
+  (``(pred == y)``, ``mask & np.isnan(x)``);
+* ``"array"``: a NumPy array factory's result (``np.array``, ``np.zeros(n, dtype=bool)``...) or what a
+  ``torch``/``numpy`` function returning an array gives (``np.any(...)``, ``torch.isnan(x)``,
+  ``np.logical_and(...)``): an array or a NumPy scalar, never a Python ``bool``/``int`` (unlike
+  ``np.allclose``, ``np.array_equal``, ``torch.equal``, which return Python bools and are not listed);
 
 through local names every binding of which is one of these. ``.item()``, ``.tolist()``,
 ``int(...)`` give Python numbers and end it. Generous the other way: anything else (a
@@ -38,6 +44,18 @@ _PAIRS = {"topk", "sort", "kthvalue"}
 _PAIRS_WITH_DIM = {"max", "min", "median", "mode"}
 _SAME_TENSOR = {"squeeze", "unsqueeze", "view", "reshape", "long", "int", "float", "cpu", "cuda", "to", "detach", "numpy",
                 "clone", "flatten", "contiguous"}
+# Methods of a tensor/array that give a tensor/array (or a NumPy scalar) again.
+_SAME_TENSOR_RESULTS = {"any", "all", "eq", "ne", "gt", "ge", "lt", "le", "logical_not", "isnan", "isinf", "isfinite",
+                        "bool"}
+# torch/numpy functions that return a tensor, an array or a NumPy scalar (never a Python bool).
+_ARRAY_FUNCTIONS = {f"{lib}.{name}" for lib in ("torch", "numpy") for name in (
+    "any", "all", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not", "logical_xor")} | {
+    "torch.eq", "torch.ne", "torch.gt", "torch.ge", "torch.lt", "torch.le",
+    "numpy.equal", "numpy.not_equal", "numpy.greater", "numpy.greater_equal", "numpy.less", "numpy.less_equal"}
+_NUMPY_FACTORIES = {f"numpy.{name}" for name in (
+    "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "zeros_like", "ones_like", "full_like",
+    "empty_like")}
+_VALUE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 _MAX_DEPTH = 8
 
 
@@ -55,6 +73,20 @@ def tensor_value(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0)
         if expr.attr.value == "data" and tensor_value(model, expr.value, depth + 1) is not None:
             return "index"
         return None
+    if isinstance(expr, cst.Comparison):
+        if len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, _VALUE_COMPARISONS) and (
+                tensor_value(model, expr.left, depth + 1) is not None
+                or tensor_value(model, expr.comparisons[0].comparator, depth + 1) is not None):
+            return "index"
+        return None
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return None  # "%d" % t is a str
+        if tensor_value(model, expr.left, depth + 1) is not None or tensor_value(model, expr.right, depth + 1) is not None:
+            return "index"
+        return None
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.BitInvert, cst.Minus)):
+        return "index" if tensor_value(model, expr.expression, depth + 1) is not None else None
     if not isinstance(expr, cst.Call):
         return None
     func = expr.func
@@ -64,7 +96,10 @@ def tensor_value(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0)
         return "argmax"
     if tensor_factory(qualified) is not None:
         return "factory"
-    if isinstance(func, cst.Attribute) and func.attr.value in _SAME_TENSOR and not model.is_imported(func):
+    if qualified in _NUMPY_FACTORIES or qualified in _ARRAY_FUNCTIONS:
+        return "array"
+    if isinstance(func, cst.Attribute) and (func.attr.value in _SAME_TENSOR or func.attr.value in _SAME_TENSOR_RESULTS) \
+            and not model.is_imported(func):
         return "index" if tensor_value(model, func.value, depth + 1) is not None else None
     if _layer(model, func):
         return "layer"
@@ -80,7 +115,7 @@ def _name_value(model: SemanticModel, name: cst.Name, depth: int) -> str | None:
         elif b.kind == "unpack" and (element := unpacked_element(b)) is not None:
             value = element[1]
             found.add("topk" if _pair(model, value) else
-                      "index" if tensor_value(model, value, depth + 1) in ("factory", "index") else None)
+                      "index" if tensor_value(model, value, depth + 1) in ("factory", "index", "array") else None)
         else:
             return None
     if not found or None in found:

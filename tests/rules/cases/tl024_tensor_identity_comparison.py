@@ -2,7 +2,8 @@
 exact line and message of every finding and, where its findings carry a fix, the file after
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl024_tensor_identity_comparison import identity_message
+from torchlint.checks.tl024_tensor_identity_comparison import (bool_identity_message, identity_message,
+                                                               item_identity_message)
 from torchlint.rule import Invalid, Valid
 
 VALID: list[Valid | str] = [
@@ -61,6 +62,33 @@ VALID: list[Valid | str] = [
         def f(x):
             t = torch.tensor([1])
             return t == None
+        """,
+    # .item() against a name bound only to a small int literal (CPython shares -5..256: pylint's
+    # question), to a bool, or against a literal.
+    """
+        EOS_token = 1
+        def stop(decoder_output, done=True):
+            _, topi = decoder_output.topk(1)
+            return topi.item() is EOS_token or topi.item() is done or topi.item() is not None
+        """,
+    # Functions that return a Python bool: `is True` asks exactly that.
+    """
+        import numpy as np
+        import torch
+        def same(a, b):
+            x = np.array(a)
+            return np.allclose(x, b) is True and np.array_equal(x, x) is True and torch.equal(a, b) is True
+        """,
+    # .item() of a bool tensor is the Python bool.
+    """
+        def all_done(finished):
+            return finished.all().item() is True
+        """,
+    # A bool(...) of an array, and a dict entry, compared with False.
+    """
+        import numpy as np
+        def f(a, cfg):
+            return bool(np.isnan(a).any()) is False or cfg["training"] is False
         """,
 ]
 
@@ -189,5 +217,55 @@ INVALID: list[Invalid] = [
         def f(args):
             label = torch.tensor(3)
             return label == args.target_class
+        """),
+    # The token id .item() takes out against an end-token id that may be large (T5's 32098).
+    Invalid("""
+        def finished(token_id, eos_token_id):
+            return eos_token_id is not None and token_id.item() is not eos_token_id
+        """, lines=(3,), messages=(item_identity_message("token_id.item() is not eos_token_id", "eos_token_id",
+                                                        "token_id.item() != eos_token_id"),), fixed="""
+        def finished(token_id, eos_token_id):
+            return eos_token_id is not None and token_id.item() != eos_token_id
+        """),
+    # np.any(...) is a NumPy bool_, never the False object.
+    Invalid("""
+        import numpy as np
+        def fits(sizes, limits):
+            if np.any(np.array(sizes) < limits) is False:
+                return True
+        """, lines=(4,), messages=(bool_identity_message("np.any(np.array(sizes) < limits) is False", "array", False,
+                                                        "not np.any(np.array(sizes) < limits)"),), fixed="""
+        import numpy as np
+        def fits(sizes, limits):
+            if not np.any(np.array(sizes) < limits):
+                return True
+        """),
+    # .all() of a comparison with a model's predictions, `is True` and `is not False`.
+    Invalid("""
+        def check(model, x, y):
+            pred = model(x).argmax(dim=1)
+            ok = (pred == y).all() is True
+            return ok, (pred == y).any() is not False
+        """, lines=(4, 5), messages=(
+            bool_identity_message("(pred == y).all() is True", "index", False, "bool((pred == y).all())"),
+            bool_identity_message("(pred == y).any() is not False", "index", True, "bool((pred == y).any())")),
+        fixed="""
+        def check(model, x, y):
+            pred = model(x).argmax(dim=1)
+            ok = bool((pred == y).all())
+            return ok, bool((pred == y).any())
+        """),
+    # An element of a bool array.
+    Invalid("""
+        import numpy as np
+        def cleared(n):
+            flags = np.zeros(n, dtype=bool)
+            return [k for k in range(n) if flags[k] is not True]
+        """, lines=(5,), messages=(bool_identity_message("flags[k] is not True", "index", True, "not flags[k]"),),
+        fixed="""
+        import numpy as np
+        def cleared(n):
+            flags = np.zeros(n, dtype=bool)
+            return [k for k in range(n) if not flags[k]]
         """),
 ]
