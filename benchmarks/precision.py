@@ -9,7 +9,11 @@ verdicts file has one line per finding read: ``repo, path, cell, line, rule, ver
 of the report is matched to a verdict by repo, path, cell, line and rule. Prints, per rule and
 for notebooks and ``.py`` files apart, the findings read as true, debatable and false, the
 share true (of those read), and how many findings have no verdict yet (listed with
-``--unread``: read them, add their lines, run again). ``--lost BASE`` lists the findings with
+``--unread``: read them, add their lines, run again). Packages (the library corpus, the
+review packages of ``benchmarks/review_packages.sh``) work the same way: one report per
+package, named for its folder (``torchlint check --format json <root>/<package> >
+OUT/<package>.json``), and verdicts of 6 fields (no cell): ``--verdicts
+benchmarks/review_verdicts.tsv``. ``--lost BASE`` lists the findings with
 a verdict that a base run's reports (``BASE``) have and ``--out`` lacks, by verdict: the true
 ones a change lost are recall it gave up.
 """
@@ -23,6 +27,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+VERDICTS = ("true", "debatable", "false")
 
 
 def read_verdicts(path: Path) -> dict[tuple, tuple[str, str]]:
@@ -31,10 +36,12 @@ def read_verdicts(path: Path) -> dict[tuple, tuple[str, str]]:
         if not line.strip():
             continue
         parts = line.split("\t")
+        if len(parts) >= 2 and parts[1].endswith(".py") and len(parts) >= 6 and parts[4] in VERDICTS:
+            parts = [*parts[:2], "", *parts[2:]]  # a package's verdicts (library, review): no cell
         if len(parts) < 7:
-            sys.exit(f"{path}:{n}: expected 7 tab-separated fields")
+            sys.exit(f"{path}:{n}: expected 7 tab-separated fields (6 for a package's .py files)")
         repo, file, cell, row, rule, verdict, reason = parts[:7]
-        if verdict not in ("true", "debatable", "false"):
+        if verdict not in VERDICTS:
             sys.exit(f"{path}:{n}: verdict {verdict!r} is not true, debatable or false")
         found[(repo, file, cell.strip(), row.strip(), rule)] = (verdict, reason)
     return found
@@ -45,7 +52,10 @@ def findings(out: Path):
         text = report.read_text(encoding="utf-8")
         for f in json.loads(text) if text.strip() else []:
             cell = str(f.get("cell", "")) if f.get("cell") is not None else ""
-            yield report.stem, f, (report.stem, f["path"], cell, str(f["line"]), f["rule"])
+            # a package linted by its folder (``torchlint check --format json <root>/<package>``)
+            # names absolute paths: relative to the package's folder, as its verdicts do
+            path = f["path"].split(f"/{report.stem}/", 1)[1] if f"/{report.stem}/" in f["path"] else f["path"]
+            yield report.stem, f, (report.stem, path, cell, str(f["line"]), f["rule"])
 
 
 def main() -> int:
