@@ -334,6 +334,15 @@ def test_run_settings_and_scripts_in_view():
     assert not only_run_settings(read_elsewhere)  # a setting read that the parser shown does not define
     positional = model(parser + "p.add_argument('data')\nargs = p.parse_args()\n")
     assert not only_run_settings(positional)
+    switches = model(parser + "p.add_argument('--cuda', type=int)\np.add_argument('--semseg', action='store_true')\n"
+                              "p.add_argument('--scenario', choices=['a', 'b'])\np.add_argument('--arch', default='resnet')\n"
+                              "args = p.parse_args()\nprint(args.semseg, args.scenario, args.arch)\n")
+    assert only_run_settings(switches)
+    numbers = model(parser + "p.add_argument('--cuda', type=int)\np.add_argument('--hidden', type=int, default=64)\n"
+                             "args = p.parse_args()\n")
+    assert not only_run_settings(numbers)  # a number that no run word names: a hyperparameter
+    named = model(parser + "p.add_argument('--lr', type=str, default='1e-3')\nargs = p.parse_args()\n")
+    assert not only_run_settings(named)  # a hyperparameter written as a string is still one
     hydra = model("import hydra\n@hydra.main(config_path='conf')\ndef main(cfg):\n    print(cfg.device)\n")
     assert not only_run_settings(hydra) and not script_in_view(hydra)
     plain = model("def main():\n    pass\nif __name__ == '__main__':\n    main()\n")

@@ -325,8 +325,10 @@ class HardCodedHyperparameter(Rule):
             if is_positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
+            callee = self.ctx.qualified_name(anchor.func) or "" if isinstance(anchor, cst.Call) else ""
             for literal in self._literal_local(value, anchor, bypassing=floor < 0 and self._name_bypasses_option(name, value)) or ():
-                if is_positive(numeric_value(literal), floor):
+                number = numeric_value(literal)
+                if is_positive(number, floor) and (floor < 0 or not optim_classes.is_neutral(callee, name, number)):
                     self._report(name, literal,
                                  f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later,
                                  named=True)

@@ -219,7 +219,9 @@ def run_setting(name: str) -> bool:
 def only_run_settings(model: SemanticModel) -> bool:
     """The file takes its settings from an ``argparse`` command line alone, and every option
     it defines (its ``dest``) and every setting it reads (``setting_reads``) is a run setting
-    (``run_setting``): an example script whose only option picks the GPU (``--cuda``) keeps
+    (``run_setting``), or an option that takes no number (a switch, a string:
+    ``_takes_no_number``) that no hyperparameter names (``concept``): an example script whose
+    only options pick the GPU (``--cuda``) and a scenario (``--scenario``, ``--semseg``) keeps
     its hyperparameters in plain view in its code, as a script with no options does. Another
     way of configuring (a config file, hydra, fire, click, ``sys.argv`` itself, the
     configurator idiom) makes this False: what it configures is not in view."""
@@ -243,7 +245,7 @@ def _only_run_settings(model: SemanticModel) -> bool:
     if not takes_configuration(model) or configurator_order(model) is not None:
         return False
     parsers = False
-    options: list[str] = []
+    options: dict[str, bool] = {}  # option -> it takes no number (a switch, a string)
     for site in model.calls:
         call = site.node
         qualified = model.ctx.qualified_name(call.func)
@@ -253,14 +255,36 @@ def _only_run_settings(model: SemanticModel) -> bool:
             parsers = True
         option = _option(call)
         if option is not None:
-            options.append(_dest(call) or option.lstrip("-").replace("-", "_"))
+            options[_dest(call) or option.lstrip("-").replace("-", "_")] = _takes_no_number(call)
         elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ("add_argument", "add_option"):
             return False  # a positional argument, or a name this cannot read
     if not parsers or not options:
         return False
     if "argv" in model.ctx.text and any(_is_argv(model, node) for node in model.nodes_of(cst.Attribute, cst.Name)):
         return False
-    return all(run_setting(name) for name in options) and all(run_setting(read) for _, read in setting_reads(model))
+
+    def runs_only(name: str) -> bool:
+        return run_setting(name) or options.get(name, False) and concept(name) is None
+
+    return all(runs_only(name) for name in options) and all(runs_only(read) for _, read in setting_reads(model))
+
+
+def _takes_no_number(call: cst.Call) -> bool:
+    """An ``add_argument`` whose value is no number: a switch (``action="store_true"``), or a
+    string (``type=str``, a string default, string choices): it picks what or how to run,
+    and sets none of the numbers a hyperparameter is."""
+    given = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    action = given.get("action")
+    if isinstance(action, cst.SimpleString) and action.evaluated_value in ("store_true", "store_false"):
+        return True
+    kind = given.get("type")
+    if isinstance(kind, cst.Name):
+        return kind.value == "str"
+    default, choices = given.get("default"), given.get("choices")
+    if isinstance(default, cst.SimpleString):
+        return True
+    return isinstance(choices, (cst.List, cst.Tuple)) and bool(choices.elements) \
+        and all(isinstance(e.value, cst.SimpleString) for e in choices.elements)
 
 
 def _is_argv(model: SemanticModel, node: cst.CSTNode) -> bool:

@@ -11,7 +11,8 @@ For a ``<receiver>.load_state_dict(state, strict=...)`` call, as one file shows:
 * whose state dict it is, so the keys cannot mismatch: ``keys_match`` (an EMA/averaged copy,
   ``averaged_copy``; the receiver's own ``state_dict()``, ``own_state_dict``; a snapshot
   attribute, ``snapshot_attribute``; an entry built from one, ``entry_built_from_state_dict``;
-  a literal naming the receiver's attributes, ``own_keys_literal``; a filtered part the class
+  a literal naming the receiver's attributes, ``own_keys_literal``; a dict keyed by the names
+  the receiver's ``named_parameters()`` yields, ``keyed_by_own_names``; a filtered part the class
   saves itself, ``saved_by_own_class``; its own dict round-tripped through a temporary file the
   class writes, ``round_trip_through_temporary_file``; a dict filtered against the target's keys whose size is
   read, ``filtered_by_own_keys``/``size_read``);
@@ -118,7 +119,8 @@ def keys_match(ctx, call: cst.Call) -> bool:
             or round_trip_through_temporary_file(ctx, model, call):
         return True
     if own_state_dict(model, state) or snapshot_attribute(ctx, model, state) \
-            or entry_built_from_state_dict(ctx, state) or own_keys_literal(model, receiver, state):
+            or entry_built_from_state_dict(ctx, state) or own_keys_literal(model, receiver, state) \
+            or keyed_by_own_names(ctx, model, receiver, state):
         return True
     return isinstance(state, cst.Name) and filtered_by_own_keys(model, state) and size_read(model, state)
 
@@ -290,6 +292,60 @@ def own_keys_literal(model, receiver: cst.BaseExpression, state: cst.BaseExpress
     own = set(info.self_assigned) | info.self_read
     return all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
                and e.key.evaluated_value.split(".", 1)[0] in own for v in values for e in v.elements)
+
+
+# A module's methods that yield its own names first: (name, value) pairs, or its state dict.
+_OWN_NAMES = frozenset({"named_parameters", "named_buffers", "state_dict"})
+
+
+def _own_names_loop(iterable: cst.BaseExpression, receiver: str) -> bool:
+    """``receiver.named_parameters()``, ``receiver.named_buffers()``, ``receiver.state_dict()``
+    (``.items()``/``.keys()`` of it too): what yields the receiver's own names."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+            and iterable.func.attr.value in ("items", "keys") and not iterable.args:
+        iterable = iterable.func.value
+    return isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+        and iterable.func.attr.value in _OWN_NAMES and dotted_name(iterable.func.value) == receiver
+
+
+def _loop_key(target: cst.BaseExpression) -> str | None:
+    """The name a loop binds to each key: ``name`` of ``for name, p in ...`` or ``for name in ...``."""
+    if isinstance(target, cst.Tuple) and target.elements:
+        target = target.elements[0].value
+    return target.value if isinstance(target, cst.Name) else None
+
+
+def keyed_by_own_names(ctx, model, receiver: cst.BaseExpression, state: cst.BaseExpression) -> bool:
+    """The dict's keys are the receiver's own names, whatever its values: a comprehension over
+    ``receiver.named_parameters()`` (or its ``named_buffers()``, ``state_dict().items()``)
+    keyed by the loop's name, or a name bound only to ``{}`` and filled only by
+    ``d[name] = ...`` in such a loop (avalanche's MER: the Reptile update interpolates the
+    model's own weights, ``load_dict[name] = w_bef[name] + ...`` for ``name, param in
+    self.model.named_parameters()``, and loads them back non-strictly, buffers left as they are)."""
+    owner = dotted_name(receiver)
+    if owner is None:
+        return False
+    if isinstance(state, cst.DictComp):
+        return state.for_in.inner_for_in is None and _own_names_loop(state.for_in.iter, owner) \
+            and isinstance(state.key, cst.Name) and state.key.value == _loop_key(state.for_in.target)
+    if not isinstance(state, cst.Name):
+        return False
+    values = assigned_values(model, state)
+    if not values or not all(isinstance(v, cst.Dict) and not v.elements for v in values):
+        return False
+    scope = model.scope_of(state).node
+    stores = [t.target for t in iter_nodes(scope, into_scopes=False) if isinstance(t, cst.AssignTarget)
+              and isinstance(t.target, cst.Subscript) and isinstance(t.target.value, cst.Name)
+              and t.target.value.value == state.value]
+    if not stores:
+        return False
+    for target in stores:
+        index = target.slice[0].slice if len(target.slice) == 1 else None
+        key = index.value.value if isinstance(index, cst.Index) and isinstance(index.value, cst.Name) else None
+        loop = next((a for a in ctx.ancestors(target) if isinstance(a, cst.For)), None)
+        if key is None or loop is None or _loop_key(loop.target) != key or not _own_names_loop(loop.iter, owner):
+            return False
+    return True
 
 
 def saved_by_own_class(ctx, model, receiver: cst.BaseExpression) -> bool:

@@ -179,6 +179,35 @@ VALID = [
             parser.add_argument("--cuda", type=int, default=0)
             main(parser.parse_args())
         """,
+    # Switches and strings pick what to run, not a number to tune (avalanche's endless_cl_sim:
+    # --scenario, --semseg beside --cuda and --dataset_root).
+    """
+        import argparse
+        import torch
+        def main(args):
+            model = build(args.scenario, segmentation=args.semseg)
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+            fit(model, optimizer, root=args.dataset_root)
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--cuda", type=int, default=0)
+            parser.add_argument("--scenario", type=str, default="Classes", choices=["Classes", "Weather"])
+            parser.add_argument("--semseg", action="store_true", default=False)
+            parser.add_argument("--dataset_root", default=None)
+            main(parser.parse_args())
+        """,
+    # A LinearLR warm-up from near zero through a local of arithmetic (torchvision's detection
+    # reference engine: warmup_factor = 1.0 / 1000).
+    """
+        import argparse
+        import torch
+        def train_one_epoch(model, optimizer, data_loader, epoch, args):
+            if epoch == 0:
+                warmup_factor = 1.0 / 1000
+                scheduler = torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=warmup_factor,
+                                                              total_iters=len(data_loader) - 1)
+        args = argparse.ArgumentParser().parse_args()
+        """,
     # Config files are skipped: that is where hyperparameters belong.
     Valid(
         """

@@ -296,10 +296,46 @@ VALID = [
             elif "head.bias" in state:
                 model.load_state_dict(state, strict=False)
         """,
+    # The dict is keyed by the receiver's own parameter names, whatever the values: a Reptile
+    # interpolation of the model's own weights loaded back, buffers left as they are
+    # (avalanche's MER strategy), filled in a loop or built by a comprehension.
+    """
+        from copy import deepcopy
+        class MER:
+            def inner_update(self):
+                w_bef = deepcopy(self.model.state_dict())
+                self.step()
+                w_aft = self.model.state_dict()
+                load_dict = {}
+                for name, param in self.model.named_parameters():
+                    load_dict[name] = w_bef[name] + (w_aft[name] - w_bef[name]) * self.beta
+                self.model.load_state_dict(load_dict, strict=False)
+            def outer_update(self, w_aft):
+                self.model.load_state_dict(
+                    {n: self.w_bef[n] + (w_aft[n] - self.w_bef[n]) * self.gamma for n, _ in self.model.named_parameters()},
+                    strict=False)
+        """,
 ]
 
 
 INVALID = [
+    # Filled in a loop over another module's names, or over a checkpoint's: the keys are not
+    # the receiver's own.
+    Invalid(
+        """
+            def transfer(student, teacher, ckpt):
+                load_dict = {}
+                for name, param in teacher.named_parameters():
+                    load_dict[name] = param
+                student.load_state_dict(load_dict, strict=False)
+                weights = {}
+                for name, w in ckpt.items():
+                    weights[name] = w
+                student.load_state_dict(weights, strict=False)
+            """,
+        lines=(6, 10),
+        messages=(message("student"), message("student")),
+    ),
     # The same saver and loader, but the file loaded is one the user names: any checkpoint.
     Invalid(
         """
