@@ -31,7 +31,13 @@ a path parameter that every same-file call fills with a written path, ``resume(o
 a pattern must keep three characters of a file name of its own); or, for a pattern with a file
 name written in strings and not fetched, one that another file of the project writes: such
 findings are facts the project pass keeps only when no file writes the path (``average.py``
-reading the epoch files ``trainer.py`` saved).
+reading the epoch files ``trainer.py`` saved), and drops too when a file of the load's package
+makes its file name (``written_files.built_names``) while one writes, in a format the load
+reads, to paths it is handed (``written_files.handed_in_writes``): a feature cache whose names a
+Dataset makes and whose writer pickles to each path a DataLoader hands it. Which files a
+program writes, and the patterns (``str.format`` and ``%`` too), are ``semantic.written_files``
+and ``semantic.provenance``; a file with a string ending in a file name is analysed for the
+names it makes even without a load or a write.
 * ``torch.hub.load`` whose repository is not a string literal (and ``source`` is not
   ``"local"``), except a parameter with a literal default that no call in the file passes
   (callers in other files are not seen); one finding per repository expression and function.
@@ -68,6 +74,8 @@ _URL_LOADS = {"torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_
 _WRITE_NAMES = {"save", "savez", "savez_compressed", "dump", "open"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# A string literal ending in a file name's extension (``"x.pt"``, ``'{}.pkl'``).
+_NAME_TEXT = re.compile(r"""\.[A-Za-z][A-Za-z0-9]{0,7}['"]""")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
 # The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
@@ -123,6 +131,12 @@ class UnsafeCheckpointLoad(Rule):
     shared_facts = ("written",)  # a checkpoint a test writes is one the project writes
     requires_text = ("load", "Unpickler", "save", "dump")  # writers: paths other files may read
     fixable = (UNSAFE,)  # weights_only=False -> True: a checkpoint holding more than tensors stops loading
+
+    @classmethod
+    def might_apply(cls, text: str, options=None) -> bool:
+        """A load or a write, or a string ending in a file name (``'{0}RN{1}-encoding.pt'``): a
+        name another file's load may read (``written_files.built_names``)."""
+        return any(t in text for t in cls.requires_text) or _NAME_TEXT.search(text) is not None
 
 
     def __init__(self, ctx, options: dict[str, Any]):
