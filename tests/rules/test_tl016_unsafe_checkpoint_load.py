@@ -217,3 +217,75 @@ def test_without_the_writer_the_load_is_reported():
     findings = lint_tree({"pkg/average.py": _AVERAGE}, select=["TL016"])
     assert [(f.path, f.line) for f in findings] == [("pkg/average.py", 4), ("pkg/average.py", 5),
                                                     ("pkg/average.py", 6)]
+
+
+# -- files the program writes to paths it is handed (semantic.written_files) -----------------
+
+# cs231n-sl-classification: the Dataset makes each video's encoding file name, main.py runs the
+# loader through pickle_encoding, which pickles each encoding to the path the loader hands it,
+# and the LSTM's Dataset reads the encodings back.
+_FRAMES = '''
+import os
+from torch.utils.data import Dataset
+class GestureFrameDatasetPickle(Dataset):
+    def __init__(self, video_dirs, data_type, layers):
+        self.data = video_dirs
+        self._encoding_filename = '{0}RN{1}{2}-encoding.pt'.format('T', layers, data_type)
+    def __getitem__(self, idx):
+        video_dir = self.data[idx]
+        return self.frames(video_dir), os.path.join(video_dir, self._encoding_filename)
+'''
+
+_PICKLER = '''
+import pickle
+def pickle_encoding(model, dataloader):
+    for batch_idx, (X, video_path) in enumerate(dataloader):
+        video_path = video_path[0]
+        pickle.dump(model(X[0]), open(video_path, 'wb'))
+        del X, video_path
+'''
+
+_ENCODINGS = '''
+import os
+import pickle
+from torch.utils.data import Dataset
+class ResnetEncodingDataset(Dataset):
+    def read_frame_tensors_from_dir(self, directory, data_type):
+        location = os.path.join(directory, '{}-encoding.pt'.format(data_type))
+        return pickle.load(open(location, 'rb'))
+    def pretrained(self, directory):
+        return pickle.load(open(os.path.join(directory, 'resnet18-pretrained.pt'), 'rb'))
+'''
+
+
+def _lines(files: dict[str, str]) -> list[tuple[str, int]]:
+    return [(f.path, f.line) for f in lint_tree(files, select=["TL016"])]
+
+
+def test_a_file_name_a_dataset_makes_for_a_loader_fed_writer_is_the_programs_own():
+    """The encodings are the program's own cache: left alone. The pretrained file, a name no
+    file of the project makes, is still reported."""
+    files = {"utils/gesture_frame_dataset_pickle.py": _FRAMES, "utils/pickle_encoding.py": _PICKLER,
+             "utils/resnet_encoding_dataset.py": _ENCODINGS}
+    assert _lines(files) == [("utils/resnet_encoding_dataset.py", 10)]
+
+
+def test_without_the_name_or_without_the_writer_the_load_is_reported():
+    both = [("utils/resnet_encoding_dataset.py", 8), ("utils/resnet_encoding_dataset.py", 10)]
+    assert _lines({"utils/pickle_encoding.py": _PICKLER, "utils/resnet_encoding_dataset.py": _ENCODINGS}) == both
+    assert _lines({"utils/gesture_frame_dataset_pickle.py": _FRAMES,
+                   "utils/resnet_encoding_dataset.py": _ENCODINGS}) == both
+
+
+def test_a_writer_in_another_package_or_of_another_format_does_not_count():
+    """The evidence must reach the load (``Packages``), and a file torch.save wrote is no
+    pickle ``pickle.load`` reads."""
+    assert _lines({"gestures/frames.py": _FRAMES, "other/pickle_encoding.py": _PICKLER,
+                   "gestures/encodings.py": _ENCODINGS}) == [("gestures/encodings.py", 8), ("gestures/encodings.py", 10)]
+    torch_writer = _PICKLER.replace("import pickle", "import torch").replace(
+        "pickle.dump(model(X[0]), open(video_path, 'wb'))", "torch.save(model(X[0]), video_path)")
+    files = {"utils/frames.py": _FRAMES, "utils/writer.py": torch_writer, "utils/encodings.py": _ENCODINGS}
+    assert _lines(files) == [("utils/encodings.py", 8), ("utils/encodings.py", 10)]
+    torch_reader = _ENCODINGS.replace("pickle.load(open(location, 'rb'))", "torch.load(location, weights_only=False)")
+    files["utils/encodings.py"] = "import torch\n" + torch_reader
+    assert _lines(files) == [("utils/encodings.py", 11)]  # torch.load of torch.save's file: its own

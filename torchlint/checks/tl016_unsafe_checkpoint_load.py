@@ -31,7 +31,13 @@ a path parameter that every same-file call fills with a written path, ``resume(o
 a pattern must keep three characters of a file name of its own); or, for a pattern with a file
 name written in strings and not fetched, one that another file of the project writes: such
 findings are facts the project pass keeps only when no file writes the path (``average.py``
-reading the epoch files ``trainer.py`` saved).
+reading the epoch files ``trainer.py`` saved), and drops too when a file of the load's package
+makes its file name (``written_files.built_names``) while one writes, in a format the load
+reads, to paths it is handed (``written_files.handed_in_writes``): a feature cache whose names a
+Dataset makes and whose writer pickles to each path a DataLoader hands it. Which files a
+program writes, and the patterns (``str.format`` and ``%`` too), are ``semantic.written_files``
+and ``semantic.provenance``; a file with a string ending in a file name is analysed for the
+names it makes even without a load or a write.
 * ``torch.hub.load`` whose repository is not a string literal (and ``source`` is not
   ``"local"``), except a parameter with a literal default that no call in the file passes
   (callers in other files are not seen); one finding per repository expression and function.
@@ -53,27 +59,23 @@ import libcst as cst
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Option, Rule
-from torchlint.semantic.provenance import (DOWNLOAD, OPENERS, URL, bound_values, from_package, in_memory, moved,
-                                           origin, path_shape, read_paths, reads_file)
+from torchlint.semantic.packages import Packages
+from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_package, in_memory, moved, origin,
+                                           path_shape, read_paths, reads_file)
+from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, covers, file_name,
+                                              handed_in_writes, has_own_name, names_match, opens_for_writing,
+                                              readable, reader_kind, specific, write_sites)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
 from torchlint.tree import iter_nodes
 
-_TORCH_LOADS = {"torch.load", "torch.serialization.load"}
 # torch.load of what they download: the URL is their first argument
 _URL_LOADS = {"torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url"}
-_PICKLE_LOADS = {
-    f"{module}.{function}"
-    for module in ("pickle", "_pickle", "cPickle", "dill", "cloudpickle")
-    for function in ("load", "loads", "Unpickler")
-} | {"joblib.load", "sklearn.externals.joblib.load"}
-_WRITES = {"joblib.dump": 1, "numpy.save": 0, "numpy.savez": 0, "numpy.savez_compressed": 0, "torch.save": 1,
-           "pickle.dump": 1, "dill.dump": 1, "cloudpickle.dump": 1}
-# What a writer appends to a path that lacks it.
-_SUFFIXES = {"numpy.save": ".npy", "numpy.savez": ".npz", "numpy.savez_compressed": ".npz"}
 _WRITE_NAMES = {"save", "savez", "savez_compressed", "dump", "open"}
 _CHECKPOINT = re.compile(r"\.(pt|pth|ckpt)\b|checkpoint|ckpt|pretrained|state_dict|resume", re.IGNORECASE)
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# A string literal ending in a file name's extension (``"x.pt"``, ``'{}.pkl'``).
+_NAME_TEXT = re.compile(r"""\.[A-Za-z][A-Za-z0-9]{0,7}['"]""")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
 # The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
@@ -130,6 +132,12 @@ class UnsafeCheckpointLoad(Rule):
     requires_text = ("load", "Unpickler", "save", "dump")  # writers: paths other files may read
     fixable = (UNSAFE,)  # weights_only=False -> True: a checkpoint holding more than tensors stops loading
 
+    @classmethod
+    def might_apply(cls, text: str, options=None) -> bool:
+        """A load or a write, or a string ending in a file name (``'{0}RN{1}-encoding.pt'``): a
+        name another file's load may read (``written_files.built_names``)."""
+        return any(t in text for t in cls.requires_text) or _NAME_TEXT.search(text) is not None
+
 
     def __init__(self, ctx, options: dict[str, Any]):
         super().__init__(ctx, options)
@@ -144,19 +152,19 @@ class UnsafeCheckpointLoad(Rule):
                 isinstance(func, cst.Name) and (func.value in _LAST_NAMES or self.ctx.is_imported(func)):
             self._calls.append(node)  # ``from torch.serialization import load as load_checkpoint`` too
         name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-        if name in _WRITE_NAMES and (name != "open" or _writes(node)):
+        if name in _WRITE_NAMES and (name != "open" or opens_for_writing(node)):
             self._saves = True
 
     def finish(self) -> None:
         calls = self._calls if self.reports else []  # the loads are this file's findings only
-        if not calls and not self._saves:
-            return
+        if not calls and not self._saves and not (self.reports and _NAME_TEXT.search(self.ctx.text)):
+            return  # no load, no write, no file name another file may read
         model = self.ctx.semantic.model
         unpinned = []
         hub_seen: set[tuple] = set()
         for call in calls:
             qualified = model.qualified_name(call.func)
-            if qualified in _TORCH_LOADS or qualified in _URL_LOADS:
+            if qualified in TORCH_LOADS or qualified in _URL_LOADS:
                 source = URL if qualified in _URL_LOADS else self._source(call)
                 weights_only = keyword_arg(call, "weights_only")
                 if weights_only is not None and is_false_literal(weights_only.value) or self._false_in_kwargs(call):
@@ -172,12 +180,15 @@ class UnsafeCheckpointLoad(Rule):
                     self._report_unless_written(call, weights_only_false_message(qualified, source), source, fix)
                 elif weights_only is None and not has_star_kwargs(call):
                     unpinned.append([self.ctx.span(call).to_json(), qualified, source])
-            elif qualified in _PICKLE_LOADS or qualified == "numpy.load":
+            elif qualified in PICKLE_LOADS or qualified == "numpy.load":
                 self._check_pickle(call, qualified)
             elif qualified == "torch.hub.load":
                 self._check_hub(call, hub_seen)
-        published = sorted(key for key in self._written_paths() if _has_literal(key)) if self._saves else []
+        published = sorted(key for key in self._written_paths() if has_own_name(key)) if self._saves else []
         facts = {"unpinned": unpinned, "deferred": self._deferred, "written": published}
+        if self.reports:  # a file the loader hands on, written where another file is handed it
+            facts["handed_in"] = sorted({site.kind for site in handed_in_writes(model)}) if self._saves else []
+            facts["names"] = built_names(model)
         if any(facts.values()):
             self.ctx.facts[self.code] = {key: value for key, value in facts.items() if value}
 
@@ -188,9 +199,10 @@ class UnsafeCheckpointLoad(Rule):
         what the trainer saved)."""
         first, model = _first_argument(call), self.ctx.semantic.model
         shapes = [] if first is None or source in (URL, DOWNLOAD) else \
-            sorted({key for p in read_paths(model, first) if _has_literal(key := _path_key(path_shape(model, p)))})
+            sorted({key for p in read_paths(model, first) if has_own_name(key := _path_key(path_shape(model, p)))})
         if shapes:
-            self._deferred.append([self.ctx.span(call).to_json(), message, shapes, *trailing_json(fix)])
+            reader = reader_kind(model.qualified_name(call.func))
+            self._deferred.append([self.ctx.span(call).to_json(), message, shapes, reader, *trailing_json(fix)])
         else:
             self.report(call, message, fix=fix)
 
@@ -332,14 +344,7 @@ class UnsafeCheckpointLoad(Rule):
         if self._written is not None:
             return self._written
         model = self.ctx.semantic.model
-        paths = []
-        for site in model.calls:
-            call = site.node
-            qualified = model.qualified_name(call.func)
-            if qualified in _WRITES and len(call.args) > _WRITES[qualified]:
-                paths.append((call.args[_WRITES[qualified]].value, _SUFFIXES.get(qualified, "")))
-            elif qualified in OPENERS and call.args and _writes(call):
-                paths.append((call.args[0].value, ""))
+        paths = [(site.path, site.suffix) for site in write_sites(model)]
         # ``with write_and_rename(P) as tmp: torch.save(x, tmp)``: the file is P
         paths += [(value.args[0].value, suffix) for p, suffix in list(paths) if isinstance(p, cst.Name)
                   for value in bound_values(model, p) if isinstance(value, cst.Call) and value.args
@@ -371,10 +376,16 @@ class UnsafeCheckpointLoad(Rule):
     def check_project(cls, project, options: dict[str, Any]) -> Iterable[Finding]:
         facts = [(record, record.facts.get(cls.code) or {}) for record in project.records]
         written = {key for _, fact in facts for key in fact.get("written", ())}
+        packages = None
         for record, fact in facts:
-            for span, message, shapes, *fix in fact.get("deferred", ()):
-                if not any(_written(shape, written) for shape in shapes):
-                    yield Finding.at(cls, record.path, Span.from_json(span), message, fix=from_trailing(fix))
+            for span, message, shapes, reader, *fix in fact.get("deferred", ()):
+                if any(_written(shape, written) for shape in shapes):
+                    continue
+                if reader is not None and any(f.get("handed_in") for _, f in facts):
+                    packages = packages or Packages(project)
+                    if _named_for_a_handed_in_write(record, shapes, reader, facts, packages):
+                        continue
+                yield Finding.at(cls, record.path, Span.from_json(span), message, fix=from_trailing(fix))
         pin = project.torch_pin
         if pin is None or not pin.allows_below(_SAFE_RELEASE):
             return
@@ -382,6 +393,17 @@ class UnsafeCheckpointLoad(Rule):
             for span, function, source in fact.get("unpinned", ()):
                 yield Finding.at(cls, record.path, Span.from_json(span),
                                  unpinned_message(function, source, pin.spec, pin.file))
+
+
+def _named_for_a_handed_in_write(record, shapes: list[str], reader: str, facts: list, packages: Packages) -> bool:
+    """The file name a load reads (one of ``shapes``) is one that a file of its package makes
+    (``written_files.built_names``) while a file of its package writes, in a form ``reader``
+    reads, to paths it is handed (``handed_in_writes``): the project's own file (a feature
+    cache whose paths a Dataset makes and a DataLoader hands to the writer)."""
+    names = [name for shape in shapes if specific(name := file_name(shape.removesuffix(" (verb aside)")))]
+    near = [fact for other, fact in facts if packages.together(other.path, record.path)]
+    return bool(names) and any(readable(reader, kind) for fact in near for kind in fact.get("handed_in", ())) and \
+        any(names_match(name, built) for fact in near for built in fact.get("names", ()) for name in names)
 
 
 def _first_argument(call: cst.Call) -> cst.BaseExpression | None:
@@ -395,26 +417,12 @@ def _written(shape: str, written: set[str]) -> bool:
     ``cache/*_dataset`` and ``cache/train_dataset``); a pattern whose file name has fewer than
     three characters of its own (``*.pkl``) names no particular file."""
     key = _path_key(shape)
-    if "*" in key and not _specific(key):
+    if "*" in key and not specific(key):
         return False
-    return key in written or any(_covers(key, other) or _covers(other, key) for other in written)
+    return key in written or any(covers(key, other) or covers(other, key) for other in written)
 
 
-def _has_literal(key: str) -> bool:
-    """A path key with a name of its own written in strings (``{out}/*epoch.pth``), not only
-    expressions (``{args.resume}``) or fields (``{out}/*.pt``)."""
-    return _specific(re.sub(r"\{[^}]*\}", "", key))
 
-
-def _specific(pattern: str) -> bool:
-    """The file name part of ``pattern`` has three characters of its own, its extension aside."""
-    return len(_EXTENSION.sub("", pattern.rsplit("/", 1)[-1]).replace("*", "")) >= 3
-
-
-def _covers(pattern: str, text: str) -> bool:
-    """``pattern``, each ``*`` any text, matches ``text``."""
-    return "*" in pattern and _specific(pattern) and \
-        re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), text) is not None
 
 
 def _path_key(text: str) -> str:
@@ -454,12 +462,3 @@ def _file_names(expr: cst.BaseExpression) -> list[str]:
             if _EXTENSION.search(name):
                 out.append(name)
     return out
-
-
-def _writes(call: cst.Call) -> bool:
-    """``open(P, "wb")``, ``open(P, mode="a")``: the file is written."""
-    mode = keyword_arg(call, "mode")
-    if mode is None and len(call.args) > 1 and call.args[1].keyword is None:
-        mode = call.args[1]
-    return mode is not None and isinstance(mode.value, cst.SimpleString) and \
-        any(c in mode.value.evaluated_value for c in "wax")

@@ -9,7 +9,7 @@ guess. Rules use it to say how exposed a load is; it decides no finding by itsel
 
 Where a path leads, for loads and saves: ``read_paths(model, expr)`` (the path expressions a
 file object or name reads: ``open(P)`` gives P), ``path_shape(model, expr)`` (a path written
-as a pattern, ``{out}/*epoch.pth``), ``moved(model, call)`` (the source and destination of a
+as a pattern, ``{out}/*epoch.pth``; ``formatted_text`` for ``str.format`` and ``%``), ``moved(model, call)`` (the source and destination of a
 rename or copy), ``reads_file(model, expr)`` (bytes read from a file or fetched),
 ``in_memory(model, expr)`` (an ``io.BytesIO`` built here) and ``from_package(model, expr)``
 (a file shipped with the code: ``__file__``, ``importlib.resources``).
@@ -164,8 +164,9 @@ def read_paths(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0) -
 
 def path_shape(model: SemanticModel, expr: cst.BaseExpression) -> str:
     """A path expression as a pattern: string parts as their text, each formatted field a
-    ``*``, ``/`` and ``os.path.join`` as ``/``, ``Path(p)`` as ``p``, anything else as written
-    in braces: ``out / f"{epoch}epoch.pth"`` is ``{out}/*epoch.pth``."""
+    ``*`` (f-strings, ``str.format``, ``%``), ``/`` and ``os.path.join`` as ``/``, ``Path(p)``
+    as ``p``, anything else as written in braces: ``out / f"{epoch}epoch.pth"`` is
+    ``{out}/*epoch.pth``."""
     if isinstance(expr, cst.SimpleString):
         return expr.evaluated_value if isinstance(expr.evaluated_value, str) else model.ctx.module.code_for_node(expr)
     if isinstance(expr, cst.FormattedString):
@@ -175,6 +176,9 @@ def path_shape(model: SemanticModel, expr: cst.BaseExpression) -> str:
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Add)):
         joint = "/" if isinstance(expr.operator, cst.Divide) else ""
         return path_shape(model, expr.left) + joint + path_shape(model, expr.right)
+    formatted = formatted_text(expr)
+    if formatted is not None:  # "{}-encoding.pt".format(kind), "%s_%d.pkl" % (name, epoch)
+        return formatted
     if isinstance(expr, cst.Call) and expr.args and not any(a.keyword or a.star for a in expr.args):
         function = model.qualified_name(expr.func)
         if function in _JOINS:
@@ -182,6 +186,25 @@ def path_shape(model: SemanticModel, expr: cst.BaseExpression) -> str:
         if function in _PATHS and len(expr.args) == 1:
             return path_shape(model, expr.args[0].value)
     return "{" + model.ctx.module.code_for_node(expr) + "}"
+
+
+_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%[-#0 +]*(\d+|\*)?(\.\d+)?[a-zA-Z]")
+
+
+def formatted_text(expr: cst.BaseExpression) -> str | None:
+    """A string formatted by ``str.format`` or ``%`` as a pattern, each field a ``*``:
+    ``"{}-encoding.pt".format(kind)`` is ``*-encoding.pt``, ``"%s_%d.pkl" % (name, epoch)``
+    ``*_*.pkl``; None for any other expression."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format" \
+            and isinstance(expr.func.value, cst.SimpleString):
+        text = expr.func.value.evaluated_value
+        return _FORMAT_FIELD.sub("*", text).replace("{{", "{").replace("}}", "}") if isinstance(text, str) else None
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) \
+            and isinstance(expr.left, cst.SimpleString):
+        text = expr.left.evaluated_value
+        return _PERCENT_FIELD.sub("*", text).replace("%%", "%") if isinstance(text, str) else None
+    return None
 
 
 def moved(model: SemanticModel, call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:

@@ -2,7 +2,7 @@
 exact line and message of every finding and, where its findings carry a fix, the file after
 ``--fix --unsafe-fixes`` (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl016_unsafe_checkpoint_load import weights_only_false_message
+from torchlint.checks.tl016_unsafe_checkpoint_load import pickle_message, weights_only_false_message
 from torchlint.rule import Invalid, Valid
 
 
@@ -233,6 +233,24 @@ VALID = [
                 torch.save(valid, self.cache_dir / "valid_dataset")
             def load(self, tag):
                 return torch.load(self.cache_dir / f"{tag}_dataset", weights_only=False)
+        """,
+    # A feature cache: the Dataset makes each item's file name, a DataLoader hands the paths to
+    # the writer, and the reader loads that name (cs231n-sl-classification's ResNet encodings;
+    # across files: tests/rules/test_tl016_unsafe_checkpoint_load.py).
+    """
+        import os
+        import pickle
+        from torch.utils.data import DataLoader, Dataset
+        class EncodingPaths(Dataset):
+            def __init__(self, dirs, kind):
+                self.dirs, self.name = dirs, "{0}RN18-encoding.pt".format(kind)
+            def __getitem__(self, idx):
+                return os.path.join(self.dirs[idx], self.name)
+        def cache_encodings(model, loader):
+            for frames, path in loader:
+                pickle.dump(model(frames), open(path[0], "wb"))
+        def read_encoding(directory, kind):
+            return pickle.load(open(os.path.join(directory, "{}RN18-encoding.pt".format(kind)), "rb"))
         """,
 ]
 
@@ -629,5 +647,25 @@ INVALID = [
                 state = torch.load(path, map_location="cpu", weights_only=True)
                 return state
             """,
+    ),
+    # The same program loading a checkpoint it downloaded: it makes no file of that name.
+    Invalid(
+        """
+            import os
+            import pickle
+            from torch.utils.data import Dataset
+            class EncodingPaths(Dataset):
+                def __init__(self, dirs, kind):
+                    self.dirs, self.name = dirs, "{0}RN18-encoding.pt".format(kind)
+                def __getitem__(self, idx):
+                    return os.path.join(self.dirs[idx], self.name)
+            def cache_encodings(model, loader):
+                for frames, path in loader:
+                    pickle.dump(model(frames), open(path[0], "wb"))
+            def pretrained(directory):
+                return pickle.load(open(os.path.join(directory, "resnet18-pretrained.pt"), "rb"))
+            """,
+        lines=(14,),
+        messages=(pickle_message("pickle.load", None),),
     ),
 ]

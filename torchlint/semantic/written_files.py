@@ -1,0 +1,242 @@
+"""Which files a program writes, and the file names it makes for other code to write: whether a
+load reads the program's own file (TL016's questions across files).
+
+* ``write_sites(model)``: every write of the file (``torch.save(x, P)``, ``pickle.dump(x, P)``
+  and its kin, ``joblib.dump``, ``np.save``/``savez``, ``open(P, "wb")``), each with its path
+  expression, the suffix the writer appends (``np.save`` adds ``.npy``) and what can read it
+  back (``kind``: ``TORCH``, ``PICKLE``, ``NUMPY``, or ``BYTES`` for raw bytes, any of them).
+* ``from_elsewhere(model, expr)``: a value this code is handed rather than makes: a parameter
+  (not ``self``), a loop target (``for x, path in loader``: a Dataset's items), an unpacked
+  value, a part of those (``item["path"]``, ``paths[0]``), or a join of them.
+* ``handed_in_writes(model)``: the writes whose path is handed in and names no file of its
+  own (``pickle.dump(enc, open(video_path, "wb"))`` for each ``video_path`` a DataLoader
+  gives): the file name is made elsewhere.
+* ``built_names(model)``: the file-name patterns the file makes and hands on (stores,
+  returns, passes to a call) rather than reads, fetches or hands to a shell:
+  ``self.name = "{0}RN{1}-encoding.pt".format(...)`` is ``*RN*-encoding.pt``.
+
+A project whose files write to handed-in paths while another of its files makes a name that a
+load reads writes that file itself (its feature cache); a name nothing in the project makes
+(a downloaded checkpoint) is not its own. ``file_name``, ``names_match``, ``specific`` and
+``has_own_name`` compare path patterns (``*`` any text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchlint.semantic.model import SemanticModel
+from torchlint.semantic.provenance import DOWNLOAD, OPENERS, URL, formatted_text, origin, path_shape, read_paths
+from torchlint.torch_api import keyword_arg
+from torchlint.tree import iter_nodes
+
+TORCH = "torch"
+PICKLE = "pickle"
+NUMPY = "numpy"
+BYTES = "bytes"  # raw bytes (``open(P, "wb")``): whatever reads them
+
+TORCH_LOADS = {"torch.load", "torch.serialization.load"}
+PICKLE_LOADS = {
+    f"{module}.{function}"
+    for module in ("pickle", "_pickle", "cPickle", "dill", "cloudpickle")
+    for function in ("load", "loads", "Unpickler")
+} | {"joblib.load", "sklearn.externals.joblib.load"}
+# Writers: the index of the path argument, and what reads the file back.
+WRITERS = {"joblib.dump": (1, PICKLE), "numpy.save": (0, NUMPY), "numpy.savez": (0, NUMPY),
+           "numpy.savez_compressed": (0, NUMPY), "torch.save": (1, TORCH), "pickle.dump": (1, PICKLE),
+           "dill.dump": (1, PICKLE), "cloudpickle.dump": (1, PICKLE)}
+# What a writer appends to a path that lacks it.
+_SUFFIXES = {"numpy.save": ".npy", "numpy.savez": ".npz", "numpy.savez_compressed": ".npz"}
+# Calls that hand their arguments to a shell (``wget -O name``): a name given there is fetched.
+_SHELLS = {"os.system", "os.popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
+           "subprocess.check_output", "subprocess.Popen"}
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_FIELD = re.compile(r"\{[^}]*\}")
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class WriteSite:
+    call: cst.Call
+    path: cst.BaseExpression  # the path or file object written
+    suffix: str  # what the writer appends to a path without it
+    kind: str  # TORCH, PICKLE, NUMPY or BYTES: what reads the file back
+
+
+def opens_for_writing(call: cst.Call) -> bool:
+    """``open(P, "wb")``, ``open(P, mode="a")``: the file is written."""
+    mode = keyword_arg(call, "mode")
+    if mode is None and len(call.args) > 1 and call.args[1].keyword is None:
+        mode = call.args[1]
+    return mode is not None and isinstance(mode.value, cst.SimpleString) and \
+        any(c in mode.value.evaluated_value for c in "wax")
+
+
+def reader_kind(qualified: str | None) -> str | None:
+    """What a load reads: ``TORCH`` for ``torch.load``, ``PICKLE`` for pickle's kin and
+    joblib, ``NUMPY`` for ``np.load``; None for anything else."""
+    if qualified in TORCH_LOADS:
+        return TORCH
+    if qualified in PICKLE_LOADS:
+        return PICKLE
+    return NUMPY if qualified == "numpy.load" else None
+
+
+def readable(reader: str, writer: str) -> bool:
+    """A file ``writer`` wrote can be what ``reader`` loads (a pickle is no torch checkpoint)."""
+    return writer in (reader, BYTES)
+
+
+def write_sites(model: SemanticModel) -> list[WriteSite]:
+    """Every write of the file, in source order (see the module's docstring)."""
+    table = model.memo("written_files")
+    if "sites" not in table:
+        sites = []
+        for site in model.calls:
+            call = site.node
+            qualified = model.qualified_name(call.func)
+            if qualified in WRITERS and len(call.args) > WRITERS[qualified][0]:
+                index, kind = WRITERS[qualified]
+                sites.append(WriteSite(call, call.args[index].value, _SUFFIXES.get(qualified, ""), kind))
+            elif qualified in OPENERS and call.args and opens_for_writing(call):
+                sites.append(WriteSite(call, call.args[0].value, "", BYTES))
+        table["sites"] = sites
+    return table["sites"]
+
+
+def from_elsewhere(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0,
+                   seen: frozenset = frozenset()) -> bool:
+    """``expr`` is handed to this code (see the module's docstring): every name it is built
+    from is a parameter other than ``self``, a loop or comprehension target or an unpacked
+    value, directly or through assignments a few deep (``path = path[0]`` in a loop keeps
+    what the loop gave; a ``del`` gives nothing); strings may join them (``d + ".pkl"``).
+    Attributes of ``self``, calls' results and module constants are not."""
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(expr, cst.Name):
+        bindings = [b for b in model.reaching(expr.value, expr) if b.kind != "del" and id(b.node) not in seen]
+        inner = seen | {id(b.node) for b in bindings}
+        return bool(bindings) and all(_handed(model, b, expr, depth, inner) for b in bindings)
+    if isinstance(expr, (cst.Subscript, cst.Attribute)):
+        return from_elsewhere(model, expr.value, depth + 1, seen)
+    parts = _parts(model, expr)
+    if parts is None:
+        return False
+    names = [p for p in parts if not isinstance(p, (cst.SimpleString, cst.ConcatenatedString))]
+    return bool(names) and all(from_elsewhere(model, p, depth + 1, seen) for p in names)
+
+
+def _handed(model: SemanticModel, binding, name: cst.Name, depth: int, seen: frozenset) -> bool:
+    if binding.kind in ("for", "comp", "unpack"):
+        return True
+    if binding.kind == "param":
+        function = model.ctx.enclosing_function(binding.node)
+        return function is None or model.self_name(function) != name.value
+    if binding.kind in ("assign", "ann", "walrus") and binding.value is not None:
+        return from_elsewhere(model, binding.value, depth + 1, seen)
+    return False
+
+
+def _parts(model: SemanticModel, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The parts a path is joined from (``os.path.join``, ``Path``, ``str``, ``/``, ``+``,
+    f-string fields), or None for an expression that is no join."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Add)):
+        return [expr.left, expr.right]
+    if isinstance(expr, cst.FormattedString):
+        return [p.expression for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]
+    if isinstance(expr, cst.Call) and expr.args and not any(a.keyword or a.star for a in expr.args) and \
+            model.qualified_name(expr.func) in ("os.path.join", "posixpath.join", "pathlib.Path", "str", "os.fspath"):
+        return [a.value for a in expr.args]
+    return None
+
+
+def handed_in_writes(model: SemanticModel) -> list[WriteSite]:
+    """The writes whose path is handed in (``from_elsewhere``) and names no file of its own
+    (``has_own_name``): where the file ends up is decided by the code that made the path."""
+    out = []
+    for site in write_sites(model):
+        paths = read_paths(model, site.path)  # ``open(P, "wb")`` and ``with open(P, "wb") as f``: P
+        if any(has_own_name(path_shape(model, p)) for p in paths if not isinstance(p, cst.Name)):
+            continue
+        if any(from_elsewhere(model, p) for p in paths):
+            out.append(site)
+    return out
+
+
+def built_names(model: SemanticModel) -> list[str]:
+    """The file-name patterns (the last component, ``*`` for each field) written in strings of
+    the file that name a file of their own (``specific``), except those read here (a load's
+    or ``open``'s path, as ``read_paths`` follows it), fetched (a download helper's or a URL
+    opener's arguments) or handed to a shell."""
+    table = model.memo("written_files")
+    if "names" in table:
+        return table["names"]
+    candidates = []
+    for node in model.nodes_of(cst.SimpleString, cst.FormattedString, cst.ConcatenatedString):
+        parent = model.ctx.parent(node)
+        if isinstance(parent, (cst.ConcatenatedString, cst.Expr)):
+            continue  # the whole concatenation is the string; a docstring names nothing
+        expr = parent if isinstance(parent, cst.BinaryOperation) and parent.left is node else node
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "format":
+            grand = model.ctx.parent(parent)
+            expr = grand if isinstance(grand, cst.Call) and grand.func is parent else node
+        shape = formatted_text(expr) if expr is not node else path_shape(model, node)
+        if shape is None or "://" in shape:
+            continue
+        name = file_name(shape)
+        if _EXTENSION.search(name) and specific(name) and not any(c.isspace() for c in name):  # not a message
+            candidates.append((node, name))
+    names: set[str] = set()
+    if candidates:
+        hidden = _read_or_fetched(model)
+        names = {name for node, name in candidates if id(node) not in hidden}
+    table["names"] = sorted(names)
+    return table["names"]
+
+
+def _read_or_fetched(model: SemanticModel) -> set[int]:
+    """The ids of the nodes of the paths the file reads (loads, ``open`` for reading) and of
+    the arguments of fetches and shell commands."""
+    roots: list[cst.CSTNode] = []
+    for site in model.calls:
+        call = site.node
+        qualified = model.qualified_name(call.func)
+        if call.args and (reader_kind(qualified) is not None
+                          or qualified in OPENERS and not opens_for_writing(call)):
+            roots += read_paths(model, call.args[0].value)
+        elif qualified in _SHELLS or origin(model, call) in (URL, DOWNLOAD):
+            roots += [a.value for a in call.args]
+    return {id(n) for root in roots for n in iter_nodes(root)}
+
+
+# -- comparing path patterns ---------------------------------------------------------------
+
+def file_name(shape: str) -> str:
+    """The last component of a path pattern, each expression a ``*`` (``{out}/{e}epoch.pth``
+    gives ``*epoch.pth``)."""
+    return _FIELD.sub("*", shape).replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def specific(pattern: str) -> bool:
+    """The file name part of ``pattern`` has three characters of its own, its extension aside."""
+    return len(_EXTENSION.sub("", pattern.rsplit("/", 1)[-1]).replace("*", "")) >= 3
+
+
+def has_own_name(shape: str) -> bool:
+    """A path pattern with a name of its own written in strings (``{out}/*epoch.pth``), not
+    only expressions (``{args.resume}``) or fields (``{out}/*.pt``)."""
+    return specific(_FIELD.sub("", shape))
+
+
+def covers(pattern: str, text: str) -> bool:
+    """``pattern``, each ``*`` any text, matches ``text``."""
+    return "*" in pattern and specific(pattern) and \
+        re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), text) is not None
+
+
+def names_match(a: str, b: str) -> bool:
+    """Two file-name patterns can name one file: equal, or one matches the other."""
+    return specific(a) and specific(b) and (a == b or covers(a, b) or covers(b, a))
