@@ -209,3 +209,23 @@ def test_names_match(a, b, match):
 def test_file_name():
     assert wf.file_name("{out}/*epoch.pth") == "*epoch.pth"
     assert wf.file_name("{os.path.join(a, b)}/{prefix}_model.pt") == "*_model.pt"
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    # the function writes back, with the same writer, what the load gave it
+    ("import joblib\ndef f(resume, out):\n    s = joblib.load(resume)\n    joblib.dump(s, out)\n", True),
+    ("import joblib\ndef f(resume, out, fresh):\n    if resume:\n        s = joblib.load(resume)\n"
+     "    else:\n        s = fresh()\n    joblib.dump(s, out)\n", True),
+    # another value written, another format, another function, the name bound anew
+    ("import joblib\ndef f(resume, out):\n    s = joblib.load(resume)\n    joblib.dump(s.summary(), out)\n", False),
+    ("import joblib, torch\ndef f(resume, out):\n    s = joblib.load(resume)\n    torch.save(s, out)\n", False),
+    ("import joblib\ndef f(resume):\n    s = joblib.load(resume)\n    return s\n"
+     "def g(s, out):\n    joblib.dump(s, out)\n", False),
+    ("import joblib\ndef f(resume, out, make):\n    s = joblib.load(resume)\n    s = make(s)\n    joblib.dump(s, out)\n",
+     False),
+])
+def test_dumps_what_it_loads(src, expected):
+    ctx, model = analyses(src)
+    load = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call)
+                and model.qualified_name(n.func) == "joblib.load")
+    assert wf.dumps_what_it_loads(model, load, ctx.parent) is expected

@@ -64,7 +64,7 @@ from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_pac
                                            path_shape, read_paths, reads_file)
 from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, covers, file_name,
                                               handed_in_writes, has_own_name, names_match, opens_for_writing,
-                                              readable, reader_kind, specific, write_sites)
+                                              readable, reader_kind, specific, write_sites, dumps_what_it_loads)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
 from torchlint.tree import iter_nodes
@@ -212,8 +212,8 @@ class UnsafeCheckpointLoad(Rule):
             return
         model = self.ctx.semantic.model
         paths = read_paths(model, call.args[0].value)
-        if self._own_file(call):
-            return  # the program's own cache
+        if self._own_file(call) or dumps_what_it_loads(model, call, self.ctx.parent):
+            return  # the program's own cache, or the file a function resumes from and saves itself
         if qualified.endswith(".loads") and not any(reads_file(model, p) for p in paths):
             return  # bytes held in memory (a loader's state), no file
         source = self._source(call)

@@ -5,6 +5,8 @@ load reads the program's own file (TL016's questions across files).
   and its kin, ``joblib.dump``, ``np.save``/``savez``, ``open(P, "wb")``), each with its path
   expression, the suffix the writer appends (``np.save`` adds ``.npy``) and what can read it
   back (``kind``: ``TORCH``, ``PICKLE``, ``NUMPY``, or ``BYTES`` for raw bytes, any of them).
+* ``dumps_what_it_loads(model, load, parent)``: the function writes back, in the same format,
+  the value the load gives it (a resume file it saves itself).
 * ``from_elsewhere(model, expr)``: a value this code is handed rather than makes: a parameter
   (not ``self``), a loop target (``for x, path in loader``: a Dataset's items), an unpacked
   value, a part of those (``item["path"]``, ``paths[0]``), or a join of them.
@@ -105,6 +107,28 @@ def write_sites(model: SemanticModel) -> list[WriteSite]:
                 sites.append(WriteSite(call, call.args[0].value, "", BYTES))
         table["sites"] = sites
     return table["sites"]
+
+
+def dumps_what_it_loads(model: SemanticModel, load: cst.Call, parent) -> bool:
+    """The value a load binds to a name is written back by the same function with a writer
+    of the same format (``study = joblib.load(resume)`` ... ``joblib.dump(study, path)``): the
+    function resumes from the file it saves itself (tsai's ``run_optuna_study``), whatever
+    path its caller names. ``parent`` gives a node's parent (``ctx.parent``)."""
+    reader = reader_kind(model.qualified_name(load.func))
+    assign = parent(load)
+    if reader is None or not isinstance(assign, cst.Assign) or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    name = assign.targets[0].target.value
+    scope = model.scope_of(load)
+    for site in write_sites(model):
+        if site.kind != reader or model.scope_of(site.call) is not scope:
+            continue
+        written = site.call.args[0].value if site.call.args else None
+        if isinstance(written, cst.Name) and written.value == name \
+                and any(b.value is load for b in model.reaching(name, written)):
+            return True
+    return False
 
 
 def from_elsewhere(model: SemanticModel, expr: cst.BaseExpression, depth: int = 0,

@@ -252,10 +252,37 @@ VALID = [
         def read_encoding(directory, kind):
             return pickle.load(open(os.path.join(directory, "{}RN18-encoding.pt".format(kind)), "rb"))
         """,
+    # A function that resumes from the file it saves itself: what the load gives is written
+    # back with the same writer (tsai's run_optuna_study pickles its optuna Study).
+    """
+        import joblib
+        import optuna
+        from pathlib import Path
+        def run_study(objective, resume=None, path="optuna"):
+            if resume:
+                study = joblib.load(resume)
+            else:
+                study = optuna.create_study()
+            study.optimize(objective, n_trials=10)
+            joblib.dump(study, Path(path) / f"{study.study_name}.pkl")
+        """,
 ]
 
 
 INVALID = [
+    # A resume path loaded and used, but what the function writes is something else: the
+    # loaded file is not one it saves.
+    Invalid(
+        """
+            import joblib
+            def fit(model, resume_ckpt, out):
+                state = joblib.load(resume_ckpt)
+                model.load(state)
+                joblib.dump(model.summary(), out)
+            """,
+        lines=(4,),
+        messages=(pickle_message("joblib.load", None),),
+    ),
     # A file moved into place from somewhere this program did not write.
     Invalid(
         """
