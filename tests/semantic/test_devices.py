@@ -11,8 +11,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.devices import (Devices, factories_without_device, is_store, moves_to_accelerator,
-                                        sets_default_device)
+from torchlint.semantic.devices import (Devices, factories_without_device, integer_index, is_store,
+                                        moves_to_accelerator, sets_default_device)
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
 
@@ -180,6 +180,33 @@ def test_is_store():
     names = [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Name) and n.value in ("a", "b")]
     assert [(n.value, is_store(ctx, n)) for n in names] == [("a", True), ("a", True), ("b", True), ("a", False),
                                                            ("a", False)]
+
+
+def test_integer_index_names_the_indices_whose_assignment_selects_and_copies():
+    ctx = context_of("""
+        import torch
+        def f(t, v, mask, rows, k):
+            t[0] = v
+            t[-1] = v
+            for i in range(3):
+                t[i] = v
+            for j in torch.arange(4):
+                t[j] = v
+            for n, row in enumerate(rows):
+                t[n] = row
+                t[row] = v
+            for m in mask:
+                t[m] = v
+            t[mask] = v
+            t[k] = v
+            for p in range(3):
+                p = mask
+                t[p] = v
+        """)
+    got = [(cst.Module([]).code_for_node(n.slice[0].slice.value), integer_index(ctx.semantic.model, n.slice[0].slice.value))
+           for n in iter_nodes(ctx.module) if isinstance(n, cst.Subscript) and dotted_name(n.value) == "t"]
+    assert got == [("0", True), ("-1", True), ("i", True), ("j", True), ("n", True), ("row", False), ("m", False),
+                   ("mask", False), ("k", False), ("p", False)]
 
 
 REACH = """

@@ -400,22 +400,15 @@ class Devices:
         return None
 
     def _basic_index(self, subscript: cst.Subscript) -> bool:
-        """``t[i, j]``, ``t[0]``, ``t[:, 1:]``: integers and slices (a name bound only by ``for i in
-        range(...)``), whose assignment copies across devices; not a mask or an index tensor
-        (``t[mask] = v`` is ``index_put_``, which wants both on one device)."""
+        """``t[i, j]``, ``t[0]``, ``t[:, 1:]``: integers and slices (``integer_index``), whose
+        assignment is select + ``copy_`` and so copies across devices; not a mask or an index
+        tensor (``t[mask] = v`` is ``index_put_``, which wants both on one device)."""
         for element in subscript.slice:
             index = element.slice
             if isinstance(index, cst.Slice):
                 continue
-            value = index.value
-            if isinstance(value, cst.Integer) or isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
-                continue
-            if isinstance(value, cst.Name):
-                bindings = self.model.reaching(value.value, value)
-                if bindings and all(b.kind == "for" and isinstance(b.node, cst.For) and isinstance(b.node.iter, cst.Call)
-                                    and dotted_name(b.node.iter.func) == "range" for b in bindings):
-                    continue
-            return False
+            if not integer_index(self.model, index.value):
+                return False
         return True
 
     def moved_model(self, func: cst.BaseExpression) -> tuple[str, str] | None:
@@ -818,6 +811,40 @@ class Devices:
             return False
         bindings = self_attr_bindings(self.model, self.info, attr)
         return bool(bindings) and all(is_parameter(self.model, b.value) for b in bindings)
+
+
+def integer_index(model: "SemanticModel", value: cst.BaseExpression) -> bool:
+    """Whether ``value``, written as a subscript index, is one integer, so that ``t[value] = v``
+    selects and copies (``select`` + ``copy_``, which copies across devices) instead of an
+    ``index_put_`` (which wants ``t``, the index and ``v`` on one device): an integer literal, or
+    a name every binding reaching it gives one integer: the loop variable of ``for i in
+    range(...)``, of ``for i in torch.arange(...)`` (each element is a 0-dim integer tensor,
+    which PyTorch's indexing turns into a plain integer: ``applySelect(..., t.item())``), or
+    the counter of ``for i, x in enumerate(...)``."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    if isinstance(value, cst.Integer):
+        return True
+    if not isinstance(value, cst.Name):
+        return False
+    bindings = model.reaching(value.value, value)
+    return bool(bindings) and all(b.kind == "for" and isinstance(b.node, cst.For)
+                                  and _counts(model, b.node, value.value) for b in bindings)
+
+
+def _counts(model: "SemanticModel", loop: cst.For, name: str) -> bool:
+    """``name`` is bound by ``loop`` to one integer per iteration (``integer_index``)."""
+    call = loop.iter
+    if not isinstance(call, cst.Call):
+        return False
+    called = model.qualified_name(call.func) or dotted_name(call.func)
+    target = loop.target
+    if isinstance(target, cst.Name):
+        return target.value == name and called in ("range", "torch.arange")
+    if isinstance(target, (cst.Tuple, cst.List)) and target.elements and called == "enumerate":
+        first = target.elements[0].value
+        return isinstance(first, cst.Name) and first.value == name
+    return False
 
 
 def _made_on(ctx: "FileContext", expr: cst.BaseExpression) -> str | None:

@@ -52,6 +52,26 @@ VALID = [
             def forward(self, x):
                 return corr2d(x, self.weight)
         """,
+    # The same with the rows picked by iterating ``torch.arange`` (each a 0-dim integer tensor,
+    # which indexing turns into an integer: select + copy_) or by an ``enumerate`` counter, the
+    # result returned for the caller to move (review packages: flair's document_mean_pooling).
+    """
+        import torch
+        from torch import nn
+        def mean_pooling(hidden, lengths):
+            result = torch.zeros(hidden.shape[0], hidden.shape[2], dtype=hidden.dtype)
+            for i in torch.arange(hidden.shape[0]):
+                result[i] = hidden[i, : lengths[i]].mean(dim=0)
+            return result
+        def max_pooling(hidden, lengths):
+            result = torch.zeros(len(lengths), hidden.shape[2])
+            for i, n in enumerate(lengths):
+                result[i], _ = hidden[i, :n].max(dim=0)
+            return result
+        class Pooler(nn.Module):
+            def forward(self, hidden, lengths):
+                return mean_pooling(hidden, lengths), max_pooling(hidden, lengths)
+        """,
     # Sequence lengths made on the CPU and handed to a model fed moved inputs: its forward packs
     # the batch with them (pack_padded_sequence wants CPU lengths; learners' bentrevett
     # pytorch-sentiment-analysis ``predict_sentiment``).
@@ -946,4 +966,50 @@ INVALID = [
         messages=("`torch.zeros(...)` in `one_hot` has no device=, so it is made on the CPU and then combined with "
                   "`x`, which a call gives on `device` (`to_onehot(torch.tensor([[output[-1]]], device=device), "
                   "vo...`): that fails with a device mismatch; pass device=x.device or use x.new_zeros(...)",)),
+    # Filled row by row across devices (fine), then combined with the input on the CPU: still
+    # the bug (the flair pooling's look-alike that adds the input back).
+    Invalid(
+        """
+            import torch
+            from torch import nn
+            class Pooler(nn.Module):
+                def forward(self, hidden, lengths):
+                    result = torch.zeros(hidden.shape[0], hidden.shape[2])
+                    for i in torch.arange(hidden.shape[0]):
+                        result[i] = hidden[i, : lengths[i]].mean(dim=0)
+                    return torch.cat([result, hidden[:, 0]], dim=-1)
+            """,
+        lines=(6,), messages=(message("torch.zeros", "Pooler", "hidden", "zeros"),),
+        fixed="""
+            import torch
+            from torch import nn
+            class Pooler(nn.Module):
+                def forward(self, hidden, lengths):
+                    result = torch.zeros(hidden.shape[0], hidden.shape[2], device=hidden.device)
+                    for i in torch.arange(hidden.shape[0]):
+                        result[i] = hidden[i, : lengths[i]].mean(dim=0)
+                    return torch.cat([result, hidden[:, 0]], dim=-1)
+            """),
+    # Rows picked by an index tensor (``index_put_``, not select + copy_): the CPU target and
+    # the model's values must be on one device.
+    Invalid(
+        """
+            import torch
+            from torch import nn
+            class Scatter(nn.Module):
+                def forward(self, x, idx):
+                    out = torch.zeros(x.shape[0] * 2, x.shape[1])
+                    out[idx] = x
+                    return out
+            """,
+        lines=(6,), messages=(message("torch.zeros", "Scatter", "x", "zeros"),),
+        fixed="""
+            import torch
+            from torch import nn
+            class Scatter(nn.Module):
+                def forward(self, x, idx):
+                    out = torch.zeros(x.shape[0] * 2, x.shape[1], device=x.device)
+                    out[idx] = x
+                    return out
+            """),
 ]
