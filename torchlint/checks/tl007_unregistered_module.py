@@ -15,8 +15,9 @@ From the semantic model (``self.<attr>`` bindings of each class's methods, read 
 * ``self.m = torch.ones(...)`` (no ``device=``, not 0-dim; through locals and methods that keep
   it a plain tensor: ``semantic.layers.tensor_made_by``) assigned once, in ``__init__``,
   and read in code ``forward`` runs other than to move it (``self.m.to(x.device)``), to refill
-  it in place or to compare one element in a condition (``semantic.dataflow.stays_on_host``:
-  a scratch tensor that never meets the input).
+  it in place, to compare one element in a condition or to iterate for flags it only tests
+  (``semantic.dataflow.stays_on_host``: a scratch or control-flow tensor that never meets the
+  input).
 
 Left alone: an attribute read anywhere as a call argument or a container element (later
 wrapped: ``nn.ModuleList(self.layers)``, ``nn.Sequential(*self.layers)``, handed to an

@@ -17,8 +17,10 @@
   names bound only to such values, parameters defaulting to or annotated as a number, and
   options read from ``args``/``cfg``/``config``/``hparams``.
 * ``stays_on_host``: a read of a tensor that never meets another tensor: refilled in place as
-  a statement (``t[:-1].uniform_()``), or one element of it compared in a branch condition
-  (``if t[i] >= p:``: a Python bool; a 0-dim CPU tensor mixes with any device) (TL007).
+  a statement (``t[:-1].uniform_()``), one element of it compared in a branch condition
+  (``if t[i] >= p:``: a Python bool; a 0-dim CPU tensor mixes with any device), or iterated
+  (``for i, flag in enumerate(t):``, ``zip``) with each element only a branch condition
+  (``if flag:``) (TL007).
 """
 
 from __future__ import annotations
@@ -284,13 +286,53 @@ def stays_on_host(ctx, model: SemanticModel, node: cst.BaseExpression) -> bool:
         call = ctx.parent(parent)
         return isinstance(call, cst.Call) and call.func is parent and isinstance(ctx.parent(call), cst.Expr) \
             and all(is_plain_number(model, a.value) for a in call.args)
+    if cur is node:
+        return _iterated_for_conditions(ctx, model, node)
     if not (isinstance(cur, cst.Subscript) and all(isinstance(e.slice, cst.Index) for e in cur.slice)):
-        return False  # the whole tensor, or a slice of it
+        return False  # a slice of it
     if isinstance(parent, cst.ComparisonTarget):
         parent = ctx.parent(parent)
     if not isinstance(parent, cst.Comparison):
         return False
-    cur, parent = parent, ctx.parent(parent)
-    while isinstance(parent, (cst.BooleanOperation, cst.UnaryOperation)):
+    return _condition(ctx, parent)
+
+
+def _condition(ctx, node: cst.BaseExpression) -> bool:
+    """``node`` is (a negation, ``and``/``or`` operand or comparison side of) the test of an
+    ``if``/``while``/conditional expression/``assert``: only its truth is used."""
+    cur, parent = node, ctx.parent(node)
+    while isinstance(parent, (cst.BooleanOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget)):
         cur, parent = parent, ctx.parent(parent)
     return isinstance(parent, (cst.If, cst.While, cst.IfExp, cst.Assert)) and parent.test is cur
+
+
+def _iterated_for_conditions(ctx, model: SemanticModel, node: cst.BaseExpression) -> bool:
+    """``for flag in t:``, ``for i, flag in enumerate(t):`` or ``zip(..., t, ...)``, where every
+    read of the element ``flag`` is a branch condition (``if flag:``, ``if not flag or ...``,
+    ``if flag == 1:``): each element, a 0-dim CPU tensor, only becomes a Python bool
+    (pytorch_tabnet's ``continuous_idx``)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.For) and parent.iter is node:
+        loop, target = parent, parent.target
+    else:
+        call = ctx.parent(parent) if isinstance(parent, cst.Arg) and not parent.star and parent.keyword is None else None
+        loop = ctx.parent(call) if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) else None
+        if not isinstance(loop, cst.For) or loop.iter is not call or model.reaching(call.func.value, call.func) \
+                or any(a.keyword is not None or a.star for a in call.args):
+            return False  # not the builtin, or ``enumerate(t, start=1)``
+        if call.func.value == "enumerate" and len(call.args) == 1:
+            position, size = 1, 2
+        elif call.func.value == "zip":
+            position, size = call.args.index(parent), len(call.args)
+        else:
+            return False
+        elements = loop.target.elements if isinstance(loop.target, (cst.Tuple, cst.List)) else ()
+        if len(elements) != size or any(not isinstance(e, cst.Element) for e in elements):
+            return False
+        target = elements[position].value
+    if not isinstance(target, cst.Name):
+        return False
+    name = target.value
+    reads = [n for part in (loop.body, loop.orelse) if part is not None for n in iter_nodes(part)
+             if isinstance(n, cst.Name) and n.value == name and any(b.node is loop for b in model.reaching(name, n))]
+    return all(_condition(ctx, n) for n in reads)

@@ -229,6 +229,34 @@ VALID = [
                         x = block(x)
                 return x
         """,
+    # A boolean tensor forward only iterates for flags it tests (``if is_cont:``, also through
+    # zip and a plain loop): each element becomes a Python bool, so it never meets the input
+    # (review packages: pytorch_tabnet's EmbeddingGenerator.continuous_idx).
+    """
+        import torch
+        import torch.nn as nn
+        class EmbeddingGenerator(nn.Module):
+            def __init__(self, input_dim, cat_idxs, cat_dims):
+                super().__init__()
+                self.embeddings = nn.ModuleList([nn.Embedding(d, 4) for d in cat_dims])
+                self.continuous_idx = torch.ones(input_dim, dtype=torch.bool)
+                self.continuous_idx[cat_idxs] = 0
+                self.skip = torch.zeros(input_dim, dtype=torch.bool)
+            def forward(self, x):
+                cols, k = [], 0
+                for i, is_cont in enumerate(self.continuous_idx):
+                    if is_cont:
+                        cols.append(x[:, i].float().view(-1, 1))
+                    else:
+                        cols.append(self.embeddings[k](x[:, i].long()))
+                        k += 1
+                for col, skipped in zip(cols, self.skip):
+                    if not skipped and col.numel() == 0:
+                        raise ValueError("empty column")
+                for flag in self.skip:
+                    assert flag == 0
+                return torch.cat(cols, dim=1)
+        """,
     # The attribute flows into a local that forward moves (learners' phlippe neural ODE), and a
     # local list that is also registered through nn.Sequential(*layers).
     """
@@ -283,6 +311,24 @@ INVALID = [
             """,
         lines=(8,),
         messages=(buffer_message("noise"),),
+    ),
+    # Iterated too, but its rows meet the input: they stay on the CPU.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            class RowSum(nn.Module):
+                def __init__(self, n):
+                    super().__init__()
+                    self.rows = torch.ones(3, n)
+                def forward(self, x):
+                    for i, row in enumerate(self.rows):
+                        if row.sum() > 0:
+                            x = x + row
+                    return x
+            """,
+        lines=(7,),
+        messages=(buffer_message("rows"),),
     ),
     # A loss holding a weight buffer: .to() does not move it (next to review5 TL007_2).
     Invalid(
