@@ -11,7 +11,7 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.branches import blocks_around, exclusive, ruled_out
+from torchlint.semantic.branches import blocks_around, dead_at_every_call, exclusive, ruled_out
 from torchlint.tree import iter_nodes
 
 
@@ -106,3 +106,44 @@ def test_ruled_out_in_the_else_branch():
     argument = (lambda name: cst.parse_expression("'a'"))
     assert ruled_out(ctx, call(ctx, "first"), function, argument) is False
     assert ruled_out(ctx, call(ctx, "second"), function, argument) is True
+
+
+DEAD = """
+    class Attention:
+        def _attend(self, q, k, is_causal=False):
+            if is_causal:
+                causal()
+            plain()
+        def _masked(self, q, is_causal=False):
+            if is_causal:
+                masked()
+        def _passed(self, q, is_causal=False):
+            if is_causal:
+                passed()
+        def public(self, q, is_causal=False):
+            if is_causal:
+                exposed()
+        def _unused(self, is_causal=False):
+            if is_causal:
+                uncalled()
+        def forward(self, q, k, flag):
+            a = self._attend(q, k)
+            b = self._attend(q, k, is_causal=False)
+            c = self._masked(q)
+            d = self._masked(q, is_causal=flag)
+            fn = self._passed
+            e = self._passed(q)
+            return self.public(q)
+    """
+
+
+def test_dead_at_every_call():
+    ctx = parsed(DEAD)
+    functions = {n.name.value: n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef)}
+    got = {name: dead_at_every_call(ctx.semantic, call(ctx, name), functions[helper])
+           for name, helper in [("causal", "_attend"), ("plain", "_attend"), ("masked", "_masked"),
+                                ("passed", "_passed"), ("exposed", "public"), ("uncalled", "_unused")]}
+    # every call leaves is_causal False; one call passes a name; the helper is also passed on;
+    # a public method (other files may call it); a helper with no call
+    assert got == {"causal": True, "plain": False, "masked": False, "passed": False, "exposed": False,
+                   "uncalled": False}

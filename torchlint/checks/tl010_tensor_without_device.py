@@ -29,7 +29,9 @@ a tensor on a device (``Devices.caller_device``: d2l's ``one_hot``). A model the
 only in files that never move anything to an
 accelerator (``moves_to_accelerator``) is left alone: a CPU-only script.
 
-Left alone: 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
+Left alone: a factory in a branch of a private helper that none of its same-file calls takes
+(``semantic.branches.dead_at_every_call``: ``if is_causal:`` where the only call leaves
+``is_causal=False``), 0-dim tensors (``torch.tensor(2.0)``, ``torch.zeros(())``: PyTorch lets a CPU
 scalar meet a GPU tensor), tensors only used for indexing or shape arithmetic, files that set a
 default device. Findings are pending until the project pass knows the class is an ``nn.Module``.
 """
@@ -45,6 +47,7 @@ from torchlint import codes
 from torchlint.finding import Finding, Severity
 from torchlint.fixes import SAFE, Fix, insert_after
 from torchlint.rule import Option, Rule
+from torchlint.semantic.branches import dead_at_every_call
 from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.devices import (Devices, factories_without_device, moves_to_accelerator,
                                         sets_default_device)
@@ -141,6 +144,8 @@ class TensorWithoutDevice(Rule):
         for site, factory in factories_without_device(model):
             call = site.node
             function = enclosing_function(model, site.scope)
+            if dead_at_every_call(sem, call, function):
+                continue  # ``if is_causal:`` in a private helper every call leaves at is_causal=False
             info = owners.get(function)
             met = Devices(self.ctx, model, info).reach(call)
             if met is not None and met.device is not None:

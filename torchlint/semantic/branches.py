@@ -1,8 +1,9 @@
 """Which statements cannot run in the same pass: the two branches of one ``if``
 (``exclusive``); the control statements a statement runs under in its function
 (``blocks_around``); the statements of a function that a call cannot reach, its literal
-arguments deciding the ``if`` around them (``ruled_out``); and whether a statement runs where
-the code catches an error (``catches``)."""
+arguments deciding the ``if`` around them (``ruled_out``), and those of a private function that
+none of its calls reaches (``dead_at_every_call``); and whether a statement runs where the code
+catches an error (``catches``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import ast
 from typing import Callable
 
 import libcst as cst
+
+from torchlint.semantic.callgraph import passed_argument
+from torchlint.tree import iter_nodes
 
 _CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Match)
 
@@ -71,6 +75,39 @@ def ruled_out(ctx, node: cst.CSTNode, function: cst.FunctionDef,
                 return True
         child = anc
     return False
+
+
+def dead_at_every_call(sem, node: cst.CSTNode, function: cst.CSTNode) -> bool:
+    """``node`` (in ``function``) runs at none of its calls: ``function`` is private to the file
+    (a name with one leading underscore, not a dunder), written in the file only at its calls,
+    which the call graph resolves to it, and each of them passes (or leaves at its default) a
+    literal that decides an ``if`` around ``node`` the other way (``ruled_out``): pytorch-
+    forecasting's ``self._scaled_dot_product_attention(q, k, v)`` leaves ``is_causal=False``, so
+    its ``if is_causal:`` branch never runs. A function used any other way (passed on, named
+    in another file, called through ``*args``) is not judged."""
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    name = function.name.value
+    if not name.startswith("_") or name.startswith("__"):
+        return False
+    sites = sem.graph.callers(function)
+    if not sites:
+        return False
+    calls = {id(site.node.func) for site in sites}
+    attrs: set[int] = set()
+    for ref in iter_nodes(sem.model.module):
+        if isinstance(ref, cst.Attribute) and ref.attr.value == name:
+            attrs.add(id(ref.attr))
+            if id(ref) not in calls:
+                return False  # ``fn = self._helper``: passed on
+        elif isinstance(ref, cst.Name) and ref.value == name and id(ref) not in attrs and id(ref) not in calls \
+                and ref is not function.name:
+            return False  # passed on, or another function of the name
+    for site in sites:
+        if not ruled_out(sem.ctx, node, function, lambda param, site=site: passed_argument(sem.model, site, function,
+                                                                                         param)):
+            return False
+    return True
 
 
 def _decided(test: cst.BaseExpression, params: set[str], argument) -> bool | None:

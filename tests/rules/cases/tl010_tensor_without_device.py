@@ -72,6 +72,29 @@ VALID = [
             def forward(self, hidden, lengths):
                 return mean_pooling(hidden, lengths), max_pooling(hidden, lengths)
         """,
+    # The causal mask made on the CPU in a branch of a private helper whose only call leaves
+    # is_causal at its default False: the branch never runs (review packages: pytorch-forecasting's
+    # Samformer._scaled_dot_product_attention).
+    """
+        import torch
+        import math
+        from torch import nn
+        class Samformer(nn.Module):
+            def __init__(self, n, h):
+                super().__init__()
+                self.q = nn.Linear(n, h)
+                self.k = nn.Linear(n, h)
+            def _attention(self, query, key, value, is_causal=False):
+                L, S = query.size(-2), key.size(-2)
+                attn_bias = torch.zeros(L, S, dtype=query.dtype, device=query.device)
+                if is_causal:
+                    temp_mask = torch.ones(L, S, dtype=torch.bool).tril(diagonal=0)
+                    attn_bias.masked_fill_(temp_mask.logical_not(), float("-inf"))
+                weight = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)) + attn_bias
+                return torch.softmax(weight, dim=-1) @ value
+            def forward(self, x):
+                return self._attention(self.q(x), self.k(x), x)
+        """,
     # Sequence lengths made on the CPU and handed to a model fed moved inputs: its forward packs
     # the batch with them (pack_padded_sequence wants CPU lengths; learners' bentrevett
     # pytorch-sentiment-analysis ``predict_sentiment``).
@@ -1012,4 +1035,27 @@ INVALID = [
                     out[idx] = x
                     return out
             """),
+    # The same helper called with is_causal=True: the CPU mask meets the bias on the input's device.
+    Invalid(
+        """
+            import torch
+            import math
+            from torch import nn
+            class Samformer(nn.Module):
+                def __init__(self, n, h):
+                    super().__init__()
+                    self.q = nn.Linear(n, h)
+                    self.k = nn.Linear(n, h)
+                def _attention(self, query, key, value, is_causal=False):
+                    L, S = query.size(-2), key.size(-2)
+                    attn_bias = torch.zeros(L, S, dtype=query.dtype, device=query.device)
+                    if is_causal:
+                        temp_mask = torch.ones(L, S, dtype=torch.bool).tril(diagonal=0)
+                        attn_bias.masked_fill_(temp_mask.logical_not(), float("-inf"))
+                    weight = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)) + attn_bias
+                    return torch.softmax(weight, dim=-1) @ value
+                def forward(self, x):
+                    return self._attention(self.q(x), self.k(x), x, is_causal=True)
+            """,
+        lines=(14,), messages=(message("torch.ones", "Samformer", "attn_bias", "ones"),)),
 ]
