@@ -492,3 +492,26 @@ def test_selected_submodule_is_a_pick_in_a_loop_over_the_model_s_modules():
     assert modes.selected_submodule(sem, "m", site(sem, "m.train(False)"))
     assert not modes.selected_submodule(sem, "c", site(sem, "c.eval()"))  # every child: the whole model
     assert not modes.selected_submodule(sem, "block", site(sem, "block.eval()"))  # no walk of a model's modules
+
+
+def test_selected_submodule_through_apply_of_a_helper_that_picks():
+    _, sem = analyses("""
+        import torch.nn as nn
+        def set_bn_eval(m):
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+        def set_bn_eval_early(m):
+            if not isinstance(m, nn.BatchNorm2d):
+                return
+            m.eval()
+        def set_eval(m):
+            m.eval()
+        model.apply(set_bn_eval)
+        model.apply(set_bn_eval_early)
+        model.apply(set_eval)
+        model.apply(lambda m: m.eval())
+        """)
+    assert modes.selected_submodule(sem, "model", site(sem, "model.apply(set_bn_eval)"))
+    assert modes.selected_submodule(sem, "model", site(sem, "model.apply(set_bn_eval_early)"))
+    assert not modes.selected_submodule(sem, "model", site(sem, "model.apply(set_eval)"))
+    assert not modes.selected_submodule(sem, "model", site(sem, "model.apply(lambda m: m.eval())"))

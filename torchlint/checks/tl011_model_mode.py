@@ -21,8 +21,8 @@ an epoch loop, a step loop, a batch loop with a periodic validation) and switche
 to eval mode (itself or in a callee such as ``validate``) but never that model back to training
 mode. Left alone: eval on a copy or model built inside the iteration or the callee
 (``copy.deepcopy(model)``, ``Cls(...).to(device)``), on submodules picked under a test in a
-loop over the model's modules (``semantic.modes.selected_submodule``: frozen batch-norm
-statistics, the model training on), on EMA/teacher/target names, a mode helper
+loop over the model's modules or by ``model.apply(fn)`` (``semantic.modes.selected_submodule``:
+frozen batch-norm statistics, the model training on), on EMA/teacher/target names, a mode helper
 used as a ``with`` item (``with eval_mode(model):``), a loop that optimises only inputs.
 
 Both need what the model may be: ``semantic.modes.model_classes`` (classes through

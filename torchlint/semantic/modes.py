@@ -854,9 +854,14 @@ def selected_submodule(sem: "Analyses", receiver: str, site: "CallSite") -> bool
     receiver is the target of a loop of its own scope over a module's submodules
     (``for n, m in model.named_modules():``, ``.modules()``, ``.children()``) and the switch
     runs under a test inside that loop (``if isinstance(m, nn.BatchNorm2d): m.eval()``, or after
-    ``if not ...: continue``): frozen batch-norm statistics, the model itself staying in
-    training mode. A switch of every submodule the loop walks (no test) is the whole model's."""
+    ``if not ...: continue``); or the switch is ``model.apply(fn)`` of a same-file ``fn`` that
+    switches its module only under a test (``def set_bn_eval(m): if isinstance(m,
+    nn.BatchNorm2d): m.eval()``): frozen batch-norm statistics, the model itself staying in
+    training mode. A switch of every submodule walked (no test) is the whole model's."""
     ctx = sem.ctx
+    func = site.node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "apply":
+        return _picks_modules(sem, site.node)
     for loop in reversed(site.loops):
         node = loop.node
         if not isinstance(node, cst.For) or receiver not in epochs.targets(loop):
@@ -868,23 +873,42 @@ def selected_submodule(sem: "Analyses", receiver: str, site: "CallSite") -> bool
     return False
 
 
-def _guarded_in(ctx, node: cst.CSTNode, loop: cst.For) -> bool:
-    """``node`` runs in ``loop``'s body only under a test: inside an ``if`` (not its test) within
-    the loop, or after an ``if ...: continue`` of the loop's body."""
+def _picks_modules(sem: "Analyses", call: cst.Call) -> bool:
+    """``model.apply(fn)``: ``fn`` is a function of the file whose every mode switch of its
+    module parameter runs under a test."""
+    if not call.args or not isinstance(call.args[0].value, cst.Name):
+        return False
+    bound = sem.model.reaching(call.args[0].value.value, call)
+    if len(bound) != 1 or bound[0].kind != "def" or bound[0].node not in sem.model.scopes:
+        return False
+    function = bound[0].node
+    params = function.params.params
+    if not params:
+        return False
+    param = params[0].name.value
+    found = [s for s in sem.graph.sites(function) if switches(sem, s.node) is not None
+             and switch_receiver(s.node) == param]
+    return bool(found) and all(_guarded_in(sem.ctx, s.node, function) for s in found)
+
+
+def _guarded_in(ctx, node: cst.CSTNode, block: cst.For | cst.FunctionDef) -> bool:
+    """``node`` runs in ``block``'s body only under a test: inside an ``if`` (not its test)
+    within it, or after an ``if ...: continue`` (a loop) or ``if ...: return`` (a function)."""
     statement = None
     for up in ctx.ancestors(node):
-        if up is loop:
+        if up is block:
             break
         if isinstance(up, cst.If) and not ctx.inside(node, up.test):
             return True
-        if ctx.parent(up) is loop.body:
+        if ctx.parent(up) is block.body:
             statement = up
-    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ()
+    body = block.body.body if isinstance(block.body, cst.IndentedBlock) else ()
+    leave = cst.Continue if isinstance(block, cst.For) else cst.Return
     for line in body:
         if line is statement:
             break
         if isinstance(line, cst.If) and isinstance(line.body, cst.IndentedBlock) and any(
-                isinstance(small, cst.Continue) for stmt in line.body.body
+                isinstance(small, leave) for stmt in line.body.body
                 if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body):
             return True
     return False

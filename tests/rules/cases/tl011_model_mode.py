@@ -2140,6 +2140,26 @@ VALID += [
                 nn.functional.cross_entropy(model(x), y).backward()
                 optimizer.step()
         """,
+    # The same freeze through model.apply(fn), fn switching a module only when it is a batch norm.
+    """
+        import torch
+        import torch.nn as nn
+        import torchvision
+
+        model = torchvision.models.resnet50()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def set_bn_eval(m):
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+
+        for epoch in range(10):
+            model.apply(set_bn_eval)
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+        """,
 ]
 
 INVALID += [
@@ -2180,4 +2200,25 @@ INVALID += [
                     m.eval()
             """,
         lines=(14,), messages=(left_in_eval_mode("m.eval()", "m", _MAY),)),
+    # model.apply(fn) of a fn that switches every module: the whole model in eval mode.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            import torchvision
+
+            model = torchvision.models.resnet50()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def set_eval(m):
+                m.eval()
+
+            for epoch in range(10):
+                model.apply(set_eval)
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    nn.functional.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+            """,
+        lines=(13,), messages=(left_in_eval_mode("model.apply(set_eval)", "model"),)),
 ]
