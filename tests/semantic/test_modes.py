@@ -447,3 +447,71 @@ def test_never_switched_to_eval(tail, idle):
     Dispatcher(ctx, []).run()
     info = next(iter(ctx.semantic.model.classes.values()))
     assert modes.never_switched_to_eval(ctx.semantic, info) is idle
+
+
+# -- review packages: a fragment's model, batch norms frozen one by one ----------------------
+
+def test_bound_nowhere_is_a_name_no_code_of_the_file_binds():
+    _, sem = analyses("""
+        import torch
+        from zoo import *
+        """)
+    assert not modes.bound_nowhere(sem, "net")  # a star import may bring it
+    _, sem = analyses("""
+        import torch
+        from zoo import build
+        def f(model):
+            global late
+            with torch.no_grad():
+                return net(x), model(x), late(x), print(x), later(x)
+        later = build()
+        """)
+    assert modes.bound_nowhere(sem, "net")
+    assert modes.model_classes(sem, "net", site(sem, "net(x)").node) == [modes.UNBOUND]
+    for name in ("model", "late", "later", "print", "build", "self.net"):
+        assert not modes.bound_nowhere(sem, name), name
+
+
+def test_selected_submodule_is_a_pick_in_a_loop_over_the_model_s_modules():
+    _, sem = analyses("""
+        import torch.nn as nn
+        for n, m in model.named_modules():
+            if "backbone" in n and isinstance(m, nn.BatchNorm2d):
+                m.eval()
+        for m in model.modules():
+            if not isinstance(m, nn.BatchNorm2d):
+                continue
+            m.train(False)
+        for c in model.children():
+            c.eval()
+        for block in blocks:
+            if block.frozen:
+                block.eval()
+        """)
+    assert modes.selected_submodule(sem, "m", site(sem, "m.eval()"))
+    assert modes.selected_submodule(sem, "m", site(sem, "m.train(False)"))
+    assert not modes.selected_submodule(sem, "c", site(sem, "c.eval()"))  # every child: the whole model
+    assert not modes.selected_submodule(sem, "block", site(sem, "block.eval()"))  # no walk of a model's modules
+
+
+def test_selected_submodule_through_apply_of_a_helper_that_picks():
+    _, sem = analyses("""
+        import torch.nn as nn
+        def set_bn_eval(m):
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+        def set_bn_eval_early(m):
+            if not isinstance(m, nn.BatchNorm2d):
+                return
+            m.eval()
+        def set_eval(m):
+            m.eval()
+        model.apply(set_bn_eval)
+        model.apply(set_bn_eval_early)
+        model.apply(set_eval)
+        model.apply(lambda m: m.eval())
+        """)
+    assert modes.selected_submodule(sem, "model", site(sem, "model.apply(set_bn_eval)"))
+    assert modes.selected_submodule(sem, "model", site(sem, "model.apply(set_bn_eval_early)"))
+    assert not modes.selected_submodule(sem, "model", site(sem, "model.apply(set_eval)"))
+    assert not modes.selected_submodule(sem, "model", site(sem, "model.apply(lambda m: m.eval())"))

@@ -107,3 +107,35 @@ def test_step_budgeted(loop, expected):
     ctx, _ = analyses("import torch\nsched = torch.optim.lr_scheduler.StepLR(opt, cfg.s)\n" + loop)
     [(site, _)] = scheduler_steps(ctx.semantic)
     assert step_budgeted(ctx.semantic.training, site) is expected
+
+
+# -- schedulers made of others (review packages: torchgeo's MoCo/SimCLR) ----------------------
+
+from torchlint.semantic.schedulers import sub_schedulers  # noqa: E402
+
+
+def _composite(src: str):
+    ctx, _ = analyses("import torch\nfrom torch.optim.lr_scheduler import ChainedScheduler, CosineAnnealingLR, "
+                      "LinearLR, SequentialLR, StepLR\n" + src)
+    calls = [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call)
+             and getattr(n.func, "value", None) in ("SequentialLR", "ChainedScheduler")]
+    return ctx, calls[-1]
+
+
+@pytest.mark.parametrize(("src", "unit", "parts"), [
+    ("s = SequentialLR(opt, schedulers=[LinearLR(opt, total_iters=warmup_epochs), "
+     "CosineAnnealingLR(opt, T_max=max_epochs)], milestones=[warmup_epochs])\n", "epoch", 2),
+    ("s = SequentialLR(opt, [LinearLR(opt, total_iters=warmup_steps), "
+     "CosineAnnealingLR(opt, T_max=total_steps)], [warmup_steps])\n", "batch", 2),
+    ("w = LinearLR(opt, total_iters=cfg.warmup_iters)\nc = CosineAnnealingLR(opt, T_max=cfg.epochs)\n"
+     "s = SequentialLR(opt, [w, c], milestones=[5])\n", "batch", 2),  # one part counts steps
+    ("s = ChainedScheduler([StepLR(opt, 30), LinearLR(opt, total_iters=5)])\n", "epoch", 2),
+    ("s = SequentialLR(opt, scheds, milestones=[cfg.warmup_steps])\n", "batch", None),  # the milestones tell
+    ("s = SequentialLR(opt, scheds, milestones=[m])\n", None, None),
+    ("s = ChainedScheduler([LinearLR(opt, total_iters=5), LinearLR(opt, total_iters=3)])\n", None, 2),
+])
+def test_a_composite_counts_in_its_sub_schedulers_unit(src, unit, parts):
+    ctx, call = _composite(src)
+    assert schedule_unit(ctx, call) == unit
+    found = sub_schedulers(ctx, call)
+    assert (None if found is None else len(found)) == parts

@@ -20,7 +20,9 @@ switches that model to eval (strict: its class must hold dropout or batch norm).
 an epoch loop, a step loop, a batch loop with a periodic validation) and switches some model
 to eval mode (itself or in a callee such as ``validate``) but never that model back to training
 mode. Left alone: eval on a copy or model built inside the iteration or the callee
-(``copy.deepcopy(model)``, ``Cls(...).to(device)``), on EMA/teacher/target names, a mode helper
+(``copy.deepcopy(model)``, ``Cls(...).to(device)``), on submodules picked under a test in a
+loop over the model's modules or by ``model.apply(fn)`` (``semantic.modes.selected_submodule``:
+frozen batch-norm statistics, the model training on), on EMA/teacher/target names, a mode helper
 used as a ``with`` item (``with eval_mode(model):``), a loop that optimises only inputs.
 
 Both need what the model may be: ``semantic.modes.model_classes`` (classes through
@@ -51,7 +53,7 @@ from torchlint.semantic.grad_state import Grad
 from torchlint.semantic.modes import (UNREAD, ModeLayers, built_anew, built_here, caller_key, class_layers, decodes,
                                       level_key, switch_reaches, switch_receiver,
                                       imported_factories, innermost_training_loop, model_call, model_classes,
-                                      model_key, only_model_class, optimises_only_inputs, rebound_in, receiver_iterated,
+                                      model_key, only_model_class, optimises_only_inputs, rebound_in, receiver_iterated, selected_submodule,
                                       switched_anywhere, switched_classes, switches, trains_after)
 from torchlint.semantic.training import DATA, DATA_ITERABLE, EVALUATION, TRAINING, in_lightning_eval_hook
 from torchlint.statements import dotted_name
@@ -287,8 +289,8 @@ class ModelMode(Rule):
                     continue  # ``with eval_mode(model):`` restores the mode on leaving the block
                 receiver = switch_receiver(site.node)
                 if receiver is None or api.looks_like_frozen_copy(receiver) or built_anew(sem, receiver, site, loop) \
-                        or receiver_iterated(sem, receiver, site, loop, inside):
-                    continue
+                        or receiver_iterated(sem, receiver, site, loop, inside) or selected_submodule(sem, receiver, site):
+                    continue  # a copy, the loop's own target, batch norms picked from the model's modules
                 if any(switch_reaches(sem, t, level_key(sem, site, receiver, inside), inside) for t in trains):
                     continue  # training mode comes back for this model
                 seen.add(site.node)

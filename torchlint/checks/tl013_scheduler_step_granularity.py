@@ -11,7 +11,9 @@ bare ``sched.step()`` runs (``step_rate``, from the loop kinds of the training m
 * ``sched.step()`` before the first optimizer step of the same loop iteration (directly or
   through a same-file function), not in the other branch of an ``if``;
 * a batch-counting scheduler built in a Lightning ``configure_optimizers`` that never says
-  ``"interval"`` (or says ``"epoch"``), unless the file optimises manually.
+  ``"interval"`` (or says ``"epoch"``), unless the file optimises manually; a
+  ``SequentialLR``/``ChainedScheduler`` counts in its sub-schedulers' unit
+  (``schedulers.schedule_unit``), and is reported once, not each of its parts.
 
 The scheduler a step uses is followed through parameters and ``self.`` attributes
 (``semantic.constructors``): ``train(model, loader, opt, scheduler)`` and the trainer layout,
@@ -44,7 +46,7 @@ from torchlint.semantic.constructors import ArgumentFlow, origins, passes
 from torchlint.semantic.epochs import first_iteration_skipped
 from torchlint.semantic.schedulers import (BATCH, EPOCH_UNIT, by_setting, constructions, dict_key, in_epochs, is_plateau,
                                            optimises_manually, returned_as_scheduler, schedule_of, schedule_unit,
-                                           scheduler_steps, step_budgeted, step_rate)
+                                           scheduler_steps, step_budgeted, step_rate, sub_schedulers)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import scheduler_kind
 from torchlint.tree import iter_nodes
@@ -209,8 +211,11 @@ class SchedulerStepGranularity(Rule):
         for function in functions:
             if _says_interval(function):
                 continue
-            for node in iter_nodes(function.body, into_scopes=False):
-                if isinstance(node, cst.Call) and schedule_unit(self.ctx, node) == BATCH:
+            calls = [node for node in iter_nodes(function.body, into_scopes=False) if isinstance(node, cst.Call)]
+            # a SequentialLR's parts are stepped by it, not by Lightning: the composite is reported
+            parts = {id(part) for call in calls for part in sub_schedulers(self.ctx, call) or ()}
+            for node in calls:
+                if id(node) not in parts and schedule_unit(self.ctx, node) == BATCH:
                     self.report(node, lightning_message(scheduler_kind(self.ctx, node.func)),
                                 fix=self._interval_fix(function, node))
 

@@ -24,7 +24,9 @@ Which model a loop evaluates or an epoch switches (TL011):
   ``argument_class``: the class every same-file caller passes for a parameter;
   ``only_model_class``: the class of the file's one model binding.
 * ``built_anew``, ``receiver_iterated``: an eval switch on a copy built in the iteration or on
-  the loop's own target, not the model the epoch trains.
+  the loop's own target, not the model the epoch trains; ``selected_submodule``: one on
+  submodules picked in a loop over a model's modules (frozen batch-norm statistics).
+* ``bound_nowhere``: a model name nothing in the file binds (a fragment; ``UNBOUND``).
 * ``innermost_training_loop``, ``trains_after``, ``caller_key``, ``rebound_in``: where training
   resumes after a switch, and under what name the model is known there.
 
@@ -243,8 +245,9 @@ class ModeLayers:
     def of(self, classes: list, importer: "FileRecord | None" = None) -> bool | None:
         """For what a value may hold (``model_classes`` entries): True when one of them has
         dropout or batch norm, False when none has (a plain function has no mode), None when
-        it cannot be told (an entry unknown or unread, and none has them)."""
-        answers = [False if c == NOT_A_MODEL else True if c == HOLDS_MODE_LAYER else
+        it cannot be told (an entry unknown or unread, and none has them). A name bound
+        nowhere (``UNBOUND``) holds no model the code can run: no layer to tell of."""
+        answers = [False if c in (NOT_A_MODEL, UNBOUND) else True if c == HOLDS_MODE_LAYER else
                    None if c is None or c.startswith(UNREAD) else self.has(c, importer) for c in classes or [None]]
         if any(answers):
             return True
@@ -323,6 +326,20 @@ def _value_class(sem: "Analyses", value: cst.BaseExpression, at: cst.CSTNode, de
 NOT_A_MODEL = "()"
 UNREAD = "?"
 HOLDS_MODE_LAYER = "(dropout or batch norm)"
+# A plain name no code of the file binds (a slide's or an exercise's fragment, ``outputs =
+# net(images)`` with ``net`` defined in another piece): the code cannot run as written, and
+# what it would hold is nowhere to be read.
+UNBOUND = "(bound nowhere)"
+
+
+def bound_nowhere(sem: "Analyses", name: str) -> bool:
+    """``name`` (a plain name, not dotted) is bound by nothing in the file: no assignment,
+    import, parameter, ``def``/``class``, loop or ``with`` target in any scope, no ``global``
+    naming it, no star import that may bring it, and no builtin of that name. Reading it raises
+    ``NameError`` as the file stands: the file is a fragment of code written elsewhere."""
+    if "." in name or not name.isidentifier() or sem.ctx.star_imports or hasattr(builtins, name):
+        return False
+    return not any(name in scope.bindings or name in scope.globals for scope in sem.model.scopes.values())
 
 
 def model_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0) -> list[str | None]:
@@ -333,13 +350,15 @@ def model_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0) ->
     called with ``Net()``, a closure's parameter of the function around it too); for
     ``obj.attr`` and ``self.attr``, what the class of ``obj`` (else every class of the file
     that stores an ``attr``) stores there; ``NOT_A_MODEL`` for a function (``def net(X):``);
-    ``UNREAD + name`` for a call of a name nothing in the file defines; None where it cannot
-    be told."""
+    ``UNREAD + name`` for a call of a name nothing in the file defines; ``UNBOUND`` for a
+    name nothing in the file binds (``bound_nowhere``); None where it cannot be told."""
     if depth > _MAX_CLASS_DEPTH:
         return [None]
     bindings = sem.model.reaching(key, at)
     if not bindings:
-        return _attribute_classes(sem, key, at, depth) if "." in key else [None]
+        if "." in key:
+            return _attribute_classes(sem, key, at, depth)
+        return [UNBOUND] if bound_nowhere(sem, key) else [None]
     out: list[str | None] = []
     for b in bindings:
         if b.kind in ("def", "class"):
@@ -451,7 +470,7 @@ def _handed_models(sem: "Analyses", call: cst.Call, at: cst.CSTNode, depth: int)
             key = api.expr_key(value)
             named = key is not None and api.looks_like_model_name(key)
             got = model_classes(sem, key, at, depth + 1) if key is not None else []
-        out.extend(g for g in got if isinstance(g, str) and g != NOT_A_MODEL and not g.startswith(UNREAD)
+        out.extend(g for g in got if isinstance(g, str) and g not in (NOT_A_MODEL, UNBOUND) and not g.startswith(UNREAD)
                    and (named or g in own) and g not in out)
     return out
 
@@ -824,6 +843,75 @@ def receiver_iterated(sem: "Analyses", receiver: str, site: "CallSite", loop: "L
     keys = [caller_key(model, call, function, receiver) for call in calls]
     names = epochs.targets(loop)
     return bool(keys) and all(key in names for key in keys)
+
+
+# The calls that walk a module's submodules.
+_SUBMODULE_WALKS = frozenset({"modules", "named_modules", "children", "named_children"})
+
+
+def selected_submodule(sem: "Analyses", receiver: str, site: "CallSite") -> bool:
+    """The switch at ``site`` reaches only some submodules of a model, picked one by one: its
+    receiver is the target of a loop of its own scope over a module's submodules
+    (``for n, m in model.named_modules():``, ``.modules()``, ``.children()``) and the switch
+    runs under a test inside that loop (``if isinstance(m, nn.BatchNorm2d): m.eval()``, or after
+    ``if not ...: continue``); or the switch is ``model.apply(fn)`` of a same-file ``fn`` that
+    switches its module only under a test (``def set_bn_eval(m): if isinstance(m,
+    nn.BatchNorm2d): m.eval()``): frozen batch-norm statistics, the model itself staying in
+    training mode. A switch of every submodule walked (no test) is the whole model's."""
+    ctx = sem.ctx
+    func = site.node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "apply":
+        return _picks_modules(sem, site.node)
+    for loop in reversed(site.loops):
+        node = loop.node
+        if not isinstance(node, cst.For) or receiver not in epochs.targets(loop):
+            continue
+        if not any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _SUBMODULE_WALKS
+                   for n in iter_nodes(node.iter)):
+            return False
+        return _guarded_in(ctx, site.node, node)
+    return False
+
+
+def _picks_modules(sem: "Analyses", call: cst.Call) -> bool:
+    """``model.apply(fn)``: ``fn`` is a function of the file whose every mode switch of its
+    module parameter runs under a test."""
+    if not call.args or not isinstance(call.args[0].value, cst.Name):
+        return False
+    bound = sem.model.reaching(call.args[0].value.value, call)
+    if len(bound) != 1 or bound[0].kind != "def" or bound[0].node not in sem.model.scopes:
+        return False
+    function = bound[0].node
+    params = function.params.params
+    if not params:
+        return False
+    param = params[0].name.value
+    found = [s for s in sem.graph.sites(function) if switches(sem, s.node) is not None
+             and switch_receiver(s.node) == param]
+    return bool(found) and all(_guarded_in(sem.ctx, s.node, function) for s in found)
+
+
+def _guarded_in(ctx, node: cst.CSTNode, block: cst.For | cst.FunctionDef) -> bool:
+    """``node`` runs in ``block``'s body only under a test: inside an ``if`` (not its test)
+    within it, or after an ``if ...: continue`` (a loop) or ``if ...: return`` (a function)."""
+    statement = None
+    for up in ctx.ancestors(node):
+        if up is block:
+            break
+        if isinstance(up, cst.If) and not ctx.inside(node, up.test):
+            return True
+        if ctx.parent(up) is block.body:
+            statement = up
+    body = block.body.body if isinstance(block.body, cst.IndentedBlock) else ()
+    leave = cst.Continue if isinstance(block, cst.For) else cst.Return
+    for line in body:
+        if line is statement:
+            break
+        if isinstance(line, cst.If) and isinstance(line.body, cst.IndentedBlock) and any(
+                isinstance(small, leave) for stmt in line.body.body
+                if isinstance(stmt, cst.SimpleStatementLine) for small in stmt.body):
+            return True
+    return False
 
 
 def only_model_class(sem: "Analyses", at: cst.CSTNode) -> str | None:

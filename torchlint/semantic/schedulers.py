@@ -7,7 +7,11 @@
   ``StepLR``/``MultiStepLR``/``ExponentialLR`` sized by anything else that names no steps,
   a configuration's ``step_size`` included: they count epochs unless sized in steps;
   ``CosineAnnealingLR(T_max=200)`` and other small literals), else None
-  (``ReduceLROnPlateau``, ``LambdaLR`` of unknown unit).
+  (``ReduceLROnPlateau``, ``LambdaLR`` of unknown unit). A ``SequentialLR``/``ChainedScheduler``
+  counts in the unit of its sub-schedulers (``sub_schedulers``; names followed), with
+  ``SequentialLR``'s ``milestones``: steps when one of them counts steps, epochs when those
+  that tell all count epochs (``LinearLR(total_iters=warmup_epochs)`` then
+  ``CosineAnnealingLR(T_max=max_epochs)``: epochs), else None.
 * ``by_setting(ctx, call)``: it counts epochs only because a configuration sizes it;
   ``step_budgeted(training, site)``: the run around a step is counted in optimizer steps
   (``range(cfg.n_steps // len(loader))``, ``if step >= max_steps: break``): a configured size
@@ -69,11 +73,13 @@ _EPOCH_LITERAL_MAX = 1000
 _FOLLOW = 2
 
 
-def schedule_unit(ctx, call: cst.Call) -> str | None:
+def schedule_unit(ctx, call: cst.Call, depth: int = 0) -> str | None:
     """``"batch"`` / ``"epoch"`` / None for a scheduler construction (see the module doc)."""
     kind = api.scheduler_kind(ctx, call.func)
     if kind is None or kind in _NEVER:
         return None
+    if kind in _COMPOSITE:
+        return _composite_unit(ctx, call, kind, depth)
     batch, epoch = _sized_by(ctx, call)
     if batch:
         return BATCH
@@ -82,6 +88,76 @@ def schedule_unit(ctx, call: cst.Call) -> str | None:
     if kind in _PER_EPOCH and (epoch or _small_literals(kind, call) or _sized_by_setting(kind, call)):
         return EPOCH_UNIT
     return None
+
+
+# Schedulers made of others: ``SequentialLR(opt, schedulers, milestones)``, ``ChainedScheduler(schedulers)``.
+_COMPOSITE = frozenset({"SequentialLR", "ChainedScheduler"})
+# How deep composites of composites are read.
+_MAX_NESTING = 3
+
+
+def sub_schedulers(ctx, call: cst.Call) -> list[cst.Call] | None:
+    """The scheduler constructions a ``SequentialLR``/``ChainedScheduler`` is made of, in order
+    (``schedulers=[LinearLR(...), CosineAnnealingLR(...)]``; a name in the list is followed to
+    its assignments, ``warmup = LinearLR(...)``); None when the list, or one of its elements,
+    cannot be read (a list built elsewhere, a starred element, a parameter)."""
+    kind = api.scheduler_kind(ctx, call.func)
+    if kind not in _COMPOSITE:
+        return None
+    arg = api.keyword_arg(call, "schedulers")
+    if arg is None:
+        position = 1 if kind == "SequentialLR" else 0
+        positional = [a for a in call.args if a.keyword is None]
+        if len(positional) <= position or positional[position].star:
+            return None
+        arg = positional[position]
+    if not isinstance(arg.value, (cst.List, cst.Tuple)):
+        return None
+    model = ctx.semantic.model if ctx.semantic_started() else None
+    out: list[cst.Call] = []
+    for element in arg.value.elements:
+        value = element.value
+        if isinstance(element, cst.StarredElement):
+            return None
+        if isinstance(value, cst.Name) and model is not None:
+            bound = model.reaching(value.value, value)
+            if not bound or any(b.kind not in ("assign", "ann") or not isinstance(b.value, cst.Call) for b in bound):
+                return None
+            values = [b.value for b in bound]
+        else:
+            values = [value]
+        for v in values:
+            if not isinstance(v, cst.Call) or api.scheduler_kind(ctx, v.func) is None:
+                return None
+            out.append(v)
+    return out
+
+
+def _composite_unit(ctx, call: cst.Call, kind: str, depth: int) -> str | None:
+    """The unit of a ``SequentialLR``/``ChainedScheduler``: what its sub-schedulers (and
+    ``SequentialLR``'s ``milestones``, counted in the same steps) say. A sub-scheduler tells by
+    ``schedule_unit``, else by the names sizing it (``LinearLR(opt, total_iters=warmup_epochs)``:
+    epochs; ``warmup_steps``: steps). Steps when any tells steps; epochs when those that tell
+    all tell epochs; None when none tells (a list that cannot be read tells nothing)."""
+    parts = sub_schedulers(ctx, call) if depth < _MAX_NESTING else None
+    units = set()
+    for part in parts or ():
+        unit = schedule_unit(ctx, part, depth + 1)
+        if unit is None and api.scheduler_kind(ctx, part.func) not in _NEVER | _COMPOSITE:
+            batch, epoch = _sized_by(ctx, part)
+            unit = BATCH if batch else EPOCH_UNIT if epoch else None
+        units.add(unit)
+    milestones = api.keyword_arg(call, "milestones")
+    if milestones is None and kind == "SequentialLR":
+        positional = [a for a in call.args if a.keyword is None]
+        milestones = positional[2] if len(positional) > 2 else None
+    if milestones is not None:
+        batch, epoch = _sized_value(ctx, milestones.value)
+        units.add(BATCH if batch else EPOCH_UNIT if epoch else None)
+    units.discard(None)
+    if BATCH in units:
+        return BATCH
+    return EPOCH_UNIT if units else None
 
 
 def by_setting(ctx, call: cst.Call) -> bool:
@@ -158,10 +234,19 @@ def _sized_by(ctx, call: cst.Call) -> tuple[bool, bool]:
     """(counts in batches, counts in epochs) from the names in the arguments' values:
     ``len(loader)``/``total_steps``/``max_iter`` vs ``epochs``/``args.num_epochs``; a local
     name's assigned value is read too (``step_size = 30 * len(loader)``: batches)."""
-    batch = epoch = False
-    model = ctx.semantic.model if ctx.semantic_started() else None
     todo = [(arg.value, 0) for i, arg in enumerate(call.args) if i or arg.keyword is not None]
     todo += [(arg.value, _FOLLOW) for arg in call.args[:1] if arg.keyword is None]  # the optimizer: as written
+    return _scan(ctx, todo)
+
+
+def _sized_value(ctx, value: cst.BaseExpression) -> tuple[bool, bool]:
+    """(names steps, names epochs) for one argument's value, as ``_sized_by`` reads it."""
+    return _scan(ctx, [(value, 0)])
+
+
+def _scan(ctx, todo: list) -> tuple[bool, bool]:
+    batch = epoch = False
+    model = ctx.semantic.model if ctx.semantic_started() else None
     while todo:
         value, depth = todo.pop()
         for node in iter_nodes(value):

@@ -2080,3 +2080,145 @@ VALID += [
         test_basic_tagger(torch.zeros(2, 4, dtype=torch.long))
         """,
 ]
+
+
+# Review packages (benchmarks/review_verdicts.tsv): a model name the file binds nowhere, and
+# batch norms of frozen layers put in eval mode one by one while the model trains.
+VALID += [
+    # A slide's fragment (poutyne's slides): `net` is bound nowhere in the file, so the code
+    # cannot run as written and what `net` holds cannot be known (a NameError, not a model).
+    """
+        import torch
+
+        correct = 0
+        with torch.no_grad():
+            for data in test_loader:
+                images, labels = data
+                outputs = net(images)
+                correct += (outputs.argmax(1) == labels).sum().item()
+        print(correct)
+        """,
+    # ultralytics' trainer: train() and then only the batch norms of frozen layers in eval
+    # mode ("freeze BN stats"), picked in a loop over the model's modules; the model trains on.
+    """
+        import torch
+        import torch.nn as nn
+
+        class Trainer:
+            def __init__(self, model, optimizer, loader, freeze):
+                self.model, self.optimizer, self.loader, self.freeze = model, optimizer, loader, freeze
+
+            def _model_train(self):
+                self.model.train()
+                for n, m in self.model.named_modules():
+                    if any(f in n for f in self.freeze) and isinstance(m, nn.BatchNorm2d):
+                        m.eval()
+
+            def fit(self, epochs):
+                for epoch in range(epochs):
+                    self._model_train()
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        nn.functional.cross_entropy(self.model(x), y).backward()
+                        self.optimizer.step()
+        """,
+    # The same with the pick written as `if not ...: continue`.
+    """
+        import torch
+        import torch.nn as nn
+
+        model = torchvision.models.resnet50()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(10):
+            model.train()
+            for m in model.modules():
+                if not isinstance(m, nn.BatchNorm2d):
+                    continue
+                m.eval()
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+        """,
+    # The same freeze through model.apply(fn), fn switching a module only when it is a batch norm.
+    """
+        import torch
+        import torch.nn as nn
+        import torchvision
+
+        model = torchvision.models.resnet50()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def set_bn_eval(m):
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+
+        for epoch in range(10):
+            model.apply(set_bn_eval)
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(model(x), y).backward()
+                optimizer.step()
+        """,
+]
+
+INVALID += [
+    # The textbook bug stays: a model of unknown class (an imported factory's) handed to a
+    # validation loop under no_grad with no eval(): its layers may act as in training.
+    Invalid(
+        """
+            import torch
+            from zoo import build_model
+
+            def validate(model, val_loader):
+                correct = 0
+                with torch.no_grad():
+                    for images, labels in val_loader:
+                        correct += (model(images).argmax(1) == labels).sum().item()
+                return correct
+
+            net = build_model()
+            validate(net, val_loader)
+            """,
+        lines=(8,), messages=(evaluated_in_training_mode("model", "val_loader", _MAY),)),
+    # Every submodule the loop walks switched to eval (no pick): the whole model in eval mode,
+    # never switched back before the next epoch trains.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+
+            model = torchvision.models.resnet50()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            model.train()
+            for epoch in range(10):
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    nn.functional.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+                for m in model.modules():
+                    m.eval()
+            """,
+        lines=(14,), messages=(left_in_eval_mode("m.eval()", "m", _MAY),)),
+    # model.apply(fn) of a fn that switches every module: the whole model in eval mode.
+    Invalid(
+        """
+            import torch
+            import torch.nn as nn
+            import torchvision
+
+            model = torchvision.models.resnet50()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+            def set_eval(m):
+                m.eval()
+
+            for epoch in range(10):
+                model.apply(set_eval)
+                for x, y in train_loader:
+                    optimizer.zero_grad()
+                    nn.functional.cross_entropy(model(x), y).backward()
+                    optimizer.step()
+            """,
+        lines=(13,), messages=(left_in_eval_mode("model.apply(set_eval)", "model"),)),
+]

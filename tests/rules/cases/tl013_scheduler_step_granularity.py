@@ -307,6 +307,39 @@ VALID = [
         for epoch in range(epochs):
             train(epoch, loader, model, optimizer, scheduler)
         """,
+    # A SequentialLR counts in its sub-schedulers' unit: a warm-up and a cosine both sized in
+    # epochs, stepped once per epoch by Lightning (torchgeo's MoCo/SimCLR trainers).
+    """
+        import torch
+        import lightning
+        from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
+        class SimCLRTask(lightning.LightningModule):
+            def configure_optimizers(self):
+                optimizer = torch.optim.SGD(self.parameters(), lr=0.1)
+                max_epochs = self.trainer.max_epochs
+                warmup_epochs = int(max_epochs * 0.05)
+                scheduler = SequentialLR(
+                    optimizer,
+                    schedulers=[
+                        LinearLR(optimizer, total_iters=warmup_epochs),
+                        CosineAnnealingLR(optimizer, T_max=max_epochs),
+                    ],
+                    milestones=[warmup_epochs],
+                )
+                return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler}}
+        """,
+    # ... and a ChainedScheduler of epoch schedulers stepped after each epoch's batch loop.
+    """
+        import torch
+        from torch.optim.lr_scheduler import ChainedScheduler, ExponentialLR, StepLR
+        sched = ChainedScheduler([StepLR(opt, step_size=30), ExponentialLR(opt, gamma=0.95)])
+        for epoch in range(epochs):
+            for x, y in loader:
+                opt.zero_grad()
+                criterion(model(x), y).backward()
+                opt.step()
+            sched.step()
+        """,
 ]
 
 
@@ -626,4 +659,47 @@ INVALID = [
                 train(epoch, loader, model, optimizer, scheduler)
             """,
         lines=(3,), messages=(order_message("scheduler"),)),
+    # A SequentialLR whose warm-up and cosine count optimizer steps, returned without an
+    # interval: reported once (its parts are stepped by it, not by Lightning).
+    Invalid(
+        """
+            import torch
+            import lightning
+            from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
+            class Task(lightning.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+                    warmup = LinearLR(opt, start_factor=0.01, total_iters=self.hparams.warmup_steps)
+                    cosine = CosineAnnealingLR(opt, T_max=self.trainer.estimated_stepping_batches)
+                    sched = SequentialLR(opt, [warmup, cosine], milestones=[self.hparams.warmup_steps])
+                    return [opt], [sched]
+            """,
+        lines=(10,), messages=(lightning_message("SequentialLR"),),
+        fixed="""
+            import torch
+            import lightning
+            from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
+            class Task(lightning.LightningModule):
+                def configure_optimizers(self):
+                    opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+                    warmup = LinearLR(opt, start_factor=0.01, total_iters=self.hparams.warmup_steps)
+                    cosine = CosineAnnealingLR(opt, T_max=self.trainer.estimated_stepping_batches)
+                    sched = SequentialLR(opt, [warmup, cosine], milestones=[self.hparams.warmup_steps])
+                    return [opt], [{"scheduler": sched, "interval": "step"}]
+            """),
+    # A SequentialLR of schedulers sized in epochs, stepped every batch.
+    Invalid(
+        """
+            import torch
+            from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
+            sched = SequentialLR(opt, schedulers=[LinearLR(opt, total_iters=warmup_epochs),
+                                                  CosineAnnealingLR(opt, T_max=num_epochs)], milestones=[warmup_epochs])
+            for epoch in range(num_epochs):
+                for x, y in loader:
+                    opt.zero_grad()
+                    criterion(model(x), y).backward()
+                    opt.step()
+                    sched.step()
+            """,
+        lines=(11,), messages=(per_batch_message("sched", "SequentialLR"),)),
 ]
