@@ -105,6 +105,7 @@ class LossInputMismatch(Rule):
                      "CrossEntropy", "cross_entropy", "mse_loss", "MSELoss", "l1_loss", "L1Loss", "Huber")
     fixable = (UNSAFE,)
     demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
+    gathers_demanded = True  # cheap where the text shows no loss or activation: never analysed again on demand
 
     def finish(self) -> None:
         model = self.ctx.semantic.model

@@ -85,6 +85,7 @@ class ThresholdOnLogits(Rule):
                      *(f"{digit}{space}{op}" for digit in "0123456789" for space in ("", " ") for op in ("<", ">")))
     fixable = (UNSAFE,)
     demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
+    gathers_demanded = True  # cheap where the text shows no loss or activation: never analysed again on demand
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)
