@@ -48,7 +48,7 @@ from torchlint.project import Facts, FileRecord
 from torchlint.results import FileResult
 from torchlint.rule import rule_index
 
-FORMAT = 23  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of; 20: with a digest of the facts it read of each (the memo holds while they are the same); 21: a notebook cell may carry the indentation IPython strips ([number, start, indent]); 22: and the lines IPython syntax was masked on ([-1, line, ...]); 23: records name a notebook's cells that were not checked (skipped_cells)
+FORMAT = 24  # 3: signed entries; 4: the record carries the project index (record.index); 5: the index names classes inside functions, TL005 facts name project classes; 6: positions in facts are spans (finding.Span); 7: suppressions carry noqa directives and problems (TL901/TL902); 8: records carry a notebook's cells; 9: findings carry their fix (torchlint.fixes); 10: noqa directives carry their line's text (TL901's fix); 11: function summaries say returns_eval_model, TL011 pending facts name imported factories; 12: noqa problems say whether they are free text (TL902); 13: TL004 facts carry returned optimizers and lr overwrites, TL006 follows project base classes; 14: TL016 facts are a dict (unpinned, deferred loads, written paths); 15: the run pack (Cache.open_pack); 16: TL003 facts name the classes that differentiate in their own methods; 17: records say why a file was not analysed (unanalysed); 18: TL003 facts name what calls could call (called), call sites come on demand; 19: the project pass's memo is keyed by what it reads of each record (FileRecord.project_digest) and names the files it demanded facts of; 20: with a digest of the facts it read of each (the memo holds while they are the same); 21: a notebook cell may carry the indentation IPython strips ([number, start, indent]); 22: and the lines IPython syntax was masked on ([-1, line, ...]); 23: records name a notebook's cells that were not checked (skipped_cells); 24: records carry the demanded facts the ordinary pass gathered (demanded: Rule.gathers_demanded)
 TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by torchlint.\n"
 
 KEY_ENV = "TORCHLINT_CACHE_KEY_FILE"  # where the signing key lives, instead of the user's cache directory
@@ -171,7 +171,7 @@ def _read_key(path: Path) -> bytes:
 _FINDING_KEYS = frozenset({"rule", "name", "severity", "path", "message", "line", "column", "end_line", "end_column"})
 _FINDING_OPTIONAL = frozenset({"confirmed", "extra", "fix"})
 _RECORD_KEYS = frozenset({"path", "module_name", "is_package", "imports", "star_imports", "facts", "index",
-                          "suppressions", "unanalysed", "cells", "skipped_cells"})
+                          "suppressions", "unanalysed", "cells", "skipped_cells", "demanded"})
 _SEVERITIES = frozenset(s.value for s in Severity)
 
 
@@ -265,16 +265,18 @@ def _light_json(record: FileRecord) -> dict:
 
 
 def _record(data: Any, path: str, names: dict[str, str]) -> FileRecord:
-    """A file entry's whole record: the light part and imports, facts and the index."""
+    """A file entry's whole record: the light part and imports, facts (those gathered on demand too) and the index."""
     _require(type(data) is dict and data.keys() == _RECORD_KEYS and data["path"] == path)
-    imports, facts = data["imports"], data["facts"]
+    imports, facts, demanded = data["imports"], data["facts"], data["demanded"]
     _require(type(imports) is dict and all(type(k) is str and type(v) is str for k, v in imports.items()))
     _require(_strings(data["star_imports"]))
-    _require(type(facts) is dict and all(k in names and type(v) is str for k, v in facts.items()))
+    for each in (facts, demanded):
+        _require(type(each) is dict and all(k in names and type(v) is str for k, v in each.items()))
     _require(_index(data["index"]))
     record = _light(data, path)
     record.imports, record.star_imports, record.index = imports, data["star_imports"], data["index"]
     record.facts = Facts.from_encoded({code: text.encode("utf-8") for code, text in facts.items()})
+    record.demanded = Facts.from_encoded({code: text.encode("utf-8") for code, text in demanded.items()})
     return record
 
 

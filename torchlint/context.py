@@ -254,11 +254,14 @@ class Dispatcher:
     recursing without end: reported and dropped like any other failure.
     """
 
-    def __init__(self, ctx: FileContext, rules: list["Rule"]):
+    def __init__(self, ctx: FileContext, rules: list["Rule"], gathering: Iterable["Rule"] = ()):
+        """``gathering``: those of ``rules`` run only to gather their ``demanded_facts``
+        (``Rule.gathers_demanded``): walked with the others, finished only by ``gather``."""
         self.ctx = ctx
         self._by_name_visit: dict[str, list] = {}
         self._by_name_leave: dict[str, list] = {}
         self._rules = rules
+        self._gathering = {id(rule) for rule in gathering}
         self._dead: set[int] = set()
         self._entries: dict[type, tuple] = {}
         for rule in rules:
@@ -282,13 +285,19 @@ class Dispatcher:
 
     def _recursed(self, rule: "Rule", exc: RecursionError) -> None:
         """Re-raise where the file is too deep for the rule (the engine reports the file);
-        else the rule recursed without end: a rule failure."""
-        if nesting_depth(self.ctx.module) * FRAMES_PER_LEVEL >= sys.getrecursionlimit():
+        else the rule recursed without end: a rule failure. (A rule only gathering never ends
+        the file's analysis: it fails alone.)"""
+        if id(rule) not in self._gathering and nesting_depth(self.ctx.module) * FRAMES_PER_LEVEL >= sys.getrecursionlimit():
             raise exc
         self._fail(rule, exc)
 
     def _fail(self, rule: "Rule", exc: BaseException) -> None:
+        """Drop the rule for the rest of the file, its findings and facts with it; report the
+        failure, but for a rule only gathering (an analysis on demand reports it, if asked)."""
         self._dead.add(id(rule))
+        if id(rule) in self._gathering:
+            self.ctx.facts.pop(rule.code, None)
+            return
         message, trace = describe(exc)
         self.ctx.errors.append(RuleError(rule.code, self.ctx.path, message, trace))
         self.ctx._reports = [r for r in self.ctx._reports if r[0] is not rule]
@@ -377,5 +386,27 @@ class Dispatcher:
         ctx.names_complete()
         if model is not None:
             ctx.semantic.finish_model()
+        gathering = self._gathering
         for rule in self._rules:
+            if id(rule) not in gathering:
+                self._after_walk(rule, rule.finish)
+
+    def gather(self) -> dict[str, Any]:
+        """After ``run``: the ``demanded_facts`` of the rules only gathering (rule code ->
+        facts; none of a rule that failed), each finished as on an analysis on demand: after
+        every other rule (whose answers they cannot change), the semantic model's memos
+        forgotten first (as if no other rule had asked it anything). Their facts for the
+        ordinary pass are dropped."""
+        rules = [rule for rule in self._rules if id(rule) in self._gathering]
+        if not rules:
+            return {}
+        if self.ctx.semantic_started():
+            self.ctx.semantic.forget_answers()
+        out = {}
+        for rule in rules:
             self._after_walk(rule, rule.finish)
+            facts = self.demanded_facts(rule)
+            if id(rule) not in self._dead:
+                out[rule.code] = facts
+            self.ctx.facts.pop(rule.code, None)
+        return out

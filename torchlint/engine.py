@@ -188,6 +188,10 @@ def _analyze_text(record: FileRecord, text: str, enabled: frozenset[str], rule_o
     }
     # (rule class, its options, whether it reports here: ``_run_as``) of each rule run on the file
     runs = [(c, opts, True if c.code in demanded else _run_as(c, path, text, opts)) for c, opts in options.items()]
+    if not demanded and any(reports is not None for _, _, reports in runs):
+        # LibCST's tree is built for some rule: the rules that gather their demanded facts run
+        # too where they would not, reporting nothing (``GATHER``)
+        runs = [(c, opts, GATHER if reports is None and c.gathers_demanded else reports) for c, opts, reports in runs]
     runs = [run for run in runs if run[2] is not None]
     # Where a rule runs, LibCST's tree gives the file's imports and classes: CPython's
     # parser only checks the syntax then, and builds no tree (``check_syntax``), or is not run
@@ -214,6 +218,10 @@ def _file_facts(record: FileRecord, imports: ImportTable, tree: "ast.Module | cs
     record.index = {"classes": class_facts(tree, imports)}  # torchlint.semantic.index
 
 
+# ``_run_rules``'s mark of a rule run only to gather its ``demanded_facts`` (``Rule.gathers_demanded``)
+GATHER = "gather"
+
+
 def _run_as(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> bool | None:
     """How ``rule`` is run on this file: True to report, False only for the facts other files'
     findings read (``Rule.shared_facts``) on a test file it skips (the run layer drops its
@@ -228,12 +236,13 @@ def _run_as(rule: type[Rule], path: str, text: str, options: dict[str, Any]) -> 
 
 
 def _run_rules(
-    record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any], bool]],
+    record: FileRecord, parsed: Parsed, imports: ImportTable, rules: list[tuple[type[Rule], dict[str, Any], Any]],
     enabled: frozenset[str], demanded: frozenset[str] = frozenset(),
 ) -> FileResult:
     """LibCST's parse and one walk of its tree for every rule; the project index's function
     summaries where a rule built the training model; the ``demanded`` rules'
-    ``demanded_facts`` on an analysis on demand."""
+    ``demanded_facts`` on an analysis on demand; those of the rules run to ``GATHER`` them
+    into the record (their failures unreported: an analysis on demand reports them if asked)."""
     text = parsed.text
     if parsed.module is not None or parsed.cst_failure is not None:  # read already (``read_python``)
         module, failure = parsed.module, parsed.cst_failure
@@ -248,21 +257,25 @@ def _run_rules(
     ctx = FileContext(record.path, module, text, imports)
     if parsed.exact:  # cheap positions without a second parse (None: parsed if asked for)
         ctx.ast_tree = parsed.tree
-    instances = []
+    instances, gathering = [], []
     for cls, opts, reports in rules:
         instances.append(rule := cls(ctx, opts))
-        rule.reports = reports
-    dispatcher = Dispatcher(ctx, instances)
+        rule.reports = reports is True
+        if reports is GATHER:
+            gathering.append(rule)
+    dispatcher = Dispatcher(ctx, instances, gathering)
     dispatcher.run()
-    _keep_shared_facts(ctx, instances)
+    _keep_shared_facts(ctx, [rule for rule in instances if rule not in gathering])
     on_demand = {rule.code: _encode_demanded(ctx, rule, dispatcher.demanded_facts(rule))
                  for rule in instances if rule.code in demanded} or None
     facts = _encode_facts(ctx)
     findings = ctx.findings()
     index = ctx.semantic.index(record.index["classes"]).to_json() if ctx.semantic_started() and ctx.semantic.has_training else None
+    gathered = _gathered(dispatcher.gather())
     record.facts = facts  # only now: a file that ran out of stack above has no facts
     if index is not None:
         record.index = index
+    record.demanded = gathered
     errors = ctx.errors
     ctx.release()
     return FileResult(record.path, findings, record, errors, demanded=on_demand)
@@ -361,6 +374,19 @@ def _encode_facts(ctx: FileContext) -> Facts:
         blob = _encoded(ctx, code, value, "facts")
         if blob is not None:
             encoded[code] = blob
+    return Facts.from_encoded(encoded)
+
+
+def _gathered(found: dict[str, Any]) -> Facts:
+    """The demanded facts gathered on the ordinary pass (``Dispatcher.gather``), encoded for the
+    record; a rule's that are None or not JSON are left out (asked, the file is analysed again)."""
+    encoded = {}
+    for code, value in found.items():
+        if value is not None:
+            try:
+                encoded[code] = encode(value)
+            except (TypeError, ValueError):
+                continue
     return Facts.from_encoded(encoded)
 
 

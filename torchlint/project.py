@@ -103,6 +103,9 @@ class FileRecord:
     # a notebook's cells that could not be checked, and why ("cell 2 (syntax error: ..., line 1,
     # column 12)"; "" where every cell was): the run warns of them where TL000 is not enabled
     skipped_cells: str = ""
+    # rule code -> the ``demanded_facts`` of a rule that ``gathers_demanded``, gathered on the
+    # ordinary pass where the rule did not run (``Project.demand`` reads them first)
+    demanded: Facts = field(default_factory=Facts)
 
     @property
     def parsed(self) -> bool:
@@ -119,7 +122,7 @@ class FileRecord:
         same settings and the same facts demanded of the same files, finds the same. So an edit
         that changes none of it (a comment or a noqa that moves no line) does not make it run again."""
         blob = json.dumps([self.path, self.module_name, self.is_package, self.imports, self.star_imports,
-                           self.index, self.facts.encoded_text(), self.unanalysed],
+                           self.index, self.facts.encoded_text(), self.unanalysed, self.demanded.encoded_text()],
                           sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
@@ -136,6 +139,7 @@ class FileRecord:
             "unanalysed": self.unanalysed,
             "cells": self.cells,
             "skipped_cells": self.skipped_cells,
+            "demanded": self.demanded.encoded_text(),
         }
 
     @classmethod
@@ -143,6 +147,7 @@ class FileRecord:
         data = dict(data)
         data["suppressions"] = Suppressions.from_json(data["suppressions"])
         data["facts"] = Facts.from_encoded({code: text.encode("utf-8") for code, text in data["facts"].items()})
+        data["demanded"] = Facts.from_encoded({code: text.encode("utf-8") for code, text in data.get("demanded", {}).items()})
         return cls(**data)
 
 
@@ -174,11 +179,17 @@ class Project:
 
     def demand(self, code: str, path: str) -> Any:
         """What rule ``code`` gives of the file ``path`` only on request (``Rule.demanded_facts``):
-        the run layer analyses the file again, once per run. None where nobody can say (no
-        run layer behind this project, the file cannot be read or analysed)."""
+        as the ordinary pass gathered them (``FileRecord.demanded``, part of the record's
+        ``project_digest``), else from the run layer, which analyses the file again, once per
+        run. None where nobody can say (no run layer behind this project, the file cannot be
+        read or analysed)."""
         key = (code, path)
         if key not in self._demanded:
-            self._demanded[key] = self._demand(code, path) if self._demand is not None else None
+            record = self._by_path.get(path)
+            if record is not None and code in record.demanded:
+                self._demanded[key] = record.demanded[code]
+            else:
+                self._demanded[key] = self._demand(code, path) if self._demand is not None else None
         return self._demanded[key]
 
     def resolve_module(self, dotted: str, importer: FileRecord | None = None) -> FileRecord | None:

@@ -91,6 +91,12 @@ class Rule:
     # where the project pass demands one's, the run layer analyses the file once for every
     # enabled rule of the group and keeps the others' for when they are asked (``run.demander``).
     demand_group: ClassVar[str | None] = None
+    # True where ``demanded_facts`` cost little to compute on a file the rule does not run on
+    # (its text pre-check or ``skips`` rule it out): the engine then runs the rule there
+    # without reporting, on every file it parses with LibCST for other rules, and keeps
+    # them in the record (``FileRecord.demanded``), so that the project pass reads them
+    # instead of analysing the file again (``Project.demand``).
+    gathers_demanded: ClassVar[bool] = False
 
     def __init__(self, ctx: "FileContext", options: dict[str, Any]):
         self.ctx = ctx
@@ -114,8 +120,8 @@ class Rule:
     def demanded_facts(self) -> Any:
         """JSON-serialisable facts of this file for ``check_project`` to ask for only when it
         needs them (``Project.demand``), read after ``finish`` on a run of this rule alone
-        over the file (``engine.demand_facts``); never gathered on the ordinary pass. Default:
-        None (nothing)."""
+        over the file (``engine.demand_facts``); never gathered on the ordinary pass, unless
+        ``gathers_demanded``. Default: None (nothing)."""
         return None
 
     @classmethod

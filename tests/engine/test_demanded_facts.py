@@ -269,3 +269,47 @@ def test_a_file_the_group_ran_on_keeps_its_facts_even_empty():
     """So the project pass never analyses it again for them (``ProjectOutputs.facts``)."""
     facts = analyze_source("pkg/a.py", b"import torch\nok = 0.3 > 0.5\n", frozenset(GROUP)).record.facts
     assert facts["TL023"] == {} and "TL009" not in facts and "TL022" not in facts
+
+
+# The group's demanded facts are cheap where its text pre-check rules it out
+# (``Rule.gathers_demanded``): a file parsed for another rule keeps them in its record, so the
+# project pass reads them there instead of analysing the file again.
+WITH_OTHERS = GROUP + ["TL005"]  # TL005 (unused layer) runs on the model file: its tree is built
+
+
+def test_a_file_parsed_for_another_rule_gathers_the_groups_demanded_facts():
+    data = textwrap.dedent(SCORES).encode()
+    result = analyze_source("pkg/scores.py", data, frozenset(WITH_OTHERS))
+    assert set(result.record.demanded) == set(GROUP)
+    assert not set(result.record.facts) & set(GROUP) and result.findings == [] and result.errors == []
+    for code in GROUP:
+        assert result.record.demanded[code] == demand_facts("pkg/scores.py", data, code)[0]
+    assert "Scores" in result.record.demanded["TL022"]["ends"]
+
+
+def test_nothing_is_gathered_where_no_rule_builds_the_tree_or_the_rule_ran():
+    assert analyze_source("pkg/scores.py", textwrap.dedent(SCORES).encode(), frozenset(GROUP)).record.demanded == {}
+    thresholds = b"from pkg.scores import Scores\nmodel = Scores()\nhits = (model(x) > 0.5).sum()\n"
+    ran = analyze_source("pkg/hits.py", thresholds, frozenset(GROUP)).record  # TL023 alone ran
+    assert set(ran.facts) & set(GROUP) == {"TL023"} and set(ran.demanded) == {"TL009", "TL022"}
+
+
+def test_gathered_facts_spare_the_analysis_on_demand_and_find_the_same(demanded):
+    files = {"pkg/scores.py": SCORES, "pkg/train.py": SCORED}
+    gathered = lint_tree(files, select=WITH_OTHERS, each_alone=False)
+    assert demanded == []
+    asked = lint_tree(files, select=GROUP, each_alone=False)  # the model file analysed again on demand
+    assert demanded == ["pkg/scores.py"]
+    assert [(f.rule, f.line, f.message) for f in gathered if f.rule in GROUP] == \
+        [(f.rule, f.line, f.message) for f in asked]
+
+
+def test_a_rule_failing_while_gathering_is_not_reported_there_and_is_asked_again(monkeypatch, demanded):
+    from torchlint.checks.tl009_activation_before_loss import ActivationBeforeLoss
+
+    def fails(self):
+        raise ValueError("nothing to gather")
+
+    monkeypatch.setattr(ActivationBeforeLoss, "finish", fails)
+    result = analyze_source("pkg/scores.py", textwrap.dedent(SCORES).encode(), frozenset(WITH_OTHERS))
+    assert result.errors == [] and set(result.record.demanded) == {"TL022", "TL023"}

@@ -59,3 +59,18 @@ def test_options_reach_the_precheck():
     text = "def f(make):\n    make(warmup_epochs=5)\n"
     assert not R.might_apply(text)
     assert R.might_apply(text, {"extend-names": ["warmup_epochs"]})
+
+
+def test_a_precheck_written_out_answers_as_its_required_text():
+    """TL023's ``might_apply`` looks at each ``<``/``>`` instead of scanning for each of its
+    57 listed strings: the same answer on every text built from their pieces."""
+    import random
+
+    from torchlint.checks.tl023_threshold_on_logits import ThresholdOnLogits as R
+
+    pieces = ["<", ">", "=", " ", "0", ".", "5", "7", "x", "round", "rounds", "ro", "und", "\n", "a", "(", ")"]
+    rng = random.Random(23)
+    texts = ["", "<", ">", "0<", " >", "x >= 0.5", "0 .< ", "<=.", "9 >", ">0.", "< 0", "a<b", "x = round"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(20000)]
+    for text in texts:
+        assert R.might_apply(text) == any(t in text for t in R.requires_text), text

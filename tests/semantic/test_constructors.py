@@ -216,3 +216,5 @@ def test_bound_key_the_name_or_attribute_a_value_is_assigned_to():
     assert plain == ["a", None, None, None, None, None, None, None]
     assert through_calls == ["a", "b", "self.c", None, None, None, None, None]
     assert from_branches == ["a", None, None, "d", None, None, None, None]
+    chained = [bound_key(ctx, n, chained=True) for n in nets]  # every attribute read and call: h = Net().fuse()
+    assert chained == ["a", "b", "self.c", None, None, None, "h", None]

@@ -82,6 +82,7 @@ class ActivationBeforeLoss(Rule):
                      "NLLLoss", "with_logits", "WithLogits")
     fixable = (UNSAFE,)
     demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
+    gathers_demanded = True  # cheap where the text shows no loss or activation: never analysed again on demand
 
     def finish(self) -> None:
         model = self.ctx.semantic.model

@@ -105,6 +105,7 @@ class LossInputMismatch(Rule):
                      "CrossEntropy", "cross_entropy", "mse_loss", "MSELoss", "l1_loss", "L1Loss", "Huber")
     fixable = (UNSAFE,)
     demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
+    gathers_demanded = True  # cheap where the text shows no loss or activation: never analysed again on demand
 
     def finish(self) -> None:
         model = self.ctx.semantic.model
@@ -114,7 +115,8 @@ class LossInputMismatch(Rule):
             call = site.node
             loss = outputs.loss_of(call)
             if loss is None:
-                self._per_caller(outputs, call)
+                if self.reports:  # it only reports (no fact): left undone where the rule does not
+                    self._per_caller(outputs, call)
                 continue
             wants, written = loss
             for role, arg in (("input", loss_input(call)), ("target", loss_target(call))):

@@ -13,6 +13,7 @@ the model's forward is not known to end in an activation. Unknown models stay si
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 import libcst as cst
@@ -67,6 +68,24 @@ def _zero(literal: cst.Float) -> tuple | None:
     return literal, cst.Float("0.0"), "Compare the logits with 0.0 (sigmoid(x) > 0.5 is x > 0)"
 
 
+_ANGLE = re.compile("[<>]")
+_DIGITS = frozenset("0123456789")
+
+
+def _listed_comparison_at(text: str, at: int) -> bool:
+    """Whether the ``<`` or ``>`` at ``at`` starts or ends one of ``requires_text``'s
+    comparisons: the operator (``=`` may follow it), an optional space and ``0.`` or ``.``
+    after it; or a digit and an optional space before it."""
+    after = at + 1 + text.startswith("=", at + 1)
+    after += text.startswith(" ", after)
+    if text.startswith(".", after) or text.startswith("0.", after):
+        return True
+    before = at - 1
+    if before >= 0 and text[before] == " ":
+        before -= 1
+    return before >= 0 and text[before] in _DIGITS
+
+
 class ThresholdOnLogits(Rule):
     code = "TL023"
     name = "threshold-on-logits"
@@ -85,6 +104,13 @@ class ThresholdOnLogits(Rule):
                      *(f"{digit}{space}{op}" for digit in "0123456789" for space in ("", " ") for op in ("<", ">")))
     fixable = (UNSAFE,)
     demand_group = "outputs"  # TL009, TL022, TL023: demanded facts from one ``Outputs`` of the file
+    gathers_demanded = True  # cheap where the text shows no loss or activation: never analysed again on demand
+
+    @classmethod
+    def might_apply(cls, text: str, options=None) -> bool:
+        """``requires_text``'s answer without its 57 scans of the whole text: ``round``, or at
+        some ``<``/``>`` one of the comparisons it lists (``_listed_comparison_at``)."""
+        return "round" in text or any(_listed_comparison_at(text, found.start()) for found in _ANGLE.finditer(text))
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)

@@ -1386,6 +1386,7 @@ class ProjectOutputs:
         self.project, self.code = project, code
         self.endings_on_demand = endings_on_demand
         self._calls: dict[tuple[str, str], list] = {}
+        self._importers: dict[str, list] = {}  # path -> the records importing that file or one of its names
         self._ends: dict[str, Ending | None] | None = None
 
     def facts(self, record) -> dict:
@@ -1480,13 +1481,21 @@ class ProjectOutputs:
             return found
         found = self._calls[key] = []
         project = self.project
-        for other in project.records:
-            if other is record or not any(self._names(q, other, record) for q in other.imports.values()):
-                continue
+        for other in self._importing(record):
             for callee, args in self.facts(other).get("calls", ()):
                 hit = project.resolve_symbol(callee, other)
                 if hit is not None and hit[0] is record and hit[1] == name:
                     found.append((other, args))
+        return found
+
+    def _importing(self, record) -> list:
+        """The other records importing ``record``'s module or one of its names (in project
+        order): once per record, whatever name of it is asked for (``_callers``)."""
+        found = self._importers.get(record.path)
+        if found is None:
+            found = self._importers[record.path] = [
+                other for other in self.project.records
+                if other is not record and any(self._names(q, other, record) for q in other.imports.values())]
         return found
 
     def _names(self, imported: str, importer, record) -> bool:

@@ -374,14 +374,18 @@ def handed_to(semantic, site, arg: cst.Arg) -> list[Destination]:
 
 
 def bound_key(ctx, value: cst.BaseExpression, *, self_returning: bool = False,
-              branches: bool = False) -> str | None:
+              branches: bool = False, chained: bool = False) -> str | None:
     """``x`` / ``self.x`` of ``x = value`` (one target; an annotated assignment too), else None.
     With ``self_returning``, through the calls that hand back their receiver (``x =
-    Net().to(device)``, ``.cuda()``: ``torch_api.SELF_RETURNING``); with ``branches``, from a
-    branch of a conditional expression (``x = value if c else None``)."""
+    Net().to(device)``, ``.cuda()``: ``torch_api.SELF_RETURNING``); with ``chained``, through
+    any attribute read of the value or call of it (``x = Net().eval().to(dev)``); with
+    ``branches``, from a branch of a conditional expression (``x = value if c else None``)."""
     node, up = value, ctx.parent(value)
     while True:
         if branches and isinstance(up, cst.IfExp) and up.test is not node:
+            node = up
+        elif chained and (isinstance(up, cst.Attribute) and up.value is node
+                          or isinstance(up, cst.Call) and up.func is node):
             node = up
         elif self_returning and isinstance(up, cst.Attribute) and up.value is node \
                 and up.attr.value in SELF_RETURNING and isinstance(call := ctx.parent(up), cst.Call) \

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from torchlint.semantic.callgraph import enclosing_function
+from torchlint.semantic.constructors import bound_key
 from torchlint.semantic.dataflow import gradient_target, single_value
 from torchlint.semantic.epochs import range_arguments
 from torchlint.semantic.gradmode import function_key
@@ -135,7 +136,7 @@ def _scan_mode_switch(ctx, body: BodyEvents, index: int, node: cst.Call, mode: b
     ``k.train()``: ``k`` back in training mode."""
     key = expr_key(node.func.value)
     if mode is False:
-        key = key if key is not None else _assigned_key(ctx, node)
+        key = key if key is not None else bound_key(ctx, node, chained=True)  # ``k = Net().to(dev).eval()``
         if key is not None:
             body.evals.append((index, key, node))
             body.eval_keys.add(key)
@@ -241,21 +242,6 @@ def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
             return False
         expr = expr.func.value
     return False
-
-
-def _assigned_key(ctx, call: cst.Call) -> str | None:
-    """``model`` for ``model = Net().to(dev).eval()``."""
-    node: cst.CSTNode = call
-    for anc in ctx.ancestors(call):
-        if isinstance(anc, cst.Attribute) and anc.value is node or isinstance(anc, cst.Call) and anc.func is node:
-            node = anc
-            continue
-        if isinstance(anc, cst.Assign) and anc.value is node and len(anc.targets) == 1:
-            return expr_key(anc.targets[0].target)
-        if isinstance(anc, cst.AnnAssign) and anc.value is node:
-            return expr_key(anc.target)
-        return None
-    return None
 
 
 def differentiating_functions(model) -> list[str]:

@@ -14,6 +14,7 @@ moment.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
@@ -163,6 +164,20 @@ def _decorator_names(node: cst.FunctionDef) -> set[str]:
 _UNSET = object()
 
 
+# ``nodes_of``: node classes asked for -> every class whose instances are of one of them
+_SUBCLASSES: dict[tuple[type, ...], frozenset[type]] = {}
+
+
+def _subclasses(kinds: tuple[type, ...]) -> frozenset[type]:
+    found, todo = set(), list(kinds)
+    while todo:
+        kind = todo.pop()
+        if kind not in found:
+            found.add(kind)
+            todo.extend(kind.__subclasses__())
+    return frozenset(found)
+
+
 class SemanticModel:
     """What one file's names, calls, loops and classes are. See the module docstring.
 
@@ -230,23 +245,20 @@ class SemanticModel:
             table = self._memos[name] = {}
         return table
 
+    def forget_memos(self) -> None:
+        """Empty every ``memo`` table (``Analyses.forget_answers``)."""
+        self._memos = {}
+
     def nodes_of(self, *kinds: type) -> list[cst.CSTNode]:
         """Every node of the file that is an instance of one of ``kinds``, in source order (the
         order of ``tree.iter_nodes`` over the module, which is the walk's numbering): the nodes
-        are sorted by class once per file (from ``order``), so a query that reads every
-        ``Attribute`` or ``Name`` of the file does not walk the whole tree for them."""
-        by_kind = self.memo("nodes_of")
-        if not by_kind:
-            for node in self.order:
-                found = by_kind.get(type(node))
-                if found is None:
-                    by_kind[type(node)] = [node]
-                else:
-                    found.append(node)
-        lists = [nodes for kind, nodes in by_kind.items() if issubclass(kind, kinds)]
-        if len(lists) == 1:
-            return list(lists[0])
-        return sorted((node for nodes in lists for node in nodes), key=self.order.__getitem__)
+        are picked from ``order`` by their class, in C (``itertools.compress``), so a query that
+        reads every ``Attribute`` or ``Name`` of the file does not walk the whole tree for them."""
+        wanted = _SUBCLASSES.get(kinds)
+        if wanted is None:
+            wanted = _SUBCLASSES[kinds] = _subclasses(kinds)
+        order = self.order
+        return list(compress(order, map(wanted.__contains__, map(type, order))))
 
     def finish(self) -> None:
         """After the last ``leave``: what needs the whole file (class bases)."""
