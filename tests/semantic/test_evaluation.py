@@ -329,24 +329,18 @@ def test_few_examples_made_at_and_fixed_few_examples():
 def test_made_up_examples():
     """A handful the code writes out itself, directly, moved, or through a name holding only
     that; not what a caller hands in, a real batch, or a name with two values."""
-    import libcst as cst
-    from torchlint.context import Dispatcher, FileContext
-    from torchlint.imports import ImportTable
     from torchlint.semantic.evaluation import made_up_examples
 
-    src = ("import torch\n"
-           "def f(model, images, device, flag):\n"
-           "    dummy = torch.rand(1, 3, 299, 299)\n"
-           "    big = torch.randn(256, 3, 224, 224)\n"
-           "    two = torch.zeros(1, 3)\n"
-           "    if flag:\n"
-           "        two = images\n"
-           "    model(dummy)\n    model(dummy.to(device))\n    model(torch.zeros(2, 3).cuda())\n"
-           "    model(images)\n    model(big)\n    model(two)\n    model(images[None])\n")
-    module = cst.parse_module(src)
-    ctx = FileContext("m.py", module, src, ImportTable("m", False))
-    Dispatcher(ctx, []).run()
-    sem = ctx.semantic.model
-    calls = [s.body[0].value for s in module.body[1].body.body
+    ctx = ctx_of("import torch\n"
+                 "def f(model, images, device, flag):\n"
+                 "    dummy = torch.rand(1, 3, 299, 299)\n"
+                 "    big = torch.randn(256, 3, 224, 224)\n"
+                 "    two = torch.zeros(1, 3)\n"
+                 "    if flag:\n"
+                 "        two = images\n"
+                 "    model(dummy)\n    model(dummy.to(device))\n    model(torch.zeros(2, 3).cuda())\n"
+                 "    model(images)\n    model(big)\n    model(two)\n    model(images[None])\n")
+    calls = [s.body[0].value for s in function(ctx, "f").body.body
              if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)]
-    assert [made_up_examples(c.args[0].value, sem) for c in calls] == [True, True, True, False, False, False, False]
+    assert [made_up_examples(c.args[0].value, ctx.semantic.model) for c in calls] == \
+        [True, True, True, False, False, False, False]
