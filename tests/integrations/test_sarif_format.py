@@ -300,3 +300,11 @@ def test_a_notebooks_results_are_valid_sarif_with_the_cell_in_properties(tmp_pat
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 1, "startColumn": column,
                                                                      "endLine": 1, "endColumn": column + 10}
     assert text[column - 1:column + 9] == "opt.step()"
+
+
+def test_plain_text_of_links_whose_text_holds_brackets():
+    """A reference's link text may hold brackets of its own (TL024's page cites
+    ``assert np.array([False]).all() is False``): the plain text keeps the text and the URL."""
+    assert plain_text("- [numpy#21165: `np.array([False]).all() is False` fails](https://github.com/x/1)\n") == \
+        "- numpy#21165: np.array([False]).all() is False fails (https://github.com/x/1)\n"
+    assert plain_text("[a](https://a) and [b [c]](https://b)") == "a (https://a) and b [c] (https://b)"

@@ -62,7 +62,8 @@ def _page_body(rule: type[Rule]) -> str:
 
 
 _FENCE = re.compile(r"^```[a-z]*\n(.*?)^```\n?", re.MULTILINE | re.DOTALL)
-_LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+# Link text may hold balanced brackets itself (``[`np.array([False]).all() is False` fails](url)``).
+_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])+)\]\(([^)\s]+)\)")
 _EMPHASIS = re.compile(r"(?<![\\*])\*\*?([^*\n]+?)\*\*?(?!\*)")
 
 
