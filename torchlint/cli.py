@@ -331,13 +331,18 @@ def _sigterm_interrupts() -> Iterator[None]:
         yield
         return
 
+    received: list[int] = []
+
     def terminate(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the cleanup short
+        received.append(signum)
         raise Terminated()
 
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
         yield
+        if received:  # raised where Python swallows exceptions (a finalizer, an at-fork hook)
+            raise Terminated()
     finally:
         signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 

@@ -31,7 +31,7 @@ from torchlint.engine import analyze_source
 from torchlint.results import FileResult, crashed_result
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # (index, display path, bytes, enabled rules, rule options): a file and the settings it is analysed with
 Item = tuple[int, str, bytes, frozenset[str], dict[str, dict[str, Any]]]
@@ -109,7 +109,7 @@ def analyze_all(
                     exhausted = True
                     break
                 try:
-                    pending[pool.submit(_analyze_chunk, chunk)] = chunk
+                    pending[_submit(pool, chunk)] = chunk
                 except BrokenProcessPool:
                     retry.extend(chunk)
                     broken = True
@@ -146,7 +146,7 @@ def _isolated(item: Item) -> FileResult:
 
     with _pool(1) as pool:
         try:
-            return pool.submit(_analyze_chunk, [item]).result()[0][1]
+            return _submit(pool, [item]).result()[0][1]
         except BrokenProcessPool:
             return crashed_result(item[1], "the analysis crashed on this file (its process died)", item[3])
 
@@ -163,20 +163,43 @@ def _pool(workers: int) -> Iterator[ProcessPoolExecutor]:
                                initargs=(os.getpid(), speedups.enabled()))
     try:
         yield pool
+        pool.shutdown()  # a signal while it waits for the workers kills them too
     except BaseException:
         _kill(pool)
         raise
-    pool.shutdown()
+
+
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _submit(pool: ProcessPoolExecutor, chunk: list[Item]) -> Future:
+    """``pool.submit`` with Ctrl-C and SIGTERM held while it may fork the workers: their handlers
+    raise, and an exception raised inside ``os.fork``'s hooks is swallowed ("Exception ignored
+    in _releaseLock"), losing the signal and leaving logging's lock taken. A held signal arrives
+    as soon as the submit returns, in this code."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        return pool.submit(_analyze_chunk, chunk)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        return pool.submit(_analyze_chunk, chunk)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _kill(pool: ProcessPoolExecutor) -> None:
     processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API before 3.14
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
     for process in processes:
         try:
             process.kill()
         except (OSError, ValueError, AttributeError):  # already gone or closed
             pass
     pool.shutdown(wait=False, cancel_futures=True)
+    # Wait (briefly) for the pool's manager thread to see its killed workers and close its wake-up
+    # pipe. Left running, it races Python 3.11's exit hook, which writes to that pipe without the
+    # pool's lock and prints "Exception ignored ... Bad file descriptor" after our own message.
+    if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
+        manager.join(timeout=5)
 
 
 # -- in each worker ------------------------------------------------------------------------
@@ -186,6 +209,9 @@ def _worker_start(parent: int, fast: bool = False) -> None:
     it has the speed-ups where its parent has them (``fast``: a forked worker has them
     already, a spawned one applies them now)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, which raises
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)  # a forked worker inherits the held mask
     if fast:
         from torchlint import speedups
 

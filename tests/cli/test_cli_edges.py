@@ -236,3 +236,24 @@ def test_add_noqa_keeps_bytes_that_are_not_utf8(project, run):
 def test_add_noqa_cannot_be_combined_with_write_baseline(project, run):
     project.write("ok.py", GOOD)
     assert run("check", "--add-noqa", "--write-baseline", "b.json", ".")[0] == 2
+
+
+def test_a_sigterm_whose_exception_python_swallowed_still_ends_the_command():
+    """A handler's exception raised in a finalizer or an at-fork hook is printed as "Exception
+    ignored" and lost; the command still ends as terminated when it returns."""
+    import os
+    import signal
+
+    from torchlint import cli
+    from torchlint.errors import Terminated
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Terminated):
+        with cli._sigterm_interrupts():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                for _ in range(1000):  # the handler runs at the next bytecode boundary
+                    pass
+            except Terminated:
+                pass  # as Python does where it cannot raise
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -510,3 +510,35 @@ def test_a_file_too_large_is_named_where_tl000_is_ignored(project, run):
     code, out, err = run("check", "--no-cache", "--ignore", "TL000", ".")
     assert code == 0
     assert "torchlint: warning: big.py: not analysed: " in err and "too large" in err
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs signal masks")
+def test_ctrl_c_and_sigterm_are_held_while_a_submit_may_fork_the_workers():
+    """Their handlers raise; raised inside ``os.fork``'s hooks the exception is swallowed and
+    the signal lost (seen: a SIGTERM run that went on and then hung on logging's lock)."""
+    class Recording:
+        def submit(self, fn, chunk):
+            self.held = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+            return "future"
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    recording = Recording()
+    assert pool._submit(recording, []) == "future"
+    assert {signal.SIGINT, signal.SIGTERM} <= recording.held
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs signal masks")
+def test_a_worker_forked_with_the_signals_held_takes_them_again():
+    script = (
+        "import signal\n"
+        "from torchlint import pool\n"
+        "signal.signal(signal.SIGTERM, lambda *a: None)\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})\n"
+        "pool._worker_start(__import__('os').getppid())\n"
+        "print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),\n"
+        "      signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.stdout.split() == ["[]", "True"], done.stderr
