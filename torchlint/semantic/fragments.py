@@ -75,8 +75,8 @@ def is_fragment(sem: "Analyses") -> bool:
     is judged as the program it stands for. Memoised on the semantic model."""
     memo = sem.model.memo("unbound_reads")
     if "fragment" not in memo:
-        memo["fragment"] = bool(unbound_reads(sem)) and not _imports_anything(sem) \
-            and not any(is_main_guard(stmt) for stmt in sem.ctx.module.body)
+        memo["fragment"] = not _imports_anything(sem) \
+            and not any(is_main_guard(stmt) for stmt in sem.ctx.module.body) and bool(unbound_reads(sem))
     return memo["fragment"]
 
 
