@@ -349,3 +349,26 @@ def test_run_settings_and_scripts_in_view():
     assert not only_run_settings(plain) and script_in_view(plain)
     module = model("def main():\n    pass\n")
     assert not script_in_view(module)
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("from torch.utils.data import TensorDataset, DataLoader\nimport torch\n"
+     "ds = TensorDataset(torch.rand(80, 4), torch.randint(3, (80,)))\nloader = DataLoader(ds, batch_size=8)\n", True),
+    ("import torch\nfrom torch.utils.data import TensorDataset, DataLoader\n"
+     "x = torch.randn(80, 4)\ny = x.sum(1, keepdim=True) > 0\n"
+     "loader = DataLoader(dataset=TensorDataset(x, (x[:, 0] > 0).float()), batch_size=8)\n", True),
+    # real data, or random inputs with ordered targets
+    ("import torch\nfrom torch.utils.data import TensorDataset, DataLoader\n"
+     "ds = TensorDataset(torch.load('x.pt'), torch.load('y.pt'))\nloader = DataLoader(ds, batch_size=8)\n", False),
+    ("import torch\nfrom torch.utils.data import TensorDataset, DataLoader\n"
+     "ds = TensorDataset(torch.rand(80, 4), torch.arange(80) // 8)\nloader = DataLoader(ds, batch_size=8)\n", False),
+    ("import torch\nfrom torch.utils.data import DataLoader\nfrom torchvision.datasets import MNIST\n"
+     "loader = DataLoader(MNIST('.', train=True), batch_size=8)\n", False),
+    ("import torch\nfrom torch.utils.data import TensorDataset, DataLoader\nloader = DataLoader(TensorDataset(), 8)\n",
+     False),
+])
+def test_random_dataset(src, expected):
+    ctx, sem = analyses(src)
+    loader = calls_named(ctx, "DataLoader")[0]
+    assert loaders.loader_dataset(sem.model, loader) is not None
+    assert loaders.random_dataset(sem.model, loader) is expected

@@ -71,3 +71,46 @@ def test_only_starts_a_convex_fit(src, convex):
     ctx = FileContext("m.py", cst.parse_module(src), src, ImportTable("m", False))
     Dispatcher(ctx, []).run()
     assert only_starts_a_convex_fit(ctx.semantic) is convex
+
+
+def drawn(src: str, name: str = "x") -> bool:
+    """Whether the last read of ``name`` in ``src`` (a final line ``use(name)``) is freshly drawn."""
+    from torchlint.semantic.torch_rng import freshly_drawn
+    src = textwrap.dedent(src) + f"use({name})\n"
+    ctx = FileContext("m.py", cst.parse_module(src), src, ImportTable("m", False))
+    Dispatcher(ctx, []).run()
+    call = ctx.module.body[-1].body[0].value
+    return freshly_drawn(ctx.semantic.model, call.args[0].value)
+
+
+@pytest.mark.parametrize("src", [
+    "import torch\nx = torch.rand(100, 8)\n",
+    "import torch\nx = torch.randint(10, (100,), dtype=torch.long)\n",
+    "import torch\nn = 100\nx = torch.randn(n, 3).float().to('cpu')\n",
+    "import numpy as np\nimport torch\nx = torch.from_numpy(np.random.randn(100, 3)).float()\n",
+    "import torch\nx = torch.rand(100) * 2 - 1\n",
+    "import torch\nw = torch.tensor([2.0, -3.4])\nX = torch.randn(100, 2)\nx = X @ w + 0.01 * torch.randn(100)\n",
+    "import torch\nX = torch.rand(100, 2)\nx = (X[:, 0] > 0.5).long()\n",
+    "import torch\nx = torch.normal(0.0, 1.0, (100, 2))\n",
+    "import torch\nx = torch.empty(100, 2).uniform_(-1, 1)\n",
+    "import numpy as np\nx = np.random.normal(0, 1, size=(100, 2))\n",
+])
+def test_freshly_drawn(src):
+    assert drawn(src)
+
+
+@pytest.mark.parametrize("src", [
+    "import torch\nx = torch.arange(100.0)\n",
+    "import torch\nx = torch.load('data.pt')\n",
+    "import torch\nx = torch.rand(100) + torch.arange(100)\n",  # a trend along the rows
+    "import torch\nx = torch.normal(torch.arange(100.0), 1.0)\n",  # a mean per row: ordered
+    "import numpy as np\nx = np.random.rand(100)\nx.sort()\n",  # sorted in place
+    "import torch\nx = torch.randint(2, (100,))\nx[:50] = 0\n",  # rows rewritten by position
+    "import torch\nX = torch.rand(100, 2)\nx = X[X[:, 0].argsort()]\n",  # reordered
+    "import torch\nx = torch.rand(100)\nx, _ = torch.sort(x)\n",
+    "import torch\nx = torch.rand(100)\nif flag:\n    x = torch.arange(100.0)\n",
+    "import torch\nA = torch.arange(10000.0).view(100, 100)\nx = A @ torch.rand(100, 3)\n",  # rows mixed
+    "def f(x):\n    return x\n",
+])
+def test_not_freshly_drawn(src):
+    assert not drawn(src)

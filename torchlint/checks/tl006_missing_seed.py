@@ -33,6 +33,7 @@ from torchlint.semantic.crossfile import ProjectCalls
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.display import only_shown
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
+from torchlint.semantic.fragments import is_fragment
 from torchlint.semantic.index import index_name
 from torchlint.semantic.model import CLASS, FUNCTION, MODULE
 from torchlint.semantic.runs import optimises_inputs
@@ -309,8 +310,9 @@ class MissingSeed(Rule):
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
         if TORCH in needs and (not draws_from_torch(self.ctx.semantic) or only_starts_a_convex_fit(self.ctx.semantic)):
             needs.remove(TORCH)  # every run gives the same numbers, or converges to the same fit
-        if not needs or (not trains.get(at) and not imported) or optimises_inputs(self.ctx.semantic):
-            return None  # (optimising an input tensor of a fixed model is no training run)
+        if not needs or (not trains.get(at) and not imported) or optimises_inputs(self.ctx.semantic) \
+                or is_fragment(self.ctx.semantic):
+            return None  # (optimising an input tensor of a fixed model is no training run; a fragment, no program)
         entry = {"at": self._place(at), "trains": bool(trains.get(at)), "builds": builds, "needs": needs,
                  "calls": sorted(imported),
                  "uses": {g: [self.uses[g][0], self._range(self.uses[g][1])] for g in needs if g in self.uses}}

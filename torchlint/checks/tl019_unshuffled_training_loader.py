@@ -6,8 +6,10 @@ a loop that runs backward and an optimizer step iterates). Left alone: ``shuffle
 (``shuffle=False`` is a choice the code states, except over a ``torchvision.datasets`` dataset,
 whose samples are stored in order and never want it), a third positional argument, a
 ``sampler=`` or ``batch_sampler=`` that is not ``None`` in a branch, ``**kwargs``, a loader named or built for evaluation
-(``loaders.feeds_evaluation``), and a dataset of a class of the file that is an
-``IterableDataset`` (which cannot be shuffled by the loader). The fix (unsafe: the order of
+(``loaders.feeds_evaluation``), a dataset of a class of the file that is an
+``IterableDataset`` (which cannot be shuffled by the loader), and a ``TensorDataset`` of tensors
+freshly drawn at random (``loaders.random_dataset``: i.i.d. synthetic samples have no order to
+undo). The fix (unsafe: the order of
 batches, and so the run, changes) adds ``shuffle=True``.
 """
 
@@ -20,7 +22,7 @@ from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_after, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.dataflow import single_value
-from torchlint.semantic.loaders import feeds_evaluation, iterated_by_training
+from torchlint.semantic.loaders import feeds_evaluation, iterated_by_training, loader_dataset, random_dataset
 
 _CHOOSE_ORDER = {"shuffle", "sampler", "batch_sampler"}
 
@@ -44,7 +46,8 @@ class UnshuffledTrainingLoader(Rule):
     def finish(self) -> None:
         semantic = self.ctx.semantic
         for call in iterated_by_training(semantic):
-            if self._chooses_order(call) or feeds_evaluation(semantic, call) or self._iterable_dataset(call):
+            if self._chooses_order(call) or feeds_evaluation(semantic, call) or self._iterable_dataset(call) \
+                    or random_dataset(semantic.model, call):
                 continue
             self.report(call, message(self._name(call)), fix=self._fix(call))
 
@@ -82,9 +85,7 @@ class UnshuffledTrainingLoader(Rule):
             (self.ctx.semantic.model.qualified_name(dataset.func) or "").startswith("torchvision.datasets.")
 
     def _dataset(self, call: cst.Call) -> cst.BaseExpression | None:
-        """The loader's dataset (its first positional argument), through a name bound once."""
-        dataset = call.args[0].value if call.args and call.args[0].keyword is None else None
-        return None if dataset is None else single_value(self.ctx.semantic.model, dataset) or dataset
+        return loader_dataset(self.ctx.semantic.model, call)
 
     def _iterable_dataset(self, call: cst.Call) -> bool:
         """The dataset is built from a class of the file that derives from ``IterableDataset``."""

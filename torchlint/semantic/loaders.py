@@ -13,6 +13,12 @@
   iteration runs backward and an optimizer step) iterates, directly or through
   ``enumerate``/``tqdm``/``iter``, or through a name or ``self.<attr>`` every binding of which
   is such a call (``dataflow.values_of``).
+* ``loader_dataset(model, call)``: the dataset a ``DataLoader(...)`` call is given (its first
+  positional argument or ``dataset=``), through a name bound once.
+* ``random_dataset(model, call)``: that dataset is a ``TensorDataset`` of tensors freshly drawn
+  at random (``TensorDataset(torch.rand(n, d), torch.randint(k, (n,)))``:
+  ``torch_rng.freshly_drawn``): synthetic i.i.d. samples, whose order carries nothing, so
+  shuffling them changes nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ import re
 
 import libcst as cst
 
-from torchlint.semantic.dataflow import values_of
+from torchlint.semantic.dataflow import single_value, values_of
+from torchlint.semantic.torch_rng import freshly_drawn
 from torchlint.semantic.training import EVALUATION
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -161,3 +168,30 @@ def _in_evaluation_loop_iter(model, training, call: cst.Call) -> bool:
     parent = model.ctx.parent(call)
     return isinstance(parent, cst.For) and parent.iter is call and parent in model.loops \
         and EVALUATION in training.loop_kinds(model.loops[parent])
+
+
+_TENSOR_DATASET = {"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"}
+
+
+def loader_dataset(model, call: cst.Call) -> cst.BaseExpression | None:
+    """The dataset of a ``DataLoader(...)`` call (its first positional argument, or
+    ``dataset=``), through a name or ``self.<attr>`` bound once (``dataflow.single_value``)."""
+    first = call.args[0] if call.args else None
+    if first is not None and first.keyword is None and not first.star:
+        dataset = first.value
+    else:
+        dataset = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "dataset"), None)
+    if dataset is None:
+        return None
+    return single_value(model, dataset) or dataset
+
+
+def random_dataset(model, call: cst.Call) -> bool:
+    """The loader's dataset is a ``TensorDataset`` whose every tensor is freshly drawn at random
+    (``torch_rng.freshly_drawn``): i.i.d. synthetic samples in no order."""
+    dataset = loader_dataset(model, call)
+    if not isinstance(dataset, cst.Call) or model.qualified_name(dataset.func) not in _TENSOR_DATASET:
+        return False
+    tensors = [a.value for a in dataset.args]
+    return bool(tensors) and all(a.keyword is None and not a.star for a in dataset.args) \
+        and all(freshly_drawn(model, t) for t in tensors)

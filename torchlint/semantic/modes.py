@@ -26,7 +26,8 @@ Which model a loop evaluates or an epoch switches (TL011):
 * ``built_anew``, ``receiver_iterated``: an eval switch on a copy built in the iteration or on
   the loop's own target, not the model the epoch trains; ``selected_submodule``: one on
   submodules picked in a loop over a model's modules (frozen batch-norm statistics).
-* ``bound_nowhere``: a model name nothing in the file binds (a fragment; ``UNBOUND``).
+* ``bound_nowhere`` (from ``semantic.fragments``): a model name nothing in the file binds (a
+  fragment; ``UNBOUND``).
 * ``innermost_training_loop``, ``trains_after``, ``caller_key``, ``rebound_in``: where training
   resumes after a switch, and under what name the model is known there.
 
@@ -49,6 +50,7 @@ from torchlint.libraries import UTILITY_ROOTS, root
 from torchlint.semantic import epochs
 from torchlint.semantic.callgraph import argument_name, enclosing_function, passed_argument
 from torchlint.semantic.constructors import bound_key, origins
+from torchlint.semantic.fragments import bound_nowhere
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import RUNNERS, self_attr_bindings
 from torchlint.semantic.runs import over_tensors
@@ -330,16 +332,6 @@ HOLDS_MODE_LAYER = "(dropout or batch norm)"
 # net(images)`` with ``net`` defined in another piece): the code cannot run as written, and
 # what it would hold is nowhere to be read.
 UNBOUND = "(bound nowhere)"
-
-
-def bound_nowhere(sem: "Analyses", name: str) -> bool:
-    """``name`` (a plain name, not dotted) is bound by nothing in the file: no assignment,
-    import, parameter, ``def``/``class``, loop or ``with`` target in any scope, no ``global``
-    naming it, no star import that may bring it, and no builtin of that name. Reading it raises
-    ``NameError`` as the file stands: the file is a fragment of code written elsewhere."""
-    if "." in name or not name.isidentifier() or sem.ctx.star_imports or hasattr(builtins, name):
-        return False
-    return not any(name in scope.bindings or name in scope.globals for scope in sem.model.scopes.values())
 
 
 def model_classes(sem: "Analyses", key: str, at: cst.CSTNode, depth: int = 0) -> list[str | None]:

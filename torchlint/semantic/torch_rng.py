@@ -220,3 +220,104 @@ def _module_key(sem, expr: cst.BaseExpression) -> str | None:
                 return expr_key(it.func.value)
             return expr_key(it)
     return key
+
+
+# Draws whose every element is independent and identically distributed whatever the arguments
+# (they are sizes and bounds, or the shape of another tensor).
+_IID_TORCH_DRAWS = {f"torch.{name}" for name in ("rand", "randn", "randint", "rand_like", "randn_like", "randint_like")}
+_IID_NUMPY_DRAWS = {f"numpy.random.{name}" for name in ("rand", "randn", "randint", "random", "random_sample", "ranf",
+                                                         "sample", "standard_normal")}
+# Draws whose parameters may be arrays (a mean per row: ordered data): i.i.d. only where every
+# argument is a plain number or a size.
+_PARAMETRISED_DRAWS = {"torch.normal", *(f"numpy.random.{name}" for name in (
+    "normal", "uniform", "binomial", "poisson", "exponential", "beta", "gamma", "laplace", "logistic", "lognormal"))}
+# Conversions keeping the elements (and their order) of the array they are given.
+_CONVERSIONS = {"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor", "torch.FloatTensor",
+                "torch.LongTensor", "torch.DoubleTensor", "numpy.array", "numpy.asarray", "numpy.float32"}
+# Methods that keep each element where it is (casts, moves, reshapes, elementwise maths).
+_ELEMENTWISE_METHODS = {"float", "double", "half", "long", "int", "bool", "to", "cuda", "cpu", "view", "reshape",
+                        "unsqueeze", "squeeze", "detach", "clone", "contiguous", "type", "numpy", "astype",
+                        "requires_grad_", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "round",
+                        "floor", "ceil", "sign", "relu"}
+# In-place refills of a fresh tensor (``torch.empty(n, d).uniform_()``).
+_REFILL_DRAWS = {"uniform_", "normal_", "random_", "bernoulli_", "exponential_", "cauchy_", "log_normal_", "geometric_"}
+# Methods that change a tensor or array in place (``x.sort()`` sorts a numpy array).
+_IN_PLACE = re.compile(r"^(sort|shuffle|put|fill|resize)$|[a-z]_$")
+_MAX_DEPTH = 8
+
+
+def freshly_drawn(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """``expr`` holds values freshly drawn at random, independent and identically distributed
+    along every axis: ``torch.rand(n, d)``, ``torch.randint(10, (n,))``, ``np.random.randn(n)``,
+    ``torch.normal(0.0, 1.0, (n,))``, ``torch.empty(n).uniform_()``; through a conversion
+    (``torch.from_numpy``, ``torch.tensor``), casts and moves (``.float()``, ``.to(device)``),
+    elementwise maths with plain numbers or other such draws (``torch.rand(n) * 2 - 1``,
+    ``x > 0.5``), a slice (``x[:, 0]``), a product with a matrix on the right (``X @ w + noise``:
+    each row stays a function of its own draw), and a name every binding reaching the read is
+    such a value, never changed in place (no ``x.sort()``, ``x.add_(...)``, ``x[i] = v``). Rows of
+    such data are exchangeable: their order carries nothing."""
+    if depth > _MAX_DEPTH:
+        return False
+    from torchlint.semantic.dataflow import is_plain_number, values_of
+    if isinstance(expr, cst.Name):
+        values = values_of(model, expr)
+        return bool(values) and not _changed_in_place(model, expr.value) and \
+            all(freshly_drawn(model, v, depth + 1) for v in values)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        qualified = model.qualified_name(func) if model.is_imported(func) else None
+        if qualified in _IID_TORCH_DRAWS or qualified in _IID_NUMPY_DRAWS:
+            return True
+        if qualified in _PARAMETRISED_DRAWS:
+            return all(is_plain_number(model, a.value) or _size(model, a.value) for a in expr.args if not a.star)
+        if qualified in _CONVERSIONS:
+            return bool(expr.args) and expr.args[0].keyword is None and not expr.args[0].star \
+                and freshly_drawn(model, expr.args[0].value, depth + 1)
+        if qualified is None and isinstance(func, cst.Attribute):
+            if func.attr.value in _ELEMENTWISE_METHODS:
+                return freshly_drawn(model, func.value, depth + 1)
+            if func.attr.value in _REFILL_DRAWS and isinstance(func.value, cst.Call):
+                return (model.qualified_name(func.value.func) or "").startswith(("torch.", "numpy."))
+        return False
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.MatrixMultiply):
+            return freshly_drawn(model, expr.left, depth + 1)
+        sides = [freshly_drawn(model, side, depth + 1) or is_plain_number(model, side) for side in (expr.left, expr.right)]
+        return all(sides) and (freshly_drawn(model, expr.left, depth + 1) or freshly_drawn(model, expr.right, depth + 1))
+    if isinstance(expr, cst.UnaryOperation):
+        return freshly_drawn(model, expr.expression, depth + 1)
+    if isinstance(expr, cst.Comparison):
+        return freshly_drawn(model, expr.left, depth + 1) and \
+            all(is_plain_number(model, c.comparator) for c in expr.comparisons)
+    if isinstance(expr, cst.Subscript):
+        return all(isinstance(e.slice, cst.Slice) or isinstance(e.slice, cst.Index) and (
+            is_plain_number(model, e.slice.value) or isinstance(e.slice.value, cst.Ellipsis)
+            or isinstance(e.slice.value, cst.Name) and e.slice.value.value == "None") for e in expr.slice) \
+            and freshly_drawn(model, expr.value, depth + 1)
+    return False
+
+
+def _size(model, expr: cst.BaseExpression) -> bool:
+    """A size: a tuple or list of plain numbers (``(n, d)``)."""
+    from torchlint.semantic.dataflow import is_plain_number
+    return isinstance(expr, (cst.Tuple, cst.List)) and all(is_plain_number(model, e.value) for e in expr.elements)
+
+
+def _changed_in_place(model, name: str) -> bool:
+    """Something in the file may change what ``name`` holds in place: a method that does
+    (``x.sort()``, ``x.add_(...)``, ``np.random.shuffle(x)`` does not reorder exchangeable rows
+    but is counted too) or an item or attribute assignment (``y[:500] = 0``)."""
+    for site in model.calls:
+        func = site.node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
+                and _IN_PLACE.search(func.attr.value) and func.attr.value not in _ELEMENTWISE_METHODS:
+            return True
+    for node in iter_nodes(model.ctx.module):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
+            [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
+        for target in targets:
+            while isinstance(target, (cst.Subscript, cst.Attribute)):
+                target = target.value
+                if isinstance(target, cst.Name) and target.value == name:
+                    return True
+    return False

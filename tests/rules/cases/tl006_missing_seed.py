@@ -16,6 +16,30 @@ _TEST_SCRIPT = (
 
 
 VALID = [
+    # The second part of a slide's listing: it imports nothing, has no main guard and reads
+    # names bound nowhere (net, optimizer, train_loader, even torch): a fragment of a program
+    # whose first part builds the model, where the seed goes.
+    Valid(
+        "for epoch in range(5):\n"
+        "    for i, data in enumerate(train_loader, 0):\n"
+        "        inputs, labels = data\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(net(inputs), labels)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "\n"
+        "with torch.no_grad():\n"
+        "    for images, labels in test_loader:\n"
+        "        _, predicted = torch.max(net(images).data, 1)\n"
+    ),
+    # The same piece with only the training loop in it.
+    Valid(
+        "model.train()\n"
+        "for x, y in loader:\n"
+        "    opt.zero_grad()\n"
+        "    loss_fn(model(x), y).backward()\n"
+        "    opt.step()\n"
+    ),
     # A test script's entry point: tests seed where they compare runs.
     Valid(
         _TEST_SCRIPT,
@@ -647,6 +671,38 @@ INVALID = [
         "    loss.backward()\n"
         "    optimizer.step()\n",
         lines=(9,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A script that imports what it uses is a program even where a name comes from nowhere (a
+    # notebook that %run a helper defining `loader`; an abridged example): it is judged.
+    Invalid(
+        "import torch\n\n"
+        "model = torch.nn.Linear(4, 2)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    opt.zero_grad()\n"
+        "    torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "    opt.step()\n",
+        lines=(5,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # A piece with no import but a main guard says it runs as a script: judged too.
+    Invalid(
+        "def step(batch):\n"
+        "    model(batch).backward()\n"
+        "    optimizer.step()\n\n"
+        "if __name__ == '__main__':\n"
+        "    for batch in loader:\n"
+        "        step(batch)\n",
+        lines=(5,),
         messages=(
             "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
             "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "

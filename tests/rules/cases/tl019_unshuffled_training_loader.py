@@ -265,3 +265,112 @@ INVALID += [
                 opt.step()
         """),
 ]
+
+VALID += [
+    # Synthetic data freshly drawn at random (a slide's listing): i.i.d. samples have no order
+    # for shuffling to undo.
+    """
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        x_train = torch.rand(80000, 100)
+        y_train = torch.randint(10, (80000,), dtype=torch.long)
+        train_dataset = TensorDataset(x_train, y_train)
+        train_loader = DataLoader(train_dataset, batch_size=32)
+        """ + _LOOP.format(it="train_loader"),
+    # A synthetic regression: targets a fixed function of each row of random inputs, plus noise.
+    """
+        import numpy as np
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        true_w = torch.tensor([2.0, -3.4])
+        X = torch.from_numpy(np.random.normal(0, 1, (1000, 2))).float()
+        y = (X @ true_w + 4.2 + 0.01 * torch.randn(1000)).reshape(-1, 1)
+        loader = DataLoader(TensorDataset(X, y), batch_size=10)
+        """ + _LOOP.format(it="loader"),
+]
+
+INVALID += [
+    # Random inputs, but labels in blocks by position: the order is the labels' order.
+    Invalid("""
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        x = torch.randn(1000, 8)
+        y = torch.arange(1000) // 100
+        loader = DataLoader(TensorDataset(x, y), batch_size=10)
+        for epoch in range(10):
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(xb), yb).backward()
+                optimizer.step()
+        """, lines=(7,), messages=(message("loader"),),
+        fixed="""
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        x = torch.randn(1000, 8)
+        y = torch.arange(1000) // 100
+        loader = DataLoader(TensorDataset(x, y), batch_size=10, shuffle=True)
+        for epoch in range(10):
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(xb), yb).backward()
+                optimizer.step()
+        """),
+    # Random draws, then sorted in place: the rows come in order.
+    Invalid("""
+        import numpy as np
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        xs = np.random.rand(500)
+        xs.sort()
+        ds = TensorDataset(torch.from_numpy(xs), torch.from_numpy(np.sin(xs)))
+        loader = DataLoader(ds, batch_size=25)
+        for epoch in range(10):
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                F.mse_loss(model(xb), yb).backward()
+                optimizer.step()
+        """, lines=(9,), messages=(message("loader"),),
+        fixed="""
+        import numpy as np
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        xs = np.random.rand(500)
+        xs.sort()
+        ds = TensorDataset(torch.from_numpy(xs), torch.from_numpy(np.sin(xs)))
+        loader = DataLoader(ds, batch_size=25, shuffle=True)
+        for epoch in range(10):
+            for xb, yb in loader:
+                optimizer.zero_grad()
+                F.mse_loss(model(xb), yb).backward()
+                optimizer.step()
+        """),
+    # Tensors loaded from disk: real data, stored in whatever order it was saved.
+    Invalid("""
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        x, y = torch.load("features.pt"), torch.load("labels.pt")
+        loader = DataLoader(dataset=TensorDataset(x, y), batch_size=64)
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+        """, lines=(6,), messages=(message("loader"),),
+        fixed="""
+        import torch
+        import torch.nn.functional as F
+        from torch.utils.data import TensorDataset, DataLoader
+        x, y = torch.load("features.pt"), torch.load("labels.pt")
+        loader = DataLoader(dataset=TensorDataset(x, y), batch_size=64, shuffle=True)
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(xb), yb).backward()
+            optimizer.step()
+        """),
+]
