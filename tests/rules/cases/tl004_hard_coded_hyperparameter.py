@@ -730,6 +730,32 @@ INVALID = [
         messages=("learning rate 0.001 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
                   "reproduced; read it from a config or a command-line argument",),
     ),
+    # A library's example whose command line shows off one tuning option (--patience of an
+    # early-stopping plugin) beside run settings: the optimizer's literals are reported, as in
+    # any script that configures some values and writes others (avalanche's
+    # all_mnist_early_stopping.py; no fact in the code tells it from the buggy fixture's train.py).
+    Invalid(
+        """
+            import argparse
+            import torch
+            def main(args):
+                model = build(args.mnist_type).to(f"cuda:{args.cuda}")
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
+                strategy = Naive(model, optimizer, plugins=[EarlyStopping(args.patience)])
+                strategy.train(stream())
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--mnist_type", type=str, default="split")
+                parser.add_argument("--cuda", type=int, default=0)
+                parser.add_argument("--patience", type=int, default=3)
+                main(parser.parse_args())
+            """,
+        lines=(6, 6),
+        messages=("learning rate 0.001 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",
+                  "momentum 0.9 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument"),
+    ),
     # A function of a script of its own that takes the epochs and names its other settings in a
     # block of its own: a literal left out of that block is reported as before.
     Invalid(
