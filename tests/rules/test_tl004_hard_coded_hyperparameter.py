@@ -737,3 +737,28 @@ def test_scripts_of_a_package_folder_keep_their_values_in_view():
     }
     findings = lint_tree(files, select=["TL004"], dedent=False)
     assert sorted((f.path, f.line) for f in findings) == [("pkg/plugins.py", 3), ("pkg/plugins.py", 3)]
+
+
+def test_a_scripts_interface_counts_where_another_file_imports_the_script():
+    """A function of a script of its own (a ``__main__`` guard, no configuration) that takes the
+    epochs from its caller: its literal batch size is in view while the script alone calls it,
+    and hard-coded once another linted file imports the function (avalanche's
+    updatable_objects.py; lightning-bolts' retinanet_module.py, whose package imports it)."""
+    script = ("import torch\n"
+              "from torch.utils.data import DataLoader\n"
+              "def train_experience(model, opt, data, epochs=10):\n"
+              "    for ep in range(epochs):\n"
+              "        for x, y in DataLoader(data, batch_size=32, shuffle=True):\n"
+              "            opt.zero_grad()\n"
+              "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+              "            opt.step()\n"
+              "if __name__ == '__main__':\n"
+              "    train_experience(build(), opt, load(), epochs=2)\n")
+    alone = {"examples/__init__.py": "", "examples/updatable.py": script}
+    assert lint_tree(alone, select=["TL004"], dedent=False) == []
+    imported = {**alone, "examples/online.py": "from examples.updatable import train_experience\n"
+                                                "train_experience(build(), opt, load(), epochs=5)\n"}
+    findings = lint_tree(imported, select=["TL004"], dedent=False)
+    assert [(f.path, f.line, f.message) for f in findings] == [
+        ("examples/updatable.py", 5, "batch size 32 is hard-coded in `torch.utils.data.DataLoader(...)`, so it cannot "
+                                     "be swept, logged or reproduced; read it from a config or a command-line argument")]

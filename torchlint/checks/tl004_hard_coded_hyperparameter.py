@@ -52,6 +52,7 @@ from torchlint.semantic.hyperparameters import CLIP_NAMES, LOADER, OPTIMIZER, OT
 from torchlint.semantic.branches import exclusive
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS
+from torchlint.semantic.packages import imported_by_another
 from torchlint.statements import dotted_name
 from torchlint.torch_api import OPTIMIZER_CLASSES
 from torchlint.tree import node_text
@@ -72,7 +73,9 @@ DESCRIPTIONS = {
     "num_warmup_steps": "warmup length", "warmup_ratio": "warmup ratio",
 }
 _WHY = "so it cannot be swept, logged or reproduced; read it from a config or a command-line argument"
-_NOW, _PACKAGE = "now", "package"  # reported by the file's pass; settled by the project pass
+# reported by the file's pass; settled by the project pass: in a package of a configured project,
+# in a script that another linted file imports
+_NOW, _PACKAGE, _IMPORTED = "now", "package", "imported"
 _TOP, _BURIED, _INTERFACE = "top", "buried", "interface"  # where a literal stands (``gate``)
 
 
@@ -128,7 +131,7 @@ class HardCodedHyperparameter(Rule):
         self._builds_optimizer = False  # a library optimizer is constructed
         self._literal_names: set[str] = set()  # names assigned a numeric literal somewhere
         self._inits: dict[str, list[str]] = {}  # qualified class name -> __init__ parameters
-        # [the function returning it to another file or None, span, message, in a package only]:
+        # [the function returning it to another file or None, span, message, gate's kind]:
         # settled in check_project (``_report``)
         self._deferred: list[list] = []
         self._file_settings: dict | None = None  # what ``gate`` reads of the file (``_settings``)
@@ -354,7 +357,7 @@ class HardCodedHyperparameter(Rule):
         if kind == _NOW and later is None:
             self.report(literal, message)
         else:
-            self._deferred.append([later, self.ctx.span(literal).to_json(), message, kind == _PACKAGE])
+            self._deferred.append([later, self.ctx.span(literal).to_json(), message, kind])
 
     def _gate(self, name: str, literal: cst.BaseExpression, named: bool = False) -> tuple[str, str] | None:
         """``gate`` for a literal of this file."""
@@ -513,11 +516,22 @@ class HardCodedHyperparameter(Rule):
             return configured and (path.rsplit("/", 1)[0] if "/" in path else "") in packages \
                 and not is_demo_module(path)
 
+        imported: dict[str, bool] = {}
+
+        def settled(kind: str, record) -> bool:  # a finding ``gate`` left to the project pass stands
+            if kind == _PACKAGE:
+                return in_package(record.path)
+            if kind == _IMPORTED:  # a script's function is a library's once another file imports it
+                if record.path not in imported:
+                    imported[record.path] = imported_by_another(project, record)
+                return imported[record.path]
+            return True
+
         for record in project.records:
             facts = record.facts.get(cls.code) or {}
             out.extend(Finding.at(cls, record.path, Span.from_json(span), message)
-                       for function, span, message, package_only in facts.get("deferred", ())
-                       if not (package_only and not in_package(record.path))
+                       for function, span, message, kind in facts.get("deferred", ())
+                       if settled(kind, record)
                        and not (function is not None and (function in overwritten or runs.HANDED_IN in overwritten)))
             for call in facts.get("calls", ()):
                 kind, name = call["callee"]
@@ -536,7 +550,7 @@ class HardCodedHyperparameter(Rule):
                     if name is None or name in ignore:
                         continue
                     verdict = gate(name, facts["settings"], where, block)
-                    if verdict is None or verdict[0] == _PACKAGE and not in_package(record.path):
+                    if verdict is None or not settled(verdict[0], record):
                         continue
                     desc = DESCRIPTIONS.get(name, f"`{name}`")
                     callee = call["shown"]
@@ -551,9 +565,10 @@ class HardCodedHyperparameter(Rule):
 
 def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, str] | None:
     """Whether a watched literal for hyperparameter ``name`` is hard-coded where the user
-    cannot see or change it, with the end of its message: ``_NOW`` (report it) or
+    cannot see or change it, with the end of its message: ``_NOW`` (report it),
     ``_PACKAGE`` (report it where its file is in a package of a project that takes its
-    settings from outside its code: ``check_project``); None where it is configuration in
+    settings from outside its code: ``check_project``) or ``_IMPORTED`` (where another linted
+    file imports its file); None where it is configuration in
     plain sight. ``file``: what the file's pass read of its file (``_settings``); ``where``: the
     literal is in module-level code (``_TOP``), in a function or class (``_BURIED``) whose
     interface takes other hyperparameters from its caller (``_INTERFACE``); ``block``: the
@@ -570,7 +585,12 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
     * Else in a file that takes its settings from a command line or a config
       (``settings.takes_configuration``): it bypasses them.
     * Else in a function or class whose interface takes other hyperparameters
-      (``settings.interface_takes_hyperparameters``): it bypasses them.
+      (``settings.interface_takes_hyperparameters``): it bypasses them; in a script of its own
+      (``settings.script_in_view``) that names no settings block around it, only where another
+      linted file imports the script (``_IMPORTED``: ``semantic.packages.imported_by_another``),
+      whose function is then a library's: otherwise its only caller is the script itself,
+      whose values are all in view (avalanche's ``train_experience(agent, exp, epochs=10)``
+      beside a loader's ``batch_size=32``, called as ``train_experience(agent, exp, epochs=2)``).
     * Else where the function around it or the script names hyperparameters
       (``EPOCHS = 10``): its settings are that block, and this one is not in it.
     * Else not in a script of its own (``settings.script_in_view``: a ``__main__`` guard and
@@ -585,11 +605,15 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
         return _NOW, f", although `{var}` (line {line}) sets it: changing `{var}` changes nothing; use {use} here"
     if file["notebook"] or file.get("benchmark"):
         return None
-    if file["configured"] or where == _INTERFACE:
+    if file["configured"] or where == _INTERFACE and (not file.get("own_script") or block is not None):
         return _NOW, f", {_WHY}"
     if block is not None and where != _TOP:
         var, line, whose = block
         return _NOW, f", while {whose} names its other settings (`{var}`, line {line}): name this one with them"
+    if where == _INTERFACE:
+        # a function of a script of its own: its callers are the script, whose values are in view,
+        # unless another linted file imports it (then the function is a library's)
+        return _IMPORTED, f", {_WHY}"
     if file.get("own_script"):
         return None  # a script of its own, its command line (if any) picking a GPU or a data set: values in view
     return (_PACKAGE, f", {_WHY}") if where == _BURIED else None

@@ -196,6 +196,39 @@ VALID = [
             parser.add_argument("--dataset_root", default=None)
             main(parser.parse_args())
         """,
+    # A function of a script of its own (a __main__ guard, no configuration, imported by no other
+    # file) that takes the epochs: its only caller is the script, whose values are all in view
+    # (avalanche's updatable_objects.py: train_experience(agent, exp, epochs=10) beside a loader's
+    # batch_size=32, called as train_experience(agent, exp, epochs=2)).
+    """
+        import torch
+        from torch.utils.data import DataLoader
+        def train_experience(model, opt, data, epochs=10):
+            for ep in range(epochs):
+                for x, y in DataLoader(data, batch_size=32, shuffle=True):
+                    opt.zero_grad()
+                    torch.nn.functional.cross_entropy(model(x), y).backward()
+                    opt.step()
+        if __name__ == "__main__":
+            model = build()
+            opt = torch.optim.SGD(model.parameters(), lr=0.001)
+            for exp in stream():
+                train_experience(model, opt, exp, epochs=2)
+        """,
+    # The same in a class of the script: its __init__ takes the learning rate from the script.
+    """
+        import torch
+        class Learner:
+            def __init__(self, model, lr=0.01):
+                self.opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+            def fit(self, loader):
+                for x, y in loader:
+                    self.opt.zero_grad()
+                    torch.nn.functional.mse_loss(self.model(x), y).backward()
+                    self.opt.step()
+        if __name__ == "__main__":
+            Learner(build(), lr=0.1).fit(load())
+        """,
     # A LinearLR warm-up from near zero through a local of arithmetic (torchvision's detection
     # reference engine: warmup_factor = 1.0 / 1000).
     """
@@ -695,6 +728,75 @@ INVALID = [
             """,
         lines=(6,),
         messages=("learning rate 0.001 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",),
+    ),
+    # A library's example whose command line shows off one tuning option (--patience of an
+    # early-stopping plugin) beside run settings: the optimizer's literals are reported, as in
+    # any script that configures some values and writes others (avalanche's
+    # all_mnist_early_stopping.py; no fact in the code tells it from the buggy fixture's train.py).
+    Invalid(
+        """
+            import argparse
+            import torch
+            def main(args):
+                model = build(args.mnist_type).to(f"cuda:{args.cuda}")
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.001, momentum=0.9)
+                strategy = Naive(model, optimizer, plugins=[EarlyStopping(args.patience)])
+                strategy.train(stream())
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--mnist_type", type=str, default="split")
+                parser.add_argument("--cuda", type=int, default=0)
+                parser.add_argument("--patience", type=int, default=3)
+                main(parser.parse_args())
+            """,
+        lines=(6, 6),
+        messages=("learning rate 0.001 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",
+                  "momentum 0.9 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument"),
+    ),
+    # A function of a script of its own that takes the epochs and names its other settings in a
+    # block of its own: a literal left out of that block is reported as before.
+    Invalid(
+        """
+            import torch
+            def train(model, data, epochs=10):
+                batch_size = 64
+                loader = torch.utils.data.DataLoader(data, batch_size=batch_size, shuffle=True)
+                opt = torch.optim.SGD(model.parameters(), lr=0.01)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        torch.nn.functional.cross_entropy(model(x), y).backward()
+                        opt.step()
+            if __name__ == "__main__":
+                train(build(), load(), epochs=2)
+            """,
+        lines=(6,),
+        messages=("learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
+                  "reproduced; read it from a config or a command-line argument",),
+    ),
+    # A script's function whose interface takes the epochs, in a file with a command line of one
+    # hyperparameter: the literal bypasses the configuration.
+    Invalid(
+        """
+            import argparse
+            import torch
+            def train(model, loader, epochs=10):
+                opt = torch.optim.Adam(model.parameters(), lr=3e-4)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        opt.zero_grad()
+                        model.loss(x, y).backward()
+                        opt.step()
+            if __name__ == "__main__":
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--epochs", type=int, default=10)
+                train(build(), load(), parser.parse_args().epochs)
+            """,
+        lines=(5,),
+        messages=("learning rate 3e-4 is hard-coded in `torch.optim.Adam(...)`, so it cannot be swept, logged or "
                   "reproduced; read it from a config or a command-line argument",),
     ),
     # Named for a benchmark but timing nothing: a research script training on a benchmark
