@@ -289,3 +289,32 @@ def test_a_writer_in_another_package_or_of_another_format_does_not_count():
     torch_reader = _ENCODINGS.replace("pickle.load(open(location, 'rb'))", "torch.load(location, weights_only=False)")
     files["utils/encodings.py"] = "import torch\n" + torch_reader
     assert _lines(files) == [("utils/encodings.py", 11)]  # torch.load of torch.save's file: its own
+
+
+# A package with a generic saver (``torch.save(state, path)`` to the path it is handed) and a
+# trainer that saves its RNG state to ``output_dir/rng_state.pth`` and reads it back from the
+# checkpoint directory the user names (transformers#43140, CVE-2026-1839): the trainer's own
+# write is compared by its whole path, so the generic saver does not make the name the
+# package's own cache.
+_SAVER = '''
+import torch
+def save_checkpoint(state, filename):
+    torch.save(state, filename)
+'''
+
+_RNG = '''
+import os
+import torch
+class Trainer:
+    def _save_rng_state(self, output_dir):
+        torch.save({"cpu": torch.random.get_rng_state()}, os.path.join(output_dir, "rng_state.pth"))
+    def _load_rng_state(self, checkpoint):
+        rng_file = os.path.join(checkpoint, "rng_state.pth")
+        state = torch.load(rng_file, weights_only=False)
+        torch.random.set_rng_state(state["cpu"])
+'''
+
+
+def test_a_name_the_loader_s_file_writes_itself_is_no_cache_for_a_generic_saver():
+    assert _lines({"pkg/utils.py": _SAVER, "pkg/trainer.py": _RNG}) == [("pkg/trainer.py", 9)]
+    assert _lines({"pkg/trainer.py": _RNG}) == [("pkg/trainer.py", 9)]

@@ -189,6 +189,24 @@ def test_names_read_fetched_or_told_are_not_built():
         ''') == ["*_encoding.pt"]
 
 
+def test_names_the_file_writes_itself_are_not_built():
+    """A name in the path of the file's own write (directly, or through the name it is bound
+    to) is compared by its whole path as a written file; a name handed to a function that
+    writes it stays a name made for another writer (flair's trainer hands
+    ``base_path / "checkpoint.pt"`` to ``save_checkpoint``)."""
+    assert names("""
+        import os, pickle, torch
+        def save_rng(output_dir):
+            torch.save(torch.random.get_rng_state(), os.path.join(output_dir, "rng_state.pth"))
+        def save_vocab(d, vocab):
+            path = os.path.join(d, "vocab_cache.pkl")
+            with open(path, "wb") as f:
+                pickle.dump(vocab, f)
+        def train(model, base_path):
+            model.save_checkpoint(base_path / "checkpoint.pt")
+        """) == ["checkpoint.pt"]
+
+
 def test_a_name_needs_an_extension_and_three_characters_of_its_own():
     assert names("a = f'{x}.pt'\nb = 'ab.pt'\nc = 'readme'\nd = f'{x}_emb.npy'\n") == ["*_emb.npy"]
 

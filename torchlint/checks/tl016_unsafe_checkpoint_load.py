@@ -32,7 +32,7 @@ a pattern must keep three characters of a file name of its own); or, for a patte
 name written in strings and not fetched, one that another file of the project writes: such
 findings are facts the project pass keeps only when no file writes the path (``average.py``
 reading the epoch files ``trainer.py`` saved), and drops too when a file of the load's package
-makes its file name (``written_files.built_names``) while one writes, in a format the load
+makes its file name and hands it on, not writing it itself (``written_files.built_names``) while one writes, in a format the load
 reads, to paths it is handed (``written_files.handed_in_writes``): a feature cache whose names a
 Dataset makes and whose writer pickles to each path a DataLoader hands it. Which files a
 program writes, and the patterns (``str.format`` and ``%`` too), are ``semantic.written_files``

@@ -14,7 +14,7 @@ load reads the program's own file (TL016's questions across files).
   own (``pickle.dump(enc, open(video_path, "wb"))`` for each ``video_path`` a DataLoader
   gives): the file name is made elsewhere.
 * ``built_names(model)``: the file-name patterns the file makes and hands on (stores,
-  returns, passes to a call) rather than reads, fetches or hands to a shell:
+  returns, passes to a call) rather than reads, fetches, hands to a shell or writes itself:
   ``self.name = "{0}RN{1}-encoding.pt".format(...)`` is ``*RN*-encoding.pt``.
 
 A project whose files write to handed-in paths while another of its files makes a name that a
@@ -194,7 +194,10 @@ def built_names(model: SemanticModel) -> list[str]:
     """The file-name patterns (the last component, ``*`` for each field) written in strings of
     the file that name a file of their own (``specific``), except those read here (a load's
     or ``open``'s path, as ``read_paths`` follows it), fetched (a download helper's or a URL
-    opener's arguments) or handed to a shell."""
+    opener's arguments), handed to a shell, or written here (a writer's path, as
+    ``read_paths`` follows it: ``torch.save(x, os.path.join(output_dir, "rng_state.pth"))``
+    is this file's own write, compared by its whole path, not a name made for a writer that is
+    handed its paths)."""
     table = model.memo("written_files")
     if "names" in table:
         return table["names"]
@@ -222,9 +225,9 @@ def built_names(model: SemanticModel) -> list[str]:
 
 
 def _read_or_fetched(model: SemanticModel) -> set[int]:
-    """The ids of the nodes of the paths the file reads (loads, ``open`` for reading) and of
-    the arguments of fetches and shell commands."""
-    roots: list[cst.CSTNode] = []
+    """The ids of the nodes of the paths the file reads (loads, ``open`` for reading) or
+    writes (``write_sites``), and of the arguments of fetches and shell commands."""
+    roots: list[cst.CSTNode] = [p for site in write_sites(model) for p in read_paths(model, site.path)]
     for site in model.calls:
         call = site.node
         qualified = model.qualified_name(call.func)

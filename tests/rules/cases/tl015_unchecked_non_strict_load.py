@@ -319,6 +319,24 @@ VALID = [
 
 
 INVALID = [
+    # Intersected with the model's keys but the transferred count never read (yolov5's
+    # hubconf): a checkpoint whose names all differ (a `module.` prefix) intersects to an empty
+    # dict, and the non-strict load then loads nothing without a word.
+    Invalid(
+        """
+            import torch
+            def intersect_dicts(da, db, exclude=()):
+                return {k: v for k, v in da.items() if k in db and all(x not in k for x in exclude) and v.shape == db[k].shape}
+            def create(model, path, device):
+                ckpt = torch.load(path, map_location=device, weights_only=False)
+                csd = ckpt["model"].float().state_dict()
+                csd = intersect_dicts(csd, model.state_dict(), exclude=["anchors"])
+                model.load_state_dict(csd, strict=False)
+                return model
+            """,
+        lines=(9,),
+        messages=(message("model"),),
+    ),
     # Filled in a loop over another module's names, or over a checkpoint's: the keys are not
     # the receiver's own.
     Invalid(

@@ -270,6 +270,54 @@ VALID = [
 
 
 INVALID = [
+    # A class's own save/resume pair that matches only by file name: the trainer writes
+    # ``base_path / "checkpoint.pt"``, but ``load_checkpoint`` reads whatever path its caller
+    # hands it (a public entry point: flair's LanguageModelTrainer.load_checkpoint), so it may
+    # be a checkpoint someone else made (transformers' rng_state.pth, CVE-2026-1839).
+    Invalid(
+        """
+            import torch
+            class LanguageModel:
+                def save_checkpoint(self, file, optimizer, epoch):
+                    state = {"state_dict": self.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}
+                    torch.save(state, str(file))
+                @classmethod
+                def load_checkpoint(cls, model_file):
+                    state = torch.load(str(model_file), map_location="cpu", weights_only=False)
+                    return state["state_dict"], state["optimizer"], state["epoch"]
+            class LanguageModelTrainer:
+                def __init__(self, model):
+                    self.model = model
+                def train(self, base_path, optimizer, epochs):
+                    for epoch in range(epochs):
+                        self.model.save_checkpoint(base_path / "checkpoint.pt", optimizer, epoch)
+                @staticmethod
+                def load_checkpoint(checkpoint_file):
+                    return LanguageModel.load_checkpoint(checkpoint_file)
+            """,
+        lines=(9,),
+        messages=(weights_only_false_message("torch.load", None),),
+        fixed="""
+            import torch
+            class LanguageModel:
+                def save_checkpoint(self, file, optimizer, epoch):
+                    state = {"state_dict": self.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch}
+                    torch.save(state, str(file))
+                @classmethod
+                def load_checkpoint(cls, model_file):
+                    state = torch.load(str(model_file), map_location="cpu", weights_only=True)
+                    return state["state_dict"], state["optimizer"], state["epoch"]
+            class LanguageModelTrainer:
+                def __init__(self, model):
+                    self.model = model
+                def train(self, base_path, optimizer, epochs):
+                    for epoch in range(epochs):
+                        self.model.save_checkpoint(base_path / "checkpoint.pt", optimizer, epoch)
+                @staticmethod
+                def load_checkpoint(checkpoint_file):
+                    return LanguageModel.load_checkpoint(checkpoint_file)
+            """,
+    ),
     # A resume path loaded and used, but what the function writes is something else: the
     # loaded file is not one it saves.
     Invalid(

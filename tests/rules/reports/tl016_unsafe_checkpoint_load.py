@@ -144,6 +144,25 @@ BUGS = [
         return checkpoint
     # https://github.com/mit-han-lab/efficientvit/issues/132
     """),
+    # the trainer saves its RNG state into each checkpoint and reads it back on resume from
+    # whatever checkpoint directory the user names: a crafted rng_state.pth runs code (torch 2.2-2.5)
+    _project("torch>=2.2", """
+    import os
+    import torch
+
+    class Trainer:
+        def _save_rng_state(self, output_dir):
+            states = {"cpu": torch.random.get_rng_state()}
+            torch.save(states, os.path.join(output_dir, "rng_state.pth"))
+
+        def _load_rng_state(self, checkpoint):
+            rng_file = os.path.join(checkpoint, "rng_state.pth")
+            if not os.path.isfile(rng_file):
+                return
+            checkpoint_rng_state = torch.load(rng_file)
+            torch.random.set_rng_state(checkpoint_rng_state["cpu"])
+    # https://github.com/huggingface/transformers/pull/43140
+    """),
 ]
 
 LOOKALIKES = [
@@ -272,4 +291,22 @@ LOOKALIKES = [
             self.type = str(self.file["type"])
     # https://github.com/pynapple-org/pynapple/pull/607
     """,
+    # the RNG state read back with weights_only=True
+    _project("torch>=2.2", """
+    import os
+    import torch
+
+    class Trainer:
+        def _save_rng_state(self, output_dir):
+            states = {"cpu": torch.random.get_rng_state()}
+            torch.save(states, os.path.join(output_dir, "rng_state.pth"))
+
+        def _load_rng_state(self, checkpoint):
+            rng_file = os.path.join(checkpoint, "rng_state.pth")
+            if not os.path.isfile(rng_file):
+                return
+            checkpoint_rng_state = torch.load(rng_file, weights_only=True)
+            torch.random.set_rng_state(checkpoint_rng_state["cpu"])
+    # https://github.com/huggingface/transformers/pull/43140
+    """),
 ]
