@@ -6,6 +6,56 @@ from torchlint.rule import Invalid, Valid
 
 
 VALID = [
+    # The callee turns autograd off itself while its module is in evaluation mode: a context
+    # chosen on self.training (flair's TransformerBaseEmbeddings: review packages, flair
+    # tars_model.py:139), a `with torch.no_grad()` around a frozen extractor's whole forward,
+    # `@torch.no_grad()` on the method, `set_grad_enabled(self.training)`.
+    Valid(
+        "import torch\n"
+        "from torch import nn\n"
+        "class Embedder(nn.Module):\n"
+        "    def __init__(self, fine_tune=True):\n"
+        "        super().__init__()\n"
+        "        self.encoder = nn.Linear(4, 4)\n"
+        "        self.fine_tune = fine_tune\n"
+        "    def embed(self, x):\n"
+        "        gradient_context = torch.enable_grad() if (self.fine_tune and self.training) else torch.no_grad()\n"
+        "        with gradient_context:\n"
+        "            return self.encoder(x)\n"
+        "class Frozen(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            return self.net(x)\n"
+        "    @torch.no_grad()\n"
+        "    def features(self, x):\n"
+        "        return self.net(x)\n"
+        "class Switched(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        with torch.set_grad_enabled(self.training):\n"
+        "            return self.net(x)\n"
+        "class Classifier:\n"
+        "    def __init__(self):\n"
+        "        self.embedder = Embedder()\n"
+        "        self.frozen = Frozen()\n"
+        "    def label_similarity(self, sentences):\n"
+        "        self.embedder.eval()\n"
+        "        vectors = self.embedder.embed(sentences)\n"
+        "        self.embedder.train()\n"
+        "        return vectors.cpu().detach().numpy()\n"
+        "    def features(self, x):\n"
+        "        self.frozen.eval()\n"
+        "        return self.frozen(x), self.frozen.features(x)\n"
+        "model = Switched()\n"
+        "model.eval()\n"
+        "for x in loader:\n"
+        "    print(model(x))\n"
+    ),
     # One forward whose result is dropped at once, in no loop: a FLOP count under
     # FlopCounterMode (through a helper) or forward hooks (review4 TL003_1, TL003_10).
     Valid(
@@ -433,6 +483,66 @@ VALID = [
 
 
 INVALID = [
+    # The callee's own choice does not hold in evaluation mode (fine_tune alone decides), it calls
+    # the module outside its choice, a subclass the object may be overrides it without one, or
+    # the object's class is not known (a property): still reported.
+    Invalid(
+        "import torch\n"
+        "from torch import nn\n"
+        "class Tuned(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.encoder = nn.Linear(4, 4)\n"
+        "    def embed(self, x):\n"
+        "        gradient_context = torch.enable_grad() if self.fine_tune else torch.no_grad()\n"
+        "        with gradient_context:\n"
+        "            return self.encoder(x)\n"
+        "class Prepared(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        x = self.net(x)\n"
+        "        with torch.no_grad():\n"
+        "            return self.net(x)\n"
+        "class Frozen(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            return self.net(x)\n"
+        "class Unfrozen(Frozen):\n"
+        "    def forward(self, x):\n"
+        "        return self.net(x)\n"
+        "class User:\n"
+        "    def __init__(self):\n"
+        "        self.tuned = Tuned()\n"
+        "        self.prepared = Prepared()\n"
+        "        self.frozen = Frozen()\n"
+        "    @property\n"
+        "    def embeddings(self):\n"
+        "        return self.tuned\n"
+        "    def a(self, x):\n"
+        "        self.tuned.eval()\n"
+        "        return self.tuned.embed(x)\n"
+        "    def b(self, x):\n"
+        "        self.prepared.eval()\n"
+        "        return self.prepared(x)\n"
+        "    def c(self, x):\n"
+        "        self.frozen.eval()\n"
+        "        return self.frozen(x)\n"
+        "    def d(self, x):\n"
+        "        self.embeddings.eval()\n"
+        "        return self.embeddings.embed(x)\n",
+        lines=(39, 42, 45, 48),
+        messages=(
+            '`self.tuned.embed(...)` runs after `self.tuned.eval()` (line 38) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`self.prepared(...)` runs after `self.prepared.eval()` (line 41) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`self.frozen(...)` runs after `self.frozen.eval()` (line 44) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`self.embeddings.embed(...)` runs after `self.embeddings.eval()` (line 47) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+        ),
+    ),
     # In a function, a made-up input of a real batch's size is no handful, and a made-up input
     # forwarded in a loop of the function is forwarded on every pass.
     Invalid(
