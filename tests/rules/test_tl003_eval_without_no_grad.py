@@ -841,3 +841,25 @@ def test_a_subclass_in_the_project_that_records_keeps_the_finding():
     without a choice of its own records a graph."""
     files = {"pkg/__init__.py": "", "pkg/embeddings.py": EMBEDDINGS, "pkg/pooled.py": POOLED, "pkg/user.py": USER}
     assert [(f.path, f.line) for f in lint_tree(files, select=["TL003"])] == [("pkg/user.py", 10)]
+
+
+TORCHSCRIPT_TEST = """
+import torch
+
+def test_module_to_torchscript(m, inputs):
+    m = m.eval()
+    output = m(inputs)
+    scripted = torch.jit.script(m)
+    torch.testing.assert_close(scripted(inputs), output)
+    return True
+"""
+
+
+def test_a_test_function_in_a_library_module_follows_skip_tests():
+    """tsai's ``test_module_to_torchscript`` (review packages, models/layers.py:57): a test by its
+    name whose forward's value an assertion checks is skipped as test files are, and reported
+    with ``skip-tests`` off."""
+    assert tl003(TORCHSCRIPT_TEST, path="tsai/models/layers.py") == []
+    findings = lint_snippet(TORCHSCRIPT_TEST, select=["TL003"], path="tsai/models/layers.py",
+                            options={"TL003": {"skip-tests": False}})
+    assert [f.line for f in findings] == [6]

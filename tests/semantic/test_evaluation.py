@@ -11,7 +11,9 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, eval_no_grad_methods, output_position,
+from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.evaluation import (BodyEvents, checked_by_assertion, differentiating_functions,
+                                           eval_no_grad_methods, is_test_function, output_position,
                                            returned_as_output, runs_without_grad_in_eval, scan_body)
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -431,3 +433,56 @@ def test_eval_no_grad_methods():
                                          "M.switched"]
     assert eval_no_grad_methods(ctx_of("class M:\n    def f(self, x):\n        return self.net(x)\n")) == []
     assert eval_no_grad_methods(ctx_of("class M:\n    def f(self, x):\n        raise NotImplementedError\n")) == ["M.f"]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("test_module_to_torchscript", True), ("export_test", True), ("test", False), ("testing", False),
+    ("evaluate", False), ("_test", False),
+])
+def test_is_test_function(name, expected):
+    ctx = ctx_of(f"def {name}(m, x):\n    return m(x)\n")
+    assert is_test_function(function(ctx, name)) is expected
+
+
+_ASSERTED = """
+import torch
+import numpy as np
+
+def a(m, x, ref):
+    out = m(x) if x.ndim else m(x[None])
+    print(out.shape)
+    torch.testing.assert_close(ref, out)
+
+def b(m, x, ref):
+    y = m(x)
+    assert torch.allclose(y, ref)
+
+def c(m, x, ref):
+    np.testing.assert_allclose(m(x).numpy(), ref)
+
+def d(self, m, x):
+    self.assertEqual(m(x).shape, (1, 10))
+
+def e(m, x, ref):
+    y = m(x)
+    assert ref.shape == x.shape
+    return y
+
+def f(m, x):
+    y = m(x)
+    z = m(x)
+    assert z.sum() > 0
+    return y
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("a", True), ("b", True), ("c", True), ("d", True),
+    ("e", False),  # the assertion checks something else
+    ("f", False),  # the first forward's value is returned, not checked
+])
+def test_checked_by_assertion(name, expected):
+    ctx = ctx_of(_ASSERTED)
+    fn = function(ctx, name)
+    call = next(n for n in iter_nodes(fn) if isinstance(n, cst.Call) and dotted_name(n.func) == "m")
+    assert checked_by_assertion(ctx, Flow(ctx, ctx.semantic.model), call) is expected

@@ -37,6 +37,10 @@ choice that is off while ``self.training`` is False, by ``grad_state.grad_mode_a
 training=False)``, or an abstract stub). Such a forward is settled in ``check_project``, at
 module level too.
 
+A test by its name in a library module whose forward's value an assertion checks
+(``evaluation.is_test_function``, ``checked_by_assertion``) is skipped with ``skip-tests``, as
+test files are.
+
 One finding per eval event, at its first unprotected forward.
 """
 
@@ -54,9 +58,9 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
-from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, eval_no_grad_methods, few_examples,
-                                          few_iterations, fixed_few_examples, made_up_examples, module_evals,
-                                          scan_body)
+from torchlint.semantic.evaluation import (BodyEvents, checked_by_assertion, differentiating_functions,
+                                          eval_no_grad_methods, few_examples, few_iterations, fixed_few_examples,
+                                          is_test_function, made_up_examples, module_evals, scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
                                          imported_callees, instance_classes)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
@@ -386,6 +390,9 @@ class EvalWithoutNoGrad(Rule):
             return False
         if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
             return False
+        if function is not None and self.opts.get("skip-tests", True) and is_test_function(function) \
+                and checked_by_assertion(self.ctx, self._flow, call):
+            return False  # a test: its forward is checked once, as a test file's is
         return not self._flow.reaches(call, set(body.grad_exprs))
 
     def _on_few_examples(self, call: cst.Call) -> bool:

@@ -23,6 +23,10 @@ switches, forward calls, resets, what is differentiated.
   torch.no_grad():`` around its whole body, ``torch.enable_grad() if (self.fine_tune and
   self.training) else torch.no_grad()``; ``eval_no_grad_methods(ctx)`` lists the file's such
   methods (``function_key``), a fact the project pass matches a forward's callee against.
+* ``is_test_function(function)`` and ``checked_by_assertion(ctx, flow, call)``: a test by its
+  name (``test_*``, ``*_test``, as pytest collects them) whose forward's value reaches an
+  assertion (``assert``, ``torch.testing.assert_close``, ``np.testing.assert_allclose``,
+  ``self.assertEqual``): a check run once on the sample it is given, like a test file's.
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
@@ -307,6 +311,36 @@ def eval_no_grad_methods(ctx) -> list[str]:
             if key is not None:
                 found.add(key)
     return sorted(found)
+
+
+# Assertion calls: what they are given is checked (``checked_by_assertion``).
+_ASSERTIONS = frozenset(("assert_close", "assert_allclose", "assert_equal", "assert_array_equal",
+                         "assert_almost_equal", "assert_array_almost_equal", "assertEqual", "assertTrue",
+                         "assertAlmostEqual", "assertAllClose"))
+
+
+def is_test_function(function: cst.FunctionDef) -> bool:
+    """A test by its name, as pytest collects one: ``test_*`` or ``*_test`` (not ``test`` alone,
+    nor ``test_model``-style names without an assertion: ``checked_by_assertion`` is asked too)."""
+    name = function.name.value
+    return name.startswith("test_") or name.endswith("_test") and name != "_test"
+
+
+def checked_by_assertion(ctx, flow, call: cst.Call) -> bool:
+    """The value ``call`` computes reaches, in its function (``flow``: a ``dataflow.Flow``), the
+    test of an ``assert`` statement or an assertion call (``torch.testing.assert_close(scripted,
+    output)``, ``np.testing.assert_allclose``, ``self.assertEqual``): what it computes is
+    checked, not used."""
+    function = next((a for a in ctx.ancestors(call) if isinstance(a, cst.FunctionDef)), None)
+    if function is None:
+        return False
+    sinks: set[cst.CSTNode] = set()
+    for node in iter_nodes(function.body, into_scopes=False):
+        if isinstance(node, cst.Assert):
+            sinks.add(node.test)
+        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _ASSERTIONS:
+            sinks.add(node)
+    return flow.reaches(call, sinks)
 
 
 def _stub(function: cst.FunctionDef) -> bool:

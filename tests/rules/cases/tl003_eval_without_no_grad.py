@@ -6,6 +6,25 @@ from torchlint.rule import Invalid, Valid
 
 
 VALID = [
+    # A test by its name (test_*, *_test) in a library module whose forward's value is checked
+    # by an assertion: a check run once on the sample it is given, as a test file's forward is
+    # (review packages, tsai models/layers.py:57 test_module_to_torchscript).
+    Valid(
+        "import torch\n"
+        "def test_module_to_torchscript(m, inputs, serialize=True):\n"
+        "    m = m.eval()\n"
+        "    output = m(*inputs) if isinstance(inputs, tuple) else m(inputs)\n"
+        "    print(output.shape)\n"
+        "    scripted = torch.jit.script(m)\n"
+        "    scripted_output = scripted(inputs)\n"
+        "    torch.testing.assert_close(scripted_output, output)\n"
+        "    return True\n"
+        "def export_test(model, x, path):\n"
+        "    model.eval()\n"
+        "    y = model(x)\n"
+        "    torch.onnx.export(model, x, path)\n"
+        "    assert torch.allclose(run_onnx(path, x), y, atol=1e-5)\n"
+    ),
     # The callee turns autograd off itself while its module is in evaluation mode: a context
     # chosen on self.training (flair's TransformerBaseEmbeddings: review packages, flair
     # tars_model.py:139), a `with torch.no_grad()` around a frozen extractor's whole forward,
@@ -483,6 +502,53 @@ VALID = [
 
 
 INVALID = [
+    # A test-named function whose forward's value no assertion checks (an evaluation over the
+    # test set), a function that asserts but is no test by its name, and a test's forward
+    # whose value goes elsewhere than the assertion: still reported.
+    Invalid(
+        "import torch\n"
+        "def test_model(model, loader):\n"
+        "    model.eval()\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "def compare(model, x, reference):\n"
+        "    model.eval()\n"
+        "    out = model(x)\n"
+        "    torch.testing.assert_close(out, reference)\n"
+        "def test_export(model, x):\n"
+        "    model.eval()\n"
+        "    preds = model(x)\n"
+        "    save(preds)\n"
+        "    assert x.shape[0] == 1\n",
+        lines=(6, 10, 14),
+        messages=(
+            '`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`model(...)` runs after `model.eval()` (line 9) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`model(...)` runs after `model.eval()` (line 13) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+        ),
+        fixed=(
+            "import torch\n"
+            "def test_model(model, loader):\n"
+            "    model.eval()\n"
+            "    correct = 0\n"
+            "    for x, y in loader:\n"
+            "        correct += (model(x).argmax(1) == y).sum().item()\n"
+            "    return correct\n"
+            "@torch.no_grad()\n"
+            "def compare(model, x, reference):\n"
+            "    model.eval()\n"
+            "    out = model(x)\n"
+            "    torch.testing.assert_close(out, reference)\n"
+            "@torch.no_grad()\n"
+            "def test_export(model, x):\n"
+            "    model.eval()\n"
+            "    preds = model(x)\n"
+            "    save(preds)\n"
+            "    assert x.shape[0] == 1\n"
+        ),
+    ),
     # The callee's own choice does not hold in evaluation mode (fine_tune alone decides), it calls
     # the module outside its choice, a subclass the object may be overrides it without one, or
     # the object's class is not known (a property): still reported.
