@@ -784,3 +784,82 @@ def test_a_force_field_in_another_package_of_the_run_exempts_nothing_here():
     linked = lint_tree({"ff/__init__.py": "", "ff/model.py": FORCE_FIELD,
                         "run.py": "from ff.model import Potential\n" + EVALUATE}, select=["TL003"])
     assert linked == []
+
+
+EMBEDDINGS = """
+import torch
+from torch import nn
+
+class Embeddings(nn.Module):
+    def embed(self, x):
+        raise NotImplementedError
+
+class TransformerEmbeddings(Embeddings):
+    def __init__(self, fine_tune=True):
+        super().__init__()
+        self.model = nn.Linear(4, 4)
+        self.fine_tune = fine_tune
+
+    def embed(self, x):
+        gradient_context = torch.enable_grad() if (self.fine_tune and self.training) else torch.no_grad()
+        with gradient_context:
+            return self.model(x)
+"""
+
+POOLED = """
+from pkg.embeddings import TransformerEmbeddings
+
+class PooledEmbeddings(TransformerEmbeddings):
+    def embed(self, x):
+        return self.model(x).mean(0)
+"""
+
+USER = """
+from pkg.embeddings import TransformerEmbeddings
+
+class Classifier:
+    def __init__(self):
+        self.embeddings = TransformerEmbeddings()
+
+    def label_similarity(self, sentences):
+        self.embeddings.eval()
+        vectors = self.embeddings.embed(sentences)
+        self.embeddings.train()
+        return vectors.detach().cpu().numpy()
+"""
+
+
+def test_a_callee_in_another_file_that_turns_autograd_off_in_eval_mode():
+    """flair's shape (review packages, tars_model.py:139): the method the forward runs, defined
+    in another file, chooses ``torch.no_grad()`` itself when its module is not training."""
+    assert lint_tree({"pkg/__init__.py": "", "pkg/embeddings.py": EMBEDDINGS, "pkg/user.py": USER},
+                     select=["TL003"]) == []
+
+
+def test_a_subclass_in_the_project_that_records_keeps_the_finding():
+    """The object may be any subclass of the class it is built as: one overriding the method
+    without a choice of its own records a graph."""
+    files = {"pkg/__init__.py": "", "pkg/embeddings.py": EMBEDDINGS, "pkg/pooled.py": POOLED, "pkg/user.py": USER}
+    assert [(f.path, f.line) for f in lint_tree(files, select=["TL003"])] == [("pkg/user.py", 10)]
+
+
+TORCHSCRIPT_TEST = """
+import torch
+
+def test_module_to_torchscript(m, inputs):
+    m = m.eval()
+    output = m(inputs)
+    scripted = torch.jit.script(m)
+    torch.testing.assert_close(scripted(inputs), output)
+    return True
+"""
+
+
+def test_a_test_function_in_a_library_module_follows_skip_tests():
+    """tsai's ``test_module_to_torchscript`` (review packages, models/layers.py:57): a test by its
+    name whose forward's value an assertion checks is skipped as test files are, and reported
+    with ``skip-tests`` off."""
+    assert tl003(TORCHSCRIPT_TEST, path="tsai/models/layers.py") == []
+    findings = lint_snippet(TORCHSCRIPT_TEST, select=["TL003"], path="tsai/models/layers.py",
+                            options={"TL003": {"skip-tests": False}})
+    assert [f.line for f in findings] == [6]

@@ -11,8 +11,10 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, output_position, returned_as_output,
-                                           scan_body)
+from torchlint.semantic.dataflow import Flow
+from torchlint.semantic.evaluation import (BodyEvents, checked_by_assertion, differentiating_functions,
+                                           eval_no_grad_methods, is_test_function, output_position,
+                                           returned_as_output, runs_without_grad_in_eval, scan_body)
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
 
@@ -344,3 +346,143 @@ def test_made_up_examples():
              if isinstance(s, cst.SimpleStatementLine) and isinstance(s.body[0], cst.Expr)]
     assert [made_up_examples(c.args[0].value, ctx.semantic.model) for c in calls] == \
         [True, True, True, False, False, False, False]
+
+
+_EVAL_NO_GRAD = """
+import torch
+import contextlib
+from torch import nn
+
+class M(nn.Module):
+    def flair_embed(self, x):
+        \"\"\"A context chosen on self.training (flair's TransformerBaseEmbeddings).\"\"\"
+        gradient_context = torch.enable_grad() if (self.fine_tune and self.training) else torch.no_grad()
+        with gradient_context:
+            return self.encoder(x)
+
+    def frozen(self, x):
+        with torch.no_grad():
+            h = self.net(x)
+            return self.head(h)
+
+    @torch.no_grad()
+    def decorated(self, x):
+        return self.net(x)
+
+    def switched(self, x):
+        with torch.set_grad_enabled(self.training):
+            return self.net(x)
+
+    def prepared_outside(self, x):
+        x = self.prepare(x)
+        with torch.no_grad():
+            return self.net(x)
+
+    def read_outside(self, x):
+        with torch.no_grad():
+            h = self.net(x)
+        return h @ self.weight
+
+    def fine_tune_only(self, x):
+        gradient_context = torch.enable_grad() if self.fine_tune else torch.no_grad()
+        with gradient_context:
+            return self.net(x)
+
+    def trains_in_eval(self, x):
+        with torch.set_grad_enabled(not self.training):
+            return self.net(x)
+
+    def plain(self, x):
+        return self.net(x)
+
+    def nothing(self, x):
+        with torch.no_grad():
+            pass
+        return x
+
+    def abstract(self, x):
+        \"\"\"Subclasses embed.\"\"\"
+        raise NotImplementedError
+
+    def stub(self, x): ...
+
+def free(self, x):
+    with torch.no_grad():
+        return self.net(x)
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("flair_embed", True), ("frozen", True), ("decorated", True), ("switched", True),
+    ("prepared_outside", False),  # a call of the module outside the choice may record
+    ("read_outside", False),  # a parameter read outside the choice records
+    ("fine_tune_only", False),  # fine_tune alone decides: enable_grad after eval() too
+    ("trains_in_eval", False), ("plain", False),
+    ("nothing", False),  # no call of the module at all: nothing to say
+    ("free", False),  # not a method
+])
+def test_runs_without_grad_in_eval(name, expected):
+    ctx = ctx_of(_EVAL_NO_GRAD)
+    assert runs_without_grad_in_eval(ctx, function(ctx, name)) is expected
+
+
+def test_eval_no_grad_methods():
+    ctx = ctx_of(_EVAL_NO_GRAD)
+    # an abstract stub records nothing either: an instance running it raises
+    assert eval_no_grad_methods(ctx) == ["M.abstract", "M.decorated", "M.flair_embed", "M.frozen", "M.stub",
+                                         "M.switched"]
+    assert eval_no_grad_methods(ctx_of("class M:\n    def f(self, x):\n        return self.net(x)\n")) == []
+    assert eval_no_grad_methods(ctx_of("class M:\n    def f(self, x):\n        raise NotImplementedError\n")) == ["M.f"]
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("test_module_to_torchscript", True), ("export_test", True), ("test", False), ("testing", False),
+    ("evaluate", False), ("_test", False),
+])
+def test_is_test_function(name, expected):
+    ctx = ctx_of(f"def {name}(m, x):\n    return m(x)\n")
+    assert is_test_function(function(ctx, name)) is expected
+
+
+_ASSERTED = """
+import torch
+import numpy as np
+
+def a(m, x, ref):
+    out = m(x) if x.ndim else m(x[None])
+    print(out.shape)
+    torch.testing.assert_close(ref, out)
+
+def b(m, x, ref):
+    y = m(x)
+    assert torch.allclose(y, ref)
+
+def c(m, x, ref):
+    np.testing.assert_allclose(m(x).numpy(), ref)
+
+def d(self, m, x):
+    self.assertEqual(m(x).shape, (1, 10))
+
+def e(m, x, ref):
+    y = m(x)
+    assert ref.shape == x.shape
+    return y
+
+def f(m, x):
+    y = m(x)
+    z = m(x)
+    assert z.sum() > 0
+    return y
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("a", True), ("b", True), ("c", True), ("d", True),
+    ("e", False),  # the assertion checks something else
+    ("f", False),  # the first forward's value is returned, not checked
+])
+def test_checked_by_assertion(name, expected):
+    ctx = ctx_of(_ASSERTED)
+    fn = function(ctx, name)
+    call = next(n for n in iter_nodes(fn) if isinstance(n, cst.Call) and dotted_name(n.func) == "m")
+    assert checked_by_assertion(ctx, Flow(ctx, ctx.semantic.model), call) is expected

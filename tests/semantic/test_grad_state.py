@@ -15,14 +15,14 @@ from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
 
 
-def mode_of(src: str, marker: str = "probe") -> Grad:
-    """The grad mode at the call ``probe()`` in ``src``."""
+def mode_of(src: str, marker: str = "probe", training: bool | None = None) -> Grad:
+    """The grad mode at the call ``probe()`` in ``src`` (``training``: what ``self.training`` is)."""
     src = textwrap.dedent(src)
     module = cst.parse_module(src)
     ctx = FileContext("m.py", module, src, ImportTable("m", False))
     Dispatcher(ctx, []).run()
     (call,) = [n for n in iter_nodes(module) if isinstance(n, cst.Call) and dotted_name(n.func) == marker]
-    return grad_mode_at(ctx, call).state
+    return grad_mode_at(ctx, call, training=training).state
 
 
 @pytest.mark.parametrize(("src", "expected"), [
@@ -71,3 +71,36 @@ def test_with_blocks_and_statements(src, expected):
 ])
 def test_functions(src, expected):
     assert mode_of(src) is expected
+
+
+_FLAIR = ("import torch\nclass E:\n    def embed(self, x):\n"
+          "        ctx = torch.enable_grad() if (self.fine_tune and self.training) else torch.no_grad()\n"
+          "        with ctx:\n            probe()\n")
+
+
+@pytest.mark.parametrize(("src", "training", "expected"), [
+    # flair's TransformerBaseEmbeddings: a context chosen on self.training
+    (_FLAIR, False, Grad.DISABLED),
+    (_FLAIR, True, Grad.UNKNOWN),  # fine_tune decides then
+    (_FLAIR, None, Grad.CALLER),  # not settled: the choice is not one the query reads
+    ("import torch\ndef f(self):\n    with torch.set_grad_enabled(self.training):\n        probe()\n", False, Grad.DISABLED),
+    ("import torch\ndef f(self):\n    with torch.set_grad_enabled(self.training):\n        probe()\n", True, Grad.ENABLED),
+    ("import torch\ndef f(self):\n    with torch.set_grad_enabled(self.training):\n        probe()\n", None, Grad.UNKNOWN),
+    ("import torch\ndef f(self):\n    with torch.set_grad_enabled(self.training or self.tune):\n        probe()\n",
+     False, Grad.UNKNOWN),
+    ("import torch, contextlib\ndef f(self):\n    with (torch.no_grad() if not self.training else contextlib.nullcontext()):\n"
+     "        probe()\n", False, Grad.DISABLED),
+    ("import torch, contextlib\ndef f(self):\n    with (torch.no_grad() if not self.training else contextlib.nullcontext()):\n"
+     "        probe()\n", True, Grad.CALLER),  # nullcontext decides nothing: the callers' mode
+    # a choice on something else is not settled by the module's mode
+    ("import torch\ndef f(self, tune):\n    with (torch.enable_grad() if tune else torch.no_grad()):\n        probe()\n",
+     False, Grad.UNKNOWN),
+    ("import torch\ndef f(self, a):\n    with (torch.no_grad() if a else torch.inference_mode()):\n        probe()\n",
+     False, Grad.DISABLED),  # both sides agree
+    ("import torch\ndef f(self):\n    torch.set_grad_enabled(self.training)\n    probe()\n", False, Grad.DISABLED),
+    # another object's training flag is not the module's
+    ("import torch\ndef f(self, other):\n    with torch.set_grad_enabled(other.training):\n        probe()\n", False,
+     Grad.UNKNOWN),
+])
+def test_choices_settled_by_the_modules_mode(src, training, expected):
+    assert mode_of(src, training=training) is expected

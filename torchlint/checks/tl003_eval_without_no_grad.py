@@ -29,6 +29,18 @@ events: ``semantic.evaluation.scan_body``):
   is reported: the model a function evaluates may be that
   one, which ``no_grad`` would break.
 
+A forward whose callee turns autograd off itself in evaluation mode is not reported: where the
+classes of what it is called on are known (``gradmode.instance_classes``), every project method
+it may run (``CalledUnderChoice.method_keys``: the class's, its ancestors' and its subclasses')
+is one of its file's ``eval_no_grad`` facts (``evaluation.eval_no_grad_methods``: under a
+choice that is off while ``self.training`` is False, by ``grad_state.grad_mode_at(...,
+training=False)``, or an abstract stub). Such a forward is settled in ``check_project``, at
+module level too.
+
+A test by its name in a library module whose forward's value an assertion checks
+(``evaluation.is_test_function``, ``checked_by_assertion``) is skipped with ``skip-tests``, as
+test files are.
+
 One finding per eval event, at its first unprotected forward.
 """
 
@@ -46,11 +58,11 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.callgraph import argument_name, enclosing_function
 from torchlint.semantic.crossfile import CalledUnderChoice, reached_by
 from torchlint.semantic.dataflow import Flow
-from torchlint.semantic.evaluation import (BodyEvents, differentiating_functions, few_examples, few_iterations,
-                                          fixed_few_examples, made_up_examples, module_evals,
-                                          scan_body)
+from torchlint.semantic.evaluation import (BodyEvents, checked_by_assertion, differentiating_functions,
+                                          eval_no_grad_methods, few_examples, few_iterations, fixed_few_examples,
+                                          is_test_function, made_up_examples, module_evals, scan_body)
 from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_names, choice_sites, function_key,
-                                         imported_callees)
+                                         imported_callees, instance_classes)
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites, unfreeze_sites
 from torchlint.statements import dotted_name
@@ -125,7 +137,8 @@ class EvalWithoutNoGrad(Rule):
         # (``CalledUnderChoice``: its uses are unknown).
         self.ctx.facts[self.code] = {"called": called_names(self.ctx, self._modes),
                                      "imported": imported_callees(self.ctx, self._modes), "deferred": deferred,
-                                     "differentiates": differentiating}
+                                     "differentiates": differentiating,
+                                     "eval_no_grad": eval_no_grad_methods(self.ctx)}
 
     def demanded_facts(self) -> dict:
         """Every call in this file of a function the project may define, and the signatures of
@@ -159,12 +172,30 @@ class EvalWithoutNoGrad(Rule):
                 continue
             fix = self._decorator_fix(cand)
             key = function_key(self._model, cand.function) if cand.function is not None else None
-            if key is not None:  # its callers, in any linted file, decide (``check_project``)
+            callees = self._callees(cand.inner[0] if cand.inner is not None else cand.forward)
+            if key is not None or callees:  # its callers or its callee, in any linted file, decide (``check_project``)
                 deferred.append({"function": key, "span": self.ctx.span(cand.forward).to_json(),
-                                 "message": one_line(self._message(cand)), "fix": fix.to_json() if fix else None})
+                                 "message": one_line(self._message(cand)), "fix": fix.to_json() if fix else None,
+                                 "callees": callees})
                 continue
             self.report(cand.forward, self._message(cand), fix=fix)
         return deferred
+
+    def _callees(self, call: cst.Call) -> list[str]:
+        """What a forward runs, where the classes of what it is called on are known
+        (``gradmode.instance_classes``): ``pkg.mod.Net.forward`` for ``model(x)`` with ``model =
+        Net()``, ``pkg.mod.Encoder.forward`` for ``self.encoder(x)`` with ``self.encoder =
+        Encoder()``, ``pkg.mod.Embedder.embed`` for ``self.embedder.embed(x)``; empty when unknown.
+        ``check_project`` matches them against each file's ``eval_no_grad`` methods."""
+        func = call.func
+        classes = instance_classes(self.ctx, func) if isinstance(func, (cst.Name, cst.Attribute)) else None
+        if classes is not None and not (isinstance(func, cst.Attribute) and func.attr.value == "forward"):
+            return [f"{q}.forward" for q in classes]
+        if isinstance(func, cst.Attribute):
+            classes = instance_classes(self.ctx, func.value)
+            if classes is not None:
+                return [f"{q}.{func.attr.value}" for q in classes]
+        return []
 
     def _results_may_train(self, function: cst.FunctionDef) -> bool:
         """Whether what ``function`` computes may reach a backward elsewhere: it returns a
@@ -247,11 +278,14 @@ class EvalWithoutNoGrad(Rule):
         evidence = _models_differentiate(project, cls.code, choices)
         if evidence:  # the exemption reaches its evidence's package and what imports connect to it
             exempt = reached_by(project, evidence)
-            deferred = [(record, fact) for record, fact in deferred if record.path not in exempt]
+            deferred = [(record, fact) for record, fact in deferred
+                        if record.path not in exempt or fact["function"] is None]
         return [Finding.at(cls, record.path, Span.from_json(fact["span"]), fact["message"],
                            fix=Fix.from_json(fact["fix"]) if fact["fix"] else None)
-                for record, fact in deferred if not choices.protected(record.path, fact["function"])
-                and not choices.reached_from_forward(record.path, fact["function"])]
+                for record, fact in deferred
+                if not (fact["function"] is not None and (choices.protected(record.path, fact["function"])
+                                                          or choices.reached_from_forward(record.path, fact["function"])))
+                and not _runs_without_grad(project, cls.code, choices, record, fact.get("callees") or ())]
 
     # -- step 1b: functions run after a module-level eval -------------------------------------
     def _after_module_eval(self) -> list[_Candidate]:
@@ -356,6 +390,9 @@ class EvalWithoutNoGrad(Rule):
             return False
         if body.set_grad_at is not None and body.set_grad_at < f_index or self._modes.chosen(call):
             return False
+        if function is not None and self.opts.get("skip-tests", True) and is_test_function(function) \
+                and checked_by_assertion(self.ctx, self._flow, call):
+            return False  # a test: its forward is checked once, as a test file's is
         return not self._flow.reaches(call, set(body.grad_exprs))
 
     def _on_few_examples(self, call: cst.Call) -> bool:
@@ -484,6 +521,22 @@ class EvalWithoutNoGrad(Rule):
             return info.node if info is not None else None
         scope = model.scope_of(node).function()
         return scope.node if scope is not None else None
+
+
+def _runs_without_grad(project, code: str, choices: CalledUnderChoice, record, callees) -> bool:
+    """Whether every project method the forward may run (``callees``: ``pkg.mod.Cls.m``, each
+    matched in ``Cls``, its ancestors and its subclasses: ``CalledUnderChoice.method_keys``) is
+    one of its file's ``eval_no_grad`` methods (``evaluation.runs_without_grad_in_eval``: it
+    turns autograd off itself while its module is in evaluation mode). None found: False."""
+    keys = {key for callee in callees for key in choices.method_keys(callee, record)}
+    if not keys:
+        return False
+    for path, name in keys:
+        where = project.record(path)
+        facts = (where.facts.get(code) or {}) if where is not None else {}
+        if name not in facts.get("eval_no_grad", ()):
+            return False
+    return True
 
 
 def _models_differentiate(project, code: str, choices: CalledUnderChoice) -> set[str]:

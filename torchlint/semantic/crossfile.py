@@ -297,6 +297,11 @@ class CalledUnderChoice:
         found = self.project.resolve_symbol(name, record)
         return [(found[0].path, found[1])] if found is not None else []
 
+    def method_keys(self, name: str, record) -> list[tuple[str, str]]:
+        """(file, ``Class.method``) of every project method an instance of the class may run
+        when ``record`` calls ``pkg.mod.Cls.m`` on it (``_method_keys``)."""
+        return self._method_keys(name, record)
+
     def _method_keys(self, name: str, record) -> list[tuple[str, str]]:
         """``pkg.mod.Cls.m`` called on an instance of ``Cls``: the method ``m`` of ``Cls``, of
         the classes it inherits from and of its subclasses (the instance may be one)."""

@@ -17,6 +17,16 @@ switches, forward calls, resets, what is differentiated.
   records a graph too small to matter; ``few_examples_made_at`` says where that handful was
   made, and ``fixed_few_examples(expr, loops, model)`` whether a loop forwards the same
   handful, made before it, on every pass (an equivariance check: ``net(x.transform(g))``).
+* ``runs_without_grad_in_eval(ctx, function)``: a method that, called on its module in
+  evaluation mode, runs everything it does with the module under a grad-mode choice that is
+  off then (``grad_state.grad_mode_at(..., training=False)``): ``@torch.no_grad()``, a ``with
+  torch.no_grad():`` around its whole body, ``torch.enable_grad() if (self.fine_tune and
+  self.training) else torch.no_grad()``; ``eval_no_grad_methods(ctx)`` lists the file's such
+  methods (``function_key``), a fact the project pass matches a forward's callee against.
+* ``is_test_function(function)`` and ``checked_by_assertion(ctx, flow, call)``: a test by its
+  name (``test_*``, ``*_test``, as pytest collects them) whose forward's value reaches an
+  assertion (``assert``, ``torch.testing.assert_close``, ``np.testing.assert_allclose``,
+  ``self.assertEqual``): a check run once on the sample it is given, like a test file's.
 * ``differentiating_functions(model)``: the file's functions returning, as an output, a
   gradient they take with ``torch.autograd.grad`` (a force field's forces, not a gradient
   penalty); ``output_position(ctx, expr)`` and ``returned_as_output(ctx, function, call)``
@@ -34,7 +44,9 @@ from torchlint.semantic.callgraph import enclosing_function
 from torchlint.semantic.constructors import bound_key
 from torchlint.semantic.dataflow import gradient_target, single_value
 from torchlint.semantic.epochs import range_arguments
+from torchlint.semantic.grad_state import Grad, grad_mode_at
 from torchlint.semantic.gradmode import function_key
+from torchlint.semantic.training import grad_mode_exprs_of
 from torchlint.semantic.literals import numeric_value
 from torchlint.statements import dotted_name
 from torchlint.torch_api import (expr_key, is_false_literal, is_grad_mode_call, is_parameter_free_layer, keyword_arg,
@@ -242,6 +254,110 @@ def _builds_parameter_free_layer(ctx, expr: cst.BaseExpression) -> bool:
             return False
         expr = expr.func.value
     return False
+
+
+# Words without one of which no grad-mode choice is written (``grad_state.decides``).
+_CHOICE_WORDS = ("no_grad", "inference_mode", "grad_enabled", "enable_grad")
+
+
+def runs_without_grad_in_eval(ctx, function: cst.FunctionDef) -> bool:
+    """Whether ``function``, a method called on its module while that is in evaluation mode
+    (``self.training`` False: after ``model.eval()``), records no graph of that module: every
+    call it makes and every read of ``self`` (nested functions not entered) runs where autograd
+    is off then (``grad_state.grad_mode_at(ctx, node, training=False)``: a ``@torch.no_grad()``
+    decorator, a ``with torch.no_grad():`` around the whole body, a context chosen on
+    ``self.training``: ``torch.enable_grad() if (self.fine_tune and self.training) else
+    torch.no_grad()``), apart from what makes the choice itself (the ``with`` items and the
+    values of the names they enter). A method that calls anything or reads ``self`` outside
+    such a choice (``tensors = self.prepare(x)`` before the ``with``) may record: False."""
+    model = ctx.semantic.model
+    scope = model.scopes.get(function)
+    if scope is None or scope.self_name is None or not any(word in ctx.text for word in _CHOICE_WORDS):
+        return False
+    memo = model.memo("runs_without_grad_in_eval")
+    if function in memo:
+        return memo[function]
+    choosing: set[cst.CSTNode] = set()
+    for node in iter_nodes(function.body, into_scopes=False):
+        if isinstance(node, cst.With):
+            for expr in grad_mode_exprs_of(model, node):
+                choosing.update(iter_nodes(expr))
+    found = False
+    result = True
+    for node in iter_nodes(function.body, into_scopes=False):
+        if node in choosing or not (isinstance(node, cst.Call) or isinstance(node, cst.Name)
+                                    and node.value == scope.self_name):
+            continue
+        if grad_mode_at(ctx, node, training=False).state is not Grad.DISABLED:
+            result = False
+            break
+        found = True
+    memo[function] = answer = result and found
+    return answer
+
+
+def eval_no_grad_methods(ctx) -> list[str]:
+    """The methods of the file (``function_key``: ``Class.method``) that record no graph of
+    their module while it is in evaluation mode: ``runs_without_grad_in_eval``, and an abstract
+    stub a subclass overrides (a body of a docstring, ``pass``, ``...`` or ``raise`` alone: an
+    instance that runs it records nothing)."""
+    model = ctx.semantic.model
+    found = set()
+    for scope in model.functions():
+        node = scope.node
+        if isinstance(node, cst.FunctionDef) and scope.cls is not None \
+                and (_stub(node) or runs_without_grad_in_eval(ctx, node)):
+            key = function_key(model, node)
+            if key is not None:
+                found.add(key)
+    return sorted(found)
+
+
+# Assertion calls: what they are given is checked (``checked_by_assertion``).
+_ASSERTIONS = frozenset(("assert_close", "assert_allclose", "assert_equal", "assert_array_equal",
+                         "assert_almost_equal", "assert_array_almost_equal", "assertEqual", "assertTrue",
+                         "assertAlmostEqual", "assertAllClose"))
+
+
+def is_test_function(function: cst.FunctionDef) -> bool:
+    """A test by its name, as pytest collects one: ``test_*`` or ``*_test`` (not ``test`` alone,
+    nor ``test_model``-style names without an assertion: ``checked_by_assertion`` is asked too)."""
+    name = function.name.value
+    return name.startswith("test_") or name.endswith("_test") and name != "_test"
+
+
+def checked_by_assertion(ctx, flow, call: cst.Call) -> bool:
+    """The value ``call`` computes reaches, in its function (``flow``: a ``dataflow.Flow``), the
+    test of an ``assert`` statement or an assertion call (``torch.testing.assert_close(scripted,
+    output)``, ``np.testing.assert_allclose``, ``self.assertEqual``): what it computes is
+    checked, not used."""
+    function = next((a for a in ctx.ancestors(call) if isinstance(a, cst.FunctionDef)), None)
+    if function is None:
+        return False
+    sinks: set[cst.CSTNode] = set()
+    for node in iter_nodes(function.body, into_scopes=False):
+        if isinstance(node, cst.Assert):
+            sinks.add(node.test)
+        elif isinstance(node, cst.Call) and (dotted_name(node.func) or "").rsplit(".", 1)[-1] in _ASSERTIONS:
+            sinks.add(node)
+    return flow.reaches(call, sinks)
+
+
+def _stub(function: cst.FunctionDef) -> bool:
+    """A body of a docstring, ``pass``, ``...`` and ``raise`` statements alone."""
+    body = function.body
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for line in lines:
+        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return False
+        for small in line.body:
+            if isinstance(small, (cst.Pass, cst.Raise)):
+                continue
+            if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString,
+                                                                        cst.Ellipsis)):
+                continue
+            return False
+    return True
 
 
 def differentiating_functions(model) -> list[str]:

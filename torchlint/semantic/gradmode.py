@@ -294,6 +294,14 @@ def _callees(ctx, graph, site) -> list[str]:
     return ["." + func.attr.value]
 
 
+def instance_classes(ctx, expr: cst.BaseExpression) -> list[str] | None:
+    """The classes (qualified; same-file ones under the file's module) one of whose instances
+    ``expr`` holds where it is written, where every value it may have says (see
+    ``_instance_classes``); None when unknown (a property, a parameter without annotation)."""
+    model = ctx.semantic.model
+    return _instance_classes(ctx, model, expr, model.scope_of(expr), 0)
+
+
 def _instance_classes(ctx, model, expr: cst.BaseExpression, scope, depth: int) -> list[str] | None:
     """The classes (qualified; same-file ones under the file's module) whose instance
     ``expr`` holds, where every value it may have says: a constructor call ``Cls(...)`` or

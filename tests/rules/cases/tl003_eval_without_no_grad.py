@@ -6,6 +6,75 @@ from torchlint.rule import Invalid, Valid
 
 
 VALID = [
+    # A test by its name (test_*, *_test) in a library module whose forward's value is checked
+    # by an assertion: a check run once on the sample it is given, as a test file's forward is
+    # (review packages, tsai models/layers.py:57 test_module_to_torchscript).
+    Valid(
+        "import torch\n"
+        "def test_module_to_torchscript(m, inputs, serialize=True):\n"
+        "    m = m.eval()\n"
+        "    output = m(*inputs) if isinstance(inputs, tuple) else m(inputs)\n"
+        "    print(output.shape)\n"
+        "    scripted = torch.jit.script(m)\n"
+        "    scripted_output = scripted(inputs)\n"
+        "    torch.testing.assert_close(scripted_output, output)\n"
+        "    return True\n"
+        "def export_test(model, x, path):\n"
+        "    model.eval()\n"
+        "    y = model(x)\n"
+        "    torch.onnx.export(model, x, path)\n"
+        "    assert torch.allclose(run_onnx(path, x), y, atol=1e-5)\n"
+    ),
+    # The callee turns autograd off itself while its module is in evaluation mode: a context
+    # chosen on self.training (flair's TransformerBaseEmbeddings: review packages, flair
+    # tars_model.py:139), a `with torch.no_grad()` around a frozen extractor's whole forward,
+    # `@torch.no_grad()` on the method, `set_grad_enabled(self.training)`.
+    Valid(
+        "import torch\n"
+        "from torch import nn\n"
+        "class Embedder(nn.Module):\n"
+        "    def __init__(self, fine_tune=True):\n"
+        "        super().__init__()\n"
+        "        self.encoder = nn.Linear(4, 4)\n"
+        "        self.fine_tune = fine_tune\n"
+        "    def embed(self, x):\n"
+        "        gradient_context = torch.enable_grad() if (self.fine_tune and self.training) else torch.no_grad()\n"
+        "        with gradient_context:\n"
+        "            return self.encoder(x)\n"
+        "class Frozen(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            return self.net(x)\n"
+        "    @torch.no_grad()\n"
+        "    def features(self, x):\n"
+        "        return self.net(x)\n"
+        "class Switched(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        with torch.set_grad_enabled(self.training):\n"
+        "            return self.net(x)\n"
+        "class Classifier:\n"
+        "    def __init__(self):\n"
+        "        self.embedder = Embedder()\n"
+        "        self.frozen = Frozen()\n"
+        "    def label_similarity(self, sentences):\n"
+        "        self.embedder.eval()\n"
+        "        vectors = self.embedder.embed(sentences)\n"
+        "        self.embedder.train()\n"
+        "        return vectors.cpu().detach().numpy()\n"
+        "    def features(self, x):\n"
+        "        self.frozen.eval()\n"
+        "        return self.frozen(x), self.frozen.features(x)\n"
+        "model = Switched()\n"
+        "model.eval()\n"
+        "for x in loader:\n"
+        "    print(model(x))\n"
+    ),
     # One forward whose result is dropped at once, in no loop: a FLOP count under
     # FlopCounterMode (through a helper) or forward hooks (review4 TL003_1, TL003_10).
     Valid(
@@ -433,6 +502,113 @@ VALID = [
 
 
 INVALID = [
+    # A test-named function whose forward's value no assertion checks (an evaluation over the
+    # test set), a function that asserts but is no test by its name, and a test's forward
+    # whose value goes elsewhere than the assertion: still reported.
+    Invalid(
+        "import torch\n"
+        "def test_model(model, loader):\n"
+        "    model.eval()\n"
+        "    correct = 0\n"
+        "    for x, y in loader:\n"
+        "        correct += (model(x).argmax(1) == y).sum().item()\n"
+        "    return correct\n"
+        "def compare(model, x, reference):\n"
+        "    model.eval()\n"
+        "    out = model(x)\n"
+        "    torch.testing.assert_close(out, reference)\n"
+        "def test_export(model, x):\n"
+        "    model.eval()\n"
+        "    preds = model(x)\n"
+        "    save(preds)\n"
+        "    assert x.shape[0] == 1\n",
+        lines=(6, 10, 14),
+        messages=(
+            '`model(...)` runs after `model.eval()` (line 3) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`model(...)` runs after `model.eval()` (line 9) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`model(...)` runs after `model.eval()` (line 13) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+        ),
+        fixed=(
+            "import torch\n"
+            "def test_model(model, loader):\n"
+            "    model.eval()\n"
+            "    correct = 0\n"
+            "    for x, y in loader:\n"
+            "        correct += (model(x).argmax(1) == y).sum().item()\n"
+            "    return correct\n"
+            "@torch.no_grad()\n"
+            "def compare(model, x, reference):\n"
+            "    model.eval()\n"
+            "    out = model(x)\n"
+            "    torch.testing.assert_close(out, reference)\n"
+            "@torch.no_grad()\n"
+            "def test_export(model, x):\n"
+            "    model.eval()\n"
+            "    preds = model(x)\n"
+            "    save(preds)\n"
+            "    assert x.shape[0] == 1\n"
+        ),
+    ),
+    # The callee's own choice does not hold in evaluation mode (fine_tune alone decides), it calls
+    # the module outside its choice, a subclass the object may be overrides it without one, or
+    # the object's class is not known (a property): still reported.
+    Invalid(
+        "import torch\n"
+        "from torch import nn\n"
+        "class Tuned(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.encoder = nn.Linear(4, 4)\n"
+        "    def embed(self, x):\n"
+        "        gradient_context = torch.enable_grad() if self.fine_tune else torch.no_grad()\n"
+        "        with gradient_context:\n"
+        "            return self.encoder(x)\n"
+        "class Prepared(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        x = self.net(x)\n"
+        "        with torch.no_grad():\n"
+        "            return self.net(x)\n"
+        "class Frozen(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "    def forward(self, x):\n"
+        "        with torch.no_grad():\n"
+        "            return self.net(x)\n"
+        "class Unfrozen(Frozen):\n"
+        "    def forward(self, x):\n"
+        "        return self.net(x)\n"
+        "class User:\n"
+        "    def __init__(self):\n"
+        "        self.tuned = Tuned()\n"
+        "        self.prepared = Prepared()\n"
+        "        self.frozen = Frozen()\n"
+        "    @property\n"
+        "    def embeddings(self):\n"
+        "        return self.tuned\n"
+        "    def a(self, x):\n"
+        "        self.tuned.eval()\n"
+        "        return self.tuned.embed(x)\n"
+        "    def b(self, x):\n"
+        "        self.prepared.eval()\n"
+        "        return self.prepared(x)\n"
+        "    def c(self, x):\n"
+        "        self.frozen.eval()\n"
+        "        return self.frozen(x)\n"
+        "    def d(self, x):\n"
+        "        self.embeddings.eval()\n"
+        "        return self.embeddings.embed(x)\n",
+        lines=(39, 42, 45, 48),
+        messages=(
+            '`self.tuned.embed(...)` runs after `self.tuned.eval()` (line 38) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`self.prepared(...)` runs after `self.prepared.eval()` (line 41) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`self.frozen(...)` runs after `self.frozen.eval()` (line 44) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+            '`self.embeddings.embed(...)` runs after `self.embeddings.eval()` (line 47) outside `torch.no_grad()`: evaluation mode only switches dropout/batch-norm, autograd still records every activation for a backward that never comes, wasting memory and time; wrap the evaluation in `with torch.no_grad():` (or `torch.inference_mode()`)',
+        ),
+    ),
     # In a function, a made-up input of a real batch's size is no handful, and a made-up input
     # forwarded in a loop of the function is forwarded on every pass.
     Invalid(
