@@ -231,6 +231,26 @@ class Project:
             return record, name
         return None
 
+    def importers(self, record: FileRecord) -> list[FileRecord]:
+        """The other records importing ``record``'s module or one of its names (an import
+        ``resolve_module`` or ``resolve_symbol`` resolves to it), in project order. Every
+        record's imports are resolved once, for all records asked about."""
+        table = getattr(self, "_importers_table", None)
+        if table is None:
+            table = {}
+            for other in self.records:
+                for imported in other.imports.values():
+                    for target in (self.resolve_module(imported, other), self.resolve_symbol(imported, other)):
+                        if isinstance(target, tuple):
+                            target = target[0]
+                        if target is None or target is other:
+                            continue
+                        found = table.setdefault(target.path, [])
+                        if not found or found[-1] is not other:
+                            found.append(other)
+            self._importers_table = table
+        return table.get(record.path, [])
+
     # -- the project index (torchlint.semantic.index) ---------------------------------
     def _classes(self) -> dict[str, list[str]]:
         """Qualified class name (``pkg.mod.Outer.Inner``) -> its qualified bases."""
