@@ -231,6 +231,39 @@ class Project:
             return record, name
         return None
 
+    def importers(self, record: FileRecord, *, star: bool = False) -> list[FileRecord]:
+        """The other records importing ``record``'s module or one of its names (an import
+        ``resolve_module`` or ``resolve_symbol`` resolves to it; with ``star``, a star import
+        too), in project order. Every record's imports are resolved once, for all records
+        asked about."""
+        tables = getattr(self, "_importers_tables", None)
+        if tables is None:
+            named: dict[str, list[FileRecord]] = {}
+            any_import: dict[str, list[FileRecord]] = {}
+            for other in self.records:
+                for imported in other.imports.values():
+                    for target in self._import_targets(imported, other):
+                        for table in (named, any_import):
+                            found = table.setdefault(target.path, [])
+                            if not found or found[-1] is not other:
+                                found.append(other)
+                for imported in other.star_imports:
+                    for target in self._import_targets(imported, other):
+                        found = any_import.setdefault(target.path, [])
+                        if not found or found[-1] is not other:
+                            found.append(other)
+            tables = self._importers_tables = (named, any_import)
+        return tables[star].get(record.path, [])
+
+    def _import_targets(self, imported: str, importer: FileRecord) -> Iterator[FileRecord]:
+        """The other records the name ``importer`` imports is the module of or a name in."""
+        module = self.resolve_module(imported, importer)
+        if module is not None and module is not importer:
+            yield module
+        hit = self.resolve_symbol(imported, importer)
+        if hit is not None and hit[0] is not importer:
+            yield hit[0]
+
     # -- the project index (torchlint.semantic.index) ---------------------------------
     def _classes(self) -> dict[str, list[str]]:
         """Qualified class name (``pkg.mod.Outer.Inner``) -> its qualified bases."""

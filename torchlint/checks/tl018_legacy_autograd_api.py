@@ -21,6 +21,7 @@ from torchlint.finding import Severity
 from torchlint.fixes import SAFE, Fix, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.gradmode import volatile_arguments
+from torchlint.semantic.literals import integer_value
 from torchlint.semantic.scalars import is_zero_dim
 
 
@@ -53,7 +54,7 @@ class LegacyAutogradApi(Rule):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             index = node.slice[0].slice.value
-            if isinstance(index, cst.Integer) and index.evaluated_value == 0:
+            if isinstance(index, cst.Integer) and integer_value(index) == 0:
                 self._indexed.append(node)
 
     def finish(self) -> None:

@@ -1386,7 +1386,6 @@ class ProjectOutputs:
         self.project, self.code = project, code
         self.endings_on_demand = endings_on_demand
         self._calls: dict[tuple[str, str], list] = {}
-        self._importers: dict[str, list] = {}  # path -> the records importing that file or one of its names
         self._ends: dict[str, Ending | None] | None = None
 
     def facts(self, record) -> dict:
@@ -1490,17 +1489,5 @@ class ProjectOutputs:
 
     def _importing(self, record) -> list:
         """The other records importing ``record``'s module or one of its names (in project
-        order): once per record, whatever name of it is asked for (``_callers``)."""
-        found = self._importers.get(record.path)
-        if found is None:
-            found = self._importers[record.path] = [
-                other for other in self.project.records
-                if other is not record and any(self._names(q, other, record) for q in other.imports.values())]
-        return found
-
-    def _names(self, imported: str, importer, record) -> bool:
-        """Whether ``imported`` (a name ``importer`` imports) is ``record``'s module or one of its names."""
-        if self.project.resolve_module(imported, importer) is record:
-            return True
-        hit = self.project.resolve_symbol(imported, importer)
-        return hit is not None and hit[0] is record
+        order; ``Project.importers``, one table for every record asked about)."""
+        return self.project.importers(record)

@@ -484,26 +484,12 @@ class ArgumentFlow:
 
     def __init__(self, project, passes_of: Callable[[Any], list | None]):
         self.project, self.passes_of = project, passes_of
-        self._callers: dict[str, list] = {}
         self._passes: dict[str, list] = {}
 
     def callers(self, record) -> list:
         """The other records whose imports name ``record``'s module or something it defines,
         resolved from each importer (the nearest module of that name wins)."""
-        found = self._callers.get(record.path)
-        if found is None:
-            project = self.project
-            found = []
-            for other in project.records:
-                if other is record:
-                    continue
-                for qualified in [*other.imports.values(), *other.star_imports]:
-                    hit = project.resolve_symbol(qualified, other)
-                    if hit is not None and hit[0] is record or project.resolve_module(qualified, other) is record:
-                        found.append(other)
-                        break
-            self._callers[record.path] = found
-        return found
+        return self.project.importers(record, star=True)
 
     def _passes_of(self, record) -> list:
         found = self._passes.get(record.path)

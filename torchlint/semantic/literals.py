@@ -3,7 +3,8 @@
 ``numeric_value`` folds ``3``, ``1e-3``, ``-1``, ``0.1 * 2``, ``10 ** -4`` and lists or
 tuples of them (``[30, 80]``); anything that reads a name or calls something is not a
 literal. ``is_positive`` tells a tuned value from the "off" / "unlimited" spellings
-(``weight_decay=0``, ``max_epochs=-1``).
+(``weight_decay=0``, ``max_epochs=-1``). ``string_value`` and ``integer_value`` are LibCST's
+``evaluated_value`` of a string or integer literal, read off its text where the text spells it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,37 @@ _ARITHMETIC = {
 }
 
 
+def string_value(node: cst.SimpleString) -> str | bytes:
+    """``node.evaluated_value`` (``ast.literal_eval`` of the literal's text, which compiles
+    it: ~20 us a string), without compiling where the text between the quotes is the value:
+    a str literal (no prefix, ``r``, ``u``) holding no backslash, carriage return or null
+    character. Any other literal goes through ``evaluated_value``."""
+    text = node.value
+    if "\\" not in text and "\r" not in text and "\0" not in text:
+        start = 0
+        while start < len(text) and text[start] not in "'\"":
+            start += 1
+        if text[:start].lower() in ("", "r", "u") and len(text) >= start + 2:
+            quote = 3 if text[start:start + 3] in ('"""', "'''") and len(text) >= start + 6 else 1
+            return text[start + quote:len(text) - quote]
+    return node.evaluated_value
+
+
+def integer_value(node: cst.Integer) -> int:
+    """``node.evaluated_value`` (``ast.literal_eval``), as ``int`` of the text where it is
+    decimal digits alone."""
+    text = node.value
+    if text.isascii() and text.isdigit():
+        return int(text)
+    return node.evaluated_value
+
+
 def numeric_value(node: cst.BaseExpression) -> float | list | None:
     """The value of a numeric literal (``3``, ``1e-3``, ``-1``, ``0.1 * 2``, ``10 ** -4``), or
     of a non-empty list/tuple of them (``[30, 80]``); None for anything else."""
-    if isinstance(node, (cst.Integer, cst.Float)):
+    if isinstance(node, cst.Integer):
+        return integer_value(node)
+    if isinstance(node, cst.Float):
         return node.evaluated_value
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         inner = numeric_value(node.expression)

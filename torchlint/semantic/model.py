@@ -212,6 +212,8 @@ class SemanticModel:
         # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
         self._qualified: dict[cst.CSTNode, str | None] | None = None
         self._imported: dict[cst.CSTNode, bool] | None = None
+        # ``scope_of``'s answers by node once the model is complete (``finish``)
+        self._scope_memo: dict[cst.CSTNode, Scope] | None = None
         self._memos: dict[str, dict] = {}
         if walk:
             self._walk()
@@ -265,6 +267,7 @@ class SemanticModel:
         self._openers = {}
         self._resolve_bases()
         self._qualified, self._imported = {}, {}
+        self._scope_memo = {}
 
     def walk_interest(self) -> tuple[dict, frozenset, frozenset, dict, dict]:
         """For a walk that numbers nodes itself (the engine's ``Dispatcher``): the ``order``
@@ -477,16 +480,29 @@ class SemanticModel:
 
     # -- scopes -------------------------------------------------------------------------
     def scope_of(self, node: cst.CSTNode) -> Scope:
-        """The innermost scope holding ``node`` (a scope node's own scope is itself)."""
-        scopes = self.scopes
+        """The innermost scope holding ``node`` (a scope node's own scope is itself).
+        Once the model is finished, every node passed on the way up keeps its answer
+        (``_scope_memo``): rules ask it ~160,000 times on 351 files, mostly of nodes near
+        others asked before."""
+        scopes, memo = self.scopes, self._scope_memo
         current: cst.CSTNode | None = node
         parent = self.ctx.parent
+        passed = []
+        found = None
         while current is not None:
             found = scopes.get(current)
+            if found is None and memo is not None:
+                found = memo.get(current)
             if found is not None:
-                return found
+                break
+            passed.append(current)
             current = parent(current)
-        return self.module
+        if found is None:
+            found = self.module
+        if memo is not None:
+            for each in passed:
+                memo[each] = found
+        return found
 
     @staticmethod
     def code_scope(scope: Scope) -> Scope:

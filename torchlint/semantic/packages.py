@@ -36,8 +36,9 @@ class Packages:
                 self._union(record.path, by_directory[directory])
             else:
                 by_directory[directory] = record.path
+            modules: dict[str, Any] = {}  # this file's imported module names, each resolved once
             for dotted in [*record.imports.values(), *record.star_imports]:
-                target = _resolved(project, dotted, record)
+                target = _resolved(project, dotted, record, modules)
                 if target is not None:
                     self._union(record.path, target.path)
 
@@ -70,13 +71,22 @@ def imported_by_another(project: Any, record: Any) -> bool:
                for other in project.records)
 
 
-def _resolved(project: Any, dotted: str, importer: Any) -> Any:
-    """The linted file an import names (``pkg.mod`` or a name in it, ``pkg.mod.Net``)."""
+def _resolved(project: Any, dotted: str, importer: Any, modules: dict[str, Any] | None = None) -> Any:
+    """The linted file an import names (``pkg.mod`` or a name in it, ``pkg.mod.Net``).
+    ``modules``: the answers for module names already looked up from ``importer`` (filled)."""
     parts = dotted.lstrip(".").split(".")
     for end in (len(parts), len(parts) - 1):
         if end > 0:
-            found = project.resolve_module(".".join(parts[:end]), importer)
-            if found is not None and found is not importer and _importable(found.path, parts[:end], importer.path):
+            module = ".".join(parts[:end])
+            if modules is not None and module in modules:
+                found = modules[module]
+            else:
+                found = project.resolve_module(module, importer)
+                if found is not None and (found is importer or not _importable(found.path, parts[:end], importer.path)):
+                    found = None
+                if modules is not None:
+                    modules[module] = found
+            if found is not None:
                 return found
     return None
 

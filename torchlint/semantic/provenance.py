@@ -21,6 +21,7 @@ import re
 
 import libcst as cst
 
+from torchlint.semantic.literals import string_value
 from torchlint.semantic.model import SemanticModel
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
@@ -168,7 +169,8 @@ def path_shape(model: SemanticModel, expr: cst.BaseExpression) -> str:
     as ``p``, anything else as written in braces: ``out / f"{epoch}epoch.pth"`` is
     ``{out}/*epoch.pth``."""
     if isinstance(expr, cst.SimpleString):
-        return expr.evaluated_value if isinstance(expr.evaluated_value, str) else model.ctx.module.code_for_node(expr)
+        value = string_value(expr)
+        return value if isinstance(value, str) else model.ctx.module.code_for_node(expr)
     if isinstance(expr, cst.FormattedString):
         return "".join(p.value if isinstance(p, cst.FormattedStringText) else "*" for p in expr.parts)
     if isinstance(expr, cst.ConcatenatedString):
@@ -198,11 +200,11 @@ def formatted_text(expr: cst.BaseExpression) -> str | None:
     ``*_*.pkl``; None for any other expression."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "format" \
             and isinstance(expr.func.value, cst.SimpleString):
-        text = expr.func.value.evaluated_value
+        text = string_value(expr.func.value)
         return _FORMAT_FIELD.sub("*", text).replace("{{", "{").replace("}}", "}") if isinstance(text, str) else None
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Modulo) \
             and isinstance(expr.left, cst.SimpleString):
-        text = expr.left.evaluated_value
+        text = string_value(expr.left)
         return _PERCENT_FIELD.sub("*", text).replace("%%", "%") if isinstance(text, str) else None
     return None
 
