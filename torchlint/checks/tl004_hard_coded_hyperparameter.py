@@ -20,7 +20,7 @@ with the shared layer (``ctx.semantic`` and the ``torchlint.semantic`` modules n
   shuffles, or a ``train_dataloader`` hook builds it), or when the file trains and the loader
   is not an evaluation one; either way only when it takes more than one sample at a time
   (``batch_size=1`` restates DataLoader's own default).
-* A literal that bypasses a setting the file makes and nothing reads (``_bypassed_names``) is
+* A literal that bypasses a setting the file makes and nothing reads (``settings.bypassed``) is
   reported whatever its value: zero, a default restated, ``batch_size=1``.
 * Not hard-coded: class bodies, parameter defaults and what fills them in
   (``opt = opt or Adam(...)``, ``if opt is None:`` also around a ``try:``), a literal that
@@ -42,17 +42,17 @@ from typing import Any
 
 import libcst as cst
 
-from torchlint.filekinds import (CONFIG_FILES_DESCRIPTION, is_benchmark_file, is_config_file, is_demo_module,
-                                 is_test_file)
+from torchlint.filekinds import CONFIG_FILES_DESCRIPTION, is_config_file, is_demo_module, is_test_file
 from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
-from torchlint.semantic import epochs, hyperparameters, loaders, optim_classes, runs, settings, timing
-from torchlint.semantic.hyperparameters import CLIP_NAMES, LOADER, OPTIMIZER, OTHER
+from torchlint.semantic import epochs, hyperparameters, loaders, optim_classes, runs, settings
 from torchlint.semantic.branches import exclusive
+from torchlint.semantic.hyperparameters import CLIP_NAMES, LOADER, OPTIMIZER, OTHER
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.optim_classes import OPTIMIZER_HYPERPARAMETERS
 from torchlint.semantic.packages import imported_by_another
+from torchlint.semantic.settings import BURIED, INTERFACE, TOP
 from torchlint.statements import dotted_name
 from torchlint.torch_api import OPTIMIZER_CLASSES
 from torchlint.tree import node_text
@@ -76,8 +76,6 @@ _WHY = "so it cannot be swept, logged or reproduced; read it from a config or a 
 # reported by the file's pass; settled by the project pass: in a package of a configured project,
 # in a script that another linted file imports
 _NOW, _PACKAGE, _IMPORTED = "now", "package", "imported"
-_TOP, _BURIED, _INTERFACE = "top", "buried", "interface"  # where a literal stands (``gate``)
-
 
 
 class HardCodedHyperparameter(Rule):
@@ -134,25 +132,13 @@ class HardCodedHyperparameter(Rule):
         # [the function returning it to another file or None, span, message, gate's kind]:
         # settled in check_project (``_report``)
         self._deferred: list[list] = []
-        self._file_settings: dict | None = None  # what ``gate`` reads of the file (``_settings``)
-
-    # -- where code counts ----------------------------------------------------------------
-    def _in_code(self, node: cst.CSTNode) -> bool:
-        """In a function body or module-level code: not a class body, not a parameter default."""
-        for anc in self.ctx.ancestors(node):
-            if isinstance(anc, cst.Param):
-                return False
-            if isinstance(anc, (cst.FunctionDef, cst.Module)):
-                return True
-            if isinstance(anc, cst.ClassDef):
-                return False
-        return True
 
     # -- visits ---------------------------------------------------------------------------
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         """Note a class that may subclass an optimizer, and its ``__init__`` parameters (for
         ``check_project``, when the class is called from another file)."""
-        if self._skip or not node.bases or not any(self._may_be_optimizer(b.value) for b in node.bases):
+        if self._skip or not node.bases or not any(
+                optim_classes.may_be_optimizer_base(self.ctx, b.value, self._subclasses) for b in node.bases):
             return
         self._subclasses.add(node.name.value)
         init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
@@ -162,14 +148,6 @@ class HardCodedHyperparameter(Rule):
         if all(isinstance(a, cst.ClassDef) for a in outer):  # the project index keeps these (``Outer.Inner``)
             self._inits[".".join([*(a.name.value for a in reversed(outer)), node.name.value])] = \
                 optim_classes.init_params(init)
-
-    def _may_be_optimizer(self, base: cst.BaseExpression) -> bool:
-        """A base that is a library optimizer, an earlier class of this file that may be one,
-        or an import from outside the libraries (not ``nn.Module``)."""
-        if isinstance(base, cst.Name) and not self.ctx.is_imported(base):
-            return base.value in self._subclasses
-        qualified = self.ctx.qualified_name(base) or ""
-        return optim_classes.is_library_optimizer(qualified) or not is_library(qualified)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if numeric_value(node.value) is not None:
@@ -195,13 +173,13 @@ class HardCodedHyperparameter(Rule):
         if self._skip or not call.args:
             return None
         kind, watched = self._watched(call)
-        return (kind, watched) if watched and self._in_code(call) else None
+        return (kind, watched) if watched and settings.in_code(self.ctx, call) else None
 
     def visit_For(self, node: cst.For) -> None:
         if self._skip or EPOCHS in self._ignore:
             return
         stop = epochs.range_stop(self.ctx, node.iter)
-        if stop is not None and (numeric_value(stop) is not None or isinstance(stop, cst.Name)) and self._in_code(node):
+        if stop is not None and (numeric_value(stop) is not None or isinstance(stop, cst.Name)) and settings.in_code(self.ctx, node):
             self._loops.append((node, stop))
 
     # -- the analysis -----------------------------------------------------------------------
@@ -261,7 +239,7 @@ class HardCodedHyperparameter(Rule):
         """Report the watched arguments of one call, unless the call is not part of a
         training run's configuration."""
         callee = self.ctx.qualified_name(call.func) or "the call"
-        bypassed = self._bypassed_names(watched)
+        bypassed = settings.bypassed(self.ctx.semantic.model, [n for n, _ in watched])  # ``gate``'s first case
         # A literal that bypasses a setting the file makes for the same hyperparameter is reported
         # whatever its value: zero (``weight_decay=0``), a default restated (``batch_size=1``)
         # or a tuned one, changing the setting changes nothing.
@@ -275,12 +253,12 @@ class HardCodedHyperparameter(Rule):
             return  # ``valloader = DataLoader(valset, ..., shuffle=True)``: shuffled, still for evaluation
         if kind == LOADER:
             if not runs.file_trains(semantic) and (not loaders.feeds_training(self.ctx, call)
-                                                   or self._where(call) == _TOP):
+                                                   or self._where(call) == TOP):
                 return  # a script that never trains iterates its loaders to show them (a shuffling one too)
             # batch_size=1 is DataLoader's own default: one sample at a time, nothing tuned (unless
             # a --batch_size that nothing reads says otherwise)
             floor = 1 if "batch_size" not in bypassed else -1
-        if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and self._not_a_run(call):
+        if settings.fills_parameter_default(semantic.model, call) or kind == OPTIMIZER and runs.makes_no_run(self.ctx.semantic, call):
             return
         if kind == OPTIMIZER:
             if any(n == "lr" for n, _ in watched):
@@ -293,22 +271,7 @@ class HardCodedHyperparameter(Rule):
             watched = [(n, v) for n, v in watched if n not in CLIP_NAMES]  # a fixed guard beside configured ones
         for name, value in watched:
             self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`",
-                        -1 if name in bypassed else floor, later if name == "lr" else None)
-
-    def _bypassed_names(self, watched: list) -> set[str]:
-        """The watched argument names whose hyperparameter the file configures and nothing but
-        a print or a log reads (``gate``'s first case): a literal for it bypasses that setting."""
-        if not watched:
-            return set()
-        unused = self._settings()["unused"]
-        return {n for n, _ in watched if (settings.concept(n) or n) in unused} if unused else set()
-
-    def _not_a_run(self, call: cst.Call) -> bool:
-        """The optimizer ``call`` builds makes no training run: stepped once with no loop, or a
-        numerical solve for a value the function returns; or its settings are replaced by a
-        checkpoint's right away (``opt.load_state_dict(ckpt["optimizer"])`` in the same block)."""
-        return runs.single_demo_step(self.ctx.semantic, call) or runs.solves_for_tensor(self.ctx.semantic, call) \
-            or runs.state_restored(self.ctx.semantic, call)
+                        -1 if name in bypassed else floor, later if name == "lr" else None, callee)
 
     # -- what a call watches --------------------------------------------------------------
     def _watched(self, call: cst.Call) -> tuple[str, list[tuple[str, cst.BaseExpression]] | None]:
@@ -321,17 +284,18 @@ class HardCodedHyperparameter(Rule):
 
     # -- values --------------------------------------------------------------------------
     def _check(self, name: str, value: cst.BaseExpression, anchor: cst.CSTNode, where: str, used: str,
-               floor: float = 0, later: str | None = None) -> None:
-        """Report ``value`` when it is a literal above ``floor``, or a literal-only local."""
+               floor: float = 0, later: str | None = None, qualified: str = "") -> None:
+        """Report ``value`` when it is a literal above ``floor``, or a literal-only local
+        (``qualified``: the callee it is passed to, for ``optim_classes.is_neutral``)."""
         number = numeric_value(value)
         if number is not None:
             if is_positive(number, floor):
                 self._report(name, value, f"is hard-coded {where}", later)
         elif isinstance(value, cst.Name):
-            callee = self.ctx.qualified_name(anchor.func) or "" if isinstance(anchor, cst.Call) else ""
-            for literal in self._literal_local(value, anchor, bypassing=floor < 0 and self._name_bypasses_option(name, value)) or ():
+            bypassing = floor < 0 and settings.name_bypasses_option(self.ctx.semantic.model, name, value)
+            for literal in self._literal_local(value, anchor, bypassing) or ():
                 number = numeric_value(literal)
-                if is_positive(number, floor) and (floor < 0 or not optim_classes.is_neutral(callee, name, number)):
+                if is_positive(number, floor) and (floor < 0 or not optim_classes.is_neutral(qualified, name, number)):
                     self._report(name, literal,
                                  f"is hard-coded: `{value.value}` is assigned only this literal and {used}", later,
                                  named=True)
@@ -372,73 +336,30 @@ class HardCodedHyperparameter(Rule):
         return [var, self.ctx.line_of(node), f"`{function}`" if function else "the script"]
 
     def _settings(self) -> dict:
-        """What ``gate`` reads of the file: a notebook?, does it take its settings from outside
-        its code, and the hyperparameters it configures that nothing uses (concept -> [name,
-        line])."""
-        if self._file_settings is None:
-            model = self.ctx.semantic.model
-            values = settings.configured_values(model)
-            self._file_settings = {
-                "notebook": self.ctx.path.endswith(".ipynb"),
-                "benchmark": is_benchmark_file(self.ctx.path) and timing.times_code(model),
-                # an argparse line of run settings alone (``--cuda``) configures no hyperparameter
-                "configured": settings.takes_configuration(model) and not settings.only_run_settings(model),
-                "own_script": settings.script_in_view(model),
-                "unused": {idea: [c.shown, self.ctx.line_of(c.node)] for idea, c in values.items() if not c.used}}
-        return self._file_settings
+        """What ``gate`` reads of the file (``settings.file_settings``)."""
+        return settings.file_settings(self.ctx.semantic.model)
 
     def _where(self, literal: cst.BaseExpression) -> str:
-        """``gate``'s ``where`` of a literal of this file."""
-        model = self.ctx.semantic.model
-        if settings.interface_takes_hyperparameters(model, literal,
-                                                     settings_object=not settings.only_run_settings(model)):
-            return _INTERFACE
-        scope = model.scope_of(literal)
-        return _BURIED if scope.function() is not None or scope.kind == "class" else _TOP
+        """``gate``'s ``where`` of a literal of this file (``settings.literal_place``)."""
+        return settings.literal_place(self.ctx.semantic.model, literal)
 
-    def _name_bypasses_option(self, name: str, value: cst.Name) -> bool:
-        """A module-level name for the same hyperparameter (``lr`` for ``lr=``) under a
-        command-line option nothing reads (``--lr``): the name bypasses the option. A notebook's
-        other names (``sample = 5`` for a loader that shows a few images) stay its configuration."""
-        idea = settings.concept(name) or name
-        unused = self._settings()["unused"].get(idea)
-        return unused is not None and unused[0].startswith("--") and settings.concept(value.value) == idea
-
-    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode, bypassing: bool = False) -> list[cst.BaseExpression] | None:
-        """The literals a lower-case local (of the function enclosing ``anchor``, or of
-        module-level code when used there) may hold where it is used, when every binding
-        reaching there is a literal one; else None. Module-level settings (the leading block
-        of constants, anything under a configurator) are not locals, unless ``bypassing``: the
-        hyperparameter has a setting nothing reads (``lr = 0.01`` beside an unread ``--lr``)."""
-        if name.value not in self._literal_names or name.value.isupper() and not bypassing:
+    def _literal_local(self, name: cst.Name, anchor: cst.CSTNode, bypassing: bool = False) -> list | None:
+        """``settings.literal_only_local`` of a name some statement assigns a literal."""
+        if name.value not in self._literal_names:
             return None
-        model = self.ctx.semantic.model
-        home = model.scope_of(anchor).function() or model.module
-        found = model.reaching(name.value, anchor)
-        if bypassing and found and all(b.scope is model.module for b in found):
-            home = model.module  # a module-level name read in a function
-        if not found or any(b.scope is not home or b.kind not in ("assign", "ann") for b in found):
-            return None
-        if any(numeric_value(b.value) is None for b in found):
-            return None
-        if home is model.module and not bypassing:
-            return None  # a script's or notebook's named value: its configuration, in plain sight
-        return [b.value for b in found]
+        return settings.literal_only_local(self.ctx.semantic.model, name.value, anchor, bypassing=bypassing)
 
     # -- optimizer subclasses (this file, and other project files through facts) ------------
     def _check_class_calls(self) -> None:
         """Calls to a class of this file that subclasses an optimizer are checked here; calls
         to one whose chain leaves the file go to ``check_project`` (``ctx.facts``)."""
-        model = None
         candidates = []
         for call in self._class_calls:
             func = call.func
             if isinstance(func, cst.Name) and not self.ctx.is_imported(func):
                 if func.value not in self._subclasses:
                     continue
-                model = model or self.ctx.semantic.model
-                info = next((model.classes[b.node] for b in reversed(model.reaching(func.value, call))
-                             if b.kind == "class"), None)
+                info = optim_classes.class_called(self.ctx.semantic.model, func.value, call)
                 if info is None:
                     continue
                 positions = optim_classes.local_positions(info)
@@ -448,13 +369,14 @@ class HardCodedHyperparameter(Rule):
                 if is_library(qualified):
                     continue
                 info, positions, target = None, None, ["ext", qualified]
-            if not self._in_code(call) or settings.fills_parameter_default(self.ctx.semantic.model, call) \
-                    or self._not_a_run(call):
+            if not settings.in_code(self.ctx, call) or settings.fills_parameter_default(self.ctx.semantic.model, call) \
+                    or runs.makes_no_run(self.ctx.semantic, call):
                 continue
             callee = dotted_name(func)
             if positions is not None:
+                qualified = self.ctx.qualified_name(func) or ""
                 for name, value in hyperparameters.arguments(call, positions, OPTIMIZER_HYPERPARAMETERS, self._extra, self._ignore):
-                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`")
+                    self._check(name, value, call, f"in `{callee}(...)`", f"passed to `{callee}(...)`", qualified=qualified)
             elif info is None or optim_classes.has_external_base(info):
                 args = self._candidate_args(call)
                 if args:
@@ -468,26 +390,12 @@ class HardCodedHyperparameter(Rule):
             self.ctx.facts.setdefault(self.code, {}).update(facts)
 
     def _candidate_args(self, call: cst.Call) -> list[list]:
-        """Literal arguments of a call to a class that another file may show to be an
-        optimizer: [keyword or position, shown text, span (``Span.to_json``), variable or ""] (positions computed here: only for such calls)."""
-        out = []
-        index = 0
-        for arg in call.args:
-            if arg.star:
-                break
-            if arg.keyword is None:
-                key: str | int = index
-                index += 1
-                if key == 0 or key > 6:
-                    continue
-            else:
-                key = arg.keyword.value
-                if key not in OPTIMIZER_HYPERPARAMETERS or key in self._ignore:
-                    continue
-            for literal, var in self._literals(arg.value, call):
-                out.append([key, node_text(self.ctx.module, literal, 30), self.ctx.span(literal).to_json(), var,
-                            self._where(literal), None if var else self._block(literal)])
-        return out
+        """The literals of ``hyperparameters.candidate_arguments``, for ``check_project``:
+        [keyword or position, shown text, span (``Span.to_json``), variable or "", where, block]."""
+        return [[key, node_text(self.ctx.module, literal, 30), self.ctx.span(literal).to_json(), var,
+                 self._where(literal), None if var else self._block(literal)]
+                for key, value in hyperparameters.candidate_arguments(call, self._ignore)
+                for literal, var in self._literals(value, call)]
 
     def _literals(self, value: cst.BaseExpression, anchor: cst.CSTNode) -> list[tuple[cst.BaseExpression, str]]:
         number = numeric_value(value)
@@ -534,15 +442,8 @@ class HardCodedHyperparameter(Rule):
                        if settled(kind, record)
                        and not (function is not None and (function in overwritten or runs.HANDED_IN in overwritten)))
             for call in facts.get("calls", ()):
-                kind, name = call["callee"]
-                if kind == "local":
-                    qualified = record.qualified(name)
-                else:
-                    hit = project.resolve_symbol(name, record)
-                    if hit is None:
-                        continue
-                    qualified = hit[0].qualified(hit[1])
-                positions = optim_classes.project_positions(project, qualified, inits)
+                qualified = optim_classes.project_class(project, record, call["callee"])
+                positions = None if qualified is None else optim_classes.project_positions(project, qualified, inits)
                 if positions is None:
                     continue
                 for key, text, span, var, where, block in call["args"]:
@@ -570,8 +471,8 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
     settings from outside its code: ``check_project``) or ``_IMPORTED`` (where another linted
     file imports its file); None where it is configuration in
     plain sight. ``file``: what the file's pass read of its file (``_settings``); ``where``: the
-    literal is in module-level code (``_TOP``), in a function or class (``_BURIED``) whose
-    interface takes other hyperparameters from its caller (``_INTERFACE``); ``block``: the
+    literal is in module-level code (``TOP``), in a function or class (``BURIED``) whose
+    interface takes other hyperparameters from its caller (``INTERFACE``); ``block``: the
     settings the code around it names ([name, line, whose]; ``settings.named_settings``), None
     where it names none or the literal reaches its call through a name of its own.
 
@@ -605,15 +506,15 @@ def gate(name: str, file: dict, where: str, block: list | None) -> tuple[str, st
         return _NOW, f", although `{var}` (line {line}) sets it: changing `{var}` changes nothing; use {use} here"
     if file["notebook"] or file.get("benchmark"):
         return None
-    if file["configured"] or where == _INTERFACE and (not file.get("own_script") or block is not None):
+    if file["configured"] or where == INTERFACE and (not file.get("own_script") or block is not None):
         return _NOW, f", {_WHY}"
-    if block is not None and where != _TOP:
+    if block is not None and where != TOP:
         var, line, whose = block
         return _NOW, f", while {whose} names its other settings (`{var}`, line {line}): name this one with them"
-    if where == _INTERFACE:
+    if where == INTERFACE:
         # a function of a script of its own: its callers are the script, whose values are in view,
         # unless another linted file imports it (then the function is a library's)
         return _IMPORTED, f", {_WHY}"
     if file.get("own_script"):
         return None  # a script of its own, its command line (if any) picking a GPU or a data set: values in view
-    return (_PACKAGE, f", {_WHY}") if where == _BURIED else None
+    return (_PACKAGE, f", {_WHY}") if where == BURIED else None

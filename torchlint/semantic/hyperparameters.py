@@ -8,7 +8,8 @@ clipping (``clip_grad_norm_``/``clip_grad_value_`` of torch, Accelerate, FSDP; F
 Lightning's ``clip_gradients``), ``TrainingArguments`` and a Lightning ``Trainer``: the call's
 kind and (hyperparameter name, argument value) for each watched argument. A capitalised call
 that may build a project's optimizer subclass is ``MAYBE_OPTIMIZER``; ``argparse`` methods
-watch nothing.
+watch nothing. ``candidate_arguments(call, ignore)``: the arguments of such a capitalised call
+that would be hyperparameters if it built an optimizer.
 """
 
 from __future__ import annotations
@@ -118,4 +119,32 @@ def arguments(call: cst.Call, positions: dict[int, str], keywords, extra: frozen
                 continue
         if name is not None and name not in ignore:
             out.append((name, arg.value))
+    return out
+
+
+# Positions a project optimizer's hyperparameters may take (0 is its params).
+_CANDIDATE_POSITIONS = range(1, 7)
+
+
+def candidate_arguments(call: cst.Call, ignore: frozenset = frozenset()) -> list[tuple[str | int, cst.BaseExpression]]:
+    """(keyword or position, value) of the arguments of a call that may build a project's
+    optimizer subclass (``MAYBE_OPTIMIZER``), which would be hyperparameters if it does: the
+    positionals at 1 to 6 (until a ``*args`` unpacking; the class's ``__init__`` names them,
+    ``optim_classes.project_positions``) and the keywords of ``OPTIMIZER_HYPERPARAMETERS``,
+    less ``ignore``."""
+    out: list[tuple[str | int, cst.BaseExpression]] = []
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            break
+        if arg.keyword is None:
+            key: str | int = index
+            index += 1
+            if key not in _CANDIDATE_POSITIONS:
+                continue
+        else:
+            key = arg.keyword.value
+            if key not in OPTIMIZER_HYPERPARAMETERS or key in ignore:
+                continue
+        out.append((key, arg.value))
     return out

@@ -8,7 +8,10 @@
   through classes of this file, with its positional hyperparameters (its nearest
   ``__init__`` decides); ``has_external_base(info)``: only the project can tell.
 * ``project_positions(project, qualified, inits)``: the same across files, through
-  ``Project.ancestors``.
+  ``Project.ancestors``; ``project_class(project, record, callee)``: the class a file's
+  fact names, resolved in the project.
+* ``may_be_optimizer_base(ctx, base, local)``: a class base that may make its class an
+  optimizer; ``class_called(model, name, at)``: the class of this file a call constructs.
 * ``constructed_optimizer(semantic, key, at)``: the library optimizer class a variable holds
   where it is used: built there (``opt = torch.optim.LBFGS(...)``) or returned by a same-file
   factory (``opt = make_optimizer(img)``).
@@ -175,6 +178,33 @@ def project_positions(project, qualified: str, inits: Callable[[object, dict], l
         elif is_library_optimizer(name):
             return _from_init(init, library_positions(name))
     return None
+
+
+def project_class(project, record, callee: list[str]) -> str | None:
+    """The canonical name of the class a file's fact names: ``["local", qualname]`` for a
+    class of the file (``record``) itself, ``["ext", name]`` for an imported one that
+    ``Project.resolve_symbol`` finds; None where the project holds none."""
+    kind, name = callee
+    if kind == "local":
+        return record.qualified(name)
+    hit = project.resolve_symbol(name, record)
+    return None if hit is None else hit[0].qualified(hit[1])
+
+
+def may_be_optimizer_base(ctx, base: cst.BaseExpression, local: set[str] | frozenset[str]) -> bool:
+    """A class base that may make its class an optimizer: a library optimizer, a class of this
+    file named in ``local`` (the earlier ones that may be optimizers), or a class imported from
+    outside the libraries (not ``nn.Module``): only the project can tell what that is."""
+    if isinstance(base, cst.Name) and not ctx.is_imported(base):
+        return base.value in local
+    qualified = ctx.qualified_name(base) or ""
+    return is_library_optimizer(qualified) or not is_library(qualified)
+
+
+def class_called(model, name: str, at: cst.CSTNode) -> ClassInfo | None:
+    """The class of this file that a call of ``name`` at ``at`` constructs: the class
+    statement of the last binding of ``name`` reaching there; None when none is a class."""
+    return next((model.classes[b.node] for b in reversed(model.reaching(name, at)) if b.kind == "class"), None)
 
 
 def constructed_optimizer(semantic, key: str, at: cst.CSTNode) -> str | None:

@@ -20,6 +20,8 @@ Not every optimizer makes a training run:
   loop and never handed to other code (a smoke test or an API demo under ``__main__``); in a
   function no code of the file calls, only when the model sees nothing but made-up tensors
   (``torch.randn(...)``, ``torch.zeros(...)``): a one-step pretraining demo.
+* ``makes_no_run(semantic, call)``: either of those, or ``state_restored`` (a checkpoint
+  replaces the optimizer's settings right away).
 * ``lr_set_every_step(semantic, call)``: the loop that steps the optimizer built by ``call``
   writes every param group's ``lr`` from a computed value (``g["lr"] = schedule(step)``), so
   the ``lr`` passed to the constructor never takes effect. Across files:
@@ -290,6 +292,14 @@ def _made_up(model, expr: cst.BaseExpression, depth: int) -> bool:
         return bool(bindings) and all(b.kind == "assign" and b.value is not None and _made_up(model, b.value, depth + 1)
                                       for b in bindings)
     return False
+
+
+def makes_no_run(semantic, call: cst.Call) -> bool:
+    """The optimizer ``call`` builds makes no training run: stepped once with no loop
+    (``single_demo_step``), a numerical solve for a value the function returns
+    (``solves_for_tensor``), or one whose settings a checkpoint replaces right away
+    (``state_restored``: ``opt.load_state_dict(ckpt["optimizer"])`` in the same block)."""
+    return single_demo_step(semantic, call) or solves_for_tensor(semantic, call) or state_restored(semantic, call)
 
 
 def state_restored(semantic, call: cst.Call) -> bool:

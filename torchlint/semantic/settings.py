@@ -17,20 +17,30 @@ configurable default rather than a hard-coded one.
 * ``fills_parameter_default(model, node)``: ``node`` builds the value a parameter of the
   enclosing function takes when the caller passed none (``opt = Adam(...) if opt is None
   else opt``, ``opt or Adam(...)``, ``if opt is None: opt = Adam(...)``).
+* Where a literal stands: ``in_code(ctx, node)`` (code that runs as written, not a class body
+  or a parameter default), ``literal_place(model, node)`` (``TOP``, ``BURIED``,
+  ``INTERFACE``), ``literal_only_local(model, name, at)`` (the literals a local holds there);
+  ``file_settings(model)`` (what a file's settings are, JSON-ready), ``bypassed(model, names)``
+  and ``name_bypasses_option(model, name, value)`` (a setting a literal bypasses).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
+from torchlint.filekinds import is_benchmark_file
+from torchlint.semantic import timing
 from torchlint.semantic.entry import is_main_guard
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.model import SemanticModel
 from torchlint.tree import children
+
+if TYPE_CHECKING:
+    from torchlint.context import FileContext
 
 
 def configurator_order(model: SemanticModel) -> int | None:
@@ -579,3 +589,96 @@ def _reads(module: cst.Module) -> tuple[set[str], set[str], bool]:
             continue
         stack.extend(children(node))
     return names, attributes, whole
+
+
+# -- where a literal stands --------------------------------------------------------------------
+
+def in_code(ctx: "FileContext", node: cst.CSTNode) -> bool:
+    """``node`` is in a function body or module-level code, which runs as written: not in a
+    class body (a class attribute is a default its users override) nor in a parameter default
+    (the caller's to change). Asked during the walk too: it reads only the parent links."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, cst.Param):
+            return False
+        if isinstance(anc, (cst.FunctionDef, cst.Module)):
+            return True
+        if isinstance(anc, cst.ClassDef):
+            return False
+    return True
+
+
+TOP, BURIED, INTERFACE = "top", "buried", "interface"
+
+
+def literal_place(model: SemanticModel, node: cst.CSTNode) -> str:
+    """Where a literal stands: ``INTERFACE`` where a function or class around it takes
+    hyperparameters from its caller (``interface_takes_hyperparameters``; a settings object
+    counts unless the file's command line holds run settings alone, ``only_run_settings``),
+    else ``BURIED`` in a function or class body, else ``TOP`` (module-level code)."""
+    if interface_takes_hyperparameters(model, node, settings_object=not only_run_settings(model)):
+        return INTERFACE
+    scope = model.scope_of(node)
+    return BURIED if scope.function() is not None or scope.kind == "class" else TOP
+
+
+def literal_only_local(model: SemanticModel, name: str, at: cst.CSTNode, *,
+                       bypassing: bool = False) -> list[cst.BaseExpression] | None:
+    """The literals (``literals.numeric_value``) a lower-case local ``name`` may hold at
+    ``at``, when every binding of it reaching there is an assignment of a literal in the scope
+    ``at`` is in (its function, or module-level code); else None. A module-level name is a
+    script's or notebook's setting in plain view, not a local (None), unless ``bypassing``:
+    then an upper-case name counts too, and so does a module-level one read in a function
+    (``lr = 0.01`` beside a ``--lr`` option nothing reads: ``name_bypasses_option``)."""
+    if name.isupper() and not bypassing:
+        return None
+    home = model.scope_of(at).function() or model.module
+    found = model.reaching(name, at)
+    if bypassing and found and all(b.scope is model.module for b in found):
+        home = model.module  # a module-level name read in a function
+    if not found or any(b.scope is not home or b.kind not in ("assign", "ann") for b in found):
+        return None
+    if any(numeric_value(b.value) is None for b in found):
+        return None
+    if home is model.module and not bypassing:
+        return None  # a script's or notebook's named value: its configuration, in plain sight
+    return [b.value for b in found]
+
+
+def file_settings(model: SemanticModel) -> dict:
+    """What a file's settings are, JSON-ready (a rule's project pass reads them from facts):
+    ``notebook``; ``benchmark`` (a timing benchmark, ``filekinds.is_benchmark_file`` and
+    ``timing.times_code``: its values are held fixed on purpose); ``configured`` (it takes
+    hyperparameters from outside its code: ``takes_configuration``, not ``only_run_settings``);
+    ``own_script`` (``script_in_view``); ``unused``: hyperparameter (``concept``) -> [how the
+    code names it, line] for each one it configures that nothing but a print or a log reads
+    (``configured_values``)."""
+    memo = model.memo("file_settings")
+    if "" not in memo:
+        path = model.ctx.path
+        memo[""] = {
+            "notebook": path.endswith(".ipynb"),
+            "benchmark": is_benchmark_file(path) and timing.times_code(model),
+            # an argparse line of run settings alone (``--cuda``) configures no hyperparameter
+            "configured": takes_configuration(model) and not only_run_settings(model),
+            "own_script": script_in_view(model),
+            "unused": {idea: [c.shown, model.ctx.line_of(c.node)]
+                       for idea, c in configured_values(model).items() if not c.used}}
+    return memo[""]
+
+
+def bypassed(model: SemanticModel, names) -> set[str]:
+    """Of hyperparameter argument ``names`` (``lr``, ``batch_size``), those whose
+    hyperparameter (``concept``) the file configures and nothing but a print or a log reads
+    (``file_settings``' ``unused``): a literal for one bypasses that setting."""
+    unused = file_settings(model)["unused"] if names else None
+    return {n for n in names if (concept(n) or n) in unused} if unused else set()
+
+
+def name_bypasses_option(model: SemanticModel, name: str, value: cst.Name) -> bool:
+    """``value``, a name passed for hyperparameter ``name``, is named for the same
+    hyperparameter (``lr`` for ``lr=``) as a command-line option nothing reads (``--lr``): the
+    name bypasses the option. A notebook's other names (``sample = 5`` for a loader that shows
+    a few images) stay its configuration."""
+    idea = concept(name) or name
+    unused = file_settings(model)["unused"].get(idea)
+    return unused is not None and unused[0].startswith("--") and concept(value.value) == idea

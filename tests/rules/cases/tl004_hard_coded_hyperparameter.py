@@ -777,6 +777,33 @@ INVALID = [
         messages=("learning rate 0.01 is hard-coded in `torch.optim.SGD(...)`, so it cannot be swept, logged or "
                   "reproduced; read it from a config or a command-line argument",),
     ),
+    # A script whose only config dicts name no hyperparameter (ignite's assets/tldr/teaser.py):
+    # it reads its settings from a config object (``config["model"]``), and its function reads
+    # lr and momentum from it with defaults (``config.get("learning_rate", 0.1)``): those reads
+    # are where the function takes its settings, whatever a caller's dict sets, and gamma is
+    # left out of them, as the literal left out of a function's block above is. That today's
+    # dicts set no hyperparameter puts gamma no closer to them (issue 39, reviewed: reported).
+    Invalid(
+        """
+            import torch
+            from torch.optim.lr_scheduler import StepLR
+            def initialize(config):
+                model = build(config["model"])
+                optimizer = torch.optim.SGD(model.parameters(), lr=config.get("learning_rate", 0.1),
+                                            momentum=config.get("momentum", 0.9))
+                scheduler = StepLR(optimizer, step_size=config["iters_per_epoch"], gamma=0.9)
+                return model, optimizer, scheduler
+            def training(local_rank, config):
+                model, optimizer, scheduler = initialize(config)
+                fit(model, optimizer, scheduler, max_epochs=config.get("max_epochs", 3))
+            if __name__ == "__main__":
+                config = {"model": "resnet18", "dataset": "cifar10"}
+                launch(training, config)
+            """,
+        lines=(8,),
+        messages=("`gamma` 0.9 is hard-coded in `torch.optim.lr_scheduler.StepLR(...)`, so it cannot be swept, "
+                  "logged or reproduced; read it from a config or a command-line argument",),
+    ),
     # A script's function whose interface takes the epochs, in a file with a command line of one
     # hyperparameter: the literal bypasses the configuration.
     Invalid(
