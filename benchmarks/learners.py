@@ -233,7 +233,7 @@ def main() -> int:
         sys.exit(f"no source folder {args.src}; use --extract MIRROR_ROOT")
     args.out.mkdir(parents=True, exist_ok=True)
     kinds = {dirname_for(r["repo"]): r["kind"] for r in rows}
-    repo_dirs = sorted((d for d in args.src.iterdir() if d.is_dir()), key=lambda d: d.name.lower())
+    repo_dirs = sorted((d for d in args.src.iterdir() if d.is_dir() and not d.name.startswith(".")), key=lambda d: d.name.lower())
     if args.repos:
         want = {dirname_for(x.strip()) for x in args.repos.split(",")}
         repo_dirs = [d for d in repo_dirs if d.name in want]
