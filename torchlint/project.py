@@ -173,6 +173,8 @@ class Project:
             for i in range(len(parts)):
                 self._by_suffix.setdefault(".".join(parts[i:]), []).append(record)
         self._by_path = {r.path: r for r in self.records}
+        # ``importers``: (named imports, any import) -> path -> importing records; built on first use
+        self._importers_tables: tuple[dict[str, list[FileRecord]], dict[str, list[FileRecord]]] | None = None
 
     def record(self, path: str) -> FileRecord | None:
         return self._by_path.get(path)
@@ -236,7 +238,7 @@ class Project:
         ``resolve_module`` or ``resolve_symbol`` resolves to it; with ``star``, a star import
         too), in project order. Every record's imports are resolved once, for all records
         asked about."""
-        tables = getattr(self, "_importers_tables", None)
+        tables = self._importers_tables
         if tables is None:
             named: dict[str, list[FileRecord]] = {}
             any_import: dict[str, list[FileRecord]] = {}

@@ -1480,14 +1480,10 @@ class ProjectOutputs:
             return found
         found = self._calls[key] = []
         project = self.project
-        for other in self._importing(record):
+        for other in self.project.importers(record):
             for callee, args in self.facts(other).get("calls", ()):
                 hit = project.resolve_symbol(callee, other)
                 if hit is not None and hit[0] is record and hit[1] == name:
                     found.append((other, args))
         return found
 
-    def _importing(self, record) -> list:
-        """The other records importing ``record``'s module or one of its names (in project
-        order; ``Project.importers``, one table for every record asked about)."""
-        return self.project.importers(record)

@@ -282,8 +282,9 @@ def freshly_drawn(model, expr: cst.BaseExpression, depth: int = 0) -> bool:
     if isinstance(expr, cst.BinaryOperation):
         if isinstance(expr.operator, cst.MatrixMultiply):
             return freshly_drawn(model, expr.left, depth + 1)
-        sides = [freshly_drawn(model, side, depth + 1) or is_plain_number(model, side) for side in (expr.left, expr.right)]
-        return all(sides) and (freshly_drawn(model, expr.left, depth + 1) or freshly_drawn(model, expr.right, depth + 1))
+        sides = (expr.left, expr.right)
+        drawn = [freshly_drawn(model, side, depth + 1) for side in sides]
+        return any(drawn) and all(d or is_plain_number(model, side) for d, side in zip(drawn, sides))
     if isinstance(expr, cst.UnaryOperation):
         return freshly_drawn(model, expr.expression, depth + 1)
     if isinstance(expr, cst.Comparison):
@@ -312,9 +313,8 @@ def _changed_in_place(model, name: str) -> bool:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name \
                 and _IN_PLACE.search(func.attr.value) and func.attr.value not in _ELEMENTWISE_METHODS:
             return True
-    for node in iter_nodes(model.ctx.module):
-        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else \
-            [node.target] if isinstance(node, (cst.AugAssign, cst.AnnAssign)) else []
+    for node in model.nodes_of(cst.Assign, cst.AugAssign, cst.AnnAssign):
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         for target in targets:
             while isinstance(target, (cst.Subscript, cst.Attribute)):
                 target = target.value
