@@ -108,6 +108,17 @@ def test_runs_layers_needs_a_forward_that_is_not_abstract():
     assert runs_layers(infos["Lit"]) and runs_layers(infos["Net"])  # one branch's forward is real
 
 
+def test_a_one_line_method_is_abstract_only_when_its_statement_is_a_stub():
+    from torchlint.semantic.modules import is_abstract
+
+    def first(src):
+        return cst.parse_module(src).body[0]
+
+    assert not is_abstract(first("def forward(self, x): return self.fc(x)\n"))
+    assert is_abstract(first("def forward(self, x): ...\n"))
+    assert is_abstract(first("def forward(self, x): raise NotImplementedError\n"))
+
+
 def test_is_parameter_through_every_spelling():
     """The callee's last name is ``Parameter`` or an imported alias; a local alias or a
     shadowing name is not the class (the scope-aware name says which)."""

@@ -236,10 +236,13 @@ def is_abstract(node: cst.FunctionDef) -> bool:
     ``pass`` after a docstring): subclasses, maybe unseen, provide the real method."""
     if {dotted_name(d.decorator) for d in node.decorators} & {"abstractmethod", "abc.abstractmethod"}:
         return True
-    body = node.body.body if isinstance(node.body, cst.IndentedBlock) else ()
-    stmts = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
-    if len(stmts) != len(body):
-        return False
+    if isinstance(node.body, cst.IndentedBlock):
+        body = node.body.body
+        stmts = [small for line in body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
+        if len(stmts) != len(body):
+            return False
+    else:  # ``def f(self): ...`` on one line: its statements are the suite's
+        stmts = list(node.body.body)
     for small in stmts:
         if isinstance(small, cst.Expr) and isinstance(small.value, (cst.BaseString, cst.Ellipsis)):
             continue

@@ -983,3 +983,25 @@ VALID += [
         output, hidden, attn_weights = decoder(x, h, enc)
         """,
 ]
+
+INVALID += [
+    # A forward written on one line runs its layers as any other does (``modules.is_abstract``
+    # once read every one-line method as an abstract stub, so the class's layers went unchecked).
+    Invalid(
+        """
+            import torch.nn as nn
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.extra = nn.Linear(4, 4)
+                def forward(self, x): return self.fc(x)
+            """,
+        lines=(7,),
+        messages=("`Net.extra` is built but never used: nothing outside __init__ in Net, its bases or "
+                  "subclasses reads `self.extra`, so its parameters get no gradient, waste memory and "
+                  "checkpoint space, and DistributedDataParallel fails with 'Expected to have finished "
+                  "reduction in the prior iteration' unless find_unused_parameters=True; use it in forward "
+                  "or delete it",),
+    ),
+]
