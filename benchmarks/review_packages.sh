@@ -28,6 +28,9 @@ sdist torchbearer==0.5.5 torchbearer-0.5.5.tar.gz
 sdist torchgeo==0.8.1 torchgeo-0.8.1.tar.gz
 sdist tsai==1.0.1 tsai-1.0.1.tar.gz
 sdist ultralytics==8.4.190 ultralytics-8.4.190.tar.gz
+sdist stable-baselines3==2.9.2 stable_baselines3-2.9.2.tar.gz
+sdist pytorch-tabular==1.2.0 pytorch_tabular-1.2.0.tar.gz
+sdist pykeen==1.11.1 pykeen-1.11.1.tar.gz
 wheel pytorch-tabnet==4.1.0 pytorch_tabnet-4.1.0-py3-none-any.whl
 wheel pytorch-widedeep==1.7.0 pytorch_widedeep-1.7.0-py3-none-any.whl
 wheel yolov5==7.0.14 yolov5-7.0.14-py37.py38.py39.py310-none-any.whl
@@ -44,6 +47,9 @@ f7de2af2fb7ce0c4ef73287666b8b79391485ff55883c974b6267b505adf0422  pytorch_foreca
 2de05fd510264569f28a8d92737cac85d34dd3c14e01aec99e6f2edb7d297248  torchgeo-0.8.1.tar.gz
 7ef31c7de6bf5ff551a5e3f0fbae8ee92a2cc550b1381e82485be7cd724bc012  tsai-1.0.1.tar.gz
 c7a0ebb21d10f1de98682b6a4dc22bc0d1d0634b9398c086bd03b1e5bf40cbc3  ultralytics-8.4.190.tar.gz
+8af267e9513343f481b3f0680b7740ad79a746873db24f18a9fb2edcbd9a2df7  stable_baselines3-2.9.2.tar.gz
+1b96b576eb3de443840b313d0b298293eaf83dcfdbba53ed8974b76d1351b821  pytorch_tabular-1.2.0.tar.gz
+702cb807c354a0d2fce0f0593db46e1fe15fba2a37e92bbb18cd1b9d0a85fe13  pykeen-1.11.1.tar.gz
 70e8c9803f68f7cb26930d4cdb88857d1d98c745e0daf99d0f870fc70698515f  pytorch_tabnet-4.1.0-py3-none-any.whl
 b3dd4f344680fed047a7ffe3b78b3b65d171521ccdec99eee45513070e6d7187  pytorch_widedeep-1.7.0-py3-none-any.whl
 67d0e3f7cb055cc7ff0c9d66fc993577f7394ca83a16ab097c0343ee4db3ca4b  yolov5-7.0.14-py37.py38.py39.py310-none-any.whl

@@ -140,3 +140,17 @@ def test_bound_values():
     names = ctx.module.body[-1].body[0].value.elements
     assert [[code(ctx, v) for v in provenance.bound_values(model, e.value)] for e in names] == [
         ["1"], ["open(p)"], ["2"]]
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("def save(self, path):\n    value = path\n", "save"),  # a parameter: what the caller hands it
+    ("def load(path, x=None):\n    def inner():\n        value = path\n", "load"),  # read in a nested function
+    ("def f(path):\n    if path is None:\n        path = 'a.pt'\n    value = path\n", None),  # bound otherwise too
+    ("def f():\n    path = 'a.pt'\n    value = path\n", None),  # a local variable
+    ("path = 'a.pt'\nvalue = path\n", None),  # module level
+    ("value = path\n", None),  # bound nowhere
+])
+def test_parameter_of(src, expected):
+    ctx, model, value = last_value(src)
+    function = provenance.parameter_of(model, value)
+    assert (function.name.value if function is not None else None) == expected

@@ -60,8 +60,8 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Option, Rule
 from torchlint.semantic.packages import Packages
-from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_package, in_memory, moved, origin,
-                                           path_shape, read_paths, reads_file)
+from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_package, in_memory, moved, parameter_of,
+                                           origin, path_shape, read_paths, reads_file)
 from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, covers, file_name,
                                               handed_in_writes, has_own_name, names_match, opens_for_writing,
                                               readable, reader_kind, specific, write_sites, dumps_what_it_loads)
@@ -143,7 +143,7 @@ class UnsafeCheckpointLoad(Rule):
         super().__init__(ctx, options)
         self._calls: list[cst.Call] = []
         self._saves = False  # the file may write a file (torch.save, np.save, pickle.dump, open(P, "w"))
-        self._written: set[str] | None = None  # _written_paths, computed once when needed
+        self._written: set | None = None  # _written_paths, computed once when needed
         self._deferred: list = []  # findings the project pass drops when another file writes the path
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -184,7 +184,8 @@ class UnsafeCheckpointLoad(Rule):
                 self._check_pickle(call, qualified)
             elif qualified == "torch.hub.load":
                 self._check_hub(call, hub_seen)
-        published = sorted(key for key in self._written_paths() if has_own_name(key)) if self._saves else []
+        published = sorted(key for key in self._written_paths() if isinstance(key, str) and has_own_name(key)) \
+            if self._saves else []
         facts = {"unpinned": unpinned, "deferred": self._deferred, "written": published}
         if self.reports:  # a file the loader hands on, written where another file is handed it
             facts["handed_in"] = sorted({site.kind for site in handed_in_writes(model)}) if self._saves else []
@@ -293,7 +294,8 @@ class UnsafeCheckpointLoad(Rule):
 
     def _passed(self, function: cst.FunctionDef, param: cst.Param, call: cst.Call) -> cst.BaseExpression | None:
         """The expression ``call`` passes for ``param`` of ``function`` (a method called through
-        its instance skips ``self``)."""
+        its instance skips ``self``), or the parameter's default where a call without ``*``/``**``
+        arguments leaves it out."""
         by_name = keyword_arg(call, param.name.value)
         if by_name is not None:
             return by_name.value
@@ -306,7 +308,9 @@ class UnsafeCheckpointLoad(Rule):
         positional = [a for a in call.args if a.keyword is None]
         if any(a.star for a in positional[:index + 1]):
             return None
-        return positional[index].value if 0 <= index < len(positional) else None
+        if 0 <= index < len(positional):
+            return positional[index].value
+        return param.default if not any(a.star for a in call.args) else None
 
     def _passed_for(self, path: cst.BaseExpression) -> list[cst.BaseExpression | None]:
         """When ``path`` is a parameter of a same-file function, what each same-file call of
@@ -331,13 +335,34 @@ class UnsafeCheckpointLoad(Rule):
         written = self._written_paths()
         if first is None or not written:
             return False
-        if any(_written(path_shape(model, p), written) for p in read_paths(model, first)):
-            return True
-        passed = self._passed_for(first)
-        return bool(passed) and all(p is not None and any(_written(path_shape(model, q), written)
-                                                          for q in read_paths(model, p)) for p in passed)
+        return any(self._is_written(p, written) for p in read_paths(model, first))
 
-    def _written_paths(self) -> set[str]:
+    def _key(self, path: cst.BaseExpression) -> str | tuple[int, str]:
+        """``path``'s key among the written paths: its pattern (``_path_key``), or, for a
+        function's parameter (``provenance.parameter_of``), the pattern together with that
+        function: the ``path`` parameter of ``load`` is not the ``path`` parameter of ``save``,
+        each holds what its caller hands it (stable-baselines3's ``BasePolicy.save(path)`` and
+        ``BasePolicy.load(path)``: the load reads any file a user names)."""
+        key = _path_key(path_shape(self.ctx.semantic.model, path))
+        function = parameter_of(self.ctx.semantic.model, path) if isinstance(path, cst.Name) else None
+        return key if function is None else (id(function), key)
+
+    def _is_written(self, path: cst.BaseExpression, written: set, depth: int = 0) -> bool:
+        """``path`` names a written one (``_written``); a function's parameter names its own
+        function's write of it, or, where that function writes none, what every same-file call
+        passes for it, when each names a written path (``resume(checkpoint=out /
+        "checkpoint.pth")``; followed a few calls deep)."""
+        key = self._key(path)
+        if key in written if isinstance(key, tuple) else _written(key, {k for k in written if isinstance(k, str)}):
+            return True
+        # a parameter's callers, a few calls deep (a name bound otherwise too: only the load's own)
+        passed = self._passed_for(path) if depth < 3 and (isinstance(key, tuple) or depth == 0) else []
+        model = self.ctx.semantic.model
+        return bool(passed) and all(p is not None and (_is_none(p) or any(self._is_written(q, written, depth + 1)
+                                                                          for q in read_paths(model, p)))
+                                    for p in passed)  # a None path loads no file
+
+    def _written_paths(self) -> set:
         """The keys (``_path_key``) of the path expressions this file writes: ``open(P,
         "w..."/"a...")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``, and
         what same-file callers pass when P is the writing function's parameter."""
@@ -349,14 +374,19 @@ class UnsafeCheckpointLoad(Rule):
         paths += [(value.args[0].value, suffix) for p, suffix in list(paths) if isinstance(p, cst.Name)
                   for value in bound_values(model, p) if isinstance(value, cst.Call) and value.args
                   and value.args[0].keyword is None and not value.args[0].star]
-        shapes = [(path_shape(model, p), suffix) for p, suffix in paths]
-        shapes += [(path_shape(model, q), suffix) for p, suffix in paths for q in self._passed_for(p) if q is not None]
-        written = {_path_key(shape + end) for shape, suffix in shapes for end in {"", suffix}}  # np.save adds .npy
+        paths += [(q, suffix) for p, suffix in list(paths) for q in self._passed_for(p) if q is not None]
+        written: set = set()
+        for p, suffix in paths:
+            key = self._key(p)
+            if isinstance(key, tuple):
+                written.add(key)  # torch.save(x, path) of a parameter: that function's file, whatever its caller names
+            else:
+                written |= {_path_key(path_shape(model, p) + end) for end in {"", suffix}}  # np.save adds .npy
         # ``torch.save(x, tmp); os.rename(tmp, path)``: the file ends up at ``path``
         for site in model.calls:
             move = moved(model, site.node)
-            if move is not None and _written(path_shape(model, move[0]), written):
-                written.add(_path_key(path_shape(model, move[1])))
+            if move is not None and self._is_written(move[0], written):
+                written.add(self._key(move[1]))
         self._written = written
         return self._written
 
@@ -404,6 +434,10 @@ def _named_for_a_handed_in_write(record, shapes: list[str], reader: str, facts: 
     near = [fact for other, fact in facts if packages.together(other.path, record.path)]
     return bool(names) and any(readable(reader, kind) for fact in near for kind in fact.get("handed_in", ())) and \
         any(names_match(name, built) for fact in near for built in fact.get("names", ()) for name in names)
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _first_argument(call: cst.Call) -> cst.BaseExpression | None:

@@ -11,8 +11,9 @@ Where a path leads, for loads and saves: ``read_paths(model, expr)`` (the path e
 file object or name reads: ``open(P)`` gives P), ``path_shape(model, expr)`` (a path written
 as a pattern, ``{out}/*epoch.pth``; ``formatted_text`` for ``str.format`` and ``%``), ``moved(model, call)`` (the source and destination of a
 rename or copy), ``reads_file(model, expr)`` (bytes read from a file or fetched),
-``in_memory(model, expr)`` (an ``io.BytesIO`` built here) and ``from_package(model, expr)``
-(a file shipped with the code: ``__file__``, ``importlib.resources``).
+``in_memory(model, expr)`` (an ``io.BytesIO`` built here), ``from_package(model, expr)``
+(a file shipped with the code: ``__file__``, ``importlib.resources``) and ``parameter_of(model,
+name)`` (the function whose parameter a bare path name is).
 """
 
 from __future__ import annotations
@@ -120,6 +121,18 @@ def _name_origin(model: SemanticModel, expr: cst.Name, depth: int) -> str | None
         if found:
             return found
     return None
+
+
+def parameter_of(model: SemanticModel, name: cst.Name) -> cst.CSTNode | None:
+    """The function (or lambda) whose parameter ``name`` is where it is read (every binding
+    reaching the read is that parameter), else None. A parameter holds whatever each caller
+    hands it: two parameters of one name in two functions (``def save(self, path)`` and
+    ``def load(cls, path)``) name no common file."""
+    bindings = model.reaching(name.value, name)
+    if not bindings or any(b.kind != "param" for b in bindings):
+        return None
+    scopes = {id(b.scope.node) for b in bindings}
+    return bindings[0].scope.node if len(scopes) == 1 else None
 
 
 def bound_values(model: SemanticModel, name: cst.Name) -> list[cst.BaseExpression]:

@@ -266,10 +266,79 @@ VALID = [
             study.optimize(objective, n_trials=10)
             joblib.dump(study, Path(path) / f"{study.study_name}.pkl")
         """,
+    # A function that writes its own ``path`` parameter and reads it back: that one variable
+    # names one file. And a parameter whose callers hand it the file the program wrote, or
+    # leave it out (``None``: no load), through another method's parameter (pykeen's
+    # TrainingLoop._save_state reading the best-epoch file _load_state wrote to a temporary).
+    """
+        import torch
+        from tempfile import NamedTemporaryFile
+        def roundtrip(model, path):
+            torch.save(model.state_dict(), path)
+            return torch.load(path, weights_only=False)
+        class Loop:
+            def restore_best(self, state):
+                best_path = NamedTemporaryFile().name
+                torch.save(state["best"], best_path)
+                return best_path
+            def train(self, state, epochs):
+                best_path = self.restore_best(state)
+                self._train(epochs, best_path=best_path)
+                self._train(epochs)
+            def _train(self, epochs, best_path=None):
+                self._save_state(best_file=best_path)
+            def _save_state(self, best_file=None):
+                if best_file is not None:
+                    return torch.load(best_file, weights_only=False)
+        """,
 ]
 
 
 INVALID = [
+    # A class's save(path) and load(path): two parameters of one name, each what its own caller
+    # hands it, so the load reads any file a user names (stable-baselines3's BasePolicy.load;
+    # before issue 39 the same text ``path`` counted as the file save writes). Likewise
+    # np.save(path)/np.load(path) in two functions.
+    Invalid(
+        """
+            import numpy as np
+            import torch as th
+            class BasePolicy:
+                def save(self, path):
+                    th.save({"state_dict": self.state_dict(), "data": self.constructor_parameters()}, path)
+                @classmethod
+                def load(cls, path, device="cpu"):
+                    saved = th.load(path, map_location=device, weights_only=False)
+                    model = cls(**saved["data"])
+                    model.load_state_dict(saved["state_dict"])
+                    return model
+            def save_pools(path, pools):
+                np.save(path, pools)
+            def load_pools(path):
+                return np.load(path, allow_pickle=True)
+            """,
+        lines=(9, 16),
+        messages=(weights_only_false_message("torch.load", None),
+                  '`np.load(..., allow_pickle=True)` unpickles object arrays, so a crafted .npy/.npz runs code when '
+                  'loaded; keep allow_pickle=False and save plain arrays (np.savez) instead of objects'),
+        fixed="""
+            import numpy as np
+            import torch as th
+            class BasePolicy:
+                def save(self, path):
+                    th.save({"state_dict": self.state_dict(), "data": self.constructor_parameters()}, path)
+                @classmethod
+                def load(cls, path, device="cpu"):
+                    saved = th.load(path, map_location=device, weights_only=True)
+                    model = cls(**saved["data"])
+                    model.load_state_dict(saved["state_dict"])
+                    return model
+            def save_pools(path, pools):
+                np.save(path, pools)
+            def load_pools(path):
+                return np.load(path, allow_pickle=True)
+            """,
+    ),
     # A class's own save/resume pair that matches only by file name: the trainer writes
     # ``base_path / "checkpoint.pt"``, but ``load_checkpoint`` reads whatever path its caller
     # hands it (a public entry point: flair's LanguageModelTrainer.load_checkpoint), so it may

@@ -163,6 +163,22 @@ BUGS = [
             torch.random.set_rng_state(checkpoint_rng_state["cpu"])
     # https://github.com/huggingface/transformers/pull/43140
     """),
+    # a policy's save(path) and load(path): the load reads whatever file its caller names
+    """
+    import torch as th
+
+    class BasePolicy(th.nn.Module):
+        def save(self, path):
+            th.save({"state_dict": self.state_dict(), "data": self.constructor_kwargs()}, path)
+
+        @classmethod
+        def load(cls, path, device="cpu"):
+            saved = th.load(path, map_location=device, weights_only=False)
+            policy = cls(**saved["data"])
+            policy.load_state_dict(saved["state_dict"])
+            return policy
+    # https://github.com/DLR-RM/stable-baselines3/issues/1852
+    """,
 ]
 
 LOOKALIKES = [
