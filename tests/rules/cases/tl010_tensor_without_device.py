@@ -421,6 +421,52 @@ VALID = [
             def init_hidden(self):
                 return cuda_variable(torch.zeros(1, 1, 16))
         """,
+    # The targets and lengths of a CTC loss made on the CPU: torch takes them there (the native
+    # kernel moves CPU targets to the log-probs' device, cuDNN's wants them on the CPU), in a
+    # loss module's forward (speechbrain 1.1.2's FastSpeech2 ``ForwardSumLoss``) and in training
+    # code beside a moved model (the ``input_lengths`` of PyTorch's own CTCLoss example).
+    """
+        import torch
+        import torch.nn as nn
+        class ForwardSumLoss(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.log_softmax = nn.LogSoftmax(dim=3)
+                self.ctc_loss = nn.CTCLoss(zero_infinity=True)
+            def forward(self, attn_logprob, key_lens, query_lens):
+                total = 0.0
+                for b in range(attn_logprob.shape[0]):
+                    target_seq = torch.arange(1, key_lens[b] + 1).unsqueeze(0)
+                    logprob = self.log_softmax(attn_logprob[b].permute(1, 0, 2)[None])[0]
+                    total = total + self.ctc_loss(logprob, target_seq, input_lengths=query_lens[b:b + 1],
+                                                  target_lengths=key_lens[b:b + 1])
+                return total / attn_logprob.shape[0]
+        """,
+    """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.rnn = nn.GRU(13, 32)
+                self.out = nn.Linear(32, 29)
+            def forward(self, x):
+                return self.out(self.rnn(x)[0]).log_softmax(2)
+        device = torch.device("cuda")
+        model = Net().to(device)
+        ctc = nn.CTCLoss(blank=0)
+        opt = torch.optim.Adam(model.parameters())
+        for feats, transcripts in loader:
+            log_probs = model(feats.to(device))
+            input_lengths = torch.full((feats.shape[1],), feats.shape[0], dtype=torch.long)
+            target_lengths = torch.tensor([len(t) for t in transcripts])
+            loss = ctc(log_probs, transcripts, input_lengths, target_lengths)
+            loss = loss + F.ctc_loss(log_probs, transcripts, input_lengths=torch.full((2,), 5), target_lengths=target_lengths)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
 ]
 
 
