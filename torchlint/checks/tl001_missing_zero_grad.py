@@ -31,6 +31,7 @@ from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Rule
 from torchlint.semantic import gradients, optim_classes
+from torchlint.semantic.branches import never_together
 from torchlint.statements import dotted_name
 from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
 from torchlint.tree import iter_nodes
@@ -302,7 +303,11 @@ class MissingZeroGrad(Rule):
             if self._built_in_iteration(step, units[unit]):
                 continue
             every = unit_events[unit]
-            if self._clears(every, step.key, {e.key for e in every if e.kind == "step"}):
+            # a clearing that never runs where the step does (``if optimizer is not None:`` around
+            # the step, the clearing under ``optimizer is None``) clears nothing it applies
+            clearing = [e for e in every if e.kind != "clear" or not never_together(self.ctx.semantic, e.node,
+                                                                                    step.node, unit)]
+            if self._clears(clearing, step.key, {e.key for e in every if e.kind == "step"}):
                 if closure_backward and self._is_lbfgs(step):
                     self._report_closure(step, reported, lbfgs=True)
             elif closure_backward:

@@ -6,6 +6,35 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # d2l's train_ch3: the optimizer cleared under ``optimizer is not None``, the parameters by
+    # hand otherwise; the step under the same choice.
+    """
+    def train_ch3(net, train_iter, loss, num_epochs, params=None, lr=None, optimizer=None):
+        for epoch in range(num_epochs):
+            for X, y in train_iter:
+                l = loss(net(X), y).sum()
+                if optimizer is not None:
+                    optimizer.zero_grad()
+                elif params is not None and params[0].grad is not None:
+                    for param in params:
+                        param.grad.data.zero_()
+                l.backward()
+                if optimizer is None:
+                    sgd(params, lr)
+                else:
+                    optimizer.step()
+    """,
+    # A flag set anew in each iteration: clearing on one, stepping on the next (accumulating two).
+    """
+    def train(model, loader, loss_fn, optimizer):
+        for i, (x, y) in enumerate(loader):
+            accumulate = i % 2 == 0
+            if accumulate:
+                optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            if not accumulate:
+                optimizer.step()
+    """,
     # The canonical loop.
     """
         import torch
@@ -338,6 +367,31 @@ VALID = [
 
 
 INVALID = [    # The fixture's bug: clearing nowhere.
+    # The parameters cleared by hand only where there is no optimizer (``elif`` of
+    # ``optimizer is not None``); the optimizer stepped where there is one: never cleared.
+    Invalid(
+        """
+            def train_ch3(net, train_iter, loss, num_epochs, params=None, lr=None, optimizer=None):
+                for epoch in range(num_epochs):
+                    for X, y in train_iter:
+                        l = loss(net(X), y).sum()
+                        if optimizer is not None:
+                            pass
+                        elif params is not None and params[0].grad is not None:
+                            for param in params:
+                                param.grad.data.zero_()
+                        l.backward()
+                        if optimizer is None:
+                            sgd(params, lr)
+                        else:
+                            optimizer.step()
+            """,
+        lines=(15,),
+        messages=(
+            "optimizer.step() in this loop applies gradients that were never cleared, so they add up "
+            "across iterations; call optimizer.zero_grad() once per iteration",
+        ),
+    ),
     Invalid(
         """
             import torch
