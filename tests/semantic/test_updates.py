@@ -73,6 +73,9 @@ def test_helpers_hand_written_gradients_and_since_update():
     history = step_history(sem, *steps[18])
     assert _kinds(sem, history.since_update) == [(HELPER, 17)]
     assert history.cleared is None
+    # the phase was opened by clearing another optimizer
+    assert history.opened_by.kind == CLEAR and history.opened_by.key == "self.opt_d"
+    assert _kinds(sem, [step_history(sem, *steps[8]).opened_by]) == [(CLEAR, 6)]
 
 
 def test_optimizer_covers_through_callers_and_visible_optimizers():

@@ -21,7 +21,7 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   the events between the last clearing of ``key`` and the step (``cleared``: one was found),
   ``before_clear`` those of the same pass before that clearing, ``in_loop`` whether the step
   repeats; ``since_update`` the events back to the last step or clearing of any optimizer
-  (what this update phase ran).
+  (what this update phase ran), ``opened_by`` that step or clearing.
 * ``optimizer_covers(sem, site, key)``: the module keys the optimizer ``key`` stepped at
   ``site`` covers (``wiring.optimizer_bindings`` reaching the step; for a parameter of the
   function, what every same-file caller passes, renamed to the function's parameters; None
@@ -89,6 +89,7 @@ class StepHistory:
     in_loop: bool = False
     after: list = field(default_factory=list)  # Events after the step in its iteration (or function), in order
     since_update: list = field(default_factory=list)  # Events back to the last step or clearing of any optimizer, latest first
+    opened_by: Event | None = None  # the step or clearing that ends ``since_update`` (None: none before it)
 
 
 def optimizer_covers(sem: "Analyses", site: "CallSite", key: str, depth: int = 0) -> tuple | None:
@@ -322,6 +323,7 @@ def step_history(sem: "Analyses", site: "CallSite", key: str) -> StepHistory:
     sequence = list(reversed(before)) + (list(reversed(after)) if loop is not None else [])
     for event in sequence:
         if event.kind in (STEP, CLEAR):
+            history.opened_by = event
             break
         history.since_update.append(event)
     for i, event in enumerate(sequence):
