@@ -221,7 +221,34 @@ class MissingZeroGrad(Rule):
             if fn in self._direct and fn not in units and fn not in called_from_loops:
                 units[fn] = self._direct[fn]
                 reach[fn] = self._reach_of(self._direct[fn])
+        # A method stepping an optimizer its object keeps (``self.optimizer``), with a backward of
+        # its own, that nothing in the file calls: its callers (another file, a notebook) run it
+        # again and again on the same object, each call adding to the gradients of the last.
+        self._kept = set()
+        for fn, direct in self._direct.items():
+            if fn not in units and fn not in called_from_loops and self._steps_kept_optimizer(fn, direct):
+                units[fn] = direct
+                reach[fn] = self._reach_of(direct)
+                self._kept.add(fn)
         return units, reach
+
+    def _steps_kept_optimizer(self, fn: cst.CSTNode, direct: list[_Event]) -> bool:
+        """``fn`` is a method, not ``__init__`` and called from nowhere in the file, that runs a
+        backward and steps ``self.<attr>`` (an attribute its class assigns), outside any loop of
+        its own; nothing in its class clears that optimizer or every gradient (a clearing in
+        another method may be what its callers run between calls)."""
+        scope = self.model.scopes.get(fn)
+        if not isinstance(fn, cst.FunctionDef) or scope is None or scope.cls is None or scope.self_name is None \
+                or fn.name.value in ("__init__", "training_step") or self.graph.callers(fn):
+            return False
+        prefix = scope.self_name + "."
+        kept = {e.key for e in direct if e.kind == "step" and not e.loops and e.key and e.key.startswith(prefix)
+                and e.key[len(prefix):] in scope.cls.self_assigned}
+        if not kept or not any(e.kind == "backward" and not e.loops for e in direct):
+            return False
+        clears = [e for scope_node, events in self._direct.items() for e in events if e.kind == "clear"
+                  and (self.model.scopes.get(scope_node) is None or self.model.scopes[scope_node].cls is scope.cls)]
+        return not any(e.key == _ALL or any(self._same(e.key, k) for k in kept) for e in clears)
 
     def _engine_functions(self) -> list:
         """Functions an ignite ``Engine`` runs repeatedly: its process function
@@ -426,6 +453,10 @@ class MissingZeroGrad(Rule):
             if isinstance(unit, cst.FunctionDef) and unit.name.value == "training_step":
                 message = (f"{text} in this training_step applies gradients that were never cleared, so they add up "
                            f"across batches; call {step.key}.zero_grad() once per training_step")
+            elif unit in self._kept:
+                message = (f"{text} in {unit.name.value}() applies gradients that are never cleared: {step.key} is kept "
+                           f"on the object, so each call adds its gradients to those of every call before; call "
+                           f"{step.key}.zero_grad() before the backward")
             elif isinstance(unit, cst.FunctionDef):
                 message = (f"{text} in {unit.name.value}(), which the ignite Engine runs on every batch or event, "
                            f"applies gradients that were never cleared, so they add up across runs; "
