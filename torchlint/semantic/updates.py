@@ -40,6 +40,10 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   the step's own iteration).
 * ``within(sem, node, outer)``: ``node`` lies inside ``outer``.
 * ``is_loss_value(sem, expr)``: a loss or criterion call, or a name bound to one.
+* ``kept_optimizer_steps(sem, function)``: the optimizers a method keeps on its object
+  (``self.optimizer``) and steps after a backward of its own, outside any loop of it, when
+  nothing in the file calls the method and nothing in its class clears them: each call (from
+  another file, a notebook's loop) adds to the gradients the calls before left.
 """
 
 from __future__ import annotations
@@ -498,3 +502,25 @@ def is_loss_value(sem: "Analyses", expr: cst.BaseExpression, depth: int = 0) -> 
 def enclosing(sem: "Analyses", site: "CallSite") -> cst.CSTNode:
     """The function (or module) whose code holds ``site``."""
     return enclosing_function(sem.model, site.scope)
+
+
+def kept_optimizer_steps(sem: "Analyses", function: cst.CSTNode) -> frozenset[str]:
+    """The ``self.<attr>`` optimizers ``function`` steps (see the module docstring); empty where
+    it is no such method (``__init__``, a Lightning ``training_step``, a method the file calls,
+    one whose class clears those optimizers, or every gradient, in any method)."""
+    model, training = sem.model, sem.training
+    scope = model.scopes.get(function)
+    if not isinstance(function, cst.FunctionDef) or scope is None or scope.cls is None or scope.self_name is None \
+            or function.name.value in ("__init__", "training_step") or sem.graph.callers(function):
+        return frozenset()
+    prefix = scope.self_name + "."
+    kept = {key for site, key in training.sites.step if site.scope is scope and not site.loops and key
+            and key.startswith(prefix) and key[len(prefix):] in scope.cls.self_assigned}
+    if not kept or not any(site.scope is scope and not site.loops for site in training.sites.backward):
+        return frozenset()
+    for site, key in training.sites.zero_grad:
+        if site.scope.cls is scope.cls and (key is None or key in kept or not looks_like_optimizer_name(key)):
+            return frozenset()  # the optimizer's, or a module's (its parameters)
+    if any(model.scope_of(node).cls is scope.cls for node in clearing_nodes(model)):
+        return frozenset()
+    return frozenset(kept)
