@@ -105,8 +105,45 @@ def delete_zero_grad(lines):
             step = next((j for j in range(i - 1, max(i - 15, -1), -1) if own.search(lines[j])), None)
         if step is None:
             step = next((j for j in after if re.search(r"\.step\(\s*\)", lines[j])), None)
-        if step is not None:
+        if step is not None and not _cleared_just_before(lines, i, m.group(1)):
             yield Mutant("TL001", _replace(lines, i, None), step + 1, f"deleted `{lines[i].strip()}`")
+
+
+def _cleared_just_before(lines: list[str], i: int, optimizer: str) -> bool:
+    """The parameters of ``optimizer`` were already cleared earlier in the same block, with no
+    backward or step in between (PyTorch-GAN's clustergan: ``generator.zero_grad()`` and
+    ``encoder.zero_grad()`` open the iteration, then ``optimizer_GE.zero_grad()`` over
+    ``ichain(generator.parameters(), encoder.parameters())``): deleting the second clearing
+    plants no bug."""
+    modules = _optimized_names(lines, optimizer)
+    for j in range(i - 1, -1, -1):
+        line = lines[j]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if _indent(line) < _indent(lines[i]) or re.search(r"\.(backward|step)\(", line):
+            return False
+        m = re.match(r"^\s*([\w.]+)\.zero_grad\(", line)
+        if m and m.group(1).rsplit(".", 1)[-1] in modules:
+            return True
+    return False
+
+
+def _optimized_names(lines: list[str], optimizer: str, depth: int = 0) -> set[str]:
+    """The names in the statement building ``optimizer`` (``opt = Adam(net.parameters())``: ``net``),
+    and in those building the names it reads (one level: ``ge_chain = ichain(...)``)."""
+    text = ""
+    for j, line in enumerate(lines):
+        if re.match(rf"^\s*{re.escape(optimizer)}\s*=[^=]", line):
+            text, k = line.split("=", 1)[1], j
+            while text.count("(") > text.count(")") and k + 1 < len(lines):
+                k += 1
+                text += lines[k]
+            break
+    names = set(re.findall(r"[A-Za-z_]\w*", text)) - {"parameters", "torch", "optim", "lr", "betas"}
+    if depth == 0:
+        for name in list(names):
+            names |= _optimized_names(lines, name, 1)
+    return {n.rsplit(".", 1)[-1] for n in names}
 
 
 @operator("TL002")
