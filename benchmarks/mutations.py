@@ -536,8 +536,13 @@ def _without_mode_layers(lines: list[str], receiver: str) -> bool:
     norm (only ``nn.`` layers such as LayerNorm) and no other class of the file: switching its
     mode changes nothing (CS547 HW7's LayerNorm discriminator)."""
     cls = _class_of(lines, receiver)
-    if cls is None:
-        return False
+    return cls is not None and _class_without_mode_layers(lines, cls, set())
+
+
+def _class_without_mode_layers(lines: list[str], cls: str, seen: set) -> bool:
+    """The class ``cls`` of the file builds no dropout or batch norm, takes none in its
+    constructor, and builds no class of the file that does (clustergan's ``Reshape``)."""
+    seen.add(cls)
     classes = {m.group(1) for line in lines if (m := re.match(r"\s*class\s+(\w+)", line))} - {cls}
     start = next(k for k, line in enumerate(lines) if re.match(rf"\s*class\s+{cls}\b", line))
     body = []
@@ -546,9 +551,22 @@ def _without_mode_layers(lines: list[str], receiver: str) -> bool:
             break
         body.append(line.split("#")[0])
     text = "\n".join(body)
-    init = re.search(r"def __init__\(self\s*\)", text)
-    return init is not None and not re.search(_MODE_LAYER_BUILT, text) \
-        and not any(re.search(rf"\b{c}\b", text) for c in classes)
+    init = re.search(r"def __init__\(self\s*(?:,([^)]*))?\)", text)
+    if init is None or re.search(_MODE_LAYER_BUILT, text) or any(
+            re.search(rf"\b{c}\b", text) and (c in seen or not _class_without_mode_layers(lines, c, seen))
+            for c in classes):
+        return False
+    # what ``__init__`` is given builds no layer: no parameter is called, named like a module, or
+    # put in a container of layers (clustergan's ``Encoder_CNN(latent_dim, n_c, verbose=False)``)
+    params = [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in (init.group(1) or "").split(",")]
+    for param in filter(None, params):
+        stored = [m.group(1) for m in re.finditer(rf"self\.(\w+)\s*=\s*{param}\s*$", text, re.M)]
+        if re.search(r"drop|norm|net|model|layer|module|block|encoder|decoder|backbone", param, re.I) \
+                or re.search(rf"\b{param}\s*\(", text) \
+                or any(re.search(rf"self\.{attr}\s*\(", text) for attr in stored) \
+                or re.search(rf"(Sequential|ModuleList|ModuleDict|add_module)\([^)]*\b{param}\b", text):
+            return False
+    return True
 
 
 def _restored_later(lines: list[str], i: int, receiver: str) -> bool:
