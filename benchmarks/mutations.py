@@ -105,8 +105,45 @@ def delete_zero_grad(lines):
             step = next((j for j in range(i - 1, max(i - 15, -1), -1) if own.search(lines[j])), None)
         if step is None:
             step = next((j for j in after if re.search(r"\.step\(\s*\)", lines[j])), None)
-        if step is not None:
+        if step is not None and not _cleared_just_before(lines, i, m.group(1)):
             yield Mutant("TL001", _replace(lines, i, None), step + 1, f"deleted `{lines[i].strip()}`")
+
+
+def _cleared_just_before(lines: list[str], i: int, optimizer: str) -> bool:
+    """The parameters of ``optimizer`` were already cleared earlier in the same block, with no
+    backward or step in between (PyTorch-GAN's clustergan: ``generator.zero_grad()`` and
+    ``encoder.zero_grad()`` open the iteration, then ``optimizer_GE.zero_grad()`` over
+    ``ichain(generator.parameters(), encoder.parameters())``): deleting the second clearing
+    plants no bug."""
+    modules = _optimized_names(lines, optimizer)
+    for j in range(i - 1, -1, -1):
+        line = lines[j]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if _indent(line) < _indent(lines[i]) or re.search(r"\.(backward|step)\(", line):
+            return False
+        m = re.match(r"^\s*([\w.]+)\.zero_grad\(", line)
+        if m and m.group(1).rsplit(".", 1)[-1] in modules:
+            return True
+    return False
+
+
+def _optimized_names(lines: list[str], optimizer: str, depth: int = 0) -> set[str]:
+    """The names in the statement building ``optimizer`` (``opt = Adam(net.parameters())``: ``net``),
+    and in those building the names it reads (one level: ``ge_chain = ichain(...)``)."""
+    text = ""
+    for j, line in enumerate(lines):
+        if re.match(rf"^\s*{re.escape(optimizer)}\s*=[^=]", line):
+            text, k = line.split("=", 1)[1], j
+            while text.count("(") > text.count(")") and k + 1 < len(lines):
+                k += 1
+                text += lines[k]
+            break
+    names = set(re.findall(r"[A-Za-z_]\w*", text)) - {"parameters", "torch", "optim", "lr", "betas"}
+    if depth == 0:
+        for name in list(names):
+            names |= _optimized_names(lines, name, 1)
+    return {n.rsplit(".", 1)[-1] for n in names}
 
 
 @operator("TL002")
@@ -499,8 +536,13 @@ def _without_mode_layers(lines: list[str], receiver: str) -> bool:
     norm (only ``nn.`` layers such as LayerNorm) and no other class of the file: switching its
     mode changes nothing (CS547 HW7's LayerNorm discriminator)."""
     cls = _class_of(lines, receiver)
-    if cls is None:
-        return False
+    return cls is not None and _class_without_mode_layers(lines, cls, set())
+
+
+def _class_without_mode_layers(lines: list[str], cls: str, seen: set) -> bool:
+    """The class ``cls`` of the file builds no dropout or batch norm, takes none in its
+    constructor, and builds no class of the file that does (clustergan's ``Reshape``)."""
+    seen.add(cls)
     classes = {m.group(1) for line in lines if (m := re.match(r"\s*class\s+(\w+)", line))} - {cls}
     start = next(k for k, line in enumerate(lines) if re.match(rf"\s*class\s+{cls}\b", line))
     body = []
@@ -509,9 +551,22 @@ def _without_mode_layers(lines: list[str], receiver: str) -> bool:
             break
         body.append(line.split("#")[0])
     text = "\n".join(body)
-    init = re.search(r"def __init__\(self\s*\)", text)
-    return init is not None and not re.search(_MODE_LAYER_BUILT, text) \
-        and not any(re.search(rf"\b{c}\b", text) for c in classes)
+    init = re.search(r"def __init__\(self\s*(?:,([^)]*))?\)", text)
+    if init is None or re.search(_MODE_LAYER_BUILT, text) or any(
+            re.search(rf"\b{c}\b", text) and (c in seen or not _class_without_mode_layers(lines, c, seen))
+            for c in classes):
+        return False
+    # what ``__init__`` is given builds no layer: no parameter is called, named like a module, or
+    # put in a container of layers (clustergan's ``Encoder_CNN(latent_dim, n_c, verbose=False)``)
+    params = [p.split("=")[0].split(":")[0].strip().lstrip("*") for p in (init.group(1) or "").split(",")]
+    for param in filter(None, params):
+        stored = [m.group(1) for m in re.finditer(rf"self\.(\w+)\s*=\s*{param}\s*$", text, re.M)]
+        if re.search(r"drop|norm|net|model|layer|module|block|encoder|decoder|backbone", param, re.I) \
+                or re.search(rf"\b{param}\s*\(", text) \
+                or any(re.search(rf"self\.{attr}\s*\(", text) for attr in stored) \
+                or re.search(rf"(Sequential|ModuleList|ModuleDict|add_module)\([^)]*\b{param}\b", text):
+            return False
+    return True
 
 
 def _restored_later(lines: list[str], i: int, receiver: str) -> bool:

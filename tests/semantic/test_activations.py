@@ -570,6 +570,30 @@ def test_a_bias_parameter_added_to_logits_keeps_them_logits():
     assert Outputs(ctx).ending(forward) == (Source("act", "logits", origin="layer Linear"), None)
 
 
+def test_a_return_under_a_flag_left_at_its_default_is_not_the_ordinary_ending():
+    ctx, model = analyses("""
+        import torch.nn as nn
+        class Disc(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc1 = nn.Linear(4, 1)
+                self.fc10 = nn.Linear(4, 10)
+            def forward(self, x, extract_features=0, mode=None):
+                if extract_features == 4:
+                    return x.view(-1, 4)
+                return self.fc1(x), self.fc10(x)
+            def other(self, x, mode):
+                if mode == "features":
+                    return x
+                return self.fc1(x), self.fc10(x)
+        """)
+    cls = model.class_named("Disc")
+    logits = Source("act", "logits", origin="layer Linear")
+    assert Outputs(ctx).ending(cls.methods["forward"]) == (logits, logits)
+    # a parameter without a default decides nothing: the paths disagree
+    assert Outputs(ctx).ending(cls.methods["other"]) is None
+
+
 def test_for_caller_binds_a_functions_parameters_as_one_caller_does():
     ctx, model = analyses("""
         import torch.nn as nn

@@ -147,3 +147,48 @@ def test_dead_at_every_call():
     # a public method (other files may call it); a helper with no call
     assert got == {"causal": True, "plain": False, "masked": False, "passed": False, "exposed": False,
                    "uncalled": False}
+
+
+NEVER = """
+    def train(loader, optimizer=None, params=None, flag=True):
+        for i, x in enumerate(loader):
+            if optimizer is not None:
+                skipped()
+            elif params is not None:
+                by_hand()
+            if optimizer is None:
+                sgd()
+            else:
+                stepped()
+            if flag:
+                flagged()
+            if not flag:
+                unflagged()
+            if optimizer:
+                truthy()
+            again = i % 2 == 0
+            if again:
+                even()
+            if not again:
+                odd()
+            if params is None:
+                no_params()
+"""
+
+
+def test_never_together():
+    from torchlint.semantic.branches import never_together
+
+    ctx = parsed(NEVER)
+    loop = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.For))
+
+    def together(a, b):
+        return never_together(ctx.semantic, call(ctx, a), call(ctx, b), loop)
+
+    # ``elif`` of ``optimizer is not None``: optimizer is None there; the step runs where it is not
+    assert together("by_hand", "stepped") and together("stepped", "by_hand")
+    assert together("sgd", "stepped") and together("flagged", "unflagged") and together("by_hand", "truthy")
+    # the same test, tests of other names, and a flag bound anew in each iteration decide nothing
+    assert not together("skipped", "stepped") and not together("by_hand", "sgd")
+    assert not together("no_params", "stepped") and not together("even", "odd")
+    assert not together("skipped", "truthy")

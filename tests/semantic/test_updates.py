@@ -73,6 +73,9 @@ def test_helpers_hand_written_gradients_and_since_update():
     history = step_history(sem, *steps[18])
     assert _kinds(sem, history.since_update) == [(HELPER, 17)]
     assert history.cleared is None
+    # the phase was opened by clearing another optimizer
+    assert history.opened_by.kind == CLEAR and history.opened_by.key == "self.opt_d"
+    assert _kinds(sem, [step_history(sem, *steps[8]).opened_by]) == [(CLEAR, 6)]
 
 
 def test_optimizer_covers_through_callers_and_visible_optimizers():
@@ -146,3 +149,45 @@ def test_where_models_are_met_and_what_a_function_is_handed():
     loop = site.all_loops[-1].node
     assert all(within(sem, n, loop) for n in where["discriminator"])
     assert not any(within(sem, n, loop) for n in where["discriminator0"])
+
+
+def test_kept_optimizer_steps():
+    from torchlint.semantic.updates import kept_optimizer_steps
+
+    _, sem = analyses("""
+        import torch
+        class Agent:
+            def __init__(self, net):
+                self.net = net
+                self.optimizer = torch.optim.Adam(net.parameters())
+            def train(self, x):
+                self.net(x).sum().backward()
+                self.optimizer.step()
+            def local(self, x):
+                opt = torch.optim.SGD(self.net.parameters(), lr=0.1)
+                self.net(x).sum().backward()
+                opt.step()
+        class Cleared:
+            def __init__(self, net):
+                self.net, self.opt = net, torch.optim.Adam(net.parameters())
+            def zero_grad(self):
+                self.opt.zero_grad()
+            def update(self, x):
+                self.net(x).sum().backward()
+                self.opt.step()
+        class Called:
+            def __init__(self, net):
+                self.net, self.opt = net, torch.optim.Adam(net.parameters())
+            def update(self, x):
+                self.net(x).sum().backward()
+                self.opt.step()
+            def fit(self, xs):
+                for x in xs:
+                    self.update(x)
+        """)
+    methods = {(s.cls.name, s.node.name.value): s.node for s in sem.model.scopes.values()
+               if s.cls is not None and isinstance(s.node, cst.FunctionDef)}
+    got = {k: kept_optimizer_steps(sem, fn) for k, fn in methods.items() if k[1] != "__init__"}
+    assert got == {("Agent", "train"): frozenset({"self.optimizer"}), ("Agent", "local"): frozenset(),
+                   ("Cleared", "zero_grad"): frozenset(), ("Cleared", "update"): frozenset(),
+                   ("Called", "update"): frozenset(), ("Called", "fit"): frozenset()}

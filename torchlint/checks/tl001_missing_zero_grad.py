@@ -9,9 +9,10 @@ handed on) and its judgement, in ``finish``:
 * Each backward, step, clearing, optimizer construction and call of a same-file function is
   an *event*, placed in its code scope (function, lambda, class or module) and its loops there.
 * A *unit* is a loop (``for``/``while``), a Lightning ``training_step`` that calls
-  ``self.manual_backward`` or an ignite ``Engine``'s process function (each runs once per
-  batch) and is not itself called from a loop here. What a unit does per iteration is the events in its body plus those of every
-  same-file function its calls reach.
+  ``self.manual_backward``, an ignite ``Engine``'s process function (each runs once per batch) or
+  a method stepping an optimizer its object keeps, not itself called from a loop here. Its
+  iteration is the events in its body plus those of every same-file function its calls reach.
+* A step that runs only where a clearing cannot (``branches.never_together``) is not cleared by it.
 * For every optimizer step, the units whose iteration does a backward and that step are its
   candidates; the innermost ones (no other candidate inside them) must clear that
   optimizer's gradients somewhere in their iteration.
@@ -31,6 +32,8 @@ from torchlint.finding import Severity
 from torchlint.fixes import UNSAFE, Fix, insert_statement_before
 from torchlint.rule import Rule
 from torchlint.semantic import gradients, optim_classes
+from torchlint.semantic.branches import never_together
+from torchlint.semantic.updates import kept_optimizer_steps
 from torchlint.statements import dotted_name
 from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
 from torchlint.tree import iter_nodes
@@ -214,9 +217,12 @@ class MissingZeroGrad(Rule):
             ):
                 units[scope] = direct
                 reach[scope] = self._reach_of(direct)
-        # An ignite Engine's process function runs once per batch, its event handlers once per
-        # event (an episode, an epoch): each an iteration of its own.
-        for fn in self._engine_fns:
+        # An ignite Engine's process function runs once per batch, its event handlers once per event (an
+        # episode, an epoch), a method stepping an optimizer its object keeps once per call from elsewhere
+        # (``updates.kept_optimizer_steps``): each an iteration of its own.
+        self._kept = {fn for fn in self._direct if fn not in units and fn not in called_from_loops
+                      and kept_optimizer_steps(self.ctx.semantic, fn)}
+        for fn in [*self._engine_fns, *self._kept]:
             if fn in self._direct and fn not in units and fn not in called_from_loops:
                 units[fn] = self._direct[fn]
                 reach[fn] = self._reach_of(self._direct[fn])
@@ -302,7 +308,10 @@ class MissingZeroGrad(Rule):
             if self._built_in_iteration(step, units[unit]):
                 continue
             every = unit_events[unit]
-            if self._clears(every, step.key, {e.key for e in every if e.kind == "step"}):
+            # a clearing never run where the step is (``optimizer is None`` / ``is not None``) clears nothing
+            clearing = [e for e in every if e.kind != "clear" or not never_together(self.ctx.semantic, e.node,
+                                                                                    step.node, unit)]
+            if self._clears(clearing, step.key, {e.key for e in every if e.kind == "step"}):
                 if closure_backward and self._is_lbfgs(step):
                     self._report_closure(step, reported, lbfgs=True)
             elif closure_backward:
@@ -421,15 +430,17 @@ class MissingZeroGrad(Rule):
             if isinstance(unit, cst.FunctionDef) and unit.name.value == "training_step":
                 message = (f"{text} in this training_step applies gradients that were never cleared, so they add up "
                            f"across batches; call {step.key}.zero_grad() once per training_step")
+            elif unit in self._kept:
+                message = (f"{text} in {unit.name.value}() applies gradients that are never cleared: {step.key} is kept on "
+                           f"the object, so each call adds its gradients to those of every call before; call "
+                           f"{step.key}.zero_grad() before the backward")
             elif isinstance(unit, cst.FunctionDef):
                 message = (f"{text} in {unit.name.value}(), which the ignite Engine runs on every batch or event, "
                            f"applies gradients that were never cleared, so they add up across runs; "
                            f"call {step.key}.zero_grad() once per run")
             elif self._cleared_outside(step, unit):
-                message = (
-                    f"{text} in this loop applies gradients that were never cleared in it (the zero_grad() outside "
-                    f"does not run every iteration), so they add up across iterations; {fix}"
-                )
+                message = (f"{text} in this loop applies gradients that were never cleared in it (the zero_grad() "
+                           f"outside does not run every iteration), so they add up across iterations; {fix}")
             else:
                 message = f"{text} in this loop applies gradients that were never cleared, so they add up across iterations; {fix}"
             if not isinstance(unit, cst.FunctionDef):
@@ -438,11 +449,8 @@ class MissingZeroGrad(Rule):
         else:
             via = self._call_site(step, direct)
             where = "the loop" if not isinstance(unit, cst.FunctionDef) or unit.name.value == "training_step" \
-                else f"{unit.name.value}(), which the ignite Engine runs repeatedly,"
-            message = (
-                f"{text} applies gradients that are never cleared in {where} calling {via}, "
-                f"so they add up across iterations; {fix}"
-            )
+                else f"{unit.name.value}(), which {'its callers run' if unit in self._kept else 'the ignite Engine runs'} repeatedly,"
+            message = f"{text} applies gradients that are never cleared in {where} calling {via}, so they add up across iterations; {fix}"
         self.report(step.node, message)
 
     def _clear_fix(self, step: _Event, unit: cst.For | cst.While, direct: list[_Event]) -> Fix | None:

@@ -14,6 +14,9 @@ what they reach (an optimizer handed in as a
 parameter covers what the file's callers pass). Left alone: optimizers built elsewhere or over
 parameters not written as ``<module>.parameters()``, losses reaching the stepped model in any
 way (also through a model handed to a helper), steps whose gradients come from a helper.
+Also judged (``_judge_swap``): the phase opened by clearing another optimizer's gradients
+(``StepHistory.opened_by``), the stepped optimizer cleared nowhere in the iteration, the other
+covering a model the loss reaches and not stepped next: the generator's step swapped.
 No fix: which optimizer was meant is the code's choice.
 """
 
@@ -21,8 +24,10 @@ from __future__ import annotations
 
 from torchlint.finding import Severity
 from torchlint.rule import Option, Rule
-from torchlint.semantic.updates import (BACKWARD, enclosing, handed_optimizers, model_keys, models_reached_where,
-                                       optimizer_covers, step_history, visible_optimizers, within)
+from torchlint.semantic.gradients import module_clears
+from torchlint.semantic.updates import (BACKWARD, CLEAR, STEP, enclosing, handed_optimizers, model_keys,
+                                       models_reached_where, optimizer_covers, step_history, visible_optimizers,
+                                       within)
 from torchlint.semantic.wiring import covers
 
 
@@ -32,6 +37,13 @@ def message(optimizer: str, stepped: str, reached: str, other: str | None, line:
     return (f"`{optimizer}` updates `{stepped}`, but the backward before this step (line {line}) differentiates a "
             f"loss computed from `{reached}` only{by}: `{stepped}`'s gradients are stale or None, so this step "
             f"does not train it; {instead}, or run the backward of `{stepped}`'s loss")
+
+
+def swap_message(optimizer: str, other: str, cleared: int, line: int) -> str:
+    return (f"`{optimizer}` is stepped after `{other}`'s gradients were cleared (line {cleared}) and a loss "
+            f"backpropagated (line {line}), but nothing here clears `{optimizer}`'s: this step applies "
+            f"gradients summed over every pass while `{other}`'s fresh ones are never applied; step `{other}` "
+            f"here, or clear `{optimizer}` before the backward")
 
 
 def _related(a: str, b: str) -> bool:
@@ -67,7 +79,8 @@ class OptimizerSteppedAfterOtherBackward(Rule):
             stepped = optimizers.get(key)
             if not stepped or len(optimizers) < 2:
                 continue
-            events = step_history(sem, site, key).since_update
+            history = step_history(sem, site, key)
+            events = history.since_update
             if not events or any(e.kind != BACKWARD or e.target is None for e in events):
                 continue
             models = frozenset(m for covered in optimizers.values() for m in covered) | model_keys(sem, site)
@@ -76,7 +89,10 @@ class OptimizerSteppedAfterOtherBackward(Rule):
                 for model, nodes in models_reached_where(sem, event.target, models).items():
                     where.setdefault(model, []).extend(nodes)
             reached = set(where)
-            if not reached or any(_related(m, r) for m in stepped for r in reached):
+            if reached and any(_related(m, r) for m in stepped for r in reached):
+                self._judge_swap(site, key, optimizers, history, reached, events)
+                continue
+            if not reached:
                 continue
             loop = self._loop(site)
             if loop is not None and not all(any(within(sem, n, loop) for n in nodes) for nodes in where.values()):
@@ -85,6 +101,29 @@ class OptimizerSteppedAfterOtherBackward(Rule):
                           and all(any(_related(m, r) for m in covered) for r in reached)), None)
             line = self.ctx.line_of(events[0].node)
             self.report(site.node, message(key, sorted(stepped)[0], sorted(reached)[0], other, line))
+
+    def _judge_swap(self, site, key: str, optimizers: dict, history, reached: set, events: list) -> None:
+        """The update phase was opened by clearing another optimizer's gradients (``opt_g.zero_grad()``
+        before the generator's loss), the stepped one is cleared nowhere in the step's iteration,
+        and the other covers a model the loss reaches and is not stepped after: the two swapped."""
+        opener = history.opened_by
+        if opener is None or opener.kind != CLEAR or opener.key is None or history.cleared is not None:
+            return
+        stepped = optimizers[key]
+        if opener.key in optimizers:
+            other = opener.key if opener.key != key else None
+        else:  # ``netG.zero_grad()``: the optimizer covering that module, not the stepped one's
+            other = next((k for k, covered in optimizers.items() if k != key and module_clears(opener.key, covered)
+                          and not module_clears(opener.key, stepped)), None)
+        if other is None or not any(_related(m, r) for m in optimizers[other] for r in reached):
+            return
+        for event in history.after:
+            if event.kind == STEP and event.key == other:
+                return  # both stepped: the other's step comes next
+            if event.kind in (CLEAR, BACKWARD):
+                break
+        cleared = self.ctx.line_of(opener.node)
+        self.report(site.node, swap_message(key, other, cleared, self.ctx.line_of(events[0].node)))
 
     def _loop(self, site):
         """The innermost loop around ``site`` in its code scope, if any."""

@@ -753,7 +753,9 @@ class Outputs:
     def ending(self, function: cst.FunctionDef, depth: int = 0) -> Ending | None:
         """What ``function`` returns on every path (its own ``return`` statements): one
         source, or a tuple with a source (or None) per element. None: a bare ``return``, no
-        ``return``, or paths that disagree."""
+        ``return``, or paths that disagree. Where they disagree, the returns a call leaving every
+        parameter at its default cannot reach (``if extract_features == 4: return h`` with
+        ``extract_features=0``: ``branches.ruled_out``) are left out, and the rest decide."""
         if function in self._endings:
             return self._endings[function]
         if function in self._open or depth > _MAX_DEPTH:
@@ -770,8 +772,20 @@ class Outputs:
         scope = self.model.scopes.get(function)
         if scope is None or not scope.returns:
             return None
+        found = self._ending_of(scope.returns, depth)
+        if found is None:
+            # Returns on a path that a call leaving the parameters at their defaults never takes
+            # (``if extract_features == 4: return h`` with ``extract_features=0``): a flag's
+            # other output; what the ordinary call returns is the rest, when they agree.
+            ordinary = [r for r in scope.returns
+                        if not ruled_out(self.ctx, r, function, lambda name: _default(function, name))]
+            if ordinary and len(ordinary) < len(scope.returns):
+                found = self._ending_of(ordinary, depth)
+        return found
+
+    def _ending_of(self, returns, depth: int) -> Ending | None:
         endings = []
-        for r in scope.returns:
+        for r in returns:
             if r.value is None:
                 return None
             value = r.value
@@ -1068,6 +1082,14 @@ class Outputs:
             if args:
                 out.append([qualified, args])
         return out
+
+
+def _default(function: cst.FunctionDef, param: str) -> cst.BaseExpression | None:
+    """The default value of ``function``'s parameter ``param`` (None: it has none)."""
+    for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+        if p.name.value == param:
+            return p.default
+    return None
 
 
 def passed(model: "SemanticModel", call: cst.Call, function: cst.FunctionDef, param: str) -> cst.BaseExpression | None:

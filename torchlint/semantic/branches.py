@@ -1,6 +1,7 @@
 """Which statements cannot run in the same pass: the two branches of one ``if``
 (``exclusive``); the control statements a statement runs under in its function
-(``blocks_around``); the statements of a function that a call cannot reach, its literal
+(``blocks_around``); statements guarded by opposite tests of one value that nothing rebinds
+between them (``never_together``); the statements of a function that a call cannot reach, its literal
 arguments deciding the ``if`` around them (``ruled_out``), and those of a private function that
 none of its calls reaches (``dead_at_every_call``); and whether a statement runs where the code
 catches an error (``catches``)."""
@@ -40,6 +41,70 @@ def exclusive(ctx, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         if other is not None and other is not part and node.test not in (other, part):
             return True
     return False
+
+
+# What a test says of a name where a branch runs: None, not None, true, false.
+_NONE, _NOT_NONE, _TRUE, _FALSE = "none", "not-none", "true", "false"
+_CONTRARY = {frozenset((_NONE, _NOT_NONE)), frozenset((_NONE, _TRUE)), frozenset((_TRUE, _FALSE))}
+
+
+def _test_states(test: cst.BaseExpression, holds: bool) -> list[tuple[cst.Name, str]]:
+    """What ``test`` says of plain names when it evaluates to ``holds``: ``x is None``,
+    ``x is not None``, ``x``, ``not x``, and the parts of an ``and`` that holds (of an ``or``
+    that fails)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _test_states(test.expression, not holds)
+    if isinstance(test, cst.BooleanOperation):
+        both = isinstance(test.operator, cst.And) if holds else isinstance(test.operator, cst.Or)
+        return [*_test_states(test.left, holds), *_test_states(test.right, holds)] if both else []
+    if isinstance(test, cst.Name) and test.value not in ("True", "False", "None"):
+        return [(test, _TRUE if holds else _FALSE)]
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.left, cst.Name):
+        target = test.comparisons[0]
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            if isinstance(target.operator, cst.Is):
+                return [(test.left, _NONE if holds else _NOT_NONE)]
+            if isinstance(target.operator, cst.IsNot):
+                return [(test.left, _NOT_NONE if holds else _NONE)]
+    return []
+
+
+def _guards(ctx, node: cst.CSTNode) -> list[tuple[cst.Name, str]]:
+    """What the ``if`` tests around ``node`` in its function say of names where it runs."""
+    out = []
+    for anc, part in _if_branches(ctx, node).items():
+        if part is anc.body:
+            out.extend(_test_states(anc.test, True))
+        elif part is not anc.test:
+            out.extend(_test_states(anc.test, False))
+    return out
+
+
+def never_together(sem, a: cst.CSTNode, b: cst.CSTNode, within: cst.CSTNode | None = None) -> bool:
+    """``a`` and ``b`` never run in the same pass: ``a`` runs only where a test of a name
+    holds and ``b`` only where a contrary one does (``if optimizer is not None: ...`` against
+    ``if optimizer is None: ... else: ...``; ``x is None`` / ``x``; ``x`` / ``not x``), both
+    reading the same bindings of it, none of them inside ``within`` (a loop: the value is the
+    same in each of its iterations, so no iteration runs both)."""
+    guards_b = _guards(sem.ctx, b)
+    if not guards_b:
+        return False
+    model = sem.model
+    for name_a, state_a in _guards(sem.ctx, a):
+        for name_b, state_b in guards_b:
+            if name_a.value != name_b.value or frozenset((state_a, state_b)) not in _CONTRARY:
+                continue
+            seen_a, seen_b = model.reaching(name_a.value, name_a), model.reaching(name_b.value, name_b)
+            if not seen_a or {id(x) for x in seen_a} != {id(x) for x in seen_b}:
+                continue
+            if within is not None and any(_inside(sem.ctx, x.node, within) for x in seen_a):
+                continue
+            return True
+    return False
+
+
+def _inside(ctx, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
+    return node is outer or any(anc is outer for anc in ctx.ancestors(node))
 
 
 def blocks_around(ctx, node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -21,7 +21,7 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   the events between the last clearing of ``key`` and the step (``cleared``: one was found),
   ``before_clear`` those of the same pass before that clearing, ``in_loop`` whether the step
   repeats; ``since_update`` the events back to the last step or clearing of any optimizer
-  (what this update phase ran).
+  (what this update phase ran), ``opened_by`` that step or clearing.
 * ``optimizer_covers(sem, site, key)``: the module keys the optimizer ``key`` stepped at
   ``site`` covers (``wiring.optimizer_bindings`` reaching the step; for a parameter of the
   function, what every same-file caller passes, renamed to the function's parameters; None
@@ -40,6 +40,10 @@ backwards run since ``opt``'s gradients were last cleared. The facts, over one f
   the step's own iteration).
 * ``within(sem, node, outer)``: ``node`` lies inside ``outer``.
 * ``is_loss_value(sem, expr)``: a loss or criterion call, or a name bound to one.
+* ``kept_optimizer_steps(sem, function)``: the optimizers a method keeps on its object
+  (``self.optimizer``) and steps after a backward of its own, outside any loop of it, when
+  nothing in the file calls the method and nothing in its class clears them: each call (from
+  another file, a notebook's loop) adds to the gradients the calls before left.
 """
 
 from __future__ import annotations
@@ -89,6 +93,7 @@ class StepHistory:
     in_loop: bool = False
     after: list = field(default_factory=list)  # Events after the step in its iteration (or function), in order
     since_update: list = field(default_factory=list)  # Events back to the last step or clearing of any optimizer, latest first
+    opened_by: Event | None = None  # the step or clearing that ends ``since_update`` (None: none before it)
 
 
 def optimizer_covers(sem: "Analyses", site: "CallSite", key: str, depth: int = 0) -> tuple | None:
@@ -322,6 +327,7 @@ def step_history(sem: "Analyses", site: "CallSite", key: str) -> StepHistory:
     sequence = list(reversed(before)) + (list(reversed(after)) if loop is not None else [])
     for event in sequence:
         if event.kind in (STEP, CLEAR):
+            history.opened_by = event
             break
         history.since_update.append(event)
     for i, event in enumerate(sequence):
@@ -496,3 +502,25 @@ def is_loss_value(sem: "Analyses", expr: cst.BaseExpression, depth: int = 0) -> 
 def enclosing(sem: "Analyses", site: "CallSite") -> cst.CSTNode:
     """The function (or module) whose code holds ``site``."""
     return enclosing_function(sem.model, site.scope)
+
+
+def kept_optimizer_steps(sem: "Analyses", function: cst.CSTNode) -> frozenset[str]:
+    """The ``self.<attr>`` optimizers ``function`` steps (see the module docstring); empty where
+    it is no such method (``__init__``, a Lightning ``training_step``, a method the file calls,
+    one whose class clears those optimizers, or every gradient, in any method)."""
+    model, training = sem.model, sem.training
+    scope = model.scopes.get(function)
+    if not isinstance(function, cst.FunctionDef) or scope is None or scope.cls is None or scope.self_name is None \
+            or function.name.value in ("__init__", "training_step") or sem.graph.callers(function):
+        return frozenset()
+    prefix = scope.self_name + "."
+    kept = {key for site, key in training.sites.step if site.scope is scope and not site.loops and key
+            and key.startswith(prefix) and key[len(prefix):] in scope.cls.self_assigned}
+    if not kept or not any(site.scope is scope and not site.loops for site in training.sites.backward):
+        return frozenset()
+    for site, key in training.sites.zero_grad:
+        if site.scope.cls is scope.cls and (key is None or key in kept or not looks_like_optimizer_name(key)):
+            return frozenset()  # the optimizer's, or a module's (its parameters)
+    if any(model.scope_of(node).cls is scope.cls for node in clearing_nodes(model)):
+        return frozenset()
+    return frozenset(kept)

@@ -6,6 +6,62 @@ from torchlint.rule import Invalid
 
 
 VALID = [
+    # An agent's update method: its optimizer cleared in another method its callers run between updates.
+    """
+    import torch
+    class DQN:
+        def __init__(self, q_func, lr=1e-4):
+            self.q_func = q_func
+            self.optimizer = torch.optim.Adam(q_func.parameters(), lr=lr)
+        def zero_grad(self):
+            self.optimizer.zero_grad()
+        def train(self, states, targets):
+            loss = ((self.q_func(states) - targets) ** 2).mean()
+            loss.backward()
+            self.optimizer.step()
+            return loss.item()
+    """,
+    # ... and one building its optimizer in the call: nothing is left over from the last one.
+    """
+    import torch
+    class Finetuner:
+        def __init__(self, model):
+            self.model = model
+        def adapt(self, x, y):
+            optimizer = torch.optim.SGD(self.model.parameters(), lr=0.01)
+            loss = torch.nn.functional.mse_loss(self.model(x), y)
+            loss.backward()
+            optimizer.step()
+    """,
+    # d2l's train_ch3: the optimizer cleared under ``optimizer is not None``, the parameters by
+    # hand otherwise; the step under the same choice.
+    """
+    def train_ch3(net, train_iter, loss, num_epochs, params=None, lr=None, optimizer=None):
+        for epoch in range(num_epochs):
+            for X, y in train_iter:
+                l = loss(net(X), y).sum()
+                if optimizer is not None:
+                    optimizer.zero_grad()
+                elif params is not None and params[0].grad is not None:
+                    for param in params:
+                        param.grad.data.zero_()
+                l.backward()
+                if optimizer is None:
+                    sgd(params, lr)
+                else:
+                    optimizer.step()
+    """,
+    # A flag set anew in each iteration: clearing on one, stepping on the next (accumulating two).
+    """
+    def train(model, loader, loss_fn, optimizer):
+        for i, (x, y) in enumerate(loader):
+            accumulate = i % 2 == 0
+            if accumulate:
+                optimizer.zero_grad()
+            loss_fn(model(x), y).backward()
+            if not accumulate:
+                optimizer.step()
+    """,
     # The canonical loop.
     """
         import torch
@@ -338,6 +394,54 @@ VALID = [
 
 
 INVALID = [    # The fixture's bug: clearing nowhere.
+    # An agent's update method stepping the optimizer it keeps, called from another file (a
+    # notebook's loop), with nothing clearing it: each call adds to the last call's gradients.
+    Invalid(
+        """
+            import torch
+            class DQN:
+                def __init__(self, q_func, lr=1e-4):
+                    self.q_func = q_func
+                    self.optimizer = torch.optim.Adam(q_func.parameters(), lr=lr)
+                def train(self, states, targets):
+                    loss = ((self.q_func(states) - targets) ** 2).mean()
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(self.q_func.parameters(), 10)
+                    self.optimizer.step()
+                    return loss.item()
+            """,
+        lines=(11,),
+        messages=(
+            "self.optimizer.step() in train() applies gradients that are never cleared: self.optimizer is kept on "
+            "the object, so each call adds its gradients to those of every call before; call "
+            "self.optimizer.zero_grad() before the backward",
+        ),
+    ),
+    # The parameters cleared by hand only where there is no optimizer (``elif`` of
+    # ``optimizer is not None``); the optimizer stepped where there is one: never cleared.
+    Invalid(
+        """
+            def train_ch3(net, train_iter, loss, num_epochs, params=None, lr=None, optimizer=None):
+                for epoch in range(num_epochs):
+                    for X, y in train_iter:
+                        l = loss(net(X), y).sum()
+                        if optimizer is not None:
+                            pass
+                        elif params is not None and params[0].grad is not None:
+                            for param in params:
+                                param.grad.data.zero_()
+                        l.backward()
+                        if optimizer is None:
+                            sgd(params, lr)
+                        else:
+                            optimizer.step()
+            """,
+        lines=(15,),
+        messages=(
+            "optimizer.step() in this loop applies gradients that were never cleared, so they add up "
+            "across iterations; call optimizer.zero_grad() once per iteration",
+        ),
+    ),
     Invalid(
         """
             import torch

@@ -15,6 +15,48 @@ def _net(name: str) -> Source:
 
 
 VALID: list[Valid | str] = [
+    # A forward returning features under a flag (off by default) and a tuple otherwise; the
+    # class head's log-probabilities reach NLLLoss.
+    """
+    import torch.nn as nn
+    import torch.nn.functional as F
+    class Disc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 196, 3)
+            self.fc1 = nn.Linear(196, 1)
+            self.fc10 = nn.Linear(196, 10)
+        def forward(self, x, extract_features=0):
+            x = F.leaky_relu(self.conv(x))
+            if extract_features == 4:
+                return F.max_pool2d(x, 8, 8).view(-1, 196)
+            x = x.view(-1, 196)
+            return self.fc1(x), F.log_softmax(self.fc10(x), dim=1)
+    aD = Disc()
+    criterion = nn.NLLLoss()
+    def step(x, y):
+        source, cls = aD(x)
+        return criterion(cls, y) - source.mean()
+    """,
+    # ... and the flag's path chosen by default: the call leaving it gets log-probabilities.
+    """
+    import torch.nn as nn
+    import torch.nn.functional as F
+    class Disc(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(196, 1)
+            self.fc10 = nn.Linear(196, 10)
+        def forward(self, x, return_logits=False):
+            if return_logits:
+                return self.fc1(x), self.fc10(x)
+            return self.fc1(x), F.log_softmax(self.fc10(x), dim=1)
+    aD = Disc()
+    criterion = nn.NLLLoss()
+    def step(x, y):
+        source, cls = aD(x)
+        return criterion(cls, y)
+    """,
     # log_softmax before NLLLoss (in the forward or at the call), cross_entropy on logits.
     """
         import torch.nn as nn
@@ -196,6 +238,33 @@ VALID: list[Valid | str] = [
 ]
 
 INVALID: list[Invalid] = [
+    # NLLLoss on the class head of a forward that returns features early under a flag left at
+    # its default (``extract_features=0``): the ordinary call returns the tuple of two Linears.
+    Invalid(
+        """
+            import torch.nn as nn
+            import torch.nn.functional as F
+            class Disc(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.conv = nn.Conv2d(3, 196, 3)
+                    self.fc1 = nn.Linear(196, 1)
+                    self.fc10 = nn.Linear(196, 10)
+                def forward(self, x, extract_features=0):
+                    x = F.leaky_relu(self.conv(x))
+                    if extract_features == 4:
+                        return F.max_pool2d(x, 8, 8).view(-1, 196)
+                    x = x.view(-1, 196)
+                    return self.fc1(x), self.fc10(x)
+            aD = Disc()
+            criterion = nn.NLLLoss()
+            def step(x, y):
+                source, cls = aD(x)
+                return criterion(cls, y) - source.mean()
+            """,
+        lines=(20,),
+        messages=(message(Source("cls", "example.Disc", element=1), LOGITS, "input", "criterion", "nll"),),
+    ),
     # ... unless the option says tests are linted too.
     Invalid(
         """

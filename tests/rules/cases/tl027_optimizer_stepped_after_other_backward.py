@@ -1,7 +1,7 @@
 """TL027's cases: code it must not report (``VALID``) and code it must report, with the
 exact line and message of every finding (``INVALID``). Run by ``tests/test_rule_cases.py``."""
 
-from torchlint.checks.tl027_optimizer_stepped_after_other_backward import message
+from torchlint.checks.tl027_optimizer_stepped_after_other_backward import message, swap_message
 from torchlint.rule import Invalid, Valid
 
 _GAN = """
@@ -15,6 +15,37 @@ _GAN = """
         """
 
 VALID: list[Valid | str] = [
+    # The generator's step of a GAN class: the optimizer cleared is the one stepped.
+    """
+    import torch
+
+    class GAN(torch.nn.Module):
+        def __init__(self, generator, discriminator):
+            super().__init__()
+            self.generator, self.discriminator = generator, discriminator
+            self.g_opt = torch.optim.Adam(self.generator.parameters())
+            self.d_opt = torch.optim.Adam(self.discriminator.parameters())
+
+        def generator_step(self, z):
+            self.g_opt.zero_grad()
+            logits = self.discriminator(self.generator(z))
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, torch.ones_like(logits))
+            loss.backward()
+            self.g_opt.step()
+    """,
+    # The discriminator's optimizer cleared after its step; its phase opens with the generator's step.
+    _GAN + """
+    for real, _ in loader:
+        optimizerG.zero_grad()
+        fake = netG(z)
+        errG = criterion(netD(fake), ones)
+        errG.backward()
+        optimizerG.step()
+        errD = criterion(netD(real), ones) + criterion(netD(fake.detach()), zeros)
+        errD.backward()
+        optimizerD.step()
+        optimizerD.zero_grad()
+    """,
     # The fix: each optimizer stepped after its own network's backward (DCGAN).
     _GAN + """
         for real, _ in loader:
@@ -181,6 +212,33 @@ VALID: list[Valid | str] = [
 ]
 
 INVALID: list[Invalid] = [
+    # The generator's step of a GAN class stepping the discriminator's optimizer (npfl138): the
+    # generator's gradients cleared, the loss reaches both, the discriminator's never cleared.
+    Invalid("""
+        import torch
+
+        class GAN(torch.nn.Module):
+            def __init__(self, generator, discriminator):
+                super().__init__()
+                self.generator, self.discriminator = generator, discriminator
+                self.g_opt = torch.optim.Adam(self.generator.parameters())
+                self.d_opt = torch.optim.Adam(self.discriminator.parameters())
+
+            def generator_step(self, z):
+                self.g_opt.zero_grad()
+                logits = self.discriminator(self.generator(z))
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, torch.ones_like(logits))
+                loss.backward()
+                self.d_opt.step()
+        """, lines=(16,), messages=(swap_message("self.d_opt", "self.g_opt", 12, 15),)),
+    # ... and the generator's gradients cleared through its module.
+    Invalid(_GAN + """
+        def generator_step(z):
+            netG.zero_grad()
+            errG = criterion(netD(netG(z)), ones)
+            errG.backward()
+            optimizerD.step()
+        """, lines=(14,), messages=(swap_message("optimizerD", "optimizerG", 11, 13),)),
     # The page's example: the generator's optimizer stepped after the discriminator's backward.
     Invalid(_GAN + """
         for real, _ in loader:
