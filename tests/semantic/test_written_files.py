@@ -247,3 +247,74 @@ def test_dumps_what_it_loads(src, expected):
     load = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call)
                 and model.qualified_name(n.func) == "joblib.load")
     assert wf.dumps_what_it_loads(model, load, ctx.parent) is expected
+
+
+# -- the paths a file writes, and loads of them ----------------------------------------------
+
+def _load(ctx):
+    return next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.Call)
+                and code(ctx, n.func) in ("torch.load", "pickle.load"))
+
+
+def test_written_paths_through_helpers_and_renames():
+    ctx, model = analyses("""
+        import os, torch, numpy as np
+        def save(state, path):
+            torch.save(state, path)
+        save(s, out / "best.pth")
+        np.save("feats", x)
+        torch.save(m, tmp)
+        os.rename(tmp, final_path)
+        with open(args.dump_emissions, "wb") as f:
+            f.write(b)
+    """)
+    keys = wf.written_paths(model)
+    assert {"{out}/best.pth", "feats", "feats.npy", "{tmp}", "{final_path}", "{args.emissions} (verb aside)"} <= keys
+    assert [key[1] for key in keys if isinstance(key, tuple)] == ["{path}"]  # save's own parameter
+    assert wf.written_paths(model) is keys  # memoised on the model
+
+
+@pytest.mark.parametrize(("src", "own"), [
+    # the path as written
+    ("torch.save(sd, 'ckpt.pth')\nsd = torch.load('ckpt.pth', weights_only=False)", True),
+    # a parameter every same-file call fills with the written path
+    ("def resume(checkpoint):\n    return torch.load(checkpoint, weights_only=False)\n"
+     "torch.save(sd, out / 'last.pth')\nresume(out / 'last.pth')", True),
+    # one call passes something else
+    ("def resume(checkpoint):\n    return torch.load(checkpoint, weights_only=False)\n"
+     "torch.save(sd, out / 'last.pth')\nresume(out / 'last.pth')\nresume(args.init)", False),
+    # a load/dump pair of options names one file
+    ("pickle.dump(e, open(args.dump_emissions, 'wb'))\ne = pickle.load(open(args.load_emissions, 'rb'))", True),
+    # a file written nowhere here
+    ("torch.save(sd, 'a.pth')\nsd = torch.load('b.pth', weights_only=False)", False),
+    # a pattern with no name of its own names no particular file
+    ("torch.save(sd, f'{e}.pth')\nsd = torch.load(f'{k}.pth', weights_only=False)", False),
+    # two functions' parameters of one name are two files (save(self, path) / load(cls, path))
+    ("class P:\n    def save(self, path):\n        torch.save(self.sd, path)\n"
+     "    @classmethod\n    def load(cls, path):\n        return torch.load(path, weights_only=False)", False),
+    # a function that saves and reloads its own parameter
+    ("def roundtrip(sd, path):\n    torch.save(sd, path)\n    return torch.load(path, weights_only=False)", True),
+])
+def test_reads_own_file(src, own):
+    ctx, model = analyses("import pickle, torch\n" + src)
+    assert wf.reads_own_file(model, _load(ctx)) is own
+
+
+def test_names_written():
+    assert wf.names_written("{out}/*epoch.pth", {"{out}/*epoch.pth"})
+    assert wf.names_written("cache/*_dataset", {"cache/train_dataset"})
+    assert not wf.names_written("*.pkl", {"*.pkl"})  # no file name of its own
+    assert not wf.names_written("{path}", {(1, "{path}")})  # a parameter's key is its function's
+
+
+def test_calls_by_name():
+    ctx, model = analyses("""
+        def run(x):
+            pass
+        run(1)
+        self.run(2)
+        other.run(3)
+        runner(4)
+    """)
+    function = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef))
+    assert [code(ctx, s.node) for s in wf.calls_by_name(model, function)] == ["run(1)", "self.run(2)", "other.run(3)"]

@@ -59,12 +59,14 @@ import libcst as cst
 from torchlint.finding import Finding, Severity, Span
 from torchlint.fixes import UNSAFE, Fix, from_trailing, replace_node, trailing_json
 from torchlint.rule import Option, Rule
+from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.packages import Packages
-from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_package, in_memory, moved, parameter_of,
-                                           origin, path_shape, read_paths, reads_file)
-from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, covers, file_name,
-                                              handed_in_writes, has_own_name, names_match, opens_for_writing,
-                                              readable, reader_kind, specific, write_sites, dumps_what_it_loads)
+from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_package, in_memory, origin, path_shape,
+                                           read_paths, reads_file)
+from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, calls_by_name, dumps_what_it_loads,
+                                              file_name, handed_in_writes, has_own_name, names_match, names_written,
+                                              opens_for_writing, path_key, readable, reader_kind, reads_own_file,
+                                              specific, written_paths)
 from torchlint.statements import dotted_name
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
 from torchlint.tree import iter_nodes
@@ -78,8 +80,6 @@ _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _NAME_TEXT = re.compile(r"""\.[A-Za-z][A-Za-z0-9]{0,7}['"]""")
 _SAFE_RELEASE = (2, 6)
 _LAST_NAMES = ("load", "loads", "Unpickler", "load_state_dict_from_url", "load_url")
-# The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
-_PATH_VERB = re.compile(r"(?<![A-Za-z0-9])(load|dump|save|read|write)_|_(load|dump|save|read|write)(?![A-Za-z0-9_])")
 
 _FIX_TORCH = "pass weights_only=True (allow your own classes with torch.serialization.add_safe_globals)"
 
@@ -143,7 +143,6 @@ class UnsafeCheckpointLoad(Rule):
         super().__init__(ctx, options)
         self._calls: list[cst.Call] = []
         self._saves = False  # the file may write a file (torch.save, np.save, pickle.dump, open(P, "w"))
-        self._written: set | None = None  # _written_paths, computed once when needed
         self._deferred: list = []  # findings the project pass drops when another file writes the path
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -171,7 +170,7 @@ class UnsafeCheckpointLoad(Rule):
                     first = _first_argument(call)
                     if source is None and in_memory(model, first):
                         continue  # bytes the program holds (sent between ranks), no file
-                    if source not in (URL, DOWNLOAD) and (self._own_file(call) or from_package(model, first)):
+                    if source not in (URL, DOWNLOAD) and (reads_own_file(model, call) or from_package(model, first)):
                         continue  # a file this program wrote (a resumed run, its own cache) or ships
                     if keyword_arg(call, "pickle_module") is not None:
                         continue  # a custom unpickler on purpose: torch refuses it with weights_only=True
@@ -184,7 +183,7 @@ class UnsafeCheckpointLoad(Rule):
                 self._check_pickle(call, qualified)
             elif qualified == "torch.hub.load":
                 self._check_hub(call, hub_seen)
-        published = sorted(key for key in self._written_paths() if isinstance(key, str) and has_own_name(key)) \
+        published = sorted(key for key in written_paths(model) if isinstance(key, str) and has_own_name(key)) \
             if self._saves else []
         facts = {"unpinned": unpinned, "deferred": self._deferred, "written": published}
         if self.reports:  # a file the loader hands on, written where another file is handed it
@@ -200,7 +199,7 @@ class UnsafeCheckpointLoad(Rule):
         what the trainer saved)."""
         first, model = _first_argument(call), self.ctx.semantic.model
         shapes = [] if first is None or source in (URL, DOWNLOAD) else \
-            sorted({key for p in read_paths(model, first) if has_own_name(key := _path_key(path_shape(model, p)))})
+            sorted({key for p in read_paths(model, first) if has_own_name(key := path_key(path_shape(model, p)))})
         if shapes:
             reader = reader_kind(model.qualified_name(call.func))
             self._deferred.append([self.ctx.span(call).to_json(), message, shapes, reader, *trailing_json(fix)])
@@ -213,7 +212,7 @@ class UnsafeCheckpointLoad(Rule):
             return
         model = self.ctx.semantic.model
         paths = read_paths(model, call.args[0].value)
-        if self._own_file(call) or dumps_what_it_loads(model, call, self.ctx.parent):
+        if reads_own_file(model, call) or dumps_what_it_loads(model, call, self.ctx.parent):
             return  # the program's own cache, or the file a function resumes from and saves itself
         if qualified.endswith(".loads") and not any(reads_file(model, p) for p in paths):
             return  # bytes held in memory (a loader's state), no file
@@ -262,8 +261,8 @@ class UnsafeCheckpointLoad(Rule):
         function = self.ctx.enclosing_function(param)
         if function is None:
             return False
-        for site in self._calls_of(function):
-            passed = self._passed(function, param, site.node)
+        for site in calls_by_name(model, function):
+            passed = passed_argument(model, site, function, param.name.value)
             if any(a.star for a in site.node.args) or \
                     passed is not None and not isinstance(passed, (cst.SimpleString, cst.ConcatenatedString)):
                 return False
@@ -284,112 +283,6 @@ class UnsafeCheckpointLoad(Rule):
                 return True
         return False
 
-    # -- paths the program writes --------------------------------------------------------
-    def _calls_of(self, function: cst.FunctionDef) -> list:
-        """Same-file calls of ``function`` by name (``f(...)``, ``self.f(...)``, ``cls.f(...)``)."""
-        name = function.name.value
-        return [site for site in self.ctx.semantic.model.calls
-                if isinstance(site.node.func, cst.Name) and site.node.func.value == name
-                or isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == name]
-
-    def _passed(self, function: cst.FunctionDef, param: cst.Param, call: cst.Call) -> cst.BaseExpression | None:
-        """The expression ``call`` passes for ``param`` of ``function`` (a method called through
-        its instance skips ``self``), or the parameter's default where a call without ``*``/``**``
-        arguments leaves it out."""
-        by_name = keyword_arg(call, param.name.value)
-        if by_name is not None:
-            return by_name.value
-        params = list(function.params.posonly_params) + list(function.params.params)
-        index = next((i for i, p in enumerate(params) if p is param), None)
-        if index is None:
-            return None
-        if isinstance(call.func, cst.Attribute) and self.ctx.semantic.model.self_name(function) is not None:
-            index -= 1
-        positional = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in positional[:index + 1]):
-            return None
-        if 0 <= index < len(positional):
-            return positional[index].value
-        return param.default if not any(a.star for a in call.args) else None
-
-    def _passed_for(self, path: cst.BaseExpression) -> list[cst.BaseExpression | None]:
-        """When ``path`` is a parameter of a same-file function, what each same-file call of
-        that function passes for it (None where a call passes nothing visible)."""
-        if not isinstance(path, cst.Name):
-            return []
-        bindings = self.ctx.semantic.model.reaching(path.value, path)
-        params = [b.node for b in bindings if b.kind == "param" and isinstance(b.node, cst.Param)]
-        out = []
-        for param in params:
-            function = self.ctx.enclosing_function(param)
-            if function is None:
-                continue
-            out += [self._passed(function, param, site.node) for site in self._calls_of(function)]
-        return out
-
-    def _own_file(self, call: cst.Call) -> bool:
-        """The load reads a path this file writes (``_written_paths``): the path as written or
-        the values it was assigned, or, for a parameter of a same-file function, what every
-        same-file call passes (``resume(checkpoint=out / "checkpoint.pth")``)."""
-        first, model = _first_argument(call), self.ctx.semantic.model
-        written = self._written_paths()
-        if first is None or not written:
-            return False
-        return any(self._is_written(p, written) for p in read_paths(model, first))
-
-    def _key(self, path: cst.BaseExpression) -> str | tuple[int, str]:
-        """``path``'s key among the written paths: its pattern (``_path_key``), or, for a
-        function's parameter (``provenance.parameter_of``), the pattern together with that
-        function: the ``path`` parameter of ``load`` is not the ``path`` parameter of ``save``,
-        each holds what its caller hands it (stable-baselines3's ``BasePolicy.save(path)`` and
-        ``BasePolicy.load(path)``: the load reads any file a user names)."""
-        key = _path_key(path_shape(self.ctx.semantic.model, path))
-        function = parameter_of(self.ctx.semantic.model, path) if isinstance(path, cst.Name) else None
-        return key if function is None else (id(function), key)
-
-    def _is_written(self, path: cst.BaseExpression, written: set, depth: int = 0) -> bool:
-        """``path`` names a written one (``_written``); a function's parameter names its own
-        function's write of it, or, where that function writes none, what every same-file call
-        passes for it, when each names a written path (``resume(checkpoint=out /
-        "checkpoint.pth")``; followed a few calls deep)."""
-        key = self._key(path)
-        if key in written if isinstance(key, tuple) else _written(key, {k for k in written if isinstance(k, str)}):
-            return True
-        # a parameter's callers, a few calls deep (a name bound otherwise too: only the load's own)
-        passed = self._passed_for(path) if depth < 3 and (isinstance(key, tuple) or depth == 0) else []
-        model = self.ctx.semantic.model
-        return bool(passed) and all(p is not None and (_is_none(p) or any(self._is_written(q, written, depth + 1)
-                                                                          for q in read_paths(model, p)))
-                                    for p in passed)  # a None path loads no file
-
-    def _written_paths(self) -> set:
-        """The keys (``_path_key``) of the path expressions this file writes: ``open(P,
-        "w..."/"a...")``, ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``, and
-        what same-file callers pass when P is the writing function's parameter."""
-        if self._written is not None:
-            return self._written
-        model = self.ctx.semantic.model
-        paths = [(site.path, site.suffix) for site in write_sites(model)]
-        # ``with write_and_rename(P) as tmp: torch.save(x, tmp)``: the file is P
-        paths += [(value.args[0].value, suffix) for p, suffix in list(paths) if isinstance(p, cst.Name)
-                  for value in bound_values(model, p) if isinstance(value, cst.Call) and value.args
-                  and value.args[0].keyword is None and not value.args[0].star]
-        paths += [(q, suffix) for p, suffix in list(paths) for q in self._passed_for(p) if q is not None]
-        written: set = set()
-        for p, suffix in paths:
-            key = self._key(p)
-            if isinstance(key, tuple):
-                written.add(key)  # torch.save(x, path) of a parameter: that function's file, whatever its caller names
-            else:
-                written |= {_path_key(path_shape(model, p) + end) for end in {"", suffix}}  # np.save adds .npy
-        # ``torch.save(x, tmp); os.rename(tmp, path)``: the file ends up at ``path``
-        for site in model.calls:
-            move = moved(model, site.node)
-            if move is not None and self._is_written(move[0], written):
-                written.add(self._key(move[1]))
-        self._written = written
-        return self._written
-
     # -- shared ------------------------------------------------------------------------
     def _source(self, call: cst.Call) -> str | None:
         first = _first_argument(call)
@@ -409,7 +302,7 @@ class UnsafeCheckpointLoad(Rule):
         packages = None
         for record, fact in facts:
             for span, message, shapes, reader, *fix in fact.get("deferred", ()):
-                if any(_written(shape, written) for shape in shapes):
+                if any(names_written(shape, written) for shape in shapes):
                     continue
                 if reader is not None and any(f.get("handed_in") for _, f in facts):
                     packages = packages or Packages(project)
@@ -436,35 +329,9 @@ def _named_for_a_handed_in_write(record, shapes: list[str], reader: str, facts: 
         any(names_match(name, built) for fact in near for built in fact.get("names", ()) for name in names)
 
 
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
-
-
 def _first_argument(call: cst.Call) -> cst.BaseExpression | None:
     """The first positional argument (the path or file a load or save is given)."""
     return next((a.value for a in call.args if a.keyword is None and not a.star), None)
-
-
-def _written(shape: str, written: set[str]) -> bool:
-    """``shape`` (a read path's pattern) names a written one: the same text, or one matches
-    the other with each ``*`` standing for any text (``out/*epoch.pth`` and ``out/*epoch.pth``,
-    ``cache/*_dataset`` and ``cache/train_dataset``); a pattern whose file name has fewer than
-    three characters of its own (``*.pkl``) names no particular file."""
-    key = _path_key(shape)
-    if "*" in key and not specific(key):
-        return False
-    return key in written or any(covers(key, other) or covers(other, key) for other in written)
-
-
-
-
-
-def _path_key(text: str) -> str:
-    """A path expression as written, or without its verb when it has one: ``args.load_emissions``
-    and ``args.dump_emissions`` (two options of one program for one file) have one key, while
-    ``path`` and ``save_path`` do not."""
-    shape = _PATH_VERB.sub("", text)
-    return text if shape == text else f"{shape} (verb aside)"
 
 
 def _sets_false(value: cst.BaseExpression | None) -> bool:

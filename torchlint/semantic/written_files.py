@@ -13,6 +13,11 @@ load reads the program's own file (TL016's questions across files).
 * ``handed_in_writes(model)``: the writes whose path is handed in and names no file of its
   own (``pickle.dump(enc, open(video_path, "wb"))`` for each ``video_path`` a DataLoader
   gives): the file name is made elsewhere.
+* ``written_paths(model)``: the keys of the paths the file writes (``path_key`` patterns; a
+  function's parameter is keyed with its function: ``def save(self, path)`` and ``def
+  load(cls, path)`` name no common file), through same-file helpers and renames too;
+  ``reads_own_file(model, load)``: a load reads one of them; ``names_written(shape, keys)``: a
+  path pattern names one of ``keys``.
 * ``built_names(model)``: the file-name patterns the file makes and hands on (stores,
   returns, passes to a call) rather than reads, fetches, hands to a shell or writes itself:
   ``self.name = "{0}RN{1}-encoding.pt".format(...)`` is ``*RN*-encoding.pt``.
@@ -30,8 +35,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.model import SemanticModel
-from torchlint.semantic.provenance import DOWNLOAD, OPENERS, URL, formatted_text, origin, path_shape, read_paths
+from torchlint.semantic.provenance import (DOWNLOAD, OPENERS, URL, bound_values, formatted_text, moved, origin,
+                                           parameter_of, path_shape, read_paths)
 from torchlint.torch_api import keyword_arg
 from torchlint.tree import iter_nodes
 
@@ -58,6 +65,9 @@ _SHELLS = {"os.system", "os.popen", "subprocess.run", "subprocess.call", "subpro
 _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _FIELD = re.compile(r"\{[^}]*\}")
 _MAX_DEPTH = 4
+# The verb part of a path option's name: ``args.load_emissions`` and ``args.dump_emissions`` name one file.
+_PATH_VERB = re.compile(r"(?<![A-Za-z0-9])(load|dump|save|read|write)_|_(load|dump|save|read|write)(?![A-Za-z0-9_])")
+_CALLERS_DEEP = 3  # how many calls deep a path parameter is followed to what its callers pass
 
 
 @dataclass(frozen=True)
@@ -267,3 +277,120 @@ def covers(pattern: str, text: str) -> bool:
 def names_match(a: str, b: str) -> bool:
     """Two file-name patterns can name one file: equal, or one matches the other."""
     return specific(a) and specific(b) and (a == b or covers(a, b) or covers(b, a))
+
+
+def path_key(text: str) -> str:
+    """A path expression as written, or without its verb when it has one: ``args.load_emissions``
+    and ``args.dump_emissions`` (two options of one program for one file) have one key, while
+    ``path`` and ``save_path`` do not."""
+    shape = _PATH_VERB.sub("", text)
+    return text if shape == text else f"{shape} (verb aside)"
+
+
+def names_written(shape: str, written) -> bool:
+    """``shape`` (a read path's pattern) names one of the ``written`` keys (patterns; keys of a
+    parameter are left out): the same text, or one matches the other with each ``*`` standing
+    for any text (``out/*epoch.pth`` and ``out/*epoch.pth``, ``cache/*_dataset`` and
+    ``cache/train_dataset``); a pattern whose file name has fewer than three characters of its
+    own (``*.pkl``) names no particular file."""
+    key = path_key(shape)
+    if "*" in key and not specific(key):
+        return False
+    patterns = [k for k in written if isinstance(k, str)]
+    return key in patterns or any(covers(key, other) or covers(other, key) for other in patterns)
+
+
+def written_paths(model: SemanticModel) -> set:
+    """The keys (``_key``) of the paths the file writes (``write_sites``: ``open(P, "w..."/"a...")``,
+    ``joblib.dump(x, P)``, ``np.save(P, ...)``, ``torch.save(x, P)``), what same-file callers
+    pass when P is the writing function's parameter, the target of ``with write_and_rename(P)
+    as tmp`` and of a rename of a written path (``os.rename(tmp, path)``). Memoised on the model."""
+    table = model.memo("written_paths")
+    if "keys" in table:
+        return table["keys"]
+    paths = [(site.path, site.suffix) for site in write_sites(model)]
+    # ``with write_and_rename(P) as tmp: torch.save(x, tmp)``: the file is P
+    paths += [(value.args[0].value, suffix) for p, suffix in list(paths) if isinstance(p, cst.Name)
+              for value in bound_values(model, p) if isinstance(value, cst.Call) and value.args
+              and value.args[0].keyword is None and not value.args[0].star]
+    paths += [(q, suffix) for p, suffix in list(paths) for q in _passed_for(model, p) if q is not None]
+    written: set = set()
+    for p, suffix in paths:
+        key = _key(model, p)
+        if isinstance(key, tuple):
+            written.add(key)  # torch.save(x, path) of a parameter: that function's file, whatever its caller names
+        else:
+            written |= {path_key(path_shape(model, p) + end) for end in {"", suffix}}  # np.save adds .npy
+    # ``torch.save(x, tmp); os.rename(tmp, path)``: the file ends up at ``path``
+    for site in model.calls:
+        move = moved(model, site.node)
+        if move is not None and _writes(model, move[0], written):
+            written.add(_key(model, move[1]))
+    table["keys"] = written
+    return written
+
+
+def reads_own_file(model: SemanticModel, load: cst.Call) -> bool:
+    """``load`` reads a path this file writes (``written_paths``): its first argument as written
+    or the values it was assigned, or, for a parameter of a same-file function, its own
+    function's write of it or what every same-file call passes (``resume(checkpoint=out /
+    "checkpoint.pth")``)."""
+    first = next((a.value for a in load.args if a.keyword is None and not a.star), None)
+    written = written_paths(model)
+    if first is None or not written:
+        return False
+    return any(_writes(model, p, written) for p in read_paths(model, first))
+
+
+def calls_by_name(model: SemanticModel, function: cst.FunctionDef) -> list:
+    """Same-file call sites of ``function`` by its name (``f(...)``, ``self.f(...)``, ``x.f(...)``)."""
+    name = function.name.value
+    return [site for site in model.calls
+            if isinstance(site.node.func, cst.Name) and site.node.func.value == name
+            or isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == name]
+
+
+def _key(model: SemanticModel, path: cst.BaseExpression) -> str | tuple[int, str]:
+    """``path``'s key among the written paths: its pattern (``path_key``), or, for a function's
+    parameter (``provenance.parameter_of``), the pattern together with that function: the
+    ``path`` parameter of ``load`` is not the ``path`` parameter of ``save``, each holds what
+    its caller hands it (stable-baselines3's ``BasePolicy.save(path)`` and
+    ``BasePolicy.load(path)``: the load reads any file a user names)."""
+    key = path_key(path_shape(model, path))
+    function = parameter_of(model, path) if isinstance(path, cst.Name) else None
+    return key if function is None else (id(function), key)
+
+
+def _writes(model: SemanticModel, path: cst.BaseExpression, written: set, depth: int = 0) -> bool:
+    """``path`` names a written one (``names_written``); a function's parameter names its own
+    function's write of it, or, where that function writes none, what every same-file call
+    passes for it, when each names a written path (``resume(checkpoint=out /
+    "checkpoint.pth")``; followed ``_CALLERS_DEEP`` calls deep). A caller passing ``None``
+    loads no file."""
+    key = _key(model, path)
+    if key in written if isinstance(key, tuple) else names_written(key, written):
+        return True
+    # a parameter's callers, a few calls deep (a name bound otherwise too: only the load's own)
+    passed = _passed_for(model, path) if depth < _CALLERS_DEEP and (isinstance(key, tuple) or depth == 0) else []
+    return bool(passed) and all(p is not None and (_is_none(p) or any(_writes(model, q, written, depth + 1)
+                                                                     for q in read_paths(model, p)))
+                                for p in passed)
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def _passed_for(model: SemanticModel, path: cst.BaseExpression) -> list[cst.BaseExpression | None]:
+    """When ``path`` is a parameter of a same-file function, what each same-file call of that
+    function passes for it, or the parameter's default where a call leaves it out (None where
+    that cannot be told)."""
+    if not isinstance(path, cst.Name):
+        return []
+    out = []
+    for binding in model.reaching(path.value, path):
+        function = binding.scope.node
+        if binding.kind == "param" and isinstance(binding.node, cst.Param) and isinstance(function, cst.FunctionDef):
+            name = binding.node.name.value
+            out += [passed_argument(model, site, function, name) for site in calls_by_name(model, function)]
+    return out
