@@ -14,7 +14,6 @@ from typing import Callable
 import libcst as cst
 
 from torchlint.semantic.callgraph import passed_argument
-from torchlint.tree import iter_nodes
 
 _CONTROL = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.ExceptHandler, cst.ExceptStarHandler, cst.Match)
 
@@ -159,20 +158,31 @@ def dead_at_every_call(sem, node: cst.CSTNode, function: cst.CSTNode) -> bool:
     if not sites:
         return False
     calls = {id(site.node.func) for site in sites}
-    attrs: set[int] = set()
-    for ref in iter_nodes(sem.model.module):
-        if isinstance(ref, cst.Attribute) and ref.attr.value == name:
-            attrs.add(id(ref.attr))
-            if id(ref) not in calls:
-                return False  # ``fn = self._helper``: passed on
-        elif isinstance(ref, cst.Name) and ref.value == name and id(ref) not in attrs and id(ref) not in calls \
-                and ref is not function.name:
-            return False  # passed on, or another function of the name
+    attributes, names = _written_names(sem.model).get(name, ((), ()))
+    if any(id(ref) not in calls for ref in attributes):
+        return False  # ``fn = self._helper``: passed on
+    attrs = {id(ref.attr) for ref in attributes}
+    if any(id(ref) not in attrs and id(ref) not in calls and ref is not function.name for ref in names):
+        return False  # passed on, or another function of the name
     for site in sites:
         if not ruled_out(sem.ctx, node, function, lambda param, site=site: passed_argument(sem.model, site, function,
                                                                                          param)):
             return False
     return True
+
+
+def _written_names(model) -> dict[str, tuple[list[cst.Attribute], list[cst.Name]]]:
+    """Where the file writes each name: the attributes ``<x>.name`` and the names ``name``
+    (attribute names among them), gathered once per file (``memo``) for
+    ``dead_at_every_call``, which asks of every private function it judges."""
+    table = model.memo("written_names")
+    if not table and model.order:
+        for ref in model.nodes_of(cst.Attribute, cst.Name):
+            if type(ref) is cst.Attribute:
+                table.setdefault(ref.attr.value, ([], []))[0].append(ref)
+            else:
+                table.setdefault(ref.value, ([], []))[1].append(ref)
+    return table
 
 
 def _decided(test: cst.BaseExpression, params: set[str], argument) -> bool | None:

@@ -272,11 +272,16 @@ def runs_without_grad_in_eval(ctx, function: cst.FunctionDef) -> bool:
     such a choice (``tensors = self.prepare(x)`` before the ``with``) may record: False."""
     model = ctx.semantic.model
     scope = model.scopes.get(function)
-    if scope is None or scope.self_name is None or not any(word in ctx.text for word in _CHOICE_WORDS):
+    if scope is None or scope.self_name is None:
         return False
     memo = model.memo("runs_without_grad_in_eval")
     if function in memo:
         return memo[function]
+    written = model.memo("grad_choice_written")  # the file's text, read once (not once per method)
+    if "" not in written:
+        written[""] = any(word in ctx.text for word in _CHOICE_WORDS)
+    if not written[""]:
+        return False
     choosing: set[cst.CSTNode] = set()
     for node in iter_nodes(function.body, into_scopes=False):
         if isinstance(node, cst.With):

@@ -729,14 +729,17 @@ class SemanticModel:
         return self.calls_by_node.get(call)
 
     def calls_to(self, name: str) -> list[CallSite]:
-        """Call sites whose callee is ``name`` or ``<x>.name`` (written), in source order."""
-        out = []
-        for site in self.calls:
-            func = site.node.func
-            if isinstance(func, cst.Name) and func.value == name or \
-                    isinstance(func, cst.Attribute) and func.attr.value == name:
-                out.append(site)
-        return out
+        """Call sites whose callee is ``name`` or ``<x>.name`` (written), in source order.
+        The file's calls are sorted by that name once (``memo``), not read again per name."""
+        by_name = self.memo("calls_to")
+        if not by_name and self.calls:
+            for site in self.calls:
+                func = site.node.func
+                if isinstance(func, cst.Name):
+                    by_name.setdefault(func.value, []).append(site)
+                elif isinstance(func, cst.Attribute):
+                    by_name.setdefault(func.attr.value, []).append(site)
+        return list(by_name.get(name, ()))
 
     def calls_in_loop(self, loop: Loop) -> list[CallSite]:
         """Call sites in ``loop``'s body (not its iterable, not its ``else``), comprehensions

@@ -228,15 +228,19 @@ def built_names(model: SemanticModel) -> list[str]:
             candidates.append((node, name))
     names: set[str] = set()
     if candidates:
-        hidden = _read_or_fetched(model)
+        hidden = _read_or_fetched(model, [node for node, _ in candidates])
         names = {name for node, name in candidates if id(node) not in hidden}
     table["names"] = sorted(names)
     return table["names"]
 
 
-def _read_or_fetched(model: SemanticModel) -> set[int]:
+def _read_or_fetched(model: SemanticModel, nodes: list[cst.CSTNode]) -> set[int]:
     """The ids of the nodes of the paths the file reads (loads, ``open`` for reading) or
-    writes (``write_sites``), and of the arguments of fetches and shell commands."""
+    writes (``write_sites``), and of the arguments of fetches and shell commands: those
+    ``built_names`` asks about (``nodes``) among them. Whether a call fetches
+    (``provenance.origin``, the costly part) is asked only of the calls around one of
+    ``nodes``: the arguments of any other hold none of them."""
+    around = {id(anc) for node in nodes for anc in model.ctx.ancestors(node) if type(anc) is cst.Call}
     roots: list[cst.CSTNode] = [p for site in write_sites(model) for p in read_paths(model, site.path)]
     for site in model.calls:
         call = site.node
@@ -244,7 +248,7 @@ def _read_or_fetched(model: SemanticModel) -> set[int]:
         if call.args and (reader_kind(qualified) is not None
                           or qualified in OPENERS and not opens_for_writing(call)):
             roots += read_paths(model, call.args[0].value)
-        elif qualified in _SHELLS or origin(model, call) in (URL, DOWNLOAD):
+        elif qualified in _SHELLS or id(call) in around and origin(model, call) in (URL, DOWNLOAD):
             roots += [a.value for a in call.args]
     return {id(n) for root in roots for n in iter_nodes(root)}
 
