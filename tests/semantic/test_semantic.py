@@ -98,6 +98,12 @@ def test_comprehension_and_lambda_calls_are_call_sites():
     assert fn(ctx, "f") in sem.graph.callees(ctx.module)  # the comprehension runs with the module
 
 
+def test_calls_to_reads_names_and_attributes():
+    ctx, sem = analyses("def run(x):\n    pass\nrun(1)\nself.run(2)\nother.run(3)\nrunner(4)\n")
+    assert [ctx.module.code_for_node(s.node) for s in sem.model.calls_to("run")] == ["run(1)", "self.run(2)", "other.run(3)"]
+    assert sem.model.calls_to("run") is not sem.model.calls_to("run")  # a copy: callers may change it
+
+
 def test_code_scope_and_loops_around_see_through_comprehensions():
     ctx, sem = analyses(
         "def f(opts, loader):\n"

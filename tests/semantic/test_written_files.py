@@ -306,15 +306,3 @@ def test_names_written():
     assert not wf.names_written("*.pkl", {"*.pkl"})  # no file name of its own
     assert not wf.names_written("{path}", {(1, "{path}")})  # a parameter's key is its function's
 
-
-def test_calls_by_name():
-    ctx, model = analyses("""
-        def run(x):
-            pass
-        run(1)
-        self.run(2)
-        other.run(3)
-        runner(4)
-    """)
-    function = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef))
-    assert [code(ctx, s.node) for s in wf.calls_by_name(model, function)] == ["run(1)", "self.run(2)", "other.run(3)"]

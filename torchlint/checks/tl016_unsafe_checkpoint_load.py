@@ -63,7 +63,7 @@ from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.packages import Packages
 from torchlint.semantic.provenance import (DOWNLOAD, URL, bound_values, from_package, in_memory, origin, path_shape,
                                            read_paths, reads_file)
-from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, calls_by_name, dumps_what_it_loads,
+from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_names, dumps_what_it_loads,
                                               file_name, handed_in_writes, has_own_name, names_match, names_written,
                                               opens_for_writing, path_key, readable, reader_kind, reads_own_file,
                                               specific, written_paths)
@@ -261,7 +261,7 @@ class UnsafeCheckpointLoad(Rule):
         function = self.ctx.enclosing_function(param)
         if function is None:
             return False
-        for site in calls_by_name(model, function):
+        for site in model.calls_to(function.name.value):
             passed = passed_argument(model, site, function, param.name.value)
             if any(a.star for a in site.node.args) or \
                     passed is not None and not isinstance(passed, (cst.SimpleString, cst.ConcatenatedString)):

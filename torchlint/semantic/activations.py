@@ -1108,10 +1108,7 @@ def passed(model: "SemanticModel", call: cst.Call, function: cst.FunctionDef, pa
         name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None
         if name == param:
             return arg.value
-    for p in [*params, *function.params.kwonly_params]:
-        if p.name.value == param:
-            return p.default
-    return None
+    return _default(function, param)
 
 
 def _written(func: cst.BaseExpression) -> str | None:

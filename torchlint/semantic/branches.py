@@ -96,14 +96,10 @@ def never_together(sem, a: cst.CSTNode, b: cst.CSTNode, within: cst.CSTNode | No
             seen_a, seen_b = model.reaching(name_a.value, name_a), model.reaching(name_b.value, name_b)
             if not seen_a or {id(x) for x in seen_a} != {id(x) for x in seen_b}:
                 continue
-            if within is not None and any(_inside(sem.ctx, x.node, within) for x in seen_a):
+            if within is not None and any(x.node is within or sem.ctx.inside(x.node, within) for x in seen_a):
                 continue
             return True
     return False
-
-
-def _inside(ctx, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
-    return node is outer or any(anc is outer for anc in ctx.ancestors(node))
 
 
 def blocks_around(ctx, node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -346,14 +346,6 @@ def reads_own_file(model: SemanticModel, load: cst.Call) -> bool:
     return any(_writes(model, p, written) for p in read_paths(model, first))
 
 
-def calls_by_name(model: SemanticModel, function: cst.FunctionDef) -> list:
-    """Same-file call sites of ``function`` by its name (``f(...)``, ``self.f(...)``, ``x.f(...)``)."""
-    name = function.name.value
-    return [site for site in model.calls
-            if isinstance(site.node.func, cst.Name) and site.node.func.value == name
-            or isinstance(site.node.func, cst.Attribute) and site.node.func.attr.value == name]
-
-
 def _key(model: SemanticModel, path: cst.BaseExpression) -> str | tuple[int, str]:
     """``path``'s key among the written paths: its pattern (``path_key``), or, for a function's
     parameter (``provenance.parameter_of``), the pattern together with that function: the
@@ -396,5 +388,5 @@ def _passed_for(model: SemanticModel, path: cst.BaseExpression) -> list[cst.Base
         function = binding.scope.node
         if binding.kind == "param" and isinstance(binding.node, cst.Param) and isinstance(function, cst.FunctionDef):
             name = binding.node.name.value
-            out += [passed_argument(model, site, function, name) for site in calls_by_name(model, function)]
+            out += [passed_argument(model, site, function, name) for site in model.calls_to(function.name.value)]
     return out
