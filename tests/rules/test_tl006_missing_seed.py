@@ -570,3 +570,49 @@ def test_method_inherited_from_a_project_trainer_that_seeds_is_seeding():
     assert tl006({"engine.py": ENGINE, "cars.py": sub, "main.py": main}) == []
     unseeded = ENGINE.replace("torch.manual_seed(42)", "pass")
     assert [f.line for f in tl006({"engine.py": unseeded, "cars.py": sub, "main.py": main})] == [11]
+
+
+# -- code a helper's parameter defaults rule out ---------------------------------------------
+
+FACTORY = """
+    import torch
+
+    class Engine:
+        def __init__(self, step):
+            self.step = step
+
+    class DeterministicEngine(Engine):
+        def __init__(self, step):
+            super().__init__(step)
+            torch.manual_seed(0)
+
+    def make_trainer(model, optimizer, device=None, deterministic=False):
+        return Engine(model) if not deterministic else DeterministicEngine(model)
+
+    def prepare(seed=None):
+        if seed is not None:
+            torch.manual_seed(seed)
+"""
+
+
+def factory_call(call: str) -> dict[str, str]:
+    return {"proj/factory.py": FACTORY,
+            "proj/train.py": train_file("from proj.factory import make_trainer, prepare", call)}
+
+
+def test_helper_seeding_only_under_a_flag_the_call_leaves_at_its_default_does_not_seed():
+    # ignite's create_supervised_trainer(..., deterministic=False) builds DeterministicEngine, which
+    # seeds, only when deterministic is passed: its examples call it without and never seed.
+    for call in ("make_trainer(model, optimizer)", "make_trainer(model, optimizer, device='cuda')",
+                 "prepare()"):
+        assert lines_and_paths(tl006(factory_call(call))) == [("proj/train.py", 10)], call
+
+
+def test_helper_seeding_under_a_flag_the_call_may_pass_seeds():
+    for call in ("make_trainer(model, optimizer, deterministic=True)", "make_trainer(model, optimizer, None, True)",
+                 "make_trainer(*args)", "make_trainer(model, optimizer, **options)", "prepare(args.seed)",
+                 "prepare(seed=0)",
+                 # passing the parameter at all counts, even with its default's value: what is passed
+                 # across files is not compared
+                 "prepare(None)"):
+        assert tl006(factory_call(call)) == [], call

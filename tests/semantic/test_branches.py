@@ -11,7 +11,7 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.branches import blocks_around, dead_at_every_call, exclusive, ruled_out
+from torchlint.semantic.branches import blocks_around, dead_at_every_call, default_guards, exclusive, ruled_out
 from torchlint.tree import iter_nodes
 
 
@@ -98,6 +98,43 @@ def test_ruled_out_by_a_literal_argument(test, args, expected):
     argument = (lambda name: cst.parse_expression(args[name]) if name in args else None)
     assert ruled_out(ctx, call(ctx, "inside"), function, argument) is expected
     assert ruled_out(ctx, call(ctx, "after"), function, argument) is False
+
+
+def test_ruled_out_in_a_conditional_expression():
+    ctx = parsed("def make(step, deterministic=False):\n"
+                 "    return Engine(step) if not deterministic else DeterministicEngine(step)\n")
+    function = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef))
+    argument = (lambda name: cst.parse_expression("False"))
+    assert ruled_out(ctx, call(ctx, "Engine"), function, argument) is False
+    assert ruled_out(ctx, call(ctx, "DeterministicEngine"), function, argument) is True
+
+
+def test_default_guards_name_the_parameters_whose_default_rules_a_call_out():
+    ctx = parsed("""
+        def make(step, device=None, deterministic=False, seed=None, mode="train"):
+            engine = Engine(step) if not deterministic else DeterministicEngine(step)
+            if seed is not None:
+                manual_seed(seed)
+            if mode == "train":
+                train_mode()
+            if device:
+                def nested():
+                    inner()
+            always()
+
+        def plain(flag):
+            if flag:
+                flagged()
+    """)
+    make = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef) and n.name.value == "make")
+    plain = next(n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef) and n.name.value == "plain")
+    assert default_guards(ctx, call(ctx, "DeterministicEngine"), make) == ("deterministic",)
+    assert default_guards(ctx, call(ctx, "Engine"), make) == ()
+    assert default_guards(ctx, call(ctx, "manual_seed"), make) == ("seed",)
+    assert default_guards(ctx, call(ctx, "train_mode"), make) == ()  # the default takes the branch
+    assert default_guards(ctx, call(ctx, "inner"), make) == ()  # a nested function's own code
+    assert default_guards(ctx, call(ctx, "always"), make) == ()
+    assert default_guards(ctx, call(ctx, "flagged"), plain) == ()  # no default: every call passes it
 
 
 def test_ruled_out_in_the_else_branch():

@@ -70,3 +70,61 @@ def test_on_import_and_seen_functions_add_nothing_twice():
     assert resolver.on_import("pkg.helpers", train) == set()
     assert resolver.values("pkg.seeds.both", train) == {"torch", "numpy"}
     assert resolver.values("pkg.seeds.both", train) == set()  # already followed by this instance
+
+
+def test_call_shapes_and_the_parameters_they_may_pass():
+    import libcst as cst
+
+    from torchlint.semantic.crossfile import call_shape, may_pass, merge_shapes, parameter_positions
+
+    def call(text: str) -> cst.Call:
+        return cst.parse_expression(text)
+
+    assert call_shape(call("f(a, b, deterministic=True)")) == [["deterministic"], 2, False]
+    assert call_shape(call("f(*args, k=1)")) == [["k"], 0, True]
+    assert merge_shapes(None, [["a"], 1, False]) == [["a"], 1, False]
+    assert merge_shapes([["a"], 3, False], [["b"], 1, True]) == [["a", "b"], 3, True]
+    module = cst.parse_module(
+        "def f(model, opt, device=None, *, deterministic=False): pass\n"
+        "class C:\n"
+        "    def m(self, x, flag=False): pass\n"
+        "    @staticmethod\n"
+        "    def s(x, flag=False): pass\n")
+    f, cls = module.body[0], module.body[1]
+    method, static = cls.body.body
+    assert parameter_positions(f, ("device", "deterministic")) == [["device", 2], ["deterministic", -1]]
+    assert parameter_positions(method, ("flag",)) == [["flag", 1]]  # self is not the caller's
+    assert parameter_positions(static, ("flag",)) == [["flag", 1]]
+    positions = parameter_positions(f, ("device",))
+    assert may_pass(None, positions)  # a call nobody stored may pass anything
+    assert not may_pass([[], 2, False], positions)
+    assert may_pass([[], 3, False], positions)
+    assert may_pass([["device"], 0, False], positions)
+    assert may_pass([[], 0, True], positions)
+    assert not may_pass([["deterministic"], 2, False], positions)
+
+
+def test_guarded_part_counts_only_for_calls_that_may_pass_its_parameter():
+    proj = project({
+        "pkg/seeds.py": """
+            import torch
+
+            def setup(cfg, seed=None):
+                configure(cfg)
+                if seed is not None:
+                    torch.manual_seed(seed)
+
+            def configure(cfg):
+                pass
+        """,
+        "pkg/train.py": "from pkg.seeds import setup\n",
+    })
+    train = proj.record("pkg/train.py")
+    assert calls(proj).values("pkg.seeds.setup", train, shape=[[], 1, False]) == set()
+    assert calls(proj).values("pkg.seeds.setup", train, shape=[["seed"], 1, False]) == {"torch"}
+    assert calls(proj).values("pkg.seeds.setup", train, shape=[[], 2, False]) == {"torch"}
+    assert calls(proj).values("pkg.seeds.setup", train) == {"torch"}  # shape unknown
+    # One resolver: the part left out for one call is still added for a later call that passes it.
+    resolver = calls(proj)
+    assert resolver.values("pkg.seeds.setup", train, shape=[[], 1, False]) == set()
+    assert resolver.values("pkg.seeds.setup", train, shape=[["seed"], 1, False]) == {"torch"}

@@ -29,7 +29,8 @@ import libcst as cst
 from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_library
 from torchlint.rule import Option, Rule
-from torchlint.semantic.crossfile import ProjectCalls
+from torchlint.semantic.branches import default_guards
+from torchlint.semantic.crossfile import ProjectCalls, call_shape, merge_shapes, parameter_positions
 from torchlint.semantic.dataflow import Flow
 from torchlint.semantic.display import only_shown
 from torchlint.semantic.entry import first_line, is_main_guard, top_statement
@@ -62,6 +63,16 @@ class _Unit:
     methods: set = field(default_factory=set)  # names of methods called on other objects (x.fit())
     seeds: set = field(default_factory=set)  # generators seeded directly
     unresolved_seedish: bool = False  # a seed-like call to nothing this file defines
+    # Code of a function that runs only for calls passing one of these parameters (their defaults
+    # rule it out: ``branches.default_guards``) -> a unit of its own, with the parameters' places.
+    guarded: dict = field(default_factory=dict)
+    positions: list = field(default_factory=list)  # a guarded unit's parameters' places (crossfile)
+    shapes: dict = field(default_factory=dict)  # imported name -> how its calls pass arguments
+
+    def whole(self) -> list["_Unit"]:
+        """The unit with the code its parameters' defaults rule out: in this file, every
+        call of it counts as possibly passing them."""
+        return [self, *self.guarded.values()]
 
 
 class MissingSeed(Rule):
@@ -165,6 +176,8 @@ class MissingSeed(Rule):
             # for its shared facts (``self.reports`` False: a test file) never builds.
             if self.reports and unit.key.startswith("<") and not self.trains.get(unit.key):
                 self.trains[unit.key] = self.training.starts_training_loop(site, graph)
+            if not unit.key.startswith("<"):
+                unit = self._guarded_unit(site, unit)
             if imported:
                 self._imported_call(site, unit, qualified)
                 callees = graph.references(site)
@@ -182,6 +195,19 @@ class MissingSeed(Rule):
                     unit.unresolved_seedish = True
             unit.callees.extend(callees)
 
+    def _guarded_unit(self, site, unit: _Unit) -> _Unit:
+        """``unit``, or its part that runs only for calls passing a parameter whose default
+        rules ``site`` out (``branches.default_guards``)."""
+        function = _outermost_function(site.scope).node
+        guards = default_guards(self.ctx, site.node, function)
+        if not guards:
+            return unit
+        part = unit.guarded.get(guards)
+        if part is None:
+            part = unit.guarded[guards] = _Unit(f"{unit.key}?{','.join(guards)}",
+                                                positions=parameter_positions(function, guards))
+        return part
+
     def _imported_bases(self, name: str) -> set[str]:
         """The bases another project file may define of the same-file class ``name``: constructing
         it runs their ``__init__`` when it inherits it and gives it their methods
@@ -196,6 +222,7 @@ class MissingSeed(Rule):
     def _imported_call(self, site, unit: _Unit, qualified: str) -> None:
         """What a call of an imported name does: seeds, builds, splits, runs an ignite engine."""
         call = site.node
+        unit.shapes[qualified] = merge_shapes(unit.shapes.get(qualified), call_shape(call))
         if is_optimizer_class(qualified) or shuffling_loader(qualified, call):
             unit.builds = True
         elif unit.split is None and unseeded_random_split(qualified, call):
@@ -238,12 +265,18 @@ class MissingSeed(Rule):
 
     def _reach(self, start) -> list[_Unit]:
         keys = {self._unit_key(n) for n in self.graph.reach(
-            [c for k in start if k in self.units for c in self.units[k].callees])}
+            [c for k in start if k in self.units for part in self.units[k].whole() for c in part.callees])}
         keys |= set(start)
-        return [u for k, u in self.units.items() if k in keys]
+        return [part for k, u in self.units.items() if k in keys for part in u.whole()]
 
     def _seeds(self, unit: _Unit) -> set[str]:
         return unit.seeds | (set(ALL_GENERATORS) if unit.unresolved_seedish else set())
+
+    def _summary(self, key: str, unit: _Unit) -> list:
+        """What a helper amounts to for another file: [its seeds, the imported names it calls
+        (project ones), the same-file units it calls]."""
+        imported = sorted(q for q in unit.imported if q.split(".")[0] not in EXTERNAL_ROOTS)
+        return [sorted(self._seeds(unit)), imported, sorted(set(self._keys(unit.callees)) - {key})]
 
     def _store_facts(self) -> None:
         facts: dict[str, Any] = {}
@@ -253,11 +286,13 @@ class MissingSeed(Rule):
         for key, unit in self.units.items():
             if key.startswith("<"):
                 continue
-            seeds = self._seeds(unit)
-            imported = sorted(q for q in unit.imported if q.split(".")[0] not in EXTERNAL_ROOTS)
-            local = sorted(set(self._keys(unit.callees)) - {key})
-            if seeds or imported or local:
-                helpers[key] = [sorted(seeds), imported, local]
+            summary = self._summary(key, unit)
+            guarded = [[part.positions, *self._summary(key, part)] for part in unit.guarded.values()]
+            guarded = [g for g in guarded if any(g[1:])]
+            if guarded:
+                helpers[key] = [*summary, guarded]  # the guarded part counts for calls passing them
+            elif any(summary):
+                helpers[key] = summary
         classes = {}
         for cls, methods in self._classes.items():
             info = self.model.class_named(cls)
@@ -301,12 +336,15 @@ class MissingSeed(Rule):
         seeds: set[str] = set(self.file_seeds) - {TORCH}
         imported: set[str] = set()
         methods: set[str] = set()
+        shapes: dict[str, list] = {}
         split = None
         for unit in reached:
             seeds |= self._seeds(unit)
             imported |= unit.imported
             methods |= unit.methods
             split = split or unit.split
+            for qualified, shape in unit.shapes.items():
+                shapes[qualified] = merge_shapes(shapes.get(qualified), shape)
         needs = [g for g in ALL_GENERATORS if g not in seeds and (g == TORCH or g in self.uses)]
         if TORCH in needs and (not draws_from_torch(self.ctx.semantic) or only_starts_a_convex_fit(self.ctx.semantic)):
             needs.remove(TORCH)  # every run gives the same numbers, or converges to the same fit
@@ -315,6 +353,7 @@ class MissingSeed(Rule):
             return None  # (optimising an input tensor of a fixed model is no training run; a fragment, no program)
         entry = {"at": self._place(at), "trains": bool(trains.get(at)), "builds": builds, "needs": needs,
                  "calls": sorted(imported),
+                 "shapes": {q: shapes[q] for q in sorted(imported) if q in shapes},
                  "uses": {g: [self.uses[g][0], self._range(self.uses[g][1])] for g in needs if g in self.uses}}
         if not trains.get(at):
             entry["methods"] = sorted(methods)
@@ -373,12 +412,13 @@ class _ProjectEntry:
             if unseen is None or TORCH not in needs:
                 return []
             return [(entry["at"], handed_off(unseen))]
+        shapes = entry.get("shapes", {})
         for qualified in entry["calls"]:
             if qualified not in {shown for shown, _ in delegates}:
-                needs -= self.resolver.values(qualified, record)
+                needs -= self.resolver.values(qualified, record, shape=shapes.get(qualified))
         later: set[str] = set()  # seeded only inside the training itself
-        for _, resolved in delegates:
-            later |= _seeded_by(self.project).values(resolved, record)
+        for shown, resolved in delegates:
+            later |= _seeded_by(self.project).values(resolved, record, shape=shapes.get(shown))
         out = []
         if TORCH in needs - later:
             out.append((entry["at"], NEVER_SEEDS_TORCH))

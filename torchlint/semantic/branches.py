@@ -2,14 +2,15 @@
 (``exclusive``); the control statements a statement runs under in its function
 (``blocks_around``); statements guarded by opposite tests of one value that nothing rebinds
 between them (``never_together``); the statements of a function that a call cannot reach, its literal
-arguments deciding the ``if`` around them (``ruled_out``), and those of a private function that
+arguments deciding the ``if`` around them (``ruled_out``), the parameters whose default alone
+keeps a statement from running (``default_guards``), and those of a private function that
 none of its calls reaches (``dead_at_every_call``); and whether a statement runs where the code
 catches an error (``catches``)."""
 
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -120,21 +121,46 @@ _NO_VALUE = object()
 def ruled_out(ctx, node: cst.CSTNode, function: cst.FunctionDef,
               argument: Callable[[str], cst.BaseExpression | None]) -> bool:
     """``node`` (in ``function``) cannot run for a call passing ``argument(name)`` for each
-    parameter: it sits in a branch of an ``if`` of ``function`` whose test is a parameter
-    (``if mode == "inference":``, ``if not training:``, ``if pretrained:``) that the call's
-    literal argument (``build("training")``) decides the other way."""
+    parameter: it sits in a branch of an ``if`` (or a conditional expression) of ``function``
+    whose test is a parameter (``if mode == "inference":``, ``if not training:``, ``if
+    pretrained:``, ``Engine(f) if not deterministic else DeterministicEngine(f)``) that the
+    call's literal argument (``build("training")``) decides the other way."""
     params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
                                      *function.params.kwonly_params)}
     child = node
     for anc in ctx.ancestors(node):
         if anc is function or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             break
-        if isinstance(anc, cst.If) and child is not anc.test:
+        if isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
             taken = _decided(anc.test, params, argument)
             if taken is not None and (child is anc.body) != taken:
                 return True
         child = anc
     return False
+
+
+def default_guards(ctx, node: cst.CSTNode, function: cst.CSTNode) -> tuple[str, ...]:
+    """The parameters of ``function`` whose default alone rules ``node`` out (``ruled_out``
+    with that parameter at its default and the others unknown): ``node`` runs only for a call
+    that passes one of them. ignite's ``create_supervised_trainer(..., deterministic=False)``
+    builds ``DeterministicEngine(f)`` only ``if deterministic``: a call leaving it out never
+    does. Empty where no ``if`` or conditional expression of ``function`` (not of a nested
+    function) holds ``node``."""
+    if not isinstance(function, cst.FunctionDef):
+        return ()
+    defaults = [p for p in (*function.params.posonly_params, *function.params.params,
+                            *function.params.kwonly_params) if p.default is not None]
+    if not defaults or not any(isinstance(b, (cst.If, cst.IfExp)) for b in _conditions_around(ctx, node, function)):
+        return ()
+    return tuple(p.name.value for p in defaults
+                 if ruled_out(ctx, node, function, lambda name, p=p: p.default if name == p.name.value else None))
+
+
+def _conditions_around(ctx, node: cst.CSTNode, function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    for anc in ctx.ancestors(node):
+        if anc is function or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return
+        yield anc
 
 
 def dead_at_every_call(sem, node: cst.CSTNode, function: cst.CSTNode) -> bool:

@@ -5,11 +5,17 @@ are sets (the generators a function seeds, ...).
 A file's summary (JSON, in ``record.facts[code]``)::
 
     {"defined": [names of module-level functions and classes],
-     "helpers": {"fn" or "Class.method": [values, imported callees, same-file callees]},
+     "helpers": {"fn" or "Class.method": [values, imported callees, same-file callees,
+                                          guarded (optional)]},
      "classes": {"Class": ["Class.method", "Base.method", ...]},   # own and same-file inherited
      "on_import": [values of module-level code]}                     # optional
 
-A defined function absent from ``helpers`` has no values and calls nothing imported.
+A defined function absent from ``helpers`` has no values and calls nothing imported. The
+optional ``guarded`` part is code that runs only for calls passing one of some parameters
+(their defaults rule it out: ``branches.default_guards``): ``[[the parameters and their
+places (``parameter_positions``), values, imported callees, same-file callees], ...]``. It counts for
+a call whose shape (``call_shape``, stored by the importing file) may pass one of them, and
+for every call whose shape is unknown.
 ``ProjectCalls`` answers from the summaries of every linted file: it resolves an imported
 name to the project file defining it (``Project.resolve_symbol``, re-exports followed), and
 unions the values of everything that function runs, transitively, in that file and in the
@@ -20,6 +26,8 @@ table) or ``fallback`` (a guess from the name): the property supplies both.
 from __future__ import annotations
 
 from typing import Callable, Iterator
+
+import libcst as cst
 
 from torchlint.semantic.gradmode import fits
 
@@ -39,9 +47,11 @@ class ProjectCalls:
         self.known, self.fallback, self.everything = known, fallback, set(everything)
         self.seen: set[tuple[str, str]] = set()
 
-    def values(self, qualified: str, importer, depth: int = 0) -> set:
+    def values(self, qualified: str, importer, depth: int = 0, shape: list | None = None) -> set:
         """What running the function (or method, ``mod.Class.m``) ``qualified``, as
-        ``importer`` names it, amounts to."""
+        ``importer`` names it, amounts to; called as ``shape`` says (``call_shape``) where
+        that is known: the code its parameters' defaults rule out counts only where the call
+        may pass one of them."""
         known = self.known(qualified)
         if known is not None:
             return known
@@ -70,9 +80,9 @@ class ProjectCalls:
                 return fallback
             out: set = set()
             for k in keys:
-                out |= self._function(record, k, depth)
+                out |= self._function(record, k, depth, shape)
             return out
-        return self._function(record, name, depth)
+        return self._function(record, name, depth, shape)
 
     def on_import(self, qualified: str, importer) -> set:
         """What importing ``qualified`` (a module, or a name from one) runs at import time."""
@@ -87,28 +97,63 @@ class ProjectCalls:
         facts = found.facts.get(self.code) or {}
         return set(facts.get("on_import", ()))
 
-    def _function(self, record, key: str, depth: int) -> set:
+    def _function(self, record, key: str, depth: int, shape: list | None = None) -> set:
         """The values of ``key`` and of every same-file function it calls, with what their
-        imported callees amount to."""
+        imported callees amount to; ``key``'s guarded parts only where ``shape`` may pass
+        their parameters (the functions it calls are called with arguments nobody stored)."""
         out: set = set()
         stack = [key]
         helpers = record.facts[self.code]["helpers"]
         while stack:
             k = stack.pop()
-            if (record.path, k) in self.seen:
-                continue
-            self.seen.add((record.path, k))
             info = helpers.get(k)
-            if info is None:
-                continue
-            values, imported, local = info
-            out |= set(values)
-            for q in imported:
-                if self.everything and len(out) == len(self.everything):
-                    return out
-                out |= self.values(q, record, depth + 1)
-            stack.extend(local)
+            parts = [] if info is None else [(None, info[:3])] + [
+                (str(g[0]), g[1:]) for g in (info[3] if len(info) > 3 else ())
+                if k != key or may_pass(shape, g[0])]
+            for guard, (values, imported, local) in parts:
+                if (record.path, k, guard) in self.seen:
+                    continue
+                self.seen.add((record.path, k, guard))
+                out |= set(values)
+                for q in imported:
+                    if self.everything and len(out) == len(self.everything):
+                        return out
+                    out |= self.values(q, record, depth + 1)
+                stack.extend(local)
         return out
+
+
+def call_shape(call: cst.Call) -> list:
+    """How ``call`` passes its arguments, for a function another file defines: [the keywords
+    it names, how many positional arguments, whether it unpacks ``*args``/``**kwargs``]."""
+    return [sorted(a.keyword.value for a in call.args if a.keyword is not None),
+            sum(1 for a in call.args if a.keyword is None and not a.star), any(a.star for a in call.args)]
+
+
+def merge_shapes(a: list | None, b: list) -> list:
+    """One shape for several calls of a function: what any of them may pass."""
+    if a is None:
+        return b
+    return [sorted(set(a[0]) | set(b[0])), max(a[1], b[1]), a[2] or b[2]]
+
+
+def parameter_positions(function: cst.FunctionDef, names: tuple[str, ...]) -> list:
+    """[[name, its place among the positional parameters a caller fills, ``self``/``cls`` of a
+    method left out; -1 for a keyword-only one], ...] for ``names`` of ``function``."""
+    params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    if params and params[0] in ("self", "cls") and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators):
+        params = params[1:]
+    return [[name, params.index(name) if name in params else -1] for name in names]
+
+
+def may_pass(shape: list | None, positions: list) -> bool:
+    """A call of ``shape`` (``call_shape``; None: unknown) may pass one of the parameters at
+    ``positions`` (``parameter_positions``)."""
+    if shape is None:
+        return True
+    keywords, positional, star = shape
+    return star or any(name in keywords or 0 <= place < positional for name, place in positions)
 
 
 class CalledUnderChoice:

@@ -27,6 +27,13 @@ EPOCH_VAR = re.compile(r"epoch|^ep(_?(i|idx|id|num|no))?$|^(i|n|cur|num)_?ep$", 
 # ignite engines call their process function once per batch.
 ENGINES = frozenset({"ignite.engine.Engine", "ignite.engine.DeterministicEngine", "ignite.engine.engine.Engine",
                      "ignite.engine.deterministic.DeterministicEngine"})
+# ignite's ready-made training: an engine whose process function clears, backpropagates and
+# steps (``create_supervised_trainer``, the truncated-BPTT one), and the process functions it is
+# built from, handed to an ``Engine`` (``Engine(supervised_training_step(model, opt, loss_fn))``).
+IGNITE_TRAINERS = frozenset({"ignite.engine.create_supervised_trainer",
+                             "ignite.contrib.engines.create_supervised_tbptt_trainer",
+                             "ignite.contrib.engines.tbptt.create_supervised_tbptt_trainer"})
+IGNITE_STEPS = frozenset(f"ignite.engine.supervised_training_step{kind}" for kind in ("", "_amp", "_apex", "_tpu"))
 DATA, EPOCH, TRAINING, EVALUATION = "data", "epoch", "training", "evaluation"
 
 
@@ -63,7 +70,7 @@ class Sites:
     backward: list = field(default_factory=list)  # CallSite
     step: list = field(default_factory=list)  # (CallSite, optimizer key)
     zero_grad: list = field(default_factory=list)  # (CallSite, receiver key)
-    fit: list = field(default_factory=list)  # CallSite of trainer.fit(...)
+    fit: list = field(default_factory=list)  # CallSite of trainer.fit(...), ignite's create_supervised_trainer(...)
     engines: list = field(default_factory=list)  # (CallSite, process-function expression)
 
 
@@ -184,6 +191,8 @@ class TrainingModel:
                     sites.fit.append(site)
             if call.args and ctx.is_imported(func) and ctx.qualified_name(func) in ENGINES:
                 sites.engines.append((site, call.args[0].value))
+            elif ctx.is_imported(func) and ctx.qualified_name(func) in IGNITE_TRAINERS:
+                sites.fit.append(site)
         return sites
 
     # -- per function, closed over the call graph --------------------------------------
@@ -344,6 +353,9 @@ class TrainingModel:
         """``site`` builds an ignite engine whose process function does backward and a step."""
         for engine, process in self.sites.engines:
             if engine is site:
+                if isinstance(process, cst.Call) and self.ctx.is_imported(process.func) \
+                        and self.ctx.qualified_name(process.func) in IGNITE_STEPS:
+                    return True
                 functions = graph.resolve(process, site.scope, site.node) + self.engine_handlers(site, graph)
                 return any(f in self.closure("backward", graph) for f in functions) and \
                     any(f in self.closure("step", graph) for f in functions)

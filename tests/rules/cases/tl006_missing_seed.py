@@ -371,6 +371,30 @@ VALID = [
         "viz.scatter(X=points, opts=dict(markercolor=np.random.randint(0, 255, len(points))))\n"
         "writer.add_scalar('demo/loss', np.random.random(), 0)\n"
     ),
+    # ignite's ready-made trainer, seeded with ignite's own helper.
+    Valid(
+        "import torch\n"
+        "from torch import nn\n"
+        "from ignite.engine import create_supervised_trainer\n"
+        "from ignite.utils import manual_seed\n\n"
+        "def run(loader, epochs):\n"
+        "    manual_seed(0)\n"
+        "    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    create_supervised_trainer(model, optimizer, nn.CrossEntropyLoss()).run(loader, max_epochs=epochs)\n\n"
+        "if __name__ == '__main__':\n"
+        "    run(train_loader, 10)\n"
+    ),
+    # Only ignite's evaluator: a pretrained model scored, nothing trained.
+    Valid(
+        "import torch\n"
+        "from ignite.engine import create_supervised_evaluator\n"
+        "from ignite.metrics import Accuracy\n\n"
+        "if __name__ == '__main__':\n"
+        "    model = torch.hub.load('pytorch/vision', 'resnet18', pretrained=True)\n"
+        "    evaluator = create_supervised_evaluator(model, metrics={'acc': Accuracy()})\n"
+        "    evaluator.run(val_loader)\n"
+    ),
 ]
 
 INVALID = [
@@ -703,6 +727,42 @@ INVALID = [
         "    for batch in loader:\n"
         "        step(batch)\n",
         lines=(5,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # ignite's ready-made trainer: create_supervised_trainer's engine clears, backpropagates and
+    # steps once per batch when run (ignite's examples/mnist/mnist.py).
+    Invalid(
+        "import torch\n"
+        "from torch import nn\n"
+        "from ignite.engine import create_supervised_trainer\n\n"
+        "def run(loader, epochs, lr):\n"
+        "    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "    trainer = create_supervised_trainer(model, optimizer, nn.CrossEntropyLoss())\n"
+        "    trainer.run(loader, max_epochs=epochs)\n\n"
+        "if __name__ == '__main__':\n"
+        "    run(train_loader, 10, 0.01)\n",
+        lines=(11,),
+        messages=(
+            "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
+            "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
+            "lightning's seed_everything) before building the model",
+        ),
+    ),
+    # The same through an Engine built on ignite's own training step function.
+    Invalid(
+        "import torch\n"
+        "from torch import nn\n"
+        "import ignite.engine as ie\n\n"
+        "model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+        "optimizer = torch.optim.Adam(model.parameters())\n"
+        "trainer = ie.Engine(ie.supervised_training_step_amp(model, optimizer, nn.MSELoss()))\n"
+        "trainer.run(loader, max_epochs=5)\n",
+        lines=(7,),
         messages=(
             "training entry point never seeds torch, so weight init, dropout and shuffling differ on "
             "every run and runs cannot be reproduced or compared; call torch.manual_seed(seed) (or "
