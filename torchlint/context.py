@@ -323,16 +323,17 @@ class Dispatcher:
 
     def _entry(self, kind: type, model_kinds: frozenset, model_left: frozenset) -> tuple:
         """What the walk does at a node of ``kind``, looked up once per kind: (the rules'
-        visit handlers, its children function or None for a kind with no children, the
-        rules' leave handlers, whether the semantic model's ``visit`` acts on the kind,
-        whether its ``leave`` does, whether it is an import, whether it is a statement: only
-        those can be the module-level statements the model follows)."""
+        visit handlers, its children function or None for a kind with no children, what is
+        done on leaving it: (the rules' leave handlers, whether the semantic model's
+        ``leave`` acts on the kind), or None for nothing; whether the model's ``visit`` acts
+        on the kind, whether it is an import, whether it is a statement: only those can be
+        the module-level statements the model follows)."""
+        leaves = self._by_name_leave.get(kind.__name__, [])
         entry = self._entries[kind] = (
             self._by_name_visit.get(kind.__name__, []),
             children_function(kind),
-            self._by_name_leave.get(kind.__name__, []),
+            (leaves, kind in model_left) if leaves or kind in model_left else None,
             kind in model_kinds,
-            kind in model_left,
             kind is cst.Import or kind is cst.ImportFrom,
             issubclass(kind, cst.BaseStatement),
         )
@@ -351,17 +352,19 @@ class Dispatcher:
         n = 0
         entries, new_entry = self._entries, self._entry
         call = self._call
-        # A node to visit, or (node, its entry) to leave once its children are done.
+        # A node to visit, or (node, what leaving it does) to leave once its children are
+        # done: pushed only for a kind whose leaving does something (a few: no rule has a
+        # ``leave`` handler now, the model leaves scopes and branches).
         stack: list = [ctx.module]
         pop, push = stack.pop, stack.append
         while stack:
             node = pop()
             if type(node) is tuple:
-                node, (_, _, leaves, _, model_leaves, _, _) = node
+                node, leaving = node
             else:
                 kind = type(node)
                 entry = entries.get(kind) or new_entry(kind, kinds, left)
-                visits, of_kind, leaves, modelled, model_leaves, is_import, statement = entry
+                visits, of_kind, leaving, modelled, is_import, statement = entry
                 if model_visit is not None:
                     n += 1
                     order[node] = n
@@ -373,12 +376,16 @@ class Dispatcher:
                     call(visits, node)
                 kids = of_kind(node) if of_kind is not None else None
                 if kids:
-                    push((node, entry))
+                    if leaving is not None:
+                        push((node, leaving))
                     for child in reversed(kids):
                         parents[child] = node
                         push(child)
                     continue
                 # a leaf (half of all nodes): left at once, without a trip through the stack
+                if leaving is None:
+                    continue
+            leaves, model_leaves = leaving
             if model_leaves and model_leave is not None:
                 model_leave(node)
             if leaves:

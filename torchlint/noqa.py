@@ -23,6 +23,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from torchlint.textscan import contains_lowered
+
 if TYPE_CHECKING:
     from torchlint.finding import Finding
     from torchlint.fixes import Fix
@@ -366,7 +368,7 @@ def scan(text: str) -> Suppressions:
     """The suppression comments of a file's text. Only real comments count: ``# noqa`` inside
     a string or docstring suppresses nothing."""
     sup = Suppressions()
-    if "noqa" not in text.lower():  # most files: a few milliseconds per megabyte, nothing else
+    if not contains_lowered(text, "noqa"):  # most files: a few milliseconds per megabyte, nothing else
         return sup
     mapped: dict[int, list[int]] | None = None
     for number, column, before, comment in _comment_sites(text):

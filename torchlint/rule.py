@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Iterable
 
 from torchlint.finding import Finding, Severity
 from torchlint.ruleinfo import Option, RuleInfo, default_options, skips_tests
+from torchlint.textscan import contains_any
 
 __all__ = ["Invalid", "Option", "Rule", "RuleInfo", "Severity", "Valid", "all_rules", "rule_classes", "rule_index",
            "rules_by_code"]
@@ -128,7 +129,7 @@ class Rule:
     def might_apply(cls, text: str, options: dict[str, Any] | None = None) -> bool:
         """False only when the rule cannot fire on a file with this text (and these
         options): the engine then does not run it there. Must be sound."""
-        return not cls.requires_text or any(t in text for t in cls.requires_text)
+        return not cls.requires_text or contains_any(text, cls.requires_text)
 
     @classmethod
     def skips(cls, path: str, options: dict[str, Any]) -> bool:

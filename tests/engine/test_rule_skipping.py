@@ -74,3 +74,29 @@ def test_a_precheck_written_out_answers_as_its_required_text():
     texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(20000)]
     for text in texts:
         assert R.might_apply(text) == any(t in text for t in R.requires_text), text
+
+
+def test_text_markers_are_answered_as_in_answers():
+    """``textscan.contains`` (every pre-check's test of a file's text) rules markers out through
+    a lower-cased word they share: on texts built from the markers' pieces, in other cases and
+    with characters whose lower case is ASCII or longer (the Kelvin sign, ``İ``, a final
+    sigma), every answer is ``marker in text``'s, asked in any order, texts interleaved."""
+    import random
+
+    from torchlint.semantic.settings import _CONFIG_MARKERS
+    from torchlint.textscan import contains, contains_any, contains_lowered
+
+    markers = sorted({*_CONFIG_MARKERS, *(m for r in STATIC_RULES for m in r.requires_text), "Kelvin", "kk", "ıi"})
+    pieces = ["args", "ARGS", "Args", "arg", ".", "[", "soft", "max", "Soft", "MAX", "noqa", "NoQa", "_", "loss",
+              "Loss", "\u212a", "\u0130", "\u03a3", "\u03c3", " ", "\n", "(", ")", "x", "el", "vin", "ı", "i"]
+    rng = random.Random(8)
+    texts = ["", "args.", "SOFTMAX", "\u212aelvin", "ARGS[0]", "config.lr"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
+    for text in texts:
+        asked = rng.sample(markers, 40)
+        for marker in asked:
+            assert contains(text, marker) == (marker in text), (text, marker)
+        other = rng.choice(texts)
+        assert contains_any(other, tuple(asked)) == any(m in other for m in asked), (other, asked)
+        for word in ("args", "arg", "soft", "noqa", "kelvin", "i\u0307", "loss"):
+            assert contains_lowered(text, word) == (word in text.lower()), (text, word)

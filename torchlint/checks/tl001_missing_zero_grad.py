@@ -35,6 +35,7 @@ from torchlint.semantic import gradients, optim_classes
 from torchlint.semantic.branches import never_together
 from torchlint.semantic.updates import kept_optimizer_steps
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains
 from torchlint.torch_api import expr_key, is_optimizer_constructor, looks_like_optimizer_name
 from torchlint.tree import iter_nodes
 
@@ -71,7 +72,7 @@ class MissingZeroGrad(Rule):
 
     @classmethod
     def might_apply(cls, text: str, options=None) -> bool:
-        return "backward" in text and "step" in text
+        return contains(text, "backward") and contains(text, "step")
 
     # -- the walk: a cheap gate -------------------------------------------------------------
     def __init__(self, ctx, options):

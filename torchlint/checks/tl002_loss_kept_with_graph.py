@@ -40,6 +40,7 @@ from torchlint.semantic.modules import class_key
 from torchlint.semantic.stores import (WINDOW, Accumulates, KeptStores, Store, StoreCode, accumulators,
                                        codes_with_stores, receiver_classes, store_of_accumulation, store_of_assign,
                                        store_of_augassign, store_of_call)
+from torchlint.textscan import contains_any
 from torchlint.torch_api import is_detached, mode_switch
 
 # Stored values that never carry a graph, whatever their names are bound to.
@@ -81,7 +82,7 @@ class LossKeptWithGraph(Rule):
         # A store, and some evidence of a graph: a backward (also through a scaler or
         # autograd.grad), a loss, a criterion, or a model call; or a class's method keeping
         # what it is given (an accumulator other files call).
-        return any(t in text for t in cls.requires_text) and (any(t in text for t in _EVIDENCE_TEXT) or "self." in text)
+        return contains_any(text, cls.requires_text) and contains_any(text, _EVIDENCE_TEXT + ("self.",))
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)

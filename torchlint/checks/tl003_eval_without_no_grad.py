@@ -66,6 +66,7 @@ from torchlint.semantic.gradmode import (GradModes, bound_signatures, called_nam
 from torchlint.semantic.model import COMPREHENSION, SemanticModel
 from torchlint.semantic.training import freeze_sites, unfreeze_sites
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains
 from torchlint.torch_api import mode_switch
 from torchlint.tree import iter_nodes
 
@@ -132,7 +133,7 @@ class EvalWithoutNoGrad(Rule):
         self._model = self.ctx.semantic.model
         self._modes = GradModes(self.ctx)
         deferred = self._candidates_to_report() if self._evals and self.reports else []
-        differentiating = differentiating_functions(self._model) if "autograd" in self.ctx.text else []
+        differentiating = differentiating_functions(self._model) if contains(self.ctx.text, "autograd") else []
         # Every analysed file has facts: a file without them is one nobody could read
         # (``CalledUnderChoice``: its uses are unknown).
         self.ctx.facts[self.code] = {"called": called_names(self.ctx, self._modes),

@@ -182,16 +182,17 @@ class MissingSeed(Rule):
                 self._imported_call(site, unit, qualified)
                 callees = graph.references(site)
             else:
-                callees = graph.targets(site) + graph.references(site)
+                targets = graph.targets(site)
+                callees = targets + graph.references(site)
                 name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
                 if isinstance(func, cst.Attribute):
                     unit.methods.add(name)
-                    if _is_super(func.value) and site.scope.cls is not None and not graph.targets(site):
+                    if _is_super(func.value) and site.scope.cls is not None and not targets:
                         unit.imported |= {f"{b}.{name}" for b in self._imported_bases(site.scope.cls.qualname)}
                 elif isinstance(func, cst.Name):
                     unit.imported |= self._imported_bases(func.value)
                 if seedish(name) and not (isinstance(func, cst.Attribute) and name in OBJECT_SEED_METHODS) \
-                        and not graph.targets(site):
+                        and not targets:
                     unit.unresolved_seedish = True
             unit.callees.extend(callees)
 

@@ -53,6 +53,7 @@ from torchlint.semantic.devices import (Devices, factories_without_device, moves
                                         sets_default_device)
 from torchlint.semantic.modules import forward_owners, pending, settle
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains
 
 STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
 _NEW_METHOD = {"zeros": "new_zeros", "ones": "new_ones", "empty": "new_empty", "full": "new_full",
@@ -115,7 +116,7 @@ class TensorWithoutDevice(Rule):
         """Every file that may build a model (``model = Net()``: a call of a capitalised name),
         to record whether it moves it, and every file that mentions torch; not a file with
         neither (the facts it would record are empty)."""
-        return "torch" in text or _BUILDS.search(text) is not None
+        return contains(text, "torch") or _BUILDS.search(text) is not None
 
 
     def finish(self) -> None:
@@ -127,7 +128,7 @@ class TensorWithoutDevice(Rule):
                                              "builds": sorted({s.node.func.value for s in model.calls
                                                                if isinstance(s.node.func, cst.Name)
                                                                and s.node.func.value[:1].isupper()})}
-        if "torch" not in self.ctx.text:
+        if not contains(self.ctx.text, "torch"):
             return
         owners = forward_owners(sem)
         forwards = set(owners)

@@ -41,6 +41,7 @@ from torchlint.semantic.samplers import (distributed_samplers, epoch_loops_readi
 from torchlint.semantic.schedulers import runs_one_epoch
 from torchlint.semantic.training import EPOCH_VAR
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains
 
 # Calls that take over a loader (and set its sampler's epoch): accelerator.prepare, fabric.setup_dataloaders.
 _MANAGERS = ("prepare", "setup_dataloaders")
@@ -72,9 +73,9 @@ class SamplerEpochNotSet(Rule):
     def finish(self) -> None:
         semantic = self.ctx.semantic
         self._facts: dict = {}
-        if "DistributedSampler" in self.ctx.text:
+        if contains(self.ctx.text, "DistributedSampler"):
             self._samplers(semantic)
-        if "IterableDataset" in self.ctx.text or "num_workers" in self.ctx.text:
+        if contains(self.ctx.text, "IterableDataset") or contains(self.ctx.text, "num_workers"):
             self._iterable_datasets(semantic)
         if self._facts:
             self.ctx.facts[self.code] = self._facts

@@ -68,6 +68,7 @@ from torchlint.semantic.written_files import (PICKLE_LOADS, TORCH_LOADS, built_n
                                               opens_for_writing, path_key, readable, reader_kind, reads_own_file,
                                               specific, written_paths)
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains_any
 from torchlint.torch_api import has_star_kwargs, is_false_literal, keyword_arg
 from torchlint.tree import iter_nodes
 
@@ -136,7 +137,7 @@ class UnsafeCheckpointLoad(Rule):
     def might_apply(cls, text: str, options=None) -> bool:
         """A load or a write, or a string ending in a file name (``'{0}RN{1}-encoding.pt'``): a
         name another file's load may read (``written_files.built_names``)."""
-        return any(t in text for t in cls.requires_text) or _NAME_TEXT.search(text) is not None
+        return contains_any(text, cls.requires_text) or _NAME_TEXT.search(text) is not None
 
 
     def __init__(self, ctx, options: dict[str, Any]):

@@ -23,6 +23,7 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.gradmode import volatile_arguments
 from torchlint.semantic.literals import integer_value
 from torchlint.semantic.scalars import is_zero_dim
+from torchlint.textscan import contains
 
 
 
@@ -68,6 +69,6 @@ class LegacyAutogradApi(Rule):
             text = self.ctx.module.code_for_node(tensor)
             self.report(node, index_message(self.ctx.module.code_for_node(node), text),
                         fix=Fix.safe(f"Use `{text}.item()`", replace_node(self.ctx, node, item)))
-        if "volatile" in self.ctx.text:
+        if contains(self.ctx.text, "volatile"):
             for arg in volatile_arguments(model):
                 self.report(arg, volatile_message())

@@ -25,6 +25,7 @@ from torchlint.rule import Option, Rule
 from torchlint.semantic.branches import catches
 from torchlint.semantic.grad_callers import grad_mode_through_callers, left_off_by, value_grad_mode
 from torchlint.semantic.grad_state import Grad, grad_mode_at
+from torchlint.textscan import contains_any
 from torchlint.torch_api import backward_target
 
 
@@ -46,7 +47,7 @@ class BackwardWithoutGrad(Rule):
 
     def finish(self) -> None:
         sem = self.ctx.semantic
-        if not any(word in self.ctx.text for word in ("no_grad", "inference_mode", "set_grad_enabled", "lightning")):
+        if not contains_any(self.ctx.text, ("no_grad", "inference_mode", "set_grad_enabled", "lightning")):
             return
         for site in sem.training.sites.backward:
             call = site.node

@@ -13,7 +13,6 @@ the model's forward is not known to end in an activation. Unknown models stay si
 
 from __future__ import annotations
 
-import re
 from typing import Iterable
 
 import libcst as cst
@@ -22,6 +21,7 @@ from torchlint.finding import Finding, Fix, Severity, Span
 from torchlint.fixes import UNSAFE, replace_node
 from torchlint.rule import Option, Rule
 from torchlint.semantic.activations import LOGITS, Outputs, ProjectOutputs, Source, class_endings
+from torchlint.textscan import contains
 from torchlint.torch_api import LOGITS_LOSSES
 
 _ACTIVATED = frozenset({"sigmoid", "softmax", "log_softmax"})
@@ -68,7 +68,6 @@ def _zero(literal: cst.Float) -> tuple | None:
     return literal, cst.Float("0.0"), "Compare the logits with 0.0 (sigmoid(x) > 0.5 is x > 0)"
 
 
-_ANGLE = re.compile("[<>]")
 _DIGITS = frozenset("0123456789")
 
 
@@ -110,7 +109,15 @@ class ThresholdOnLogits(Rule):
     def might_apply(cls, text: str, options=None) -> bool:
         """``requires_text``'s answer without its 57 scans of the whole text: ``round``, or at
         some ``<``/``>`` one of the comparisons it lists (``_listed_comparison_at``)."""
-        return "round" in text or any(_listed_comparison_at(text, found.start()) for found in _ANGLE.finditer(text))
+        if contains(text, "round"):
+            return True
+        for angle in "<>":  # ``find``, not a ``[<>]`` pattern: it skips to the next one far faster
+            at = text.find(angle)
+            while at >= 0:
+                if _listed_comparison_at(text, at):
+                    return True
+                at = text.find(angle, at + 1)
+        return False
 
     def __init__(self, ctx, options):
         super().__init__(ctx, options)

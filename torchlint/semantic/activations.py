@@ -305,6 +305,7 @@ class Outputs:
         self._losses: dict[cst.Call, tuple | None] = {}
         self._calls_made: list | None = None
         self._only: tuple | None = None  # (function, call site): its parameters as that caller binds them
+        self._self_names: frozenset[str] | None = None  # every name ``self`` goes by in the file
 
     def for_caller(self, function: cst.FunctionDef, site: "CallSite") -> "Outputs":
         """The same questions asked as if ``function`` were called only at ``site``: its
@@ -876,10 +877,18 @@ class Outputs:
             func = func.value
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return None
+        if type(func) is cst.Attribute and (type(func.value) is not cst.Name or func.value.value not in self.self_names()):
+            return None  # ``losses_held`` knows only ``self.<attr>`` of an attribute (most calls: ``torch.cat``)
         kinds = self.losses_held(func)
         if len({k.key() if isinstance(k, Source) else k for k in kinds}) != 1 or None in kinds:
             return None
         return kinds[0], _written(func) or ""
+
+    def self_names(self) -> frozenset[str]:
+        """Every name ``self`` goes by in the file's scopes (``Scope.self_name``)."""
+        if self._self_names is None:
+            self._self_names = frozenset(s.self_name for s in self.model.scopes.values() if s.self_name is not None)
+        return self._self_names
 
     def losses_held(self, expr: cst.BaseExpression, depth: int = 0) -> list:
         """The losses a name, ``self.<attr>`` or parameter holds: for each value, what it

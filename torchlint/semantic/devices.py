@@ -26,6 +26,7 @@ import libcst as cst
 from torchlint.semantic.callgraph import passed_argument
 from torchlint.semantic.modules import constructions, is_parameter, self_attr_bindings
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains_any
 from torchlint.torch_api import (has_star_kwargs, keyword_arg, looks_like_criterion_name,
                                  looks_like_model_name, tensor_factory)
 from torchlint.tree import iter_nodes
@@ -86,7 +87,7 @@ def moves_to_accelerator(model: "SemanticModel") -> bool:
     with ``device`` in it (``device = torch.device(...)``, ``args.device``), or uses Lightning
     or Accelerate (which move the model themselves)."""
     text = model.ctx.text
-    if not any(word in text for word in ("cuda", ".to(", "device", "ccelerat", "lightning")):
+    if not contains_any(text, ("cuda", ".to(", "device", "ccelerat", "lightning")):
         return False
     for site in model.calls:
         call = site.node
@@ -109,7 +110,7 @@ def moves_to_accelerator(model: "SemanticModel") -> bool:
 def sets_default_device(ctx: "FileContext") -> bool:
     """Whether the file sets a default device or tensor type (``torch.set_default_device``, ...)
     anywhere in its text: then a factory without ``device=`` need not make a CPU tensor."""
-    return any(name in ctx.text for name in _DEFAULT_DEVICE)
+    return contains_any(ctx.text, _DEFAULT_DEVICE)
 
 
 def factories_without_device(model: "SemanticModel") -> Iterator[tuple["CallSite", str]]:

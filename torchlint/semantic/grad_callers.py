@@ -19,6 +19,7 @@ import libcst as cst
 
 from torchlint.semantic.dataflow import is_plain_number
 from torchlint.semantic.grad_state import Grad, grad_mode_at
+from torchlint.textscan import contains
 from torchlint.torch_api import is_grad_mode_call
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def leaves_grad_off(sem: "Analyses", function: cst.CSTNode, depth: int = 0) -> b
     function) not switched back on after it. ``set_grad_enabled`` is global state, not a
     context: silero's ``init_jit_model`` turned autograd off for every training run that
     loaded the model first."""
-    if not isinstance(function, cst.FunctionDef) or depth > 2 or "set_grad_enabled" not in sem.ctx.text:
+    if not isinstance(function, cst.FunctionDef) or depth > 2 or not contains(sem.ctx.text, "set_grad_enabled"):
         return False
     memo = sem.model.memo("grad_leaves_off")
     if function in memo:
@@ -208,7 +209,7 @@ def left_off_before(sem: "Analyses", node: cst.CSTNode) -> bool:
 
 def left_off_by(sem: "Analyses", node: cst.CSTNode) -> cst.CSTNode | None:
     """The statement ``left_off_before`` finds, else None."""
-    if "set_grad_enabled" not in sem.ctx.text:
+    if not contains(sem.ctx.text, "set_grad_enabled"):
         return None
     parent = sem.ctx.parent
     child, anc = node, parent(node)

@@ -40,6 +40,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from torchlint.semantic.training import grad_mode_exprs_of
+from torchlint.textscan import contains
 from torchlint.torch_api import is_false_literal, is_grad_mode_call, is_lightning_eval_hook
 from torchlint.tree import children as _children
 
@@ -174,7 +175,7 @@ _BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)
 def _set_before(ctx, block: cst.CSTNode, node: cst.CSTNode, training: bool | None = None) -> GradMode | None:
     """The last plain ``torch.set_grad_enabled(flag)`` statement of ``block`` before ``node``
     (see the module docstring)."""
-    if "set_grad_enabled" not in ctx.text:
+    if not contains(ctx.text, "set_grad_enabled"):
         return None
     found: GradMode | None = None
     stack: list[tuple[cst.CSTNode, bool]] = [(block, False)]  # (node, inside a branch without ``node``)

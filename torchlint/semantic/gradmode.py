@@ -15,6 +15,7 @@ from torchlint.libraries import is_library
 from torchlint.semantic.index import index_name
 from torchlint.semantic.training import grad_mode_exprs_of
 from torchlint.statements import dotted_name
+from torchlint.textscan import contains_lowered
 from torchlint.torch_api import is_false_literal, is_grad_mode_call, is_lightning_eval_hook
 from torchlint.tree import iter_nodes
 
@@ -170,8 +171,8 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
     function, or a module-level ``set_grad_enabled(False)``); ``shape``: what the call passes
     (``_call_shape``; None for a hand-over). Library calls are left out."""
     model, graph = modes.model, ctx.semantic.graph
-    text = ctx.text.lower()  # without these words no call makes a choice
-    may_choose = any(name in text for name in _GRADISH_NAMES + HOOK_WORDS)
+    # without these words, in any case, no call makes a choice
+    may_choose = any(contains_lowered(ctx.text, name) for name in _GRADISH_NAMES + HOOK_WORDS)
     grad_off = may_choose and modes.module_grad_off()
     found: set[tuple] = set()
     for site in model.calls:

@@ -37,6 +37,7 @@ from torchlint.semantic import timing
 from torchlint.semantic.entry import is_main_guard
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.model import SemanticModel
+from torchlint.textscan import contains, contains_any
 from torchlint.tree import children
 
 if TYPE_CHECKING:
@@ -185,7 +186,7 @@ def might_take_configuration(text: str) -> bool:
     or name ``takes_configuration`` looks for is written in it). Remembered for the last few
     texts: TL004's pre-check, its ``finish`` and ``takes_configuration`` each ask of a file,
     and each answer looks for ~100 markers."""
-    return any(marker in text for marker in _CONFIG_MARKERS)
+    return contains_any(text, _CONFIG_MARKERS)
 
 
 def takes_configuration(model: SemanticModel) -> bool:
@@ -200,7 +201,7 @@ def takes_configuration(model: SemanticModel) -> bool:
             any(model.ctx.qualified_name(site.node.func) in CONFIG_CALLS for site in model.calls)
             or configurator_order(model) is not None
             or bool(setting_reads(model))
-            or "argv" in model.ctx.text and any(_is_argv(model, node) for node in model.nodes_of(cst.Attribute, cst.Name)))
+            or contains(model.ctx.text, "argv") and any(_is_argv(model, node) for node in model.nodes_of(cst.Attribute, cst.Name)))
     return memo[""]
 
 
@@ -270,7 +271,7 @@ def _only_run_settings(model: SemanticModel) -> bool:
             return False  # a positional argument, or a name this cannot read
     if not parsers or not options:
         return False
-    if "argv" in model.ctx.text and any(_is_argv(model, node) for node in model.nodes_of(cst.Attribute, cst.Name)):
+    if contains(model.ctx.text, "argv") and any(_is_argv(model, node) for node in model.nodes_of(cst.Attribute, cst.Name)):
         return False
 
     def runs_only(name: str) -> bool:
