@@ -260,16 +260,26 @@ def _suite(block: Any) -> list:
 
 def dotted_name(node: cst.CSTNode | None) -> str | None:
     """``a.b.c`` for a LibCST Name/Attribute chain, else None."""
-    parts: list[str] = []
     # ``type() is``: ``isinstance`` against LibCST's classes (ABCMeta) is slow, and this runs
-    # for most calls of every rule; neither class is subclassed.
-    while type(node) is cst.Attribute:
-        parts.append(node.attr.value)
-        node = node.value
-    if type(node) is not cst.Name:
+    # for most calls of every rule; neither class is subclassed. A name, and ``a.b``, the
+    # most asked, are built without a list.
+    kind = type(node)
+    if kind is cst.Name:
+        return node.value  # type: ignore[union-attr]
+    if kind is not cst.Attribute:
         return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
+    value = node.value  # type: ignore[union-attr]
+    if type(value) is cst.Name:
+        return f"{value.value}.{node.attr.value}"  # type: ignore[union-attr]
+    parts = [node.attr.value]  # type: ignore[union-attr]
+    while type(value) is cst.Attribute:
+        parts.append(value.attr.value)
+        value = value.value
+    if type(value) is not cst.Name:
+        return None
+    parts.append(value.value)
+    parts.reverse()
+    return ".".join(parts)
 
 
 def import_dotted(node: Any) -> str:

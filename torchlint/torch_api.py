@@ -8,6 +8,7 @@ LibCST node. None of this imports torch.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -38,20 +39,34 @@ _SCHEDULER_NAME = re.compile(r"sched|lr_", re.IGNORECASE)
 def is_optimizer_constructor(ctx: FileContext, func: cst.BaseExpression) -> bool:
     """``torch.optim.SGD``, ``optim.AdamW``, ``bnb.optim.Adam8bit``, ... (not schedulers)."""
     name = ctx.qualified_name(func)
-    return name is not None and is_optimizer_class(name, lambda: ctx.is_imported(func))
+    if name is None:
+        return False
+    kind = _optimizer_class_kind(name)
+    return kind is _OPTIMIZER or kind is _OPTIMIZER_IF_IMPORTED and ctx.is_imported(func)
 
 
 def is_optimizer_class(name: str, imported=lambda: True) -> bool:
     """A qualified name that is a library optimizer class: in an optimizer module
     (``torch.optim.SGD``), or an imported name (``imported()``) of a known optimizer class
     (``lion_pytorch.Lion``); never a scheduler."""
+    kind = _optimizer_class_kind(name)
+    return kind is _OPTIMIZER or kind is _OPTIMIZER_IF_IMPORTED and imported()
+
+
+_OPTIMIZER, _OPTIMIZER_IF_IMPORTED, _NO_OPTIMIZER = "optimizer", "optimizer if imported", "no optimizer"
+
+
+@lru_cache(maxsize=8192)
+def _optimizer_class_kind(name: str) -> str:
+    """``is_optimizer_class``'s answer by the name alone: an optimizer class, one if the name is
+    imported, none. Kept per name (asked ~60,000 times on torchvision+skorch+accelerate)."""
     if name.startswith(SCHEDULER_MODULE):
-        return False
+        return _NO_OPTIMIZER
     if name.startswith("transformers.optimization.") and _is_hf_schedule_name(name.rsplit(".", 1)[-1]):
-        return False  # get_linear_schedule_with_warmup, get_scheduler, AdafactorSchedule: schedules
+        return _NO_OPTIMIZER  # get_linear_schedule_with_warmup, get_scheduler, AdafactorSchedule: schedules
     if name.startswith(OPTIMIZER_MODULES):
-        return True
-    return name.rsplit(".", 1)[-1] in OPTIMIZER_CLASSES and imported()
+        return _OPTIMIZER
+    return _OPTIMIZER_IF_IMPORTED if name.rsplit(".", 1)[-1] in OPTIMIZER_CLASSES else _NO_OPTIMIZER
 
 
 def looks_like_optimizer_name(expr_text: str) -> bool:

@@ -211,12 +211,18 @@ def iter_nodes(root: cst.CSTNode, *, into_scopes: bool = True) -> Iterator[cst.C
     """Pre-order walk below ``root`` (``root`` included), trivia skipped. With
     ``into_scopes=False`` nested functions, lambdas and classes are yielded but not entered."""
     stack = [root]
+    pop, extend, kids_of = stack.pop, stack.extend, _CHILDREN.get  # ``children``, inlined: a call per node
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
         if not into_scopes and node is not root and isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        stack.extend(reversed(children(node)))
+        found = kids_of(type(node))
+        if found is None:
+            found = _children_of_kind(type(node))
+        kids = found(node)
+        if kids:
+            extend(reversed(kids))
 
 
 def unpack_targets(target: cst.BaseExpression) -> list[cst.BaseExpression]:

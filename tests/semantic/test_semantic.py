@@ -429,3 +429,53 @@ def test_reaching_definitions_a_read_in_an_unpacking_value_sees_what_came_before
     read = call(ctx, "pack")[0].args[0].value
     assert [ctx.line_of(b.node) for b in sem.model.reaching("s", read)] == [2]  # not its own, from the last iteration
     assert [ctx.line_of(b.node) for b in sem.model.reaching("s", call(ctx, "loss")[0].args[0].value)] == [3]
+
+
+_SCOPES_AND_ALIASES = (
+    "import functools\n"
+    "class Base:\n    def helper(self):\n        pass\n"
+    "class Net(Base):\n"
+    "    def __init__(self, act=lambda x: x):\n        self.layers = [self.helper() for _ in range(2)]\n"
+    "    @staticmethod\n    def make(n=[i for i in range(3)]):\n        return Net()\n"
+    "    def forward(self, x):\n        f = self.helper\n        g = functools.partial(self.other, 1)\n"
+    "        h = x.missing\n        f(); g(); h(); x.helper(); self.helper(); super().helper()\n"
+    "        run = lambda: {k: x.helper() for k in x}\n        return run(), [y.forward() for y in x]\n"
+    "def outer():\n    def inner(cb=lambda: Net().forward(1)):\n        class Local(Net):\n            def go(self):\n"
+    "                return self.make()\n        return Local\n    obj = Net()\n    obj.forward(2)\n"
+    "    return inner(outer)\n"
+)
+
+
+def test_scope_of_answers_as_the_walk_up_the_parents_for_every_node():
+    # ``scope_of`` reads the scopes' ranges of walk numbers: the same innermost scope node
+    # as the first ancestor that opens a scope (defaults, decorators and bases are inside
+    # the def's or class's node, as that walk finds them).
+    ctx, sem = analyses(_SCOPES_AND_ALIASES)
+    model = sem.model
+    assert model._spans is not None
+    for node in model.order:
+        current = node
+        while current is not None and current not in model.scopes:
+            current = ctx.parent(current)
+        expected = model.scopes[current] if current is not None else model.module
+        assert model.scope_of(node) is expected
+
+
+def test_the_loose_graph_shares_the_exact_graphs_answers_as_if_it_resolved_alone():
+    from torchlint.semantic.callgraph import CallGraph
+
+    for exact_first in (False, True):
+        ctx, sem = analyses(_SCOPES_AND_ALIASES)
+        model = sem.model
+        alone = CallGraph(model, loose=True)
+        if exact_first:
+            for site in model.calls:
+                sem.graph.targets(site), sem.graph.references(site)
+        for site in model.calls:
+            assert sem.loose_graph.targets(site) == alone.targets(site)
+            assert sem.loose_graph.references(site) == alone.references(site)
+        for scope in model.scopes.values():
+            assert sem.loose_graph.callees(scope.node) == alone.callees(scope.node)
+    # by-name edges were added (``x.helper()``), and through an alias (``h = x.missing``) too
+    assert any(alone.targets(s) != sem.graph.targets(s) for s in model.calls)
+    assert sem.graph._open and any(v is not None and not isinstance(v, str) for v in sem.graph._open.values())

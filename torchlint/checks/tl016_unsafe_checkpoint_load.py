@@ -148,10 +148,17 @@ class UnsafeCheckpointLoad(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _LAST_NAMES or \
-                isinstance(func, cst.Name) and (func.value in _LAST_NAMES or self.ctx.is_imported(func)):
-            self._calls.append(node)  # ``from torch.serialization import load as load_checkpoint`` too
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        kind = type(func)  # (``type() is``: every call of the file passes here; neither class is subclassed)
+        if kind is cst.Attribute:
+            name = func.attr.value
+            if name in _LAST_NAMES:
+                self._calls.append(node)
+        elif kind is cst.Name:
+            name = func.value
+            if name in _LAST_NAMES or self.ctx.is_imported(func):
+                self._calls.append(node)  # ``from torch.serialization import load as load_checkpoint`` too
+        else:
+            name = None
         if name in _WRITE_NAMES and (name != "open" or opens_for_writing(node)):
             self._saves = True
 

@@ -141,6 +141,8 @@ class ThresholdOnLogits(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if type(func) is cst.Attribute and func.attr.value != "round":
+            return  # neither ``.round()`` nor ``torch.round``: a qualified name keeps the last part
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             if not (isinstance(func, cst.Attribute) and func.attr.value == "round" and not node.args):
                 return

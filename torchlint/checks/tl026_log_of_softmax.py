@@ -58,7 +58,8 @@ class LogOfSoftmax(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "log" or isinstance(func, cst.Name) and func.value == "log":
+        kind = type(func)  # (``type() is``: every call of the file passes here; neither class is subclassed)
+        if kind is cst.Attribute and func.attr.value == "log" or kind is cst.Name and func.value == "log":
             self._logs.append(node)
 
     def finish(self) -> None:

@@ -103,11 +103,12 @@ class Analyses:
 
     @property
     def loose_graph(self) -> "CallGraph":
-        """The call graph plus by-name method edges (``x.m()`` -> every method ``m``)."""
+        """The call graph plus by-name method edges (``x.m()`` -> every method ``m``); it
+        shares the exact graph's answers where no by-name edge could enter them."""
         if self._loose is None:
             from torchlint.semantic.callgraph import CallGraph
 
-            self._loose = CallGraph(self.model, loose=True)
+            self._loose = CallGraph(self.model, loose=True, exact=self.graph)
         return self._loose
 
     @property

@@ -25,10 +25,24 @@ _INSPECTING = frozenset({"isinstance", "issubclass", "hasattr", "callable", "id"
 _MAX_ALIAS = 4
 
 
+# ``CallGraph._open``: a site whose resolution met a by-name point below its own callee
+# (through an alias, a ``partial``, an argument): the loose graph resolves it itself.
+_RESOLVE_AGAIN = object()
+
+
 class CallGraph:
-    def __init__(self, model: SemanticModel, *, loose: bool = False):
+    def __init__(self, model: SemanticModel, *, loose: bool = False, exact: CallGraph | None = None):
+        """``exact``, for a loose graph: the exact graph of the same model, whose answers it
+        shares wherever resolving met no point where the by-name edges apply (``_open``)."""
         self.model = model
         self.loose = loose
+        self._exact = exact if loose and exact is not None and not exact.loose else None
+        # How many points resolving met where ``loose`` decides, and the last (depth, method
+        # name); per memoised site of this graph that met some, what they tell (``_open``).
+        self._points = 0
+        self._last_point: tuple[int, str] = (0, "")
+        self._open: dict[CallSite, object] = {}
+        self._open_references: set[CallSite] = set()
         self._targets: dict[CallSite, list] = {}  # by site: hashed by identity (eq=False)
         self._references: dict[CallSite, list[cst.CSTNode]] = {}
         self._edges: dict[cst.CSTNode, list] = {}
@@ -43,8 +57,34 @@ class CallGraph:
         """Same-file FunctionDef/Lambda nodes a call may run."""
         cached = self._targets.get(site)
         if cached is None:
-            cached = self._targets[site] = self.resolve(site.node.func, site.scope, site.node)
+            exact = self._exact
+            if exact is not None:
+                cached = exact._loose_targets(site, self)
+            if cached is None:
+                before = self._points
+                cached = self.resolve(site.node.func, site.scope, site.node)
+                met = self._points - before
+                if met:
+                    depth, name = self._last_point
+                    self._open[site] = name if met == 1 and depth == 0 else _RESOLVE_AGAIN
+            self._targets[site] = cached
         return cached
+
+    def _loose_targets(self, site: CallSite, loose: CallGraph) -> list[cst.CSTNode] | None:
+        """For ``loose``, the loose graph of this (exact) graph's model: its ``targets`` of
+        ``site`` from this graph's, when they tell it (None: ``loose`` resolves the site
+        itself). Resolving takes the same path in both graphs up to the first point where
+        ``loose`` decides (``resolve``'s last line): where the exact resolution met none the
+        answers are the same; where it met one only at the callee itself (an ``x.m()`` no
+        other case resolves: its last step, the exact answer empty), the loose answer is the
+        by-name one."""
+        found = self.targets(site)
+        opened = self._open.get(site)
+        if opened is None:
+            return found
+        if opened is _RESOLVE_AGAIN:
+            return None
+        return list(loose._methods_named(opened))  # type: ignore[arg-type]
 
     def resolve(self, expr: cst.BaseExpression, scope: Scope, at: cst.CSTNode | None = None,
                 depth: int = 0) -> list[cst.CSTNode]:
@@ -94,6 +134,8 @@ class CallGraph:
                         out.append(found)
                 if out:
                     return out
+            self._points += 1
+            self._last_point = (depth, name)
             if self.loose:
                 return list(self._methods_named(name))
         return []
@@ -112,10 +154,22 @@ class CallGraph:
         an assignment of what ``_value_targets`` follows. Looking up any other name (``x``,
         ``print``, ``loss``) finds nothing, so ``resolve`` skips the reaching-definition query."""
         if self._resolvable is None:
-            self._resolvable = {
-                key for scope in self.model.scopes.values() for key, bindings in scope.bindings.items()
-                if "." not in key and any(b.kind in ("def", "class") or (
-                    b.kind in ("assign", "ann") and self._may_alias_function(b.value)) for b in bindings)}
+            if self._exact is not None:  # the same model's: the same names
+                self._resolvable = self._exact._resolvable_names()
+                return self._resolvable
+            found: set[str] = set()
+            may_alias = self._may_alias_function
+            for scope in self.model.scopes.values():
+                for key, bindings in scope.bindings.items():
+                    if key in found or "." in key:
+                        continue
+                    for b in bindings:
+                        kind = b.kind
+                        if kind == "def" or kind == "class" or (kind == "assign" or kind == "ann") \
+                                and may_alias(b.value):
+                            found.add(key)
+                            break
+            self._resolvable = found
         return self._resolvable
 
     def _may_alias_function(self, value: cst.BaseExpression | None) -> bool:
@@ -162,7 +216,17 @@ class CallGraph:
         ``Decoder``). Memoised per site, as ``targets`` is."""
         cached = self._references.get(site)
         if cached is None:
-            cached = self._references[site] = self._passed(site)
+            exact = self._exact
+            if exact is not None:
+                found = exact.references(site)
+                if site not in exact._open_references:
+                    cached = found
+            if cached is None:
+                before = self._points
+                cached = self._passed(site)
+                if self._points != before:
+                    self._open_references.add(site)
+            self._references[site] = cached
         return cached
 
     def _passed(self, site: CallSite) -> list[cst.CSTNode]:
@@ -185,11 +249,14 @@ class CallGraph:
     def sites(self, scope_node: cst.CSTNode) -> list[CallSite]:
         """Call sites that run when ``scope_node`` runs: its own and its comprehensions'."""
         scope = self.model.scopes[scope_node]
-        out, stack = [], [scope]
-        while stack:
-            current = stack.pop()
-            out.extend(current.calls)
-            stack.extend(c for c in current.children if c.kind == COMPREHENSION)
+        out = list(scope.calls)
+        if scope.children:
+            stack = [c for c in scope.children if c.kind == COMPREHENSION]
+            while stack:
+                current = stack.pop()
+                out.extend(current.calls)
+                if current.children:
+                    stack.extend([c for c in current.children if c.kind == COMPREHENSION])
         return out
 
     def callees(self, scope_node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -229,6 +296,8 @@ class CallGraph:
         """Every scope node that runs one of ``direct`` (itself or through callees): the
         reverse reachability, as one fixpoint."""
         marked = set(direct)
+        if not marked:
+            return marked  # nothing runs nothing: the reverse edges are not built for it
         run_by = self._run_by()
         stack = list(marked)
         while stack:

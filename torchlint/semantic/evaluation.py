@@ -283,10 +283,9 @@ def runs_without_grad_in_eval(ctx, function: cst.FunctionDef) -> bool:
     if not written[""]:
         return False
     choosing: set[cst.CSTNode] = set()
-    for node in iter_nodes(function.body, into_scopes=False):
-        if isinstance(node, cst.With):
-            for expr in grad_mode_exprs_of(model, node):
-                choosing.update(iter_nodes(expr))
+    for node in _withs_in(model).get(function, ()):
+        for expr in grad_mode_exprs_of(model, node):
+            choosing.update(iter_nodes(expr))
     found = False
     result = True
     for node in iter_nodes(function.body, into_scopes=False):
@@ -299,6 +298,19 @@ def runs_without_grad_in_eval(ctx, function: cst.FunctionDef) -> bool:
         found = True
     memo[function] = answer = result and found
     return answer
+
+
+def _withs_in(model) -> dict[cst.CSTNode, list[cst.With]]:
+    """The file's ``with`` statements by the function (class, module) whose own code holds
+    them, nested functions and classes not entered: what ``iter_nodes(function.body,
+    into_scopes=False)`` finds of them, for every function at once (``memo``)."""
+    memo = model.memo("withs_in")
+    table = memo.get(None)
+    if table is None:
+        table = memo[None] = {}
+        for node in model.nodes_of(cst.With):
+            table.setdefault(model.scope_of(node).node, []).append(node)
+    return table
 
 
 def eval_no_grad_methods(ctx) -> list[str]:

@@ -9,6 +9,9 @@ evaluation hook, or a plain ``torch.set_grad_enabled(...)`` statement earlier in
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
+
 import libcst as cst
 
 from torchlint.libraries import is_library
@@ -195,6 +198,9 @@ def choice_sites(ctx, modes: GradModes) -> list[list]:
     return [list(item) for item in sorted(found, key=lambda t: (t[0], t[1] or "", t[2], t[3] or ""))]
 
 
+_VALUE = attrgetter("value")
+
+
 def called_names(ctx, modes: GradModes) -> list[str]:
     """The last part of every name this file's ``choice_sites`` could give a callee, without
     resolving any: each call's callee as written (``f``, ``x.method``) and as imported
@@ -205,7 +211,7 @@ def called_names(ctx, modes: GradModes) -> list[str]:
     found: set[str] = set()
     for site in modes.model.calls:
         call = site.node
-        for expr in (call.func, *(arg.value for arg in call.args)):
+        for expr in chain((call.func,), map(_VALUE, call.args)):  # (iterators in C: asked of every call)
             kind = type(expr)
             if kind is cst.Name:
                 found.add(expr.value)

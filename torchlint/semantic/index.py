@@ -15,12 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
+import libcst as cst
+
+from torchlint import torch_api as api
 from torchlint.statements import CLASS, FUNCTION, reader_for
 
 if TYPE_CHECKING:
     import ast
-
-    import libcst as cst
 
     from torchlint.imports import ImportTable
     from torchlint.semantic import Analyses
@@ -175,8 +176,6 @@ _SEEDS = ("manual_seed", "manual_seed_all", "seed_everything", "set_seed")
 def _may_seed(func, ctx) -> bool:
     """A cheap necessary condition for a callee whose qualified name ends in a seeding
     function: written so, or a bare name that some import binds (it may be an alias)."""
-    import libcst as cst
-
     if isinstance(func, cst.Attribute):
         return func.attr.value in _SEEDS
     return isinstance(func, cst.Name) and (func.value in _SEEDS or func.value in ctx.imports)
@@ -185,15 +184,20 @@ def _may_seed(func, ctx) -> bool:
 def index_name(scope: "Scope") -> str:
     """The name ``class_facts`` gives the class (or function) of a semantic-model scope:
     enclosing classes and functions joined by dots (``Outer.Inner``, ``make.Net``)."""
-    names = [s.name for s in scope.chain() if s.name is not None]
-    return ".".join(reversed(names))
+    names = []
+    current: Scope | None = scope
+    while current is not None:
+        name = current.name
+        if name is not None:
+            names.append(name)
+        current = current.parent
+    names.reverse()
+    return ".".join(names)
 
 
 def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> FileIndex:
     """The whole index of a file whose analyses exist (classes + function summaries);
     ``classes`` when the caller already has them (``class_facts`` of the same tree)."""
-    from torchlint import torch_api as api
-
     ctx = sem.ctx
     index = FileIndex()
     index.classes = classes if classes is not None else class_facts(ctx.module, ctx.import_table)
@@ -207,23 +211,20 @@ def build_index(sem: "Analyses", classes: list[ClassFact] | None = None) -> File
                for s in c.children if s.kind == "function"]
     for name, scope in scopes:
         node = scope.node
+        sites = sem.graph.sites(node)
         index.functions[name] = FunctionFact(
             trains=training.trains(node), evaluates=training.evaluates(node), seeds=node in seeds,
-            builds_optimizer=any(api.is_optimizer_constructor(ctx, s.node.func) for s in sem.graph.sites(node)),
-            returns_eval_model=_returns_eval_model(sem, node))
+            builds_optimizer=any(api.is_optimizer_constructor(ctx, s.node.func) for s in sites),
+            returns_eval_model=_returns_eval_model(sem, node, sites))
     return index
 
 
-def _returns_eval_model(sem: "Analyses", function) -> bool:
+def _returns_eval_model(sem: "Analyses", function, sites: list) -> bool:
     """``function`` switches to eval mode the value it returns: ``model.eval()`` then ``return
-    model`` (or ``return model.eval()``), with no switch back to training mode in its body."""
-    import libcst as cst
-
-    from torchlint import torch_api as api
-    from torchlint.torch_api import strip_self_returning
-
+    model`` (or ``return model.eval()``), with no switch back to training mode in its body.
+    ``sites``: the call graph's ``sites`` of ``function``."""
     switches = []
-    for site in sem.graph.sites(function):
+    for site in sites:
         func = site.node.func
         if type(func) is cst.Attribute and func.attr.value in ("eval", "train"):  # what mode_switch reads
             mode = api.mode_switch(site.node)
@@ -235,6 +236,6 @@ def _returns_eval_model(sem: "Analyses", function) -> bool:
     if not evaluated:  # the common case
         return False
     scope = sem.model.scopes.get(function)
-    returned = [api.expr_key(strip_self_returning(r.value)) for r in (scope.returns if scope is not None else ())
+    returned = [api.expr_key(api.strip_self_returning(r.value)) for r in (scope.returns if scope is not None else ())
                 if r.value is not None]
     return bool(returned) and all(key in evaluated for key in returned)

@@ -254,12 +254,16 @@ class _Scan:
         """``getattr(self, ...)``/``setattr``/``vars(self)``, ``self.children()``, parameters
         registered by hand."""
         self._loads = False
+        methods = self._methods  # ``_method``'s answers, asked here of every call's scope
         for site in model.calls:
             node = site.node
             func = node.func
-            last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            self._loads = self._loads or last in _LOADING
-            method = self._method(site.scope)
+            kind = type(func)  # (neither class is subclassed)
+            last = func.attr.value if kind is cst.Attribute else func.value if kind is cst.Name else ""
+            if not self._loads and last in _LOADING:
+                self._loads = True
+            key = id(site.scope)
+            method = methods[key] if key in methods else self._method(site.scope)
             if method is None:
                 continue
             cls = classes[id(method.cls)]

@@ -20,6 +20,10 @@ _ARITHMETIC = {
 }
 
 
+# The other kinds of expression ``numeric_value`` may fold.
+_FOLDED = frozenset({cst.UnaryOperation, cst.BinaryOperation, cst.List, cst.Tuple})
+
+
 def string_value(node: cst.SimpleString) -> str | bytes:
     """``node.evaluated_value`` (``ast.literal_eval`` of the literal's text, which compiles
     it: ~20 us a string), without compiling where the text between the quotes is the value:
@@ -48,10 +52,15 @@ def integer_value(node: cst.Integer) -> int:
 def numeric_value(node: cst.BaseExpression) -> float | list | None:
     """The value of a numeric literal (``3``, ``1e-3``, ``-1``, ``0.1 * 2``, ``10 ** -4``), or
     of a non-empty list/tuple of them (``[30, 80]``); None for anything else."""
-    if isinstance(node, cst.Integer):
-        return integer_value(node)
-    if isinstance(node, cst.Float):
-        return node.evaluated_value
+    # ``type() is``: asked of every assigned value (TL004), most of them no literal; none of
+    # these classes is subclassed.
+    kind = type(node)
+    if kind is cst.Integer:
+        return integer_value(node)  # type: ignore[arg-type]
+    if kind is cst.Float:
+        return node.evaluated_value  # type: ignore[union-attr]
+    if kind not in _FOLDED:
+        return None
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
         inner = numeric_value(node.expression)
         if isinstance(inner, (int, float)):

@@ -13,6 +13,7 @@ moment.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING, Iterator
@@ -127,7 +128,8 @@ class Scope:
     @property
     def name(self) -> str | None:
         node = self.node
-        return node.name.value if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else None
+        kind = type(node)  # (neither class is subclassed)
+        return node.name.value if kind is cst.FunctionDef or kind is cst.ClassDef else None  # type: ignore[attr-defined]
 
     def function(self) -> "Scope | None":
         """The nearest function scope (this one included)."""
@@ -212,8 +214,13 @@ class SemanticModel:
         # ask it of the same callee many times (measured: ~100,000 calls on 351 files).
         self._qualified: dict[cst.CSTNode, str | None] | None = None
         self._imported: dict[cst.CSTNode, bool] | None = None
-        # ``scope_of``'s answers by node once the model is complete (``finish``)
+        # ``scope_of``'s answers by node once the model is complete (``finish``), for nodes
+        # the walk did not number; for the others, the scopes' ranges of numbers: each scope
+        # node's subtree is numbered ``order[node]`` .. its end (taken at ``leave``), and
+        # ``_spans`` lists (starts, ends, index of the innermost scope around each) in order.
         self._scope_memo: dict[cst.CSTNode, Scope] | None = None
+        self._ends: dict[cst.CSTNode, int] = {}
+        self._spans: tuple[list[int], list[int], list[int], list[Scope]] | None = None
         self._memos: dict[str, dict] = {}
         if walk:
             self._walk()
@@ -267,7 +274,37 @@ class SemanticModel:
         self._openers = {}
         self._resolve_bases()
         self._qualified, self._imported = {}, {}
-        self._scope_memo = {}
+        self._scope_memo = dict(self.scopes)
+        self._spans = self._scope_spans()
+
+    def _scope_spans(self) -> tuple[list[int], list[int], list[int], list[Scope]] | None:
+        """``scope_of``'s table: every scope's range of ``order`` numbers (its node's subtree:
+        the walk numbers in pre-order, so a subtree is one range), by start. None (``scope_of``
+        walks up the parents instead) unless the numbers are 1..n, one per node, and every
+        scope but the module's was left."""
+        order, ends = self.order, self._ends
+        if not order or order[next(reversed(order))] != len(order) or len(ends) != len(self.scopes) - 1:
+            return None
+        starts: list[int] = []
+        stops: list[int] = []
+        around: list[int] = []
+        scopes: list[Scope] = []
+        open_: list[int] = []  # indices of the scopes whose range holds the current start
+        for node, scope in self.scopes.items():
+            if scope is self.module:
+                start, stop = 0, len(order) + 1
+            else:
+                start, stop = order.get(node), ends.get(node)
+                if start is None or stop is None or (starts and start < starts[-1]):
+                    return None
+            while open_ and stops[open_[-1]] < start:
+                open_.pop()
+            around.append(open_[-1] if open_ else -1)
+            open_.append(len(starts))
+            starts.append(start)
+            stops.append(stop)
+            scopes.append(scope)
+        return starts, stops, around, scopes
 
     def walk_interest(self) -> tuple[dict, frozenset, frozenset, dict, dict]:
         """For a walk that numbers nodes itself (the engine's ``Dispatcher``): the ``order``
@@ -284,14 +321,16 @@ class SemanticModel:
         if opened is not None:  # a def's or lambda's body: inside the new scope from here
             frames.append((opened, [], []))
         scope, branches, loops = frames[-1]
-        if len(frames) == 1:
+        if scope is self.module:  # (only the first frame is the module's)
             i = self._top_ids.get(node)
             if i is not None:
                 self._top = i
         if kind not in _VISITED:
             return
         if kind is cst.Call:
-            site = CallSite(node, scope, n, tuple(loops), tuple(self._all_loops), self._top)
+            all_loops = self._all_loops  # (most calls are in no loop: no tuple to build)
+            site = CallSite(node, scope, n, tuple(loops) if loops else (), tuple(all_loops) if all_loops else (),
+                            self._top)
             scope.calls.append(site)
             self.calls.append(site)
             self.calls_by_node[node] = site
@@ -332,6 +371,7 @@ class SemanticModel:
                     self._all_loops.pop()
             else:  # a scope: a comprehension's opened at it; a def's, lambda's or class's at
                 # its body, the last of its children walked: either way it closes here
+                self._ends[node] = len(self.order)  # the number of the last node below it
                 if len(frames) > 1 and frames[-1][0].node is node:
                     frames.pop()
                 if kind is cst.ClassDef:
@@ -388,7 +428,7 @@ class SemanticModel:
         if key in scope.globals and scope.kind != MODULE:
             scope = self._module_of(scope)
         scope.bindings.setdefault(key, []).append(
-            Binding(key, node, kind, value, n, scope, tuple(branches), qualified))
+            Binding(key, node, kind, value, n, scope, tuple(branches) if branches else (), qualified))
 
     @staticmethod
     def _module_of(scope: Scope) -> Scope:
@@ -397,6 +437,9 @@ class SemanticModel:
         return scope
 
     def _bind_target(self, target, node, kind: str, value, scope: Scope, branches: list, n: int) -> None:
+        if type(target) is cst.Name:  # the common case: a leaf of its own, its key its name
+            self._bind(target.value, node, kind, value, scope, branches, n)
+            return
         leaves = unpack_targets(target)
         if len(leaves) != 1 or leaves[0] is not target:  # unpacking (``() = x`` binds nothing)
             kind, value = ("unpack" if kind == "assign" else kind), None
@@ -482,27 +525,45 @@ class SemanticModel:
     def scope_of(self, node: cst.CSTNode) -> Scope:
         """The innermost scope holding ``node`` (a scope node's own scope is itself).
         Once the model is finished, every node passed on the way up keeps its answer
-        (``_scope_memo``): rules ask it ~160,000 times on 351 files, mostly of nodes near
-        others asked before."""
-        scopes, memo = self.scopes, self._scope_memo
-        current: cst.CSTNode | None = node
-        parent = self.ctx.parent
-        passed = []
-        found = None
-        while current is not None:
-            found = scopes.get(current)
-            if found is None and memo is not None:
-                found = memo.get(current)
+        (``_scope_memo``, seeded with the scope nodes): rules ask it ~160,000 times on 351
+        files, mostly of nodes near others asked before."""
+        spans = self._spans
+        if spans is not None:
+            at = self.order.get(node)
+            if at is not None:  # the innermost scope whose range holds ``at``
+                starts, stops, around, scopes = spans
+                i = bisect_right(starts, at) - 1
+                while stops[i] < at:
+                    i = around[i]
+                return scopes[i]
+        memo = self._scope_memo
+        if memo is not None:  # seeded with ``scopes`` (``finish``): one table to ask
+            found = memo.get(node)
             if found is not None:
-                break
-            passed.append(current)
-            current = parent(current)
-        if found is None:
-            found = self.module
-        if memo is not None:
+                return found
+            parent = self.ctx.parent
+            passed = [node]
+            current = parent(node)
+            while current is not None:
+                found = memo.get(current)
+                if found is not None:
+                    break
+                passed.append(current)
+                current = parent(current)
+            else:
+                found = self.module
             for each in passed:
                 memo[each] = found
-        return found
+            return found
+        scopes = self.scopes
+        current: cst.CSTNode | None = node
+        parent = self.ctx.parent
+        while current is not None:
+            found = scopes.get(current)
+            if found is not None:
+                return found
+            current = parent(current)
+        return self.module
 
     @staticmethod
     def code_scope(scope: Scope) -> Scope:
@@ -555,6 +616,8 @@ class SemanticModel:
 
     def mro(self, info: ClassInfo) -> list[ClassInfo]:
         """``info`` and its same-file bases, depth-first, each once."""
+        if not info.local_bases:
+            return [info]
         out, seen, stack = [], set(), [info]
         while stack:
             current = stack.pop()
@@ -607,24 +670,39 @@ class SemanticModel:
         order = self.order.get(at)
         if order is None:
             return list(bindings)
-        chain = self._branch_chain(at)
+        # ``at``'s branch chain is built only when a conditional binding needs it: most
+        # bindings read (parameters, straight-line assignments) are unconditional.
+        chain: tuple | None = None
         out: list[Binding] = []
         always: tuple = ()
         own = None  # the binding whose own value ``at`` is read in (``x = x.to(device)``)
         for b in reversed(bindings):
             if b.order >= order:
                 continue
-            if own is None and self._in_value(at, b):
+            if own is None and (b.value is not None or b.kind == "unpack") and self._in_value(at, b):
                 own = b  # the value is read before the name is bound: it sees what came before
                 continue
             out.append(b)
-            if b.branches == chain[: len(b.branches)]:
-                always = b.branches
+            branches = b.branches
+            if not branches:
                 break  # it always runs before ``at``: nothing earlier is seen
+            if chain is None:
+                chain = self._branch_chain(at)
+            if branches == chain[: len(branches)]:
+                always = branches
+                break
         out.reverse()
         # loop-carried: a later binding in a loop around both, unless a binding that always
-        # runs before ``at`` inside that loop's body replaces it on every iteration
-        loops = [n for n in chain if isinstance(n, _LOOPS) and n not in always]
+        # runs before ``at`` inside that loop's body replaces it on every iteration (only a
+        # binding under some branch can be in a loop around ``at``)
+        for b in bindings:
+            if b.branches and (b.order > order or b is own):
+                break
+        else:
+            return out
+        if chain is None:
+            chain = self._branch_chain(at)
+        loops = [n for n in chain if type(n) in _LOOP_TYPES and n not in always]
         if loops:
             for b in bindings:
                 if (b.order > order or b is own) and any(lp in b.branches for lp in loops):
@@ -735,9 +813,10 @@ class SemanticModel:
         if not by_name and self.calls:
             for site in self.calls:
                 func = site.node.func
-                if isinstance(func, cst.Name):
+                kind = type(func)  # (neither class is subclassed)
+                if kind is cst.Name:
                     by_name.setdefault(func.value, []).append(site)
-                elif isinstance(func, cst.Attribute):
+                elif kind is cst.Attribute:
                     by_name.setdefault(func.attr.value, []).append(site)
         return list(by_name.get(name, ()))
 

@@ -587,9 +587,11 @@ def model_key(sem: "Analyses", site: "CallSite") -> str | None:
     key = api.expr_key(func)
     if key is None or api.looks_like_frozen_copy(key):
         return None
+    named = key in sem.training.bindings["model"] or api.looks_like_model_name(key) or key in _switched_receivers(sem)
+    if not named and not key.isidentifier():
+        return None  # ``_model_passed`` wants parameters, and only a plain name is one
     reaching = sem.model.reaching(key, site.node)
-    if key not in sem.training.bindings["model"] and not api.looks_like_model_name(key) \
-            and key not in _switched_receivers(sem) and not _model_passed(sem, key, reaching):
+    if not named and not _model_passed(sem, key, reaching):
         return None
     if any(b.kind in ("class", "def") for b in reaching):
         return None  # ``Net()`` builds a model; it is no model called

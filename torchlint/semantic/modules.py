@@ -360,14 +360,21 @@ def _star_import(module: cst.CSTNode) -> bool:
 def self_attr_bindings(model: "SemanticModel", info: "ClassInfo", attr: str) -> list["Binding"]:
     """Every binding of ``self.<attr>`` in the methods of ``info`` (its own, not its bases'),
     in source order, whatever name ``self`` goes by in each method."""
-    out = []
-    for method in info.methods.values():
-        scope = model.scopes.get(method)
-        if scope is None or scope.self_name is None:
-            continue
-        out.extend(scope.bindings.get(f"{scope.self_name}.{attr}", ()))
-    out.sort(key=lambda b: b.order)
-    return out
+    memo = model.memo("self_attr_bindings")  # per class: attr -> its bindings, sorted once
+    table = memo.get(info)
+    if table is None:
+        table = memo[info] = {}
+        for method in info.methods.values():
+            scope = model.scopes.get(method)
+            if scope is None or scope.self_name is None:
+                continue
+            prefix = scope.self_name + "."
+            for key, bindings in scope.bindings.items():
+                if key.startswith(prefix):
+                    table.setdefault(key[len(prefix):], []).extend(bindings)
+        for found in table.values():
+            found.sort(key=lambda b: b.order)
+    return list(table.get(attr, ()))
 
 
 def forward_code(sem: "Analyses", info: "ClassInfo") -> set[cst.CSTNode]:

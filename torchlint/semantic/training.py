@@ -18,7 +18,7 @@ import libcst as cst
 from torchlint import torch_api as api
 from torchlint.libraries import LIGHTNING_ROOTS
 from torchlint.semantic.callgraph import CallGraph, enclosing_function
-from torchlint.semantic.model import CallSite, Loop, SemanticModel
+from torchlint.semantic.model import COMPREHENSION, CallSite, Loop, SemanticModel
 from torchlint.statements import dotted_name
 from torchlint.tree import iter_nodes
 
@@ -116,6 +116,7 @@ class TrainingModel:
         self._training_loops: dict[CallGraph, set] = {}
         self._loop_kinds: dict[Loop, set[str]] = {}
         self._grad_off: list[CallSite] | None = None
+        self._eval_switching: set[cst.CSTNode] | None = None
 
     # -- bindings -----------------------------------------------------------------------
     def _collect_bindings(self) -> None:
@@ -240,7 +241,25 @@ class TrainingModel:
                 return True
         if self.trains(function):
             return False
-        return any(api.mode_switch(s.node) is False for s in self.graph.sites(function))
+        self.model.scopes[function]  # (what ``graph.sites`` asks first)
+        return function in self._switching_to_eval()
+
+    def _switching_to_eval(self) -> set[cst.CSTNode]:
+        """The scope nodes one of whose ``graph.sites`` switches to eval mode (``mode_switch``
+        False: an ``<x>.eval()``): each such call's scope and, up through comprehensions,
+        the scopes whose sites include it. One pass over the file's calls, kept."""
+        found = self._eval_switching
+        if found is None:
+            found = self._eval_switching = set()
+            for site in self.model.calls:
+                func = site.node.func
+                if type(func) is cst.Attribute and func.attr.value == "eval" and api.mode_switch(site.node) is False:
+                    scope = site.scope
+                    found.add(scope.node)
+                    while scope.kind == COMPREHENSION and scope.parent is not None:
+                        scope = scope.parent
+                        found.add(scope.node)
+        return found
 
     # -- loops --------------------------------------------------------------------------
     def loop_kinds(self, loop: Loop) -> set[str]:
