@@ -92,10 +92,10 @@ def test_call_shapes_and_the_parameters_they_may_pass():
         "    def s(x, flag=False): pass\n")
     f, cls = module.body[0], module.body[1]
     method, static = cls.body.body
-    assert parameter_positions(f, ("device", "deterministic")) == [["device", 2], ["deterministic", -1]]
-    assert parameter_positions(method, ("flag",)) == [["flag", 1]]  # self is not the caller's
-    assert parameter_positions(static, ("flag",)) == [["flag", 1]]
-    positions = parameter_positions(f, ("device",))
+    assert parameter_positions(f, ("device", "deterministic"), None) == [["device", 2], ["deterministic", -1]]
+    assert parameter_positions(method, ("flag",), "self") == [["flag", 1]]  # self is not the caller's
+    assert parameter_positions(static, ("flag",), None) == [["flag", 1]]
+    positions = parameter_positions(f, ("device",), None)
     assert may_pass(None, positions)  # a call nobody stored may pass anything
     assert not may_pass([[], 2, False], positions)
     assert may_pass([[], 3, False], positions)

@@ -205,8 +205,8 @@ class MissingSeed(Rule):
             return unit
         part = unit.guarded.get(guards)
         if part is None:
-            part = unit.guarded[guards] = _Unit(f"{unit.key}?{','.join(guards)}",
-                                                positions=parameter_positions(function, guards))
+            positions = parameter_positions(function, guards, self.model.self_name(function))
+            part = unit.guarded[guards] = _Unit(f"{unit.key}?{','.join(guards)}", positions=positions)
         return part
 
     def _imported_bases(self, name: str) -> set[str]:

@@ -10,7 +10,7 @@ catches an error (``catches``)."""
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterator
+from typing import Callable
 
 import libcst as cst
 
@@ -127,16 +127,27 @@ def ruled_out(ctx, node: cst.CSTNode, function: cst.FunctionDef,
     call's literal argument (``build("training")``) decides the other way."""
     params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
                                      *function.params.kwonly_params)}
+    return any(_against(test, in_body, params, argument) for test, in_body in _tests_around(ctx, node, function))
+
+
+def _tests_around(ctx, node: cst.CSTNode, function: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
+    """(the test, whether ``node`` is in the branch it takes) of each ``if`` and conditional
+    expression of ``function`` (not of a nested function) around ``node``, innermost first."""
+    found = []
     child = node
     for anc in ctx.ancestors(node):
         if anc is function or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
             break
         if isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
-            taken = _decided(anc.test, params, argument)
-            if taken is not None and (child is anc.body) != taken:
-                return True
+            found.append((anc.test, child is anc.body))
         child = anc
-    return False
+    return found
+
+
+def _against(test: cst.BaseExpression, in_body: bool, params: set[str], argument) -> bool:
+    """The call's literal arguments decide ``test`` so that the branch holding the node is not taken."""
+    taken = _decided(test, params, argument)
+    return taken is not None and in_body != taken
 
 
 def default_guards(ctx, node: cst.CSTNode, function: cst.CSTNode) -> tuple[str, ...]:
@@ -148,19 +159,15 @@ def default_guards(ctx, node: cst.CSTNode, function: cst.CSTNode) -> tuple[str, 
     function) holds ``node``."""
     if not isinstance(function, cst.FunctionDef):
         return ()
-    defaults = [p for p in (*function.params.posonly_params, *function.params.params,
-                            *function.params.kwonly_params) if p.default is not None]
-    if not defaults or not any(isinstance(b, (cst.If, cst.IfExp)) for b in _conditions_around(ctx, node, function)):
+    every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+    defaults = [p for p in every if p.default is not None]
+    tests = _tests_around(ctx, node, function) if defaults else []
+    if not tests:
         return ()
-    return tuple(p.name.value for p in defaults
-                 if ruled_out(ctx, node, function, lambda name, p=p: p.default if name == p.name.value else None))
-
-
-def _conditions_around(ctx, node: cst.CSTNode, function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
-    for anc in ctx.ancestors(node):
-        if anc is function or isinstance(anc, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return
-        yield anc
+    params = {p.name.value for p in every}
+    return tuple(p.name.value for p in defaults if any(
+        _against(test, in_body, params, lambda name, p=p: p.default if name == p.name.value else None)
+        for test, in_body in tests))
 
 
 def dead_at_every_call(sem, node: cst.CSTNode, function: cst.CSTNode) -> bool:

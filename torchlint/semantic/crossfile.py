@@ -45,7 +45,7 @@ class ProjectCalls:
                  fallback: Callable[[str], set], everything: frozenset | set = frozenset()) -> None:
         self.project, self.code = project, code
         self.known, self.fallback, self.everything = known, fallback, set(everything)
-        self.seen: set[tuple[str, str]] = set()
+        self.seen: set[tuple[str, str, str | None]] = set()  # (file, function, guarded part)
 
     def values(self, qualified: str, importer, depth: int = 0, shape: list | None = None) -> set:
         """What running the function (or method, ``mod.Class.m``) ``qualified``, as
@@ -137,12 +137,12 @@ def merge_shapes(a: list | None, b: list) -> list:
     return [sorted(set(a[0]) | set(b[0])), max(a[1], b[1]), a[2] or b[2]]
 
 
-def parameter_positions(function: cst.FunctionDef, names: tuple[str, ...]) -> list:
-    """[[name, its place among the positional parameters a caller fills, ``self``/``cls`` of a
-    method left out; -1 for a keyword-only one], ...] for ``names`` of ``function``."""
+def parameter_positions(function: cst.FunctionDef, names: tuple[str, ...], self_name: str | None) -> list:
+    """[[name, its place among the positional parameters a caller fills; -1 for a keyword-only
+    one], ...] for ``names`` of ``function``; a method's first parameter (``self_name``, as the
+    semantic model names it: ``SemanticModel.self_name``) left out."""
     params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    if params and params[0] in ("self", "cls") and not any(
-            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators):
+    if self_name is not None:
         params = params[1:]
     return [[name, params.index(name) if name in params else -1] for name in names]
 

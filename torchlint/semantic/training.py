@@ -190,10 +190,12 @@ class TrainingModel:
                         api.expr_key(func.value) in lightning
                         or (isinstance(func.value, cst.Call) and is_lightning_trainer(ctx, func.value.func))):
                     sites.fit.append(site)
-            if call.args and ctx.is_imported(func) and ctx.qualified_name(func) in ENGINES:
-                sites.engines.append((site, call.args[0].value))
-            elif ctx.is_imported(func) and ctx.qualified_name(func) in IGNITE_TRAINERS:
-                sites.fit.append(site)
+            if ctx.is_imported(func):
+                qualified = ctx.qualified_name(func)
+                if call.args and qualified in ENGINES:
+                    sites.engines.append((site, call.args[0].value))
+                elif qualified in IGNITE_TRAINERS:
+                    sites.fit.append(site)
         return sites
 
     # -- per function, closed over the call graph --------------------------------------
