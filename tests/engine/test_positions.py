@@ -101,3 +101,37 @@ def test_statement_positions_of_methods_generate_the_method_alone(monkeypatch):
     assert (lazy[f.decorators[0]].start.line, lazy[f.name].start.line) == (5, 6)
     z = f.body.body[0].body[1]
     assert (lazy[z].start.line, lazy[z].start.column) == (7, 10)
+
+
+def _lazy(code: str, tree=None) -> tuple[cst.Module, StatementPositions]:
+    module = cst.parse_module(code)
+    parents = {child: node for node in iter_nodes(module) for child in node.children}
+    return module, StatementPositions(module, code, tree or (lambda: ast.parse(code)), parents.get)
+
+
+def test_a_statement_found_once_in_the_text_needs_no_cpython_tree():
+    code = "import torch\n\nclass A(nn.Module):\n    def __init__(self):\n        self.fc = nn.Linear(2, 2)\n"
+    module, lazy = _lazy(code, lambda: pytest.fail("CPython's tree parsed"))
+    stmt = module.body[1].body.body[0].body.body[0]
+    call = stmt.body[0].value
+    assert (lazy[call].start.line, lazy[call].start.column, lazy[call].end.column) == (5, 18, 33)
+    assert (lazy[module.body[0]].start.line, lazy[module.body[1].name].start.line) == (1, 3)
+
+
+def test_a_statement_written_twice_is_placed_by_cpythons_tree():
+    code = ("class A(nn.Module):\n    def __init__(self):\n        self.relu = nn.ReLU()\n\n"
+            "class B(nn.Module):\n    def __init__(self):\n        self.relu = nn.ReLU()\n")
+    module, lazy = _lazy(code)
+    asked = []
+    lazy._tree = lambda: asked.append(1) or ast.parse(code)
+    second = module.body[1].body.body[0].body.body[0]
+    assert lazy[second].start.line == 7 and asked
+    first = module.body[0].body.body[0].body.body[0]
+    assert lazy[first].start.line == 3
+
+
+def test_the_last_statement_without_a_line_break_is_not_matched_higher_up():
+    # ``main()``'s code is "main()\n": it starts line 1 only, but the statement is line 3
+    code = "main()\nx = 1\nmain()"
+    module, lazy = _lazy(code)
+    assert lazy[module.body[2]].start.line == 3 and lazy[module.body[0]].start.line == 1
