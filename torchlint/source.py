@@ -165,7 +165,8 @@ def read_python(
 # more than ``LIBCST_MAX_BRACKETS`` deep (CPython's own limit is 200; LibCST's time grows with
 # the cube of the depth) or a logical line of ``LIBCST_MAX_LOGICAL_LINE`` characters or more
 # (CPython accepts every chain of operators, calls or attributes that fits in one, and LibCST
-# reads any such line in well under a second).
+# reads any such line in well under a second). Non-ASCII text, and brackets in strings and
+# comments, get a second look (``_decides_by_scan``): one scan finds the strings and comments.
 LIBCST_MAX_BRACKETS = 100
 LIBCST_MAX_BRACES = 3  # ``f"{a:{b:{c}}}"``: three; a fourth is an error in every Python
 LIBCST_MAX_LOGICAL_LINE = 2000
@@ -188,9 +189,11 @@ def libcst_decides(text: str) -> bool:
     from a line's first ``#`` when that text holds no quote, which can never be code), so a
     comment such as ``# 1) ...`` keeps LibCST the judge. (Text
     built to hide a bracket in a string behind another can still hand LibCST a long logical
-    line: that costs time, as a long line CPython accepts already does, never the verdict.)"""
+    line: that costs time, as a long line CPython accepts already does, never the verdict.)
+    Text that fails these checks by its non-ASCII characters or its bracket count gets a
+    second look: ``_decides_by_scan``."""
     if not text.isascii():
-        return False
+        return _decides_by_scan(text)
     data = text.encode("ascii")
     if data.translate(None, _PRINTABLE) or b"\\" in data and _FRAGILE_ESCAPE.search(data):
         return False
@@ -201,7 +204,119 @@ def libcst_decides(text: str) -> bool:
         return True
     # Counted again without the comments (``_code_of``): a bracket in a comment (``# 1) ...``,
     # ``# (see above``) no longer sends the file to CPython's parser.
-    return b"#" in data and _nesting_bounded([_code_of(line).translate(None, _NOT_BRACKETS) for line in lines], lines)
+    if b"#" in data and _nesting_bounded([_code_of(line).translate(None, _NOT_BRACKETS) for line in lines], lines):
+        return True
+    return _decides_by_scan(text, checked=True)
+
+
+# -- the second look: strings and comments found by one scan ----------------------------------
+# ``_SCAN`` reads the text left to right as CPython 3.11's tokenizer does, as far as strings
+# and comments go: from a ``#`` in code to the line's end is a comment; a quote in code, with
+# the letters right before it as its prefix, opens a string that ends at the first matching
+# quote no backslash escapes (a single-quoted one within its line). LibCST's tokenizer (3.12's
+# rules) reads the same, except that an f-string's (or t-string's) replacement fields may
+# hold any quote there: so an f-string is followed (``_TAME``) only where the two readings
+# cannot part, and otherwise the scan gives up; so it does at a quote opening no string it
+# can close.
+_SCAN = re.compile(r"""
+    \#[^\n]*+
+  | '''(?P<s3>(?:[^'\\]++|\\.|'(?!''))*+)'''
+  | \"\"\"(?P<d3>(?:[^"\\]++|\\.|"(?!""))*+)\"\"\"
+  | '(?P<s1>(?:[^'\\\n]++|\\.)*+)'
+  | "(?P<d1>(?:[^"\\\n]++|\\.)*+)"
+  | '(?P<odd>)|"(?P<odd2>)""", re.S | re.X)  # each branch opens with one character: a fast skip
+# An f-string body that LibCST ends where CPython 3.11 does: literal text (a backslash only
+# before a character that cannot open or close a field), ``{{``, ``}}`` and fields ``{...}``
+# holding no quote but those of brace-free strings on one line, no backslash, no ``#``, no
+# line break, and braces only as ``{...}`` one level deep (a format spec ``{x:{w}}``, a set).
+# In either reading such a field ends at its own ``}`` (or is an error), so the quote where
+# 3.11 ends the f-string is met in literal text, where 3.12 ends it too. Literal text may
+# break lines only in a triple-quoted f-string.
+_FIELD = r"""\{(?:[^{}'"\\\n\#]++|'[^{}'"\\\n\#]*+'|"[^{}'"\\\n\#]*+"|\{[^{}'"\\\n\#]*+\})*+\}"""
+_TAME_BODY = r"""(?:[^{}\\%s]++|\\[^{}\\N\n]|\\\\|\{\{|\}\}|%s)*+"""
+_TAME = {False: re.compile(_TAME_BODY % ("\\n", _FIELD)), True: re.compile(_TAME_BODY % ("", _FIELD))}
+_FIELDS = re.compile(r"\{\{|\}\}|(" + _FIELD + ")")  # the fields (escaped braces: "")
+# Characters not vouched for even in a comment or plain string: C1 controls (NEL among them),
+# the line and paragraph separators (line breaks to ``str.splitlines``), surrogates (no
+# encoding), a byte order mark.
+_UNSAFE = re.compile("[\x80-\x9f\u2028\u2029\ud800-\udfff\ufeff]")
+_PRINTABLE_OR_HIGH = _PRINTABLE + bytes(range(0x80, 0x100))
+# An f-string (or t-string) touching another string: where CPython's parser refuses the text,
+# ``read_python`` reads ``syntax.downlevel``'s form of it, which writes the f-string as
+# ``''``, and ``f'a'''`` becomes ``''''``: a string running on over what was a comment or
+# string (9bfd30d does so with ASCII text too). Left to CPython's parser.
+_QUOTES = ("'", '"')
+
+
+class _Unsure(Exception):
+    """The scan met something it cannot vouch for."""
+
+
+def _decides_by_scan(text: str, checked: bool = False) -> bool:
+    """``libcst_decides``' second look, for text with non-ASCII characters or with brackets
+    that, counted as characters, break the bounds. One scan (``_SCAN``) finds the comments and
+    string literals as both parsers' tokenizers do, and the text is LibCST's to decide where:
+
+    * every non-ASCII character stands in a comment or in a string literal that is neither
+      bytes nor an f-string or t-string, and none is one of ``_UNSAFE``; the rest of the text
+      is printable ASCII with no fragile escape or line continuation (as above). Both
+      tokenizers read such a comment or string as one opaque token, and CPython decodes any
+      such character in a str literal: with each replaced by an ASCII letter, neither
+      parser's verdict changes, and that text is of the shape on which the two agree.
+    * the brackets, counted in the code that is left when each comment is dropped, each
+      string literal is one character and each f-string is ``F`` and its replacement fields
+      (``_FIELDS``), are at most ``LIBCST_MAX_BRACKETS`` deep (braces at most
+      ``LIBCST_MAX_BRACES``), no logical line of that code reaches ``LIBCST_MAX_LOGICAL_LINE``
+      characters, and no physical line of the text does. That count is the code's brackets
+      exactly, or more (those of strings nested in a field), so the depth bound holds as
+      before; and every token keeps one character at least, so a logical line holds no more
+      tokens than the bound allowed before.
+
+    Anything else (an f-string holding non-ASCII text or fields the scan cannot follow, a
+    quote opening no string it can close) is left to CPython's parser. ``checked``: ASCII
+    text that ``libcst_decides`` found printable, with no fragile escape and short lines."""
+    if not checked:
+        if _UNSAFE.search(text):
+            return False
+        data = text.encode("utf-8")
+        if data.translate(None, _PRINTABLE_OR_HIGH) or b"\\" in data and _FRAGILE_ESCAPE.search(data):
+            return False
+        if max(map(len, text.split("\n"))) >= LIBCST_MAX_LOGICAL_LINE:
+            return False
+    try:
+        code = _SCAN.sub(_token_code, text)
+    except _Unsure:
+        return False
+    if not code.isascii():
+        return False
+    data = code.encode("ascii")
+    return _nesting_bounded(data.translate(None, _NOT_BRACKETS).split(b"\n"), data.split(b"\n"))
+
+
+def _token_code(match: "re.Match[str]") -> str:
+    """What ``_decides_by_scan`` counts of one comment or string literal (see there)."""
+    kind = match.lastgroup
+    if kind is None:  # a comment
+        return ""
+    if kind.startswith("odd"):
+        raise _Unsure
+    text, start = match.string, match.start()
+    if not text[start - 1:start].isalpha():
+        return "S"  # no prefix: a plain string
+    prefix = text[max(start - 2, 0):start]  # the letters right before the quote
+    if not prefix[0].isalpha():
+        prefix = prefix[-1]
+    body = match[kind]
+    if "f" in prefix or "t" in prefix or "F" in prefix or "T" in prefix:
+        if not body.isascii() or not _TAME[kind[1] == "3"].fullmatch(body):
+            raise _Unsure
+        start -= len(prefix)
+        if text[start - 1:start] in _QUOTES or text[match.end():match.end() + 1] in _QUOTES:
+            raise _Unsure  # see _QUOTES
+        return "F" + "".join(_FIELDS.findall(body))
+    if ("b" in prefix or "B" in prefix) and not body.isascii():
+        raise _Unsure
+    return "S"
 
 
 def _code_of(line: bytes) -> bytes:

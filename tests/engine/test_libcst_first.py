@@ -38,14 +38,43 @@ TRAINING = (
     "x = f(a)  # (see above\ny = 2\n",  # one left open in a comment
     "s = '''\n# ) inside a string\n'''\n",  # a '#' line inside a string, no quote after it
     "x = (\n" + "    1,  # (\n" * 120 + ")\n",  # a list whose comments open 120 brackets
+    # The second look (``_decides_by_scan``): non-ASCII text only in comments and plain
+    # strings; brackets counted outside strings and comments.
+    "s = 'caf\u00e9'\n",
+    "# caf\u00e9 (\nx = 1\n",
+    "s = '\u00a0' + \"\U0001f917\" + u'\u00e9' + r'\u00e9)'\n",  # NBSP, an emoji, prefixes
+    "s = '''\n\u00e9 [\n'''\n",
+    "s = '\u00e9' # '\nx = 1\n",  # a quote in a comment
+    '"""Values in [0, 1)."""\nx = f(a)\n',  # a bracket closing nothing in a docstring
+    '"""Values in [0, 1)."""\nx = (\n' + "    1,\n" * 200 + ")\n",
+    "x = f\"{a['k']}\" + 'caf\u00e9 1)'\n",  # f-strings the scan follows
+    "x = f\"{a['(']}\" + 'a)'\n",
+    "s = f'{x!r:>{w}}' + f'{{' + '\u00e9'\n",
+    "s = f'''\n{a}\n''' + '\u00e9'\n",
 ])
 def test_text_libcst_decides(text):
     assert libcst_decides(text)
 
 
 @pytest.mark.parametrize("text", [
-    "s = 'caf\u00e9'\n",  # non-ASCII: bytes literals and identifiers CPython refuses
+    # non-ASCII in code (identifiers, valid or not; NBSP), in bytes literals, f-strings or
+    # t-strings, or a line break to ``str.splitlines``: CPython refuses some of those
+    "caf\u00e9 = 1\n",
+    "\u20ac = 1\n",
+    "x\u00a0= 1\n",
     "x = b'\u00e9'\n",
+    "x = rb'\u00e9'\n",
+    "s = f'caf\u00e9'\n",
+    "s = t'{a}\u00e9'\n",
+    's = "a\u2028b"\n',
+    's = "a\x85b"\n',
+    "s = 'caf\u00e9\n",  # a string the scan cannot close
+    # 3.12's f-strings, nesting their own quotes: CPython 3.11's tokenizer and LibCST's part
+    's = f"{x["a"]}" + "\u00e9"\n',
+    's = f"{ "a" + \u00e9 + "b" }"\n',  # 3.11 would read '\u00e9' as in a string
+    "s = f\"{'\\\"'}\" + '" + "(" * 150 + "'\n",  # a quote hiding brackets
+    "s = ')' + '\u00e9'\nx = " + "(" * 150 + "1" + ")" * 150 + "\n",  # too deep all the same
+    "s = '\u00e9'\nx = (\n" + "    1,\n" * 290 + ")\n",  # a long logical line all the same
     "if a:\n\tx = 1\n",  # control characters: tabs, form feeds, carriage returns
     "x = 1\r\ny = 2\r\n",
     "x = 1\f\n",
@@ -95,6 +124,17 @@ TRICKY = [
     "# 1) a comment closing nothing\nx = " + "(" * 250 + "1" + ")" * 250 + "\n",
     "# step 1) (\ndef f(:\n    pass\n",
     "s = '''\n# ) ''' + " + "(" * 250 + "1" + ")" * 250 + "\n",
+    "caf\u00e9 = 1\n",
+    "\u20ac = 1\n",
+    "x\u00a0= 1\n",
+    "s = 'caf\u00e9' + b'\u00e9'\n",
+    's = f"{x["a"]}" + "\u00e9"\n',
+    's = f"{ "a" + \u20ac + "b" }"\n',
+    "# \u00e9 (\ndef f(:\n    pass\n",
+    '"""[0, 1) \u00e9"""\nx = ' + "(" * 250 + "1" + ")" * 250 + "\n",
+    "s = 'caf\u00e9\n",
+    "s = 'caf\u00e9'\nx = (\n",
+    "s = '\u00e9 ('\ndef f(a, a):\n    pass\n",
 ]
 
 
@@ -142,6 +182,34 @@ def test_mutated_fixtures_have_the_cpython_first_outcome(monkeypatch):
     assert decided > 200
 
 
+def test_mutated_non_ascii_fixtures_have_the_cpython_first_outcome():
+    """The same, with non-ASCII characters (letters, symbols, NBSP, line separators, an emoji),
+    quotes, brackets and f-strings (3.12's included) put in at random places: the texts the
+    second look (``_decides_by_scan``) hands to LibCST have the CPython-first outcome."""
+    rng = random.Random(20261207)
+    texts = [p.read_text() for p in sorted((REPO / "fixtures").rglob("*.py"))]
+    odd = ["\u00e9", "\u20ac", "\u00a0", "\U0001f917", "\u2014", "\u00b5", "\u2028", "\x85", "\u200b", "\u3000",
+           "e\u0301", "'", '"', "'''", "#", "(", ")", "[", "]", "{", "}", "\n", 'f"', "f'", "b'", "t'", "\\",
+           'f"{x["a"]}"', "f'{x['a']}'", 'f"{', '"}"', "{{", "}}", "f'{\"\u00e9\"}'", "\u00e9 = 1\n",
+           "\u20ac = 1\n", "b'\u00e9'", "x\u00a0= 1\n", "# \u00e9(\n", "'\u00e9)'", '"""[0, 1)"""']
+    direct = lambda fn, *args: fn(*args)  # noqa: E731
+    second = 0
+    for _ in range(600):
+        text = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text))
+            if rng.random() < 0.5:  # into a string or comment, most often
+                at = max(text.rfind("#", 0, at), text.rfind("'", 0, at), text.rfind('"', 0, at)) + 1
+            text = text[:at] + rng.choice(odd) + text[at:]
+        if not libcst_decides(text):
+            continue
+        second += not text.isascii()  # decided by the second look alone
+        first, first_failure = source.read_python(text, None, direct, tree=False)
+        old, old_failure = source.read_python(text, None, direct, tree=True)
+        assert (first is None, first_failure) == (old is None, old_failure), text
+    assert second > 50
+
+
 def test_text_libcst_decides_never_reaches_cpythons_parser(monkeypatch):
     calls = []
     real = symtable.symtable
@@ -149,7 +217,9 @@ def test_text_libcst_decides_never_reaches_cpythons_parser(monkeypatch):
     result = analyze_source("train.py", TRAINING.encode(), ALL)
     assert calls == [] and result.record.parsed and result.findings
     analyze_source("train.py", (TRAINING + "# caf\u00e9\n").encode(), ALL)
-    assert len(calls) == 1  # non-ASCII text: CPython's parser checks it first, as before
+    assert calls == []  # non-ASCII text in a comment: LibCST's parse decides too
+    analyze_source("train.py", (TRAINING + "caf\u00e9 = 1\n").encode(), ALL)
+    assert len(calls) == 1  # non-ASCII code: CPython's parser checks it first, as before
 
 
 def test_valid_code_libcst_refuses_is_parsed_once_and_reported(monkeypatch):
