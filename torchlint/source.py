@@ -241,10 +241,9 @@ _FIELDS = re.compile(r"\{\{|\}\}|(" + _FIELD + ")")  # the fields (escaped brace
 # encoding), a byte order mark.
 _UNSAFE = re.compile("[\x80-\x9f\u2028\u2029\ud800-\udfff\ufeff]")
 _PRINTABLE_OR_HIGH = _PRINTABLE + bytes(range(0x80, 0x100))
-# An f-string (or t-string) touching another string: where CPython's parser refuses the text,
-# ``read_python`` reads ``syntax.downlevel``'s form of it, which writes the f-string as
-# ``''``, and ``f'a'''`` becomes ``''''``: a string running on over what was a comment or
-# string (9bfd30d does so with ASCII text too). Left to CPython's parser.
+# An f-string (or t-string) touching another string (``f'a'''``): left to CPython's parser,
+# as before ``syntax.downlevel`` kept the two apart (it wrote ``''''``, a string running on
+# over what followed): rare enough not to be worth following.
 _QUOTES = ("'", '"')
 
 

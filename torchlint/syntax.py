@@ -181,6 +181,15 @@ class _Downlevel(cst.CSTTransformer):
     def leave_TemplatedString(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.SimpleString:
         return cst.SimpleString("''")
 
+    def leave_ConcatenatedString(self, original: cst.ConcatenatedString,
+                                 updated: cst.ConcatenatedString) -> cst.ConcatenatedString:
+        # ``f'a'''`` would become ``''''``, a string running on over what follows: a space keeps
+        # the two strings apart
+        between = updated.whitespace_between
+        if isinstance(between, cst.SimpleWhitespace) and not between.value:
+            return updated.with_changes(whitespace_between=cst.SimpleWhitespace(" "))
+        return updated
+
     def leave_Index(self, original: cst.Index, updated: cst.Index) -> cst.Index:
         return updated.with_changes(star=None)
 

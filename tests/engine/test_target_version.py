@@ -141,6 +141,16 @@ def test_downlevelled_file_gives_imports_and_class_facts():
         {"name": "Net", "bases": ["torch.nn.Module"], "methods": ["__init__"], "self_attrs": ["fc", "name"]}]
 
 
+@pytest.mark.parametrize("source", ["t'x'''#e\n", "s = f'a'''  # c\n", "s = f'{a}'\"\"  # c\n"])
+def test_an_fstring_touching_another_string_is_read_the_same_in_either_order(source):
+    # written as ``''``, the f-string (or t-string) must not run on into the next string: the
+    # text CPython's parser reads after downlevelling is valid, as LibCST's parse found it
+    import ast
+
+    ast.parse(downlevel(cst.parse_module(source)), feature_version=(3, 10))
+    assert lint_snippet(source, select=["TL000"]) == []
+
+
 def test_downlevel_parses_in_the_oldest_grammar():
     import ast
 
