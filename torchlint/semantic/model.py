@@ -254,10 +254,6 @@ class SemanticModel:
             table = self._memos[name] = {}
         return table
 
-    def forget_memos(self) -> None:
-        """Empty every ``memo`` table (``Analyses.forget_answers``)."""
-        self._memos = {}
-
     def nodes_of(self, *kinds: type) -> list[cst.CSTNode]:
         """Every node of the file that is an instance of one of ``kinds``, in source order (the
         order of ``tree.iter_nodes`` over the module, which is the walk's numbering): the nodes
