@@ -401,14 +401,12 @@ class Dispatcher:
     def gather(self) -> dict[str, Any]:
         """After ``run``: the ``demanded_facts`` of the rules only gathering (rule code ->
         facts; none of a rule that failed), each finished as on an analysis on demand: after
-        every other rule (whose answers they cannot change), the semantic model's memos
-        forgotten first (as if no other rule had asked it anything). Their facts for the
-        ordinary pass are dropped."""
+        every other rule (whose answers they cannot change), from the answers the semantic
+        model's memos keep (the same whoever asked first: ``activations.Outputs`` keeps for
+        good no answer a cycle guard cut short). Their facts for the ordinary pass are dropped."""
         rules = [rule for rule in self._rules if id(rule) in self._gathering]
         if not rules:
             return {}
-        if self.ctx.semantic_started():
-            self.ctx.semantic.forget_answers()
         out = {}
         for rule in rules:
             self._after_walk(rule, rule.finish)

@@ -244,6 +244,33 @@ def test_sources_through_many_conditional_rebindings_are_computed_once_each(src,
     assert Outputs(ctx).sources(loss_input(ctx)) == expected
 
 
+# Two functions passing a parameter to each other: asked while it is being answered, a
+# parameter's sources are cut short (nothing from that caller); such an answer is not kept,
+# so what each parameter is does not depend on which was asked first (``Dispatcher.gather``:
+# a rule gathering its facts after other rules' questions finds what it finds alone).
+PASSED_AROUND = """
+    import torch.nn.functional as F
+    def g(a):
+        h(a)
+    def h(b):
+        g(b)
+    g(F.softmax(z, 1))
+"""
+
+
+@pytest.mark.parametrize("first", ["a", "b"])
+def test_sources_do_not_depend_on_the_order_questions_come_in(first):
+    ctx, model = analyses(PASSED_AROUND)
+    # the arguments of ``h(a)`` and ``g(b)``: each is what the other's parameter is given
+    read = {n.value: n for n in iter_nodes(ctx.module) if isinstance(n, cst.Name) and n.value in ("a", "b")
+            and isinstance(ctx.parent(n), cst.Arg)}
+    outputs = Outputs(ctx)
+    second = "b" if first == "a" else "a"
+    got = {first: outputs.sources(read[first]), second: outputs.sources(read[second])}
+    assert got == {"a": [Source("act", "softmax")], "b": [Source("act", "softmax")]}
+    assert got[second] == Outputs(ctx).sources(read[second])  # as asked first, on its own
+
+
 
 @pytest.mark.parametrize(("src", "expected"), [
     ("import torch.nn.functional as F\nloss(F.softmax(h, dim=1))\n", ("softmax", "F.softmax(h, dim=1)")),

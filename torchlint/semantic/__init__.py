@@ -60,15 +60,6 @@ class Analyses:
                 model.__dict__.clear()
         self.__dict__.clear()
 
-    def forget_answers(self) -> None:
-        """Drop the answers kept in the model's memos (``SemanticModel.memo``), so that the
-        queries asked next answer as on a fresh analysis: a few (``activations.Outputs``)
-        answer a question asked again while it is being answered with nothing, so what they
-        keep can depend on the order questions came in (``engine``: rules only gathering
-        their demanded facts)."""
-        if self._model is not None:
-            self._model.forget_memos()
-
     @property
     def model(self) -> "SemanticModel":
         if self._model is None:

@@ -301,6 +301,14 @@ class Outputs:
         self._endings: dict[cst.CSTNode, Ending | None] = {}
         self._open: set[cst.CSTNode] = set()
         self._memo: dict[tuple, list] = {}
+        # Answers that hold whatever was asked before (``_settled``): the memos keep for good only
+        # an answer no guard cut short (a question asked while it is being answered, a chain too
+        # deep, a function's returns already being read); the others (with the questions still
+        # being answered) are ``_unsettled`` (key -> its table): kept while the question asked from
+        # outside is answered, dropped before the next (``_ask``).
+        self._asking = 0  # memoised questions being answered now
+        self._cuts = 0  # times a guard cut an answer short, or one used an unsettled answer
+        self._unsettled: dict = {}
         self._given: dict | None = None
         self._losses: dict[cst.Call, tuple | None] = {}
         self._calls_made: list | None = None
@@ -350,14 +358,43 @@ class Outputs:
     def _memoised(self, key: tuple, compute, *args) -> list:
         """``compute(*args)``, once per key; asked again while it is being computed (a
         cycle through parameters or helpers): nothing."""
+        if not self._asking and self._unsettled:
+            self._forget_unsettled()
         found = self._memo.get(key)
         if found is not None:
+            if key in self._unsettled:
+                self._cuts += 1
             return found
         if args[-1] > _MAX_DEPTH:
+            self._cuts += 1
             return []
-        self._memo[key] = []
-        found = self._memo[key] = list(dict.fromkeys(compute(*args)))  # once each: paths multiply
+        memo = self._memo
+        memo[key] = []
+        self._unsettled[key] = memo
+        cuts = self._cuts
+        self._asking += 1
+        try:
+            found = memo[key] = list(dict.fromkeys(compute(*args)))  # once each: paths multiply
+        finally:
+            self._asking -= 1
+        if self._cuts == cuts:
+            del self._unsettled[key]
         return found
+
+    # An answer of ``_memoised``, ``losses_held`` or ``ending`` a guard cut short depends on what
+    # was being answered when it was asked: ``sources(x)`` for a parameter ``x`` a recursive
+    # call passes on (``f(x[1:])``) knows nothing of that call's argument while ``x`` itself is
+    # being answered. Kept, such an answer would make a later question's answer depend on the
+    # order questions came in (a rule asking first, another after, or only one of them: the
+    # rules that gather their demanded facts after the others, ``Dispatcher.gather``, must find
+    # what an analysis on demand finds). So every question asked from outside (none being
+    # answered) is answered as on a fresh ``Outputs``: from the answers no guard touched (the
+    # same whenever asked), and those it computes itself.
+    def _forget_unsettled(self) -> None:
+        """Drop the answers a guard cut short (``_unsettled``) before a question from outside."""
+        for key, table in self._unsettled.items():
+            table.pop(key, None)
+        self._unsettled = {}
 
     def _sources(self, expr: cst.BaseExpression, element: int | None, depth: int) -> list[Source]:
         kind = type(expr)
@@ -605,6 +642,7 @@ class Outputs:
 
     def _held_value(self, value: cst.BaseExpression, holder: "Binding | None", depth: int) -> list[Source]:
         if depth > _MAX_DEPTH:
+            self._cuts += 1
             return []
         value = strip_self_returning(value)
         if isinstance(value, (cst.Name, cst.Attribute)):
@@ -631,7 +669,10 @@ class Outputs:
         out = []
         for function in (self.sem.graph.targets(site) if site is not None else ()):
             scope = self.model.scopes.get(function)
-            if isinstance(function, cst.FunctionDef) and scope is not None and function not in self._open:
+            if isinstance(function, cst.FunctionDef) and scope is not None:
+                if function in self._open:
+                    self._cuts += 1
+                    continue
                 self._open.add(function)
                 for r in scope.returns:
                     if r.value is not None and not ruled_out(self.ctx, r, function,
@@ -666,6 +707,7 @@ class Outputs:
 
     def _layer_kind(self, layer: cst.BaseExpression, depth: int) -> str | None:
         if depth > _MAX_DEPTH:
+            self._cuts += 1
             return None
         if isinstance(layer, cst.Call):
             qualified = self.model.qualified_name(layer.func)
@@ -757,16 +799,27 @@ class Outputs:
         ``return``, or paths that disagree. Where they disagree, the returns a call leaving every
         parameter at its default cannot reach (``if extract_features == 4: return h`` with
         ``extract_features=0``: ``branches.ruled_out``) are left out, and the rest decide."""
-        if function in self._endings:
-            return self._endings[function]
+        if not self._asking and self._unsettled:
+            self._forget_unsettled()
+        endings = self._endings
+        if function in endings:
+            if function in self._unsettled:
+                self._cuts += 1
+            return endings[function]
         if function in self._open or depth > _MAX_DEPTH:
+            self._cuts += 1
             return None
         self._open.add(function)
+        cuts = self._cuts
+        self._asking += 1
         try:
             found = self._ending(function, depth)
         finally:
             self._open.discard(function)
-        self._endings[function] = found
+            self._asking -= 1
+        endings[function] = found
+        if self._cuts != cuts:
+            self._unsettled[function] = endings
         return found
 
     def _ending(self, function: cst.FunctionDef, depth: int) -> Ending | None:
@@ -858,6 +911,8 @@ class Outputs:
         ``bce_logits``, or the ``arg`` source its loss comes from; the loss as written) when
         ``call`` computes one: the functional loss, a constructed loss called, a name,
         ``self.<attr>`` or parameter every value of which is one, its ``.forward``. Once per call."""
+        if self._asking:  # (never now) asked while a question is answered: as that one's context has it
+            return self._loss_of(call)
         if call not in self._losses:
             self._losses[call] = self._loss_of(call)
         return self._losses[call]
@@ -894,14 +949,28 @@ class Outputs:
         """The losses a name, ``self.<attr>`` or parameter holds: for each value, what it
         wants (None: something else or unknown), or the ``arg`` source of a parameter. Once
         per expression; asked again while it is computed (a cycle): unknown."""
+        if not self._asking and self._unsettled:
+            self._forget_unsettled()
         key = ("losses", expr)
-        found = self._memo.get(key)
+        memo = self._memo
+        found = memo.get(key)
         if found is not None:
+            if key in self._unsettled:
+                self._cuts += 1
             return found
         if depth > _MAX_DEPTH:
+            self._cuts += 1
             return [None]
-        self._memo[key] = [None]
-        found = self._memo[key] = list(dict.fromkeys(self._losses_held(expr, depth)))
+        memo[key] = [None]
+        self._unsettled[key] = memo
+        cuts = self._cuts
+        self._asking += 1
+        try:
+            found = memo[key] = list(dict.fromkeys(self._losses_held(expr, depth)))
+        finally:
+            self._asking -= 1
+        if self._cuts == cuts:
+            del self._unsettled[key]
         return found
 
     def _losses_held(self, expr: cst.BaseExpression, depth: int) -> list:

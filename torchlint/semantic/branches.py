@@ -127,7 +127,33 @@ def ruled_out(ctx, node: cst.CSTNode, function: cst.FunctionDef,
     call's literal argument (``build("training")``) decides the other way."""
     params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
                                      *function.params.kwonly_params)}
+    if params.isdisjoint(_tested_names(ctx)):
+        return False  # no test of the file a parameter's value could decide (most functions)
     return any(_against(test, in_body, params, argument) for test, in_body in _tests_around(ctx, node, function))
+
+
+def _tested_names(ctx) -> frozenset[str]:
+    """The names an ``if`` or conditional expression of the file tests in a shape an argument's
+    literal could decide (``_decided``: the name, ``not`` it, it compared with ``==``/``!=``/
+    ``is``/``is not``): a parameter none of them names decides no test (``ruled_out``,
+    ``default_guards``). Once per file (``memo``), from the model's ``tests``."""
+    model = ctx.semantic.model
+    table = model.memo("tested_names")
+    names = table.get("")
+    if names is None:
+        found = set()
+        for node in model.tests:
+            test = node.test
+            while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+            if isinstance(test, cst.Name):
+                found.add(test.value)
+            elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+                for side in (test.left, test.comparisons[0].comparator):
+                    if isinstance(side, cst.Name):
+                        found.add(side.value)
+        names = table[""] = frozenset(found)
+    return names
 
 
 def _tests_around(ctx, node: cst.CSTNode, function: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
@@ -161,6 +187,9 @@ def default_guards(ctx, node: cst.CSTNode, function: cst.CSTNode) -> tuple[str, 
         return ()
     every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
     defaults = [p for p in every if p.default is not None]
+    if defaults:
+        tested = _tested_names(ctx)
+        defaults = [p for p in defaults if p.name.value in tested]  # (the others decide nothing)
     tests = _tests_around(ctx, node, function) if defaults else []
     if not tests:
         return ()

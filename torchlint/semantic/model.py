@@ -41,7 +41,7 @@ _BINDING_TYPES = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, c
                             cst.NamedExpr, cst.ExceptHandler, cst.Del, cst.Global, cst.Nonlocal, cst.Import,
                             cst.ImportFrom})
 # The node types ``visit``/``leave`` do more for than numbering (a third of all nodes are Names).
-_VISITED = frozenset({cst.Call, cst.Attribute, cst.Return, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES})
+_VISITED = frozenset({cst.Call, cst.Attribute, cst.Return, cst.IfExp, *_SCOPE_TYPES, *_BINDING_TYPES, *_BRANCH_TYPES})
 # Of those, the ones ``leave`` undoes something for (a branch, a loop, a scope).
 _LEFT = frozenset({*_SCOPE_TYPES, *_BRANCH_TYPES})
 
@@ -194,6 +194,7 @@ class SemanticModel:
         self.calls: list[CallSite] = []
         self.calls_by_node: dict[cst.Call, CallSite] = {}
         self.loops: dict[cst.CSTNode, Loop] = {}
+        self.tests: list[cst.If | cst.IfExp] = []  # every ``if`` and conditional expression, in order
         self.classes: dict[cst.ClassDef, ClassInfo] = {}
         self.order: dict[cst.CSTNode, int] = {}
         self._self_stores: set[cst.CSTNode] = set()
@@ -253,10 +254,6 @@ class SemanticModel:
         if table is None:
             table = self._memos[name] = {}
         return table
-
-    def forget_memos(self) -> None:
-        """Empty every ``memo`` table (``Analyses.forget_answers``)."""
-        self._memos = {}
 
     def nodes_of(self, *kinds: type) -> list[cst.CSTNode]:
         """Every node of the file that is an instance of one of ``kinds``, in source order (the
@@ -350,6 +347,9 @@ class SemanticModel:
         elif kind is cst.Return:
             scope.returns.append(node)
             return
+        elif kind is cst.IfExp:
+            self.tests.append(node)
+            return
         if kind in _LOOP_TYPES:
             loop = Loop(node, scope, loops[-1] if loops else None, n, self._top)
             self.loops[node] = loop
@@ -359,6 +359,8 @@ class SemanticModel:
             branches.append(node)
         elif kind in _BRANCH_TYPES:
             branches.append(node)
+            if kind is cst.If:
+                self.tests.append(node)
 
     def leave(self, node: cst.CSTNode) -> None:
         kind = type(node)

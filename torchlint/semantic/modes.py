@@ -585,17 +585,35 @@ def model_key(sem: "Analyses", site: "CallSite") -> str | None:
     if not isinstance(func, (cst.Name, cst.Attribute)):
         return None
     key = api.expr_key(func)
-    if key is None or api.looks_like_frozen_copy(key):
+    if key is None:
         return None
-    named = key in sem.training.bindings["model"] or api.looks_like_model_name(key) or key in _switched_receivers(sem)
-    if not named and not key.isidentifier():
-        return None  # ``_model_passed`` wants parameters, and only a plain name is one
+    names = sem.model.memo("model_key_names")  # what the key alone says, once per key (TL011 asks of every call)
+    named = names.get(key)
+    if named is None:
+        named = names[key] = _named_model(sem, key)
+    if named is _NOT_A_MODEL:
+        return None
     reaching = sem.model.reaching(key, site.node)
     if not named and not _model_passed(sem, key, reaching):
         return None
     if any(b.kind in ("class", "def") for b in reaching):
         return None  # ``Net()`` builds a model; it is no model called
     return key
+
+
+_NOT_A_MODEL = "not a model"  # ``_named_model``: neither True nor False
+
+
+def _named_model(sem: "Analyses", key: str) -> bool | str:
+    """``model_key``'s verdict on the key alone: True where it names a model (a model binding,
+    a model-like name, a name the file switches to train or eval mode), False where only its
+    bindings can say (a plain name: a parameter a caller passes a model for), ``_NOT_A_MODEL``
+    for an EMA, teacher or target copy or a dotted key named for no model."""
+    if api.looks_like_frozen_copy(key):
+        return _NOT_A_MODEL
+    if key in sem.training.bindings["model"] or api.looks_like_model_name(key) or key in _switched_receivers(sem):
+        return True
+    return False if key.isidentifier() else _NOT_A_MODEL  # ``_model_passed`` wants parameters, plain names
 
 
 def _switched_receivers(sem: "Analyses") -> set[str]:
