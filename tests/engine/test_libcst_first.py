@@ -154,7 +154,26 @@ def test_outcome_is_the_cpython_first_one(text, monkeypatch):
     assert new == _outcome(text)
 
 
-def test_mutated_fixtures_have_the_cpython_first_outcome(monkeypatch):
+def _decided_by_libcst(rng: random.Random, texts: list[str], rounds: int, mutate) -> list[str]:
+    """``rounds`` texts, each a fixture mutated one to three times (``mutate(text, at)``: the
+    new text), that ``libcst_decides``; each asserted to have the CPython-first outcome of
+    ``read_python`` (the verdict, and TL000's message and position)."""
+    direct = lambda fn, *args: fn(*args)  # noqa: E731
+    decided = []
+    for _ in range(rounds):
+        text = rng.choice(texts)
+        for _ in range(rng.randint(1, 3)):
+            text = mutate(text, rng.randrange(len(text)))
+        if not libcst_decides(text):
+            continue
+        decided.append(text)
+        first, first_failure = source.read_python(text, None, direct, tree=False)
+        old, old_failure = source.read_python(text, None, direct, tree=True)
+        assert (first is None, first_failure) == (old is None, old_failure), text
+    return decided
+
+
+def test_mutated_fixtures_have_the_cpython_first_outcome():
     """Tokens inserted into and deleted from the fixtures, as the fuzzing did: the verdict
     (and TL000's message and position) of ``read_python`` is the same in either order."""
     rng = random.Random(20261128)
@@ -163,23 +182,13 @@ def test_mutated_fixtures_have_the_cpython_first_outcome(monkeypatch):
                 " if ", " else ", "\n", "\n    ", "'", '"', 'f"', "{x:{y:{z}}}", "\\", "#", "@", ".",
                 "return ", "global x\n", "nonlocal x\n", "import ", ":=", "->", "0x", "1_", "b'", "rb'",
                 "def ", "class ", "try:\n", "except*", "match x:\n    case ", "type ", ";", "[T]", "0777"]
-    direct = lambda fn, *args: fn(*args)  # noqa: E731
-    decided = 0
-    for _ in range(300):
-        text = rng.choice(texts)
-        for _ in range(rng.randint(1, 3)):
-            at = rng.randrange(len(text))
-            if rng.random() < 0.3:
-                text = text[:at] + text[at + rng.randint(1, 5):]
-            else:
-                text = text[:at] + rng.choice(snippets) + text[at:]
-        if not libcst_decides(text):
-            continue
-        decided += 1
-        first, first_failure = source.read_python(text, None, direct, tree=False)
-        old, old_failure = source.read_python(text, None, direct, tree=True)
-        assert (first is None, first_failure) == (old is None, old_failure), text
-    assert decided > 200
+
+    def mutate(text: str, at: int) -> str:
+        if rng.random() < 0.3:
+            return text[:at] + text[at + rng.randint(1, 5):]
+        return text[:at] + rng.choice(snippets) + text[at:]
+
+    assert len(_decided_by_libcst(rng, texts, 300, mutate)) > 200
 
 
 def test_mutated_non_ascii_fixtures_have_the_cpython_first_outcome():
@@ -192,22 +201,14 @@ def test_mutated_non_ascii_fixtures_have_the_cpython_first_outcome():
            "e\u0301", "'", '"', "'''", "#", "(", ")", "[", "]", "{", "}", "\n", 'f"', "f'", "b'", "t'", "\\",
            'f"{x["a"]}"', "f'{x['a']}'", 'f"{', '"}"', "{{", "}}", "f'{\"\u00e9\"}'", "\u00e9 = 1\n",
            "\u20ac = 1\n", "b'\u00e9'", "x\u00a0= 1\n", "# \u00e9(\n", "'\u00e9)'", '"""[0, 1)"""']
-    direct = lambda fn, *args: fn(*args)  # noqa: E731
-    second = 0
-    for _ in range(600):
-        text = rng.choice(texts)
-        for _ in range(rng.randint(1, 3)):
-            at = rng.randrange(len(text))
-            if rng.random() < 0.5:  # into a string or comment, most often
-                at = max(text.rfind("#", 0, at), text.rfind("'", 0, at), text.rfind('"', 0, at)) + 1
-            text = text[:at] + rng.choice(odd) + text[at:]
-        if not libcst_decides(text):
-            continue
-        second += not text.isascii()  # decided by the second look alone
-        first, first_failure = source.read_python(text, None, direct, tree=False)
-        old, old_failure = source.read_python(text, None, direct, tree=True)
-        assert (first is None, first_failure) == (old is None, old_failure), text
-    assert second > 50
+
+    def mutate(text: str, at: int) -> str:
+        if rng.random() < 0.5:  # into a string or comment, most often
+            at = max(text.rfind("#", 0, at), text.rfind("'", 0, at), text.rfind('"', 0, at)) + 1
+        return text[:at] + rng.choice(odd) + text[at:]
+
+    decided = _decided_by_libcst(rng, texts, 600, mutate)
+    assert sum(not text.isascii() for text in decided) > 50  # decided by the second look alone
 
 
 def test_text_libcst_decides_never_reaches_cpythons_parser(monkeypatch):

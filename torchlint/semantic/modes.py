@@ -588,10 +588,10 @@ def model_key(sem: "Analyses", site: "CallSite") -> str | None:
     if key is None:
         return None
     names = sem.model.memo("model_key_names")  # what the key alone says, once per key (TL011 asks of every call)
-    named = names.get(key)
-    if named is None:
+    named = names.get(key, names)
+    if named is names:
         named = names[key] = _named_model(sem, key)
-    if named is _NOT_A_MODEL:
+    if named is None:
         return None
     reaching = sem.model.reaching(key, site.node)
     if not named and not _model_passed(sem, key, reaching):
@@ -601,19 +601,16 @@ def model_key(sem: "Analyses", site: "CallSite") -> str | None:
     return key
 
 
-_NOT_A_MODEL = "not a model"  # ``_named_model``: neither True nor False
-
-
-def _named_model(sem: "Analyses", key: str) -> bool | str:
+def _named_model(sem: "Analyses", key: str) -> bool | None:
     """``model_key``'s verdict on the key alone: True where it names a model (a model binding,
     a model-like name, a name the file switches to train or eval mode), False where only its
-    bindings can say (a plain name: a parameter a caller passes a model for), ``_NOT_A_MODEL``
-    for an EMA, teacher or target copy or a dotted key named for no model."""
+    bindings can say (a plain name: a parameter a caller passes a model for), None for an EMA,
+    teacher or target copy or a dotted key named for no model."""
     if api.looks_like_frozen_copy(key):
-        return _NOT_A_MODEL
+        return None
     if key in sem.training.bindings["model"] or api.looks_like_model_name(key) or key in _switched_receivers(sem):
         return True
-    return False if key.isidentifier() else _NOT_A_MODEL  # ``_model_passed`` wants parameters, plain names
+    return False if key.isidentifier() else None  # ``_model_passed`` wants parameters, plain names
 
 
 def _switched_receivers(sem: "Analyses") -> set[str]:
