@@ -138,9 +138,9 @@ class StatementPositions:
         if chain is not None:
             inner = self._inner_statement(chain)
             if inner is not None:
-                stmt, indents = inner
+                stmt, indents, _ = inner
                 if stmt not in self._nested:
-                    self._nested[stmt] = self._found(stmt, indents) or self._nested_at_line(chain)
+                    self._nested[stmt] = self._found(stmt, indents) or self._nested_at_line(chain[-1], inner)
                 found = self._nested[stmt]
                 if found is not None and node in found._ranges:
                     return found[node]
@@ -222,38 +222,36 @@ class StatementPositions:
             return None
         return Positions.from_ranges(state.ranges, self._line_starts)  # the code is the text there
 
-    def _inner_statement(self, chain: list[cst.CSTNode]) -> "tuple[cst.CSTNode, list[str]] | None":
+    def _inner_statement(self, chain: list[cst.CSTNode]) -> "tuple[cst.CSTNode, list[str], list] | None":
         """The innermost statement of ``chain`` (a node's ancestors, its top-level statement
         last) that lies in the bodies of classes and functions (a method, a statement of a
-        method or class body), with the indentation of the blocks around it; None for a node
-        of a top-level statement's own code."""
+        method or class body), with the indentation of the blocks around it and the way down
+        to it (each block, and its statement holding the node); None for a node of a top-level
+        statement's own code."""
         stmt, position = chain[-1], len(chain) - 1
         indents: list[str] = []
+        path: list[tuple[cst.IndentedBlock, cst.CSTNode]] = []
         while isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and isinstance(stmt.body, cst.IndentedBlock) \
                 and position >= 2 and chain[position - 1] is stmt.body:
-            block = stmt.body
+            block, stmt, position = stmt.body, chain[position - 2], position - 2
             indents.append(block.indent if block.indent is not None else self._module.default_indent)
-            stmt, position = chain[position - 2], position - 2
-        return (stmt, indents) if indents else None
+            path.append((block, stmt))
+        return (stmt, indents, path) if indents else None
 
-    def _nested_at_line(self, chain: list[cst.CSTNode]) -> "Positions | None":
-        """``_inner_statement``'s ranges, generated from the line CPython's tree gives it
-        (``counterparts`` of each body, as for the module's); None where the tree does not
-        give it or the code is not the text there."""
-        stmt, tree_stmt = chain[-1], self._counterparts()[self._index[chain[-1]]]
-        position = len(chain) - 1
-        indents: list[str] = []
-        while tree_stmt is not None and isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) \
-                and isinstance(stmt.body, cst.IndentedBlock) and position >= 2 and chain[position - 1] is stmt.body:
-            block, inner = stmt.body, chain[position - 2]
+    def _nested_at_line(self, top: cst.CSTNode, inner: "tuple[cst.CSTNode, list[str], list]") -> "Positions | None":
+        """The ranges of ``_inner_statement``'s statement (of top-level statement ``top``),
+        generated from the line CPython's tree gives it (``counterparts`` of each body on the
+        way down, as for the module's); None where the tree does not give it or the code is
+        not the text there."""
+        stmt, indents, path = inner
+        tree_stmt = self._counterparts()[self._index[top]]
+        for block, held in path:
             body = getattr(tree_stmt, "body", None)
             if not isinstance(body, list):
                 return None
-            tree_stmt = next((n for s, n in zip(block.body, counterparts(block.body, body)) if s is inner), None)
-            indents.append(block.indent if block.indent is not None else self._module.default_indent)
-            stmt, position = inner, position - 2
-        if not indents or tree_stmt is None:
-            return None
+            tree_stmt = next((n for s, n in zip(block.body, counterparts(block.body, body)) if s is held), None)
+            if tree_stmt is None:
+                return None
         return self._generate(stmt, _first_line_of(stmt, tree_stmt), indents)
 
 
