@@ -84,13 +84,16 @@ def test_text_markers_are_answered_as_in_answers():
     import random
 
     from torchlint.semantic.settings import _CONFIG_MARKERS
-    from torchlint.textscan import contains, contains_any, contains_lowered
+    import re
+
+    from torchlint.textscan import contains, contains_any, contains_lowered, is_lowered_word
 
     markers = sorted({*_CONFIG_MARKERS, *(m for r in STATIC_RULES for m in r.requires_text), "Kelvin", "kk", "ıi"})
     pieces = ["args", "ARGS", "Args", "arg", ".", "[", "soft", "max", "Soft", "MAX", "noqa", "NoQa", "_", "loss",
-              "Loss", "\u212a", "\u0130", "\u03a3", "\u03c3", " ", "\n", "(", ")", "x", "el", "vin", "ı", "i"]
+              "Loss", "\u212a", "\u0130", "\u03a3", "\u03c3", " ", "\n", "(", ")", "x", "el", "vin", "ı", "i",
+              "\xe9", "\ud800", "\x1c", "\u3000", "\xa0", "\t", "0", "is", "to", "hp", "HP", "scale", "self", "]"]
     rng = random.Random(8)
-    texts = ["", "args.", "SOFTMAX", "\u212aelvin", "ARGS[0]", "config.lr"]
+    texts = ["", "args.", "SOFTMAX", "\u212aelvin", "ARGS[0]", "config.lr", "x is y", "a.to(b)", "\xe9args."]
     texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 30))) for _ in range(3000)]
     for text in texts:
         asked = rng.sample(markers, 40)
@@ -98,5 +101,7 @@ def test_text_markers_are_answered_as_in_answers():
             assert contains(text, marker) == (marker in text), (text, marker)
         other = rng.choice(texts)
         assert contains_any(other, tuple(asked)) == any(m in other for m in asked), (other, asked)
-        for word in ("args", "arg", "soft", "noqa", "kelvin", "i\u0307", "loss"):
+        for word in ("args", "arg", "soft", "noqa", "kelvin", "i\u0307", "loss", "is", "hp"):
             assert contains_lowered(text, word) == (word in text.lower()), (text, word)
+            words = re.split("[^a-z0-9_]", text.lower()) if text.isascii() else None
+            assert is_lowered_word(text, word) == (words is None or word in words), (text, word)

@@ -139,6 +139,23 @@ def test_text_that_may_read_a_setting(text, reads):
     assert settings.might_read_settings(text) is reads
 
 
+def test_text_that_may_read_a_setting_as_one_pattern_says():
+    """Looking for each name on its own (only those that are words of the lowered text)
+    answers as one ``(?i)`` pattern of every name with the lookbehind in front, on texts
+    built from the names' pieces, in other cases, beside characters that fold to ASCII."""
+    import random
+    import re
+
+    every = re.compile(r"(?i)(?:(?<![\w.])|(?<=self\.))(?:"
+                       + "|".join(sorted(map(re.escape, settings.CONFIG_NAMES), key=len, reverse=True)) + r")\s*[.\[]")
+    pieces = ["args", "ARGS", "arg", "hp", "H", "p", "s", "cfg", "self", "x", ".", "[", " ", "\n", "\t", "_", "(",
+              "\u017f", "\u0130", "\u212a", "\xe9", "ettings", "params", "h"]
+    rng = random.Random(38)
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert settings.might_read_settings(text) == (every.search(text) is not None), text
+
+
 def test_configured_values_and_whether_anything_uses_them():
     ctx, sem = analyses("""
         import argparse

@@ -37,7 +37,7 @@ from torchlint.semantic import timing
 from torchlint.semantic.entry import is_main_guard
 from torchlint.semantic.literals import is_positive, numeric_value
 from torchlint.semantic.model import SemanticModel
-from torchlint.textscan import contains, contains_any
+from torchlint.textscan import contains, contains_any, is_lowered_word
 from torchlint.tree import children
 
 if TYPE_CHECKING:
@@ -336,7 +336,7 @@ def configured_read(node: cst.CSTNode) -> str | None:
 # ``CONFIG_NAMES``, in any case, then ``.`` or ``[``, where no name character or ``.`` comes
 # before it, or ``self.`` does. A file without it has none, and its tree is not walked for
 # them (``might_read_settings``).
-_READ_TEXT = re.compile(r"(?:" + "|".join(sorted(map(re.escape, CONFIG_NAMES), key=len, reverse=True)) + r")\s*[.\[]")
+_READ_TEXT = {name: re.compile(re.escape(name) + r"\s*[.\[]") for name in sorted(CONFIG_NAMES)}
 _READ_BEFORE = re.compile(r"(?<![\w.])|(?<=self\.)")
 # The characters an ``(?i)`` pattern matches with an ASCII letter that ``str.lower`` does not
 # turn into it: folded so that the lowered text matches wherever ``(?i)`` would.
@@ -345,11 +345,17 @@ _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 
 def might_read_settings(text: str) -> bool:
     """Whether ``text`` holds ``_READ_TEXT`` in any case: the text lowered (with ``_FOLD``),
-    then each name followed by ``.`` or ``[`` tried for what comes before it. (One ``(?i)``
-    pattern with the lookbehind in front tries every position of the file: 1.9 s against
-    0.34 s on torchvision+skorch+accelerate.)"""
+    then each name followed by ``.`` or ``[`` tried for what comes before it. Only the names
+    that are words of the lowered text can be there (``is_lowered_word``: a name read is
+    one, bounded by what comes before it and by the space, ``.`` or ``[`` after it); one
+    pattern per name finds its places with a literal search. (One ``(?i)`` pattern of every
+    name with the lookbehind in front tries every position of the file: 1.9 s against 0.13 s
+    with the lookbehind tried after, and 0.05 s per name, on torchvision+skorch+accelerate.)"""
+    names = [name for name in _READ_TEXT if is_lowered_word(text, name)]
+    if not names:
+        return False
     folded = (text if text.isascii() else text.translate(_FOLD)).lower()
-    return any(_READ_BEFORE.match(folded, found.start()) for found in _READ_TEXT.finditer(folded))
+    return any(_READ_BEFORE.match(folded, found.start()) for name in names for found in _READ_TEXT[name].finditer(folded))
 
 
 def setting_reads(model: SemanticModel) -> list[tuple[cst.CSTNode, str]]:
