@@ -229,3 +229,48 @@ def test_never_together():
     assert not together("skipped", "stepped") and not together("by_hand", "sgd")
     assert not together("no_params", "stepped") and not together("even", "odd")
     assert not together("skipped", "truthy")
+
+
+def test_the_tests_of_a_function_are_those_inside_it():
+    """``SemanticModel.tests_within`` a function: its own ``if``s and conditional expressions
+    and those of functions nested in it, in order, none of another function; of a node that
+    is no scope (the module), every test of the file. A parameter only another function tests
+    decides nothing (``default_guards``)."""
+    ctx = parsed("""
+        def first(flag=False):
+            if flag:
+                a()
+            b()
+
+        def second(flag=False, other=None):
+            c() if other else d()
+            def nested():
+                return e() if flag else f()
+            g()
+    """)
+    model = ctx.semantic.model
+    first, second = (n for n in iter_nodes(ctx.module) if isinstance(n, cst.FunctionDef) and n.name.value != "nested")
+    assert [ctx.module.code_for_node(t.test) for t in model.tests_within(first)] == ["flag"]
+    assert [ctx.module.code_for_node(t.test) for t in model.tests_within(second)] == ["other", "flag"]
+    assert len(model.tests_within(ctx.module)) == 3
+    assert default_guards(ctx, call(ctx, "a"), first) == ("flag",)
+    assert default_guards(ctx, call(ctx, "c"), second) == ("other",)
+    assert default_guards(ctx, call(ctx, "e"), second) == ("flag",)  # a closure's test of the parameter
+    assert default_guards(ctx, call(ctx, "g"), second) == ()
+
+
+@pytest.mark.parametrize("test, decided", [
+    ("flag", False), ("not flag", True), ("not not flag", False), ("mode == 'a'", False), ("mode != 'a'", True),
+    ("'b' == mode", True), ("not mode == 'b'", False), ("mode is None", False), ("mode is not None", True),
+    ("mode < 'a'", None), ("mode in 'ab'", None), ("flag and mode", None), ("other", None), ("f(flag)", None),
+])
+def test_what_a_literal_argument_decides(test, decided):
+    """``_decided``: a name, ``not`` it (any number of times), or it compared with ``==``,
+    ``!=``, ``is``, ``is not`` to a literal, for ``flag=False, mode="b"``; no other test."""
+    from torchlint.semantic.branches import _decidable_names, _decided
+
+    expr = cst.parse_expression(test)
+    passed = {"flag": cst.parse_expression("False"), "mode": cst.parse_expression("'b'")}
+    assert _decided(expr, {"flag", "mode"}, passed.get) is decided
+    assert set(_decidable_names(expr)) >= ({"flag", "mode"} & set(test.replace("'", " ").split())
+                                           if decided is not None else set())

@@ -125,35 +125,28 @@ def ruled_out(ctx, node: cst.CSTNode, function: cst.FunctionDef,
     whose test is a parameter (``if mode == "inference":``, ``if not training:``, ``if
     pretrained:``, ``Engine(f) if not deterministic else DeterministicEngine(f)``) that the
     call's literal argument (``build("training")``) decides the other way."""
-    params = {p.name.value for p in (*function.params.posonly_params, *function.params.params,
-                                     *function.params.kwonly_params)}
-    if params.isdisjoint(_tested_names(ctx)):
-        return False  # no test of the file a parameter's value could decide (most functions)
+    params, tested, _ = _tested_parameters(ctx, function)
+    if not tested:
+        return False  # no test of the function a parameter's value could decide (most functions)
     return any(_against(test, in_body, params, argument) for test, in_body in _tests_around(ctx, node, function))
 
 
-def _tested_names(ctx) -> frozenset[str]:
-    """The names an ``if`` or conditional expression of the file tests in a shape an argument's
-    literal could decide (``_decided``: the name, ``not`` it, it compared with ``==``/``!=``/
-    ``is``/``is not``): a parameter none of them names decides no test (``ruled_out``,
-    ``default_guards``). Once per file (``memo``), from the model's ``tests``."""
+def _tested_parameters(ctx, function: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str], tuple[cst.Param, ...]]:
+    """``function``'s parameter names; those an ``if`` or conditional expression inside it
+    tests in a shape an argument's literal could decide (``_decidable_names``), since a
+    parameter none of them names decides no test around a node of it (``ruled_out``,
+    ``default_guards``); and the tested ones with a default, as parameters. Once per
+    function (``memo``), from the tests inside it (``SemanticModel.tests_within``)."""
     model = ctx.semantic.model
-    table = model.memo("tested_names")
-    names = table.get("")
-    if names is None:
-        found = set()
-        for node in model.tests:
-            test = node.test
-            while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-                test = test.expression
-            if isinstance(test, cst.Name):
-                found.add(test.value)
-            elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-                for side in (test.left, test.comparisons[0].comparator):
-                    if isinstance(side, cst.Name):
-                        found.add(side.value)
-        names = table[""] = frozenset(found)
-    return names
+    table = model.memo("tested_parameters")
+    found = table.get(function)
+    if found is None:
+        every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+        params = frozenset(p.name.value for p in every)
+        names = {name for node in model.tests_within(function) for name in _decidable_names(node.test)}
+        tested = params & names
+        found = table[function] = (params, tested, tuple(p for p in every if p.default is not None and p.name.value in tested))
+    return found
 
 
 def _tests_around(ctx, node: cst.CSTNode, function: cst.CSTNode) -> list[tuple[cst.BaseExpression, bool]]:
@@ -185,15 +178,10 @@ def default_guards(ctx, node: cst.CSTNode, function: cst.CSTNode) -> tuple[str, 
     function) holds ``node``."""
     if not isinstance(function, cst.FunctionDef):
         return ()
-    every = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
-    defaults = [p for p in every if p.default is not None]
-    if defaults:
-        tested = _tested_names(ctx)
-        defaults = [p for p in defaults if p.name.value in tested]  # (the others decide nothing)
+    params, _, defaults = _tested_parameters(ctx, function)  # (the others decide nothing)
     tests = _tests_around(ctx, node, function) if defaults else []
     if not tests:
         return ()
-    params = {p.name.value for p in every}
     return tuple(p.name.value for p in defaults if any(
         _against(test, in_body, params, lambda name, p=p: p.default if name == p.name.value else None)
         for test, in_body in tests))
@@ -243,28 +231,55 @@ def _written_names(model) -> dict[str, tuple[list[cst.Attribute], list[cst.Name]
     return table
 
 
+_DECIDING = (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot)
+
+
+def _deciding_shape(test: cst.BaseExpression) -> tuple[bool, cst.Name | cst.Comparison] | None:
+    """The shape of a test a literal argument could decide (``_decided``): whether an odd
+    number of ``not`` wraps it, and inside them a name or one ``==``/``!=``/``is``/``is not``
+    comparison; None for any other test."""
+    negated = False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    if isinstance(test, cst.Name):
+        return negated, test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, _DECIDING):
+        return negated, test
+    return None
+
+
+def _decidable_names(test: cst.BaseExpression) -> list[str]:
+    """The names a literal argument for them could decide ``test`` by (``_deciding_shape``)."""
+    shape = _deciding_shape(test)
+    if shape is None:
+        return []
+    inner = shape[1]
+    if isinstance(inner, cst.Name):
+        return [inner.value]
+    return [side.value for side in (inner.left, inner.comparisons[0].comparator) if isinstance(side, cst.Name)]
+
+
 def _decided(test: cst.BaseExpression, params: set[str], argument) -> bool | None:
     """The value of ``test`` for the call, when it is decided by a literal argument."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _decided(test.expression, params, argument)
-        return None if inner is None else not inner
-    if isinstance(test, cst.Name):
-        value = _literal_argument(test, params, argument)
-        return None if value is _NO_VALUE else bool(value)
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        op = type(target.operator)
-        if op not in (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot):
+    shape = _deciding_shape(test)
+    if shape is None:
+        return None
+    negated, inner = shape
+    if isinstance(inner, cst.Name):
+        value = _literal_argument(inner, params, argument)
+        if value is _NO_VALUE:
             return None
-        left = _literal_argument(test.left, params, argument)
-        right = _literal(target.comparator)
-        if left is _NO_VALUE:
-            left, right = _literal_argument(target.comparator, params, argument), _literal(test.left)
-        if left is _NO_VALUE or right is _NO_VALUE:
-            return None
-        same = left == right and type(left) is type(right)
-        return same if op in (cst.Equal, cst.Is) else not same
-    return None
+        return bool(value) is not negated
+    target = inner.comparisons[0]
+    left = _literal_argument(inner.left, params, argument)
+    right = _literal(target.comparator)
+    if left is _NO_VALUE:
+        left, right = _literal_argument(target.comparator, params, argument), _literal(inner.left)
+    if left is _NO_VALUE or right is _NO_VALUE:
+        return None
+    same = left == right and type(left) is type(right)
+    return same is not negated if isinstance(target.operator, (cst.Equal, cst.Is)) else same is negated
 
 
 def _literal_argument(expr: cst.BaseExpression, params: set[str], argument) -> object:

@@ -13,7 +13,7 @@ moment.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING, Iterator
@@ -222,6 +222,7 @@ class SemanticModel:
         self._scope_memo: dict[cst.CSTNode, Scope] | None = None
         self._ends: dict[cst.CSTNode, int] = {}
         self._spans: tuple[list[int], list[int], list[int], list[Scope]] | None = None
+        self._test_numbers: list[int] | None = None  # ``order`` of each of ``tests`` (``tests_within``)
         self._memos: dict[str, dict] = {}
         if walk:
             self._walk()
@@ -302,6 +303,19 @@ class SemanticModel:
             stops.append(stop)
             scopes.append(scope)
         return starts, stops, around, scopes
+
+    def tests_within(self, node: cst.CSTNode) -> list[cst.If | cst.IfExp]:
+        """The ``tests`` in ``node``'s subtree, in order, for a scope node (a function, lambda,
+        class or comprehension) of the finished model: a slice of ``tests`` by walk numbers
+        (the subtree is ``order[node]`` .. its end). Every test of the file otherwise."""
+        start, stop = self.order.get(node), self._ends.get(node)
+        if start is None or stop is None or self._scope_memo is None:
+            return self.tests
+        numbers = self._test_numbers
+        if numbers is None:
+            order = self.order
+            numbers = self._test_numbers = [order[test] for test in self.tests]
+        return self.tests[bisect_left(numbers, start):bisect_right(numbers, stop)]
 
     def walk_interest(self) -> tuple[dict, frozenset, frozenset, dict, dict]:
         """For a walk that numbers nodes itself (the engine's ``Dispatcher``): the ``order``
