@@ -90,9 +90,7 @@ def _look(answers: _Answers, marker: str) -> bool:
     if word is not None and answers.ascii and not _word_in(answers, word):
         found = False
     else:
-        pieces = _PIECES.get(marker)
-        if pieces is None:
-            pieces = _PIECES[marker] = _pieces_of(marker)
+        pieces = _pieces(marker)
         if pieces is _PLAIN_MARKER:
             found = marker in _words(answers)
         elif pieces and not all(piece in _words(answers) for piece in pieces):
@@ -104,10 +102,14 @@ def _look(answers: _Answers, marker: str) -> bool:
 
 
 def contains_lowered(text: str, word: str) -> bool:
-    """``word in text.lower()``, answered as ``contains`` answers (the same answers kept)."""
+    """``word in text.lower()``, answered as ``contains`` answers (the same answers kept):
+    from the lower-cased words where ``word`` is made of ASCII letters, digits and ``_``
+    (as every caller's is), else from the lower-cased text."""
     answers = _LAST[0]
     if answers.text is not text:
         answers = _LAST[0] = _Answers(text)
+    if answers.ascii and _pieces(word) is not _PLAIN_MARKER:
+        return word in answers.text.lower()
     return _word_in(answers, word)
 
 
@@ -175,6 +177,14 @@ _PLAIN_MARKER = ("",)  # the pieces of a marker made of ASCII letters, digits an
 _PIECES: dict[str, tuple[str, ...]] = {}  # marker -> _pieces_of(marker)
 
 
+def _pieces(marker: str) -> tuple[str, ...]:
+    """``_pieces_of(marker)``, worked out once per marker and process."""
+    pieces = _PIECES.get(marker)
+    if pieces is None:
+        pieces = _PIECES[marker] = _pieces_of(marker)
+    return pieces
+
+
 def _pieces_of(marker: str) -> tuple[str, ...]:
     """What the text's words (``_words``, a space at each end) hold wherever the text holds
     ``marker``: each run of ASCII letters, digits and ``_`` in it, with a space on each side
@@ -194,13 +204,14 @@ def _pieces_of(marker: str) -> tuple[str, ...]:
 
 
 def _words(answers: _Answers) -> str:
-    """The text's words, each once, joined by spaces and with one at each end: its runs of characters between ASCII
-    separators (every ASCII character but letters, digits and ``_``). A marker or word made
-    of ASCII letters, digits and ``_`` is in the text exactly where it is in this, which is
-    a fifth of the text or less: wherever it is in the text, it lies inside one run (it
-    holds no separator), so inside that run's word; wherever it is here, it lies inside one
-    word (it holds no space), so in the text where that word is. (Split as UTF-8, where a
-    non-ASCII character's bytes are never ASCII: each word decodes whole.)"""
+    """The text's words, each once, joined by spaces and with one at each end: its runs of
+    characters between ASCII separators (every ASCII character but letters, digits and
+    ``_``). A marker or word made of ASCII letters, digits and ``_`` is in the text exactly
+    where it is in this, which is a fifth of the text or less: wherever it is in the text,
+    it lies inside one run (it holds no separator), so inside that run's word; wherever it
+    is here, it lies inside one word (it holds no space), so in the text where that word
+    is. (Split as UTF-8, where a non-ASCII character's bytes are never ASCII: each word
+    decodes whole.)"""
     words = answers.words
     if words is None:
         runs = answers.text.encode("utf-8", "surrogatepass").translate(_SEPARATORS).split()
