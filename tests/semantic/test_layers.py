@@ -12,8 +12,8 @@ import pytest
 
 from torchlint.context import Dispatcher, FileContext
 from torchlint.imports import ImportTable
-from torchlint.semantic.layers import (MODEL_NAME, ClassLayers, class_layers, element_sources, normalised,
-                                       requires_grad_tensor)
+from torchlint.semantic.layers import (MODEL_NAME, ClassLayers, class_layers, element_sources, is_model_variable,
+                                       normalised, requires_grad_tensor)
 from torchlint.tree import iter_nodes
 
 
@@ -28,7 +28,15 @@ def context(src: str) -> FileContext:
 def named(ctx: FileContext) -> list[cst.Attribute]:
     """What TL005's walk hands ``class_layers``: ``self.x`` and ``<model>.x`` attributes."""
     return [n for n in iter_nodes(ctx.module) if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
-            and (n.value.value == "self" or MODEL_NAME.search(n.value.value))]
+            and (n.value.value == "self" or is_model_variable(n.value.value))]
+
+
+@pytest.mark.parametrize("name", ["model", "Model", "net", "netG", "resnet", "models", "encoder", "ddp_model", "m", "D",
+                                  "g", "mods", "modules", "self", "x", "torch", "nn", "Networks", "network_", "gg"])
+def test_a_variable_that_may_hold_a_model(name):
+    """``is_model_variable`` answers as ``MODEL_NAME`` does, however often it is asked."""
+    for _ in range(2):
+        assert is_model_variable(name) == (MODEL_NAME.search(name) is not None), name
 
 
 def layers_of(src: str):

@@ -385,6 +385,25 @@ def test_switch_reaches_the_model_a_caller_passes_and_not_another():
     assert modes.switched_anywhere(sem, "eval", "model") and not modes.switched_anywhere(sem, "eval", "third")
 
 
+def test_the_calls_that_switch_a_mode():
+    """``switching_sites``: the calls ``switches`` names a mode for, by mode, in order."""
+    _, sem = analyses("""
+        model.eval()
+        model.train(False)
+        model.apply(set_bn_eval)
+        freeze_bn(model)  # (no mode in its name)
+        model.train()
+        enable_dropout(model)
+        evaluate(model)
+        model.forward(x)
+        """)
+    assert [code(sem, s.node) for s in modes.switching_sites(sem, "eval")] == [
+        "model.eval()", "model.train(False)", "model.apply(set_bn_eval)"]
+    assert [code(sem, s.node) for s in modes.switching_sites(sem, "train")] == ["model.train()", "enable_dropout(model)"]
+    for mode in ("eval", "train"):
+        assert modes.switching_sites(sem, mode) == [s for s in sem.model.calls if modes.switches(sem, s.node) == mode]
+
+
 def test_fresh_and_attention_dropout():
     _, sem = analyses("""
         import torch.nn as nn

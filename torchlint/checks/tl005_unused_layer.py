@@ -56,7 +56,7 @@ from torchlint.finding import Finding, Severity, Span
 from torchlint.libraries import is_lightning_module, torch_nn_class
 from torchlint.rule import Option, Rule
 from torchlint.semantic.index import index_name
-from torchlint.semantic.layers import MODEL_NAME, ClassLayers, class_layers, normalised
+from torchlint.semantic.layers import ClassLayers, class_layers, is_model_variable, normalised
 from torchlint.semantic.packages import Packages
 
 __all__ = ["UnusedLayer", "message", "torch_nn_class"]
@@ -90,7 +90,7 @@ class UnusedLayer(Rule):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         value = node.value
-        if type(value) is cst.Name and (value.value == "self" or MODEL_NAME.search(value.value)):
+        if type(value) is cst.Name and (value.value == "self" or is_model_variable(value.value)):
             self._named.append(node)
 
     def finish(self) -> None:

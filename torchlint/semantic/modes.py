@@ -722,6 +722,19 @@ def level_key(sem: "Analyses", switch: "CallSite", receiver: str, level: Iterabl
     return keys.pop() if len(keys) == 1 else None
 
 
+def switching_sites(sem: "Analyses", mode: str) -> list["CallSite"]:
+    """The file's calls that switch a model to ``mode`` (``"eval"``/``"train"``: ``switches``),
+    in source order; both lists made in one pass over the file's calls, kept."""
+    memo = sem.model.memo("switching_sites")
+    if not memo:
+        memo.update({"eval": [], "train": []})
+        for site in sem.model.calls:
+            switched = switches(sem, site.node)
+            if switched is not None:
+                memo[switched].append(site)
+    return memo[mode]
+
+
 def switched_anywhere(sem: "Analyses", mode: str, key: str | None = None) -> bool:
     """Some call of the file switches a model to ``mode`` (``"eval"``/``"train"``); with
     ``key``, one that may reach the model the module or a function names ``key`` (its
@@ -731,9 +744,7 @@ def switched_anywhere(sem: "Analyses", mode: str, key: str | None = None) -> boo
     if (mode, key) not in memo:
         graph = sem.graph
         found = False
-        for site in sem.model.calls:
-            if switches(sem, site.node) != mode:
-                continue
+        for site in switching_sites(sem, mode):
             receiver = switch_receiver(site.node)
             function = enclosing_function(sem.model, site.scope)
             if key is None or receiver is None or _related(receiver, key):
