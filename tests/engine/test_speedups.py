@@ -4,6 +4,8 @@ gives the same trees and answers; and tests/engine passes both ways."""
 
 from __future__ import annotations
 
+import dataclasses
+import dis
 import os
 import subprocess
 import sys
@@ -114,6 +116,10 @@ def test_plain_constructors_build_the_same_trees_and_validate_outside_a_parse(mo
         ours.append(module)
     plain = nodes._plain_constructors()
     assert {cst.Name, cst.Call, cst.FunctionDef, cst.Module} <= set(plain)
+    # Each field is assigned, the interpreter storing it into its slot: no frozen __setattr__ between.
+    assert all(kind.__setattr__ is object.__setattr__ and kind.__delattr__ is object.__delattr__ for kind in plain)
+    assert all("STORE_ATTR" in {i.opname for i in dis.get_instructions(fast)}
+               for kind, (_, fast) in plain.items() if dataclasses.fields(kind))
     assert nodes._VALIDATING == [True]
     with monkeypatch.context() as m:  # LibCST's own constructors and checks, for the reference trees
         m.setattr(cst.CSTNode, "__post_init__", nodes._LIBCST_POST_INIT)
