@@ -64,6 +64,7 @@ import libcst as cst
 
 from torchlint.libraries import is_library, torch_nn_class
 from torchlint.semantic.branches import ruled_out
+from torchlint.semantic.callgraph import bound_argument
 from torchlint.semantic.dataflow import single_value, values_of
 from torchlint.semantic.index import index_name
 from torchlint.semantic.modules import built_by, class_key, is_parameter, self_attr_bindings
@@ -1179,14 +1180,10 @@ def passed(model: "SemanticModel", call: cst.Call, function: cst.FunctionDef, pa
     scope = model.scopes.get(function)
     if scope is not None and scope.self_name is not None and params:
         params = params[1:]
-    names = [p.name.value for p in params]
-    for i, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None
-        if name == param:
-            return arg.value
-    return _default(function, param)
+    found = bound_argument(call, [p.name.value for p in params], param)
+    if found is ...:
+        return None
+    return found if found is not None else _default(function, param)
 
 
 def _written(func: cst.BaseExpression) -> str | None:

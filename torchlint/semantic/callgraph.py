@@ -11,6 +11,7 @@ goes to every same-file method named ``m`` (for rules that prefer to over-approx
 
 from __future__ import annotations
 
+from types import EllipsisType
 from typing import Iterable, Iterator
 
 import libcst as cst
@@ -348,7 +349,7 @@ def argument_name(model: SemanticModel, site: CallSite, callee: cst.FunctionDef,
     elif inner_scope.self_name is not None:
         return None  # C(...) or a method called unbound
     names = [p.name.value for p in params]
-    for name, arg in _parameters_passed(call, names):
+    for name, arg in parameters_passed(call, names):
         if arg is None:
             return None  # *args/**kwargs: what follows cannot be told
         if expr_key(arg.value) == key:
@@ -367,15 +368,15 @@ def passed_argument(model: SemanticModel, site: CallSite, callee: cst.FunctionDe
         if not (isinstance(call.func, cst.Attribute) and site.scope.self_name is not None):
             return None
         params = params[1:]
-    for name, arg in _parameters_passed(call, [p.name.value for p in params]):
-        if arg is None:
-            return None  # *args/**kwargs: what follows cannot be told
-        if name == param:
-            return arg.value
+    found = bound_argument(call, [p.name.value for p in params], param)
+    if found is ...:
+        return None  # *args/**kwargs: what follows cannot be told
+    if found is not None:
+        return found
     return next((p.default for p in [*params, *callee.params.kwonly_params] if p.name.value == param), None)
 
 
-def _parameters_passed(call: cst.Call, names: list[str]) -> Iterator[tuple[str | None, cst.Arg | None]]:
+def parameters_passed(call: cst.Call, names: list[str]) -> Iterator[tuple[str | None, cst.Arg | None]]:
     """(the parameter name each argument of ``call`` binds, the argument), in order: a
     keyword's own name, else the positional parameter of ``names`` at its place (None past
     them). At the first ``*args``/``**kwargs`` it yields ``(None, None)`` and stops."""
@@ -384,3 +385,17 @@ def _parameters_passed(call: cst.Call, names: list[str]) -> Iterator[tuple[str |
             yield None, None
             return
         yield (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None), arg
+
+
+
+def bound_argument(call: cst.Call, names: list[str], param: str) -> cst.BaseExpression | None | EllipsisType:
+    """The expression ``call`` binds to the parameter ``param``, ``names`` being the callee's
+    positional parameters in order (those the call fills: without ``self`` for a bound
+    method): by keyword or by position. None where the call passes nothing for it; ``...``
+    where that cannot be told (a ``*args``/``**kwargs`` before it)."""
+    for name, arg in parameters_passed(call, names):
+        if arg is None:
+            return ...
+        if name == param:
+            return arg.value
+    return None

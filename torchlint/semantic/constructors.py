@@ -54,6 +54,7 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 import libcst as cst
 
+from torchlint.semantic.callgraph import bound_argument
 from torchlint.semantic.model import CLASS, MODULE, ClassInfo, SemanticModel
 from torchlint.torch_api import SELF_RETURNING, expr_key, strip_self_returning
 
@@ -245,16 +246,7 @@ def argument_for(model: SemanticModel, site, function: cst.FunctionDef, param: s
         if not isinstance(site.node.func, cst.Attribute) and not constructing:
             return ...
         positional = positional[1:]
-    names = [p.name.value for p in positional]
-    for i, arg in enumerate(site.node.args):
-        if arg.star:
-            return ...
-        if arg.keyword is not None:
-            if arg.keyword.value == param:
-                return arg.value
-        elif i < len(names) and names[i] == param:
-            return arg.value
-    return None
+    return bound_argument(site.node, [p.name.value for p in positional], param)
 
 
 def origins(semantic, value: str | cst.BaseExpression, at: cst.CSTNode) -> Origins:

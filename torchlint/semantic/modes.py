@@ -48,7 +48,7 @@ import libcst as cst
 from torchlint import torch_api as api
 from torchlint.libraries import UTILITY_ROOTS, root
 from torchlint.semantic import epochs
-from torchlint.semantic.callgraph import argument_name, enclosing_function, passed_argument
+from torchlint.semantic.callgraph import argument_name, bound_argument, enclosing_function, passed_argument
 from torchlint.semantic.constructors import bound_key, origins
 from torchlint.semantic.fragments import bound_nowhere
 from torchlint.semantic.index import index_name
@@ -489,13 +489,8 @@ def _passed(sem: "Analyses", site: "CallSite", function: cst.FunctionDef, param:
     scope = model.scopes[function]
     if scope.self_name is not None and function.name.value == "__init__" and isinstance(site.node.func, cst.Name):
         params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)][1:]
-        for i, arg in enumerate(site.node.args):
-            if arg.star:
-                return None
-            name = arg.keyword.value if arg.keyword is not None else params[i] if i < len(params) else None
-            if name == param:
-                return arg.value
-        return None
+        found = bound_argument(site.node, params, param)
+        return None if found is ... else found
     return passed_argument(model, site, function, param)
 
 
