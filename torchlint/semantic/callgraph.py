@@ -387,7 +387,6 @@ def parameters_passed(call: cst.Call, names: list[str]) -> Iterator[tuple[str | 
         yield (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None), arg
 
 
-
 def bound_argument(call: cst.Call, names: list[str], param: str) -> cst.BaseExpression | None | EllipsisType:
     """The expression ``call`` binds to the parameter ``param``, ``names`` being the callee's
     positional parameters in order (those the call fills: without ``self`` for a bound
