@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 
-_WORD_CHARS = re.compile("[a-z0-9_]+")
+_PLAIN = re.compile("[A-Za-z0-9_]+")  # a run of ASCII letters, digits and ``_``
 _SHORTEST_WORD = 3  # shorter words are in nearly every file: looking for them costs a scan for nothing
 _WORDS: dict[str, str | None] = {}  # marker -> its word (None: none worth a scan)
 _INSIDE: dict[str, list[str]] = {}  # every word asked about in this process -> the other such words it holds
@@ -164,7 +164,7 @@ def _word_of(marker: str) -> str | None:
     marker that is not ASCII."""
     if not marker.isascii():
         return None
-    runs = _WORD_CHARS.findall(marker.lower())
+    runs = _PLAIN.findall(marker.lower())
     word = max(runs, key=len) if runs else None
     return word if word is not None and len(word) >= _SHORTEST_WORD else None
 
@@ -172,7 +172,6 @@ def _word_of(marker: str) -> str | None:
 # Every ASCII byte that is not a letter, a digit or ``_``, as a space (``bytes.translate``
 # of the UTF-8 text: ten times faster than ``str.translate``).
 _SEPARATORS = bytes(c if c >= 128 or chr(c).isalnum() or c == ord("_") else ord(" ") for c in range(256))
-_PLAIN = re.compile("[A-Za-z0-9_]+")
 _PLAIN_MARKER = ("",)  # the pieces of a marker made of ASCII letters, digits and ``_`` only
 _PIECES: dict[str, tuple[str, ...]] = {}  # marker -> _pieces_of(marker)
 

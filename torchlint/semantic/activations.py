@@ -356,9 +356,10 @@ class Outputs:
         """What the tensor ``expr`` may be the output of (empty: nothing known)."""
         return self._memoised(("sources", expr, element), self._sources, expr, element, depth)
 
-    def _memoised(self, key: tuple, compute, *args) -> list:
-        """``compute(*args)``, once per key; asked again while it is being computed (a
-        cycle through parameters or helpers): nothing."""
+    def _memoised(self, key: tuple, compute, *args, unknown: tuple = ()) -> list:
+        """``compute(*args)`` (the last argument the depth), once per key; asked again while
+        it is being computed (a cycle through parameters or helpers), or too deep:
+        ``unknown`` (nothing)."""
         if not self._asking and self._unsettled:
             self._forget_unsettled()
         found = self._memo.get(key)
@@ -368,9 +369,9 @@ class Outputs:
             return found
         if args[-1] > _MAX_DEPTH:
             self._cuts += 1
-            return []
+            return list(unknown)
         memo = self._memo
-        memo[key] = []
+        memo[key] = list(unknown)
         self._unsettled[key] = memo
         cuts = self._cuts
         self._asking += 1
@@ -382,15 +383,15 @@ class Outputs:
             del self._unsettled[key]
         return found
 
-    # An answer of ``_memoised``, ``losses_held`` or ``ending`` a guard cut short depends on what
-    # was being answered when it was asked: ``sources(x)`` for a parameter ``x`` a recursive
-    # call passes on (``f(x[1:])``) knows nothing of that call's argument while ``x`` itself is
-    # being answered. Kept, such an answer would make a later question's answer depend on the
-    # order questions came in (a rule asking first, another after, or only one of them: the
-    # rules that gather their demanded facts after the others, ``Dispatcher.gather``, must find
-    # what an analysis on demand finds). So every question asked from outside (none being
-    # answered) is answered as on a fresh ``Outputs``: from the answers no guard touched (the
-    # same whenever asked), and those it computes itself.
+    # An answer of ``_memoised`` (``sources``, ``losses_held``, ...) or ``ending`` a guard cut short
+    # depends on what was being answered when it was asked: ``sources(x)`` for a parameter ``x`` a
+    # recursive call passes on (``f(x[1:])``) knows nothing of that call's argument while ``x`` itself
+    # is being answered. Kept, such an answer would make a later question's answer depend on the order
+    # questions came in (a rule asking first, another after, or only one of them: the rules that
+    # gather their demanded facts after the others, ``Dispatcher.gather``, must find what an analysis
+    # on demand finds). So every question asked from outside (none being answered) is answered as on a
+    # fresh ``Outputs``: from the answers no guard touched (the same whenever asked), and those it
+    # computes itself.
     def _forget_unsettled(self) -> None:
         """Drop the answers a guard cut short (``_unsettled``) before a question from outside."""
         for key, table in self._unsettled.items():
@@ -950,29 +951,7 @@ class Outputs:
         """The losses a name, ``self.<attr>`` or parameter holds: for each value, what it
         wants (None: something else or unknown), or the ``arg`` source of a parameter. Once
         per expression; asked again while it is computed (a cycle): unknown."""
-        if not self._asking and self._unsettled:
-            self._forget_unsettled()
-        key = ("losses", expr)
-        memo = self._memo
-        found = memo.get(key)
-        if found is not None:
-            if key in self._unsettled:
-                self._cuts += 1
-            return found
-        if depth > _MAX_DEPTH:
-            self._cuts += 1
-            return [None]
-        memo[key] = [None]
-        self._unsettled[key] = memo
-        cuts = self._cuts
-        self._asking += 1
-        try:
-            found = memo[key] = list(dict.fromkeys(self._losses_held(expr, depth)))
-        finally:
-            self._asking -= 1
-        if self._cuts == cuts:
-            del self._unsettled[key]
-        return found
+        return self._memoised(("losses", expr), self._losses_held, expr, depth, unknown=(None,))
 
     def _losses_held(self, expr: cst.BaseExpression, depth: int) -> list:
         model = self.model

@@ -76,6 +76,8 @@ def is_model_variable(name: str) -> bool:
     a tenth of the names distinct), and the pattern, anchored at the end, is tried from
     every character."""
     return MODEL_NAME.search(name) is not None
+
+
 # Tensor methods named like layers: ``self.weights.softmax(-1)`` reads no layer.
 _TENSOR_METHODS = {"softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh", "flatten", "unflatten",
                    "norm", "abs", "exp", "mean", "sum", "max", "min", "pow", "sqrt", "float", "half"}
